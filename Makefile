@@ -1,0 +1,86 @@
+# paddle_nb: `make lab` opens the notebooks, `make test` runs every test.
+# Both install what they need first: Python packages into .venv (pyproject.toml's extras) and,
+# when missing, the Debian packages graphviz (`dot`) and chromium (browser tests).
+
+SHELL   := /bin/bash
+PYTHON  ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+EXTRAS  ?= test
+STAMP   := $(VENV)/.stamp-$(EXTRAS)
+SYSPKGS := graphviz chromium fonts-dejavu-core
+
+PYTEST_ARGS ?=
+LAB_ARGS    ?=
+# Jupyter refuses to start as root without --allow-root.
+ALLOW_ROOT   = $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+
+export PIP_NO_INPUT := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# ipykernel's debugger otherwise warns about frozen modules in every kernel a test starts.
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: venv sysdeps test lab proto bench clean
+
+## venv: .venv with `pip install -e '.[$(EXTRAS)]'`; redone only when pyproject.toml is newer than the stamp
+venv: $(STAMP)
+	@# An editable install made before paddle_nb/ existed maps nothing; redo it (cheap, no deps).
+	@if [ -d paddle_nb ] && ! (cd / && "$(abspath $(PY))" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("paddle_nb") is None)'); then \
+	  echo "paddle_nb is not importable from .venv; reinstalling it (editable, no deps)"; \
+	  $(PY) -m pip install -q --no-deps -e . ; \
+	fi
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "paddle_nb needs Python >= 3.10; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
+	@if ! $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -q </dev/null && apt-get install -y -q --no-install-recommends python3-venv </dev/null; \
+	  else \
+	    echo "'$(PYTHON) -m venv' is unavailable: install Debian's python3-venv (sudo apt-get install python3-venv)"; exit 1; \
+	  fi; \
+	fi
+	@if [ -x $(PY) ] && $(PY) -c 'import sys' 2>/dev/null; then :; \
+	  else echo "creating $(VENV)"; $(PYTHON) -m venv --clear $(VENV); fi
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -e '.[$(EXTRAS)]'
+	@touch $@
+
+## sysdeps: graphviz's `dot` and /usr/bin/chromium, from Debian when root; otherwise says what to install
+sysdeps:
+	@if command -v dot >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian packages: $(SYSPKGS)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  if apt-get update -q </dev/null && \
+	     apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 $(SYSPKGS) </dev/null; then :; \
+	  else \
+	    echo "WARNING: apt-get could not install $(SYSPKGS); tests that need dot or chromium will be skipped."; \
+	  fi; \
+	else \
+	  echo "NOTE: graphviz's 'dot' or /usr/bin/chromium is missing, and this is not a root Debian shell."; \
+	  echo "      Install them with: sudo apt-get install graphviz chromium"; \
+	  echo "      (or 'conda install -c conda-forge graphviz' for dot). Tests that need them will be skipped."; \
+	fi
+
+## test: every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS
+test: venv sysdeps
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+## lab: JupyterLab on the notebooks, on 127.0.0.1; extra options via LAB_ARGS
+lab: venv sysdeps
+	@mkdir -p notebooks
+	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
+
+## proto: regenerate paddle_nb/proto/framework_pb2.py from proto/framework.proto
+proto: venv
+	$(PY) -m grpc_tools.protoc -I proto --python_out=paddle_nb/proto proto/framework.proto
+
+## bench: run every bench/bench_*.py and print their tables
+bench: venv
+	@if [ -f bench/__main__.py ]; then $(PY) -m bench; else echo "no bench/__main__.py: nothing to run"; fi
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache
+	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

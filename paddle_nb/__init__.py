@@ -1,0 +1,29 @@
+"""paddle_nb: PaddlePaddle's block-and-scope core, in Python, to watch in a notebook.
+
+>>> import paddle_nb as pd
+>>> scope = pd.Scope()
+>>> t = scope.var("w").get_tensor()
+>>> t.is_allocated()
+False
+"""
+
+from paddle_nb import errors
+from paddle_nb import core
+from paddle_nb.core import (
+    CPUPlace, GPUPlace, LoDTensor, Place, Scope, global_scope, gpu_available, memory_stats,
+    scope_guard,
+)
+from paddle_nb.ops import registry
+from paddle_nb import framework
+from paddle_nb.framework import (
+    Block, Operator, Parameter, Program, Variable, default_main_program,
+    default_startup_program, get_variable, initializer, program_guard,
+)
+
+__all__ = [
+    "errors", "core", "registry", "framework", "initializer",
+    "CPUPlace", "GPUPlace", "Place", "gpu_available", "LoDTensor", "Scope", "global_scope",
+    "scope_guard", "memory_stats",
+    "Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
+    "default_startup_program", "program_guard", "get_variable",
+]

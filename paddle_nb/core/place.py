@@ -1,0 +1,137 @@
+"""Places: where a tensor's memory lives.
+
+A Place names a device: ``CPUPlace()`` (NumPy arrays) or ``GPUPlace(i)``
+(CuPy arrays on CUDA device ``i``). Kernels never branch on the place; they
+receive the place's array module ``xp`` (``numpy`` or ``cupy``) and call it.
+CuPy is optional: without it, or without a device, ``gpu_available()`` is
+False and using a GPUPlace raises a clear :class:`PlaceUnavailableError`.
+"""
+
+import contextlib
+
+import numpy
+
+from paddle_nb.errors import PlaceUnavailableError
+
+__all__ = ["Place", "CPUPlace", "GPUPlace", "gpu_available", "cupy_or_none"]
+
+_CUPY = []  # [module or None], filled on first use so that import stays light
+
+
+def cupy_or_none():
+    """Return the ``cupy`` module when it imports and sees a device, else None."""
+    if not _CUPY:
+        try:
+            import cupy
+            cupy.cuda.runtime.getDeviceCount()
+            _CUPY.append(cupy)
+        except Exception:  # no cupy, no driver, no device: all mean "no GPU"
+            _CUPY.append(None)
+    return _CUPY[0]
+
+
+def gpu_available():
+    """True when CuPy is installed and at least one CUDA device is visible."""
+    cupy = cupy_or_none()
+    if cupy is None:
+        return False
+    try:
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+class Place:
+    """A device. Places compare equal by kind and device id.
+
+    >>> CPUPlace() == CPUPlace(), CPUPlace() == GPUPlace(0)
+    (True, False)
+    """
+
+    __slots__ = ("kind", "device_id")
+
+    def __init__(self, kind, device_id=0):
+        self.kind = kind
+        self.device_id = device_id
+
+    def __eq__(self, other):
+        return isinstance(other, Place) and (self.kind, self.device_id) == (other.kind, other.device_id)
+
+    def __hash__(self):
+        return hash((self.kind, self.device_id))
+
+    def is_gpu(self):
+        return self.kind == "gpu"
+
+    @property
+    def xp(self):
+        """The array module whose arrays live on this place."""
+        raise NotImplementedError
+
+    def device_guard(self):
+        """A context in which new arrays are made on this place's device."""
+        return contextlib.nullcontext()
+
+
+class CPUPlace(Place):
+    """The host: tensors are NumPy arrays.
+
+    >>> CPUPlace()
+    CPUPlace()
+    """
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("cpu", 0)
+
+    @property
+    def xp(self):
+        return numpy
+
+    def __repr__(self):
+        return "CPUPlace()"
+
+
+class GPUPlace(Place):
+    """CUDA device ``device_id``: tensors are CuPy arrays.
+
+    Making one always works; using it without CuPy or a device raises
+    :class:`~paddle_nb.errors.PlaceUnavailableError` saying how to get CuPy.
+
+    >>> GPUPlace(1)
+    GPUPlace(1)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, device_id=0):
+        if not isinstance(device_id, int) or device_id < 0:
+            raise ValueError(f"GPUPlace: device_id must be an int >= 0, got {device_id!r}")
+        super().__init__("gpu", device_id)
+
+    @property
+    def xp(self):
+        cupy = cupy_or_none()
+        if cupy is None:
+            raise PlaceUnavailableError(
+                f"{self!r} needs CuPy and a CUDA device, and this machine has "
+                f"{'CuPy but no visible device' if _cupy_installed() else 'no CuPy'}. "
+                "Install CuPy with `pip install -e '.[gpu]'` (cupy-cuda12x) or "
+                "`conda install -c conda-forge cupy`, or use pd.CPUPlace().")
+        count = cupy.cuda.runtime.getDeviceCount()
+        if self.device_id >= count:
+            raise PlaceUnavailableError(
+                f"{self!r}: expected a device id below {count} (devices visible), got {self.device_id}")
+        return cupy
+
+    def device_guard(self):
+        return self.xp.cuda.Device(self.device_id)
+
+    def __repr__(self):
+        return f"GPUPlace({self.device_id})"
+
+
+def _cupy_installed():
+    import importlib.util
+    return importlib.util.find_spec("cupy") is not None

@@ -1,0 +1,231 @@
+"""LoDTensor: an n-dimensional array that gets memory only when asked.
+
+Seed 004's lazy allocation: a new tensor holds no shape, dtype or memory.
+``mutable_data(place, dtype, shape)`` allocates (or reuses the memory when
+place, dtype and shape already match); ``set(array, place)`` copies data in.
+The LoD ("level of detail") is a list of offset tables that cut the first
+dimension into sequences: ``[[0, 2, 5]]`` means rows 0-1 and rows 2-4.
+
+>>> import numpy as np
+>>> from paddle_nb.core.place import CPUPlace
+>>> t = LoDTensor()
+>>> t.is_allocated(), t.shape
+(False, None)
+>>> a = t.mutable_data(CPUPlace(), "float32", (2, 3))
+>>> t.shape, t.dtype, t.nbytes
+((2, 3), dtype('float32'), 24)
+>>> t.mutable_data(CPUPlace(), "float32", (2, 3)) is a   # same place, dtype, shape: reused
+True
+"""
+
+import numpy
+
+from paddle_nb.core.dtypes import convert_dtype
+from paddle_nb.core.events import EVENTS
+from paddle_nb.core.memory import MEMORY
+from paddle_nb.core.place import CPUPlace, Place
+from paddle_nb.errors import LoDError, NotAllocatedError, ScopeDestroyedError
+
+__all__ = ["LoDTensor"]
+
+
+class LoDTensor:
+    """A lazily allocated array on a place, with optional sequence offsets (LoD).
+
+    Invariant: ``_array`` is None or an array of ``place.xp`` whose bytes are
+    counted in :data:`~paddle_nb.core.memory.MEMORY` under ``place``.
+    """
+
+    __slots__ = ("_array", "_place", "_lod", "_owner", "_dead", "__weakref__")
+
+    def __init__(self):
+        self._array = None
+        self._place = None
+        self._lod = []
+        self._owner = None   # the core Variable holding this tensor, for events and errors
+        self._dead = None    # a message once the owning scope destroyed it
+
+    # -- allocation -------------------------------------------------------------------------
+    def mutable_data(self, place, dtype, shape):
+        """Return this tensor's array on ``place``, allocating it if needed (seed 004)."""
+        self._check_alive()
+        if not isinstance(place, Place):
+            raise TypeError(f"mutable_data: expected a Place, got {place!r}")
+        dtype = convert_dtype(dtype)
+        shape = tuple(int(d) for d in shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(f"mutable_data: shape {shape} of {self._who()} has a negative dimension")
+        array = self._array
+        if array is not None and self._place == place and array.dtype == dtype and array.shape == shape:
+            return array
+        with place.device_guard():
+            new = place.xp.empty(shape, dtype=dtype)
+        self._hold(new, place)
+        return new
+
+    def set(self, array, place=None):
+        """Copy ``array`` (anything NumPy or CuPy accepts) into this tensor on ``place``.
+
+        ``place`` defaults to the tensor's current place, or the CPU.
+        """
+        self._check_alive()
+        place = place or self._place or CPUPlace()
+        if isinstance(array, LoDTensor):
+            lod = array._lod
+            array = array.numpy() if array._place != place else array._array
+            self._lod = [list(level) for level in lod]
+        if place.is_gpu():
+            xp = place.xp
+            with place.device_guard():
+                new = xp.array(array, copy=True)
+        else:
+            if hasattr(array, "get") and not isinstance(array, numpy.ndarray):
+                array = array.get()       # a CuPy array: bring it to the host
+            new = numpy.array(array, copy=True)
+        if new.dtype == numpy.dtype(numpy.float64) and not _is_float64_source(array):
+            new = new.astype(numpy.float32)   # Python floats become float32, as in Paddle
+        convert_dtype(new.dtype)            # refuse dtypes paddle_nb cannot describe
+        self._hold(new, place)
+        return self
+
+    def _hold(self, array, place):
+        """Replace the held array, keeping the memory counts right."""
+        self._free()
+        self._array = array
+        self._place = place
+        MEMORY.allocate(place, array.nbytes)
+        if EVENTS.active:
+            owner = self._owner
+            EVENTS.emit("tensor_allocated", owner._scope if owner else None,
+                        name=owner._name if owner else None, place=place,
+                        nbytes=array.nbytes, shape=array.shape, dtype=array.dtype)
+
+    def _free(self):
+        """Give the memory back (the tensor becomes empty again)."""
+        array = self._array
+        if array is None:
+            return
+        self._array = None
+        MEMORY.release(self._place, array.nbytes)
+        if EVENTS.active:
+            owner = self._owner
+            EVENTS.emit("tensor_freed", owner._scope if owner else None,
+                        name=owner._name if owner else None, place=self._place,
+                        nbytes=array.nbytes)
+
+    def _destroy(self, message):
+        """Free the memory and make every later use raise ScopeDestroyedError."""
+        self._free()
+        self._dead = message
+
+    def __del__(self):
+        try:
+            if self._array is not None:
+                MEMORY.release(self._place, self._array.nbytes)
+        except Exception:
+            pass
+
+    # -- reading ----------------------------------------------------------------------------
+    def is_allocated(self):
+        self._check_alive()
+        return self._array is not None
+
+    @property
+    def shape(self):
+        """The dimensions as a tuple, or None while nothing is allocated."""
+        self._check_alive()
+        return None if self._array is None else tuple(self._array.shape)
+
+    @property
+    def dtype(self):
+        """A ``numpy.dtype``, or None while nothing is allocated."""
+        self._check_alive()
+        return None if self._array is None else self._array.dtype
+
+    @property
+    def place(self):
+        self._check_alive()
+        return self._place if self._array is not None else None
+
+    @property
+    def nbytes(self):
+        self._check_alive()
+        return 0 if self._array is None else int(self._array.nbytes)
+
+    def array(self):
+        """The held array itself (NumPy or CuPy), without a copy."""
+        self._check_alive()
+        if self._array is None:
+            raise NotAllocatedError(f"{self._who()} holds no data yet: expected an allocated "
+                                    "tensor (call mutable_data or set first)")
+        return self._array
+
+    def numpy(self):
+        """A host (NumPy) copy of the data."""
+        array = self.array()
+        if self._place.is_gpu():
+            return array.get()
+        return array.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype)
+
+    # -- level of detail --------------------------------------------------------------------
+    def lod(self):
+        """The offset tables, one list per level (``[]`` when there are none)."""
+        self._check_alive()
+        return [list(level) for level in self._lod]
+
+    def set_lod(self, lod):
+        """Set the offset tables; each starts at 0 and never decreases."""
+        self._check_alive()
+        lod = [[int(x) for x in level] for level in lod]
+        for k, level in enumerate(lod):
+            if not level or level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
+                raise LoDError(f"LoD level {k} of {self._who()}: expected offsets starting at 0 "
+                               f"and never decreasing, got {level}")
+            if k + 1 < len(lod) and len(lod[k + 1]) != level[-1] + 1:
+                raise LoDError(f"LoD level {k} of {self._who()} ends at {level[-1]}, so level "
+                               f"{k + 1} needs {level[-1] + 1} offsets, got {len(lod[k + 1])}")
+        if lod and self._array is not None and lod[-1][-1] != self._array.shape[0]:
+            raise LoDError(f"LoD of {self._who()}: the last level ends at {lod[-1][-1]}, "
+                           f"expected the first dimension {self._array.shape[0]}")
+        self._lod = lod
+
+    def recursive_sequence_lengths(self):
+        """The LoD as sequence lengths: ``[[0, 2, 5]]`` -> ``[[2, 3]]``."""
+        return [[b - a for a, b in zip(level, level[1:])] for level in self.lod()]
+
+    def set_recursive_sequence_lengths(self, lengths):
+        lod = []
+        for level in lengths:
+            offsets = [0]
+            for n in level:
+                offsets.append(offsets[-1] + int(n))
+            lod.append(offsets)
+        self.set_lod(lod)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _who(self):
+        owner = self._owner
+        return f"the tensor of variable '{owner._name}'" if owner is not None else "this LoDTensor"
+
+    def _check_alive(self):
+        if self._dead is not None:
+            raise ScopeDestroyedError(self._dead)
+
+    def __repr__(self):
+        if self._dead is not None:
+            return f"LoDTensor(<destroyed: {self._dead}>)"
+        if self._array is None:
+            return "LoDTensor(<not allocated>)"
+        lod = f", lod={self._lod}" if self._lod else ""
+        return (f"LoDTensor(shape={tuple(self._array.shape)}, dtype={self._array.dtype}, "
+                f"place={self._place!r}{lod})")
+
+
+def _is_float64_source(array):
+    """True when the caller passed float64 data on purpose (not Python floats)."""
+    dtype = getattr(array, "dtype", None)   # `None == dtype('float64')` is True in NumPy
+    return dtype is not None and dtype == numpy.dtype(numpy.float64)

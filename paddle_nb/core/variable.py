@@ -1,0 +1,130 @@
+"""Variable: a named holder of one value of any type (seeds 000, 001, 004).
+
+A Variable is made only by a Scope (``scope.var(name)``); calling the class
+raises TypeError. It starts empty ("created"); ``get_mutable(T)`` puts an
+empty T in it on first use ("typed", seed 004's lazy allocation), and
+``get(T)`` returns the held T or names both types when it holds another.
+When its scope is destroyed, every later use raises ScopeDestroyedError
+(seed 001's weak references that turn null), never a stale value.
+
+>>> from paddle_nb.core.scope import Scope
+>>> from paddle_nb.core.tensor import LoDTensor
+>>> v = Scope().var("x")
+>>> v.is_initialized()
+False
+>>> t = v.get_mutable(LoDTensor)
+>>> v.is_type(LoDTensor), v.get(LoDTensor) is t
+(True, True)
+"""
+
+from paddle_nb.core.events import EVENTS
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import ScopeDestroyedError, VariableTypeError
+
+__all__ = ["Variable"]
+
+
+class Variable:
+    """A run-time variable: a name, the scope that owns it, and one held value."""
+
+    __slots__ = ("_name", "_scope", "_holder", "_dead", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("paddle_nb.core.Variable cannot be constructed directly: only a Scope "
+                        "creates variables (use scope.var(name))")
+
+    @classmethod
+    def _make(cls, name, scope):
+        var = object.__new__(cls)
+        var._name = name
+        var._scope = scope
+        var._holder = None
+        var._dead = None
+        return var
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def scope(self):
+        self._check_alive()
+        return self._scope
+
+    def is_initialized(self):
+        """True once the variable holds a value (of any type)."""
+        self._check_alive()
+        return self._holder is not None
+
+    def is_type(self, cls):
+        self._check_alive()
+        return isinstance(self._holder, cls)
+
+    def holder_type(self):
+        """The type of the held value, or None when empty."""
+        self._check_alive()
+        return None if self._holder is None else type(self._holder)
+
+    def get(self, cls):
+        """The held value, which must be a ``cls``."""
+        self._check_alive()
+        holder = self._holder
+        if isinstance(holder, cls):
+            return holder
+        what = "nothing" if holder is None else f"a {type(holder).__name__}"
+        raise VariableTypeError(f"variable '{self._name}': expected a {cls.__name__}, but it "
+                                f"holds {what}")
+
+    def get_mutable(self, cls):
+        """The held ``cls``, made empty on first use (seed 004's GetMutable<T>)."""
+        self._check_alive()
+        holder = self._holder
+        if holder is None:
+            holder = self.set_value(cls())
+        elif not isinstance(holder, cls):
+            raise VariableTypeError(f"variable '{self._name}': expected a {cls.__name__}, but it "
+                                    f"holds a {type(holder).__name__}")
+        return holder
+
+    def get_tensor(self):
+        """``get_mutable(LoDTensor)``: the variable's tensor, made empty on first use."""
+        holder = self._holder
+        if type(holder) is LoDTensor and self._dead is None:
+            return holder
+        return self.get_mutable(LoDTensor)
+
+    def set_value(self, value):
+        """Hold ``value`` (replacing and freeing what was held). Returns it."""
+        self._check_alive()
+        self._release_holder()
+        if isinstance(value, LoDTensor):
+            value._owner = self
+        self._holder = value
+        if EVENTS.active:
+            EVENTS.emit("var_typed", self._scope, name=self._name, holder=type(value).__name__)
+        return value
+
+    def _release_holder(self):
+        holder = self._holder
+        if isinstance(holder, LoDTensor) and holder._owner is self:
+            holder._free()
+        self._holder = None
+
+    def _destroy(self, why):
+        """Destroy the held value; every later use raises ScopeDestroyedError."""
+        holder = self._holder
+        message = f"variable '{self._name}' was destroyed: {why}"
+        if isinstance(holder, LoDTensor) and holder._owner is self:
+            holder._destroy(message)
+        self._holder = None
+        self._dead = message
+
+    def _check_alive(self):
+        if self._dead is not None:
+            raise ScopeDestroyedError(self._dead)
+
+    def __repr__(self):
+        if self._dead is not None:
+            return f"<Variable '{self._name}' (destroyed)>"
+        held = "empty" if self._holder is None else repr(self._holder)
+        return f"<Variable '{self._name}': {held}>"

@@ -1,0 +1,62 @@
+"""Reading and writing op attributes in ``OpDesc.Attr`` messages.
+
+An attribute is stored in the field its ``AttrType`` names (``i`` for INT,
+``floats`` for FLOATS, ``block_idx`` for BLOCK, ...). Attributes an op type
+does not declare (PaddlePaddle writes many: ``use_mkldnn``, ``op_device``)
+are kept as they came, so a load-save round trip loses nothing.
+"""
+
+from paddle_nb.core.dtypes import to_var_type
+from paddle_nb.errors import AttrError
+from paddle_nb.proto import framework_pb2
+
+__all__ = ["read_attr", "write_attr", "guess_attr_type"]
+
+T = framework_pb2.AttrType
+_SCALAR = {T.INT: "i", T.FLOAT: "f", T.STRING: "s", T.BOOLEAN: "b", T.BLOCK: "block_idx",
+           T.LONG: "l", T.FLOAT64: "float64", T.VAR: "var_name"}
+_LIST = {T.INTS: "ints", T.FLOATS: "floats", T.STRINGS: "strings", T.BOOLEANS: "bools",
+         T.BLOCKS: "blocks_idx", T.LONGS: "longs", T.FLOAT64S: "float64s", T.VARS: "vars_name"}
+
+
+def read_attr(attr):
+    """The Python value of an ``OpDesc.Attr``."""
+    if attr.type in _SCALAR:
+        return getattr(attr, _SCALAR[attr.type])
+    if attr.type in _LIST:
+        return list(getattr(attr, _LIST[attr.type]))
+    raise AttrError(f"attribute '{attr.name}' has an unknown AttrType {attr.type}")
+
+
+def write_attr(attr, name, attr_type, value):
+    """Fill ``attr`` (a fresh ``OpDesc.Attr``) with ``value`` stored as ``attr_type``."""
+    attr.name = name
+    attr.type = attr_type
+    if attr_type == T.INT and not isinstance(value, int):
+        value = to_var_type(value)         # a dtype attribute
+    if attr_type in _SCALAR:
+        setattr(attr, _SCALAR[attr_type], value)
+    else:
+        getattr(attr, _LIST[attr_type]).extend(value)
+
+
+def guess_attr_type(value):
+    """The AttrType for a value of an attribute no OpDef declares."""
+    if isinstance(value, bool):
+        return T.BOOLEAN
+    if isinstance(value, int):
+        return T.INT if -2**31 <= value < 2**31 else T.LONG
+    if isinstance(value, float):
+        return T.FLOAT
+    if isinstance(value, str):
+        return T.STRING
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, bool) for v in value) and value:
+            return T.BOOLEANS
+        if all(isinstance(v, int) for v in value):
+            return T.INTS if all(-2**31 <= v < 2**31 for v in value) else T.LONGS
+        if all(isinstance(v, (int, float)) for v in value):
+            return T.FLOATS
+        if all(isinstance(v, str) for v in value):
+            return T.STRINGS
+    raise AttrError(f"cannot store attribute value {value!r} ({type(value).__name__})")

@@ -1,0 +1,317 @@
+"""Blocks: a list of ops and a symbol table of variables (seeds 002 and 003).
+
+A Block is a view over a BlockDesc. Its variables are looked up like names
+in nested C++ braces: ``find_var`` looks in this block, then in the parent
+block, up to the global block (seed 003's symbol table). ``append_op``
+builds an op eagerly: it checks slots and attributes against the op's
+OpDef, infers the output shapes, and only then writes the OpDesc, so a
+failed append leaves the block as it was.
+"""
+
+from paddle_nb.core.dtypes import convert_dtype, to_var_type
+from paddle_nb.errors import AttrError, OpBuildError, ShapeError, VarNotFoundError
+from paddle_nb.framework.attrs import guess_attr_type, write_attr
+from paddle_nb.framework.callsite import callstack_strings, format_site
+from paddle_nb.framework.operator import Operator
+from paddle_nb.framework.variable import Parameter, Variable, VarType
+from paddle_nb.ops import registry
+from paddle_nb.ops.registry import COMMON_ATTRS
+
+__all__ = ["Block"]
+
+
+class Block:
+    """One block of a Program: ``idx``, ``parent_idx``, ``vars`` (name -> Variable), ``ops``.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> g = prog.global_block()
+    >>> sub = prog.create_block()
+    >>> _ = g.create_var(name="w", shape=(2,))
+    >>> sub.find_var("w") is g.var("w"), sub.find_var("w", recursive=False)
+    (True, None)
+    """
+
+    def __init__(self, program, desc):
+        self.program = program
+        self.desc = desc
+        self.vars = {}
+        self.ops = []
+
+    @property
+    def idx(self):
+        return self.desc.idx
+
+    @property
+    def parent_idx(self):
+        return self.desc.parent_idx
+
+    @property
+    def parent(self):
+        return None if self.desc.parent_idx < 0 else self.program.blocks[self.desc.parent_idx]
+
+    # -- the symbol table -----------------------------------------------------------------------
+    def var(self, name):
+        """The variable ``name`` declared in this block (not its parents)."""
+        var = self.vars.get(name)
+        if var is None:
+            known = ", ".join(list(self.vars)[:12]) or "none"
+            raise VarNotFoundError(f"block {self.idx} has no variable '{name}' (it declares: "
+                                   f"{known}); find_var(name) also looks in parent blocks")
+        return var
+
+    def find_var(self, name, recursive=True):
+        """The variable ``name`` here or, when ``recursive``, in the nearest ancestor block."""
+        block = self
+        while block is not None:
+            var = block.vars.get(name)
+            if var is not None or not recursive:
+                return var
+            block = block.parent
+        return None
+
+    def has_var(self, name):
+        return name in self.vars
+
+    def create_var(self, name=None, shape=None, dtype="float32", lod_level=0, persistable=False,
+                   type=VarType.LOD_TENSOR, stop_gradient=False):
+        """Declare a variable in this block; an existing name returns the existing one."""
+        if name is None:
+            name = self.program.unique_name("tmp")
+        existing = self.vars.get(name)
+        if existing is not None:
+            return existing
+        desc = self.desc.vars.add()
+        _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, type, stop_gradient)
+        var = self.vars[name] = Variable(self, desc)
+        self.program._bump()
+        return var
+
+    def create_parameter(self, name=None, shape=None, dtype="float32", initializer=None,
+                         trainable=True, optimize_attr=None, regularizer=None):
+        """A Parameter in the global block, whatever block this is (seed 002).
+
+        Its initializer op goes into the startup program when ``program_guard``
+        was given one; otherwise it is put in the global block's preamble.
+        """
+        from paddle_nb.framework.initializer import default_initializer
+        program = self.program
+        glob = program.global_block()
+        if shape is None or any(int(d) < 0 for d in shape):
+            raise ValueError(f"create_parameter: a parameter needs a known shape, got {shape}")
+        name = name or program.unique_name("param")
+        existing = glob.vars.get(name)
+        if isinstance(existing, Parameter):
+            if tuple(existing.shape) != tuple(shape):
+                raise ValueError(f"parameter '{name}' exists with shape {existing.shape}; "
+                                 f"cannot share it with shape {tuple(shape)}")
+            return existing
+        if existing is not None:
+            raise ValueError(f"'{name}' is already a non-parameter variable of the global block")
+        desc = glob.desc.vars.add()
+        _fill_var_desc(desc, name, shape, dtype, 0, True, VarType.LOD_TENSOR, not trainable)
+        desc.is_parameter = True
+        initializer = initializer or default_initializer(shape)
+        param = glob.vars[name] = Parameter(glob, desc, trainable, optimize_attr, initializer,
+                                            regularizer)
+        program._bump()
+        try:
+            program._initialize(param)
+        except Exception:
+            glob._forget_var(name)      # nothing half-written: no parameter without initializer
+            raise
+        return param
+
+    def _forget_var(self, name):
+        """Remove a variable's VarDesc (used to undo a failed declaration)."""
+        self.vars.pop(name, None)
+        for k, desc in enumerate(self.desc.vars):
+            if desc.name == name:
+                del self.desc.vars[k]
+                break
+        self.program._bump()
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    # -- ops ------------------------------------------------------------------------------------
+    def append_op(self, type, inputs=None, outputs=None, attrs=None):
+        """Append an op: check it, infer its output shapes, write its OpDesc. Returns it."""
+        return self._insert_op(len(self.ops), type, inputs, outputs, attrs)
+
+    def prepend_op(self, type, inputs=None, outputs=None, attrs=None):
+        return self._insert_op(0, type, inputs, outputs, attrs)
+
+    def insert_op(self, index, type, inputs=None, outputs=None, attrs=None):
+        return self._insert_op(index, type, inputs, outputs, attrs)
+
+    def remove_op(self, index):
+        """Remove the op at ``index`` (variables stay declared)."""
+        op = self.ops.pop(index)
+        del self.desc.ops[index]
+        for name in op.output_arg_names:
+            var = self.find_var(name)
+            if var is not None and var.writer is op:
+                var.writer = next((o for o in reversed(self.ops) if name in o.output_arg_names), None)
+        self.program._bump()
+
+    def _insert_op(self, index, type, inputs, outputs, attrs):
+        opdef = registry.get(type)
+        attrs = dict(attrs or {})
+        callstack = attrs.pop("op_callstack", None) or callstack_strings()
+        site = format_site(callstack)
+        try:
+            ins = self._resolve(opdef, opdef.inputs, inputs or {}, "input")
+            outs = self._resolve(opdef, opdef.outputs, outputs or {}, "output")
+            values = opdef.complete_attrs(attrs)
+            metas = self._infer(opdef, ins, values)
+        except (ShapeError, AttrError, OpBuildError) as err:
+            raise type_of(err)(self._build_message(type, err, inputs, site)) from None
+        desc = self._write_op(index, type, ins, outs, attrs, values, callstack)
+        op = Operator(self, desc)
+        self.ops.insert(index, op)
+        self._declare_outputs(opdef, outs, metas, op)
+        self.program._bump()
+        return op
+
+    def _resolve(self, opdef, slots, given, kind):
+        """{slot: [name]} for the given slot map; unknown or missing slots are errors."""
+        known = {s.name: s for s in slots}
+        for slot in given:
+            if slot not in known:
+                raise OpBuildError(f"op '{opdef.type}' has no {kind} slot '{slot}'; its {kind}s "
+                                   f"are {list(known) or 'none'}")
+        resolved = {}
+        for s in slots:
+            value = given.get(s.name)
+            if value is None or (isinstance(value, (list, tuple)) and not value):
+                if kind == "output" and not s.dispensable and not s.duplicable:
+                    resolved[s.name] = [self.program.unique_tmp(f"{opdef.type}.{s.name}")]
+                elif kind == "input" and not s.dispensable:
+                    raise OpBuildError(f"op '{opdef.type}': {kind} slot '{s.name}' is required")
+                continue
+            items = list(value) if isinstance(value, (list, tuple)) else [value]
+            if len(items) > 1 and not s.duplicable:
+                raise OpBuildError(f"op '{opdef.type}': slot '{s.name}' takes one variable, "
+                                   f"got {len(items)}")
+            names = [v.name if isinstance(v, Variable) else v for v in items]
+            for n in names:
+                if not isinstance(n, str):
+                    raise OpBuildError(f"op '{opdef.type}': slot '{s.name}' expects Variables or "
+                                       f"names, got {n!r}")
+                if kind == "input" and self.find_var(n) is None:
+                    raise OpBuildError(f"op '{opdef.type}': input slot '{s.name}' names variable "
+                                       f"'{n}', which no block up from block {self.idx} declares")
+            resolved[s.name] = names
+        return resolved
+
+    def _infer(self, opdef, ins, values):
+        if opdef.infer is None:
+            return {}
+        args = []
+        for s in opdef.inputs:
+            names = ins.get(s.name)
+            if names is None:
+                args.append(None)
+                continue
+            metas = [self.find_var(n).meta() for n in names]
+            args.append(metas if s.duplicable else metas[0])
+        result = opdef.infer(*args, **values)
+        if len(opdef.outputs) == 1:
+            result = (result,)
+        return {s.name: r for s, r in zip(opdef.outputs, result)}
+
+    def _write_op(self, index, type, ins, outs, given, values, callstack):
+        from paddle_nb.ops.registry import REQUIRED
+        opdef = registry.get(type)
+        if index == len(self.ops):
+            desc = self.desc.ops.add()
+        else:
+            desc = None
+        from paddle_nb.proto import framework_pb2
+        new = desc if desc is not None else framework_pb2.OpDesc()
+        new.type = type
+        for slot, names in ins.items():
+            new.inputs.add(parameter=slot, arguments=names)
+        for slot, names in outs.items():
+            new.outputs.add(parameter=slot, arguments=names)
+        for name, value in values.items():
+            write_attr(new.attrs.add(), name, opdef.attrs[name].attr_type, value)
+        for name, value in given.items():
+            if name not in values:
+                attr = opdef.attr_def(name)
+                kind = attr.attr_type if attr is not None else guess_attr_type(value)
+                write_attr(new.attrs.add(), name, kind, value)
+        if "op_role" not in given:
+            write_attr(new.attrs.add(), "op_role", COMMON_ATTRS["op_role"].attr_type,
+                       self.program._role)
+        write_attr(new.attrs.add(), "op_callstack", COMMON_ATTRS["op_callstack"].attr_type,
+                   callstack)
+        if desc is None:
+            self.desc.ops.insert(index, new)
+            desc = self.desc.ops[index]
+        return desc
+
+    def _declare_outputs(self, opdef, outs, metas, op):
+        for slot, names in outs.items():
+            meta = metas.get(slot)
+            meta_list = meta if isinstance(meta, list) else [meta] * len(names)
+            for name, m in zip(names, meta_list):
+                var = self.find_var(name)
+                if var is None:
+                    var = self.create_var(name=name)
+                if m is not None and m.shape is not None and var.is_tensor():
+                    var.shape = m.shape
+                    var.dtype = m.dtype
+                    var.lod_level = m.lod_level
+                var.writer = op
+
+    def _build_message(self, type, err, inputs, site):
+        described = []
+        for slot, value in (inputs or {}).items():
+            items = value if isinstance(value, (list, tuple)) else [value]
+            for v in items:
+                var = v if isinstance(v, Variable) else self.find_var(v) if isinstance(v, str) else None
+                described.append(f"{slot}={_describe(var) if var is not None else repr(v)}")
+        shown = ", ".join(described) or "none"
+        return (f"cannot build op '{type}' in block {self.idx}: {err}\n"
+                f"  inputs: {shown}\n  built at {site}")
+
+    def __repr__(self):
+        return (f"<Block {self.idx} (parent {self.parent_idx}): {len(self.vars)} vars, "
+                f"{len(self.ops)} ops>")
+
+    def __str__(self):
+        from paddle_nb.framework.printer import block_to_text
+        return block_to_text(self)
+
+
+def type_of(err):
+    return type(err) if isinstance(err, OpBuildError) else OpBuildError
+
+
+def _describe(var):
+    try:
+        return f"{var.name} {var.dtype}{list(var.shape)}"
+    except Exception:
+        return var.name
+
+
+def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_gradient):
+    desc.name = name
+    desc.type.type = kind
+    desc.persistable = bool(persistable)
+    desc.stop_gradient = bool(stop_gradient)
+    if kind == VarType.LOD_TENSOR:
+        tensor = desc.type.lod_tensor.tensor
+        desc.type.lod_tensor.lod_level = int(lod_level)
+    elif kind == VarType.LOD_TENSOR_ARRAY:
+        tensor = desc.type.tensor_array.tensor
+        desc.type.tensor_array.lod_level = int(lod_level)
+    elif kind == VarType.SELECTED_ROWS:
+        tensor = desc.type.selected_rows
+    else:
+        return
+    tensor.data_type = to_var_type(convert_dtype(dtype))
+    if shape is not None:
+        tensor.dims.extend(int(d) if d is not None else -1 for d in shape)

@@ -1,0 +1,53 @@
+"""Where in the user's code an op was built.
+
+Errors at build time and at run time point at the user's line, not at
+paddle_nb's internals: :func:`user_frame` walks up the stack to the first
+frame outside the package. The site is stored on the op as PaddlePaddle's
+``op_callstack`` attribute (two strings per frame, as PaddlePaddle writes
+them), keeping only the user's frame so that a saved program stays small.
+"""
+
+import linecache
+import os
+import sys
+
+import paddle_nb
+
+__all__ = ["user_frame", "callstack_strings", "format_site"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(paddle_nb.__file__)) + os.sep
+_INTERNAL = ("contextlib.py", "<frozen ")
+
+
+def user_frame():
+    """(filename, lineno, function) of the innermost frame outside paddle_nb."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR) and not filename.endswith(_INTERNAL[0]) \
+                and not filename.startswith(_INTERNAL[1]):
+            return filename, frame.f_lineno, frame.f_code.co_name
+        frame = frame.f_back
+    return "<unknown>", 0, "<unknown>"
+
+
+def callstack_strings():
+    """The user's frame as PaddlePaddle's two ``op_callstack`` strings."""
+    filename, lineno, function = user_frame()
+    source = linecache.getline(filename, lineno).strip()
+    return [f'  File "{filename}", line {lineno}, in {function}', f"    {source}"]
+
+
+def format_site(callstack):
+    """``file:line: source`` from ``op_callstack`` strings, for error messages."""
+    if not callstack:
+        return "an unknown place (the op carries no op_callstack)"
+    head = callstack[-2] if len(callstack) >= 2 else callstack[-1]
+    source = callstack[-1].strip() if len(callstack) >= 2 else ""
+    try:
+        filename = head.split('"')[1]
+        lineno = head.split("line ")[1].split(",")[0]
+        site = f"{filename}:{lineno}"
+    except IndexError:
+        site = head.strip()
+    return f"{site}: {source}" if source else site

@@ -1,0 +1,69 @@
+"""The default programs and ``program_guard``: explicit context, no hidden globals.
+
+``default_main_program()`` is where layers append ops; ``program_guard(main,
+startup)`` swaps it (and, when given, the startup program that receives
+parameter initializers) inside a ``with`` block.
+"""
+
+import contextlib
+
+from paddle_nb.errors import VarNotFoundError
+from paddle_nb.framework.program import Program
+
+__all__ = ["default_main_program", "default_startup_program", "program_guard", "get_variable"]
+
+
+class _ProgramContext:
+    """Holds the stack of (main, startup) pairs that ``program_guard`` pushes."""
+
+    def __init__(self):
+        self.default_main = Program()
+        self.default_startup = Program()
+        self.stack = []
+
+
+_CONTEXT = _ProgramContext()
+
+
+def default_main_program():
+    """The program layers append to: the innermost ``program_guard``'s main, or the default."""
+    return _CONTEXT.stack[-1][0] if _CONTEXT.stack else _CONTEXT.default_main
+
+
+def default_startup_program():
+    """The innermost ``program_guard``'s startup program, or the default one."""
+    for _, startup in reversed(_CONTEXT.stack):
+        if startup is not None:
+            return startup
+    return _CONTEXT.default_startup
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    """Append to ``main_program`` inside the ``with``; initializers go to ``startup_program``.
+
+    Without a startup program, each parameter's initializer is put in the
+    main program's preamble and runs once per scope.
+    """
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard: expected a Program, got {main_program!r}")
+    if startup_program is not None and not isinstance(startup_program, Program):
+        raise TypeError(f"program_guard: expected a startup Program, got {startup_program!r}")
+    old_startup = main_program._startup
+    main_program._startup = startup_program
+    _CONTEXT.stack.append((main_program, startup_program))
+    try:
+        yield main_program
+    finally:
+        _CONTEXT.stack.pop()
+        main_program._startup = old_startup
+
+
+def get_variable(name):
+    """The variable ``name`` in the current block of the main program or its ancestors."""
+    block = default_main_program().current_block()
+    var = block.find_var(name)
+    if var is None:
+        raise VarNotFoundError(f"get_variable: no variable '{name}' in block {block.idx} or "
+                               "its ancestors")
+    return var

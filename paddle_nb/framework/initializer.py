@@ -1,0 +1,93 @@
+"""Initializers: each appends the op that gives a parameter its first value.
+
+Seed 002 prepends a parameter's initializer op (``uniform_random``, ``load``)
+to the global block; paddle_nb puts it in the startup program when
+``program_guard`` has one, or in the main program's preamble otherwise.
+
+>>> Constant(0.5).op(shape=(2,), dtype="float32")
+('fill_constant', {'shape': [2], 'value': 0.5, 'dtype': 'float32'})
+"""
+
+import math
+
+__all__ = ["Initializer", "Constant", "Uniform", "Normal", "Xavier", "Load",
+           "default_initializer"]
+
+
+class Initializer:
+    """Base class: ``op(shape, dtype) -> (op_type, attrs)`` describes the op to append."""
+
+    def op(self, shape, dtype):
+        raise NotImplementedError
+
+    def append_to(self, block, var, index):
+        op_type, attrs = self.op(var.shape, var.dtype)
+        return block.insert_op(index, op_type, outputs={"Out": var}, attrs=attrs)
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+class Constant(Initializer):
+    """Every element ``value``."""
+
+    def __init__(self, value=0.0):
+        self.value = float(value)
+
+    def op(self, shape, dtype):
+        return "fill_constant", {"shape": list(shape), "value": self.value, "dtype": str(dtype)}
+
+
+class Uniform(Initializer):
+    """Uniform on [low, high); ``seed`` 0 draws from the run's generator."""
+
+    def __init__(self, low=-1.0, high=1.0, seed=0):
+        self.low, self.high, self.seed = float(low), float(high), int(seed)
+
+    def op(self, shape, dtype):
+        return "uniform_random", {"shape": list(shape), "min": self.low, "max": self.high,
+                                  "seed": self.seed, "dtype": str(dtype)}
+
+
+class Normal(Initializer):
+    """Gaussian with ``mean`` and ``std``."""
+
+    def __init__(self, mean=0.0, std=1.0, seed=0):
+        self.mean, self.std, self.seed = float(mean), float(std), int(seed)
+
+    def op(self, shape, dtype):
+        return "gaussian_random", {"shape": list(shape), "mean": self.mean, "std": self.std,
+                                   "seed": self.seed, "dtype": str(dtype)}
+
+
+class Xavier(Initializer):
+    """Glorot's uniform (or normal) scaling by fan-in and fan-out."""
+
+    def __init__(self, uniform=True, fan_in=None, fan_out=None, seed=0):
+        self.uniform, self.fan_in, self.fan_out, self.seed = uniform, fan_in, fan_out, int(seed)
+
+    def op(self, shape, dtype):
+        shape = list(shape)
+        receptive = int(math.prod(shape[2:])) if len(shape) > 2 else 1
+        fan_in = self.fan_in or (shape[1] * receptive if len(shape) > 1 and len(shape) > 2 else shape[0])
+        fan_out = self.fan_out or (shape[0] * receptive if len(shape) > 2 else shape[-1])
+        if self.uniform:
+            limit = math.sqrt(6.0 / (fan_in + fan_out))
+            return Uniform(-limit, limit, self.seed).op(shape, dtype)
+        return Normal(0.0, math.sqrt(2.0 / (fan_in + fan_out)), self.seed).op(shape, dtype)
+
+
+class Load(Initializer):
+    """The contents of a ``.npy`` file (read without pickle)."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def op(self, shape, dtype):
+        return "load", {"file_path": self.path}
+
+
+def default_initializer(shape):
+    """Xavier for weights (rank >= 2), zeros for biases."""
+    return Xavier() if len(shape) >= 2 else Constant(0.0)

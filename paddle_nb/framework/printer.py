@@ -1,0 +1,80 @@
+"""Readable text of a program: every block, nested blocks under the op that owns them.
+
+The form follows the descs: ``outputs = type(inputs) {attrs}``. A block
+owned by an op (a sub-block of ``conditional_block``, ``while``,
+``recurrent``) prints indented under that op, like braces in C++.
+"""
+
+from paddle_nb.framework.variable import Parameter, VarType
+
+__all__ = ["program_to_text", "block_to_text"]
+
+_HIDDEN_ATTRS = {"op_callstack", "op_role", "op_role_var", "op_namescope", "op_device",
+                 "with_quant_attr", "use_mkldnn", "use_cudnn"}
+
+
+def program_to_text(program):
+    lines = [f"program ({program.num_blocks} block{'s' if program.num_blocks > 1 else ''})"]
+    owned = {b for block in program.blocks for op in block.ops for b in op.sub_block_ids()}
+    for block in program.blocks:
+        if block.idx not in owned:
+            lines.extend(_block_lines(block, "", set()))
+    return "\n".join(lines)
+
+
+def block_to_text(block):
+    return "\n".join(_block_lines(block, "", set()))
+
+
+def _var_line(var):
+    if not var.is_tensor():
+        return f"{var.name} : {VarType.Type.Name(var.type)}"
+    try:
+        dtype = var.dtype.name
+    except Exception:
+        dtype = "?"
+    shape = ", ".join(str(d) for d in var.shape)
+    tags = []
+    if isinstance(var, Parameter):
+        tags.append("parameter")
+    elif var.persistable:
+        tags.append("persistable")
+    if var.lod_level:
+        tags.append(f"lod_level={var.lod_level}")
+    return f"{var.name} : {dtype}[{shape}]" + (f"  ({', '.join(tags)})" if tags else "")
+
+
+def _fmt(value):
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list) and len(value) > 8:
+        return "[" + ", ".join(_fmt(v) for v in value[:8]) + ", ...]"
+    return repr(value)
+
+
+def _op_line(k, op):
+    def slots(m):
+        return ", ".join(f"{s}={n[0] if len(n) == 1 else '[' + ', '.join(n) + ']'}"
+                         for s, n in m.items() if n)
+    attrs = {a: v for a, v in op.attrs.items() if a not in _HIDDEN_ATTRS}
+    text = ", ".join(f"{a}={_fmt(v)}" for a, v in attrs.items())
+    outs = slots(op.outputs)
+    return f"#{k} {outs + ' = ' if outs else ''}{op.type}({slots(op.inputs)})" + \
+        (f" {{{text}}}" if text else "")
+
+
+def _block_lines(block, indent, seen):
+    seen.add(block.idx)
+    head = "global" if block.idx == 0 else f"parent {block.parent_idx}"
+    lines = [f"{indent}block {block.idx} ({head})"]
+    if block.vars:
+        lines.append(f"{indent}  vars:")
+        lines.extend(f"{indent}    {_var_line(v)}" for v in block.vars.values())
+    if block.ops:
+        lines.append(f"{indent}  ops:")
+    for k, op in enumerate(block.ops):
+        lines.append(f"{indent}    {_op_line(k, op)}")
+        for sub in op.sub_block_ids():
+            if sub not in seen and sub < block.program.num_blocks:
+                lines.extend(_block_lines(block.program.block(sub), indent + "      ", seen))
+    return lines

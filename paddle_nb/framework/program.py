@@ -1,0 +1,238 @@
+"""Programs: a list of blocks, the first one global (seed 002).
+
+A Program is a view over a ProgramDesc. It keeps the seed's
+construction-time state: the current block (``create_block`` makes a kid of
+it current, ``rollback`` returns to the parent), a unique-name counter, the
+role of the ops being appended (forward, backward, optimize), and a
+``version`` that changes whenever the program does, so that an executor can
+cache what it prepared.
+"""
+
+import contextlib
+
+from paddle_nb.errors import ProtoDecodeError
+from paddle_nb.framework.block import Block
+from paddle_nb.framework.names import UniqueNames
+from paddle_nb.framework.operator import Operator, OpRole
+from paddle_nb.framework.variable import Parameter, Variable
+from paddle_nb.proto import framework_pb2
+
+__all__ = ["Program"]
+
+
+class Program:
+    """A program of nested blocks.
+
+    >>> p = Program()
+    >>> b = p.create_block()
+    >>> p.current_block().idx, b.parent_idx
+    (1, 0)
+    >>> p.rollback(); p.current_block().idx
+    0
+    """
+
+    def __init__(self):
+        self.desc = framework_pb2.ProgramDesc()
+        self.blocks = []
+        self._current = 0
+        self._names = UniqueNames()
+        self._role = OpRole.FORWARD
+        self._startup = None        # set by program_guard: where parameter initializers go
+        self.version = 0
+        self.random_seed = 0
+        self._add_block(-1)
+
+    # -- blocks -------------------------------------------------------------------------------
+    def _add_block(self, parent_idx):
+        desc = self.desc.blocks.add()
+        desc.idx = len(self.blocks)
+        desc.parent_idx = parent_idx
+        block = Block(self, desc)
+        self.blocks.append(block)
+        self._bump()
+        return block
+
+    def global_block(self):
+        return self.blocks[0]
+
+    def current_block(self):
+        return self.blocks[self._current]
+
+    def block(self, index):
+        return self.blocks[index]
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def create_block(self, parent_idx=None):
+        """A new block whose parent is the current block (or ``parent_idx``); it becomes current."""
+        parent = self._current if parent_idx is None else parent_idx
+        block = self._add_block(parent)
+        self._current = block.idx
+        return block
+
+    def rollback(self):
+        """Make the current block's parent current again."""
+        parent = self.current_block().parent_idx
+        self._current = max(parent, 0)
+
+    @contextlib.contextmanager
+    def _block_guard(self, parent_idx=None):
+        """Create a block, make it current, and roll back in ``finally``."""
+        block = self.create_block(parent_idx)
+        try:
+            yield block
+        finally:
+            self._current = max(block.parent_idx, 0)
+
+    @contextlib.contextmanager
+    def _role_guard(self, role):
+        old, self._role = self._role, role
+        try:
+            yield
+        finally:
+            self._role = old
+
+    # -- names and versions -------------------------------------------------------------------
+    def unique_name(self, prefix):
+        return self._names(prefix)
+
+    def unique_tmp(self, prefix):
+        """A fresh temporary's name: ``relu_0.tmp_0``."""
+        return f"{self._names(prefix)}.tmp_0"
+
+    def _bump(self):
+        self.version += 1
+
+    def _initialize(self, param):
+        """Put ``param``'s initializer op in the startup program or the preamble."""
+        init = param.initializer
+        if self._startup is not None:
+            glob = self._startup.global_block()
+            target = glob.create_var(name=param.name, shape=param.shape, dtype=param.dtype,
+                                     persistable=True)
+            init.append_to(glob, target, index=len(glob.ops))
+        else:
+            glob = self.global_block()
+            init.append_to(glob, param, index=self.preamble_length())
+
+    def preamble_length(self):
+        """How many leading ops of the global block initialize persistables.
+
+        Preamble ops read nothing and write only persistable variables; the
+        executor runs each once per scope (skipped when its outputs are
+        already allocated there), so training never re-initializes.
+        """
+        n = 0
+        for op in self.global_block().ops:
+            if not is_initializer(op):
+                break
+            n += 1
+        return n
+
+    # -- views ----------------------------------------------------------------------------------
+    def list_vars(self):
+        for block in self.blocks:
+            yield from block.vars.values()
+
+    def all_parameters(self):
+        return self.global_block().all_parameters()
+
+    # -- serialization ---------------------------------------------------------------------------
+    def serialize(self):
+        """The ProgramDesc as bytes (PaddlePaddle's ``__model__`` / ``.pdmodel`` format)."""
+        return self.desc.SerializeToString()
+
+    @classmethod
+    def parse(cls, data):
+        """A Program from serialized ProgramDesc bytes (also PaddlePaddle's)."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Program.parse: expected bytes, got {type(data).__name__}")
+        desc = framework_pb2.ProgramDesc()
+        try:
+            desc.ParseFromString(bytes(data))
+        except Exception as err:
+            raise ProtoDecodeError(f"cannot decode a ProgramDesc from {len(data)} bytes: {err}") from None
+        return cls._from_desc(desc)
+
+    @classmethod
+    def _from_desc(cls, desc):
+        from paddle_nb.framework.validate import validate_program_desc
+        validate_program_desc(desc)
+        program = cls.__new__(cls)
+        program.desc = desc
+        program.blocks = []
+        program._current = 0
+        program._names = UniqueNames()
+        program._role = OpRole.FORWARD
+        program._startup = None
+        program.version = 0
+        program.random_seed = 0
+        for block_desc in desc.blocks:
+            block = Block(program, block_desc)
+            program.blocks.append(block)
+        for block in program.blocks:
+            for var_desc in block.desc.vars:
+                kind = Parameter if var_desc.is_parameter else Variable
+                var = kind(block, var_desc) if kind is Variable else \
+                    Parameter(block, var_desc, trainable=not var_desc.stop_gradient)
+                block.vars[var_desc.name] = var
+            for op_desc in block.desc.ops:
+                op = Operator(block, op_desc)
+                block.ops.append(op)
+                for name in op.output_arg_names:
+                    var = block.find_var(name)
+                    if var is not None:
+                        var.writer = op
+        return program
+
+    def clone(self, for_test=False):
+        """A deep copy. ``for_test`` sets ``is_test`` on ops that have it (dropout, batch_norm)
+        and leaves out backward and optimizer ops."""
+        other = Program._from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()))
+        other._names = self._names.copy()
+        other.random_seed = self.random_seed
+        for param in self.all_parameters():
+            copy = other.global_block().vars.get(param.name)
+            if isinstance(copy, Parameter):
+                copy.trainable = param.trainable
+                copy.optimize_attr = dict(param.optimize_attr)
+                copy.initializer = param.initializer
+                copy.regularizer = param.regularizer
+        if for_test:
+            for block in other.blocks:
+                for k in reversed(range(len(block.ops))):
+                    op = block.ops[k]
+                    if op.role & (OpRole.BACKWARD | OpRole.OPTIMIZE):
+                        block.remove_op(k)
+                    elif op.opdef is not None and "is_test" in op.opdef.attrs:
+                        op._set_attr("is_test", True)
+        return other
+
+    def prune(self, targets):
+        """The minimal program that computes ``targets`` (seed 003's Prune)."""
+        from paddle_nb.framework.prune import prune
+        return prune(self, targets)
+
+    def __str__(self):
+        from paddle_nb.framework.printer import program_to_text
+        return program_to_text(self)
+
+    def __repr__(self):
+        n_ops = sum(len(b.ops) for b in self.blocks)
+        return f"<Program: {len(self.blocks)} blocks, {n_ops} ops>"
+
+
+def is_initializer(op):
+    """True for an op that reads nothing and writes only persistable variables."""
+    if op.input_arg_names:
+        return False
+    names = op.output_arg_names
+    if not names:
+        return False
+    for name in names:
+        var = op.block.find_var(name)
+        if var is None or not var.persistable:
+            return False
+    return True

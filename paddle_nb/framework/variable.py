@@ -1,0 +1,243 @@
+"""Compile-time variables: views over a VarDesc (seed 002).
+
+A ``Variable`` is a name in a Block with a shape (-1 for an unknown batch
+dimension), a dtype, a lod_level and flags; all of these live in its
+VarDesc, the one source of truth, and the Python object only adds what the
+seed calls construction-time information: the op that last wrote it
+(``writer``). Arithmetic on Variables appends ops: ``x + y`` appends an
+``elementwise_add``, ``x * 2.0`` a ``scale``, ``x @ w`` a ``matmul_v2``.
+``Parameter`` adds trainable, optimize_attr and initializer.
+"""
+
+import numpy
+
+from paddle_nb.core.dtypes import convert_dtype, from_var_type, to_var_type
+from paddle_nb.errors import ProtoDecodeError
+from paddle_nb.proto import framework_pb2
+
+__all__ = ["Variable", "Parameter", "VarType"]
+
+VarType = framework_pb2.VarType
+_TENSOR_KINDS = (VarType.LOD_TENSOR, VarType.SELECTED_ROWS, VarType.LOD_TENSOR_ARRAY)
+
+
+def _tensor_desc(desc):
+    """The TensorDesc inside a VarDesc's type, or None for non-tensor kinds."""
+    kind = desc.type.type
+    if kind == VarType.LOD_TENSOR:
+        return desc.type.lod_tensor.tensor
+    if kind == VarType.LOD_TENSOR_ARRAY:
+        return desc.type.tensor_array.tensor
+    if kind == VarType.SELECTED_ROWS:
+        return desc.type.selected_rows
+    return None
+
+
+class Variable:
+    """A variable of a Block, as the program sees it before anything runs.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> x = prog.global_block().create_var(name="x", shape=(-1, 3), dtype="float32")
+    >>> x
+    Variable(x: float32[-1, 3])
+    """
+
+    __slots__ = ("block", "desc", "writer", "__weakref__")
+
+    def __init__(self, block, desc):
+        self.block = block
+        self.desc = desc
+        self.writer = None
+
+    # -- what the VarDesc holds ---------------------------------------------------------------
+    @property
+    def name(self):
+        return self.desc.name
+
+    @property
+    def type(self):
+        return self.desc.type.type
+
+    @property
+    def shape(self):
+        tensor = _tensor_desc(self.desc)
+        return None if tensor is None else tuple(tensor.dims)
+
+    @shape.setter
+    def shape(self, shape):
+        tensor = self._tensor_or_fail()
+        del tensor.dims[:]
+        tensor.dims.extend(int(d) for d in shape)
+        self.block.program._bump()
+
+    @property
+    def dtype(self):
+        tensor = _tensor_desc(self.desc)
+        if tensor is None:
+            return None
+        if not tensor.HasField("data_type"):
+            raise ProtoDecodeError(f"variable '{self.name}': its TensorDesc has no data_type that "
+                                   "paddle_nb knows (a newer PaddlePaddle dtype?)")
+        return from_var_type(tensor.data_type)
+
+    @dtype.setter
+    def dtype(self, dtype):
+        self._tensor_or_fail().data_type = to_var_type(dtype)
+        self.block.program._bump()
+
+    @property
+    def lod_level(self):
+        kind = self.desc.type.type
+        if kind == VarType.LOD_TENSOR:
+            return self.desc.type.lod_tensor.lod_level
+        if kind == VarType.LOD_TENSOR_ARRAY:
+            return self.desc.type.tensor_array.lod_level
+        return 0
+
+    @lod_level.setter
+    def lod_level(self, level):
+        if self.desc.type.type == VarType.LOD_TENSOR:
+            self.desc.type.lod_tensor.lod_level = int(level)
+        elif self.desc.type.type == VarType.LOD_TENSOR_ARRAY:
+            self.desc.type.tensor_array.lod_level = int(level)
+
+    @property
+    def persistable(self):
+        return self.desc.persistable
+
+    @persistable.setter
+    def persistable(self, value):
+        self.desc.persistable = bool(value)
+        self.block.program._bump()
+
+    @property
+    def stop_gradient(self):
+        return self.desc.stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value):
+        self.desc.stop_gradient = bool(value)
+
+    @property
+    def is_parameter(self):
+        return self.desc.is_parameter
+
+    def is_tensor(self):
+        return self.desc.type.type in _TENSOR_KINDS
+
+    def meta(self):
+        """(shape, dtype, lod_level) for shape inference."""
+        from paddle_nb.ops.registry import Meta
+        return Meta(self.shape, self.dtype, self.lod_level)
+
+    def _tensor_or_fail(self):
+        tensor = _tensor_desc(self.desc)
+        if tensor is None:
+            raise TypeError(f"variable '{self.name}' is a {VarType.Type.Name(self.type)}, "
+                            "not a tensor: it has no shape or dtype")
+        return tensor
+
+    # -- arithmetic appends ops ----------------------------------------------------------------
+    def __add__(self, other):
+        return _arith(self, other, "elementwise_add")
+
+    def __radd__(self, other):
+        return _arith(self, other, "elementwise_add")
+
+    def __sub__(self, other):
+        return _arith(self, other, "elementwise_sub")
+
+    def __rsub__(self, other):
+        return _arith(self, other, "elementwise_sub", reverse=True)
+
+    def __mul__(self, other):
+        return _arith(self, other, "elementwise_mul")
+
+    def __rmul__(self, other):
+        return _arith(self, other, "elementwise_mul")
+
+    def __truediv__(self, other):
+        return _arith(self, other, "elementwise_div")
+
+    def __rtruediv__(self, other):
+        return _arith(self, other, "elementwise_div", reverse=True)
+
+    def __matmul__(self, other):
+        return _append(self.block, "matmul_v2", {"X": self, "Y": other})
+
+    def __neg__(self):
+        return _append(self.block, "scale", {"X": self}, {"scale": -1.0})
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        kind = self.desc.type.type
+        if kind not in _TENSOR_KINDS:
+            return f"{type(self).__name__}({self.name}: {VarType.Type.Name(kind)})"
+        flags = [f for f, on in (("persistable", self.persistable and not self.is_parameter),)
+                 if on]
+        extra = f", {', '.join(flags)}" if flags else ""
+        lod = f", lod_level={self.lod_level}" if self.lod_level else ""
+        return f"{type(self).__name__}({self.name}: {_type_str(self)}{lod}{extra})"
+
+
+def _type_str(var):
+    try:
+        dtype = var.dtype.name
+    except Exception:
+        dtype = "?"
+    shape = var.shape
+    return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape is not None else dtype
+
+
+def _append(block, op_type, inputs, attrs=None):
+    """Append ``op_type`` writing a new temporary; return the temporary."""
+    block = block.program.current_block()
+    name = block.program.unique_tmp(op_type)
+    block.append_op(op_type, inputs=inputs, outputs={"Out": name}, attrs=attrs or {})
+    return block.var(name)
+
+
+def _arith(x, other, op_type, reverse=False):
+    """``x (op) other`` with a Variable or a Python number on either side."""
+    if isinstance(other, Variable):
+        a, b = (other, x) if reverse else (x, other)
+        return _append(x.block, op_type, {"X": a, "Y": b})
+    if not isinstance(other, (int, float, numpy.number)):
+        return NotImplemented
+    c = float(other)
+    if op_type in ("elementwise_add", "elementwise_sub") and not reverse:
+        return _append(x.block, "scale", {"X": x},
+                       {"scale": 1.0, "bias": c if op_type == "elementwise_add" else -c})
+    if op_type == "elementwise_sub":                      # c - x
+        return _append(x.block, "scale", {"X": x}, {"scale": -1.0, "bias": c})
+    if op_type == "elementwise_mul":
+        return _append(x.block, "scale", {"X": x}, {"scale": c})
+    if op_type == "elementwise_div" and not reverse:
+        return _append(x.block, "scale", {"X": x}, {"scale": 1.0 / c})
+    block = x.block.program.current_block()              # c / x: a constant tensor, then divide
+    const = block.program.unique_tmp("fill_constant")
+    block.append_op("fill_constant", outputs={"Out": const},
+                    attrs={"shape": [1], "value": c, "dtype": x.dtype})
+    return _append(x.block, "elementwise_div", {"X": block.var(const), "Y": x})
+
+
+class Parameter(Variable):
+    """A persistable, trainable Variable of the global block, with its initializer.
+
+    ``trainable``, ``optimize_attr`` (for example ``{"learning_rate": 0.5}``,
+    which scales the optimizer's learning rate for this parameter) and
+    ``initializer`` are construction-time information, kept on the Python
+    object as seed 002 says; the VarDesc records ``is_parameter``.
+    """
+
+    __slots__ = ("trainable", "optimize_attr", "initializer", "regularizer")
+
+    def __init__(self, block, desc, trainable=True, optimize_attr=None, initializer=None,
+                 regularizer=None):
+        super().__init__(block, desc)
+        self.trainable = trainable
+        self.optimize_attr = dict(optimize_attr or {"learning_rate": 1.0})
+        self.initializer = initializer
+        self.regularizer = regularizer

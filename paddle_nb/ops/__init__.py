@@ -1,0 +1,14 @@
+"""The op layer: the registry and the op families that fill it.
+
+Importing this package registers every op. ``registry.types()`` lists them;
+``registry.describe("mul")`` explains one.
+"""
+
+from paddle_nb.ops import registry
+from paddle_nb.ops import activation, elementwise  # noqa: F401  (register the families)
+from paddle_nb.ops.context import KernelContext, RawContext
+from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
+from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register
+
+__all__ = ["registry", "Attr", "Meta", "OpDef", "Slot", "describe", "fail", "register",
+           "KernelContext", "RawContext", "GradContext", "OpSpec", "grad_op"]

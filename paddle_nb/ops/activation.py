@@ -1,0 +1,57 @@
+"""Activations: elementwise functions of one tensor, each with its grad op.
+
+Each entry is the forward formula and the derivative written side by side,
+so the chain rule can be checked at a glance. A derivative is written in
+terms of the forward output ``out`` where that is cheaper (sigmoid, tanh,
+exp, sqrt) and of the input ``x`` otherwise, as PaddlePaddle's grad ops do.
+"""
+
+from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.registry import OpDef, fail, register
+
+__all__ = ["UNARY"]
+
+
+def _float_like(x):
+    if x.dtype.kind != "f":
+        fail(f"X must be a floating-point tensor, got {x.dtype}")
+    return x
+
+
+# name: (forward(xp, x), reads "X" or "Out", derivative(xp, x_or_out, dout), doc)
+UNARY = {
+    "relu": (lambda xp, x: xp.maximum(x, 0), "Out",
+             lambda xp, out, dout: dout * (out > 0), "Out = max(X, 0)"),
+    "sigmoid": (lambda xp, x: 1 / (1 + xp.exp(-x)), "Out",
+                lambda xp, out, dout: dout * out * (1 - out), "Out = 1 / (1 + exp(-X))"),
+    "tanh": (lambda xp, x: xp.tanh(x), "Out",
+             lambda xp, out, dout: dout * (1 - out * out), "Out = tanh(X)"),
+    "exp": (lambda xp, x: xp.exp(x), "Out",
+            lambda xp, out, dout: dout * out, "Out = exp(X)"),
+    "log": (lambda xp, x: xp.log(x), "X",
+            lambda xp, x, dout: dout / x, "Out = ln(X)"),
+    "sqrt": (lambda xp, x: xp.sqrt(x), "Out",
+             lambda xp, out, dout: dout * 0.5 / out, "Out = sqrt(X)"),
+    "square": (lambda xp, x: x * x, "X",
+               lambda xp, x, dout: dout * 2 * x, "Out = X * X"),
+    "abs": (lambda xp, x: xp.abs(x), "X",
+            lambda xp, x, dout: dout * xp.sign(x), "Out = |X|"),
+}
+
+
+def _register_unary(name, forward, reads, derivative, doc):
+    register(OpDef(
+        name, inputs=["X"], outputs=["Out"], infer=_float_like,
+        kernel=lambda ctx, x: forward(ctx.xp, x).astype(x.dtype, copy=False),
+        grad=grad_op(f"{name}_grad", inputs=("X",) if reads == "X" else (),
+                     outputs=("Out",) if reads == "Out" else ()),
+        doc=doc))
+    register(OpDef(
+        f"{name}_grad", inputs=[reads, "Out@GRAD"], outputs=["X@GRAD"],
+        infer=lambda v, dout: dout,
+        kernel=lambda ctx, v, dout: derivative(ctx.xp, v, dout).astype(dout.dtype, copy=False),
+        doc=f"the gradient of {name}: X@GRAD from {reads} and Out@GRAD"))
+
+
+for _name, _spec in UNARY.items():
+    _register_unary(_name, *_spec)

@@ -1,0 +1,74 @@
+"""PaddlePaddle's broadcasting rule for elementwise ops, for shapes and arrays.
+
+``elementwise_add(X, Y, axis)`` lines Y up with X starting at dimension
+``axis`` of X (``axis=-1``: at the end, NumPy's rule). Y of shape (3,) and X
+of shape (2, 3, 4) with ``axis=1`` means Y varies along X's dimension 1.
+After the line-up, NumPy's broadcasting does the rest. The gradient of a
+broadcast input sums the output gradient over the dimensions it was
+stretched along.
+
+>>> align_shapes((2, 3, 4), (3,), 1)
+((2, 3, 4), (1, 3, 1))
+>>> broadcast_shape((-1, 3), (1, 3))
+(-1, 3)
+"""
+
+from paddle_nb.ops.registry import fail
+
+__all__ = ["align_shapes", "broadcast_shape", "align", "unbroadcast"]
+
+
+def _pad(small, big_rank, axis):
+    if axis == -1:
+        axis = big_rank - len(small)
+    if axis < 0 or axis + len(small) > big_rank:
+        fail(f"axis {axis} does not fit a rank-{len(small)} operand into a rank-{big_rank} one")
+    return (1,) * axis + tuple(small) + (1,) * (big_rank - axis - len(small))
+
+
+def align_shapes(x, y, axis):
+    """Shapes of X and Y made equal in rank, as PaddlePaddle's ``axis`` says."""
+    x, y = tuple(x), tuple(y)
+    if len(y) < len(x):
+        return x, _pad(y, len(x), axis)
+    if len(x) < len(y):
+        return _pad(x, len(y), axis), y
+    return x, y
+
+
+def broadcast_shape(x, y):
+    """NumPy broadcasting of two equal-rank shapes in which -1 means unknown."""
+    out = []
+    for a, b in zip(x, y):
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        elif a == -1 or b == -1:
+            out.append(max(a, b))
+        else:
+            fail(f"shapes {x} and {y} do not broadcast: dimension {len(out)} is {a} and {b}")
+    return tuple(out)
+
+
+def align(x, y, axis):
+    """Reshape arrays X and Y so that NumPy broadcasting applies Paddle's rule."""
+    xs, ys = align_shapes(x.shape, y.shape, axis)
+    if xs != x.shape:
+        x = x.reshape(xs)
+    if ys != y.shape:
+        y = y.reshape(ys)
+    return x, y
+
+
+def unbroadcast(grad, aligned, shape):
+    """Sum ``grad`` over the dimensions where the operand was stretched, back to ``shape``.
+
+    ``aligned`` is the operand's shape after :func:`align_shapes`.
+    """
+    if grad.shape == tuple(shape):
+        return grad
+    axes = tuple(i for i, (a, g) in enumerate(zip(aligned, grad.shape)) if a == 1 and g != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)

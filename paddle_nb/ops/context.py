@@ -1,0 +1,62 @@
+"""What a kernel sees besides its arrays: the array module, the place, randomness.
+
+One :class:`KernelContext` serves every plain kernel run on a place, so
+passing it costs nothing. Raw kernels (control flow, feed and fetch, LoD
+ops) get a :class:`RawContext`, which also reaches the running scope, the
+op's slots and attributes, and a callback that runs a sub-block: that
+callback is how ``ops`` runs blocks without importing the executor.
+"""
+
+import numpy
+
+__all__ = ["KernelContext", "RawContext"]
+
+
+class KernelContext:
+    """``xp`` (numpy or cupy), ``place``, and a seeded random generator."""
+
+    __slots__ = ("xp", "place", "rng")
+
+    def __init__(self, place, seed=None):
+        self.place = place
+        self.xp = place.xp
+        self.rng = numpy.random.default_rng(seed)
+
+    def generator(self, seed):
+        """The generator for an op's ``seed`` attribute: fixed when seed != 0."""
+        return numpy.random.default_rng(seed) if seed else self.rng
+
+    def to_device(self, host_array):
+        """Move a NumPy array made on the host to this place."""
+        if self.xp is numpy:
+            return host_array
+        with self.place.device_guard():
+            return self.xp.asarray(host_array)
+
+
+class RawContext(KernelContext):
+    """A KernelContext plus the scope, the op and the sub-block runner."""
+
+    __slots__ = ("scope", "op", "run_block", "state")
+
+    def __init__(self, base, scope, op, run_block, state=None):
+        self.place, self.xp, self.rng = base.place, base.xp, base.rng
+        self.scope = scope          # the Scope that runs the op
+        self.op = op                # an object with .type, .inputs, .outputs (slot -> names), .attrs
+        self.run_block = run_block  # run_block(block_idx, scope): runs a sub-block in a scope
+        self.state = state          # executor-owned state a raw op may need (run options)
+
+    def input_names(self, slot):
+        return self.op.inputs.get(slot, [])
+
+    def output_names(self, slot):
+        return self.op.outputs.get(slot, [])
+
+    def tensor(self, name):
+        """The tensor of variable ``name`` found from the running scope."""
+        var = self.scope.find_var(name)
+        if var is None:
+            from paddle_nb.errors import VarNotFoundError
+            raise VarNotFoundError(f"op '{self.op.type}': variable '{name}' is not in any scope "
+                                   "the op can see")
+        return var.get_tensor()

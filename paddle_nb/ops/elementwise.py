@@ -1,0 +1,75 @@
+"""Elementwise binary ops with PaddlePaddle's ``axis`` broadcasting.
+
+``elementwise_add / sub / mul / div / max / min / pow`` each take X and Y,
+line Y up with X at ``axis`` (see :mod:`paddle_nb.ops.broadcast`) and write
+Out. Each grad op reads X, Y and Out@GRAD and writes X@GRAD and Y@GRAD,
+summed back over broadcast dimensions.
+"""
+
+from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, unbroadcast
+from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+
+__all__ = ["BINARY"]
+
+AXIS = {"axis": Attr("int", -1, comment="the dimension of X where Y's first dimension lines up")}
+
+
+def _infer(x, y, *, axis):
+    if x.dtype != y.dtype:
+        fail(f"X and Y must have the same dtype, got {x.dtype} and {y.dtype}")
+    xs, ys = align_shapes(x.shape, y.shape, axis)
+    return x.with_shape(broadcast_shape(xs, ys))
+
+
+def _grad_infer(x, y, dout, *, axis):
+    return x, y
+
+
+# name: (forward(xp, x, y), d/dx(xp, x, y, out_grad), d/dy(xp, x, y, out_grad), doc)
+BINARY = {
+    "elementwise_add": (lambda xp, x, y: x + y,
+                        lambda xp, x, y, g: g, lambda xp, x, y, g: g, "Out = X + Y"),
+    "elementwise_sub": (lambda xp, x, y: x - y,
+                        lambda xp, x, y, g: g, lambda xp, x, y, g: -g, "Out = X - Y"),
+    "elementwise_mul": (lambda xp, x, y: x * y,
+                        lambda xp, x, y, g: g * y, lambda xp, x, y, g: g * x, "Out = X * Y"),
+    "elementwise_div": (lambda xp, x, y: x / y,
+                        lambda xp, x, y, g: g / y, lambda xp, x, y, g: -g * x / (y * y),
+                        "Out = X / Y"),
+    "elementwise_max": (lambda xp, x, y: xp.maximum(x, y),
+                        lambda xp, x, y, g: g * (x >= y), lambda xp, x, y, g: g * (x < y),
+                        "Out = max(X, Y); ties send the gradient to X"),
+    "elementwise_min": (lambda xp, x, y: xp.minimum(x, y),
+                        lambda xp, x, y, g: g * (x <= y), lambda xp, x, y, g: g * (x > y),
+                        "Out = min(X, Y); ties send the gradient to X"),
+    "elementwise_pow": (lambda xp, x, y: xp.power(x, y),
+                        lambda xp, x, y, g: g * y * xp.power(x, y - 1),
+                        lambda xp, x, y, g: g * xp.power(x, y) * xp.log(xp.where(x > 0, x, 1)),
+                        "Out = X ** Y (dY uses log X, so X > 0 where Y's gradient matters)"),
+}
+
+
+def _register_binary(name, forward, dx, dy, doc):
+    def kernel(ctx, x, y, *, axis):
+        a, b = align(x, y, axis)
+        return forward(ctx.xp, a, b).astype(x.dtype, copy=False)
+
+    def grad_kernel(ctx, x, y, dout, *, axis):
+        a, b = align(x, y, axis)
+        xs, ys = align_shapes(x.shape, y.shape, axis)
+        gx = unbroadcast(dx(ctx.xp, a, b, dout) + 0 * b, xs, x.shape)
+        gy = unbroadcast(dy(ctx.xp, a, b, dout) + 0 * a, ys, y.shape)
+        return gx.astype(x.dtype, copy=False), gy.astype(y.dtype, copy=False)
+
+    register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer,
+                   kernel=kernel, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
+                                               in_grads=("X", "Y")), doc=doc))
+    register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],
+                   outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
+                   attrs=AXIS, infer=_grad_infer, kernel=grad_kernel,
+                   doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
+
+
+for _name, _spec in BINARY.items():
+    _register_binary(_name, *_spec)

@@ -1,0 +1,82 @@
+"""Gradient makers: how an op says which grad ops compute its inputs' gradients.
+
+Backward is a program transformation (STYLE.md): for each forward op, its
+OpDef's ``grad(g)`` returns :class:`OpSpec` records, ordinary ops that the
+backward pass appends. ``g`` is a :class:`GradContext` over the forward op:
+the names in its slots, the names of their gradients (``x@GRAD``) and its
+attributes. Most ops use :func:`grad_op`, which follows PaddlePaddle's
+convention: ``T_grad`` reads some forward inputs and outputs plus ``Out@GRAD``
+and writes ``X@GRAD``.
+
+>>> maker = grad_op("tanh_grad", inputs=(), outputs=("Out",))
+>>> g = GradContext("tanh", {"X": ["x"]}, {"Out": ["y"]}, {})
+>>> maker(g)
+[OpSpec(type='tanh_grad', inputs={'Out': ['y'], 'Out@GRAD': ['y@GRAD']}, outputs={'X@GRAD': ['x@GRAD']}, attrs={})]
+"""
+
+import dataclasses
+
+from paddle_nb.ops.registry import GRAD_SUFFIX, grad_var_name
+
+__all__ = ["OpSpec", "GradContext", "grad_op"]
+
+
+@dataclasses.dataclass
+class OpSpec:
+    """An op to append: its type, slot -> names maps and attributes."""
+
+    type: str
+    inputs: dict
+    outputs: dict
+    attrs: dict = dataclasses.field(default_factory=dict)
+
+
+class GradContext:
+    """The forward op as a gradient maker sees it."""
+
+    def __init__(self, type, inputs, outputs, attrs):
+        self.type = type
+        self.inputs = inputs      # slot -> [names]
+        self.outputs = outputs
+        self.attrs = attrs        # the forward op's own (declared) attributes
+
+    def input(self, slot):
+        return list(self.inputs.get(slot, []))
+
+    def output(self, slot):
+        return list(self.outputs.get(slot, []))
+
+    def input_grad(self, slot):
+        return [grad_var_name(n) for n in self.inputs.get(slot, [])]
+
+    def output_grad(self, slot):
+        return [grad_var_name(n) for n in self.outputs.get(slot, [])]
+
+
+def grad_op(grad_type, inputs=("X",), outputs=(), out_grads=("Out",), in_grads=("X",),
+            extra_attrs=None):
+    """A maker for one grad op in PaddlePaddle's shape.
+
+    The grad op reads the forward input slots ``inputs``, the forward output
+    slots ``outputs`` and the gradients of ``out_grads`` (as ``Out@GRAD``), and
+    writes the gradients of ``in_grads`` (as ``X@GRAD``). It copies the forward
+    op's attributes.
+    """
+
+    def make(g):
+        ins = {}
+        for slot in inputs:
+            if g.inputs.get(slot):
+                ins[slot] = g.input(slot)
+        for slot in outputs:
+            if g.outputs.get(slot):
+                ins[slot] = g.output(slot)
+        for slot in out_grads:
+            if g.outputs.get(slot):
+                ins[slot + GRAD_SUFFIX] = g.output_grad(slot)
+        outs = {slot + GRAD_SUFFIX: g.input_grad(slot) for slot in in_grads if g.inputs.get(slot)}
+        attrs = dict(g.attrs)
+        attrs.update(extra_attrs or {})
+        return [OpSpec(grad_type, ins, outs, attrs)]
+
+    return make

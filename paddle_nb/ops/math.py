@@ -1,0 +1,130 @@
+"""Scalar arithmetic on whole tensors: ``scale``, ``sum`` and ``mean``.
+
+``scale`` is the affine map the backward pass leans on: the gradient of
+``scale`` is itself a ``scale`` (same factor, no bias), and the gradient of
+``sum`` hands each input the output gradient through a ``scale`` by 1.0, as
+PaddlePaddle does. ``sum`` adds a list of same-shape tensors (backward uses it
+to add the gradients of a variable read twice). ``mean`` averages every
+element into a tensor of shape (1,), fluid 1.x's loss reduction.
+"""
+
+from paddle_nb.ops.grad import OpSpec, grad_op
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+
+def _known_product(dims):
+    p = 1
+    for d in dims:
+        if d < 0:
+            return -1
+        p *= d
+    return p
+
+
+# ---- scale ------------------------------------------------------------------------------------
+
+SCALE_ATTRS = {
+    "scale": Attr("float", 1.0, comment="the factor (ScaleTensor, when given, overrides it)"),
+    "bias": Attr("float", 0.0, comment="the added constant"),
+    "bias_after_scale": Attr("bool", True, comment="add bias after scaling (else before)"),
+}
+
+
+def _scale_infer(x, scale_tensor, *, scale, bias, bias_after_scale):
+    if scale_tensor is not None and _known_product(scale_tensor.shape) not in (1, -1):
+        fail(f"ScaleTensor must hold one value, got shape {tuple(scale_tensor.shape)}")
+    return x
+
+
+def _scale_kernel(ctx, x, scale_tensor, *, scale, bias, bias_after_scale):
+    s = scale if scale_tensor is None else scale_tensor.reshape(()).astype(x.dtype)
+    out = x * s + bias if bias_after_scale else (x + bias) * s
+    return out.astype(x.dtype, copy=False)
+
+
+def _scale_grad(g):
+    ins = {"X": g.output_grad("Out")}
+    if g.inputs.get("ScaleTensor"):
+        ins["ScaleTensor"] = g.input("ScaleTensor")
+    attrs = {"scale": g.attrs["scale"], "bias": 0.0, "bias_after_scale": True}
+    return [OpSpec("scale", ins, {"Out": g.input_grad("X")}, attrs)]
+
+
+register(OpDef(
+    "scale", inputs=["X", Slot("ScaleTensor", dispensable=True, comment="a one-element factor")],
+    outputs=["Out"], attrs=SCALE_ATTRS, infer=_scale_infer, kernel=_scale_kernel,
+    grad=_scale_grad,
+    doc="Out = scale * X + bias (or scale * (X + bias) when bias_after_scale is False)\n"
+        "Its gradient is a scale op with the same factor and bias 0."))
+
+# ---- sum --------------------------------------------------------------------------------------
+
+
+def _sum_infer(xs):
+    if not xs:
+        fail("X must list at least one tensor, got none")
+    shape = list(xs[0].shape)
+    for i, m in enumerate(xs[1:], 1):
+        if m.dtype != xs[0].dtype:
+            fail(f"every X must have the same dtype: X[0] is {xs[0].dtype}, X[{i}] is {m.dtype}")
+        if len(m.shape) != len(shape) or any(a != b and a >= 0 and b >= 0
+                                             for a, b in zip(shape, m.shape)):
+            fail(f"every X must have the same shape: X[0] has shape {tuple(xs[0].shape)}, "
+                 f"X[{i}] has shape {tuple(m.shape)}")
+        shape = [b if a < 0 else a for a, b in zip(shape, m.shape)]
+    return xs[0].with_shape(shape)
+
+
+def _sum_kernel(ctx, xs):
+    out = xs[0].copy()
+    for x in xs[1:]:
+        out += x
+    return out
+
+
+def _sum_grad(g):
+    return [OpSpec("scale", {"X": g.output_grad("Out")}, {"Out": [name]}, {"scale": 1.0})
+            for name in g.input_grad("X")]
+
+
+register(OpDef(
+    "sum", inputs=[Slot("X", duplicable=True, comment="same-shape tensors")], outputs=["Out"],
+    infer=_sum_infer, kernel=_sum_kernel, grad=_sum_grad,
+    doc="Out = X[0] + X[1] + ... (the tensors of X, all of one shape)\n"
+        "Its gradient gives every input Out@GRAD through a scale op by 1.0."))
+
+# ---- mean -------------------------------------------------------------------------------------
+
+
+def _float_like(x):
+    if x.dtype.kind != "f":
+        fail(f"X must be a floating-point tensor, got {x.dtype}")
+
+
+def _mean_infer(x):
+    _float_like(x)
+    return x.with_shape((1,))
+
+
+def _mean_kernel(ctx, x):
+    return ctx.xp.mean(x).reshape(1).astype(x.dtype, copy=False)
+
+
+def _mean_grad_infer(x, dout):
+    if _known_product(dout.shape) not in (1, -1):
+        fail(f"Out@GRAD must hold one value, got shape {tuple(dout.shape)}")
+    return x
+
+
+def _mean_grad_kernel(ctx, x, dout):
+    share = dout.reshape(()) / max(x.size, 1)
+    return (ctx.xp.zeros(x.shape, dtype=x.dtype) + share).astype(x.dtype, copy=False)
+
+
+register(OpDef(
+    "mean", inputs=["X"], outputs=["Out"], infer=_mean_infer, kernel=_mean_kernel,
+    grad=grad_op("mean_grad", inputs=("X",)),
+    doc="Out = mean of every element of X, as a tensor of shape (1,)"))
+register(OpDef(
+    "mean_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], infer=_mean_grad_infer,
+    kernel=_mean_grad_kernel, no_need_buffer=("X",),
+    doc="the gradient of mean: X@GRAD = Out@GRAD / numel(X) everywhere (reads X's shape only)"))

@@ -1,0 +1,290 @@
+"""The operator registry: every op declared once, in one plain dict.
+
+An :class:`OpDef` holds all there is to know about an op type: its input
+and output slots, its typed attributes with defaults and checks, a pure
+shape-and-dtype rule (``infer``), one kernel written against an array module
+``xp`` (NumPy or CuPy), and a gradient maker that returns the grad ops to
+append. ``infer`` and ``kernel`` take the same arguments (the kernel gets a
+context first), so the shape rule reads like the computation it describes::
+
+    def infer(x, y, *, axis):          # Meta(shape, dtype, lod_level) in, Meta out
+    def kernel(ctx, x, y, *, axis):    # arrays in, arrays out
+
+A slot's argument is one value, a list (``duplicable``) or None (an absent
+``dispensable`` slot). With several output slots both return a tuple in slot
+order.
+
+>>> print(describe("scale").splitlines()[0])
+scale: Out = scale * X + bias (or scale * (X + bias) when bias_after_scale is False)
+"""
+
+import dataclasses
+import difflib
+from typing import Any, Callable, NamedTuple, Optional
+
+import numpy
+
+from paddle_nb.core.dtypes import convert_dtype
+from paddle_nb.errors import AttrError, OpNotFoundError, ShapeError
+from paddle_nb.proto import framework_pb2
+
+__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "exists", "types", "describe",
+           "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail"]
+
+AttrType = framework_pb2.AttrType
+GRAD_SUFFIX = "@GRAD"
+EMPTY_VAR = "@EMPTY@"
+
+
+def grad_var_name(name):
+    """The name of ``name``'s gradient: ``x`` -> ``x@GRAD``."""
+    return name + GRAD_SUFFIX
+
+
+class Meta(NamedTuple):
+    """What shape inference knows of a variable: shape (-1 = unknown), dtype, lod_level."""
+
+    shape: tuple
+    dtype: numpy.dtype
+    lod_level: int = 0
+
+    def with_shape(self, shape):
+        return self._replace(shape=tuple(shape))
+
+    def with_dtype(self, dtype):
+        return self._replace(dtype=convert_dtype(dtype))
+
+
+def fail(message):
+    """Raise the error a shape rule raises when its inputs do not fit."""
+    raise ShapeError(message)
+
+
+class _Required:
+    def __repr__(self):
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """An input or output slot: ``X``, ``Out``; ``duplicable`` takes a list of variables."""
+
+    name: str
+    duplicable: bool = False
+    dispensable: bool = False
+    comment: str = ""
+
+
+# kind -> (AttrType, python coercion)
+def _as_int(v):
+    if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, numpy.integer)):
+        raise TypeError
+    return int(v)
+
+
+def _as_float(v):
+    if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, float, numpy.integer, numpy.floating)):
+        raise TypeError
+    return float(v)
+
+
+def _as_bool(v):
+    if not isinstance(v, (bool, numpy.bool_)):
+        raise TypeError
+    return bool(v)
+
+
+def _as_str(v):
+    if not isinstance(v, str):
+        raise TypeError
+    return v
+
+
+def _list_of(one):
+    def coerce(v):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise TypeError
+        return [one(x) for x in v]
+    return coerce
+
+
+def _as_dtype(v):
+    return convert_dtype(v)
+
+
+ATTR_KINDS = {
+    "int": (AttrType.INT, _as_int), "long": (AttrType.LONG, _as_int),
+    "float": (AttrType.FLOAT, _as_float), "float64": (AttrType.FLOAT64, _as_float),
+    "str": (AttrType.STRING, _as_str), "bool": (AttrType.BOOLEAN, _as_bool),
+    "ints": (AttrType.INTS, _list_of(_as_int)), "longs": (AttrType.LONGS, _list_of(_as_int)),
+    "floats": (AttrType.FLOATS, _list_of(_as_float)),
+    "float64s": (AttrType.FLOAT64S, _list_of(_as_float)),
+    "strs": (AttrType.STRINGS, _list_of(_as_str)), "bools": (AttrType.BOOLEANS, _list_of(_as_bool)),
+    "block": (AttrType.BLOCK, _as_int), "blocks": (AttrType.BLOCKS, _list_of(_as_int)),
+    "dtype": (AttrType.INT, _as_dtype),   # stored as a VarType number, given to rules as numpy.dtype
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Attr:
+    """A typed attribute: ``Attr("float", 1.0)``; ``check`` returns an error text or None."""
+
+    kind: str
+    default: Any = REQUIRED
+    check: Optional[Callable[[Any], Optional[str]]] = None
+    comment: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ATTR_KINDS:
+            raise ValueError(f"unknown attribute kind {self.kind!r}; expected one of {list(ATTR_KINDS)}")
+
+    @property
+    def attr_type(self):
+        return ATTR_KINDS[self.kind][0]
+
+    def coerce(self, op_type, name, value):
+        """The value in its canonical Python form, or an AttrError naming op and attribute."""
+        try:
+            value = ATTR_KINDS[self.kind][1](value)
+        except (TypeError, ValueError):
+            raise AttrError(f"op '{op_type}': attribute '{name}' expects {self.kind}, got "
+                            f"{value!r} ({type(value).__name__})") from None
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise AttrError(f"op '{op_type}': attribute '{name}' = {value!r}: {problem}")
+        return value
+
+
+# Attributes any op may carry: PaddlePaddle writes them on every op; kernels ignore them.
+COMMON_ATTRS = {
+    "op_role": Attr("int", 0), "op_role_var": Attr("strs", []), "op_namescope": Attr("str", "/"),
+    "op_callstack": Attr("strs", []), "op_device": Attr("str", ""),
+    "with_quant_attr": Attr("bool", False), "use_mkldnn": Attr("bool", False),
+    "use_cudnn": Attr("bool", False), "is_test": Attr("bool", False),
+}
+
+
+def _slots(spec):
+    out = []
+    for s in spec or ():
+        out.append(s if isinstance(s, Slot) else Slot(s))
+    return tuple(out)
+
+
+def _attrs(spec):
+    return {name: (a if isinstance(a, Attr) else Attr(*a)) for name, a in (spec or {}).items()}
+
+
+class OpDef:
+    """The declaration of one op type; see the module docstring for the calling convention.
+
+    ``raw`` kernels (control flow, feed/fetch, LoD ops) receive a context that
+    also reaches the scope and the op's desc, and do their own reads and writes.
+    ``grad`` is a function ``grad(g) -> [OpSpec, ...]`` (see paddle_nb.ops.grad)
+    or None for an op with no gradient.
+    """
+
+    def __init__(self, type, inputs=(), outputs=(), attrs=None, infer=None, kernel=None,
+                 grad=None, doc="", raw=False, no_need_buffer=()):
+        self.type = type
+        self.inputs = _slots(inputs)
+        self.outputs = _slots(outputs)
+        self.attrs = _attrs(attrs)
+        self.infer = infer
+        self.kernel = kernel
+        self.grad = grad
+        self.doc = doc.strip()
+        self.raw = raw
+        self.no_need_buffer = tuple(no_need_buffer)
+        self.input_index = {s.name: i for i, s in enumerate(self.inputs)}
+        self.output_index = {s.name: i for i, s in enumerate(self.outputs)}
+
+    def attr_def(self, name):
+        return self.attrs.get(name) or COMMON_ATTRS.get(name)
+
+    def complete_attrs(self, given, strict=True):
+        """Check and coerce ``given`` attrs; fill defaults; return the kernel's attrs.
+
+        ``strict`` refuses attributes the op does not declare; a program read
+        from a file (PaddlePaddle writes many extra attributes) is read with
+        ``strict=False``, and the extra ones are left out of the result.
+        """
+        for name in given if strict else ():
+            if name not in self.attrs and name not in COMMON_ATTRS:
+                close = difflib.get_close_matches(name, list(self.attrs), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise AttrError(f"op '{self.type}' has no attribute '{name}'{hint}; it takes "
+                                f"{sorted(self.attrs) or 'none'}")
+        values = {}
+        for name, attr in self.attrs.items():
+            if name in given:
+                values[name] = attr.coerce(self.type, name, given[name])
+            elif attr.default is REQUIRED:
+                raise AttrError(f"op '{self.type}': attribute '{name}' ({attr.kind}) is required")
+            else:
+                values[name] = attr.default
+        return values
+
+    def to_proto(self):
+        """This op's schema as PaddlePaddle's OpProto message."""
+        proto = framework_pb2.OpProto(type=self.type, comment=self.doc)
+        for slots, field in ((self.inputs, proto.inputs), (self.outputs, proto.outputs)):
+            for s in slots:
+                field.add(name=s.name, comment=s.comment, duplicable=s.duplicable,
+                          dispensable=s.dispensable)
+        for name, a in self.attrs.items():
+            proto.attrs.add(name=name, type=a.attr_type, comment=a.comment)
+        return proto
+
+    def __repr__(self):
+        return f"<OpDef {self.type}>"
+
+
+_REGISTRY = {}
+
+
+def register(opdef):
+    """Add an op type to the registry (its name must be new). Returns it."""
+    if opdef.type in _REGISTRY:
+        raise ValueError(f"op type '{opdef.type}' is registered twice")
+    _REGISTRY[opdef.type] = opdef
+    return opdef
+
+
+def get(op_type):
+    """The OpDef of ``op_type``; an OpNotFoundError suggests close names."""
+    opdef = _REGISTRY.get(op_type)
+    if opdef is None:
+        close = difflib.get_close_matches(str(op_type), list(_REGISTRY), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise OpNotFoundError(f"op type '{op_type}' is not registered in paddle_nb{hint}")
+    return opdef
+
+
+def exists(op_type):
+    return op_type in _REGISTRY
+
+
+def types():
+    """Every registered op type, in registration order."""
+    return list(_REGISTRY)
+
+
+def describe(op_type):
+    """A readable description of an op: what it computes, its slots and attributes."""
+    d = get(op_type)
+    lines = [f"{d.type}: {d.doc.splitlines()[0] if d.doc else '(no description)'}"]
+    for title, slots in (("inputs", d.inputs), ("outputs", d.outputs)):
+        for s in slots:
+            flags = [f for f, on in (("list", s.duplicable), ("optional", s.dispensable)) if on]
+            extra = f" ({', '.join(flags)})" if flags else ""
+            lines.append(f"  {title[:-1]} {s.name}{extra}{': ' + s.comment if s.comment else ''}")
+    for name, a in d.attrs.items():
+        default = "required" if a.default is REQUIRED else f"default {a.default!r}"
+        lines.append(f"  attr {name}: {a.kind}, {default}{': ' + a.comment if a.comment else ''}")
+    lines.append(f"  gradient: {'yes' if d.grad else 'none'}")
+    return "\n".join(lines)

@@ -1,0 +1,154 @@
+"""Shape ops: the same elements seen through another shape or axis order.
+
+``reshape2``, ``transpose2``, ``squeeze2`` and ``unsqueeze2`` move no data
+(their outputs are views where the array module allows). Each also writes
+``XShape``, an empty tensor of shape ``(0,) + X.shape`` that carries X's shape
+to the grad op, so X's memory can be freed after the forward pass: the grad op
+reads ``XShape`` and ``Out@GRAD`` and reshapes (or transposes) the gradient back.
+
+>>> reshape_shape((-1, 4), [0, 2, 2]), reshape_shape((2, 3, 4), [-1, 0, 2])
+((-1, 2, 2), (4, 3, 2))
+>>> squeeze_shape((1, 3, 1), []), unsqueeze_shape((3, 4), [0, -1])
+((3,), (1, 3, 4, 1))
+"""
+
+import math
+
+import numpy
+
+from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, fail, register
+
+__all__ = ["reshape_shape", "squeeze_shape", "unsqueeze_shape", "permutation", "XSHAPE_DOC"]
+
+XSHAPE_DOC = "an empty tensor of shape (0,) + X.shape, read by the grad op"
+MKLDNN = {"use_quantizer": Attr("bool", False, comment="unused; kept for PaddlePaddle programs"),
+          "mkldnn_data_type": Attr("str", "float32", comment="unused; kept for PaddlePaddle programs")}
+
+
+def _known_product(dims):
+    return math.prod(d for d in dims if d != -1)
+
+
+def _target(x_shape, shape):
+    """``shape`` with each 0 replaced by X's dimension; the index of the -1 (or None)."""
+    out, unknown = [], None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if unknown is not None:
+                fail(f"shape may hold only one -1, got shape {list(shape)} for X of shape {x_shape}")
+            unknown = i
+        elif s == 0 and i >= len(x_shape):
+            fail(f"shape[{i}] = 0 copies X's dimension {i}, but X of shape {x_shape} has rank "
+                 f"{len(x_shape)}")
+        elif s < -1:
+            fail(f"shape may hold sizes, 0 (copy) and one -1 (infer), got shape {list(shape)}")
+        out.append(x_shape[i] if s == 0 else s)
+    return out, unknown
+
+
+def reshape_shape(x_shape, shape):
+    """The shape ``reshape2`` gives X; -1 in ``x_shape`` is an unknown (batch) dimension."""
+    x_shape = tuple(x_shape)
+    out, unknown = _target(x_shape, shape)
+    copied = [i for i, s in enumerate(shape) if s == 0 and x_shape[i] == -1]
+    if x_shape.count(-1) > len(copied):      # an unknown X dimension is folded in: no check
+        return tuple(out)
+    have = _known_product(x_shape)
+    known = _known_product(d for i, d in enumerate(out) if i != unknown)
+    if unknown is None:
+        if have != known:
+            fail(f"shape {list(shape)} asks for {known} elements but X of shape {x_shape} "
+                 f"holds {have}")
+    elif known == 0 or have % known:
+        fail(f"X of shape {x_shape} ({have} elements) does not fit shape {list(shape)}: "
+             f"the other dimensions hold {known}")
+    else:
+        out[unknown] = have // known
+    return tuple(out)
+
+
+def permutation(axis, rank, what="X"):
+    """``axis`` with negatives counted from the end, checked to be a permutation of the dims."""
+    perm = [a + rank if a < 0 else a for a in axis]
+    if sorted(perm) != list(range(rank)):
+        fail(f"axis must be a permutation of 0..{rank - 1} for {what} of rank {rank}, got {list(axis)}")
+    return perm
+
+
+def squeeze_shape(x_shape, axes):
+    """X's shape without size-1 dims: all of them, or those listed in ``axes`` (-1 counts as 1)."""
+    rank = len(x_shape)
+    if not axes:
+        drop = {i for i, d in enumerate(x_shape) if d == 1}
+    else:
+        drop = set()
+        for a in axes:
+            i = a + rank if a < 0 else a
+            if not 0 <= i < rank:
+                fail(f"axes {list(axes)} are out of range for X of shape {tuple(x_shape)}")
+            if x_shape[i] in (1, -1):
+                drop.add(i)
+    return tuple(d for i, d in enumerate(x_shape) if i not in drop)
+
+
+def unsqueeze_shape(x_shape, axes):
+    """X's shape with a 1 inserted at each of ``axes``, in order (negatives count from the end)."""
+    out = list(x_shape)
+    for a in axes:
+        i = a + len(out) + 1 if a < 0 else a
+        if not 0 <= i <= len(out):
+            fail(f"axes {list(axes)} are out of range for X of shape {tuple(x_shape)}")
+        out.insert(i, 1)
+    return tuple(out)
+
+
+def _xshape_meta(x):
+    return x.with_shape((0,) + tuple(x.shape))
+
+
+def _xshape(xp, x):
+    return xp.empty((0,) + x.shape, dtype=x.dtype)
+
+
+def _register_pair(name, attrs, out_shape, forward, backward, doc):
+    """``name`` (X -> Out, XShape) and ``name_grad`` (XShape, Out@GRAD -> X@GRAD)."""
+    register(OpDef(
+        name, inputs=["X"], outputs=["Out", "XShape"], attrs=attrs,
+        infer=lambda x, **a: (x.with_shape(out_shape(x.shape, **a)), _xshape_meta(x)),
+        kernel=lambda ctx, x, **a: (forward(ctx.xp, x, **a), _xshape(ctx.xp, x)),
+        grad=grad_op(f"{name}_grad", inputs=(), outputs=("XShape",)), doc=doc))
+    register(OpDef(
+        f"{name}_grad", inputs=["XShape", "Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
+        infer=lambda xshape, dout, **a: Meta(tuple(xshape.shape[1:]), dout.dtype, xshape.lod_level),
+        kernel=lambda ctx, xshape, dout, **a: backward(ctx.xp, dout, tuple(xshape.shape[1:]), **a),
+        doc=f"the gradient of {name}: X@GRAD from XShape (X's shape) and Out@GRAD"))
+
+
+def _regrid(xp, dout, x_shape, **attrs):
+    return dout.reshape(x_shape)
+
+
+_register_pair(
+    "reshape2", {"shape": Attr("ints", [], comment="0 copies X's dim; one -1 is inferred"), **MKLDNN},
+    lambda s, *, shape, **_: reshape_shape(s, shape),
+    lambda xp, x, *, shape, **_: x.reshape(reshape_shape(x.shape, shape)), _regrid,
+    "Out = X with the shape `shape` (0 copies X's dimension, one -1 is inferred)")
+_register_pair(
+    "transpose2", {"axis": Attr("ints", REQUIRED, comment="the permutation of X's dims"),
+                   "data_format": Attr("str", "AnyLayout"), **MKLDNN},
+    lambda s, *, axis, **_: tuple(s[i] for i in permutation(axis, len(s))),
+    lambda xp, x, *, axis, **_: xp.transpose(x, permutation(axis, x.ndim)),
+    lambda xp, dout, x_shape, *, axis, **_: xp.transpose(
+        dout, numpy.argsort(permutation(axis, len(x_shape))).tolist()),
+    "Out = X with its dimensions permuted: Out.shape[i] = X.shape[axis[i]]")
+_register_pair(
+    "squeeze2", {"axes": Attr("ints", [], comment="dims of size 1 to drop; [] drops all")},
+    lambda s, *, axes: squeeze_shape(s, axes),
+    lambda xp, x, *, axes: x.reshape(squeeze_shape(x.shape, axes)), _regrid,
+    "Out = X without the size-1 dimensions listed in axes (all of them when axes is empty)")
+_register_pair(
+    "unsqueeze2", {"axes": Attr("ints", [], comment="where to insert size-1 dims, in order")},
+    lambda s, *, axes: unsqueeze_shape(s, axes),
+    lambda xp, x, *, axes: x.reshape(unsqueeze_shape(x.shape, axes)), _regrid,
+    "Out = X with a size-1 dimension inserted at each of axes, in order")

@@ -19,6 +19,10 @@ from paddle_nb.framework import (
     Block, Operator, Parameter, Program, Variable, default_main_program,
     default_startup_program, get_variable, initializer, program_guard,
 )
+from paddle_nb import executor
+from paddle_nb.executor import Executor
+from paddle_nb import layers
+from paddle_nb.layers import ParamAttr, data_layer, fc_layer
 
 __all__ = [
     "errors", "core", "registry", "framework", "initializer",
@@ -26,4 +30,5 @@ __all__ = [
     "scope_guard", "memory_stats",
     "Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
     "default_startup_program", "program_guard", "get_variable",
+    "executor", "Executor", "layers", "ParamAttr", "data_layer", "fc_layer",
 ]

@@ -44,7 +44,9 @@ def _var_line(var):
     return f"{var.name} : {dtype}[{shape}]" + (f"  ({', '.join(tags)})" if tags else "")
 
 
-def _fmt(value):
+def _fmt(value, name=""):
+    if name.endswith("dtype") and isinstance(value, int) and value >= 0:
+        return VarType.Type.Name(value).lower() if value in VarType.Type.values() else repr(value)
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, list) and len(value) > 8:
@@ -57,7 +59,7 @@ def _op_line(k, op):
         return ", ".join(f"{s}={n[0] if len(n) == 1 else '[' + ', '.join(n) + ']'}"
                          for s, n in m.items() if n)
     attrs = {a: v for a, v in op.attrs.items() if a not in _HIDDEN_ATTRS}
-    text = ", ".join(f"{a}={_fmt(v)}" for a, v in attrs.items())
+    text = ", ".join(f"{a}={_fmt(v, a)}" for a, v in attrs.items())
     outs = slots(op.outputs)
     return f"#{k} {outs + ' = ' if outs else ''}{op.type}({slots(op.inputs)})" + \
         (f" {{{text}}}" if text else "")

@@ -37,12 +37,13 @@ class KernelContext:
 class RawContext(KernelContext):
     """A KernelContext plus the scope, the op and the sub-block runner."""
 
-    __slots__ = ("scope", "op", "run_block", "state")
+    __slots__ = ("scope", "op", "attrs", "run_block", "state")
 
-    def __init__(self, base, scope, op, run_block, state=None):
+    def __init__(self, base, scope, op, attrs, run_block, state=None):
         self.place, self.xp, self.rng = base.place, base.xp, base.rng
         self.scope = scope          # the Scope that runs the op
-        self.op = op                # an object with .type, .inputs, .outputs (slot -> names), .attrs
+        self.op = op                # an object with .type, .inputs, .outputs (slot -> names)
+        self.attrs = attrs          # the op's declared attributes, defaults filled in
         self.run_block = run_block  # run_block(block_idx, scope): runs a sub-block in a scope
         self.state = state          # executor-owned state a raw op may need (run options)
 

@@ -189,13 +189,16 @@ SLICE_ATTRS = {
 def _slice_kernel(ctx, x, *, axes, starts, ends, decrease_axis, infer_flags):
     boxes = _boxes(x.shape, axes, starts, ends)
     out = x[tuple(boxes.get(i, slice(None)) for i in range(x.ndim))]
-    return out.reshape(slice_shape(x.shape, axes, starts, ends, decrease_axis)) if decrease_axis else out
+    if decrease_axis:
+        out = out.reshape(slice_shape(x.shape, axes, starts, ends, decrease_axis))
+    return out
 
 
 def _slice_grad(ctx, x, dout, *, axes, starts, ends, **_):
     boxes = _boxes(x.shape, axes, starts, ends)
     dx = ctx.xp.zeros(x.shape, dtype=dout.dtype)
-    dx[tuple(boxes.get(i, slice(None)) for i in range(x.ndim))] = dout.reshape(_sliced(x.shape, boxes))
+    box = tuple(boxes.get(i, slice(None)) for i in range(x.ndim))
+    dx[box] = dout.reshape(_sliced(x.shape, boxes))
     return dx
 
 

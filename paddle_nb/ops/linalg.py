@@ -65,6 +65,10 @@ def _product_grads(a, b, g):
     return _sum_to(g @ _swap(b), a.shape), _sum_to(_swap(a) @ g, b.shape)
 
 
+def _pair_grad_infer(x, y, dout, **_):
+    return x, y
+
+
 def _batched_shape(a, b):
     batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     return tuple(batch) + (a.shape[-2], b.shape[-1])
@@ -97,10 +101,6 @@ def _mul_kernel(ctx, x, y, *, x_num_col_dims, y_num_col_dims, **_):
     return out.reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
 
-def _pair_grad_infer(x, y, dout, **_):
-    return x, y
-
-
 def _mul_grad_kernel(ctx, x, y, dout, *, x_num_col_dims, y_num_col_dims, **_):
     a, b = _as_matrix(x, x_num_col_dims), _as_matrix(y, y_num_col_dims)
     da, db = _product_grads(a, b, dout.reshape(a.shape[0], b.shape[1]))
@@ -130,8 +130,8 @@ def _v1_matrix(shape, is_x, trans):
 def matmul_shape(xs, ys, transpose_x, transpose_y):
     """Out's shape for fluid's ``matmul`` (-1 = unknown), or a ShapeError.
 
-    >>> matmul_shape((5,), (5, 3), False, False), matmul_shape((2, 4, 5), (5,), False, False)
-    ((3,), (2, 4))
+    >>> matmul_shape((5,), (5, 3), False, False), matmul_shape((-1, 4, 5), (5,), False, False)
+    ((3,), (-1, 4))
     """
     xb, m, kx = _v1_matrix(xs, True, transpose_x)
     yb, ky, n = _v1_matrix(ys, False, transpose_y)
@@ -215,8 +215,8 @@ def _broadcast_batch(xb, yb, xs, ys):
 def matmul_v2_shape(xs, ys, trans_x, trans_y):
     """Out's shape for ``matmul_v2`` (numpy.matmul with transposes), or a ShapeError.
 
-    >>> matmul_v2_shape((2, 1, 4, 5), (3, 5, 6), False, False)
-    (2, 3, 4, 6)
+    >>> matmul_v2_shape((2, 1, 4, 5), (3, 5, 6), False, False), matmul_v2_shape((-1, 5), (5,), 0, 0)
+    ((2, 3, 4, 6), (-1,))
     """
     a = (1,) + tuple(xs) if len(xs) == 1 else tuple(xs)
     b = tuple(ys) + (1,) if len(ys) == 1 else tuple(ys)
@@ -258,8 +258,8 @@ def _matmul_v2_grad_kernel(ctx, x, y, dout, *, trans_x, trans_y, **_):
 
 
 MATMUL_V2_ATTRS = {
-    "trans_x": Attr("bool", False, comment="use X's transpose (last two dimensions; not for rank 1)"),
-    "trans_y": Attr("bool", False, comment="use Y's transpose (last two dimensions; not for rank 1)"),
+    "trans_x": Attr("bool", False, comment="use X's transpose (last two dims; not for rank 1)"),
+    "trans_y": Attr("bool", False, comment="use Y's transpose (last two dims; not for rank 1)"),
     **MKLDNN_EXTRA,
 }
 
@@ -280,7 +280,7 @@ _register("mul", MUL_ATTRS, _mul_infer, _mul_kernel, _mul_grad_kernel,
           "Out = flatten(X, x_num_col_dims) @ flatten(Y, y_num_col_dims), reshaped to "
           "X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:]")
 _register("matmul", MATMUL_ATTRS, _matmul_infer, _matmul_kernel, _matmul_grad_kernel,
-          "Out = alpha * op(X) @ op(Y), op a transpose of the last two dimensions (fluid 1.x rules)")
+          "Out = alpha * op(X) @ op(Y), op a transpose of the last two dims (fluid 1.x rules)")
 _register("matmul_v2", MATMUL_V2_ATTRS, _matmul_v2_infer, _matmul_v2_kernel,
           _matmul_v2_grad_kernel,
           "Out = op(X) @ op(Y) with numpy.matmul's rules: rank-1 operands, broadcast batches")

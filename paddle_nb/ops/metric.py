@@ -31,7 +31,7 @@ def _top_k_infer(x, *, k):
 
 def _top_k_kernel(ctx, x, *, k):
     xp = ctx.xp
-    order = xp.argsort(-x, axis=-1)[..., :k].astype(INT64, copy=False)
+    order = xp.argsort(-x, axis=-1, kind="stable")[..., :k].astype(INT64, copy=False)
     return xp.take_along_axis(x, order, axis=-1), order
 
 

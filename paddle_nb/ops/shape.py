@@ -22,8 +22,9 @@ from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, fail, register
 __all__ = ["reshape_shape", "squeeze_shape", "unsqueeze_shape", "permutation", "XSHAPE_DOC"]
 
 XSHAPE_DOC = "an empty tensor of shape (0,) + X.shape, read by the grad op"
-MKLDNN = {"use_quantizer": Attr("bool", False, comment="unused; kept for PaddlePaddle programs"),
-          "mkldnn_data_type": Attr("str", "float32", comment="unused; kept for PaddlePaddle programs")}
+UNUSED = "unused; kept for PaddlePaddle programs"
+MKLDNN = {"use_quantizer": Attr("bool", False, comment=UNUSED),
+          "mkldnn_data_type": Attr("str", "float32", comment=UNUSED)}
 
 
 def _known_product(dims):
@@ -36,7 +37,8 @@ def _target(x_shape, shape):
     for i, s in enumerate(shape):
         if s == -1:
             if unknown is not None:
-                fail(f"shape may hold only one -1, got shape {list(shape)} for X of shape {x_shape}")
+                fail(f"shape may hold only one -1, got shape {list(shape)} for X of shape "
+                     f"{x_shape}")
             unknown = i
         elif s == 0 and i >= len(x_shape):
             fail(f"shape[{i}] = 0 copies X's dimension {i}, but X of shape {x_shape} has rank "
@@ -72,7 +74,8 @@ def permutation(axis, rank, what="X"):
     """``axis`` with negatives counted from the end, checked to be a permutation of the dims."""
     perm = [a + rank if a < 0 else a for a in axis]
     if sorted(perm) != list(range(rank)):
-        fail(f"axis must be a permutation of 0..{rank - 1} for {what} of rank {rank}, got {list(axis)}")
+        fail(f"axis must be a permutation of 0..{rank - 1} for {what} of rank {rank}, "
+             f"got {list(axis)}")
     return perm
 
 
@@ -130,7 +133,8 @@ def _regrid(xp, dout, x_shape, **attrs):
 
 
 _register_pair(
-    "reshape2", {"shape": Attr("ints", [], comment="0 copies X's dim; one -1 is inferred"), **MKLDNN},
+    "reshape2",
+    {"shape": Attr("ints", [], comment="0 copies X's dim; one -1 is inferred"), **MKLDNN},
     lambda s, *, shape, **_: reshape_shape(s, shape),
     lambda xp, x, *, shape, **_: x.reshape(reshape_shape(x.shape, shape)), _regrid,
     "Out = X with the shape `shape` (0 copies X's dimension, one -1 is inferred)")

@@ -49,7 +49,7 @@ def _lookup_grad(ctx, w, ids, dout, *, padding_idx, **_):
 
 
 LOOKUP_ATTRS = {
-    "padding_idx": Attr("long", -1, check=lambda v: None if v >= -1 else "expected -1 (none) or a row",
+    "padding_idx": Attr("long", -1, check=lambda v: None if v >= -1 else "expected -1 or a row",
                         comment="the id whose rows are zeros with no gradient; -1: none"),
     "is_sparse": Attr("bool", False, comment="PaddlePaddle's SelectedRows gradient; dense here"),
     "is_distributed": Attr("bool", False), "remote_prefetch": Attr("bool", False),

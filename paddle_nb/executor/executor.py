@@ -1,0 +1,425 @@
+"""The Executor: an interpreter of blocks over scopes (seed 003's Block.Run).
+
+::
+
+    run(program, feed, fetch_list, scope)
+     └─ run_block(plan of block 0, a new kid scope of `scope`)   one scope per block run
+         └─ run_op(step)   kernel(ctx, *input arrays, **attrs) -> output arrays
+             └─ a control-flow op calls run_block(sub-block, a new kid scope)
+
+Persistable variables (parameters, optimizer state) live in the user's
+scope; temporaries in a local kid scope that is destroyed when the run
+ends, as seed 003 destroys the scope hierarchy when the minibatch
+completes. A run that fails part-way puts every persistable back as it was.
+Listeners (``exe.subscribe``) receive a RunRecord of each run; with none,
+nothing is recorded.
+"""
+
+import time
+
+import numpy
+
+from paddle_nb.core.scope import Scope, global_scope
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.place import CPUPlace, Place
+from paddle_nb.errors import FeedError, FetchError, NotAllocatedError, OpRunError, PaddleNBError
+from paddle_nb.executor.plan import BlockPlan
+from paddle_nb.executor.record import Recorder
+from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.program import Program
+from paddle_nb.framework.variable import Variable
+from paddle_nb.ops.context import KernelContext, RawContext
+
+__all__ = ["Executor", "RUN_LISTENERS"]
+
+RUN_LISTENERS = []   # listeners of every executor's runs (the Dashboard subscribes here)
+
+
+class Executor:
+    """Runs programs on one place.
+
+    >>> import numpy as np, paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> with pd.program_guard(prog):
+    ...     x = pd.layers.data("x", shape=[2])
+    ...     y = pd.layers.relu(x)
+    >>> pd.Executor(pd.CPUPlace()).run(prog, feed={"x": np.array([[-1., 2.]], "float32")},
+    ...                                fetch_list=[y])
+    [array([[0., 2.]], dtype=float32)]
+    """
+
+    def __init__(self, place=None, seed=None):
+        if place is not None and not isinstance(place, Place):
+            raise TypeError(f"Executor: expected a Place, got {place!r}")
+        self.place = place or CPUPlace()
+        self.ctx = KernelContext(self.place, seed)
+        self.listeners = []
+        self.record_values = False   # RunRecords hold variable values (host copies) when True
+        self._plans = {}
+        self._state = None
+
+    # -- subscribers ------------------------------------------------------------------------------
+    def subscribe(self, listener):
+        """Call ``listener(record)`` after each run of this executor; returns an unsubscribe."""
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener) if listener in self.listeners else None
+
+    # -- the public entry points -----------------------------------------------------------------
+    def run(self, program=None, feed=None, fetch_list=None, scope=None, return_numpy=True):
+        """Run ``program``'s global block in ``scope``; return the fetched values."""
+        program = default_main_program() if program is None else program
+        if not isinstance(program, Program):
+            raise TypeError(f"Executor.run: expected a Program, got {type(program).__name__}")
+        scope = global_scope() if scope is None else scope
+        if not isinstance(scope, Scope):
+            raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
+        feed = dict(feed or {})
+        fetch_names = [self._fetch_name(program, f) for f in (fetch_list or [])]
+        plan = self._plan(program, 0, tuple(fetch_names))
+        feed_targets = self._check_feed(program, plan, feed, scope)
+        listeners = self.listeners + RUN_LISTENERS
+        recorder = Recorder(program, scope, self) if listeners else None
+        run_scope = scope.new_scope(label="run")
+        self._state = _RunState(program, scope, run_scope, recorder)
+        try:
+            self._feed(program, plan, run_scope, feed, feed_targets)
+            if recorder:
+                recorder.start()
+            self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
+            results = self._fetch(program, run_scope, fetch_names, return_numpy)
+        except BaseException:
+            self._state.restore()
+            if recorder:
+                recorder.finish(run_scope, failed=True)
+                self._notify(listeners, recorder.record)
+            run_scope.destroy()
+            self._state = None
+            raise
+        if recorder:
+            recorder.finish(run_scope)
+        run_scope.destroy()
+        self._state = None
+        if recorder:
+            self._notify(listeners, recorder.record)
+        return results
+
+    def eval(self, targets, program=None, feed=None, scope=None):
+        """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
+        program = default_main_program() if program is None else program
+        targets = targets if isinstance(targets, (list, tuple)) else [targets]
+        names = [self._fetch_name(program, t) for t in targets]
+        pruned = program.prune(names)
+        feed = {k: v for k, v in (feed or {}).items() if pruned.global_block().find_var(k)}
+        return self.run(pruned, feed=feed, fetch_list=names, scope=scope)
+
+    # -- the interpreter -------------------------------------------------------------------------
+    def run_block(self, program, block_idx, scope, keep=()):
+        """Run every op of block ``block_idx`` in ``scope``.
+
+        ``keep`` names temporaries not to release after their last use (the
+        fetch targets); sub-blocks release nothing, since the backward pass
+        reads their step scopes.
+        """
+        plan = self._plan(program, block_idx, keep)
+        cells = self._bind(plan, scope)
+        state = self._state
+        if state is not None and state.recorder is not None:
+            state.recorder.run_steps(self, plan, cells, scope)
+        else:
+            self._run_steps(plan, cells, scope)
+
+    def _run_steps(self, plan, cells, scope):
+        ctx = self.ctx
+        for step in plan.steps:
+            if step.initializer and _allocated(cells, step.outs):
+                continue          # a preamble initializer: this scope already has the value
+            try:
+                if step.raw:
+                    self._run_raw(step, scope)
+                    continue
+                if step.simple_in:
+                    args = [cells[i]._array if i >= 0 else None for i in step.ins]
+                else:
+                    args = _gather(cells, step.ins)
+                out = step.kernel(ctx, *args, **step.attrs)
+            except PaddleNBError as err:
+                if isinstance(err, OpRunError):
+                    raise
+                raise self._op_error(step, plan, cells, err) from err
+            except Exception as err:
+                raise self._op_error(step, plan, cells, err) from err
+            self._store(step, cells, out)
+            for pos in step.release:
+                cells[pos]._free()
+
+    def _store(self, step, cells, out):
+        outs = step.outs
+        place = self.place
+        if len(outs) == 1:
+            pos = outs[0]
+            if isinstance(pos, tuple):
+                for p, value in zip(pos, out):
+                    cells[p]._hold(value, place)
+            elif pos >= 0:
+                cells[pos]._hold(out, place)
+            return
+        for pos, value in zip(outs, out):
+            if value is None:
+                continue
+            if isinstance(pos, tuple):
+                for p, v in zip(pos, value):
+                    cells[p]._hold(v, place)
+            elif pos >= 0:
+                cells[pos]._hold(value, place)
+
+    def _run_raw(self, step, scope):
+        ctx = RawContext(self.ctx, scope, step.op, step.attrs, self._sub_block_runner(step.op),
+                         self._state)
+        step.kernel(ctx)
+
+    def _sub_block_runner(self, op):
+        program = op.block.program
+
+        def run_sub_block(block_idx, scope):
+            self.run_block(program, block_idx, scope)
+        return run_sub_block
+
+    # -- preparing and binding -------------------------------------------------------------------
+    def _plan(self, program, block_idx, keep):
+        key = (id(program), program.version, block_idx, keep)
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) > 64:
+                self._plans.clear()
+            plan = BlockPlan(program, block_idx)
+            if block_idx == 0:
+                plan.plan_releases(set(keep))
+            plan.program_ref = program   # keeps id(program) from being reused while cached
+            self._plans[key] = plan
+        return plan
+
+    def _bind(self, plan, scope):
+        """The tensor (or Variable, for non-tensor kinds) of each of the plan's names."""
+        cells = []
+        user_scope = self._state.user_scope if self._state is not None else scope
+        for name, local, persistable, tensor in zip(plan.names, plan.local, plan.persistable,
+                                                    plan.tensor):
+            if persistable:
+                var = scope.find_var(name)
+                if var is None:
+                    var = user_scope.var(name)
+                    if self._state is not None:
+                        self._state.created.append(name)
+                if self._state is not None:
+                    self._state.stage(var)
+            elif local:
+                var = scope.var(name)
+            else:
+                var = scope.find_var(name) or self._outer_scope(plan, name, scope).var(name)
+            cells.append(var.get_tensor() if tensor else var)
+        return cells
+
+    def _outer_scope(self, plan, name, scope):
+        """The scope that runs the ancestor block declaring ``name`` (one kid scope per block)."""
+        block = plan.block
+        while block is not None and name not in block.vars:
+            block = block.parent
+            scope = scope.parent if scope.parent is not None else scope
+        return scope
+
+    # -- feed and fetch -------------------------------------------------------------------------------
+    def _fetch_name(self, program, target):
+        name = target.name if isinstance(target, Variable) else target
+        if not isinstance(name, str):
+            raise FetchError(f"fetch_list: expected Variables or names, got {target!r}")
+        if program.global_block().find_var(name) is None:
+            raise FetchError(f"fetch target '{name}' is not a variable of the program's global "
+                             "block")
+        return name
+
+    def _check_feed(self, program, plan, feed, scope):
+        """Check every feed against its data variable before anything runs."""
+        glob = program.global_block()
+        targets = {}
+        feed_ops = [op for op in glob.ops if op.type == "feed"]
+        fed_by_op = {op.output("Out")[0]: op for op in feed_ops}
+        for name, value in feed.items():
+            var = glob.find_var(name)
+            if var is None:
+                raise FeedError(f"feed '{name}': the program has no such variable (data "
+                                f"variables: {', '.join(_data_names(program)) or 'none'})")
+            targets[name] = _check_value(var, value)
+        for pos in plan.reads_before_writes():
+            name = plan.names[pos]
+            var = plan.vars[pos]
+            if plan.persistable[pos] or name in feed or var is None or not var.is_tensor():
+                continue
+            if name in fed_by_op:
+                continue
+            step = next(s for s in plan.steps if pos in _flat_ins(s.ins))
+            raise FeedError(f"missing feed for '{name}' ({_shape_text(var)}), read by op "
+                            f"#{step.index} '{step.op.type}' built at {step.op.site()}")
+        for name, op in fed_by_op.items():
+            if name not in feed:
+                raise FeedError(f"missing feed for '{name}' (the program's feed op "
+                                f"#{op.index()} reads it)")
+        return targets
+
+    def _feed(self, program, plan, run_scope, feed, targets):
+        glob = program.global_block()
+        feed_ops = [op for op in glob.ops if op.type == "feed"]
+        if feed_ops:
+            holder_name = feed_ops[0].input("X")[0]
+            columns = {}
+            for op in feed_ops:
+                columns[op.attr("col", 0)] = targets.get(op.output("Out")[0])
+            feed_list = [columns.get(c) for c in range(max(columns) + 1)]
+            holder = self._state.user_scope.var(holder_name)
+            holder.set_value(feed_list)
+            for op in feed_ops:
+                feed.pop(op.output("Out")[0], None)
+        for name, value in feed.items():
+            var = run_scope.find_var(name)
+            if var is None or glob.vars[name].persistable is False:
+                var = run_scope.var(name)
+            tensor = var.get_tensor()
+            tensor.set(value, self.place)
+            if isinstance(value, LoDTensor) and value.lod():
+                tensor.set_lod(value.lod())
+
+    def _fetch(self, program, run_scope, names, return_numpy):
+        results = []
+        for name in names:
+            var = run_scope.find_var(name)
+            if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+                raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                                 "of the program computes it and it was not fed")
+            tensor = var.get_tensor()
+            if return_numpy:
+                results.append(tensor.numpy())
+            else:
+                copy = LoDTensor()
+                copy.set(tensor.array(), self.place)
+                copy.set_lod(tensor.lod())
+                results.append(copy)
+        return results
+
+    # -- errors -----------------------------------------------------------------------------------------
+    def _op_error(self, step, plan, cells, err):
+        op = step.op
+        reads = []
+        for slot, names in op.inputs.items():
+            for n in names:
+                pos = plan.position(n)
+                cell = cells[pos] if pos is not None else None
+                if isinstance(cell, LoDTensor):
+                    if cell._array is None:
+                        reads.append(f"{slot}={n} (no value yet)")
+                    else:
+                        reads.append(f"{slot}={n} {cell._array.dtype}{list(cell._array.shape)}")
+        if isinstance(err, (TypeError, AttributeError)) and any("no value" in r for r in reads):
+            err = NotAllocatedError("an input has no value: it is read before any op writes it")
+        return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
+                          f"built at {op.site()}: {type(err).__name__}: {err}\n"
+                          f"  inputs: {', '.join(reads) or 'none'}")
+
+    @staticmethod
+    def _notify(listeners, record):
+        for listener in list(listeners):
+            listener(record)
+
+
+class _RunState:
+    """What one run must undo if it fails: persistables it changed or created."""
+
+    def __init__(self, program, user_scope, run_scope, recorder):
+        self.program = program
+        self.user_scope = user_scope
+        self.run_scope = run_scope
+        self.recorder = recorder
+        self.saved = {}
+        self.created = []
+
+    def stage(self, var):
+        if id(var) not in self.saved:
+            held = var._holder
+            if isinstance(held, LoDTensor):
+                self.saved[id(var)] = (var, held, held._array, held._place, held._lod)
+            else:
+                self.saved[id(var)] = (var, held, None, None, None)
+
+    def restore(self):
+        for var, held, array, place, lod in self.saved.values():
+            if var._dead is not None:
+                continue
+            if isinstance(held, LoDTensor) and var._holder is held:
+                if held._array is not array:
+                    held._free()
+                    if array is not None:
+                        held._hold(array, place)
+                held._lod = lod
+            elif var._holder is not held:
+                var._holder = held
+        for name in self.created:
+            if self.user_scope.is_alive():
+                self.user_scope.erase(name)
+
+
+def _allocated(cells, outs):
+    for pos in outs:
+        if pos >= 0 and cells[pos]._array is None:
+            return False
+    return True
+
+
+def _gather(cells, ins):
+    args = []
+    for i in ins:
+        if isinstance(i, tuple):
+            args.append([cells[p]._array for p in i])
+        else:
+            args.append(cells[i]._array if i >= 0 else None)
+    return args
+
+
+def _flat_ins(ins):
+    out = []
+    for i in ins:
+        out.extend(i if isinstance(i, tuple) else [i])
+    return out
+
+
+def _data_names(program):
+    glob = program.global_block()
+    return [v.name for v in glob.vars.values() if not v.persistable and v.writer is None
+            and v.is_tensor()]
+
+
+def _shape_text(var):
+    try:
+        return f"{var.dtype}{list(var.shape)}"
+    except Exception:
+        return "?"
+
+
+def _check_value(var, value):
+    """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
+    if isinstance(value, LoDTensor):
+        array = value.array()
+    else:
+        array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
+            else numpy.asarray(value)
+    want = var.dtype
+    if array.dtype != want:
+        raise FeedError(f"feed '{var.name}': expected dtype {want}, got {array.dtype} "
+                        f"(cast it with .astype('{want}'))")
+    shape = var.shape
+    got = tuple(array.shape)
+    if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
+        raise FeedError(f"feed '{var.name}': expected shape {list(shape)} (-1 is any size), "
+                        f"got {list(got)}")
+    return value
+
+
+def _elapsed():
+    return time.perf_counter()

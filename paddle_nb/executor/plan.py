@@ -1,0 +1,127 @@
+"""A block prepared for running: kernels resolved, attributes completed, slots bound.
+
+Preparing a block once per program version keeps the per-op cost of a run
+small: each :class:`Step` holds its kernel with its attributes, and the
+positions of its inputs and outputs in the block's list of variable names.
+At run time those names are bound once to the tensors of a scope
+(:meth:`BlockPlan.bind`), and each step reads and writes tensors by position.
+The plan also knows each temporary's last use, so the executor can release
+it right after (PaddlePaddle's eager deletion).
+"""
+
+from paddle_nb.errors import OpNotFoundError
+from paddle_nb.framework.program import is_initializer
+from paddle_nb.framework.variable import VarType
+from paddle_nb.ops import registry
+
+__all__ = ["Step", "BlockPlan"]
+
+
+class Step:
+    """One op of a plan. ``ins`` / ``outs`` hold variable positions per slot
+    (an int, a tuple for a duplicable slot, or -1 for an absent slot)."""
+
+    __slots__ = ("index", "op", "opdef", "kernel", "attrs", "raw", "ins", "outs", "simple_in",
+                 "release", "initializer")
+
+    def __init__(self, index, op, opdef, attrs, ins, outs, initializer):
+        self.index = index
+        self.op = op
+        self.opdef = opdef
+        self.kernel = opdef.kernel
+        self.attrs = attrs
+        self.raw = opdef.raw
+        self.ins = ins
+        self.outs = outs
+        self.simple_in = all(isinstance(i, int) for i in ins)
+        self.release = ()
+        self.initializer = initializer
+
+
+class BlockPlan:
+    """The steps of one block and the variables they touch.
+
+    ``names`` lists every variable the block's ops read or write; ``local``
+    marks those the block declares itself (made in the scope that runs the
+    block), ``persistable`` those that live in the user's scope.
+    """
+
+    def __init__(self, program, block_idx):
+        block = program.block(block_idx)
+        self.block = block
+        self.names = []
+        self._pos = {}
+        self.steps = []
+        missing = []
+        preamble = program.preamble_length() if block_idx == 0 else 0
+        for k, op in enumerate(block.ops):
+            opdef = registry._REGISTRY.get(op.type)
+            if opdef is None:
+                missing.append(op.type)
+                continue
+            attrs = opdef.complete_attrs(op.attrs, strict=False)
+            ins = tuple(self._slot(op, s, op.input(s.name)) for s in opdef.inputs)
+            outs = tuple(self._slot(op, s, op.output(s.name)) for s in opdef.outputs)
+            init = k < preamble and is_initializer(op)
+            self.steps.append(Step(k, op, opdef, attrs, ins, outs, init))
+        if missing:
+            unique = list(dict.fromkeys(missing))
+            raise OpNotFoundError(f"block {block_idx} uses op types paddle_nb does not have: "
+                                  f"{', '.join(unique)}; nothing was run")
+        self.vars = [block.find_var(n) for n in self.names]
+        self.local = [n in block.vars for n in self.names]
+        self.persistable = [v is not None and v.persistable for v in self.vars]
+        self.tensor = [v is None or v.type == VarType.LOD_TENSOR for v in self.vars]
+
+    def _index(self, name):
+        pos = self._pos.get(name)
+        if pos is None:
+            pos = self._pos[name] = len(self.names)
+            self.names.append(name)
+        return pos
+
+    def _slot(self, op, slot, names):
+        if not names:
+            return -1
+        if slot.duplicable:
+            return tuple(self._index(n) for n in names)
+        return self._index(names[0])
+
+    def position(self, name):
+        return self._pos.get(name)
+
+    def reads_before_writes(self):
+        """Positions of variables some step reads before any step writes them."""
+        written, first_reads = set(), []
+        for step in self.steps:
+            for pos in _flat(step.ins):
+                if pos not in written and pos not in first_reads:
+                    first_reads.append(pos)
+            written.update(_flat(step.outs))
+        return first_reads
+
+    def plan_releases(self, keep):
+        """Give each step the temporaries whose last use it is (never those in ``keep``)."""
+        last = {}
+        for k, step in enumerate(self.steps):
+            if step.raw:          # raw ops may read anything through the scope: keep all alive
+                return
+            for pos in _flat(step.ins) + _flat(step.outs):
+                last[pos] = k
+        by_step = {}
+        for pos, k in last.items():
+            if self.local[pos] and self.tensor[pos] and not self.persistable[pos] \
+                    and self.names[pos] not in keep:
+                by_step.setdefault(k, []).append(pos)
+        for k, step in enumerate(self.steps):
+            step.release = tuple(by_step.get(k, ()))
+
+
+def _flat(slots):
+    out = []
+    for s in slots:
+        if isinstance(s, tuple):
+            out.extend(s)
+        elif s >= 0:
+            out.append(s)
+    return out

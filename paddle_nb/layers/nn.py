@@ -1,0 +1,118 @@
+"""Layers with parameters: fc, embedding, conv2d, batch_norm; and pool2d, dropout.
+
+Each layer makes its parameters in the global block (their initializers go
+to the startup program or the preamble) and appends its ops to the current
+block, the same ops PaddlePaddle 1.8's ``fluid.layers`` appends.
+"""
+
+from paddle_nb.layers.helper import LayerHelper, ParamAttr
+
+__all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout"]
+
+
+def fc(input, size, num_flatten_dims=1, act=None, param_attr=None, bias_attr=None, name=None):
+    """A fully connected layer: ``act(input @ W + b)``, with ``mul`` and ``elementwise_add``.
+
+    ``input`` may be a list: each gets its own weight and the products are summed.
+    """
+    helper = LayerHelper("fc", name)
+    inputs = input if isinstance(input, (list, tuple)) else [input]
+    products = []
+    for x in inputs:
+        in_features = 1
+        for d in x.shape[num_flatten_dims:]:
+            in_features *= d
+        w = helper.param(ParamAttr.of(param_attr), [in_features, size], x.dtype)
+        products.append(helper.out("mul", {"X": x, "Y": w}, {"x_num_col_dims": num_flatten_dims,
+                                                             "y_num_col_dims": 1}))
+    out = products[0] if len(products) == 1 else helper.out("sum", {"X": products})
+    battr = ParamAttr.of(bias_attr)
+    if battr is not None:
+        b = helper.param(battr, [size], out.dtype, is_bias=True)
+        out = helper.out("elementwise_add", {"X": out, "Y": b}, {"axis": num_flatten_dims})
+    return helper.act(out, act)
+
+
+def fc_layer(input, size, act=None, param_attr=None, bias_attr=None, name=None):
+    """Seed 002's fc layer (``block.create_parameter`` twice, then the ops)."""
+    return fc(input, size, act=act, param_attr=param_attr, bias_attr=bias_attr, name=name)
+
+
+def embedding(input, size, is_sparse=False, padding_idx=None, param_attr=None, dtype="float32"):
+    """Rows of a [vocab, dim] table picked by integer ids (``lookup_table_v2``)."""
+    helper = LayerHelper("embedding")
+    w = helper.param(ParamAttr.of(param_attr), list(size), dtype)
+    pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
+    return helper.out("lookup_table_v2", {"W": w, "Ids": input},
+                      {"padding_idx": pad, "is_sparse": is_sparse})
+
+
+def _pair(v):
+    return [v, v] if isinstance(v, int) else list(v)
+
+
+def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
+           param_attr=None, bias_attr=None, act=None, name=None, data_format="NCHW"):
+    """A 2-D convolution over NCHW input, with bias and activation."""
+    helper = LayerHelper("conv2d", name)
+    groups = groups or 1
+    channels = input.shape[1]
+    kh, kw = _pair(filter_size)
+    w = helper.param(ParamAttr.of(param_attr), [num_filters, channels // groups, kh, kw],
+                     input.dtype)
+    out = helper.out("conv2d", {"Input": input, "Filter": w},
+                     {"strides": _pair(stride), "paddings": _pair(padding),
+                      "dilations": _pair(dilation), "groups": groups,
+                      "data_format": data_format}, slot="Output")
+    battr = ParamAttr.of(bias_attr)
+    if battr is not None:
+        b = helper.param(battr, [num_filters], input.dtype, is_bias=True)
+        out = helper.out("elementwise_add", {"X": out, "Y": b}, {"axis": 1})
+    return helper.act(out, act)
+
+
+def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
+           global_pooling=False, ceil_mode=False, name=None, exclusive=True,
+           data_format="NCHW"):
+    """Max or average pooling over NCHW input."""
+    helper = LayerHelper("pool2d", name)
+    return helper.out("pool2d", {"X": input},
+                      {"pooling_type": pool_type, "ksize": _pair(pool_size),
+                       "strides": _pair(pool_stride), "paddings": _pair(pool_padding),
+                       "global_pooling": global_pooling, "ceil_mode": ceil_mode,
+                       "exclusive": exclusive, "data_format": data_format})
+
+
+def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
+               bias_attr=None, data_layout="NCHW", name=None, moving_mean_name=None,
+               moving_variance_name=None, use_global_stats=False):
+    """Batch normalization with running statistics kept as persistable variables."""
+    from paddle_nb.framework.initializer import Constant
+    helper = LayerHelper("batch_norm", name)
+    c = input.shape[1]
+    scale = helper.param(ParamAttr.of(param_attr) if param_attr else ParamAttr(initializer=Constant(1.0)),
+                         [c], input.dtype)
+    bias = helper.param(ParamAttr.of(bias_attr), [c], input.dtype, is_bias=True)
+    mean = helper.param(ParamAttr(name=moving_mean_name or f"{helper.name}.mean",
+                                  initializer=Constant(0.0), trainable=False), [c], input.dtype)
+    var = helper.param(ParamAttr(name=moving_variance_name or f"{helper.name}.variance",
+                                 initializer=Constant(1.0), trainable=False), [c], input.dtype)
+    y = helper.tmp_name()
+    helper.append("batch_norm",
+                  {"X": input, "Scale": scale, "Bias": bias, "Mean": mean, "Variance": var},
+                  {"Y": y, "MeanOut": mean, "VarianceOut": var,
+                   "SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()},
+                  {"momentum": momentum, "epsilon": epsilon, "is_test": is_test,
+                   "data_layout": data_layout, "use_global_stats": use_global_stats})
+    return helper.act(helper.block.var(y), act)
+
+
+def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+            dropout_implementation="downgrade_in_infer"):
+    """Zero each element with probability ``dropout_prob`` while training."""
+    helper = LayerHelper("dropout", name)
+    return helper.out("dropout", {"X": x},
+                      {"dropout_prob": float(dropout_prob), "is_test": is_test,
+                       "fix_seed": seed is not None, "seed": seed or 0,
+                       "dropout_implementation": dropout_implementation},
+                      extra_outputs={"Mask": helper.tmp_name()})

@@ -1,0 +1,145 @@
+"""Layers that make, reshape, join, cut, convert or compare tensors."""
+
+from paddle_nb.core.dtypes import convert_dtype
+from paddle_nb.layers.helper import LayerHelper
+
+__all__ = ["fill_constant", "concat", "split", "slice", "stack", "reshape", "transpose",
+           "assign", "cast", "argmax", "less_than", "less_equal", "greater_than", "equal",
+           "not_equal", "logical_and", "logical_or", "logical_not", "increment", "zeros", "ones"]
+
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None):
+    """A tensor of ``shape`` filled with ``value``."""
+    helper = LayerHelper("fill_constant")
+    attrs = {"shape": [int(d) for d in shape], "dtype": convert_dtype(dtype),
+             "value": float(value), "force_cpu": force_cpu}
+    if out is not None:
+        helper.append("fill_constant", outputs={"Out": out}, attrs=attrs)
+        return out
+    return helper.out("fill_constant", {}, attrs)
+
+
+def zeros(shape, dtype="float32"):
+    return fill_constant(shape, dtype, 0.0)
+
+
+def ones(shape, dtype="float32"):
+    return fill_constant(shape, dtype, 1.0)
+
+
+def concat(input, axis=0, name=None):
+    """Tensors joined along ``axis``."""
+    return LayerHelper("concat", name).out("concat", {"X": list(input)}, {"axis": axis})
+
+
+def split(input, num_or_sections, dim=-1, name=None):
+    """``input`` cut along ``dim`` into ``num`` equal parts or parts of the given sizes."""
+    helper = LayerHelper("split", name)
+    if isinstance(num_or_sections, int):
+        n, attrs = num_or_sections, {"num": num_or_sections, "sections": [], "axis": dim}
+    else:
+        n, attrs = len(num_or_sections), {"num": 0, "sections": list(num_or_sections), "axis": dim}
+    names = [helper.tmp_name() for _ in range(n)]
+    helper.append("split", {"X": input}, {"Out": names}, attrs)
+    return [helper.block.var(name) for name in names]
+
+
+def slice(input, axes, starts, ends):
+    """``input[starts:ends]`` along each of ``axes``."""
+    return LayerHelper("slice").out("slice", {"Input": input},
+                                    {"axes": list(axes), "starts": list(starts), "ends": list(ends)})
+
+
+def stack(x, axis=0, name=None):
+    """Same-shape tensors stacked along a new dimension ``axis``."""
+    return LayerHelper("stack", name).out("stack", {"X": list(x)}, {"axis": axis}, slot="Y")
+
+
+def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
+    """``x`` with a new shape (0 copies a dimension, one -1 is inferred)."""
+    helper = LayerHelper("reshape2", name)
+    out = helper.out("reshape2", {"X": x}, {"shape": [int(d) for d in shape]},
+                     extra_outputs={"XShape": helper.tmp_name()})
+    return helper.act(out, act)
+
+
+def transpose(x, perm, name=None):
+    """``x`` with its dimensions permuted."""
+    helper = LayerHelper("transpose2", name)
+    return helper.out("transpose2", {"X": x}, {"axis": list(perm)},
+                      extra_outputs={"XShape": helper.tmp_name()})
+
+
+def assign(input, output=None):
+    """A copy of ``input`` (into ``output`` when given)."""
+    helper = LayerHelper("assign")
+    if output is not None:
+        helper.append("assign", {"X": input}, {"Out": output})
+        return output
+    return helper.out("assign", {"X": input})
+
+
+def cast(x, dtype):
+    """``x`` converted to ``dtype``."""
+    return LayerHelper("cast").out("cast", {"X": x}, {"in_dtype": x.dtype,
+                                                      "out_dtype": convert_dtype(dtype)})
+
+
+def argmax(x, axis=0):
+    """Indices (int64) of the largest values along ``axis``."""
+    return LayerHelper("arg_max").out("arg_max", {"X": x}, {"axis": axis})
+
+
+def _compare(op_type, x, y, cond=None):
+    helper = LayerHelper(op_type)
+    if cond is not None:
+        helper.append(op_type, {"X": x, "Y": y}, {"Out": cond})
+        return cond
+    return helper.out(op_type, {"X": x, "Y": y})
+
+
+def less_than(x, y, force_cpu=None, cond=None):
+    """x < y, elementwise (bool)."""
+    return _compare("less_than", x, y, cond)
+
+
+def less_equal(x, y, cond=None):
+    return _compare("less_equal", x, y, cond)
+
+
+def greater_than(x, y, cond=None):
+    return _compare("greater_than", x, y, cond)
+
+
+def equal(x, y, cond=None):
+    """x == y, elementwise (bool)."""
+    return _compare("equal", x, y, cond)
+
+
+def not_equal(x, y, cond=None):
+    return _compare("not_equal", x, y, cond)
+
+
+def logical_and(x, y, out=None, name=None):
+    return _compare("logical_and", x, y, out)
+
+
+def logical_or(x, y, out=None, name=None):
+    return _compare("logical_or", x, y, out)
+
+
+def logical_not(x, out=None, name=None):
+    helper = LayerHelper("logical_not", name)
+    if out is not None:
+        helper.append("logical_not", {"X": x}, {"Out": out})
+        return out
+    return helper.out("logical_not", {"X": x})
+
+
+def increment(x, value=1.0, in_place=True):
+    """x + value; written back into ``x`` when ``in_place`` (a loop counter)."""
+    helper = LayerHelper("increment")
+    if in_place:
+        helper.append("increment", {"X": x}, {"Out": x}, {"step": float(value)})
+        return x
+    return helper.out("increment", {"X": x}, {"step": float(value)})

@@ -1,0 +1,136 @@
+"""Creation ops: tensors made from attributes alone (constants, random draws, counters).
+
+``fill_constant`` fills a shape with one value; ``fill_constant_batch_size_like``
+does the same but copies one dimension (the batch size) from its Input, which is
+how PaddlePaddle's StaticRNN makes its initial memories. ``uniform_random`` and
+``gaussian_random`` draw on the host from the op's ``seed`` (0: the run's
+generator) and move the result to the place. ``increment`` adds ``step`` to a
+one-element counter. None of them has a gradient.
+
+>>> constant_value(numpy.dtype("int64"), 0.0, "9007199254740993")
+9007199254740993
+"""
+
+import math
+
+import numpy
+
+from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+
+__all__ = ["constant_value"]
+
+FLOAT32 = numpy.dtype("float32")
+
+
+def constant_value(dtype, value, str_value):
+    """The fill value: ``str_value`` when set (exact for big integers), else ``value``."""
+    if not str_value:
+        return value
+    if dtype.kind in "iub":
+        try:
+            return int(str_value)
+        except ValueError:
+            pass
+    return float(str_value)
+
+
+def _check_shape(shape, what="shape"):
+    if any(d < 0 for d in shape):
+        fail(f"{what} must hold sizes >= 0, got {list(shape)}")
+    return tuple(shape)
+
+
+FILL_ATTRS = {
+    "value": Attr("float", 0.0), "str_value": Attr("str", "", comment="the value as text; wins"),
+    "dtype": Attr("dtype", FLOAT32), "force_cpu": Attr("bool", False, comment="ignored"),
+}
+
+register(OpDef(
+    "fill_constant", outputs=["Out"],
+    attrs={"shape": Attr("longs", [], comment="concrete sizes"), **FILL_ATTRS,
+           "place_type": Attr("int", -1, comment="ignored")},
+    infer=lambda *, shape, dtype, **_: Meta(_check_shape(shape), dtype),
+    kernel=lambda ctx, *, shape, value, str_value, dtype, **_: ctx.xp.full(
+        tuple(shape), constant_value(dtype, value, str_value), dtype=dtype),
+    doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value"))
+
+
+def _batch_shape(in_shape, shape, input_dim_idx, output_dim_idx):
+    if not 0 <= input_dim_idx < len(in_shape):
+        fail(f"input_dim_idx {input_dim_idx} is out of range for Input of shape {tuple(in_shape)}")
+    if not 0 <= output_dim_idx < len(shape):
+        fail(f"output_dim_idx {output_dim_idx} is out of range for shape {list(shape)}")
+    out = list(shape)
+    out[output_dim_idx] = in_shape[input_dim_idx]
+    return out
+
+
+def _batch_infer(x, *, shape, dtype, input_dim_idx, output_dim_idx, **_):
+    out = _batch_shape(x.shape, shape, input_dim_idx, output_dim_idx)
+    _check_shape([d for i, d in enumerate(out) if i != output_dim_idx])
+    return Meta(tuple(out), dtype)
+
+
+def _batch_kernel(ctx, x, *, shape, value, str_value, dtype, input_dim_idx, output_dim_idx, **_):
+    out = _batch_shape(x.shape, shape, input_dim_idx, output_dim_idx)
+    return ctx.xp.full(tuple(out), constant_value(dtype, value, str_value), dtype=dtype)
+
+
+register(OpDef(
+    "fill_constant_batch_size_like", inputs=["Input"], outputs=["Out"],
+    attrs={"shape": Attr("ints", []), **FILL_ATTRS,
+           "input_dim_idx": Attr("int", 0, comment="the dim of Input copied"),
+           "output_dim_idx": Attr("int", 0, comment="the dim of Out it lands in")},
+    infer=_batch_infer, kernel=_batch_kernel,
+    doc="Out = fill_constant(shape) with Out.shape[output_dim_idx] = Input.shape[input_dim_idx]"))
+
+
+SEED = Attr("int", 0, comment="0: the run's generator")
+
+
+def _random_infer(*, shape, dtype, spread, what, **_):
+    if dtype.kind != "f":
+        fail(f"dtype must be a floating-point type, got {dtype}")
+    if spread < 0:
+        fail(what)
+    return Meta(_check_shape(shape), dtype)
+
+
+def _uniform(ctx, *, shape, min, max, seed, dtype, diag_num, diag_step, diag_val):
+    out = ctx.generator(seed).uniform(min, max, size=tuple(shape)).astype(dtype)
+    flat = out.reshape(-1)
+    for i in range(diag_num):
+        flat[i * diag_step + i] = diag_val
+    return ctx.to_device(out)
+
+
+register(OpDef(
+    "uniform_random", outputs=["Out"],
+    attrs={"shape": Attr("longs", []), "min": Attr("float", -1.0), "max": Attr("float", 1.0),
+           "seed": SEED, "dtype": Attr("dtype", FLOAT32),
+           "diag_num": Attr("int", 0, comment="how many diagonal entries are set to diag_val"),
+           "diag_step": Attr("int", 0), "diag_val": Attr("float", 1.0)},
+    infer=lambda *, min, max, **a: _random_infer(
+        spread=max - min, what=f"min ({min}) must not exceed max ({max})", **a),
+    kernel=_uniform, doc="Out = numbers drawn uniformly from [min, max)"))
+
+register(OpDef(
+    "gaussian_random", outputs=["Out"],
+    attrs={"shape": Attr("longs", []), "mean": Attr("float", 0.0), "std": Attr("float", 1.0),
+           "seed": SEED, "dtype": Attr("dtype", FLOAT32)},
+    infer=lambda *, std, **a: _random_infer(spread=std, what=f"std must be >= 0, got {std}", **a),
+    kernel=lambda ctx, *, shape, mean, std, seed, dtype: ctx.to_device(
+        ctx.generator(seed).normal(mean, std, size=tuple(shape)).astype(dtype)),
+    doc="Out = numbers drawn from the normal distribution N(mean, std**2)"))
+
+
+def _increment_infer(x, *, step):
+    if -1 not in x.shape and math.prod(x.shape) != 1:
+        fail(f"X must hold exactly one element (a counter), got shape {tuple(x.shape)}")
+    return x
+
+
+register(OpDef(
+    "increment", inputs=["X"], outputs=["Out"], attrs={"step": Attr("float", 1.0)},
+    infer=_increment_infer, kernel=lambda ctx, x, *, step: (x + step).astype(x.dtype, copy=False),
+    doc="Out = X + step, for a one-element X (a loop counter)"))

@@ -1,0 +1,146 @@
+"""Contract cases for paddle_nb/ops/creation.py.
+
+The random ops are ``seeded`` cases: their reference returns check functions
+that test the kernel's draw (shape, dtype, range, mean and spread of a large
+sample) and that the same seed repeats while another seed does not.
+"""
+
+import numpy as np
+
+from paddle_nb.errors import AttrError, ShapeError
+from paddle_nb.ops.registry import Meta
+from tests.ops import harness
+from tests.ops.harness import Bad, Case
+
+F = np.float32
+
+
+def _full(shape, value, dtype):
+    out = np.empty(shape, dtype)
+    for idx in np.ndindex(*shape):
+        out[idx] = value
+    return out
+
+
+def _fill_ref(shape, value, dtype):
+    return lambda ins, attrs: {"Out": _full(shape, value, dtype)}
+
+
+def _repeats(op_type, attrs, out):
+    """Same seed: the same numbers; another seed: other numbers."""
+    again = harness.forward(op_type, {}, attrs)["Out"]
+    np.testing.assert_array_equal(again, out)
+    other = harness.forward(op_type, {}, {**attrs, "seed": attrs.get("seed", 0) + 1})["Out"]
+    assert not np.array_equal(other, out), f"{op_type}: another seed drew the same numbers"
+
+
+def _uniform_check(shape, lo, hi, dtype):
+    def check(out):
+        attrs = {"shape": list(shape), "min": lo, "max": hi, "dtype": dtype, "seed": 11}
+        assert out.shape == shape and out.dtype == np.dtype(dtype)
+        assert out.min() >= lo and out.max() <= hi
+        assert abs(out.mean() - (lo + hi) / 2) < 0.02 * (hi - lo)
+        assert abs(out.std() - (hi - lo) / np.sqrt(12)) < 0.02 * (hi - lo)
+        _repeats("uniform_random", attrs, out)
+    return lambda ins, attrs: {"Out": check}
+
+
+def _gauss_check(shape, mean, std, dtype):
+    def check(out):
+        attrs = {"shape": list(shape), "mean": mean, "std": std, "dtype": dtype, "seed": 11}
+        assert out.shape == shape and out.dtype == np.dtype(dtype)
+        assert abs(out.mean() - mean) < 0.03 * std and abs(out.std() - std) < 0.03 * std
+        _repeats("gaussian_random", attrs, out)
+    return lambda ins, attrs: {"Out": check}
+
+
+def _diag_check(ins, attrs):
+    def check(out):
+        assert out.shape == (3, 4)
+        assert [out[i, i] for i in range(3)] == [7.0, 7.0, 7.0]
+        assert (np.abs(out[~np.eye(3, 4, dtype=bool)]) <= 1).all()
+    return {"Out": check}
+
+
+BATCH = np.zeros((5, 2), F)
+CASES = {
+    "fill_constant": [
+        Case(attrs={"shape": [2, 3], "value": 1.5}, inputs={}, ref=_fill_ref((2, 3), 1.5, F)),
+        Case(inputs={}, attrs={"shape": [4], "value": 7.0, "dtype": "int64"},
+             ref=_fill_ref((4,), 7, np.int64), name="int64"),
+        Case(inputs={}, attrs={"shape": [1], "dtype": 3, "str_value": "9007199254740993"},
+             ref=_fill_ref((1,), 9007199254740993, np.int64), name="str_value exact for big ints"),
+        Case(inputs={}, attrs={"shape": [2, 1], "value": 1.0, "dtype": "bool"},
+             ref=_fill_ref((2, 1), True, bool), name="bool"),
+        Case(inputs={}, attrs={"shape": [0, 3]}, ref=_fill_ref((0, 3), 0.0, F), name="empty"),
+    ],
+    "uniform_random": [
+        Case(inputs={}, attrs={"shape": [200, 100], "min": -2.0, "max": 3.0, "seed": 11},
+             ref=_uniform_check((200, 100), -2.0, 3.0, "float32"), seeded=True),
+        Case(inputs={}, attrs={"shape": [20000], "seed": 11, "dtype": "float64"},
+             ref=_uniform_check((20000,), -1.0, 1.0, "float64"), seeded=True, name="float64"),
+        Case(inputs={}, attrs={"shape": [3, 4], "seed": 2, "diag_num": 3, "diag_step": 4,
+                               "diag_val": 7.0}, ref=_diag_check, seeded=True, name="diag"),
+    ],
+    "gaussian_random": [
+        Case(inputs={}, attrs={"shape": [200, 100], "mean": 1.0, "std": 2.0, "seed": 11},
+             ref=_gauss_check((200, 100), 1.0, 2.0, "float32"), seeded=True),
+        Case(inputs={}, attrs={"shape": [20000], "seed": 11, "dtype": 6},
+             ref=_gauss_check((20000,), 0.0, 1.0, "float64"), seeded=True, name="float64"),
+    ],
+    "fill_constant_batch_size_like": [
+        Case(inputs={"Input": BATCH}, attrs={"shape": [1, 3], "value": 2.0},
+             ref=_fill_ref((5, 3), 2.0, F)),
+        Case(inputs={"Input": BATCH}, attrs={"shape": [4, 1, 6], "input_dim_idx": 1,
+                                             "output_dim_idx": 2, "dtype": "int32"},
+             ref=_fill_ref((4, 1, 2), 0, np.int32), name="other dims"),
+    ],
+    "increment": [
+        Case(inputs={"X": np.array([3], np.int64)},
+             ref=lambda ins, a: {"Out": np.array([4], np.int64)}),
+        Case(inputs={"X": np.array([0.5], F)}, attrs={"step": -2.0},
+             ref=lambda ins, a: {"Out": np.array([-1.5], F)}, name="float, negative step"),
+    ],
+}
+
+BAD = {
+    "fill_constant": [
+        Bad(inputs={}, attrs={"shape": [2, -1]}, error=ShapeError,
+            match=r"shape must hold sizes >= 0, got \[2, -1\]"),
+        Bad(inputs={}, attrs={"shape": [2], "dtype": "complex32"}, error=AttrError, match="dtype"),
+    ],
+    "uniform_random": [
+        Bad(inputs={}, attrs={"shape": [2], "dtype": "int64"}, error=ShapeError,
+            match="dtype must be a floating-point type, got int64"),
+        Bad(inputs={}, attrs={"shape": [2], "min": 1.0, "max": 0.0}, error=ShapeError,
+            match=r"min \(1.0\) must not exceed max \(0.0\)"),
+    ],
+    "gaussian_random": [
+        Bad(inputs={}, attrs={"shape": [2], "std": -1.0}, error=ShapeError,
+            match="std must be >= 0"),
+        Bad(inputs={}, attrs={"shape": [-3]}, error=ShapeError, match="sizes >= 0"),
+    ],
+    "fill_constant_batch_size_like": [
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},
+            attrs={"shape": [1, 3], "input_dim_idx": 2}, error=ShapeError,
+            match=r"input_dim_idx 2 is out of range for Input of shape \(-1, 2\)"),
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [1], "output_dim_idx": 1},
+            error=ShapeError, match=r"output_dim_idx 1 is out of range for shape \[1\]"),
+    ],
+    "increment": [Bad(inputs={"X": Meta((2,), np.dtype(np.int64))}, error=ShapeError,
+                      match=r"X must hold exactly one element \(a counter\), got shape \(2,\)")],
+}
+
+
+def test_batch_size_like_keeps_an_unknown_batch_dim():
+    got = harness.infer("fill_constant_batch_size_like", {"Input": Meta((-1, 2), np.dtype(F))},
+                        {"shape": [1, 8], "dtype": "int64"})["Out"]
+    assert got.shape == (-1, 8) and got.dtype == np.dtype(np.int64)
+
+
+def test_seed_zero_draws_from_the_run_generator():
+    a = harness.forward("gaussian_random", {}, {"shape": [4]}, seed=1)["Out"]
+    b = harness.forward("gaussian_random", {}, {"shape": [4]}, seed=1)["Out"]
+    c = harness.forward("gaussian_random", {}, {"shape": [4]}, seed=2)["Out"]
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)

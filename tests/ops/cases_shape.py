@@ -1,0 +1,125 @@
+"""Contract cases for paddle_nb/ops/shape.py: reshape2, transpose2, squeeze2, unsqueeze2.
+
+References are plain NumPy with the target shape written out by hand; XShape is
+checked to be the empty (0,) + X.shape tensor.
+"""
+
+import numpy as np
+import pytest
+
+from paddle_nb.errors import AttrError, ShapeError
+from paddle_nb.ops.registry import Meta
+from tests.ops import harness
+from tests.ops.harness import Bad, Case
+
+rng = np.random.default_rng(3)
+F = np.float32
+X234 = rng.standard_normal((2, 3, 4)).astype(F)
+X1315 = rng.standard_normal((1, 3, 1, 5)).astype(F)
+
+
+def _to(shape):
+    """Reference: X reshaped to a hand-computed shape, plus the empty XShape."""
+    def ref(ins, attrs):
+        x = ins["X"]
+        return {"Out": np.reshape(x, shape), "XShape": np.empty((0,) + x.shape, x.dtype)}
+    return ref
+
+
+def _perm_ref(ins, attrs):
+    x = ins["X"]
+    perm = [a % x.ndim for a in attrs["axis"]]
+    out = np.empty(tuple(x.shape[p] for p in perm), x.dtype)
+    for idx in np.ndindex(*x.shape):
+        out[tuple(idx[p] for p in perm)] = x[idx]
+    return {"Out": out, "XShape": np.empty((0,) + x.shape, x.dtype)}
+
+
+def _case(op, x, attrs, shape, name, grad=("X",)):
+    return Case(inputs={"X": x}, attrs=attrs, ref=_to(shape), grad=grad, grad_outputs=("Out",),
+                name=name)
+
+
+CASES = {
+    "reshape2": [
+        _case("reshape2", X234, {"shape": [6, 4]}, (6, 4), "plain"),
+        _case("reshape2", X234, {"shape": [-1, 2]}, (12, 2), "-1 inferred"),
+        _case("reshape2", X234, {"shape": [0, -1]}, (2, 12), "0 copies"),
+        _case("reshape2", X234, {"shape": [2, 0, 2, 2]}, (2, 3, 2, 2), "0 in the middle"),
+        _case("reshape2", X234[0, 0], {"shape": [1, 4, 1]}, (1, 4, 1), "to rank 3"),
+        _case("reshape2", X234.astype(np.int64), {"shape": [-1]}, (24,), "int64", grad=()),
+    ],
+    "transpose2": [
+        Case(inputs={"X": X234}, attrs={"axis": [1, 2, 0]}, ref=_perm_ref, grad=("X",),
+             grad_outputs=("Out",)),
+        Case(inputs={"X": X234}, attrs={"axis": [-1, 0, -2]}, ref=_perm_ref, grad=("X",),
+             grad_outputs=("Out",), name="negative axes"),
+        Case(inputs={"X": X234[0]}, attrs={"axis": [1, 0]}, ref=_perm_ref, grad=("X",),
+             grad_outputs=("Out",), name="matrix"),
+    ],
+    "squeeze2": [
+        _case("squeeze2", X1315, {"axes": []}, (3, 5), "all"),
+        _case("squeeze2", X1315, {"axes": [2]}, (1, 3, 5), "one axis"),
+        _case("squeeze2", X1315, {"axes": [-2, 0]}, (3, 5), "negative axes"),
+        _case("squeeze2", X1315, {"axes": [1]}, (1, 3, 1, 5), "size 3 is kept"),
+    ],
+    "unsqueeze2": [
+        _case("unsqueeze2", X234, {"axes": [0]}, (1, 2, 3, 4), "front"),
+        _case("unsqueeze2", X234, {"axes": [-1]}, (2, 3, 4, 1), "negative: the end"),
+        _case("unsqueeze2", X234, {"axes": [1, 3]}, (2, 1, 3, 1, 4), "two, in order"),
+        _case("unsqueeze2", X234[0, 0], {"axes": [0, -1]}, (1, 4, 1), "both ends"),
+    ],
+}
+
+M = Meta((2, 3, 4), np.dtype(F))
+B = Meta((-1, 4), np.dtype(F))
+BAD = {
+    "reshape2": [
+        Bad(inputs={"X": M}, attrs={"shape": [5, 5]}, error=ShapeError,
+            match=r"shape \[5, 5\] asks for 25 elements but X of shape \(2, 3, 4\) holds 24"),
+        Bad(inputs={"X": M}, attrs={"shape": [-1, 5]}, error=ShapeError,
+            match=r"X of shape \(2, 3, 4\) \(24 elements\) does not fit shape \[-1, 5\]"),
+        Bad(inputs={"X": M}, attrs={"shape": [-1, -1]}, error=ShapeError, match="only one -1"),
+        Bad(inputs={"X": B}, attrs={"shape": [2, 0, 0]}, error=ShapeError,
+            match=r"shape\[2\] = 0 copies X's dimension 2, but X of shape \(-1, 4\) has rank 2"),
+        Bad(inputs={"X": B}, attrs={"shape": [0, 0, 2]}, error=ShapeError,
+            match=r"shape \[0, 0, 2\] asks for 8 elements but X of shape \(-1, 4\) holds 4"),
+        Bad(inputs={"X": M}, attrs={"shape": [-2, 12]}, error=ShapeError, match="one -1"),
+    ],
+    "transpose2": [
+        Bad(inputs={"X": M}, attrs={"axis": [0, 1, 1]}, error=ShapeError,
+            match=r"axis must be a permutation of 0..2 for X of rank 3, got \[0, 1, 1\]"),
+        Bad(inputs={"X": M}, attrs={"axis": [1, 0]}, error=ShapeError, match="permutation"),
+        Bad(inputs={"X": M}, attrs={}, error=AttrError, match="'axis'.*required"),
+    ],
+    "squeeze2": [Bad(inputs={"X": M}, attrs={"axes": [3]}, error=ShapeError,
+                     match=r"axes \[3\] are out of range for X of shape \(2, 3, 4\)")],
+    "unsqueeze2": [Bad(inputs={"X": M}, attrs={"axes": [5]}, error=ShapeError,
+                       match=r"axes \[5\] are out of range for X of shape \(2, 3, 4\)")],
+}
+
+
+@pytest.mark.parametrize("attrs,want", [
+    ({"shape": [0, 2, 2]}, (-1, 2, 2)), ({"shape": [-1, 8]}, (-1, 8)),
+    ({"shape": [-1, 2]}, (-1, 2)), ({"shape": [0, -1]}, (-1, 4)),
+    ({"shape": [2, 0, 1]}, (2, 4, 1)), ({"shape": [8]}, (8,))])
+def test_reshape_keeps_an_unknown_batch_dim(attrs, want):
+    out = harness.infer("reshape2", {"X": B}, attrs)
+    assert out["Out"].shape == want
+    assert out["XShape"].shape == (0, -1, 4)
+
+
+def test_shape_ops_keep_an_unknown_batch_dim():
+    assert harness.infer("transpose2", {"X": B}, {"axis": [1, 0]})["Out"].shape == (4, -1)
+    x = Meta((-1, 1, 3), np.dtype(F))
+    assert harness.infer("squeeze2", {"X": x}, {"axes": [1]})["Out"].shape == (-1, 3)
+    assert harness.infer("unsqueeze2", {"X": B}, {"axes": [1]})["Out"].shape == (-1, 1, 4)
+
+
+def test_reshape_grad_reads_only_xshape():
+    x = X234.astype(np.float64)
+    outs = harness.forward("reshape2", {"X": x}, {"shape": [4, 6]})
+    assert outs["XShape"].size == 0
+    dx = harness.forward("reshape2_grad", {"XShape": outs["XShape"], "Out@GRAD": outs["Out"]},
+                         {"shape": [4, 6]})["X@GRAD"]
+    np.testing.assert_array_equal(dx, x)

@@ -23,6 +23,7 @@ from paddle_nb import executor
 from paddle_nb.executor import Executor
 from paddle_nb import layers
 from paddle_nb.layers import ParamAttr, data_layer, fc_layer
+from paddle_nb.backward import append_backward, gradients
 
 __all__ = [
     "errors", "core", "registry", "framework", "initializer",
@@ -31,4 +32,5 @@ __all__ = [
     "Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
     "default_startup_program", "program_guard", "get_variable",
     "executor", "Executor", "layers", "ParamAttr", "data_layer", "fc_layer",
+    "append_backward", "gradients",
 ]

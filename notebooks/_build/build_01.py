@@ -284,6 +284,12 @@ code('''
     assert in_use() - before == 40_000
 ''')
 
+md("""
+    `pd.memory_stats(cpu)` counts every tensor on the CPU, so its `in_use` also includes the
+    two small `h` tensors of section 2 (16 bytes); `allocations` and `releases` count calls.
+    Erasing the variable (seed 001's `DeleteVariable`) frees it:
+""")
+
 code('''
     scope.erase("x")                      # seed 001's DeleteVariable
     print(f"{life(x):9} bytes in use: +{in_use() - before}   names left: {scope.local_var_names()}")
@@ -303,15 +309,17 @@ md("""
 
 code('''
     t = pd.Scope().var("y").get_tensor()
-    first = t.mutable_data(cpu, "float32", (2, 3))
-    print("request                   same array?  nbytes  allocations so far")
+    t.mutable_data(cpu, "float32", (2, 3))
+    start = pd.memory_stats(cpu)["allocations"]
+    print("request                   same array?  nbytes  new allocations")
     for dtype, shape in [("float32", (2, 3)), ("float32", (2, 3)), ("float32", (3, 2)),
                          ("float64", (3, 2)), ("float64", (3, 2))]:
-        previous = t.array()
+        previous = t.array()                  # the array the tensor holds now
         array = t.mutable_data(cpu, dtype, shape)
         print(f"{dtype:8} {str(shape):15}  {str(array is previous):11}  {t.nbytes:6}  "
-              f"{pd.memory_stats(cpu)['allocations']}")
+              f"{pd.memory_stats(cpu)['allocations'] - start}")
 
+    assert pd.memory_stats(cpu)["allocations"] - start == 2
     assert t.mutable_data(cpu, "float64", (3, 2)) is array
     assert t.mutable_data(cpu, "float32", (3, 2)) is not array
 ''')

@@ -144,7 +144,8 @@ def _add_windows(dst, cols, strides, dilations, out_hw):
     for i in range(kh):
         for j in range(kw):
             h0, w0 = i * dilations[0], j * dilations[1]
-            dst[:, :, h0:h0 + sh * (oh - 1) + 1:sh, w0:w0 + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+            rows = slice(h0, h0 + sh * (oh - 1) + 1, sh)
+            dst[:, :, rows, w0:w0 + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
     return dst
 
 
@@ -211,7 +212,8 @@ def _conv_grad_kernel(ctx, x, w, dout, *, strides, paddings, padding_algorithm, 
     wg = w.reshape(groups, w.shape[0] // groups, -1)
     dcols = xp.matmul(wg.transpose(0, 2, 1), dy).reshape((n, c) + tuple(w.shape[2:]) + out_hw)
     dx = xp.zeros((n, c, h + pads[0] + pads[1], wd + pads[2] + pads[3]), dtype=x.dtype)
-    dx = _add_windows(dx, dcols, strides, dil, out_hw)[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + wd]
+    dx = _add_windows(dx, dcols, strides, dil, out_hw)
+    dx = dx[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + wd]
     return _from_nchw(dx, data_format).astype(x.dtype, copy=False), dw.astype(w.dtype, copy=False)
 
 

@@ -19,11 +19,12 @@ __all__ = ["matmul_shape", "matmul_v2_shape"]
 # Attributes PaddlePaddle writes for its MKL-DNN/int8 kernels: accepted, ignored here.
 MUL_EXTRA = {"scale_x": Attr("float", 1.0), "scale_y": Attr("floats", [1.0]),
              "scale_out": Attr("float", 1.0), "force_fp32_output": Attr("bool", False)}
-MKLDNN_EXTRA = {"mkldnn_data_type": Attr("str", "float32"), "use_quantizer": Attr("bool", False),
-                "Scale_x": Attr("float", 1.0), "Scale_y": Attr("float", 1.0),
-                "Scale_out": Attr("float", 1.0), "force_fp32_output": Attr("bool", False),
-                **{f"fused_{k}_{s}": Attr("ints", []) for k in ("reshape", "transpose")
-                   for s in ("X", "Y", "Out")}}
+FUSED_EXTRA = {"mkldnn_data_type": Attr("str", "float32"),
+               **{f"fused_{k}_{s}": Attr("ints", []) for k in ("reshape", "transpose")
+                  for s in ("X", "Y", "Out")}}
+INT8_EXTRA = {"use_quantizer": Attr("bool", False), "Scale_x": Attr("float", 1.0),
+              "Scale_y": Attr("float", 1.0), "Scale_out": Attr("float", 1.0),
+              "force_fp32_output": Attr("bool", False)}
 
 
 def _known_product(dims):
@@ -189,7 +190,7 @@ MATMUL_ATTRS = {
     "alpha": Attr("float", 1.0, comment="Out is scaled by alpha"),
     "head_number": Attr("int", 1, lambda v: None if v == 1 else "only head_number = 1 is supported",
                         "MKLML multi-head product; only 1 here"),
-    **MKLDNN_EXTRA,
+    **FUSED_EXTRA, **INT8_EXTRA,
 }
 
 # ---- matmul_v2 (numpy.matmul) -----------------------------------------------------------------
@@ -260,7 +261,7 @@ def _matmul_v2_grad_kernel(ctx, x, y, dout, *, trans_x, trans_y, **_):
 MATMUL_V2_ATTRS = {
     "trans_x": Attr("bool", False, comment="use X's transpose (last two dims; not for rank 1)"),
     "trans_y": Attr("bool", False, comment="use Y's transpose (last two dims; not for rank 1)"),
-    **MKLDNN_EXTRA,
+    **FUSED_EXTRA,
 }
 
 # ---- registration -----------------------------------------------------------------------------

@@ -123,7 +123,7 @@ register(OpDef(
     grad=grad_op("batch_norm_grad", inputs=("X", "Scale", "Bias", "Mean", "Variance"),
                  outputs=("SavedMean", "SavedVariance"), out_grads=("Y",),
                  in_grads=("X", "Scale", "Bias")),
-    doc="Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias, per channel (batch or running stats)"))
+    doc="Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias per channel (batch or running stats)"))
 register(OpDef(
     "batch_norm_grad",
     inputs=["X", "Scale", "Bias", Slot("Mean", dispensable=True),
@@ -181,7 +181,8 @@ def _dropout_grad_kernel(ctx, mask, dout, *, dropout_prob, is_test, fix_seed, se
 
 
 register(OpDef(
-    "dropout", inputs=["X", Slot("Seed", dispensable=True, comment="a tensor seed; fixes the mask")],
+    "dropout",
+    inputs=["X", Slot("Seed", dispensable=True, comment="a tensor seed; fixes the mask")],
     outputs=["Out", Slot("Mask", comment="uint8: 1 where X was kept")],
     attrs=DROPOUT_ATTRS, infer=_dropout_infer, kernel=_dropout_kernel,
     grad=grad_op("dropout_grad", inputs=(), outputs=("Mask",)),

@@ -117,7 +117,8 @@ def _register(name, forward, backward, reads_out, doc):
                                 outputs=("Out",) if reads_out else ()),
                    doc=doc))
     grad_inputs = ["X", "Out", "Out@GRAD"] if reads_out else ["X", "Out@GRAD"]
-    register(OpDef(f"{name}_grad", inputs=grad_inputs, outputs=["X@GRAD"], attrs=ATTRS, infer=grad_infer, kernel=grad_kernel,
+    register(OpDef(f"{name}_grad", inputs=grad_inputs, outputs=["X@GRAD"], attrs=ATTRS,
+                   infer=grad_infer, kernel=grad_kernel,
                    no_need_buffer=() if reads_out else ("X",),
                    doc=f"the gradient of {name}: X@GRAD from "
                        f"{'X, Out' if reads_out else 'X (its shape)'} and Out@GRAD"))

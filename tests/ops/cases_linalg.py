@@ -95,7 +95,8 @@ CASES = {
     ],
     "matmul_v2": [
         Case(inputs={"X": arr(3, 4), "Y": arr(4, 5)}, ref=_v2_ref((3, 5)), grad=XY),
-        Case(inputs={"X": arr(2, 4, 3), "Y": arr(2, 5, 4)}, attrs={"trans_x": True, "trans_y": True},
+        Case(inputs={"X": arr(2, 4, 3), "Y": arr(2, 5, 4)},
+             attrs={"trans_x": True, "trans_y": True},
              ref=_v2_ref((2, 3, 5)), grad=XY, name="both transposed"),
         Case(inputs={"X": arr(2, 1, 3, 4), "Y": arr(3, 4, 2)}, ref=_v2_ref((2, 3, 3, 2)), grad=XY,
              name="batch dims broadcast"),

@@ -72,7 +72,8 @@ CASES = {name: _compare_cases(name) for name in list(PY)[:6]}
 CASES.update({name: _logical_cases(name) for name in list(PY)[6:]})
 CASES["logical_not"] = [
     Case(inputs={"X": bools(3, 4)}, ref=lambda ins, a: {"Out": ~ins["X"]}, name="bool"),
-    Case(inputs={"X": ints(5)}, ref=lambda ins, a: {"Out": ins["X"] == 0}, name="int: zero is False"),
+    Case(inputs={"X": ints(5)}, ref=lambda ins, a: {"Out": ins["X"] == 0},
+         name="int: zero is False"),
 ]
 
 

@@ -1,0 +1,216 @@
+"""Backward as a program transformation (STYLE.md rule 7).
+
+``append_backward(loss)`` appends, after the forward ops, one group of grad
+ops per forward op in reverse order, each made by the forward op's gradient
+maker (see paddle_nb.ops.grad). Grad ops are ordinary registered ops, so
+printing, running and drawing them needs nothing special. The steps:
+
+1. Which variables need a gradient: trainable parameters (and any variable
+   marked ``stop_gradient=False`` that no op writes), and everything computed
+   from them, except names in ``no_grad_set`` or marked ``stop_gradient``.
+2. Seed ``loss@GRAD`` with ones, then walk the forward ops backwards; an op
+   whose outputs have gradients and whose inputs need them gets its grad ops.
+3. A variable used several times gets several gradient contributions: the
+   second writer's output is renamed ``x@GRAD@RENAME@block0@k`` and a ``sum``
+   op adds it into ``x@GRAD`` (PaddlePaddle's naming).
+"""
+
+from paddle_nb.errors import BackwardError
+from paddle_nb.framework.operator import OpRole
+from paddle_nb.framework.variable import Parameter, Variable
+from paddle_nb.ops import registry
+from paddle_nb.ops.grad import GradContext
+from paddle_nb.ops.registry import EMPTY_VAR, GRAD_SUFFIX, grad_var_name
+
+__all__ = ["append_backward", "gradients", "grad_var_name"]
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None):
+    """Append the backward pass of ``loss``; return ``[(parameter, gradient), ...]``.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> with pd.program_guard(prog):
+    ...     x = pd.layers.data("x", shape=[3])
+    ...     loss = pd.layers.mean(pd.layers.fc(x, 2))
+    ...     pairs = pd.append_backward(loss)
+    >>> [(p.name, g.name) for p, g in pairs]
+    [('fc_0.w_0', 'fc_0.w_0@GRAD'), ('fc_0.b_0', 'fc_0.b_0@GRAD')]
+    """
+    if not isinstance(loss, Variable):
+        raise TypeError(f"append_backward: expected the loss Variable, got {loss!r}")
+    block = loss.block
+    program = block.program
+    params = _parameters(program, parameter_list)
+    others = [p.name for p in program.all_parameters() if p.name not in params]
+    no_grad = _names(no_grad_set) | set(others)
+    leaves = set(params) | _marked_leaves(block, no_grad)
+    grads = _backward(block, [loss], None, leaves, no_grad)
+    return [(program.global_block().var(p), block.find_var(grads[p]))
+            for p in params if p in grads]
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Gradients of the sum of ``targets`` with respect to each of ``inputs`` (None where
+    no path leads). ``target_gradients`` seeds them instead of ones."""
+    targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    block = targets[0].block
+    names = [v.name for v in inputs]
+    no_grad = _names(no_grad_set) - set(names)
+    grads = _backward(block, targets, target_gradients, set(names), no_grad)
+    return [block.find_var(grads[n]) if n in grads else None for n in names]
+
+
+def _names(items):
+    return {v.name if isinstance(v, Variable) else v for v in (items or ())}
+
+
+def _parameters(program, parameter_list):
+    if parameter_list is None:
+        return [p.name for p in program.all_parameters() if p.trainable]
+    return [p.name if isinstance(p, Variable) else p for p in parameter_list]
+
+
+def _marked_leaves(block, no_grad):
+    """Non-parameter variables the user marked ``stop_gradient=False`` that no op writes."""
+    written = {n for op in block.ops for n in op.output_arg_names}
+    return {name for name, v in block.vars.items()
+            if not v.stop_gradient and not isinstance(v, Parameter) and name not in written
+            and name not in no_grad and v.is_tensor()}
+
+
+def _forward_ops(block, targets):
+    """The forward ops up to the last one writing a target."""
+    last = -1
+    names = {t.name for t in targets}
+    for k, op in enumerate(block.ops):
+        if names.intersection(op.output_arg_names):
+            last = k
+    if last < 0:
+        raise BackwardError(f"no op of block {block.idx} computes {sorted(names)}: nothing "
+                            "to differentiate")
+    return [op for op in block.ops[:last + 1]
+            if not op.role & (OpRole.BACKWARD | OpRole.OPTIMIZE)]
+
+
+def _needs_grad(block, ops, leaves, no_grad):
+    """Names whose gradient is needed: the leaves and what ops compute from them."""
+    needs = set(leaves) - no_grad
+    for op in ops:
+        reads = set(op.input_arg_names) | set(_sub_block_reads(op))
+        if needs.intersection(reads):
+            for name in op.output_arg_names:
+                var = block.find_var(name)
+                if name not in no_grad and var is not None and not var.stop_gradient:
+                    needs.add(name)
+    return needs
+
+
+def _sub_block_reads(op):
+    program = op.block.program
+    names = []
+    for idx in op.sub_block_ids():
+        for inner in program.block(idx).ops:
+            names.extend(inner.input_arg_names)
+    return names
+
+
+def _backward(block, targets, target_gradients, leaves, no_grad):
+    ops = _forward_ops(block, targets)
+    needs = _needs_grad(block, ops, leaves, no_grad)
+    program = block.program
+    state = _State(block)
+    with program._role_guard(OpRole.BACKWARD):
+        _seed(block, targets, target_gradients, state)
+        for op in reversed(ops):
+            _append_grad_ops(op, needs, state)
+    return {name: grad_var_name(name) for name in leaves if grad_var_name(name) in state.written}
+
+
+class _State:
+    def __init__(self, block):
+        self.block = block
+        self.written = set()      # gradient names some grad op has written
+        self.renames = 0
+
+
+def _seed(block, targets, target_gradients, state):
+    for k, target in enumerate(targets):
+        name = grad_var_name(target.name)
+        given = target_gradients[k] if target_gradients else None
+        if given is not None:
+            block.append_op("assign", {"X": given}, {"Out": name})
+        elif all(d > 0 for d in target.shape):
+            block.append_op("fill_constant", outputs={"Out": name},
+                            attrs={"shape": list(target.shape), "value": 1.0,
+                                   "dtype": target.dtype,
+                                   "op_role": OpRole.BACKWARD | OpRole.LOSS})
+        else:
+            zeros = block.append_op("fill_zeros_like", {"X": target}, {"Out": name + "@ZERO"})
+            block.append_op("scale", {"X": zeros.output("Out")[0]}, {"Out": name},
+                            {"scale": 0.0, "bias": 1.0})
+        state.written.add(name)
+
+
+def _append_grad_ops(op, needs, state):
+    opdef = op.opdef
+    if opdef is None or opdef.grad is None:
+        return
+    outputs_with_grad = [n for n in op.output_arg_names if grad_var_name(n) in state.written]
+    inputs_needing = [n for n in op.input_arg_names + _sub_block_reads(op) if n in needs]
+    if not outputs_with_grad or not inputs_needing:
+        return
+    attrs = opdef.complete_attrs(op.attrs, strict=False)
+    g = GradContext(op.type, op.inputs, op.outputs, attrs)
+    g.op = op
+    g.needs = needs
+    g.state = state
+    for spec in opdef.grad(g):
+        _append_spec(spec, needs, state)
+
+
+def _append_spec(spec, needs, state):
+    block = state.block
+    outputs = {}
+    for slot, names in spec.outputs.items():
+        kept = [n if _base(n) in needs else EMPTY_VAR for n in names]
+        if all(n == EMPTY_VAR for n in kept):
+            continue
+        if len(kept) > 1:   # a list slot: compute unneeded entries too, under their own names
+            kept = [n if n != EMPTY_VAR else names[i] for i, n in enumerate(kept)]
+        outputs[slot] = kept
+    if not outputs:
+        return
+    for slot, names in spec.inputs.items():
+        for name in names:
+            if name.endswith(GRAD_SUFFIX) and name not in state.written \
+                    and block.find_var(name) is None:
+                base = block.find_var(_base(name))
+                if base is None:
+                    raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
+                                        f"'{_base(name)}' exists")
+                block.append_op("fill_zeros_like", {"X": base}, {"Out": name})
+                state.written.add(name)
+    sums = []
+    seen = set()
+    for slot, names in outputs.items():
+        for i, name in enumerate(names):
+            if name in state.written or name in seen:
+                state.renames += 1
+                renamed = f"{name}@RENAME@block{block.idx}@{state.renames}"
+                names[i] = renamed
+                sums.append((name, renamed))
+            seen.add(name)
+    gdef = registry.get(spec.type)
+    attrs = {k: v for k, v in spec.attrs.items() if k in gdef.attrs}
+    block.append_op(spec.type, spec.inputs, outputs, attrs)
+    for slot, names in outputs.items():
+        state.written.update(n for n in names if "@RENAME@" not in n)
+    for name, renamed in sums:
+        block.append_op("sum", {"X": [name, renamed]}, {"Out": name})
+
+
+def _base(grad_name):
+    """``x@GRAD`` -> ``x``."""
+    return grad_name[:-len(GRAD_SUFFIX)] if grad_name.endswith(GRAD_SUFFIX) else grad_name

@@ -22,8 +22,10 @@ from paddle_nb.framework import (
 from paddle_nb import executor
 from paddle_nb.executor import Executor
 from paddle_nb import layers
-from paddle_nb.layers import ParamAttr, data_layer, fc_layer
+from paddle_nb.layers import ParamAttr, create_ifelseop, create_rnn, data_layer, fc_layer
+from paddle_nb import io
 from paddle_nb.backward import append_backward, gradients
+from paddle_nb import optimizer, regularizer
 
 __all__ = [
     "errors", "core", "registry", "framework", "initializer",
@@ -31,6 +33,8 @@ __all__ = [
     "scope_guard", "memory_stats",
     "Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
     "default_startup_program", "program_guard", "get_variable",
-    "executor", "Executor", "layers", "ParamAttr", "data_layer", "fc_layer",
+    "executor", "Executor", "layers", "ParamAttr", "data_layer", "fc_layer", "create_rnn", "create_ifelseop",
+    "io",
     "append_backward", "gradients",
+    "optimizer", "regularizer",
 ]

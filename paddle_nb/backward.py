@@ -120,7 +120,7 @@ def _backward(block, targets, target_gradients, leaves, no_grad):
     ops = _forward_ops(block, targets)
     needs = _needs_grad(block, ops, leaves, no_grad)
     program = block.program
-    state = _State(block)
+    state = _State(block, no_grad)
     with program._role_guard(OpRole.BACKWARD):
         _seed(block, targets, target_gradients, state)
         for op in reversed(ops):
@@ -129,10 +129,14 @@ def _backward(block, targets, target_gradients, leaves, no_grad):
 
 
 class _State:
-    def __init__(self, block):
+    def __init__(self, block, no_grad=(), sub=False):
         self.block = block
         self.written = set()      # gradient names some grad op has written
         self.renames = 0
+        self.no_grad = set(no_grad)
+        self.sub = sub            # a grad block: every gradient it writes is its own variable
+        self.read_only = set()    # outer gradients a grad block reads but must not write
+        self.final = {}           # gradient name -> the variable that ends up holding it
 
 
 def _seed(block, targets, target_gradients, state):
@@ -164,10 +168,56 @@ def _append_grad_ops(op, needs, state):
     attrs = opdef.complete_attrs(op.attrs, strict=False)
     g = GradContext(op.type, op.inputs, op.outputs, attrs)
     g.op = op
-    g.needs = needs
-    g.state = state
+    g.backward_block = lambda idx, seeds, local_seeds=False, extra_needs=(): _sub_backward(
+        op.block.program, idx, seeds, needs | set(extra_needs), state, local_seeds)
     for spec in opdef.grad(g):
         _append_spec(spec, needs, state)
+
+
+def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
+    """Build the grad block of sub-block ``fwd_idx``; return (its index, {name: inner grad}).
+
+    The grad block is a kid of the forward block (so its ops see the forward
+    variables, as at run time its scope is a kid of the forward step scope).
+    ``seeds`` are the gradients available at its start: outer variables it
+    reads, or (``local_seeds``) its own variables the owning op fills in.
+    """
+    fwd = program.block(fwd_idx)
+    if not local_seeds:       # outer gradients nothing computed: zeros, before the grad block
+        for name in seeds:
+            base = outer.block.find_var(_base(name))
+            if name not in outer.written and base is not None and base.is_tensor():
+                outer.block.append_op("fill_zeros_like", {"X": base}, {"Out": name})
+                outer.written.add(name)
+    with program._block_guard(parent_idx=fwd_idx) as gblock:
+        gblock.desc.forward_block_idx = fwd_idx
+        state = _State(gblock, outer.no_grad, sub=True)
+        for name in seeds:
+            state.written.add(name)
+            if local_seeds:
+                _declare_grad(gblock, fwd, name)
+            else:
+                state.read_only.add(name)
+        inner_needs = _needs_grad(fwd, fwd.ops, needs, outer.no_grad)
+        for op in reversed(fwd.ops):
+            _append_grad_ops(op, inner_needs, state)
+    produced = {}
+    for name in inner_needs:
+        grad = state.final.get(grad_var_name(name), grad_var_name(name))
+        if grad in gblock.vars:
+            produced[name] = grad
+    return gblock.idx, produced
+
+
+def _declare_grad(gblock, fwd, name):
+    """Declare gradient ``name`` as a variable of the grad block, shaped like its base."""
+    if name in gblock.vars:
+        return
+    base = fwd.find_var(_base(name.split("@RENAME@")[0].replace("@INNER", "")))
+    if base is not None and base.is_tensor():
+        gblock.create_var(name=name, shape=base.shape, dtype=base.dtype)
+    else:
+        gblock.create_var(name=name)
 
 
 def _append_spec(spec, needs, state):
@@ -184,24 +234,36 @@ def _append_spec(spec, needs, state):
         return
     for slot, names in spec.inputs.items():
         for name in names:
-            if name.endswith(GRAD_SUFFIX) and name not in state.written \
-                    and block.find_var(name) is None:
+            if name.endswith(GRAD_SUFFIX) and name not in state.written:
                 base = block.find_var(_base(name))
                 if base is None:
                     raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
                                         f"'{_base(name)}' exists")
+                if state.sub:
+                    _declare_grad(block, block.program.block(block.desc.forward_block_idx), name)
                 block.append_op("fill_zeros_like", {"X": base}, {"Out": name})
                 state.written.add(name)
     sums = []
     seen = set()
+    reads = {n for names in spec.inputs.values() for n in names}
     for slot, names in outputs.items():
         for i, name in enumerate(names):
+            if name in state.read_only:          # an outer gradient: accumulate beside it
+                inner = name + "@INNER"
+                state.final[name] = inner
+                names[i] = name = inner
+            if name in reads and name in state.written:
+                continue                         # an in-place op: its input gradient replaces it
             if name in state.written or name in seen:
                 state.renames += 1
                 renamed = f"{name}@RENAME@block{block.idx}@{state.renames}"
                 names[i] = renamed
                 sums.append((name, renamed))
             seen.add(name)
+    if state.sub:
+        for names in outputs.values():
+            for name in names:
+                _declare_grad(block, block.program.block(block.desc.forward_block_idx), name)
     gdef = registry.get(spec.type)
     attrs = {k: v for k, v in spec.attrs.items() if k in gdef.attrs}
     block.append_op(spec.type, spec.inputs, outputs, attrs)

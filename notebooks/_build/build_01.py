@@ -230,7 +230,7 @@ md("""
     | freed | the memory is given back; a kept reference raises | `scope.erase(name)` or destroying the scope |
 
     The helper below reads the state of a variable with the public API only. Then we walk
-    one variable through its life, with the seed's own example: a `float16` tensor of shape
+    one variable through its life, with the design note's own example: a `float16` tensor of shape
     `(100, 200)`.
 """)
 
@@ -287,11 +287,11 @@ code('''
 md("""
     `pd.memory_stats(cpu)` counts every tensor on the CPU, so its `in_use` also includes the
     two small `h` tensors of section 2 (16 bytes); `allocations` and `releases` count calls.
-    Erasing the variable (seed 001's `DeleteVariable`) frees it:
+    Erasing the variable (the design's `DeleteVariable`) frees it:
 """)
 
 code('''
-    scope.erase("x")                      # seed 001's DeleteVariable
+    scope.erase("x")                      # the design's DeleteVariable
     print(f"{life(x):9} bytes in use: +{in_use() - before}   names left: {scope.local_var_names()}")
 
     assert life(x) == "freed" and in_use() == before and scope.find_var("x") is None
@@ -627,6 +627,21 @@ def execute(notebook):
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = merged_streams(cell.outputs)
+
+
+def merged_streams(outputs):
+    """Join consecutive stdout (or stderr) chunks, which the kernel splits at random."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.output_type == "stream" and previous is not None
+                and previous.output_type == "stream" and previous.name == output.name):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 def main():

@@ -23,7 +23,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import ScopeDestroyedError
 
-__all__ = ["Scope", "global_scope", "scope_guard"]
+__all__ = ["Scope", "StepScopes", "global_scope", "scope_guard"]
 
 _IDS = itertools.count()
 
@@ -178,6 +178,15 @@ class Scope:
         label = f" {self.label!r}" if self.label else ""
         return (f"<Scope {self.id}{label}: {len(self._vars)} variables, "
                 f"{len(self._kids)} kids>")
+
+
+class StepScopes(list):
+    """The scopes one control-flow op made for its sub-block runs, in order.
+
+    A STEP_SCOPES variable holds one: an RNN's step scopes, a loop's
+    iteration scopes, a branch's scope. They stay alive until the run that
+    made them ends, so that the backward pass can read them (seed 003).
+    """
 
 
 class _ScopeContext:

@@ -159,7 +159,8 @@ class Executor:
             pos = outs[0]
             if isinstance(pos, tuple):
                 for p, value in zip(pos, out):
-                    cells[p]._hold(value, place)
+                    if value is not None:
+                        cells[p]._hold(value, place)
             elif pos >= 0:
                 cells[pos]._hold(out, place)
             return
@@ -168,7 +169,8 @@ class Executor:
                 continue
             if isinstance(pos, tuple):
                 for p, v in zip(pos, value):
-                    cells[p]._hold(v, place)
+                    if v is not None:
+                        cells[p]._hold(v, place)
             elif pos >= 0:
                 cells[pos]._hold(value, place)
 

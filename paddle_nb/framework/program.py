@@ -105,9 +105,13 @@ class Program:
     def _bump(self):
         self.version += 1
 
-    def _initialize(self, param):
-        """Put ``param``'s initializer op in the startup program or the preamble."""
-        init = param.initializer
+    def _initialize(self, param, initializer=None):
+        """Put ``param``'s initializer op in the startup program or the preamble.
+
+        ``initializer`` serves persistables that are not Parameters (an
+        optimizer's learning rate and accumulators); a Parameter has its own.
+        """
+        init = initializer or param.initializer
         if self._startup is not None:
             glob = self._startup.global_block()
             target = glob.create_var(name=param.name, shape=param.shape, dtype=param.dtype,

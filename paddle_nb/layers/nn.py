@@ -76,8 +76,10 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
            data_format="NCHW"):
     """Max or average pooling over NCHW input."""
     helper = LayerHelper("pool2d", name)
+    # global pooling ignores the window (the op uses H, W); 1.8's default pool_size is -1
+    ksize = [1, 1] if global_pooling else _pair(pool_size)
     return helper.out("pool2d", {"X": input},
-                      {"pooling_type": pool_type, "ksize": _pair(pool_size),
+                      {"pooling_type": pool_type, "ksize": ksize,
                        "strides": _pair(pool_stride), "paddings": _pair(pool_padding),
                        "global_pooling": global_pooling, "ceil_mode": ceil_mode,
                        "exclusive": exclusive, "data_format": data_format})

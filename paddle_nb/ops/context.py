@@ -53,6 +53,11 @@ class RawContext(KernelContext):
     def output_names(self, slot):
         return self.op.outputs.get(slot, [])
 
+    def out_tensor(self, name):
+        """The tensor of output ``name``: found from the running scope, or made there."""
+        var = self.scope.find_var(name) or self.scope.var(name)
+        return var.get_tensor()
+
     def tensor(self, name):
         """The tensor of variable ``name`` found from the running scope."""
         var = self.scope.find_var(name)

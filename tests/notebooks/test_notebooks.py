@@ -21,6 +21,7 @@ CELL_TIMEOUT_S = 120
 
 SOLUTION = re.compile(r"<details>\s*<summary>\s*Solution.*?</summary>(.*?)</details>",
                       re.DOTALL | re.IGNORECASE)
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 PYTHON_FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
@@ -81,4 +82,5 @@ def test_notebook_runs(path):
     try:
         client.execute(env=kernel_environment())
     except nbclient.exceptions.CellExecutionError as error:
-        pytest.fail(f"{path.name}: a cell failed\n{error}", pytrace=False)
+        text = ANSI_COLOUR.sub("", str(error))       # IPython colours its tracebacks
+        pytest.fail(f"{path.name}: a cell failed\n{text}", pytrace=False)

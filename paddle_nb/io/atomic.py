@@ -1,0 +1,156 @@
+"""Whole or nothing: how paddle_nb writes files and directories.
+
+A file is written to a temporary in its own directory, flushed to disk, and
+then ``os.replace``d over the old one, which POSIX and Windows do atomically:
+a reader sees the old file or the new one, never half of either. A directory
+of files (one per variable) is built in a temporary sibling and swapped in;
+the old directory is kept until the new one is complete. The swap is two
+renames, and between them (a few microseconds) ``dirname`` does not exist:
+that is the one non-atomic window. A crash inside it leaves the old
+directory whole under ``.<name>.old-*`` next to where it was.
+"""
+
+import contextlib
+import os
+import shutil
+import tempfile
+import uuid
+
+from paddle_nb.errors import SaveLoadError
+
+__all__ = ["write_file", "staged_directory", "inside"]
+
+
+def write_file(path, write):
+    """Call ``write(f)`` on a temporary beside ``path``, then rename it to ``path``.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> write_file(os.path.join(d, "a.bin"), lambda f: f.write(b"hi"))
+    >>> sorted(os.listdir(d)), open(os.path.join(d, "a.bin"), "rb").read()
+    (['a.bin'], b'hi')
+    """
+    path = os.path.abspath(path)
+    parent, base = os.path.split(path)
+    os.makedirs(parent, exist_ok=True)
+    if os.path.isdir(path):
+        raise SaveLoadError(f"cannot write the file '{path}': a directory of that name exists")
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _mode_like(path, 0o666))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync_dir(parent)
+
+
+@contextlib.contextmanager
+def staged_directory(dirname):
+    """Yield an empty temporary sibling of ``dirname`` to fill; swap it in on success.
+
+    Entries of the old ``dirname`` that the new one does not write are carried
+    over (as PaddlePaddle, which writes into the directory, leaves them). On an
+    exception the stage is removed and ``dirname`` is untouched. A directory
+    that cannot be renamed (a mount point, or the working directory or one of
+    its ancestors) is written in place instead: each file whole, not the set.
+    """
+    dirname = os.path.abspath(dirname)
+    parent, base = os.path.split(dirname)
+    if os.path.exists(dirname) and not os.path.isdir(dirname):
+        raise SaveLoadError(f"cannot save into '{dirname}': it is a file, not a directory")
+    if os.path.isdir(dirname) and _pinned(dirname):
+        yield dirname
+        return
+    os.makedirs(parent, exist_ok=True)
+    stage = tempfile.mkdtemp(prefix=f".{base}.tmp-", dir=parent)
+    try:
+        yield stage
+        _carry_over(dirname, stage)
+        os.chmod(stage, _mode_like(dirname, 0o777))
+        _swap_in(stage, dirname)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _pinned(dirname):
+    """True when renaming ``dirname`` would fail or move the process's working directory."""
+    cwd = os.path.realpath(os.getcwd())
+    real = os.path.realpath(dirname)
+    return os.path.ismount(real) or cwd == real or cwd.startswith(real.rstrip(os.sep) + os.sep)
+
+
+def _carry_over(old, new):
+    """Link (or copy) into ``new`` each entry of ``old`` that ``new`` lacks."""
+    if not os.path.isdir(old):
+        return
+    for entry in os.scandir(old):
+        target = os.path.join(new, entry.name)
+        if os.path.lexists(target):
+            if entry.is_dir(follow_symlinks=False) and os.path.isdir(target):
+                _carry_over(entry.path, target)
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.copytree(entry.path, target, symlinks=True)
+        elif entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+        else:
+            try:
+                os.link(entry.path, target)
+            except OSError:
+                shutil.copy2(entry.path, target)
+
+
+def _swap_in(stage, dirname):
+    """Rename ``stage`` to ``dirname``, keeping the old one until the new one is there."""
+    if not os.path.exists(dirname):
+        os.rename(stage, dirname)
+        _sync_dir(os.path.dirname(dirname))
+        return
+    parent, base = os.path.split(dirname)
+    old = os.path.join(parent, f".{base}.old-{uuid.uuid4().hex[:12]}")
+    os.rename(dirname, old)
+    try:                                   # the non-atomic window: dirname is absent here
+        os.rename(stage, dirname)
+    except BaseException:
+        os.rename(old, dirname)
+        raise
+    _sync_dir(parent)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def inside(dirname, name, what):
+    """``dirname/name``, refusing names that would leave ``dirname`` (``..``, absolute)."""
+    norm = os.path.normpath(name)
+    if not name or os.path.isabs(name) or norm == os.curdir or norm.split(os.sep)[0] == os.pardir:
+        raise SaveLoadError(f"{what} '{name}' is not a plain relative name; paddle_nb reads and "
+                            f"writes only inside '{dirname}'")
+    return os.path.join(dirname, norm)
+
+
+def _mode_like(path, default):
+    """The permission bits of ``path`` if it exists, else ``default`` less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return default & ~umask
+
+
+def _sync_dir(path):
+    """Flush a directory's entries (the renames) to disk, where the OS allows it."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,159 @@
+"""Inference models: a pruned program with its feed and fetch ops, plus its parameters.
+
+``save_inference_model`` keeps only what computes the targets from the fed
+variables (``Program.prune``, cut at the feeds), drops backward, optimizer
+and initializer ops, and adds PaddlePaddle's executor ops: ``feed`` (column
+``col`` of the persistable FEED_MINIBATCH list ``feed`` -> a data variable)
+in front and ``fetch`` (a target -> column ``col`` of the FETCH_LIST
+``fetch``) at the end. ``dirname/__model__`` holds the serialized
+ProgramDesc; the persistables sit beside it, one file each or combined.
+``load_inference_model`` reads the feed and fetch names back from those ops.
+"""
+
+import os
+
+from paddle_nb.errors import SaveLoadError
+from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.program import Program
+from paddle_nb.framework.prune import _captures   # what a kept op's sub-blocks read
+from paddle_nb.framework.variable import Variable, VarType
+from paddle_nb.io.atomic import inside, staged_directory, write_file
+from paddle_nb.io.params import (
+    is_persistable, load_vars, os_errors, select_vars, values_from_scope, write_values,
+)
+
+__all__ = ["save_inference_model", "load_inference_model", "inference_program", "save",
+           "load_program"]
+
+MODEL_FILENAME = "__model__"
+FEED_HOLDER, FETCH_HOLDER = "feed", "fetch"
+
+
+def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_program=None,
+                         model_filename=None, params_filename=None, scope=None):
+    """Write the inference program of ``main_program`` and its persistables to ``dirname``.
+
+    The whole directory is built beside ``dirname`` and swapped in, so the
+    model and its parameters change together. Returns the target names.
+    """
+    main_program = default_main_program() if main_program is None else main_program
+    feeds = _names(feeded_var_names, "feeded_var_names")
+    targets = _names(target_vars, "target_vars")
+    program = inference_program(main_program, feeds, targets)
+    values = values_from_scope(select_vars(program, predicate=is_persistable), scope)
+    model = program.serialize()
+    with os_errors("cannot save the inference model into", dirname):
+        with staged_directory(dirname) as stage:
+            model_path = inside(stage, model_filename or MODEL_FILENAME, "model file")
+            write_file(model_path, lambda f: f.write(model))
+            write_values(stage, values, params_filename)
+    return targets
+
+
+def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
+                         scope=None):
+    """(program, feed names, fetch Variables) of a saved model; its parameters go to ``scope``.
+
+    Run it with ``executor.run(program, feed={name: array}, fetch_list=fetch_vars)``.
+    Reads PaddlePaddle's own ``__model__`` / ``.pdmodel`` + ``.pdiparams`` too.
+    """
+    path = inside(dirname, model_filename or MODEL_FILENAME, "model file")
+    program = load_program(path)
+    feed_names = [op.output("Out")[0] for op in _by_col(program, "feed")]
+    glob = program.global_block()
+    fetch_vars = [glob.var(op.input("X")[0]) for op in _by_col(program, "fetch")]
+    load_vars(executor, dirname, program, predicate=is_persistable, filename=params_filename,
+              scope=scope)
+    return program, feed_names, fetch_vars
+
+
+def inference_program(main_program, feeds, targets):
+    """The program ``save_inference_model`` writes: pruned, for test, with feed and fetch ops."""
+    glob = main_program.global_block()
+    for name in feeds:
+        if glob.find_var(name) is None:
+            raise SaveLoadError(f"save_inference_model: feeded variable '{name}' is not in the "
+                                "program's global block")
+    program = main_program.prune(targets).clone(for_test=True)
+    block = program.global_block()
+    for k in reversed(range(program.preamble_length())):
+        block.remove_op(k)          # initializers: the saved parameters replace them
+    _cut_at_feeds(block, set(feeds), targets)
+    _add_feed_fetch(block, feeds, targets)
+    return program
+
+
+def _cut_at_feeds(block, feeds, targets):
+    """Drop the ops that only compute fed variables (PaddlePaddle's ``_prune_with_input``)."""
+    needed, keep = set(targets) - feeds, set()
+    for k in range(len(block.ops) - 1, -1, -1):
+        op = block.ops[k]
+        if needed.intersection(op.output_arg_names):
+            keep.add(k)
+            needed.difference_update(op.output_arg_names)
+            needed.update(op.input_arg_names)
+            needed.update(_captures(op))
+            needed.difference_update(feeds)
+    for k in range(len(block.ops) - 1, -1, -1):
+        if k not in keep:
+            block.remove_op(k)
+    used = set(feeds) | set(targets)
+    for b in block.program.blocks:
+        for op in b.ops:
+            used.update(op.input_arg_names)
+            used.update(op.output_arg_names)
+    for name in [n for n in block.vars if n not in used]:
+        block._forget_var(name)
+
+
+def _add_feed_fetch(block, feeds, targets):
+    """PaddlePaddle's ``prepend_feed_ops`` and ``append_fetch_ops``."""
+    feed = block.create_var(name=FEED_HOLDER, type=VarType.FEED_MINIBATCH, persistable=True)
+    for col, name in enumerate(feeds):
+        block.insert_op(col, "feed", inputs={"X": feed}, outputs={"Out": name},
+                        attrs={"col": col})
+    fetch = block.create_var(name=FETCH_HOLDER, type=VarType.FETCH_LIST, persistable=True)
+    for col, name in enumerate(targets):
+        block.append_op("fetch", inputs={"X": name}, outputs={"Out": fetch}, attrs={"col": col})
+
+
+def _by_col(program, op_type):
+    """The global block's ``op_type`` ops ordered by their ``col`` attribute."""
+    ops = [op for op in program.global_block().ops if op.type == op_type]
+    cols = [op.attr("col") for op in ops]
+    if sorted(cols) != list(range(len(ops))):
+        raise SaveLoadError(f"the model's {op_type} ops have columns {cols}; expected "
+                            f"0..{len(ops) - 1}, each once")
+    return sorted(ops, key=lambda op: op.attr("col"))
+
+
+def _names(items, what):
+    """Names from a Variable, a name, or a list of them."""
+    items = items if isinstance(items, (list, tuple)) else [items]
+    names = []
+    for item in items:
+        name = item.name if isinstance(item, Variable) else item
+        if not isinstance(name, str):
+            raise TypeError(f"save_inference_model: {what} takes Variables or names, got {item!r}")
+        names.append(name)
+    return names
+
+
+# -- bare programs -------------------------------------------------------------------------------
+def save(program, path):
+    """Write ``program``'s serialized ProgramDesc to ``path`` (whole or not at all)."""
+    if not isinstance(program, Program):
+        raise TypeError(f"save: expected a Program, got {type(program).__name__}")
+    data = program.serialize()
+    with os_errors("cannot write the program to", path):
+        write_file(path, lambda f: f.write(data))
+
+
+def load_program(path):
+    """The Program serialized in ``path`` (paddle_nb's or PaddlePaddle's ProgramDesc)."""
+    if not os.path.isfile(path):
+        raise SaveLoadError(f"cannot load a program: no file '{path}'")
+    with os_errors("cannot read the program from", path):
+        with open(path, "rb") as f:
+            data = f.read()
+    return Program.parse(data)

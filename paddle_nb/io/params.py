@@ -1,0 +1,219 @@
+"""Saving and loading the values of persistable variables (PaddlePaddle 1.8's ``save_vars``).
+
+The program says which variables (its Parameters, or all its persistables);
+the scope holds their values. With ``filename=None`` each variable is one
+file named after it, ``dirname/fc_0.w_0``, in PaddlePaddle's tensor format
+(``ops/tensor_stream.py``); with a filename, the tensors sit back to back in
+one file, sorted by name: PaddlePaddle's ``save_combine`` / ``.pdiparams``.
+Loading reads and checks every tensor against its VarDesc (shape, dtype)
+before it changes the scope, so a failed load leaves the scope as it was.
+"""
+
+import contextlib
+import os
+
+from paddle_nb.core.place import CPUPlace
+from paddle_nb.core.scope import global_scope
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import ProtoDecodeError, SaveLoadError
+from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.variable import Parameter, Variable, VarType
+from paddle_nb.io.atomic import inside, staged_directory, write_file
+from paddle_nb.ops.feed_fetch import read_npy
+from paddle_nb.ops.tensor_stream import read_tensor, write_tensor
+
+__all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
+           "load_persistables", "is_parameter", "is_persistable"]
+
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def is_parameter(var):
+    """True for a Parameter (or a VarDesc marked ``is_parameter``)."""
+    return isinstance(var, Parameter) or var.is_parameter
+
+
+def is_persistable(var):
+    """True for a persistable tensor; the executor's ``feed`` / ``fetch`` lists are not saved."""
+    return var.persistable and var.type == VarType.LOD_TENSOR
+
+
+# -- the public functions ---------------------------------------------------------------------
+def save_vars(executor, dirname, main_program=None, vars=None, predicate=None, filename=None,
+              scope=None):
+    """Write ``vars`` (or the program's variables for which ``predicate`` holds) from ``scope``.
+
+    Returns the names written. The files appear whole or not at all.
+    """
+    chosen = select_vars(main_program, vars, predicate)
+    values = values_from_scope(chosen, scope)
+    with os_errors("cannot save into", dirname):
+        if filename is None:
+            with staged_directory(dirname) as stage:
+                write_values(stage, values)
+        else:
+            write_values(dirname, values, filename)
+    return [v.name for v in chosen]
+
+
+def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, filename=None,
+              scope=None):
+    """Read ``vars`` (or those for which ``predicate`` holds) into ``scope``; all or none.
+
+    Returns the names loaded.
+    """
+    chosen = select_vars(main_program, vars, predicate)
+    with os_errors("cannot load from", dirname):
+        values = read_values(dirname, chosen, filename)
+    scope = global_scope() if scope is None else scope
+    place = getattr(executor, "place", None) or CPUPlace()
+    for var in chosen:
+        array, lod = values[var.name]
+        tensor = scope.var(var.name).get_tensor()
+        tensor.set(array, place)
+        tensor.set_lod(lod)
+    return [v.name for v in chosen]
+
+
+def save_params(executor, dirname, main_program=None, scope=None, filename=None):
+    """Save every Parameter of ``main_program`` (default: the default main program)."""
+    return save_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename,
+                     scope=scope)
+
+
+def load_params(executor, dirname, main_program=None, scope=None, filename=None):
+    """Load every Parameter of ``main_program`` from what ``save_params`` wrote."""
+    return load_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename,
+                     scope=scope)
+
+
+def save_persistables(executor, dirname, main_program=None, scope=None, filename=None):
+    """Save every persistable tensor (parameters, optimizer state, counters)."""
+    return save_vars(executor, dirname, main_program, predicate=is_persistable,
+                     filename=filename, scope=scope)
+
+
+def load_persistables(executor, dirname, main_program=None, scope=None, filename=None):
+    """Load every persistable tensor from what ``save_persistables`` wrote."""
+    return load_vars(executor, dirname, main_program, predicate=is_persistable,
+                     filename=filename, scope=scope)
+
+
+# -- choosing variables and reading them from a scope -------------------------------------------
+def select_vars(program, vars=None, predicate=None):
+    """The program's variables to save or load, one per name, sorted by name."""
+    program = default_main_program() if program is None else program
+    if vars is not None:
+        candidates = [program.global_block().var(v) if isinstance(v, str) else v for v in vars]
+        for var in candidates:
+            if not isinstance(var, Variable):
+                raise TypeError(f"vars: expected Variables or names, got {var!r}")
+    else:
+        candidates = [v for v in program.list_vars() if (predicate or is_persistable)(v)]
+    chosen = {}
+    for var in candidates:
+        if var.type != VarType.LOD_TENSOR:
+            raise SaveLoadError(f"variable '{var.name}' is a {VarType.Type.Name(var.type)}; only "
+                                "LoD tensors can be saved")
+        chosen.setdefault(var.name, var)
+    return [chosen[name] for name in sorted(chosen)]
+
+
+def values_from_scope(variables, scope=None):
+    """{name: (host array, lod)} of each variable's tensor in ``scope``."""
+    scope = global_scope() if scope is None else scope
+    values = {}
+    for var in variables:
+        held = scope.find_var(var.name)
+        if held is None or not held.is_type(LoDTensor) or not held.get_tensor().is_allocated():
+            what = "is not in the scope" if held is None else "has no tensor value in the scope"
+            raise SaveLoadError(f"cannot save '{var.name}': it {what} (run the startup program, "
+                                "or the main program once, before saving)")
+        tensor = held.get_tensor()
+        values[var.name] = (tensor.numpy(), tensor.lod())
+    return values
+
+
+# -- the two file layouts -------------------------------------------------------------------------
+def write_values(dirname, values, filename=None):
+    """One file per name in ``dirname``, or all of them sorted by name in ``filename``."""
+    if filename is not None:
+        def write_all(f):
+            for name in sorted(values):
+                write_tensor(f, *values[name])
+        write_file(inside(dirname, filename, "params file"), write_all)
+        return
+    for name in sorted(values):
+        array, lod = values[name]
+        write_file(inside(dirname, name, "variable"), lambda f: write_tensor(f, array, lod))
+
+
+def read_values(dirname, variables, filename=None):
+    """{name: (array, lod)} for ``variables``, each checked against its VarDesc."""
+    if not os.path.isdir(dirname):
+        raise SaveLoadError(f"cannot load: '{dirname}' is not a directory")
+    if filename is not None:
+        values = _read_combined(inside(dirname, filename, "params file"), variables)
+    else:
+        values = {v.name: _read_one(inside(dirname, v.name, "variable"), v.name) for v in variables}
+    for var in variables:
+        check_value(var, values[var.name][0])
+    return values
+
+
+def _read_one(path, name):
+    """One variable's file: PaddlePaddle's tensor format, or a ``.npy`` (never pickled)."""
+    if not os.path.isfile(path):
+        raise SaveLoadError(f"cannot load variable '{name}': no file '{path}'")
+    with open(path, "rb") as f:
+        if f.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
+            return read_npy(path), []
+        f.seek(0)
+        size = os.fstat(f.fileno()).st_size
+        value = read_tensor(f, name=f"variable '{name}' in '{path}'", limit=size)
+        if f.read(1):
+            raise ProtoDecodeError(f"variable '{name}': '{path}' has bytes after its tensor")
+    return value
+
+
+def _read_combined(path, variables):
+    """The tensors of one ``save_combine`` file, in the order of the sorted names."""
+    if not os.path.isfile(path):
+        raise SaveLoadError(f"cannot load parameters: no file '{path}'")
+    values = {}
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        for k, var in enumerate(variables):
+            if f.tell() == size:
+                raise SaveLoadError(f"'{path}' ends after {k} tensors, before variable "
+                                    f"'{var.name}': the program needs {len(variables)} "
+                                    "(sorted by name)")
+            values[var.name] = read_tensor(f, name=f"variable '{var.name}' in '{path}'",
+                                           limit=size - f.tell())
+        if f.tell() != size:
+            raise SaveLoadError(f"'{path}' has {size - f.tell()} bytes after the "
+                                f"{len(variables)} tensors the program needs: it holds more "
+                                "variables than the program, or others")
+    return values
+
+
+def check_value(var, array):
+    """Raise SaveLoadError naming ``var`` when ``array`` does not fit its VarDesc."""
+    if array.dtype != var.dtype:
+        raise SaveLoadError(f"variable '{var.name}': the program declares dtype {var.dtype}, "
+                            f"the file holds {array.dtype}")
+    want, got = tuple(var.shape), tuple(array.shape)
+    if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
+        raise SaveLoadError(f"variable '{var.name}': the program declares shape {list(want)}, "
+                            f"the file holds shape {list(got)}")
+
+
+@contextlib.contextmanager
+def os_errors(action, path):
+    """Report an operating-system failure as a SaveLoadError naming the path."""
+    try:
+        yield
+    except SaveLoadError:
+        raise
+    except OSError as err:
+        raise SaveLoadError(f"{action} '{path}': {err}") from err

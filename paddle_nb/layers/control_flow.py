@@ -1,0 +1,189 @@
+"""Control flow with blocks and scopes: IfElse, cond, While, StaticRNN (seed 003).
+
+Every builder here uses one mechanism: a ``with`` guard creates a sub-block,
+makes it current, and rolls back in ``finally``; on leaving it, the builder
+finds the sub-block's captures and outer writes (``block_captures``) and
+appends the op that owns the sub-block (``conditional_block``, ``while``,
+``recurrent``) to the parent block. At run time each execution of a
+sub-block gets a fresh kid scope of the scope that runs the owning op.
+"""
+
+import contextlib
+
+from paddle_nb.errors import OpBuildError
+from paddle_nb.framework.captures import block_captures
+from paddle_nb.framework.variable import VarType
+from paddle_nb.layers.helper import LayerHelper
+
+__all__ = ["IfElse", "cond", "While", "StaticRNN"]
+
+
+def _check_bool(var, who, one_value=False):
+    if var.dtype.kind != "b":
+        raise OpBuildError(f"{who}: the condition '{var.name}' must be a bool tensor, got "
+                           f"{var.dtype} (build it with less_than, equal, ...)")
+    if one_value and any(d > 1 for d in var.shape):
+        raise OpBuildError(f"{who}: the condition '{var.name}' must hold one value, got shape "
+                           f"{list(var.shape)}")
+
+
+def _scopes_var(helper, block):
+    return block.create_var(name=helper.program.unique_name("_generated_var"),
+                            type=VarType.STEP_SCOPES)
+
+
+class IfElse:
+    """Per-instance if-else: each branch runs on the rows whose condition is true (false).
+
+    ``cond`` is a bool tensor with one value per instance ([N, 1]). Inside
+    ``true_block()``, ``input(x)`` gives the rows of ``x`` where it is true;
+    ``output(*vars)`` sets the branch's results; ``ie()`` merges both
+    branches' results back in the original row order.
+    """
+
+    def __init__(self, cond, name=None):
+        _check_bool(cond, "IfElse")
+        self.cond = cond
+        self.helper = LayerHelper("ifelse", name)
+        self.program = self.helper.program
+        self.parent = self.program.current_block()
+        self._splits = {}
+        self._masks = None
+        self._outputs = {True: [], False: []}
+        self._branch = None
+
+    def _split(self, x):
+        if x.name not in self._splits:
+            t, f = self.helper.tmp_name(), self.helper.tmp_name()
+            self.parent.append_op("split_lod_tensor", {"X": x, "Mask": self.cond},
+                                  {"OutTrue": t, "OutFalse": f}, {"level": 0})
+            self._splits[x.name] = (self.parent.var(t), self.parent.var(f))
+        return self._splits[x.name]
+
+    @contextlib.contextmanager
+    def true_block(self):
+        with self._block(True):
+            yield
+
+    @contextlib.contextmanager
+    def false_block(self):
+        with self._block(False):
+            yield
+
+    @contextlib.contextmanager
+    def _block(self, flag):
+        if self._branch is not None:
+            raise OpBuildError("IfElse: branches cannot nest inside each other")
+        if self._masks is None:
+            self._masks = self._split(self.cond)
+        self._branch = flag
+        try:
+            with self.program._block_guard() as sub:
+                yield sub
+        finally:
+            self._branch = None
+        reads, writes = block_captures(sub)
+        mask = self._masks[0 if flag else 1]
+        self.parent.append_op(
+            "conditional_block", {"Cond": [mask], "Input": reads},
+            {"Out": writes, "Scope": _scopes_var(self.helper, self.parent)},
+            {"sub_block": sub.idx, "is_scalar_condition": False})
+
+    def input(self, x):
+        """The rows of ``x`` that belong to the current branch."""
+        if self._branch is None:
+            raise OpBuildError("IfElse.input must be called inside true_block() or false_block()")
+        return self._split(x)[0 if self._branch else 1]
+
+    def output(self, *outs):
+        """Set the current branch's results (copied to variables of the parent block)."""
+        if self._branch is None:
+            raise OpBuildError("IfElse.output must be called inside true_block() or false_block()")
+        block = self.program.current_block()
+        for v in outs:
+            outer = self.parent.create_var(name=self.helper.tmp_name(), shape=v.shape, dtype=v.dtype)
+            block.append_op("assign", {"X": v}, {"Out": outer})
+            self._outputs[self._branch].append(outer)
+
+    def __call__(self):
+        t, f = self._outputs[True], self._outputs[False]
+        if len(t) != len(f):
+            raise OpBuildError(f"IfElse: the true branch has {len(t)} outputs and the false "
+                               f"branch {len(f)}; expected the same number")
+        results = []
+        for a, b in zip(t, f):
+            name = self.helper.tmp_name()
+            self.parent.append_op("merge_lod_tensor",
+                                  {"X": self.cond, "Mask": self.cond, "InTrue": a, "InFalse": b},
+                                  {"Out": name}, {"level": 0})
+            results.append(self.parent.var(name))
+        return results
+
+
+def _branch(helper, parent, pred, fn, is_true):
+    """One scalar conditional block running ``fn``; returns its outputs copied outside."""
+    program = helper.program
+    with program._block_guard() as sub:
+        result = fn() if fn is not None else None
+        values = [] if result is None else list(result) if isinstance(result, (list, tuple)) else [result]
+        outs = []
+        for v in values:
+            outer = parent.create_var(name=helper.tmp_name(), shape=v.shape, dtype=v.dtype)
+            sub.append_op("assign", {"X": v}, {"Out": outer})
+            outs.append(outer)
+    reads, writes = block_captures(sub)
+    parent.append_op("conditional_block", {"Cond": [pred], "Input": reads},
+                     {"Out": writes, "Scope": _scopes_var(helper, parent)},
+                     {"sub_block": sub.idx, "is_scalar_condition": True})
+    return outs, result
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` if the scalar bool ``pred`` holds, else ``false_fn()`` (both built)."""
+    _check_bool(pred, "cond", one_value=True)
+    helper = LayerHelper("cond", name)
+    parent = helper.program.current_block()
+    t_outs, t_result = _branch(helper, parent, pred, true_fn, True)
+    not_pred = helper.out("logical_not", {"X": pred})
+    f_outs, _ = _branch(helper, parent, not_pred, false_fn, False)
+    if len(t_outs) != len(f_outs):
+        raise OpBuildError(f"cond: true_fn returns {len(t_outs)} values and false_fn "
+                           f"{len(f_outs)}; expected the same number")
+    if not t_outs:
+        return None
+    mask = helper.out("cast", {"X": pred}, {"in_dtype": "bool", "out_dtype": "int32"})
+    merged = [helper.out("select_input", {"X": [f, t], "Mask": mask}) for t, f in zip(t_outs, f_outs)]
+    return merged if isinstance(t_result, (list, tuple)) else merged[0]
+
+
+class While:
+    """A loop: ``with w.block():`` the body, which must update ``cond``.
+
+    Each iteration runs in its own step scope. The op's ``max_iterations``
+    attribute (a million by default) turns a loop whose condition never
+    becomes false into a clear error instead of a hang.
+    """
+
+    def __init__(self, cond, is_test=False, name=None, max_iterations=1_000_000):
+        _check_bool(cond, "While", one_value=True)
+        self.cond = cond
+        self.is_test = is_test
+        self.max_iterations = max_iterations
+        self.helper = LayerHelper("while", name)
+
+    @contextlib.contextmanager
+    def block(self):
+        program = self.helper.program
+        parent = program.current_block()
+        with program._block_guard() as sub:
+            yield sub
+        reads, writes = block_captures(sub)
+        if self.cond.name not in writes:
+            raise OpBuildError(f"While: the loop body never updates its condition "
+                               f"'{self.cond.name}'; write it in the body (for example "
+                               f"less_than(i, n, cond={self.cond.name}))")
+        parent.append_op("while", {"X": [n for n in reads if n != self.cond.name],
+                                   "Condition": self.cond},
+                         {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
+                         {"sub_block": sub.idx, "is_test": self.is_test,
+                          "max_iterations": self.max_iterations})

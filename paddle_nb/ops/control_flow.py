@@ -1,0 +1,203 @@
+"""Control-flow ops: run a sub-block in a fresh kid scope (seed 003).
+
+``conditional_block`` runs its sub-block once when its condition holds;
+``while`` runs it while a bool variable stays true, one step scope per
+iteration. Each keeps the scopes it made in a STEP_SCOPES variable, alive
+until the run ends, because the grad ops run their grad blocks inside
+them: the values of the forward pass are still there, as seed 003 says.
+The kernels reach the executor only through ``ctx.run_block``.
+"""
+
+from paddle_nb.core.scope import StepScopes
+from paddle_nb.ops.grad import OpSpec
+from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
+
+__all__ = ["scalar_condition"]
+
+
+def scalar_condition(ctx, name, op_type):
+    """The Python bool held by bool variable ``name`` (one element)."""
+    array = ctx.tensor(name).array()
+    if array.dtype.kind != "b" or array.size != 1:
+        raise ValueError(f"{op_type}: condition '{name}' must be a bool tensor of one element, "
+                         f"got {array.dtype}{list(array.shape)}")
+    return bool(array.reshape(-1)[0])
+
+
+def _scopes_var(ctx, slot):
+    return ctx.scope.find_var(ctx.output_names(slot)[0]) or ctx.scope.var(ctx.output_names(slot)[0])
+
+
+def _conditional_block(ctx):
+    attrs = ctx.attrs
+    conds = ctx.input_names("Cond")
+    if attrs["is_scalar_condition"]:
+        run = scalar_condition(ctx, conds[0], "conditional_block")
+    else:
+        tensors = [ctx.tensor(n) for n in conds]
+        run = all(t.is_allocated() and t.array().size > 0 for t in tensors)
+    scopes = _scopes_var(ctx, "Scope").set_value(StepScopes())
+    if run:
+        kid = ctx.scope.new_scope(label=f"block {attrs['sub_block']}")
+        scopes.append(kid)
+        ctx.run_block(attrs["sub_block"], kid)
+
+
+def _zeros_like_into(ctx, source, target):
+    t = ctx.tensor(source)
+    if t.is_allocated():
+        ctx.out_tensor(target).set(ctx.xp.zeros_like(t.array()), ctx.place)
+
+
+def _copy_inner_grads(ctx, inner_scope, inputs, outputs, inner_names):
+    for k, (x, out) in enumerate(zip(inputs, outputs)):
+        if out == EMPTY_VAR:
+            continue
+        inner = inner_names[k] if inner_names else grad_var_name(x)
+        var = inner_scope.find_local_var(inner) if inner else None
+        if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
+            ctx.out_tensor(out).set(var.get_tensor().array(), ctx.place)
+        else:
+            _zeros_like_into(ctx, x, out)
+
+
+def _conditional_block_grad(ctx):
+    attrs = ctx.attrs
+    scopes = ctx.scope.find_var(ctx.input_names("Scope")[0]).get(StepScopes)
+    inputs, outputs = ctx.input_names("Input"), ctx.output_names("Input@GRAD")
+    if not scopes:                       # the branch did not run: no gradient flows
+        for x, out in zip(inputs, outputs):
+            if out != EMPTY_VAR:
+                _zeros_like_into(ctx, x, out)
+        return
+    grad_scope = scopes[0].new_scope(label="grad")
+    ctx.run_block(attrs["sub_block"], grad_scope)
+    _copy_inner_grads(ctx, grad_scope, inputs, outputs, attrs["inner_grads"])
+
+
+def _conditional_block_grad_maker(g):
+    inputs = g.input("Input")
+    grad_block, inner = g.backward_block(g.attrs["sub_block"], seeds=g.output_grad("Out"))
+    return [OpSpec("conditional_block_grad",
+                   {"Cond": g.input("Cond"), "Input": inputs, "Out": g.output("Out"),
+                    "Out@GRAD": g.output_grad("Out"), "Scope": g.output("Scope")},
+                   {"Input@GRAD": g.input_grad("Input")},
+                   {"sub_block": grad_block, "is_scalar_condition": g.attrs["is_scalar_condition"],
+                    "inner_grads": [inner.get(x, "") for x in inputs]})]
+
+
+COND_ATTRS = {"sub_block": Attr("block"), "is_scalar_condition": Attr("bool", False),
+              "skip_eager_deletion_vars": Attr("strs", [])}
+register(OpDef(
+    "conditional_block",
+    inputs=[Slot("Cond", duplicable=True), Slot("Input", duplicable=True, dispensable=True)],
+    outputs=[Slot("Out", duplicable=True, dispensable=True), "Scope"],
+    attrs=COND_ATTRS, kernel=_conditional_block, raw=True, grad=_conditional_block_grad_maker,
+    doc="run sub_block once, in a kid scope, when Cond holds (scalar) or is non-empty"))
+register(OpDef(
+    "conditional_block_grad",
+    inputs=[Slot("Cond", duplicable=True), Slot("Input", duplicable=True, dispensable=True),
+            Slot("Out", duplicable=True, dispensable=True),
+            Slot("Out@GRAD", duplicable=True, dispensable=True), "Scope"],
+    outputs=[Slot("Input@GRAD", duplicable=True, dispensable=True)],
+    attrs={**COND_ATTRS, "inner_grads": Attr("strs", [])},
+    kernel=_conditional_block_grad, raw=True,
+    doc="run the grad block inside the forward branch scope; copy the inputs' gradients out"))
+
+
+def _while(ctx):
+    attrs = ctx.attrs
+    cond = ctx.input_names("Condition")[0]
+    scopes = _scopes_var(ctx, "StepScopes").set_value(StepScopes())
+    carried = [n for n in ctx.output_names("Out") if n != cond]
+    step = 0
+    while scalar_condition(ctx, cond, "while"):
+        if step >= attrs["max_iterations"]:
+            raise RuntimeError(
+                f"while: condition '{cond}' is still true after {step} iterations; does the "
+                "loop body update it? (raise the op's max_iterations attribute for longer loops)")
+        starts = {} if attrs["is_test"] else _values(ctx, carried)
+        kid = ctx.scope.new_scope(label=f"step {step}")
+        ctx.run_block(attrs["sub_block"], kid)
+        if attrs["is_test"]:
+            kid.destroy()
+        else:
+            for name, array in starts.items():   # the step's inputs, for the backward pass
+                if kid.find_local_var(name) is None:
+                    kid.var(name).get_tensor()._hold(array, ctx.place)
+            scopes.append(kid)
+        step += 1
+
+
+def _values(ctx, names):
+    values = {}
+    for name in names:
+        var = ctx.scope.find_var(name)
+        if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
+            values[name] = var.get_tensor().array()
+    return values
+
+
+def _while_grad(ctx):
+    attrs = ctx.attrs
+    scopes = ctx.scope.find_var(ctx.input_names("StepScopes")[0]).get(StepScopes)
+    xs, outs = ctx.input_names("X"), ctx.output_names("X@GRAD")
+    carried = set(ctx.input_names("Out"))
+    inner_names = attrs["inner_grads"] or [grad_var_name(x) for x in xs]
+    totals = {}
+    for kid in reversed(scopes):
+        grad_scope = kid.new_scope(label="grad")
+        ctx.run_block(attrs["sub_block"], grad_scope)
+        for x, inner in zip(xs, inner_names):
+            var = grad_scope.find_local_var(inner) if inner else None
+            value = var.get_tensor().array() if var is not None and var.is_initialized() \
+                and var.get_tensor().is_allocated() else None
+            if x in carried:     # the gradient flowing into the previous iteration
+                if value is None:
+                    _zeros_like_into(ctx, x, grad_var_name(x))
+                else:
+                    ctx.out_tensor(grad_var_name(x)).set(value, ctx.place)
+            elif value is not None:
+                totals[x] = value if x not in totals else totals[x] + value
+    for x, out in zip(xs, outs):
+        if out == EMPTY_VAR:
+            continue
+        if x in carried:
+            if out != grad_var_name(x) and ctx.scope.find_var(grad_var_name(x)) is not None:
+                ctx.out_tensor(out).set(ctx.tensor(grad_var_name(x)).array(), ctx.place)
+        elif x in totals:
+            ctx.out_tensor(out).set(totals[x], ctx.place)
+        else:
+            _zeros_like_into(ctx, x, out)
+
+
+def _while_grad_maker(g):
+    xs = g.input("X")
+    cond = g.input("Condition")[0]
+    carried = [n for n in g.output("Out") if n != cond]
+    grad_block, inner = g.backward_block(g.attrs["sub_block"],
+                                         seeds=[grad_var_name(n) for n in carried])
+    return [OpSpec("while_grad",
+                   {"X": xs, "Out": carried, "Out@GRAD": [grad_var_name(n) for n in carried],
+                    "StepScopes": g.output("StepScopes")},
+                   {"X@GRAD": g.input_grad("X")},
+                   {"sub_block": grad_block, "is_test": False,
+                    "inner_grads": [inner.get(x, "") for x in xs]})]
+
+
+WHILE_ATTRS = {"sub_block": Attr("block"), "is_test": Attr("bool", False),
+               "max_iterations": Attr("long", 1_000_000, comment="guard against endless loops"),
+               "skip_eager_deletion_vars": Attr("strs", [])}
+register(OpDef(
+    "while", inputs=[Slot("X", duplicable=True, dispensable=True), "Condition"],
+    outputs=[Slot("Out", duplicable=True, dispensable=True), "StepScopes"],
+    attrs=WHILE_ATTRS, kernel=_while, raw=True, grad=_while_grad_maker,
+    doc="run sub_block while Condition is true, one step scope per iteration"))
+register(OpDef(
+    "while_grad",
+    inputs=[Slot("X", duplicable=True, dispensable=True), Slot("Out", duplicable=True, dispensable=True),
+            Slot("Out@GRAD", duplicable=True, dispensable=True), "StepScopes"],
+    outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
+    attrs={**WHILE_ATTRS, "inner_grads": Attr("strs", []), "original_output_grad": Attr("strs", [])},
+    kernel=_while_grad, raw=True,
+    doc="run the grad block in each step scope, last step first; sum captured gradients"))

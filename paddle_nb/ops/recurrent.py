@@ -1,0 +1,196 @@
+"""The RNN step net: one step block, run once per time step in its own scope.
+
+Seed 003's RNN: ``recurrent`` slices each step input along dimension 0
+([T, batch, ...]), makes a step scope per time step under the running
+scope, puts the step's slice there under the outer sequence's name, links
+each memory's previous value (``ex_states``) to the last step's updated
+value (``states``) or to its initial state, runs the step block, and stacks
+the step outputs over time. The step scopes are kept in ``step_scopes`` for
+``recurrent_grad``, which runs the grad block in each of them, last step
+first, passing each memory's gradient back one step at a time.
+"""
+
+from paddle_nb.core.scope import StepScopes
+from paddle_nb.ops.grad import OpSpec
+from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
+
+__all__ = []
+
+
+def _order(n, reverse):
+    return range(n - 1, -1, -1) if reverse else range(n)
+
+
+def _sequence_length(ctx, names):
+    lengths = {n: ctx.tensor(n).array().shape[0] for n in names}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"recurrent: step inputs must share their first (time) dimension, got "
+                         + ", ".join(f"{n}: {t}" for n, t in lengths.items()))
+    if not lengths:
+        raise ValueError("recurrent: expected at least one step input")
+    return next(iter(lengths.values()))
+
+
+def _local_array(scope, name, what):
+    var = scope.find_local_var(name)
+    if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+        raise ValueError(f"recurrent: the step block did not compute {what} '{name}'")
+    return var.get_tensor().array()
+
+
+def _recurrent(ctx):
+    attrs = ctx.attrs
+    xp, place = ctx.xp, ctx.place
+    inputs = ctx.input_names("inputs")
+    steps = _sequence_length(ctx, inputs)
+    ex_states, states = attrs["ex_states"], attrs["states"]
+    boots = ctx.input_names("initial_states")
+    scopes = ctx.scope.find_var(ctx.output_names("step_scopes")[0]).set_value(StepScopes())
+    outputs = ctx.output_names("outputs")
+    collected = {name: [None] * steps for name in outputs}
+    previous = None
+    for t in _order(steps, attrs["reverse"]):
+        kid = ctx.scope.new_scope(label=f"step {t}")
+        for name in inputs:
+            kid.var(name).get_tensor()._hold(ctx.tensor(name).array()[t], place)
+        for k, (pre, boot) in enumerate(zip(ex_states, boots)):
+            value = ctx.tensor(boot).array() if previous is None else \
+                _local_array(previous, states[k], "memory")
+            if previous is not None and value.shape != ctx.tensor(boot).array().shape:
+                raise ValueError(f"recurrent: memory '{pre}' has shape {ctx.tensor(boot).array().shape} "
+                                 f"but its update '{states[k]}' has shape {value.shape}")
+            kid.var(pre).get_tensor()._hold(value, place)
+        ctx.run_block(attrs["sub_block"], kid)
+        for name in outputs:
+            collected[name][t] = _local_array(kid, name, "step output")
+        scopes.append(kid)
+        previous = kid
+    for name in outputs:
+        ctx.out_tensor(name).set(xp.stack(collected[name]), place)
+
+
+def _recurrent_grad(ctx):
+    attrs = ctx.attrs
+    xp, place = ctx.xp, ctx.place
+    scopes = ctx.scope.find_var(ctx.input_names("step_scopes")[0]).get(StepScopes)
+    ex_states, states = attrs["ex_states"], attrs["states"]
+    inputs, params = ctx.input_names("inputs"), ctx.input_names("parameters")
+    boots, outputs = ctx.input_names("initial_states"), ctx.input_names("outputs")
+    out_grads = [ctx.tensor(n).array() if ctx.scope.find_var(n) is not None
+                 and ctx.tensor(n).is_allocated() else None for n in ctx.input_names("outputs@GRAD")]
+    steps = len(scopes)
+    order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
+    input_grads = {n: [None] * steps for n in inputs}
+    param_grads = {}
+    carry = {}                       # state name -> gradient flowing from the next step
+    for k in reversed(range(steps)):
+        t = order[k]
+        grad_scope = scopes[k].new_scope(label="grad")
+        for name, g in zip(outputs, out_grads):
+            if g is not None:
+                grad_scope.var(grad_var_name(name)).get_tensor()._hold(g[t], place)
+        for state in states:
+            if state in carry:
+                var = grad_scope.var(grad_var_name(state))
+                t_ = var.get_tensor()
+                t_._hold(carry[state] if not t_.is_allocated() else t_.array() + carry[state], place)
+        ctx.run_block(attrs["sub_block"], grad_scope)
+        for name in inputs:
+            input_grads[name][t] = _grad_of(grad_scope, name)
+        for name in params:
+            g = _grad_of(grad_scope, name)
+            if g is not None:
+                param_grads[name] = g if name not in param_grads else param_grads[name] + g
+        carry = {}
+        for pre, state in zip(ex_states, states):
+            g = _grad_of(grad_scope, pre)
+            if g is not None:
+                carry[state] = g
+    _write_grads(ctx, inputs, "inputs@GRAD", lambda n: _stack(xp, input_grads[n], ctx.tensor(n)))
+    _write_grads(ctx, params, "parameters@GRAD", lambda n: param_grads.get(n))
+    boot_grads = {b: carry.get(s) for b, s in zip(boots, states)}
+    _write_grads(ctx, boots, "initial_states@GRAD", lambda n: boot_grads.get(n))
+
+
+def _grad_of(scope, name):
+    var = scope.find_local_var(grad_var_name(name))
+    if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+        return None
+    return var.get_tensor().array()
+
+
+def _stack(xp, parts, like):
+    if all(p is None for p in parts):
+        return None
+    full = like.array()
+    return xp.stack([p if p is not None else xp.zeros_like(full[0]) for p in parts])
+
+
+def _write_grads(ctx, names, slot, value_of):
+    for name, out in zip(names, ctx.output_names(slot)):
+        if out == EMPTY_VAR:
+            continue
+        value = value_of(name)
+        if value is None:
+            value = ctx.xp.zeros_like(ctx.tensor(name).array())
+        ctx.out_tensor(out).set(value, ctx.place)
+
+
+def _recurrent_grad_maker(g):
+    attrs = g.attrs
+    seeds = [grad_var_name(n) for n in g.output("outputs")] + \
+        [grad_var_name(n) for n in attrs["states"]]
+    grad_block, _ = g.backward_block(attrs["sub_block"], seeds=seeds, local_seeds=True,
+                                     extra_needs=attrs["ex_states"])
+    return [OpSpec("recurrent_grad",
+                   {"inputs": g.input("inputs"), "initial_states": g.input("initial_states"),
+                    "parameters": g.input("parameters"), "outputs": g.output("outputs"),
+                    "outputs@GRAD": g.output_grad("outputs"), "step_scopes": g.output("step_scopes")},
+                   {"inputs@GRAD": g.input_grad("inputs"),
+                    "initial_states@GRAD": g.input_grad("initial_states"),
+                    "parameters@GRAD": g.input_grad("parameters")},
+                   {**attrs, "sub_block": grad_block})]
+
+
+RNN_ATTRS = {"ex_states": Attr("strs", []), "states": Attr("strs", []), "sub_block": Attr("block"),
+             "reverse": Attr("bool", False), "is_train": Attr("bool", True),
+             "has_states": Attr("bool", False), "skip_eager_deletion_vars": Attr("strs", [])}
+
+
+def _dup(name):
+    return Slot(name, duplicable=True, dispensable=True)
+
+
+register(OpDef(
+    "recurrent", inputs=[_dup("inputs"), _dup("initial_states"), _dup("parameters")],
+    outputs=[_dup("outputs"), "step_scopes"], attrs=RNN_ATTRS, kernel=_recurrent, raw=True,
+    grad=_recurrent_grad_maker,
+    doc="run sub_block once per time step of the step inputs, one step scope each"))
+register(OpDef(
+    "recurrent_grad",
+    inputs=[_dup("inputs"), _dup("initial_states"), _dup("parameters"), _dup("outputs"),
+            _dup("outputs@GRAD"), "step_scopes"],
+    outputs=[_dup("inputs@GRAD"), _dup("initial_states@GRAD"), _dup("parameters@GRAD")],
+    attrs=RNN_ATTRS, kernel=_recurrent_grad, raw=True,
+    doc="run the grad block in each step scope, last step first; pass memory gradients back"))
+
+
+def _identity_infer(x, *, dtype):
+    return x
+
+
+register(OpDef(
+    "rnn_memory_helper", inputs=["X"], outputs=["Out"], attrs={"dtype": Attr("int", 5)},
+    infer=_identity_infer, kernel=lambda ctx, x, *, dtype: x,
+    grad=lambda g: [OpSpec("rnn_memory_helper_grad",
+                           {"X": g.input("X"), "Out": g.output("Out"),
+                            "Out@GRAD": g.output_grad("Out")},
+                           {"X@GRAD": g.input_grad("X")}, dict(g.attrs))],
+    doc="Out = X: names a step's memory or output inside an RNN step block"))
+register(OpDef(
+    "rnn_memory_helper_grad", inputs=["X", Slot("Out", dispensable=True),
+                                      Slot("Out@GRAD", dispensable=True)],
+    outputs=["X@GRAD"], attrs={"dtype": Attr("int", 5)},
+    infer=lambda x, out, dout, *, dtype: x,
+    kernel=lambda ctx, x, out, dout, *, dtype: dout if dout is not None else ctx.xp.zeros_like(x),
+    doc="X@GRAD = Out@GRAD (zeros when no gradient reached Out)"))

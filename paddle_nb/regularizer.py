@@ -1,0 +1,76 @@
+"""Weight decay: a penalty on a parameter's size, added to its gradient.
+
+Adding ``coeff/2 * sum(w^2)`` (L2) or ``coeff * sum(|w|)`` (L1) to the loss
+adds ``coeff * w`` or ``coeff * sign(w)`` to the gradient of ``w``. Rather than
+grow the forward program, PaddlePaddle adds that term to the gradient just
+before the optimizer's update op, and so does paddle_nb: a regularizer
+appends the ops ``decay = scale(w)`` (after ``sign`` for L1) and
+``w@GRAD@REGULARIZED = sum(w@GRAD, decay)``, and the update reads the new
+gradient. A parameter's own regularizer (``ParamAttr(regularizer=...)``) wins
+over the optimizer's ``regularization``.
+"""
+
+__all__ = ["WeightDecayRegularizer", "L2Decay", "L1Decay", "L2DecayRegularizer",
+           "L1DecayRegularizer"]
+
+
+class WeightDecayRegularizer:
+    """Base class: ``append_ops(block, param, grad)`` returns the regularized gradient.
+
+    Subclasses say how to compute the decay term from the parameter
+    (``_decay``); the sum with the gradient is the same for all.
+    """
+
+    def __init__(self, coeff=0.0):
+        self.coeff = float(coeff)
+
+    def append_ops(self, block, param, grad):
+        """Append the ops computing ``grad + decay(param)`` to ``block``; return the new gradient."""
+        decay = self._decay(block, param)
+        new_grad = block.create_var(name=block.program.unique_name(f"{grad.name}@REGULARIZED"),
+                                    shape=grad.shape, dtype=grad.dtype)
+        block.append_op("sum", inputs={"X": [grad, decay]}, outputs={"Out": new_grad})
+        return new_grad
+
+    def _decay(self, block, param):
+        raise NotImplementedError
+
+    def _scaled(self, block, x, name):
+        """``coeff * x`` in a new variable ``name``."""
+        out = block.create_var(name=block.program.unique_name(name), shape=x.shape, dtype=x.dtype)
+        block.append_op("scale", inputs={"X": x}, outputs={"Out": out},
+                        attrs={"scale": self.coeff})
+        return out
+
+    def __repr__(self):
+        return f"{type(self).__name__}(coeff={self.coeff})"
+
+
+class L2Decay(WeightDecayRegularizer):
+    """Adds ``coeff * param`` to the gradient (the gradient of ``coeff/2 * ||param||^2``).
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> w = prog.global_block().create_parameter(name="w", shape=(2,))
+    >>> g = prog.global_block().create_var(name="w@GRAD", shape=(2,))
+    >>> new = L2Decay(0.1).append_ops(prog.global_block(), w, g)
+    >>> new.name, [op.type for op in prog.global_block().ops[-2:]]
+    ('w@GRAD@REGULARIZED_0', ['scale', 'sum'])
+    """
+
+    def _decay(self, block, param):
+        return self._scaled(block, param, f"{param.name}.l2_decay")
+
+
+class L1Decay(WeightDecayRegularizer):
+    """Adds ``coeff * sign(param)`` to the gradient (the gradient of ``coeff * sum|param|``)."""
+
+    def _decay(self, block, param):
+        sign = block.create_var(name=block.program.unique_name(f"{param.name}.sign"),
+                                shape=param.shape, dtype=param.dtype)
+        block.append_op("sign", inputs={"X": param}, outputs={"Out": sign})
+        return self._scaled(block, sign, f"{param.name}.l1_decay")
+
+
+L2DecayRegularizer = L2Decay     # PaddlePaddle's longer names for the same classes
+L1DecayRegularizer = L1Decay

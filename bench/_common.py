@@ -15,23 +15,45 @@ import gc          # noqa: E402  (after the thread variables, on purpose)
 import statistics  # noqa: E402
 import time        # noqa: E402
 
-__all__ = ["median_time", "interleaved", "Table", "torch_or_none", "us", "ms", "x"]
+__all__ = ["median_time", "interleaved", "busy_note", "Table", "torch_or_none", "us", "ms", "x"]
+
+
+BUSY = {"samples": 0, "kept": 0, "all": 0}   # timings, those on the CPU, medians of all
 
 
 def _once(fn, number):
+    """(wall seconds per call, CPU seconds per call) of ``number`` calls of ``fn``."""
+    cpu0 = time.process_time()
     start = time.perf_counter()
     for _ in range(number):
         fn()
-    return (time.perf_counter() - start) / number
+    wall = time.perf_counter() - start
+    return wall / number, (time.process_time() - cpu0) / number
+
+
+def _median_on_cpu(samples):
+    """The median wall time of the samples during which this process kept the CPU (its CPU
+    time at least 90% of the wall time). On a shared machine another process can take the
+    core in the middle of a timing; such a sample measures the neighbour, not the code.
+
+    With fewer than 3 such samples, the median CPU time of all samples stands in for the
+    wall time (the code timed is single-threaded, so the two agree on a quiet machine)."""
+    kept = [wall for wall, cpu in samples if cpu >= 0.9 * wall]
+    BUSY["samples"] += len(samples)
+    BUSY["kept"] += len(kept)
+    if len(kept) >= 3:
+        return statistics.median(kept)
+    BUSY["all"] += 1
+    return statistics.median(cpu for _, cpu in samples)
 
 
 def median_time(fn, number=1, repeat=7, warmup=1):
     """Seconds per call of ``fn``: the median of ``repeat`` timings of ``number`` calls each,
-    after ``warmup`` untimed timings."""
+    after ``warmup`` untimed timings (see :func:`_median_on_cpu`)."""
     for _ in range(warmup):
         _once(fn, number)
     gc.collect()
-    return statistics.median(_once(fn, number) for _ in range(repeat))
+    return _median_on_cpu([_once(fn, number) for _ in range(repeat)])
 
 
 def interleaved(fns, number=1, repeat=7, warmup=1):
@@ -45,7 +67,22 @@ def interleaved(fns, number=1, repeat=7, warmup=1):
     for _ in range(repeat):
         for fn, out in zip(fns, samples):
             out.append(_once(fn, number))
-    return [statistics.median(s) for s in samples]
+    return [_median_on_cpu(s) for s in samples]
+
+
+def busy_note():
+    """A line saying how many timings since the last call lost the CPU to another process,
+    or None when none did."""
+    lost, total, unfiltered = BUSY["samples"] - BUSY["kept"], BUSY["samples"], BUSY["all"]
+    BUSY["samples"] = BUSY["kept"] = BUSY["all"] = 0
+    if lost == 0:
+        return None
+    text = (f"machine busy: {lost} of {total} timings lost the CPU to another process "
+            "(CPU time < 90% of wall time) and were left out of the medians")
+    if unfiltered:
+        text += (f"; {unfiltered} figure(s) had fewer than 3 timings left and are medians "
+                 "of CPU time instead")
+    return text + "."
 
 
 def torch_or_none():

@@ -24,7 +24,7 @@ ATOL = 1e-7
 CPU = pd.CPUPlace()
 
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers --------------------------------------------------------------------------------------
 def build(fn):
     """Run ``fn()`` inside a fresh program; return (program, what fn returned)."""
     program = pd.Program()
@@ -109,7 +109,7 @@ def names(pairs):
     return [(p.name, g.name) for p, g in pairs]
 
 
-# -- (a) fc + softmax_with_cross_entropy + mean --------------------------------------------------
+# -- (a) fc + softmax_with_cross_entropy + mean ---------------------------------------------------
 def mlp_classifier():
     x = pd.layers.data("x", shape=[3], dtype="float64")
     label = pd.layers.data("label", shape=[1], dtype="int64")
@@ -132,7 +132,7 @@ def test_fc_softmax_with_cross_entropy_mean():
     Checker(program, loss, classifier_feed()).check_pairs(pairs)
 
 
-# -- (b) a weight shared by two layers -----------------------------------------------------------
+# -- (b) a weight shared by two layers ------------------------------------------------------------
 def test_shared_weight_gradient_is_the_sum_of_both_uses():
     def net():
         x = pd.layers.data("x", shape=[3], dtype="float64")
@@ -177,7 +177,7 @@ def test_shared_weight_contributions_add_up():
     checker.check_pairs(pairs)
 
 
-# -- (c) a variable used several times -----------------------------------------------------------
+# -- (c) a variable used several times ------------------------------------------------------------
 def test_variable_used_several_times():
     def net():
         x = pd.layers.data("x", shape=[3], dtype="float64")
@@ -195,7 +195,22 @@ def test_variable_used_several_times():
     Checker(program, loss, {"x": rng(4).normal(size=(2, 3))}).check_pairs(pairs)
 
 
-# -- (d) stop_gradient cuts the graph --------------------------------------------------------------
+def test_variable_in_both_slots_of_one_op():
+    """``h * h``: one elementwise_mul_grad writes h@GRAD twice; the second is renamed."""
+    def net():
+        x = pd.layers.data("x", shape=[3], dtype="float64")
+        h = pd.layers.fc(x, 3, act="tanh")
+        loss = pd.layers.reduce_sum(h * h)
+        return h, loss, pd.append_backward(loss)
+
+    program, (h, loss, pairs) = build(net)
+    (mul_grad,) = [op for op in grad_ops(program) if op.type == "elementwise_mul_grad"]
+    assert mul_grad.output("X@GRAD") == [h.name + "@GRAD"]
+    assert mul_grad.output("Y@GRAD")[0].startswith(h.name + "@GRAD@RENAME@")
+    Checker(program, loss, {"x": rng(13).normal(size=(2, 3))}).check_pairs(pairs)
+
+
+# -- (d) stop_gradient cuts the graph -------------------------------------------------------------
 def test_stop_gradient_cut():
     def net():
         x = pd.layers.data("x", shape=[3], dtype="float64")
@@ -259,7 +274,7 @@ def test_parameter_list_restricts_the_pairs():
     Checker(program, loss, {"x": rng(7).normal(size=(2, 3))}).check_pairs(pairs)
 
 
-# -- (g) a small CNN -------------------------------------------------------------------------------
+# -- (g) a small CNN ------------------------------------------------------------------------------
 def test_conv_pool_batch_norm_fc():
     def net():
         img = pd.layers.data("img", shape=[1, 4, 4], dtype="float64")
@@ -283,7 +298,7 @@ def test_conv_pool_batch_norm_fc():
     Checker(program, loss, feed).check_pairs(pairs)
 
 
-# -- (h) embedding ---------------------------------------------------------------------------------
+# -- (h) embedding --------------------------------------------------------------------------------
 def test_embedding_reduce_sum():
     def net():
         ids = pd.layers.data("ids", shape=[3], dtype="int64")
@@ -301,7 +316,7 @@ def test_embedding_reduce_sum():
     assert np.all(grad[[1, 2]] == 0.0)                  # rows never looked up get zeros
 
 
-# -- (i) gradients with respect to a data variable -----------------------------------------------
+# -- (i) gradients with respect to a data variable ------------------------------------------------
 def test_gradients_with_respect_to_a_data_variable():
     def net():
         x = pd.layers.data("x", shape=[3], dtype="float64")
@@ -316,6 +331,21 @@ def test_gradients_with_respect_to_a_data_variable():
     checker = Checker(program, y, {"x": rng(9).normal(size=(2, 3))})
     value = checker.run([dx])[0]
     np.testing.assert_allclose(value, checker.numeric_feed("x"), rtol=RTOL, atol=ATOL)
+
+
+def test_gradients_of_a_batch_shaped_target_are_seeded_with_ones():
+    """A target of shape [-1, n] cannot be filled by a constant of known shape: the seed is
+    ones shaped like it at run time, so the result is the gradient of its sum."""
+    def net():
+        x = pd.layers.data("x", shape=[3], dtype="float64")
+        h = pd.layers.fc(x, 2, act="sigmoid")
+        return h, pd.gradients(h, x)
+
+    program, (h, (dx,)) = build(net)
+    assert h.shape == (-1, 2)
+    checker = Checker(program, h, {"x": rng(14).normal(size=(4, 3))})
+    np.testing.assert_allclose(checker.run([dx])[0], checker.numeric_feed("x"), rtol=RTOL,
+                               atol=ATOL)
 
 
 def test_gradients_returns_none_without_a_path():
@@ -349,7 +379,7 @@ def test_unused_split_output_gets_zero_gradient():
     assert np.all(w_grad[:, 2:] == 0.0)                  # columns feeding `second` only
 
 
-# -- structure: grad ops are ordinary ops -------------------------------------------------------
+# -- structure: grad ops are ordinary ops ---------------------------------------------------------
 def test_grad_ops_are_ordinary_ops():
     program, (loss, pairs) = build(mlp_classifier)
     ops = program.global_block().ops
@@ -423,7 +453,7 @@ def test_prune_to_the_loss_drops_the_backward():
     assert "mul" in types and "mul_grad" in types
 
 
-# -- twice -------------------------------------------------------------------------------------------
+# -- twice ----------------------------------------------------------------------------------------
 def two_losses():
     x = pd.layers.data("x", shape=[3], dtype="float64")
     h = pd.layers.fc(x, 2, act="tanh")
@@ -469,7 +499,7 @@ def test_second_backward_does_not_read_the_first_ones_gradients():
     Checker(program, loss2, {"x": rng(12).normal(size=(2, 4))}).check_pairs(pairs2)
 
 
-# -- errors ------------------------------------------------------------------------------------------
+# -- errors ---------------------------------------------------------------------------------------
 def test_append_backward_needs_a_variable():
     with pytest.raises(TypeError):
         pd.append_backward("loss")

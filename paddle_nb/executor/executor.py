@@ -19,10 +19,12 @@ import time
 
 import numpy
 
+from paddle_nb.core.events import EVENTS
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.errors import FeedError, FetchError, NotAllocatedError, OpRunError, PaddleNBError
+from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.plan import BlockPlan
 from paddle_nb.executor.record import Recorder
 from paddle_nb.framework.context import default_main_program
@@ -78,13 +80,15 @@ class Executor:
         plan = self._plan(program, 0, tuple(fetch_names))
         feed_targets = self._check_feed(program, plan, feed, scope)
         listeners = self.listeners + RUN_LISTENERS
+        if not listeners and not EVENTS.active and not plan.has_raw and not _has_lod(feed):
+            return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
         recorder = Recorder(program, scope, self) if listeners else None
         run_scope = scope.new_scope(label="run")
         self._state = _RunState(program, scope, run_scope, recorder)
         try:
-            self._feed(program, plan, run_scope, feed, feed_targets)
-            if recorder:
+            if recorder:            # before the feed, so the record has the fed tensors' allocation
                 recorder.start()
+            self._feed(program, plan, run_scope, feed, feed_targets)
             self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
             results = self._fetch(program, run_scope, fetch_names, return_numpy)
         except BaseException:
@@ -102,6 +106,74 @@ class Executor:
         if recorder:
             self._notify(listeners, recorder.record)
         return results
+
+    def _run_fast(self, plan, scope, feed, fetch_names, return_numpy):
+        """The same run without materializing temporaries (see executor/fast.py)."""
+        fast = plan.fast_block
+        if fast is None:
+            fast = plan.fast_block = FastBlock(plan, self.ctx)
+        feed_arrays = []
+        for name, value in feed.items():
+            pos = plan.position(name)
+            if pos is not None:
+                feed_arrays.append((pos, self._to_place(value)))
+        env = fast.run(self, scope, feed_arrays, None)
+        results = []
+        for name in fetch_names:
+            pos = plan.position(name)
+            array = env[pos] if pos is not None else None
+            if array is None and name in feed:
+                array = self._to_place(feed[name])
+            if array is None:
+                var = scope.find_var(name)
+                if var is not None and isinstance(var._holder, LoDTensor):
+                    array = var._holder._array
+            if array is None:
+                raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                                 "of the program computes it and it was not fed")
+            results.append(self._fetched(array, return_numpy))
+        fast.commit(scope, env, self.place)     # only now: a failed run changes nothing
+        return results
+
+    def _to_place(self, value):
+        if isinstance(value, LoDTensor):
+            value = value.array()
+        if self.place.is_gpu():
+            with self.place.device_guard():
+                return self.place.xp.asarray(value)
+        if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
+            return value.get()
+        return numpy.asarray(value)
+
+    def _fetched(self, array, return_numpy):
+        host = array.get() if self.place.is_gpu() else numpy.array(array, copy=True)
+        if return_numpy:
+            return host
+        tensor = LoDTensor()
+        tensor.set(host, self.place)
+        return tensor
+
+    def _check_persistables_ready(self, plan, env):
+        for pos in plan.first_reads:
+            if plan.persistable[pos] and env[pos] is None:
+                step = next(s for s in plan.steps if pos in _flat_ins(s.ins))
+                raise OpRunError(
+                    f"'{plan.names[pos]}' is persistable but has no value in the scope, and op "
+                    f"#{step.index} '{step.op.type}' (built at {step.op.site()}) reads it: run "
+                    "the startup program in this scope first")
+
+    def _op_error_env(self, step, plan, env, err):
+        reads = []
+        for slot, names in step.op.inputs.items():
+            for n in names:
+                pos = plan.position(n)
+                array = env[pos] if pos is not None else None
+                reads.append(f"{slot}={n} " + ("(no value yet)" if array is None
+                                                else f"{array.dtype}{list(array.shape)}"))
+        op = step.op
+        return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
+                          f"built at {op.site()}: {type(err).__name__}: {err}\n"
+                          f"  inputs: {', '.join(reads) or 'none'}")
 
     def eval(self, targets, program=None, feed=None, scope=None):
         """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
@@ -365,6 +437,10 @@ class _RunState:
         for name in self.created:
             if self.user_scope.is_alive():
                 self.user_scope.erase(name)
+
+
+def _has_lod(feed):
+    return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
 
 
 def _allocated(cells, outs):

@@ -11,6 +11,7 @@ it right after (PaddlePaddle's eager deletion).
 
 from paddle_nb.errors import OpNotFoundError
 from paddle_nb.framework.program import is_initializer
+from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
 
@@ -52,6 +53,8 @@ class BlockPlan:
         self.names = []
         self._pos = {}
         self.steps = []
+        if block_idx == 0 and len(program.blocks) > 1:
+            check_op_types(program)   # sub-blocks too: one error naming all, before any run
         missing = []
         preamble = program.preamble_length() if block_idx == 0 else 0
         for k, op in enumerate(block.ops):
@@ -72,6 +75,9 @@ class BlockPlan:
         self.local = [n in block.vars for n in self.names]
         self.persistable = [v is not None and v.persistable for v in self.vars]
         self.tensor = [v is None or v.type == VarType.LOD_TENSOR for v in self.vars]
+        self.has_raw = any(step.raw for step in self.steps)
+        self.fast_block = None     # the executor's compiled form (executor/fast.py)
+        self.first_reads = self._reads_before_writes()
 
     def _index(self, name):
         pos = self._pos.get(name)
@@ -92,6 +98,9 @@ class BlockPlan:
 
     def reads_before_writes(self):
         """Positions of variables some step reads before any step writes them."""
+        return self.first_reads
+
+    def _reads_before_writes(self):
         written, first_reads = set(), []
         for step in self.steps:
             for pos in _flat(step.ins):

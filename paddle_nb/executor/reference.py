@@ -17,6 +17,9 @@ def evaluate(program, scope, block_idx=0, ctx=None):
     """Run block ``block_idx`` of ``program`` in ``scope`` (every variable made there)."""
     ctx = ctx or KernelContext(CPUPlace())
     block = program.block(block_idx)
+    for name, var in block.vars.items():   # realize the block's variables here first (seed 003),
+        if not (var.persistable and scope.find_var(name) is not None):   # so a sub-block
+            scope.var(name)                                              # can write them
 
     def value(name):
         var = scope.find_var(name) or scope.var(name)

@@ -1,15 +1,26 @@
 """Checks a ProgramDesc read from outside before any view is built on it.
 
-Files can be truncated, corrupted or written by a newer PaddlePaddle. A
-block's parent must be an earlier block (so the tree has no cycles), every
-block attribute must name an existing block, and every tensor dtype must be
-one paddle_nb knows; anything else is a clear ProtoDecodeError.
+Files can be truncated, corrupted or written by a newer PaddlePaddle. Every
+required field must be there (a value of an enum this framework.proto does
+not know, such as a VarType from a newer release, leaves its field unset),
+every string must be UTF-8 text, a block's parent must be an earlier block
+(so the tree has no cycles), and every block attribute must name an existing
+block; anything else is a clear ProtoDecodeError. Tensor dtypes are checked
+where they are used (``Variable.dtype``), so a program holding a dtype NumPy
+has no type for still loads for inspection.
+
+:func:`check_op_types` is the run-time counterpart: the executor calls it
+before it runs anything, so one error names every op type paddle_nb lacks.
 """
 
-from paddle_nb.errors import ProtoDecodeError
+import re
+
+from google.protobuf import unknown_fields
+
+from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["validate_program_desc"]
+__all__ = ["validate_program_desc", "check_op_types"]
 
 T = framework_pb2.AttrType
 
@@ -18,6 +29,8 @@ def validate_program_desc(desc):
     n = len(desc.blocks)
     if n == 0:
         raise ProtoDecodeError("the ProgramDesc has no blocks: expected at least the global block")
+    if not desc.IsInitialized():
+        raise ProtoDecodeError(_missing_fields_message(desc))
     for i, block in enumerate(desc.blocks):
         if block.idx != i:
             raise ProtoDecodeError(f"block {i} says its idx is {block.idx}: expected {i}")
@@ -27,6 +40,7 @@ def validate_program_desc(desc):
         if i > 0 and not 0 <= parent < i:
             raise ProtoDecodeError(f"block {i} has parent_idx {parent}: expected an earlier "
                                    f"block, 0 to {i - 1} (a later or missing one would be a cycle)")
+        _check_texts(block, i)
         for k, op in enumerate(block.ops):
             for attr in op.attrs:
                 ids = [attr.block_idx] if attr.type == T.BLOCK else \
@@ -36,3 +50,92 @@ def validate_program_desc(desc):
                         raise ProtoDecodeError(
                             f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' names "
                             f"block {b}, expected a sub-block index between 1 and {n - 1}")
+
+
+def check_op_types(program):
+    """Raise one OpNotFoundError naming every op type of ``program`` paddle_nb lacks."""
+    from paddle_nb.ops import registry
+    missing = {}
+    for block in program.desc.blocks:
+        for op in block.ops:
+            if op.type not in registry._REGISTRY:
+                missing.setdefault(op.type, []).append(block.idx)
+    if missing:
+        listed = ", ".join(f"{t} (block{'s' if len(set(b)) > 1 else ''} "
+                           f"{', '.join(str(x) for x in sorted(set(b)))})"
+                           for t, b in missing.items())
+        raise OpNotFoundError(f"the program uses {len(missing)} op type"
+                              f"{'s' if len(missing) > 1 else ''} paddle_nb does not have: "
+                              f"{listed}; nothing was run")
+
+
+# -- required fields -------------------------------------------------------------------------------
+_STEP = re.compile(r"^(\w+)(?:\[(\d+)\])?$")
+
+
+def _missing_fields_message(desc):
+    problems = []
+    for path in desc.FindInitializationErrors()[:5]:
+        problems.append(_describe_missing(desc, path))
+    more = len(desc.FindInitializationErrors()) - len(problems)
+    return ("the ProgramDesc lacks required fields: " + "; ".join(problems) +
+            (f"; and {more} more" if more > 0 else ""))
+
+
+def _describe_missing(desc, path):
+    """``path`` (``blocks[0].vars[3].type.lod_tensor.tensor.data_type``) said plainly."""
+    msg, where = desc, path
+    steps = path.split(".")
+    try:
+        for step in steps[:-1]:
+            name, index = _STEP.match(step).groups()
+            msg = getattr(msg, name)
+            if index is not None:
+                msg = msg[int(index)]
+        field = msg.DESCRIPTOR.fields_by_name[steps[-1]]
+        found = [u.data for u in unknown_fields.UnknownFieldSet(msg)
+                 if u.field_number == field.number]
+    except Exception:          # an unexpected path: fall back to naming it
+        return f"{path} is missing"
+    names = re.match(r"^blocks\[(\d+)\]\.vars\[(\d+)\]", path)
+    if names:
+        var = desc.blocks[int(names.group(1))].vars[int(names.group(2))]
+        if var.HasField("name") and isinstance(var.name, str):
+            where = f"{path} (variable '{var.name}')"
+    if found and field.enum_type is not None:
+        return (f"{where} holds {found[0]}, which is not a {field.enum_type.name} value "
+                "paddle_nb knows (written by a newer PaddlePaddle, or corrupted)")
+    return f"{where} is missing"
+
+
+# -- strings ---------------------------------------------------------------------------------------
+def _check_texts(block, i):
+    """Every name and string attribute must be text: protobuf hands back bytes that are not UTF-8."""
+    for var in block.vars:
+        _text(var.name, f"block {i}: a variable name")
+        for attr in var.attrs:
+            _text(attr.name, f"block {i}, variable '{var.name}': an attribute name")
+            _text(attr.s, f"block {i}, variable '{var.name}': attribute '{attr.name}'")
+    for k, op in enumerate(block.ops):
+        _text(op.type, f"block {i}, op #{k}: its type")
+        where = f"block {i}, op #{k} '{op.type}'"
+        for slots in (op.inputs, op.outputs):
+            for slot in slots:
+                _text(slot.parameter, f"{where}: a slot name")
+                for arg in slot.arguments:
+                    _text(arg, f"{where}: an argument of slot '{slot.parameter}'")
+        for attr in op.attrs:
+            _text(attr.name, f"{where}: an attribute name")
+            what = f"{where}: attribute '{attr.name}'"
+            _text(attr.s, what)
+            _text(attr.var_name, what)
+            for s in attr.strings:
+                _text(s, what)
+            for s in attr.vars_name:
+                _text(s, what)
+
+
+def _text(value, what):
+    if not isinstance(value, str):
+        raise ProtoDecodeError(f"{what} is not UTF-8 text ({bytes(value)[:40]!r}): the file is "
+                               "corrupted")

@@ -121,7 +121,8 @@ def _by_col(program, op_type):
     """The global block's ``op_type`` ops ordered by their ``col`` attribute."""
     ops = [op for op in program.global_block().ops if op.type == op_type]
     cols = [op.attr("col") for op in ops]
-    if sorted(cols) != list(range(len(ops))):
+    if any(not isinstance(c, int) or isinstance(c, bool) for c in cols) or \
+            sorted(cols) != list(range(len(ops))):
         raise SaveLoadError(f"the model's {op_type} ops have columns {cols}; expected "
                             f"0..{len(ops) - 1}, each once")
     return sorted(ops, key=lambda op: op.attr("col"))

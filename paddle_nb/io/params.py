@@ -199,7 +199,12 @@ def _read_combined(path, variables):
 
 def check_value(var, array):
     """Raise SaveLoadError naming ``var`` when ``array`` does not fit its VarDesc."""
-    if array.dtype != var.dtype:
+    try:
+        want_dtype = var.dtype
+    except TypeError as err:            # a VarType that is no NumPy dtype (a corrupt VarDesc)
+        raise SaveLoadError(f"variable '{var.name}': the program declares no tensor dtype "
+                            f"paddle_nb can load into: {err}") from None
+    if array.dtype != want_dtype:
         raise SaveLoadError(f"variable '{var.name}': the program declares dtype {var.dtype}, "
                             f"the file holds {array.dtype}")
     want, got = tuple(var.shape), tuple(array.shape)

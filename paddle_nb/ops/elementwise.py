@@ -52,6 +52,8 @@ BINARY = {
 
 def _register_binary(name, forward, dx, dy, doc):
     def kernel(ctx, x, y, *, axis):
+        if x.ndim == y.ndim:              # equal ranks: NumPy's broadcasting is Paddle's
+            return forward(ctx.xp, x, y)
         a, b = align(x, y, axis)
         return forward(ctx.xp, a, b).astype(x.dtype, copy=False)
 

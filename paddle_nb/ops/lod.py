@@ -23,6 +23,9 @@ def _mask(xp, mask):
 def _split_infer(x, mask, *, level):
     if mask.dtype.kind != "b":
         fail(f"Mask must be bool, got {mask.dtype}")
+    if x.shape[0] >= 0 and mask.shape[0] >= 0 and x.shape[0] != mask.shape[0]:
+        fail(f"Mask has {mask.shape[0]} rows but X has {x.shape[0]}: expected one condition "
+             "per row")
     rows = x.with_shape((-1,) + tuple(x.shape[1:]))
     return rows, rows
 
@@ -36,8 +39,21 @@ def _split(ctx, x, mask, *, level):
 
 
 def _merge_infer(x, mask, in_true, in_false, *, level):
+    if mask.dtype.kind != "b":
+        fail(f"Mask must be bool, got {mask.dtype}")
+    if in_true is None and in_false is None:
+        fail("expected InTrue or InFalse (or both), got neither")
+    if in_true is not None and in_false is not None and (
+            in_true.dtype != in_false.dtype or not _same_rows(in_true.shape, in_false.shape)):
+        fail(f"InTrue and InFalse must hold rows of the same kind, got "
+             f"{in_true.dtype}{list(in_true.shape)} and {in_false.dtype}{list(in_false.shape)}")
     ref = in_true or in_false
     return ref.with_shape((x.shape[0],) + tuple(ref.shape[1:]))
+
+
+def _same_rows(a, b):
+    """Same rank and the same known sizes after the row dimension."""
+    return len(a) == len(b) and all(p == q or p < 0 or q < 0 for p, q in zip(a[1:], b[1:]))
 
 
 def _merge(ctx, x, mask, in_true, in_false, *, level):
@@ -76,8 +92,30 @@ register(OpDef("merge_lod_tensor",
                doc="Out = InTrue's rows where Mask is true and InFalse's where false, in order"))
 
 
+def _check_int_mask(mask):
+    if mask.dtype.kind not in "iu":
+        fail(f"Mask must be an integer scalar (int32), got {mask.dtype}")
+    if all(d >= 0 for d in mask.shape) and _size(mask.shape) != 1:
+        fail(f"Mask must hold one value, got shape {list(mask.shape)}")
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _select_input_infer(xs, mask):
-    ref = next((x for x in xs if x is not None), None)
+    _check_int_mask(mask)
+    given = [x for x in xs if x is not None]
+    if not given:
+        fail("expected at least one X, got none")
+    ref = given[0]
+    for x in given[1:]:
+        if x.dtype != ref.dtype or len(x.shape) != len(ref.shape):
+            fail(f"every X must have the same dtype and rank, got {ref.dtype}{list(ref.shape)} "
+                 f"and {x.dtype}{list(x.shape)}")
     return ref
 
 
@@ -89,6 +127,7 @@ def _select_input(ctx, xs, mask):
 
 
 def _select_output_infer(x, mask):
+    _check_int_mask(mask)
     return [x, x]
 
 

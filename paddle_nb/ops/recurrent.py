@@ -12,7 +12,7 @@ first, passing each memory's gradient back one step at a time.
 
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
+from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, register
 
 __all__ = []
 
@@ -176,6 +176,8 @@ register(OpDef(
 
 
 def _identity_infer(x, *, dtype):
+    if x is None:
+        fail("X must be given")
     return x
 
 

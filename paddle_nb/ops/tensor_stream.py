@@ -22,8 +22,22 @@ __all__ = ["read_tensor", "write_tensor"]
 _MAX_DESC = 1 << 20
 
 
+_CHUNK = 1 << 24
+_MAX_DIMS = 32
+
+
 def _read(f, n, name, what):
-    data = f.read(n)
+    if n <= _CHUNK:
+        data = f.read(n)
+    else:                      # a stream whose size is unknown: never ask for more at once
+        parts, left = [], n
+        while left:
+            part = f.read(min(left, _CHUNK))
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+        data = b"".join(parts)
     if len(data) != n:
         raise ProtoDecodeError(f"{name}: the file ends inside {what} (wanted {n} bytes, "
                                f"got {len(data)})")
@@ -31,7 +45,12 @@ def _read(f, n, name, what):
 
 
 def read_tensor(f, name="tensor", limit=None):
-    """(array, lod) read from a binary stream ``f``; ``limit`` caps the data bytes."""
+    """(array, lod) read from a binary stream ``f``; ``limit`` caps the data bytes.
+
+    Without ``limit``, a seekable stream's remaining size caps them.
+    """
+    if limit is None:
+        limit = _remaining(f)
     (version,) = struct.unpack("<I", _read(f, 4, name, "the LoD version"))
     if version != 0:
         raise ProtoDecodeError(f"{name}: LoD version {version}, expected 0")
@@ -62,8 +81,13 @@ def read_tensor(f, name="tensor", limit=None):
     except TypeError as err:
         raise ProtoDecodeError(f"{name}: {err}") from None
     dims = list(desc.dims)
+    if len(dims) > _MAX_DIMS:
+        raise ProtoDecodeError(f"{name}: its TensorDesc has {len(dims)} dims, expected at most "
+                               f"{_MAX_DIMS}")
     if any(d < 0 for d in dims):
         raise ProtoDecodeError(f"{name}: stored dims {dims} contain a negative size")
+    if any(d >= 1 << 48 for d in dims):
+        raise ProtoDecodeError(f"{name}: stored dims {dims} hold a size no tensor can have")
     count = 1
     for d in dims:
         count *= d
@@ -71,8 +95,25 @@ def read_tensor(f, name="tensor", limit=None):
     if limit is not None and nbytes > limit:
         raise ProtoDecodeError(f"{name}: dims {dims} need {nbytes} bytes but only {limit} remain")
     data = _read(f, nbytes, name, f"the data of shape {dims}")
-    array = numpy.frombuffer(data, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(dims)
+    try:
+        array = numpy.frombuffer(data, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(dims)
+    except ValueError as err:          # e.g. [0, 2**40, 2**40]: no data, yet too big a shape
+        raise ProtoDecodeError(f"{name}: stored dims {dims} are not a shape NumPy can hold: "
+                               f"{err}") from None
     return array, [[int(x) for x in level] for level in lod]
+
+
+def _remaining(f):
+    """Bytes left in a seekable stream ``f``, or None when it cannot tell."""
+    try:
+        if not f.seekable():
+            return None
+        here = f.tell()
+        end = f.seek(0, io.SEEK_END)
+        f.seek(here)
+    except (AttributeError, OSError, ValueError):
+        return None
+    return max(end - here, 0)
 
 
 def write_tensor(f, array, lod=()):

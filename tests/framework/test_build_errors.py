@@ -75,8 +75,7 @@ def test_elementwise_shape_mismatch_names_op_block_shapes_and_line(prog, build):
     message = str(info.value)
     assert "'elementwise_" in message and "block 0" in message
     assert "x float32[-1, 3]" in message and "y float32[-1, 4]" in message
-    # the lambda's line in this file is where the op was built
-    assert f"{HERE}:" in message and "build = " not in message
+    assert f"{HERE}:{build.__code__.co_firstlineno}" in message    # the lambda's line
     assert _state(prog) == before
 
 
@@ -111,12 +110,12 @@ def test_fc_given_too_few_dimensions_to_flatten_points_at_the_fc_call(prog):
 
 def test_a_layer_shape_error_inside_a_helper_points_at_the_users_call(prog):
     def my_block(v):                                       # the user's own helper function
-        return pd.layers.matmul(v, pd.layers.transpose(v, [1, 0]))
+        return pd.layers.matmul(v, v)
     x = pd.layers.data("x", shape=[3, 4], append_batch_size=False)
     with pytest.raises(ShapeError) as info:
         my_block(x)
     # the innermost user frame (the helper's line) is the one reported
-    assert "return pd.layers.matmul(v, pd.layers.transpose(v, [1, 0]))" in str(info.value)
+    assert "return pd.layers.matmul(v, v)" in str(info.value)
     assert HERE in str(info.value)
 
 

@@ -234,3 +234,46 @@ def test_the_version_changes_whenever_the_program_does():
     prog.create_block()
     seen.append(prog.version)
     assert all(a < b for a, b in zip(seen, seen[1:]))
+
+
+def loop_and_cond_program():
+    """A While loop (block 1) that doubles ``acc`` three times, then a cond (blocks 2, 3)."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        i = pd.layers.fill_constant([1], "int64", 0)
+        n = pd.layers.fill_constant([1], "int64", 3)
+        acc = pd.layers.fill_constant([1], "float32", 1.0)
+        c = pd.layers.less_than(i, n)
+        loop = pd.layers.While(c)
+        with loop.block():
+            pd.layers.assign(acc * 2.0, acc)
+            pd.layers.increment(i)
+            pd.layers.less_than(i, n, cond=c)
+        out = pd.layers.cond(pd.layers.less_than(n, i),
+                             lambda: pd.layers.fill_constant([1], "float32", 5.0),
+                             lambda: pd.layers.fill_constant([1], "float32", 7.0))
+    return prog, acc, i, out
+
+
+def test_str_nests_the_blocks_of_real_control_flow_ops():
+    prog, acc, i, out = loop_and_cond_program()
+    lines = str(prog).splitlines()
+    owners = {}
+    for k, text in enumerate(lines):
+        for op_type in ("= while(", "= conditional_block("):
+            if op_type in text:
+                owners.setdefault(op_type, []).append(k)
+    assert len(owners["= while("]) == 1 and len(owners["= conditional_block("]) == 2
+    w = owners["= while("][0]
+    assert lines[w + 1].strip() == "block 1 (parent 0)"
+    assert "sub_block=1" in lines[w]
+    for k, b in zip(owners["= conditional_block("], (2, 3)):
+        assert lines[k + 1].strip() == f"block {b} (parent 0)" and f"sub_block={b}" in lines[k]
+        assert len(lines[k + 1]) - len(lines[k + 1].lstrip()) > \
+            len(lines[k]) - len(lines[k].lstrip()) - 4
+    assert sum(1 for t in lines if t.strip().startswith("block ")) == 4     # each block once
+    data = prog.serialize()
+    parsed = pd.Program.parse(data)
+    assert parsed.serialize() == data and str(parsed) == str(prog)
+    got = pd.Executor().run(parsed, fetch_list=[acc.name, i.name, out.name], scope=pd.Scope())
+    assert [g.tolist() for g in got] == [[8.0], [3], [7.0]]

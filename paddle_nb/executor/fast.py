@@ -1,0 +1,109 @@
+"""The fast path: a block without control flow, run on a list of arrays.
+
+When nobody records a run or listens to the core's events, and the global
+block has no raw op (control flow, feed, fetch), nothing can observe the
+run's local scope, so the executor
+skips making a Variable and a LoDTensor for every temporary: values live
+in a list indexed like the plan's names, each kernel is pre-bound to its
+context and attributes, and a temporary is dropped after its last use.
+Persistable results are staged in the list and written to the user's
+scope only when every op has succeeded: a failed run changes nothing.
+Semantics are those of ``run_block``; the tests run both paths.
+"""
+
+import functools
+
+from paddle_nb.core.tensor import LoDTensor
+
+__all__ = ["FastBlock"]
+
+
+class FastBlock:
+    """A BlockPlan compiled for one executor's context."""
+
+    def __init__(self, plan, ctx):
+        self.plan = plan
+        self.calls = []
+        for step in plan.steps:
+            fn = functools.partial(step.kernel, ctx, **step.attrs)
+            single = len(step.outs) == 1 and not isinstance(step.outs[0], tuple)
+            self.calls.append((fn, step.ins, step.simple_in, step.outs, single, step.release,
+                               step.initializer, step))
+        self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
+        self.written = sorted({p for step in plan.steps for p in _flat(step.outs)
+                               if plan.persistable[p]})
+
+    def run(self, executor, scope, feed_arrays, fetch_positions):
+        plan = self.plan
+        env = [None] * len(plan.names)
+        for pos in self.persistable:
+            var = scope.find_var(plan.names[pos])
+            if var is not None and isinstance(var._holder, LoDTensor):
+                env[pos] = var._holder._array
+        for pos, array in feed_arrays:
+            env[pos] = array
+        executor._check_persistables_ready(plan, env)
+        for fn, ins, simple, outs, single, release, init, step in self.calls:
+            if init and all(env[p] is not None for p in outs if p >= 0):
+                continue
+            try:
+                if simple:
+                    out = fn(*[env[i] if i >= 0 else None for i in ins])
+                else:
+                    out = fn(*_gather(env, ins))
+            except Exception as err:
+                raise executor._op_error_env(step, plan, env, err) from err
+            if single:
+                env[outs[0]] = out
+            else:
+                _store(env, outs, out)
+            for pos in release:
+                env[pos] = None
+        return env
+
+    def commit(self, scope, env, place):
+        """Write the persistables the block wrote back to the user's scope."""
+        plan = self.plan
+        for pos in self.written:
+            array = env[pos]
+            if array is None:
+                continue
+            name = plan.names[pos]
+            var = scope.find_var(name) or scope.var(name)
+            tensor = var.get_tensor()
+            if tensor._array is not array:
+                tensor._hold(array, place)
+
+
+def _gather(env, ins):
+    args = []
+    for i in ins:
+        if isinstance(i, tuple):
+            args.append([env[p] for p in i])
+        else:
+            args.append(env[i] if i >= 0 else None)
+    return args
+
+
+def _store(env, outs, out):
+    if len(outs) == 1:
+        outs, out = outs, (out,)
+    for pos, value in zip(outs, out):
+        if value is None:
+            continue
+        if isinstance(pos, tuple):
+            for p, v in zip(pos, value):
+                if v is not None:
+                    env[p] = v
+        elif pos >= 0:
+            env[pos] = value
+
+
+def _flat(slots):
+    out = []
+    for s in slots:
+        if isinstance(s, tuple):
+            out.extend(s)
+        elif s >= 0:
+            out.append(s)
+    return out

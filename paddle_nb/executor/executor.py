@@ -315,8 +315,7 @@ class Executor:
         """Check every feed against its data variable before anything runs."""
         glob = program.global_block()
         targets = {}
-        feed_ops = [op for op in glob.ops if op.type == "feed"]
-        fed_by_op = {op.output("Out")[0]: op for op in feed_ops}
+        fed_by_op = {op.output("Out")[0]: op for op in plan.feed_ops}
         for name, value in feed.items():
             var = glob.find_var(name)
             if var is None:
@@ -341,7 +340,7 @@ class Executor:
 
     def _feed(self, program, plan, run_scope, feed, targets):
         glob = program.global_block()
-        feed_ops = [op for op in glob.ops if op.type == "feed"]
+        feed_ops = plan.feed_ops
         if feed_ops:
             holder_name = feed_ops[0].input("X")[0]
             columns = {}

@@ -197,21 +197,18 @@ def test_a_failed_run_is_recorded_as_failed():
     prog, loss = program()
     exe, records = pd.Executor(CPU), []
     exe.subscribe(records.append)
-    with pytest.raises(pd.errors.OpRunError):
-        exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=pd.Scope(),
-                **{}) if False else _failing_run(exe)
-    assert len(records) == 1 and records[0].failed
-    assert records[0].ops[-1].type == "elementwise_add"
-
-
-def _failing_run(exe):
-    prog = pd.Program()
-    with pd.program_guard(prog):
+    _run(exe, prog, loss, pd.Scope())
+    assert len(records) == 1 and not records[0].failed
+    bad = pd.Program()
+    with pd.program_guard(bad):
         a = pd.layers.data("a", shape=[3])
         b = pd.layers.data("b", shape=[3])
         out = pd.layers.relu(a) + b
-    exe.run(prog, feed={"a": X, "b": np.ones((3, 3), "float32")}, fetch_list=[out],
-            scope=pd.Scope())
+    with pytest.raises(pd.errors.OpRunError):       # batches 2 and 3 pass the feed check
+        exe.run(bad, feed={"a": X, "b": np.ones((3, 3), "float32")}, fetch_list=[out],
+                scope=pd.Scope())
+    assert len(records) == 2 and records[1].failed and records[1].program is bad
+    assert [op.type for op in records[1].ops] == ["relu", "elementwise_add"]
 
 
 def test_sub_block_runs_are_recorded_in_their_own_scopes(monkeypatch):

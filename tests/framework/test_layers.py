@@ -204,10 +204,8 @@ def _dropout_is_test(i):
 def _dropout_training(i):
     x, xv = i.data([50], low=1.0, high=2.0)
     out = pd.layers.dropout(x, 0.5, seed=3)
-
-    def expect(p):                     # every element kept as it was or zeroed: check below
-        return [None]
-    return Built([out], [(-1, 50)], expect)
+    # random: only the shape and dtype are checked here (values in the test further down)
+    return Built([out], [(-1, 50)], lambda p: [None])
 
 
 # -- elementwise math, activations, reductions ----------------------------------------------------------

@@ -96,7 +96,9 @@ def test_inferred_shapes_match_kernel(op_type, i):
             continue
         for o, m in zip(out if isinstance(out, list) else [out],
                         metas[slot] if isinstance(metas[slot], list) else [metas[slot]]):
-            assert tuple(m.shape) == tuple(np.shape(o)), f"{op_type}.{slot}: inferred {m.shape}, kernel {np.shape(o)}"
+            # -1: a size that depends on the input's values (split_lod_tensor's rows)
+            assert len(m.shape) == np.ndim(o) and all(d in (-1, k) for d, k in zip(m.shape, np.shape(o))), \
+                f"{op_type}.{slot}: inferred {m.shape}, kernel {np.shape(o)}"
             assert m.dtype == np.asarray(o).dtype, f"{op_type}.{slot}: inferred {m.dtype}, kernel {np.asarray(o).dtype}"
 
 

@@ -1,0 +1,162 @@
+"""One palette for every picture: op roles, variable kinds, variable states; and HTML helpers.
+
+The graph, the block tree and the scope tree use the same colours, so a reader
+learns them once: blue ops run forward, orange ones backward, green ones
+update parameters; a variable's state goes from grey (declared, created)
+through yellow (typed) to green (allocated) and red (freed). The CSS is
+inline and scoped under ``.pnb``: no network, no CDN, nothing global.
+"""
+
+import html
+
+__all__ = ["ROLE_COLOURS", "STATE_COLOURS", "VAR_STYLES", "CSS", "View", "esc", "chip",
+           "state_chip", "legend", "fmt_bytes", "fmt_shape"]
+
+# Op roles (paddle_nb.framework.operator.OpRole.name) -> fill colour.
+ROLE_COLOURS = {
+    "forward": "#cfe2f3",
+    "backward": "#f9cb9c",
+    "optimize": "#b6d7a8",
+    "lr_sched": "#d9d2e9",
+}
+
+# A variable's life (DESIGN.md): declared, created, typed, allocated, freed.
+STATE_COLOURS = {
+    "declared": "#ffffff",
+    "created": "#e6e6e6",
+    "typed": "#fff2cc",
+    "allocated": "#b6d7a8",
+    "freed": "#f4cccc",
+}
+STATE_MEANINGS = {
+    "declared": "a VarDesc in a block; nothing in any scope",
+    "created": "the scope holds a Variable that holds nothing (or a non-tensor value)",
+    "typed": "the Variable holds an empty LoDTensor: no shape, no memory",
+    "allocated": "the tensor has memory on a place",
+    "freed": "its memory was released (temporary after its last use, or scope destroyed)",
+}
+
+# Variable kinds in the graph -> graphviz node attributes.
+VAR_STYLES = {
+    "parameter": {"shape": "cylinder", "style": "filled", "fillcolor": "#ffe599"},
+    "persistable": {"shape": "cylinder", "style": "filled", "fillcolor": "#d9d9d9"},
+    "data": {"shape": "ellipse", "style": "filled", "fillcolor": "#d0e0e3"},
+    "grad": {"shape": "ellipse", "style": "filled", "fillcolor": "#ffffff", "color": "#e69138"},
+    "temp": {"shape": "ellipse", "style": "filled", "fillcolor": "#ffffff"},
+    "scopes": {"shape": "folder", "style": "filled", "fillcolor": "#ead1dc"},
+    "other": {"shape": "note", "style": "filled", "fillcolor": "#ffffff"},
+}
+VAR_MEANINGS = {
+    "parameter": "parameter (persistable, trainable)",
+    "persistable": "persistable (optimizer state, counters)",
+    "data": "data: fed by the user",
+    "grad": "gradient (@GRAD)",
+    "temp": "temporary",
+    "scopes": "step scopes (the scopes of a sub-block's runs)",
+}
+
+CSS = """
+.pnb { font-family: var(--jp-content-font-family, -apple-system, "Segoe UI", sans-serif);
+       font-size: 12px; color: var(--jp-content-font-color1, #222); line-height: 1.4; }
+.pnb details { margin: 2px 0 2px 10px; }
+.pnb summary { cursor: pointer; }
+.pnb table { border-collapse: collapse; margin: 2px 0 4px 10px; }
+.pnb td, .pnb th { border: 1px solid #ccc; padding: 1px 6px; text-align: left;
+                   font-family: var(--jp-code-font-family, monospace); font-size: 11px; }
+.pnb th { background: #f3f3f3; color: #222; }
+.pnb .pnb-chip { display: inline-block; padding: 0 5px; margin: 0 2px; border-radius: 7px;
+                 border: 1px solid #999; color: #222; font-size: 11px; }
+.pnb .pnb-block, .pnb .pnb-scope { border-left: 3px solid #9fc5e8; padding-left: 6px;
+                                   margin: 4px 0 4px 6px; }
+.pnb .pnb-scope { border-left-color: #b4a7d6; }
+.pnb .pnb-muted { color: #777; }
+.pnb .pnb-name { font-family: var(--jp-code-font-family, monospace); font-weight: 600; }
+.pnb .pnb-legend { margin: 4px 0; }
+.pnb .pnb-error { color: #a00; }
+.pnb .pnb-nan { background: #ff00ff; color: #fff; }
+.pnb .pnb-inf { background: #222; color: #fff; }
+.pnb img.pnb-heat { image-rendering: pixelated; border: 1px solid #999; }
+.pnb tr[data-state="freed"] .pnb-name { text-decoration: line-through; }
+.pnb svg { max-width: 100%; height: auto; }
+"""
+
+
+class View:
+    """A drawing as HTML for notebooks and as text for everything else.
+
+    Jupyter calls ``_repr_html_``; ``repr``/``str`` give the text form.
+
+    >>> v = View("<b>hi</b>", "hi")
+    >>> v
+    hi
+    >>> v._repr_html_()
+    '<b>hi</b>'
+    """
+
+    def __init__(self, html_text, text):
+        self.html = html_text
+        self.text = text
+
+    def _repr_html_(self):
+        return self.html
+
+    def __repr__(self):
+        return self.text
+
+    __str__ = __repr__
+
+
+def esc(value):
+    """HTML-escaped text of ``value`` (quotes too: safe inside attributes)."""
+    return html.escape(str(value), quote=True)
+
+
+def chip(text, colour, title="", **data):
+    """A small rounded label; ``data`` become ``data-*`` attributes."""
+    attrs = "".join(f' data-{k.replace("_", "-")}="{esc(v)}"' for k, v in data.items())
+    tip = f' title="{esc(title)}"' if title else ""
+    return f'<span class="pnb-chip" style="background:{colour}"{tip}{attrs}>{esc(text)}</span>'
+
+
+def state_chip(state):
+    return chip(state, STATE_COLOURS.get(state, "#fff"), STATE_MEANINGS.get(state, ""),
+                state=state)
+
+
+def legend(kind):
+    """The legend of ``"states"``, ``"roles"`` or ``"vars"`` as one HTML line."""
+    if kind == "states":
+        items = [state_chip(s) for s in STATE_COLOURS]
+        head = "variable states"
+    elif kind == "roles":
+        items = [chip(r, c, f"ops with op_role {r}", role=r) for r, c in ROLE_COLOURS.items()]
+        head = "op roles"
+    else:
+        items = [chip(VAR_MEANINGS[k], VAR_STYLES[k]["fillcolor"], kind=k) for k in VAR_MEANINGS]
+        head = "variables"
+    return f'<div class="pnb-legend" data-legend="{kind}"><span class="pnb-muted">{head}:</span> ' \
+           f'{" ".join(items)}</div>'
+
+
+def fmt_bytes(n):
+    """``1536`` -> ``'1.5 KiB'``.
+
+    >>> fmt_bytes(24), fmt_bytes(1536), fmt_bytes(3 * 2**20)
+    ('24 B', '1.5 KiB', '3.0 MiB')
+    """
+    n = int(n or 0)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
+
+
+def fmt_shape(shape):
+    return "?" if shape is None else "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def page(body, *legends):
+    """Wrap ``body`` in the scoped stylesheet and the legends asked for."""
+    return (f'<div class="pnb"><style>{CSS}</style>'
+            + "".join(legend(k) for k in legends) + body + "</div>")

@@ -15,7 +15,6 @@ Listeners (``exe.subscribe``) receive a RunRecord of each run; with none,
 nothing is recorded.
 """
 
-import time
 
 import numpy
 
@@ -23,13 +22,14 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import FeedError, FetchError, NotAllocatedError, OpRunError, PaddleNBError
+from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError, PaddleNBError
 from paddle_nb.executor.fast import FastBlock
+from paddle_nb.executor.feeds import check_feed, feed_scope, fetch_from_scope, fetch_name, has_lod
+from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import BlockPlan
 from paddle_nb.executor.record import Recorder
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
-from paddle_nb.framework.variable import Variable
 from paddle_nb.ops.context import KernelContext, RawContext
 
 __all__ = ["Executor", "RUN_LISTENERS"]
@@ -76,21 +76,21 @@ class Executor:
         if not isinstance(scope, Scope):
             raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
         feed = dict(feed or {})
-        fetch_names = [self._fetch_name(program, f) for f in (fetch_list or [])]
+        fetch_names = [fetch_name(program, f) for f in (fetch_list or [])]
         plan = self._plan(program, 0, tuple(fetch_names))
-        feed_targets = self._check_feed(program, plan, feed, scope)
+        feed_targets = check_feed(program, plan, feed)
         listeners = self.listeners + RUN_LISTENERS
-        if not listeners and not EVENTS.active and not plan.has_raw and not _has_lod(feed):
+        if not listeners and not EVENTS.active and not plan.has_raw and not has_lod(feed):
             return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
         recorder = Recorder(program, scope, self) if listeners else None
         run_scope = scope.new_scope(label="run")
-        self._state = _RunState(program, scope, run_scope, recorder)
+        self._state = RunState(program, scope, run_scope, recorder)
         try:
             if recorder:            # before the feed, so the record has the fed tensors' allocation
                 recorder.start()
-            self._feed(program, plan, run_scope, feed, feed_targets)
+            feed_scope(self, program, plan, run_scope, feed, feed_targets)
             self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
-            results = self._fetch(program, run_scope, fetch_names, return_numpy)
+            results = fetch_from_scope(self, program, run_scope, fetch_names, return_numpy)
         except BaseException:
             self._state.restore()
             if recorder:
@@ -179,7 +179,7 @@ class Executor:
         """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
         program = default_main_program() if program is None else program
         targets = targets if isinstance(targets, (list, tuple)) else [targets]
-        names = [self._fetch_name(program, t) for t in targets]
+        names = [fetch_name(program, t) for t in targets]
         pruned = program.prune(names)
         feed = {k: v for k, v in (feed or {}).items() if pruned.global_block().find_var(k)}
         return self.run(pruned, feed=feed, fetch_list=names, scope=scope)
@@ -302,82 +302,6 @@ class Executor:
         return scope
 
     # -- feed and fetch -------------------------------------------------------------------------------
-    def _fetch_name(self, program, target):
-        name = target.name if isinstance(target, Variable) else target
-        if not isinstance(name, str):
-            raise FetchError(f"fetch_list: expected Variables or names, got {target!r}")
-        if program.global_block().find_var(name) is None:
-            raise FetchError(f"fetch target '{name}' is not a variable of the program's global "
-                             "block")
-        return name
-
-    def _check_feed(self, program, plan, feed, scope):
-        """Check every feed against its data variable before anything runs."""
-        glob = program.global_block()
-        targets = {}
-        fed_by_op = {op.output("Out")[0]: op for op in plan.feed_ops}
-        for name, value in feed.items():
-            var = glob.find_var(name)
-            if var is None:
-                raise FeedError(f"feed '{name}': the program has no such variable (data "
-                                f"variables: {', '.join(_data_names(program)) or 'none'})")
-            targets[name] = _check_value(var, value)
-        for pos in plan.reads_before_writes():
-            name = plan.names[pos]
-            var = plan.vars[pos]
-            if plan.persistable[pos] or name in feed or var is None or not var.is_tensor():
-                continue
-            if name in fed_by_op:
-                continue
-            step = next(s for s in plan.steps if pos in _flat_ins(s.ins))
-            raise FeedError(f"missing feed for '{name}' ({_shape_text(var)}), read by op "
-                            f"#{step.index} '{step.op.type}' built at {step.op.site()}")
-        for name, op in fed_by_op.items():
-            if name not in feed:
-                raise FeedError(f"missing feed for '{name}' (the program's feed op "
-                                f"#{op.index()} reads it)")
-        return targets
-
-    def _feed(self, program, plan, run_scope, feed, targets):
-        glob = program.global_block()
-        feed_ops = plan.feed_ops
-        if feed_ops:
-            holder_name = feed_ops[0].input("X")[0]
-            columns = {}
-            for op in feed_ops:
-                columns[op.attr("col", 0)] = targets.get(op.output("Out")[0])
-            feed_list = [columns.get(c) for c in range(max(columns) + 1)]
-            holder = self._state.user_scope.var(holder_name)
-            holder.set_value(feed_list)
-            for op in feed_ops:
-                feed.pop(op.output("Out")[0], None)
-        for name, value in feed.items():
-            var = run_scope.find_var(name)
-            if var is None or glob.vars[name].persistable is False:
-                var = run_scope.var(name)
-            tensor = var.get_tensor()
-            tensor.set(value, self.place)
-            if isinstance(value, LoDTensor) and value.lod():
-                tensor.set_lod(value.lod())
-
-    def _fetch(self, program, run_scope, names, return_numpy):
-        results = []
-        for name in names:
-            var = run_scope.find_var(name)
-            if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
-                raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                                 "of the program computes it and it was not fed")
-            tensor = var.get_tensor()
-            if return_numpy:
-                results.append(tensor.numpy())
-            else:
-                copy = LoDTensor()
-                copy.set(tensor.array(), self.place)
-                copy.set_lod(tensor.lod())
-                results.append(copy)
-        return results
-
-    # -- errors -----------------------------------------------------------------------------------------
     def _op_error(self, step, plan, cells, err):
         op = step.op
         reads = []
@@ -401,45 +325,6 @@ class Executor:
         for listener in list(listeners):
             listener(record)
 
-
-class _RunState:
-    """What one run must undo if it fails: persistables it changed or created."""
-
-    def __init__(self, program, user_scope, run_scope, recorder):
-        self.program = program
-        self.user_scope = user_scope
-        self.run_scope = run_scope
-        self.recorder = recorder
-        self.saved = {}
-        self.created = []
-
-    def stage(self, var):
-        if id(var) not in self.saved:
-            held = var._holder
-            if isinstance(held, LoDTensor):
-                self.saved[id(var)] = (var, held, held._array, held._place, held._lod)
-            else:
-                self.saved[id(var)] = (var, held, None, None, None)
-
-    def restore(self):
-        for var, held, array, place, lod in self.saved.values():
-            if var._dead is not None:
-                continue
-            if isinstance(held, LoDTensor) and var._holder is held:
-                if held._array is not array:
-                    held._free()
-                    if array is not None:
-                        held._hold(array, place)
-                held._lod = lod
-            elif var._holder is not held:
-                var._holder = held
-        for name in self.created:
-            if self.user_scope.is_alive():
-                self.user_scope.erase(name)
-
-
-def _has_lod(feed):
-    return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
 
 
 def _allocated(cells, outs):
@@ -466,37 +351,4 @@ def _flat_ins(ins):
     return out
 
 
-def _data_names(program):
-    glob = program.global_block()
-    return [v.name for v in glob.vars.values() if not v.persistable and v.writer is None
-            and v.is_tensor()]
 
-
-def _shape_text(var):
-    try:
-        return f"{var.dtype}{list(var.shape)}"
-    except Exception:
-        return "?"
-
-
-def _check_value(var, value):
-    """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
-    if isinstance(value, LoDTensor):
-        array = value.array()
-    else:
-        array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
-            else numpy.asarray(value)
-    want = var.dtype
-    if array.dtype != want:
-        raise FeedError(f"feed '{var.name}': expected dtype {want}, got {array.dtype} "
-                        f"(cast it with .astype('{want}'))")
-    shape = var.shape
-    got = tuple(array.shape)
-    if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
-        raise FeedError(f"feed '{var.name}': expected shape {list(shape)} (-1 is any size), "
-                        f"got {list(got)}")
-    return value
-
-
-def _elapsed():
-    return time.perf_counter()

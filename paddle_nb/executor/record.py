@@ -134,7 +134,7 @@ class Recorder:
     def run_steps(self, executor, plan, cells, scope):
         """The executor's loop, timed op by op, marking released temporaries."""
         from paddle_nb.executor.executor import _allocated, _gather
-        from paddle_nb.errors import OpRunError, PaddleNBError
+        from paddle_nb.errors import OpRunError
         ctx = executor.ctx
         ops = self.record.ops
         for step in plan.steps:

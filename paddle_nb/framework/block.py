@@ -222,7 +222,6 @@ class Block:
         return {s.name: r for s, r in zip(opdef.outputs, result)}
 
     def _write_op(self, index, type, ins, outs, given, values, callstack):
-        from paddle_nb.ops.registry import REQUIRED
         opdef = registry.get(type)
         if index == len(self.ops):
             desc = self.desc.ops.add()

@@ -11,7 +11,7 @@ seed calls construction-time information: the op that last wrote it
 
 import numpy
 
-from paddle_nb.core.dtypes import convert_dtype, from_var_type, to_var_type
+from paddle_nb.core.dtypes import from_var_type, to_var_type
 from paddle_nb.errors import ProtoDecodeError
 from paddle_nb.proto import framework_pb2
 

@@ -15,7 +15,7 @@ from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.variable import VarType
 from paddle_nb.layers.helper import LayerHelper
 
-__all__ = ["IfElse", "cond", "While", "StaticRNN"]
+__all__ = ["IfElse", "cond", "While"]
 
 
 def _check_bool(var, who, one_value=False):

@@ -220,7 +220,7 @@ class RunReplay:
         return {"op": p - 1, "block": o.block, "index": o.index, "type": o.type,
                 "scope": o.scope_id, "seconds": o.seconds, "skipped": o.skipped,
                 "reads": [self._where(n, o.scope_id, pre, post) for n in reads],
-                "writes": [self._where(n, o.scope_id, post, post) for n in writes],
+                "writes": [self._where(n, o.scope_id, pre, post) for n in writes],
                 "changes": self._changes(p)}
 
     def _where(self, name, sid, pre, post):

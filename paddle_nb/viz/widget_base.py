@@ -25,17 +25,17 @@ except ImportError:                      # pragma: no cover - exercised without 
     anywidget = None
     _WidgetBase = object
 
-__all__ = ["PaddleWidget", "scope_dict", "value_preview", "jsonable", "format_bytes",
-           "graph_picture", "weak_method", "on_cell_executed", "STATE_COLORS", "GRAPHVIZ_HINT"]
+from paddle_nb.viz import style
+
+__all__ = ["PaddleWidget", "scope_dict", "walk_dicts", "value_preview", "jsonable",
+           "format_bytes", "graph_picture", "weak_method", "on_cell_executed", "GRAPHVIZ_HINT"]
 
 STATIC = pathlib.Path(__file__).parent / "static"
 GRAPHVIZ_HINT = ("No Graphviz layout engine ('dot') was found, so the graph is shown as DOT "
                  "text. To get pictures: `make lab` installs Debian's graphviz (or run "
                  "`sudo apt-get install graphviz`); with conda: `conda install -c conda-forge "
                  "graphviz`.")
-# One colour per stage of a variable's life (DESIGN.md), used unless viz.style offers its own.
-STATE_COLORS = {"declared": "#9e9e9e", "created": "#f9a825", "typed": "#1e88e5",
-                "allocated": "#2e7d32", "freed": "#c62828"}
+format_bytes = style.fmt_bytes
 
 
 if anywidget is not None:
@@ -49,12 +49,15 @@ if anywidget is not None:
         _esm = STATIC / "widgets.js"
         _css = STATIC / "widgets.css"
         kind = traitlets.Unicode("").tag(sync=True)
-        palette = traitlets.Dict().tag(sync=True)
+        palette = traitlets.Dict().tag(sync=True)         # viz.style's state colours, meanings
+        theme_css = traitlets.Unicode("").tag(sync=True)  # viz.style's stylesheet, shared
         message = traitlets.Unicode("").tag(sync=True)    # a line for the user, when needed
 
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
-            self.palette = _palette()
+            self.palette = {"colours": dict(style.STATE_COLOURS),
+                            "meanings": dict(style.STATE_MEANINGS)}
+            self.theme_css = style.CSS
 
         def state(self):
             """The synced model state without anywidget's own keys: what the view draws."""
@@ -68,18 +71,6 @@ else:                                    # pragma: no cover
 
 
 _DOM_TRAITS = {"layout", "tabbable", "tooltip", "comm", "keys", "log"}
-
-
-def _palette():
-    """The state colours of viz.style when it defines them, else STATE_COLORS."""
-    try:
-        from paddle_nb.viz import style
-    except ImportError:
-        return dict(STATE_COLORS)
-    colors = getattr(style, "STATE_COLORS", None)
-    if isinstance(colors, dict) and set(STATE_COLORS) <= set(colors):
-        return {k: str(colors[k]) for k in STATE_COLORS}
-    return dict(STATE_COLORS)
 
 
 # -- plain data -----------------------------------------------------------------------------------
@@ -103,19 +94,6 @@ def jsonable(x):
     if x is None or isinstance(x, str):
         return x
     return str(x)
-
-
-def format_bytes(n):
-    """``1536`` -> ``'1.5 KiB'``.
-
-    >>> format_bytes(40), format_bytes(1536), format_bytes(3 * 2**20)
-    ('40 B', '1.5 KiB', '3.0 MiB')
-    """
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024.0
-    return f"{n} B"
 
 
 def value_preview(value, rows=6, cols=8, digits=4):

@@ -1,0 +1,134 @@
+"""Feeds and fetches: checked before anything runs, moved in and out of scopes.
+
+A feed is checked against its data variable (name, dtype, every dimension
+but -1) before any op runs, and a data variable some op reads before any op
+writes it must be fed; both errors name the variable and the shapes. A
+program with PaddlePaddle's ``feed`` / ``fetch`` ops (a saved inference
+model) gets its feeds through the ``feed`` list variable those ops read.
+"""
+
+import numpy
+
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import FeedError, FetchError
+from paddle_nb.framework.variable import Variable
+
+__all__ = ["fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
+
+
+def has_lod(feed):
+    return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
+
+
+def _flat_ins(ins):
+    out = []
+    for i in ins:
+        out.extend(i if isinstance(i, tuple) else [i])
+    return out
+
+def fetch_name(program, target):
+    name = target.name if isinstance(target, Variable) else target
+    if not isinstance(name, str):
+        raise FetchError(f"fetch_list: expected Variables or names, got {target!r}")
+    if program.global_block().find_var(name) is None:
+        raise FetchError(f"fetch target '{name}' is not a variable of the program's global "
+                         "block")
+    return name
+
+def check_feed(program, plan, feed):
+    """Check every feed against its data variable before anything runs."""
+    glob = program.global_block()
+    targets = {}
+    fed_by_op = {op.output("Out")[0]: op for op in plan.feed_ops}
+    for name, value in feed.items():
+        var = glob.find_var(name)
+        if var is None:
+            raise FeedError(f"feed '{name}': the program has no such variable (data "
+                            f"variables: {', '.join(_data_names(program)) or 'none'})")
+        targets[name] = _check_value(var, value)
+    for pos in plan.reads_before_writes():
+        name = plan.names[pos]
+        var = plan.vars[pos]
+        if plan.persistable[pos] or name in feed or var is None or not var.is_tensor():
+            continue
+        if name in fed_by_op:
+            continue
+        step = next(s for s in plan.steps if pos in _flat_ins(s.ins))
+        raise FeedError(f"missing feed for '{name}' ({_shape_text(var)}), read by op "
+                        f"#{step.index} '{step.op.type}' built at {step.op.site()}")
+    for name, op in fed_by_op.items():
+        if name not in feed:
+            raise FeedError(f"missing feed for '{name}' (the program's feed op "
+                            f"#{op.index()} reads it)")
+    return targets
+
+def feed_scope(executor, program, plan, run_scope, feed, targets):
+    glob = program.global_block()
+    feed_ops = plan.feed_ops
+    if feed_ops:
+        holder_name = feed_ops[0].input("X")[0]
+        columns = {}
+        for op in feed_ops:
+            columns[op.attr("col", 0)] = targets.get(op.output("Out")[0])
+        feed_list = [columns.get(c) for c in range(max(columns) + 1)]
+        holder = executor._state.user_scope.var(holder_name)
+        holder.set_value(feed_list)
+        for op in feed_ops:
+            feed.pop(op.output("Out")[0], None)
+    for name, value in feed.items():
+        var = run_scope.find_var(name)
+        if var is None or glob.vars[name].persistable is False:
+            var = run_scope.var(name)
+        tensor = var.get_tensor()
+        tensor.set(value, executor.place)
+        if isinstance(value, LoDTensor) and value.lod():
+            tensor.set_lod(value.lod())
+
+def fetch_from_scope(executor, program, run_scope, names, return_numpy):
+    results = []
+    for name in names:
+        var = run_scope.find_var(name)
+        if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+            raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                             "of the program computes it and it was not fed")
+        tensor = var.get_tensor()
+        if return_numpy:
+            results.append(tensor.numpy())
+        else:
+            copy = LoDTensor()
+            copy.set(tensor.array(), executor.place)
+            copy.set_lod(tensor.lod())
+            results.append(copy)
+    return results
+
+# -- errors -----------------------------------------------------------------------------------------
+
+
+def _data_names(program):
+    glob = program.global_block()
+    return [v.name for v in glob.vars.values() if not v.persistable and v.writer is None
+            and v.is_tensor()]
+
+def _shape_text(var):
+    try:
+        return f"{var.dtype}{list(var.shape)}"
+    except Exception:
+        return "?"
+
+def _check_value(var, value):
+    """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
+    if isinstance(value, LoDTensor):
+        array = value.array()
+    else:
+        array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
+            else numpy.asarray(value)
+    want = var.dtype
+    if array.dtype != want:
+        raise FeedError(f"feed '{var.name}': expected dtype {want}, got {array.dtype} "
+                        f"(cast it with .astype('{want}'))")
+    shape = var.shape
+    got = tuple(array.shape)
+    if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
+        raise FeedError(f"feed '{var.name}': expected shape {list(shape)} (-1 is any size), "
+                        f"got {list(got)}")
+    return value

@@ -1,0 +1,44 @@
+"""Tests of the layers that own sub-blocks (seed 003): IfElse, cond, While, StaticRNN.
+
+The helpers below are shared by the test modules: central differences of a
+program's scalar loss with respect to a fed array or a parameter held in a
+scope, and a listener that keeps the RunRecords an executor hands out.
+"""
+
+import numpy as np
+
+
+def central_difference(exe, program, feed, loss, scope, name, eps=1e-6):
+    """d loss / d ``name`` by central differences, running ``program`` twice per element.
+
+    ``name`` is a key of ``feed`` (the array is perturbed in place and put
+    back) or a variable already allocated in ``scope`` (a parameter).
+    """
+    if name in feed:
+        value = feed[name]
+        put = lambda: None                                     # noqa: E731  the feed is read each run
+    else:
+        tensor = scope.find_var(name).get_tensor()
+        value = tensor.numpy()
+        put = lambda: tensor.set(value)                        # noqa: E731
+    grad = np.zeros(value.shape, dtype=np.float64)
+    flat = value.reshape(-1)
+    for i in range(flat.size):
+        old = flat[i]
+        total = 0.0
+        for sign in (1.0, -1.0):
+            flat[i] = old + sign * eps
+            put()
+            out, = exe.run(program, feed=feed, fetch_list=[loss], scope=scope)
+            total += sign * float(np.sum(out))
+        flat[i] = old
+        put()
+        grad.reshape(-1)[i] = total / (2 * eps)
+    return grad
+
+
+def scope_labels(record):
+    """The run record's scope tree as nested (label, [kids]) pairs, for readable asserts."""
+    def walk(s):
+        return (s.label, [walk(k) for k in s.kids])
+    return walk(record.scopes)

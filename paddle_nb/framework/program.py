@@ -195,15 +195,7 @@ class Program:
         """A deep copy. ``for_test`` sets ``is_test`` on ops that have it (dropout, batch_norm)
         and leaves out backward and optimizer ops."""
         other = Program._from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()))
-        other._names = self._names.copy()
-        other.random_seed = self.random_seed
-        for param in self.all_parameters():
-            copy = other.global_block().vars.get(param.name)
-            if isinstance(copy, Parameter):
-                copy.trainable = param.trainable
-                copy.optimize_attr = dict(param.optimize_attr)
-                copy.initializer = param.initializer
-                copy.regularizer = param.regularizer
+        other._copy_construction_info(self)
         if for_test:
             for block in other.blocks:
                 for k in reversed(range(len(block.ops))):
@@ -213,6 +205,18 @@ class Program:
                     elif op.opdef is not None and "is_test" in op.opdef.attrs:
                         op._set_attr("is_test", True)
         return other
+
+    def _copy_construction_info(self, source):
+        """Take ``source``'s names counter and its parameters' Python-side information."""
+        self._names = source._names.copy()
+        self.random_seed = source.random_seed
+        for param in source.all_parameters():
+            copy = self.global_block().vars.get(param.name)
+            if isinstance(copy, Parameter):
+                copy.trainable = param.trainable
+                copy.optimize_attr = dict(param.optimize_attr)
+                copy.initializer = param.initializer
+                copy.regularizer = param.regularizer
 
     def prune(self, targets):
         """The minimal program that computes ``targets`` (seed 003's Prune)."""

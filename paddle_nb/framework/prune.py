@@ -63,4 +63,49 @@ def prune(program, targets):
             used.update(op.output_arg_names)
     for name in [n for n in block.vars if n not in used]:
         block._forget_var(name)
-    return pruned
+    return _drop_unowned_blocks(pruned, program)
+
+
+def _reachable_blocks(program):
+    """Indices of the global block and every block a kept op owns, transitively."""
+    seen, stack = [0], [0]
+    while stack:
+        for op in program.block(stack.pop()).ops:
+            for idx in op.sub_block_ids():
+                if idx not in seen:
+                    seen.append(idx)
+                    stack.append(idx)
+    for block in program.blocks:            # grad blocks hang below their forward block
+        fwd = block.desc.forward_block_idx
+        if fwd in seen and block.idx not in seen:
+            seen.append(block.idx)
+    return sorted(seen)
+
+
+def _drop_unowned_blocks(pruned, original):
+    """``pruned`` without the blocks no kept op owns, block indices renumbered."""
+    from paddle_nb.framework.program import Program
+    from paddle_nb.proto import framework_pb2
+    keep = _reachable_blocks(pruned)
+    if len(keep) == pruned.num_blocks:
+        return pruned
+    new_index = {old: new for new, old in enumerate(keep)}
+    desc = framework_pb2.ProgramDesc()
+    desc.CopyFrom(pruned.desc)
+    del desc.blocks[:]
+    for old in keep:
+        block = desc.blocks.add()
+        block.CopyFrom(pruned.desc.blocks[old])
+        block.idx = new_index[old]
+        block.parent_idx = new_index.get(block.parent_idx, -1) if block.parent_idx >= 0 else -1
+        if block.forward_block_idx >= 0:
+            block.forward_block_idx = new_index.get(block.forward_block_idx, -1)
+        for op in block.ops:
+            for attr in op.attrs:
+                if attr.type == framework_pb2.AttrType.BLOCK:
+                    attr.block_idx = new_index[attr.block_idx]
+                elif attr.type == framework_pb2.AttrType.BLOCKS:
+                    attr.blocks_idx[:] = [new_index[i] for i in attr.blocks_idx]
+    result = Program._from_desc(desc)
+    result._copy_construction_info(original)
+    return result

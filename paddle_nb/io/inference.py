@@ -59,9 +59,9 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     """
     path = inside(dirname, model_filename or MODEL_FILENAME, "model file")
     program = load_program(path)
-    feed_names = [op.output("Out")[0] for op in _by_col(program, "feed")]
+    feed_names = [_one_name(op, "Out") for op in _by_col(program, "feed")]
     glob = program.global_block()
-    fetch_vars = [glob.var(op.input("X")[0]) for op in _by_col(program, "fetch")]
+    fetch_vars = [glob.var(_one_name(op, "X")) for op in _by_col(program, "fetch")]
     load_vars(executor, dirname, program, predicate=is_persistable, filename=params_filename,
               scope=scope)
     return program, feed_names, fetch_vars
@@ -126,6 +126,15 @@ def _by_col(program, op_type):
         raise SaveLoadError(f"the model's {op_type} ops have columns {cols}; expected "
                             f"0..{len(ops) - 1}, each once")
     return sorted(ops, key=lambda op: op.attr("col"))
+
+
+def _one_name(op, slot):
+    """The one variable in slot ``slot`` of a feed / fetch op."""
+    names = op.output(slot) if slot == "Out" else op.input(slot)
+    if len(names) != 1:
+        raise SaveLoadError(f"the model's {op.type} op (col {op.attr('col')}) has {len(names)} "
+                            f"variables in slot '{slot}': expected one")
+    return names[0]
 
 
 def _names(items, what):

@@ -156,9 +156,6 @@ def test_prune_keeps_what_a_kept_ops_sub_block_reads_from_outside(monkeypatch):
     np.testing.assert_allclose(got, 2 * np.maximum(X, 0), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="prune drops a control-flow op but keeps its sub-block "
-                   "(and the outer variables that sub-block writes): the pruned program still "
-                   "holds ops the targets do not need")
 def test_prune_drops_the_sub_blocks_of_the_ops_it_drops():
     prog = pd.Program()
     with pd.program_guard(prog):

@@ -21,7 +21,7 @@ machine with one thread).
 import importlib.util
 import tracemalloc
 
-from bench import _common
+from bench import _common  # noqa: F401  (one thread, set before NumPy is imported)
 from bench._common import Table, busy_note, interleaved, ms, torch_or_none, us, x
 
 import numpy
@@ -88,7 +88,8 @@ def bench_chain(torch):
     scope = pd.Scope()
     prog, y = chain_program(CHAIN)
     one, y1 = chain_program(1)
-    run_chain, run_one = executor_chain(exe, prog, y, xv, scope), executor_chain(exe, one, y1, xv, scope)
+    run_chain = executor_chain(exe, prog, y, xv, scope)
+    run_one = executor_chain(exe, one, y1, xv, scope)
     np_chain, np_one = numpy_chain(xv, CHAIN), numpy_chain(xv, 1)
     numpy.testing.assert_allclose(run_chain(), np_chain(), rtol=1e-5)
     t_chain, t_np_chain = interleaved([run_chain, np_chain], number=1, repeat=31, warmup=3)
@@ -323,5 +324,4 @@ def main():
 
 
 if __name__ == "__main__":
-    _common  # the thread settings were applied on import
     main()

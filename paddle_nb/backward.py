@@ -260,11 +260,12 @@ def _append_spec(spec, needs, state):
                 names[i] = renamed
                 sums.append((name, renamed))
             seen.add(name)
-    if state.sub:
+    gdef = registry.get(spec.type)
+    if state.sub or gdef.infer is None:      # no shape rule (a raw grad op): shape it like its base
+        fwd = block.program.block(block.desc.forward_block_idx) if state.sub else block
         for names in outputs.values():
             for name in names:
-                _declare_grad(block, block.program.block(block.desc.forward_block_idx), name)
-    gdef = registry.get(spec.type)
+                _declare_grad(block, fwd, name)
     attrs = {k: v for k, v in spec.attrs.items() if k in gdef.attrs}
     block.append_op(spec.type, spec.inputs, outputs, attrs)
     for slot, names in outputs.items():

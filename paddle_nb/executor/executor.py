@@ -213,7 +213,8 @@ class Executor:
                     args = [cells[i]._array if i >= 0 else None for i in step.ins]
                 else:
                     args = _gather(cells, step.ins)
-                out = step.kernel(ctx, *args, **step.attrs)
+                out = step.kernel(ctx if step.wanted is None else ctx.for_outputs(step.wanted),
+                                  *args, **step.attrs)
             except PaddleNBError as err:
                 if isinstance(err, OpRunError):
                     raise

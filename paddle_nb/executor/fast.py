@@ -14,6 +14,7 @@ Semantics are those of ``run_block``; the tests run both paths.
 import functools
 
 from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.ops.registry import Meta
 
 __all__ = ["FastBlock"]
 
@@ -25,9 +26,10 @@ class FastBlock:
         self.plan = plan
         self.calls = []
         for step in plan.steps:
-            fn = functools.partial(step.kernel, ctx, **step.attrs)
+            fn = _bind_kernel(step, plan, ctx)
             single = len(step.outs) == 1 and not isinstance(step.outs[0], tuple)
-            self.calls.append((fn, step.ins, step.simple_in, step.outs, single, step.release,
+            arity = len(step.ins) if step.simple_in and len(step.ins) <= 3 else -1
+            self.calls.append((fn, step.ins, arity, step.outs, single, step.release,
                                step.initializer, step))
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
         self.written = sorted({p for step in plan.steps for p in _flat(step.outs)
@@ -35,7 +37,7 @@ class FastBlock:
 
     def run(self, executor, scope, feed_arrays, fetch_positions):
         plan = self.plan
-        env = [None] * len(plan.names)
+        env = [None] * (len(plan.names) + 1)     # the last slot stays None: position -1
         for pos in self.persistable:
             var = scope.find_var(plan.names[pos])
             if var is not None and isinstance(var._holder, LoDTensor):
@@ -43,12 +45,18 @@ class FastBlock:
         for pos, array in feed_arrays:
             env[pos] = array
         executor._check_persistables_ready(plan, env)
-        for fn, ins, simple, outs, single, release, init, step in self.calls:
+        for fn, ins, arity, outs, single, release, init, step in self.calls:
             if init and all(env[p] is not None for p in outs if p >= 0):
                 continue
             try:
-                if simple:
-                    out = fn(*[env[i] if i >= 0 else None for i in ins])
+                if arity == 2:
+                    out = fn(env[ins[0]], env[ins[1]])
+                elif arity == 1:
+                    out = fn(env[ins[0]])
+                elif arity == 3:
+                    out = fn(env[ins[0]], env[ins[1]], env[ins[2]])
+                elif arity == 0:
+                    out = fn()
                 else:
                     out = fn(*_gather(env, ins))
             except Exception as err:
@@ -73,6 +81,28 @@ class FastBlock:
             tensor = var.get_tensor()
             if tensor._array is not array:
                 tensor._hold(array, place)
+
+
+def _bind_kernel(step, plan, ctx):
+    """The step's kernel with its context and attributes bound, or a direct array
+    function when the op offers one for these input metas (``OpDef.direct``)."""
+    if step.wanted is not None:
+        ctx = ctx.for_outputs(step.wanted)
+    direct = step.opdef.direct
+    if direct is not None and step.simple_in and all(i >= 0 for i in step.ins):
+        metas = [_meta(plan.vars[i]) for i in step.ins]
+        if None not in metas:
+            fn = direct(ctx.xp, metas, step.attrs)
+            if fn is not None:
+                return fn
+    return functools.partial(step.kernel, ctx, **step.attrs)
+
+
+def _meta(var):
+    try:
+        return Meta(var.shape, var.dtype, var.lod_level) if var is not None and var.is_tensor() else None
+    except Exception:
+        return None
 
 
 def _gather(env, ins):

@@ -23,7 +23,7 @@ class Step:
     (an int, a tuple for a duplicable slot, or -1 for an absent slot)."""
 
     __slots__ = ("index", "op", "opdef", "kernel", "attrs", "raw", "ins", "outs", "simple_in",
-                 "release", "initializer")
+                 "release", "initializer", "wanted")
 
     def __init__(self, index, op, opdef, attrs, ins, outs, initializer):
         self.index = index
@@ -37,6 +37,8 @@ class Step:
         self.simple_in = all(isinstance(i, int) for i in ins)
         self.release = ()
         self.initializer = initializer
+        absent = [pos == -1 for pos in outs]
+        self.wanted = tuple(not a for a in absent) if any(absent) else None
 
 
 class BlockPlan:

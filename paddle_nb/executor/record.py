@@ -151,7 +151,8 @@ class Recorder:
                     self._current = ops.index(rec)
                     rec.seconds = time.perf_counter() - t0
                     continue
-                out = step.kernel(ctx, *_gather(cells, step.ins), **step.attrs)
+                kctx = ctx if step.wanted is None else ctx.for_outputs(step.wanted)
+                out = step.kernel(kctx, *_gather(cells, step.ins), **step.attrs)
             except OpRunError:
                 raise
             except Exception as err:

@@ -13,14 +13,28 @@ __all__ = ["KernelContext", "RawContext"]
 
 
 class KernelContext:
-    """``xp`` (numpy or cupy), ``place``, and a seeded random generator."""
+    """``xp`` (numpy or cupy), ``place``, a seeded random generator, and ``wanted``.
 
-    __slots__ = ("xp", "place", "rng")
+    ``wanted`` is None (every output is used) or a tuple of booleans, one per
+    output slot, so that a grad kernel can skip a gradient nobody reads.
+    """
+
+    __slots__ = ("xp", "place", "rng", "wanted")
 
     def __init__(self, place, seed=None):
         self.place = place
         self.xp = place.xp
         self.rng = numpy.random.default_rng(seed)
+        self.wanted = None
+
+    def for_outputs(self, wanted):
+        """A copy of this context whose ``wanted`` says which output slots are used."""
+        other = KernelContext.__new__(KernelContext)
+        other.place, other.xp, other.rng, other.wanted = self.place, self.xp, self.rng, wanted
+        return other
+
+    def want(self, k):
+        return self.wanted is None or self.wanted[k]
 
     def generator(self, seed):
         """The generator for an op's ``seed`` attribute: fixed when seed != 0."""
@@ -40,7 +54,7 @@ class RawContext(KernelContext):
     __slots__ = ("scope", "op", "attrs", "run_block", "state")
 
     def __init__(self, base, scope, op, attrs, run_block, state=None):
-        self.place, self.xp, self.rng = base.place, base.xp, base.rng
+        self.place, self.xp, self.rng, self.wanted = base.place, base.xp, base.rng, None
         self.scope = scope          # the Scope that runs the op
         self.op = op                # an object with .type, .inputs, .outputs (slot -> names)
         self.attrs = attrs          # the op's declared attributes, defaults filled in

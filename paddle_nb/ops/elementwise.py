@@ -50,6 +50,10 @@ BINARY = {
 }
 
 
+UFUNCS = {"elementwise_add": "add", "elementwise_sub": "subtract", "elementwise_mul": "multiply",
+          "elementwise_div": "divide", "elementwise_max": "maximum", "elementwise_min": "minimum"}
+
+
 def _register_binary(name, forward, dx, dy, doc):
     def kernel(ctx, x, y, *, axis):
         if x.ndim == y.ndim:              # equal ranks: NumPy's broadcasting is Paddle's
@@ -60,12 +64,29 @@ def _register_binary(name, forward, dx, dy, doc):
     def grad_kernel(ctx, x, y, dout, *, axis):
         a, b = align(x, y, axis)
         xs, ys = align_shapes(x.shape, y.shape, axis)
-        gx = unbroadcast(dx(ctx.xp, a, b, dout) + 0 * b, xs, x.shape)
-        gy = unbroadcast(dy(ctx.xp, a, b, dout) + 0 * a, ys, y.shape)
-        return gx.astype(x.dtype, copy=False), gy.astype(y.dtype, copy=False)
+        gx = gy = None
+        if ctx.want(0):
+            gx = dx(ctx.xp, a, b, dout)
+            if gx.shape != dout.shape:
+                gx = gx + 0 * b
+            gx = unbroadcast(gx, xs, x.shape).astype(x.dtype, copy=False)
+        if ctx.want(1):
+            gy = dy(ctx.xp, a, b, dout)
+            if gy.shape != dout.shape:
+                gy = gy + 0 * a
+            gy = unbroadcast(gy, ys, y.shape).astype(y.dtype, copy=False)
+        return gx, gy
+
+    ufunc = UFUNCS.get(name)
+
+    def direct(xp, metas, attrs):
+        x, y = metas
+        if ufunc and len(x.shape) == len(y.shape) and x.dtype == y.dtype:
+            return getattr(xp, ufunc)
+        return None
 
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer,
-                   kernel=kernel, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
+                   kernel=kernel, direct=direct, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
                                                in_grads=("X", "Y")), doc=doc))
     register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],

@@ -61,9 +61,12 @@ def _swap(a):
     return a.swapaxes(-1, -2)
 
 
-def _product_grads(a, b, g):
-    """dA and dB of ``A @ B`` (batched, broadcast) for the output gradient ``g``."""
-    return _sum_to(g @ _swap(b), a.shape), _sum_to(_swap(a) @ g, b.shape)
+def _product_grads(a, b, g, ctx=None):
+    """dA and dB of ``A @ B`` (batched, broadcast) for the output gradient ``g``; a gradient
+    the context does not want is None."""
+    da = _sum_to(g @ _swap(b), a.shape) if ctx is None or ctx.want(0) else None
+    db = _sum_to(_swap(a) @ g, b.shape) if ctx is None or ctx.want(1) else None
+    return da, db
 
 
 def _pair_grad_infer(x, y, dout, **_):
@@ -104,8 +107,8 @@ def _mul_kernel(ctx, x, y, *, x_num_col_dims, y_num_col_dims, **_):
 
 def _mul_grad_kernel(ctx, x, y, dout, *, x_num_col_dims, y_num_col_dims, **_):
     a, b = _as_matrix(x, x_num_col_dims), _as_matrix(y, y_num_col_dims)
-    da, db = _product_grads(a, b, dout.reshape(a.shape[0], b.shape[1]))
-    return da.reshape(x.shape), db.reshape(y.shape)
+    da, db = _product_grads(a, b, dout.reshape(a.shape[0], b.shape[1]), ctx)
+    return (None if da is None else da.reshape(x.shape)), (None if db is None else db.reshape(y.shape))
 
 
 MUL_ATTRS = {

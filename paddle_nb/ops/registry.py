@@ -189,7 +189,7 @@ class OpDef:
     """
 
     def __init__(self, type, inputs=(), outputs=(), attrs=None, infer=None, kernel=None,
-                 grad=None, doc="", raw=False, no_need_buffer=()):
+                 grad=None, doc="", raw=False, no_need_buffer=(), direct=None):
         self.type = type
         self.inputs = _slots(inputs)
         self.outputs = _slots(outputs)
@@ -200,6 +200,9 @@ class OpDef:
         self.doc = doc.strip()
         self.raw = raw
         self.no_need_buffer = tuple(no_need_buffer)
+        # direct(xp, input_metas, attrs) -> an array function equal to the kernel for such
+        # inputs (e.g. xp.add), or None: lets the executor skip the kernel's own dispatch
+        self.direct = direct
         self.input_index = {s.name: i for i, s in enumerate(self.inputs)}
         self.output_index = {s.name: i for i, s in enumerate(self.outputs)}
 

@@ -60,7 +60,7 @@ def mlp_numpy(x, p):
     return e / e.sum(1, keepdims=True)
 
 
-# -- feed and fetch ----------------------------------------------------------------------------------
+# -- feed and fetch --------------------------------------------------------------------------------
 def test_run_feeds_fetches_and_computes_the_program():
     prog, x, h, prob, loss = mlp()
     scope = pd.Scope()
@@ -124,7 +124,7 @@ def test_run_refuses_what_is_not_a_program_or_a_scope():
         pd.Executor("cpu")
 
 
-# -- scopes -------------------------------------------------------------------------------------------
+# -- scopes ----------------------------------------------------------------------------------------
 def test_persistables_stay_in_the_users_scope_and_temporaries_do_not():
     prog, *_ , loss = mlp()
     scope = pd.Scope()
@@ -177,7 +177,7 @@ def test_the_global_scope_is_the_default_and_scope_guard_swaps_it():
             pass
 
 
-# -- the preamble: initializers run once per scope ----------------------------------------------------------
+# -- the preamble: initializers run once per scope -------------------------------------------------
 def test_preamble_initializers_run_once_per_scope():
     prog, *_, loss = mlp()
     exe, scope = pd.Executor(CPU), pd.Scope()
@@ -235,7 +235,7 @@ def test_running_main_without_its_startup_names_the_uninitialized_parameter(list
     assert scope.local_var_names() == [] and scope.kids == []
 
 
-# -- bad feeds and fetches ---------------------------------------------------------------------------------
+# -- bad feeds and fetches -------------------------------------------------------------------------
 def _untouched(scope):
     assert scope.local_var_names() == [] and scope.kids == []
 
@@ -307,7 +307,7 @@ def test_a_fetch_of_a_variable_nothing_computes_is_a_fetch_error():
     assert set(scope.local_var_names()) <= {p.name for p in prog.all_parameters()}
 
 
-# -- a run that fails part-way ---------------------------------------------------------------------------------
+# -- a run that fails part-way ---------------------------------------------------------------------
 def stateful_program():
     """batch_norm (updates its running statistics), a persistable total, then x + y."""
     prog = pd.Program()
@@ -385,7 +385,7 @@ def test_a_kernel_that_raises_is_reported_with_its_op_and_nothing_changes(monkey
         np.testing.assert_array_equal(after[name], before[name], err_msg=name)
 
 
-# -- with and without a listener: the same run ---------------------------------------------------------
+# -- with and without a listener: the same run -----------------------------------------------------
 @pytest.mark.parametrize("build", ["mlp", "stateful"])
 def test_a_run_gives_the_same_values_and_scope_with_or_without_a_listener(build):
     if build == "mlp":
@@ -411,7 +411,7 @@ def test_a_run_gives_the_same_values_and_scope_with_or_without_a_listener(build)
         np.testing.assert_array_equal(scopes[0][name], scopes[1][name], err_msg=name)
 
 
-# -- the reference evaluator ---------------------------------------------------------------------------------
+# -- the reference evaluator -----------------------------------------------------------------------
 def _evaluate(prog, feed, fetch):
     scope = pd.Scope()
     for name, value in feed.items():
@@ -483,7 +483,7 @@ def test_the_reference_evaluator_agrees_with_the_executor_on_sub_blocks(monkeypa
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-# -- memory ---------------------------------------------------------------------------------------------------
+# -- memory ----------------------------------------------------------------------------------------
 @pytest.fixture
 def quiet_gc():
     """No cycle collection during the test, so that only this test moves the counters."""

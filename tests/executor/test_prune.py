@@ -66,7 +66,7 @@ def test_prune_keeps_exactly_the_ops_the_targets_need(targets, kept):
     used = {n for op in ops for n in op.input_arg_names + op.output_arg_names}
     used |= {t if isinstance(t, str) else t.name for t in names}
     assert set(pruned.global_block().vars) == used         # variables nothing touches dropped
-    assert [(d.name) for d in pruned.global_block().desc.vars] == list(pruned.global_block().vars)
+    assert [d.name for d in pruned.global_block().desc.vars] == list(pruned.global_block().vars)
 
 
 def test_a_pruned_program_keeps_its_parameters_and_preamble():

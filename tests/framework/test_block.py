@@ -184,7 +184,7 @@ def test_create_parameter_with_an_existing_name_shares_it_and_refuses_another_sh
     assert list(glob.vars) == ["w"]
 
 
-# -- where a parameter's initializer goes ------------------------------------------------------------
+# -- where a parameter's initializer goes ----------------------------------------------------------
 def test_without_a_startup_program_the_initializer_is_in_the_preamble():
     prog = pd.Program()
     with pd.program_guard(prog):
@@ -227,7 +227,7 @@ def test_the_startup_program_only_applies_inside_its_guard():
     assert [op.output("Out")[0] for op in main.global_block().ops] == ["b"]
 
 
-# -- the writer: the op that last wrote a variable --------------------------------------------------
+# -- the writer: the op that last wrote a variable -------------------------------------------------
 def test_the_writer_is_the_last_op_that_wrote_the_variable():
     prog = pd.Program()
     with pd.program_guard(prog):
@@ -250,7 +250,7 @@ def test_an_in_place_layer_becomes_the_writer():
         assert i.writer is not made and i.writer.type == "increment"
 
 
-# -- Parameter's construction-time information ---------------------------------------------------------
+# -- Parameter's construction-time information -----------------------------------------------------
 def test_parameter_trainable_optimize_attr_and_initializer():
     init = pd.initializer.Constant(2.5)
     with pd.program_guard(pd.Program()) as prog:

@@ -36,7 +36,7 @@ def prog():
         yield prog
 
 
-# -- shapes ---------------------------------------------------------------------------------------------
+# -- shapes ----------------------------------------------------------------------------------------
 def test_matmul_operator_shape_mismatch_names_op_block_shapes_and_line(prog):
     x = pd.layers.data("x", shape=[3])
     w = prog.global_block().create_parameter(name="w", shape=[4, 5])
@@ -127,7 +127,7 @@ def test_reshape_to_an_impossible_shape_is_a_shape_error(prog):
     assert _at_this_line(info) in str(info.value)
 
 
-# -- attributes, slots, op types --------------------------------------------------------------------------
+# -- attributes, slots, op types -------------------------------------------------------------------
 def test_an_unknown_attribute_is_refused_with_a_suggestion(prog):
     x = pd.layers.data("x", shape=[3])
     before = _state(prog)
@@ -206,7 +206,7 @@ def test_an_unknown_op_type_suggests_close_names(prog):
     assert _state(prog) == before
 
 
-# -- a failed append leaves the block as it was --------------------------------------------------------
+# -- a failed append leaves the block as it was ----------------------------------------------------
 @pytest.mark.parametrize("where", ["append", "prepend", "insert"])
 def test_a_failed_append_leaves_the_block_unchanged(prog, where):
     x = pd.layers.data("x", shape=[3])

@@ -104,7 +104,7 @@ def _data_layer(i):
     return Built([a, b], [(-1, 2, 2), (-1, 5)], lambda p: [av, bv], dtypes=["float32", "int64"])
 
 
-# -- layers with parameters -----------------------------------------------------------------------------
+# -- layers with parameters ------------------------------------------------------------------------
 @case("fc")
 def _fc(i):
     x, xv = i.data([3])
@@ -208,7 +208,7 @@ def _dropout_training(i):
     return Built([out], [(-1, 50)], lambda p: [None])
 
 
-# -- elementwise math, activations, reductions ----------------------------------------------------------
+# -- elementwise math, activations, reductions -----------------------------------------------------
 def _unary_case(layer, fn, low=-1.0, high=1.0):
     def build(i):
         x, xv = i.data([4], low=low, high=high)
@@ -321,7 +321,7 @@ def _matmul(i):
                  lambda p: [2.0 * xv @ yv.T, bv @ cv])
 
 
-# -- losses and metrics -----------------------------------------------------------------------------------
+# -- losses and metrics ----------------------------------------------------------------------------
 @case("cross_entropy")
 def _cross_entropy(i):
     x, xv = i.data([5])
@@ -360,7 +360,7 @@ def _accuracy(i):
     return Built([acc], [(1,)], lambda p: [np.array([want])])
 
 
-# -- making, joining, cutting, converting, comparing ----------------------------------------------------
+# -- making, joining, cutting, converting, comparing -----------------------------------------------
 @case("fill_constant")
 def _fill_constant(i):
     f = pd.layers.fill_constant([2, 3], "float32", 1.5)
@@ -506,7 +506,7 @@ def _increment(i):
     return Built([counter, fresh], [(1,), (1,)], lambda p: [np.array([3.5]), np.array([2.5])])
 
 
-# -- the tests ------------------------------------------------------------------------------------------------
+# -- the tests -------------------------------------------------------------------------------------
 ALL = [(layer, fn) for layer, fns in CASES.items() for fn in fns]
 
 

@@ -50,7 +50,7 @@ def nested_program(owner):
     return prog, res
 
 
-# -- serialization ----------------------------------------------------------------------------------
+# -- serialization ---------------------------------------------------------------------------------
 def _small_program():
     prog = pd.Program()
     with pd.program_guard(prog):
@@ -112,7 +112,7 @@ def test_parse_refuses_a_block_attribute_naming_a_missing_block(block_owner):
         pd.Program.parse(desc.SerializeToString())
 
 
-# -- printing -----------------------------------------------------------------------------------------
+# -- printing --------------------------------------------------------------------------------------
 def test_str_prints_every_block_with_nested_blocks_under_their_op(block_owner):
     prog, _ = nested_program(block_owner)
     lines = str(prog).splitlines()
@@ -148,7 +148,7 @@ def test_a_block_prints_alone():
     assert text in str(prog)
 
 
-# -- clone -----------------------------------------------------------------------------------------------
+# -- clone -----------------------------------------------------------------------------------------
 def test_clone_is_an_independent_copy():
     prog = _small_program()
     copy = prog.clone()
@@ -195,7 +195,7 @@ def test_clone_for_test_drops_backward_and_optimize_ops():
     assert len(prog.clone(for_test=True).global_block().ops) == n
 
 
-# -- the default programs --------------------------------------------------------------------------------
+# -- the default programs --------------------------------------------------------------------------
 def test_program_guard_swaps_the_default_programs_and_restores_them():
     main0, startup0 = pd.default_main_program(), pd.default_startup_program()
     main, startup = pd.Program(), pd.Program()

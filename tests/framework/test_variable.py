@@ -12,7 +12,7 @@ import paddle_nb as pd
 CPU = pd.CPUPlace()
 
 
-# -- the VarDesc is the one source of truth ---------------------------------------------------------
+# -- the VarDesc is the one source of truth --------------------------------------------------------
 def test_shape_is_read_from_the_var_desc():
     var = pd.Program().global_block().create_var(name="a", shape=[-1, 3], dtype="float32")
     assert var.shape == (-1, 3)
@@ -100,7 +100,7 @@ def test_repr_shows_name_dtype_and_shape():
     assert repr(p) == "Parameter(w: float32[3, 2])"
 
 
-# -- arithmetic appends ops ---------------------------------------------------------------------------
+# -- arithmetic appends ops ------------------------------------------------------------------------
 def _run(prog, feed, fetch):
     return pd.Executor(CPU).run(prog, feed=feed, fetch_list=fetch, scope=pd.Scope())
 

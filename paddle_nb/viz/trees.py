@@ -1,0 +1,275 @@
+"""Two trees a notebook user should be able to see at a glance.
+
+``block_tree(program)``: the nesting of blocks (each sub-block under the op
+that owns it, as C++ braces nest under an ``if``), each block's variables and
+ops, an op's attributes on demand (HTML ``<details>``).
+
+``scope_tree(scope_or_run_record)``: the scope hierarchy at run time (your
+scope, the run's "run" scope, each step or branch scope, each "grad" scope),
+every variable with its state in the life DESIGN.md names (declared,
+created, typed, allocated, freed), shape, dtype, place and bytes, the bytes
+summed per scope and per place, and values on request. It draws the plain
+snapshot the executor records (``paddle_nb.executor.record``); a live
+Scope is snapshotted first.
+"""
+
+from paddle_nb.core.scope import Scope
+from paddle_nb.executor.record import RunRecord, ScopeRecord, snapshot_scope
+from paddle_nb.framework.block import Block
+from paddle_nb.framework.captures import block_captures
+from paddle_nb.framework.operator import OpRole
+from paddle_nb.framework.printer import _HIDDEN_ATTRS, _fmt, block_to_text, program_to_text
+from paddle_nb.framework.program import Program
+from paddle_nb.viz.graph import var_kind
+from paddle_nb.viz.preview import preview
+from paddle_nb.viz.style import (ROLE_COLOURS, VAR_STYLES, View, chip, esc, fmt_bytes, fmt_shape,
+                                 page, state_chip)
+
+__all__ = ["block_tree", "scope_tree", "block_tree_body", "scope_tree_body", "resolve_scopes"]
+
+
+# -- the block tree ------------------------------------------------------------------------------
+def block_tree(program):
+    """The blocks of ``program`` (or one Block and those under it), nested under their ops.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> with pd.program_guard(prog):
+    ...     y = pd.layers.relu(pd.layers.data("x", shape=[3]))
+    >>> view = block_tree(prog)
+    >>> 'data-block="0"' in view.html, 'data-op="0"' in view.html
+    (True, True)
+    """
+    text = program_to_text(program) if isinstance(program, Program) else block_to_text(program)
+    return View(page(block_tree_body(program), "roles", "vars"), text)
+
+
+def block_tree_body(program):
+    if isinstance(program, Block):
+        owned = set()
+        tops = [program]
+        program = program.program
+    elif isinstance(program, Program):
+        owned = {i for b in program.blocks for op in b.ops for i in op.sub_block_ids()}
+        tops = [b for b in program.blocks if b.idx not in owned]
+    else:
+        raise TypeError(f"block_tree: expected a Program or a Block, got {type(program).__name__}")
+    n_ops = sum(len(b.ops) for b in program.blocks)
+    head = (f'<div class="pnb-muted">program: {program.num_blocks} block'
+            f'{"s" if program.num_blocks != 1 else ""}, {n_ops} ops</div>')
+    return (f'<div class="pnb-block-tree">{head}'
+            + "".join(_block_html(b, None) for b in tops) + "</div>")
+
+
+def _block_html(block, owner):
+    """One block: a header, its variables, its ops (each owned block nested under its op)."""
+    idx = block.idx
+    where = "global" if idx == 0 else f"parent {block.parent_idx}"
+    if owner is not None:
+        where += f" · sub-block of #{owner[0]} {owner[1].type}"
+    head = (f'<b>block {idx}</b> <span class="pnb-muted">({where}) · {len(block.vars)} variables'
+            f' · {len(block.ops)} ops</span>')
+    parts = []
+    if idx != 0 and owner is not None:
+        reads, writes = block_captures(block)
+        parts.append(f'<div class="pnb-muted" data-captures="{esc(",".join(reads))}">reads from '
+                     f'outer blocks: {esc(", ".join(reads) or "nothing")} · writes to outer '
+                     f'blocks: {esc(", ".join(writes) or "nothing")}</div>')
+    if block.vars:
+        rows = "".join(_var_row(block, v) for v in block.vars.values())
+        opened = " open" if len(block.vars) <= 12 else ""
+        parts.append(f"<details{opened}><summary>variables ({len(block.vars)})</summary><table>"
+                     "<tr><th>name</th><th>kind</th><th>type</th><th>written by</th></tr>"
+                     f"{rows}</table></details>")
+    items = []
+    for k, op in enumerate(block.ops):
+        subs = "".join(_block_html(block.program.block(i), (k, op)) for i in op.sub_block_ids()
+                       if 0 <= i < block.program.num_blocks)
+        role = OpRole.name(op.role)
+        items.append(f'<li data-block="{idx}" data-op="{k}" data-op-type="{esc(op.type)}" '
+                     f'data-role="{role}">{_op_details(k, op, role)}{subs}</li>')
+    if items:
+        parts.append(f'<ol class="pnb-ops" start="0">{"".join(items)}</ol>')
+    return (f'<div class="pnb-block" data-block="{idx}" data-parent="{block.parent_idx}">'
+            f'<details open><summary>{head}</summary>{"".join(parts)}</details></div>')
+
+
+def _var_row(block, var):
+    kind = var_kind(var, var.writer is not None)
+    colour = VAR_STYLES[kind]["fillcolor"]
+    try:
+        dtype = var.dtype.name if var.is_tensor() else "-"
+    except Exception:
+        dtype = "?"
+    shape = fmt_shape(var.shape) if var.is_tensor() else ""
+    lod = f" lod_level={var.lod_level}" if var.lod_level else ""
+    writer = var.writer
+    wrote = f"#{writer.index()} {writer.type}" if writer is not None and writer.block is block \
+        else (f"block {writer.block.idx}: {writer.type}" if writer is not None else "")
+    return (f'<tr data-var="{esc(var.name)}" data-block="{block.idx}" data-kind="{kind}">'
+            f'<td class="pnb-name">{esc(var.name)}</td><td>{chip(kind, colour)}</td>'
+            f"<td>{esc(dtype)}{esc(shape)}{esc(lod)}</td><td>{esc(wrote)}</td></tr>")
+
+
+def _op_details(k, op, role):
+    def slots(m):
+        return ", ".join(f"{s}={'/'.join(n)}" for s, n in m.items() if n)
+    line = (f'{chip(role, ROLE_COLOURS[role], "op_role", role=role)} <b>#{k} {esc(op.type)}</b>'
+            f'({esc(slots(op.inputs))}) → {esc(slots(op.outputs))}')
+    attrs = [(a, v) for a, v in op.attrs.items() if a not in _HIDDEN_ATTRS]
+    rows = "".join(f"<tr><td>{esc(a)}</td><td>{esc(_fmt(v, a))}</td></tr>" for a, v in attrs)
+    table = f"<table><tr><th>attribute</th><th>value</th></tr>{rows}</table>" if rows else \
+        '<div class="pnb-muted">no attributes</div>'
+    site = f'<div class="pnb-muted">built at {esc(op.site())}</div>' if op.callstack else ""
+    return f"<details><summary>{line}</summary>{table}{site}</details>"
+
+
+# -- the scope tree ------------------------------------------------------------------------------
+def scope_tree(scope_or_record, program=None, values=False):
+    """The scope hierarchy with each variable's state, shape, dtype, place and bytes.
+
+    Takes a live Scope (snapshotted now; ``values=True`` copies values for previews), a
+    RunRecord (the scopes of that run as they stood just before they were destroyed; its
+    program gives the "declared" variables), or a ScopeRecord. With ``program``, the
+    program's variables that no scope holds are listed as declared.
+
+    >>> import paddle_nb as pd
+    >>> s = pd.Scope(label="demo")
+    >>> _ = s.var("w").get_tensor().mutable_data(pd.CPUPlace(), "float32", (2, 3))
+    >>> _ = s.var("h")
+    >>> scope_tree(s)
+    demo: 2 variables, 24 B
+      w  allocated  float32[2, 3]  CPUPlace()  24 B
+      h  created
+    """
+    record, program = resolve_scopes(scope_or_record, program, values)
+    declared = _declared(record, program)
+    body = scope_tree_body(record, declared, values)
+    return View(page(body, "states"), _text(record, declared))
+
+
+def resolve_scopes(obj, program=None, values=False):
+    """``(ScopeRecord, program or None)`` for a Scope, a RunRecord or a ScopeRecord."""
+    if isinstance(obj, RunRecord):
+        if obj.scopes is None:
+            raise ValueError("this RunRecord holds no scope snapshot (the run did not finish "
+                             "recording)")
+        return obj.scopes, program if program is not None else obj.program
+    if isinstance(obj, ScopeRecord):
+        return obj, program
+    if isinstance(obj, Scope):
+        if not obj.is_alive():
+            raise ValueError(f"{obj!r}: a destroyed scope has nothing left to show; subscribe "
+                             "to the executor (exe.subscribe) to get a RunRecord of each run")
+        return snapshot_scope(obj, with_values=values), program
+    raise TypeError(f"scope_tree: expected a Scope, a RunRecord or a ScopeRecord, got "
+                    f"{type(obj).__name__}")
+
+
+def _declared(record, program):
+    """``[(block idx, Variable)]``: the program's variables held by no scope of ``record``."""
+    if program is None:
+        return []
+    held = {v.name for s in record.walk() for v in s.vars}
+    return [(b.idx, v) for b in program.blocks for v in b.vars.values() if v.name not in held]
+
+
+def _title(rec, depth):
+    if rec.label:
+        return rec.label
+    return "your scope" if depth == 0 else f"scope {rec.id}"
+
+
+def _per_place(records):
+    places = {}
+    for v in records:
+        if v.nbytes and v.place:
+            places[v.place] = places.get(v.place, 0) + v.nbytes
+    return places
+
+
+def scope_tree_body(record, declared=(), values=False):
+    everything = [v for s in record.walk() for v in s.vars]
+    places = _per_place(everything)
+    rows = "".join(f'<tr data-place="{esc(p)}" data-bytes="{n}"><td>{esc(p)}</td>'
+                   f"<td>{fmt_bytes(n)}</td></tr>" for p, n in places.items())
+    total = sum(places.values())
+    totals = (f'<table class="pnb-totals" data-total-bytes="{total}"><tr><th>place</th>'
+              f"<th>bytes in these scopes</th></tr>{rows}<tr><td><b>all places</b></td>"
+              f"<td><b>{fmt_bytes(total)}</b></td></tr></table>")
+    note = ""
+    if values and not any(v.value is not None for v in everything if v.state == "allocated"):
+        note = ('<div class="pnb-muted">no values were recorded: set exe.record_values = True '
+                "before the run, or pass a live Scope with values=True</div>")
+    return (f'<div class="pnb-scope-tree">{totals}{note}{_scope_html(record, 0, 1, values)}'
+            f"{_declared_html(declared)}</div>")
+
+
+def _scope_html(rec, depth, siblings, values):
+    own = rec.nbytes()
+    subtree = sum(s.nbytes() for s in rec.walk())
+    places = ", ".join(f"{p}: {fmt_bytes(n)}" for p, n in _per_place(rec.vars).items())
+    kids = f" · {len(rec.kids)} kid scopes" if rec.kids else ""
+    head = (f'<b>{esc(_title(rec, depth))}</b> <span class="pnb-muted">scope {rec.id} · '
+            f'{len(rec.vars)} variables · {fmt_bytes(own)} here{" (" + esc(places) + ")" if places else ""}'
+            f' · {fmt_bytes(subtree)} with kids{kids}</span>')
+    table = ""
+    if rec.vars:
+        value_head = "<th>value</th>" if values else ""
+        rows = "".join(_scope_var_row(rec, v, values) for v in rec.vars)
+        table = (f"<table><tr><th>variable</th><th>state</th><th>dtype</th><th>shape</th>"
+                 f"<th>place</th><th>bytes</th>{value_head}</tr>{rows}</table>")
+    opened = " open" if depth <= 1 or siblings <= 3 else ""
+    inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values) for k in rec.kids)
+    return (f'<div class="pnb-scope" data-scope="{rec.id}" data-scope-label="{esc(rec.label or "")}"'
+            f' data-bytes="{own}" data-total-bytes="{subtree}">'
+            f"<details{opened}><summary>{head}</summary>{table}{inner}</details></div>")
+
+
+def _scope_var_row(rec, v, values):
+    holds = f" (holds a {v.holder})" if v.holder else ""
+    cell = ""
+    if values:
+        shown = "" if v.value is None else \
+            f"<details><summary>show</summary>{preview(v.value)}</details>"
+        cell = f"<td>{shown}</td>"
+    return (f'<tr data-var="{esc(v.name)}" data-state="{v.state}" data-scope="{rec.id}" '
+            f'data-bytes="{v.nbytes}"><td class="pnb-name">{esc(v.name)}</td>'
+            f"<td>{state_chip(v.state)}{esc(holds)}</td><td>{esc(v.dtype or '')}</td>"
+            f"<td>{esc(fmt_shape(v.shape) if v.shape is not None else '')}</td>"
+            f"<td>{esc(v.place or '')}</td><td>{fmt_bytes(v.nbytes) if v.nbytes else ''}</td>"
+            f"{cell}</tr>")
+
+
+def _declared_html(declared):
+    if not declared:
+        return ""
+    rows = "".join(f'<tr data-var="{esc(v.name)}" data-state="declared" data-scope="none" '
+                   f'data-block="{b}"><td class="pnb-name">{esc(v.name)}</td>'
+                   f"<td>{state_chip('declared')}</td><td>block {b}</td></tr>" for b, v in declared)
+    return (f'<div class="pnb-scope" data-scope="none"><details><summary><b>declared only</b> '
+            f'<span class="pnb-muted">{len(declared)} variables of the program that no scope '
+            f"holds</span></summary><table><tr><th>variable</th><th>state</th><th>declared in"
+            f"</th></tr>{rows}</table></details></div>")
+
+
+def _text(record, declared):
+    lines = []
+
+    def walk(rec, depth):
+        pad = "  " * depth
+        lines.append(f"{pad}{_title(rec, depth)}: {len(rec.vars)} variables, "
+                     f"{fmt_bytes(sum(s.nbytes() for s in rec.walk()))}")
+        for v in rec.vars:
+            parts = [v.name, v.state]
+            if v.holder:
+                parts.append(f"holds {v.holder}")
+            if v.state == "allocated":
+                parts += [f"{v.dtype}{fmt_shape(v.shape)}", v.place or "", fmt_bytes(v.nbytes)]
+            lines.append(f"{pad}  " + "  ".join(parts))
+        for kid in rec.kids:
+            walk(kid, depth + 1)
+    walk(record, 0)
+    if declared:
+        lines.append("declared only (in no scope): " + ", ".join(v.name for _, v in declared))
+    return "\n".join(lines)

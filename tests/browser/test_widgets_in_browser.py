@@ -1,0 +1,120 @@
+"""The widgets in a real browser: JupyterLab runs tests/browser/widgets_fixture.ipynb.
+
+The notebook builds an RNN, shows the Dashboard and the RNN explorer, runs the program
+twice (appending an op in between), then shows a run replay and a memory timeline. The
+test runs every cell through JupyterLab's menu in headless Chromium, checks the pages'
+data-* attributes, moves the RNN slider with the keyboard, checks that the kernel saw
+the move, saves screenshots under build/screenshots/, and checks that no request left
+the machine.
+"""
+import re
+import shutil
+
+import pytest
+
+from tests.browser import copy_fixture, jupyter_lab, offline_page, require_browser, screenshot_dir
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
+
+NOTEBOOK = "widgets_fixture.ipynb"
+WAIT_MS = 60_000
+
+
+def run_all_cells(page):
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+
+
+def test_dashboard_and_rnn_explorer_in_jupyterlab(tmp_path):
+    require_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    work = tmp_path / "notebooks"
+    work.mkdir()
+    copy_fixture(NOTEBOOK, work)
+    shots = screenshot_dir()
+    with jupyter_lab(work, tmp_path / "lab.log") as (base, token), sync_playwright() as pw, \
+            offline_page(pw, viewport=(1300, 1500)) as (page, blocked):
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+        expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(1)
+        run_all_cells(page)
+
+        # -- the Dashboard: refreshed in place by two runs and an appended op ------------------
+        dash = page.locator("[data-widget='dashboard']")
+        expect(dash).to_have_attribute("data-runs", "2")
+        expect(dash.locator(".pnb-block-item[data-block='0']")).to_have_attribute("data-change", "+1 ops")
+        expect(dash.locator(".pnb-block-item[data-block='1']")).to_have_count(1)
+        expect(dash.locator("[data-scope-label='run']")).to_have_count(1)
+        for t in range(3):
+            step = dash.locator(f"[data-scope-label='step {t}']")
+            expect(step.locator("tr[data-var='static_rnn_0@mem_0']")).to_have_attribute(
+                "data-state", "allocated")
+        expect(dash.locator("tr[data-var='fc_0.w_0'][data-state='allocated']")).to_have_count(1)
+        graph = dash.locator(".pnb-graph")
+        if shutil.which("dot"):
+            expect(graph.locator("[data-graph='svg'] svg")).to_have_count(1)
+        else:
+            expect(graph.locator("[data-hint='graphviz']")).to_contain_text("graphviz")
+        dash.locator(".pnb-block-item[data-block='1']").click()
+        expect(graph).to_have_attribute("data-block", "1")
+        dash.screenshot(path=str(shots / "dashboard.png"))
+
+        # -- the RNN explorer: step 0, then the slider moved one step with the keyboard --------
+        rnn = page.locator("[data-widget='rnn']")
+        expect(rnn).to_have_attribute("data-step", "0")
+        expect(rnn.locator(".pnb-step")).to_have_count(3)
+        memory = rnn.locator(".pnb-link[data-link='memory']")
+        expect(memory).to_have_attribute("data-equal", "true")
+        expect(memory).to_contain_text("initial state")
+        first_scope = rnn.get_attribute("data-scope")
+        rnn.screenshot(path=str(shots / "rnn_explorer_step0.png"))
+
+        slider = rnn.locator("input[data-role='step']")
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        expect(rnn).to_have_attribute("data-step", "1")
+        assert rnn.get_attribute("data-scope") != first_scope
+        expect(memory).to_have_attribute("data-equal", "true")
+        expect(memory).to_contain_text("static_rnn_0@mem_0 at step 1")
+        expect(memory).to_contain_text("static_rnn_0.tmp_0 at step 0")
+        expect(rnn.locator("tr[data-var='static_rnn_0@mem_0'][data-step='1']")).to_have_attribute(
+            "data-state", "allocated")
+        rnn.screenshot(path=str(shots / "rnn_explorer_step1.png"))
+
+        # The kernel saw the slider move: run the last cell again and read what it prints.
+        last = page.locator(".jp-Notebook .jp-Cell").last
+        last.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        expect(last.locator(".jp-OutputArea-output")).to_contain_text(
+            f"kernel sees step 1 of scope {rnn.get_attribute('data-scope')}")
+
+        # -- the run replay: a temporary allocated, then freed after its last use ---------------
+        replay = page.locator("[data-widget='replay']")
+        replay_slider = replay.locator("input[data-role='position']")
+        replay_slider.focus()
+        page.keyboard.press("ArrowRight")
+        expect(replay).to_have_attribute("data-position", "1")
+        expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "0")
+        expect(replay.locator("[data-scope-label='run'] tr[data-var='fill_constant_0.tmp_0']")) \
+            .to_have_attribute("data-state", "allocated")
+        page.keyboard.press("End")
+        expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "end")
+        expect(replay.locator("[data-scope-label='run']")).to_have_attribute("data-destroyed", "true")
+        page.keyboard.press("Home")
+        for _ in range(2):
+            page.keyboard.press("ArrowRight")
+        expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "1")
+        replay.screenshot(path=str(shots / "run_replay.png"))
+
+        # -- the memory timeline ------------------------------------------------------------------
+        timeline = page.locator("[data-widget='timeline']")
+        expect(timeline.locator("svg polyline[data-place='CPUPlace()']")).to_have_count(1)
+        assert timeline.locator(".pnb-mark[data-state='allocated']").count() > 0
+        timeline.locator("rect.pnb-col[data-pos='2']").hover()
+        expect(timeline.locator("[data-detail]")).to_have_attribute("data-pos", "2")
+        timeline.screenshot(path=str(shots / "memory_timeline.png"))
+
+        page.screenshot(path=str(shots / "jupyterlab_page.png"))
+        assert blocked == [], f"the page tried to reach other machines: {blocked}"

@@ -28,14 +28,18 @@ def read_attr(attr):
     raise AttrError(f"attribute '{attr.name}' has an unknown AttrType {attr.type}")
 
 
+_INT = int(T.INT)
+
+
 def write_attr(attr, name, attr_type, value):
     """Fill ``attr`` (a fresh ``OpDesc.Attr``) with ``value`` stored as ``attr_type``."""
     attr.name = name
     attr.type = attr_type
-    if attr_type == T.INT and not isinstance(value, int):
+    if attr_type == _INT and not isinstance(value, int):
         value = to_var_type(value)         # a dtype attribute
-    if attr_type in _SCALAR:
-        setattr(attr, _SCALAR[attr_type], value)
+    field = _SCALAR.get(attr_type)
+    if field is not None:
+        setattr(attr, field, value)
     else:
         getattr(attr, _LIST[attr_type]).extend(value)
 

@@ -257,9 +257,12 @@ class Block:
             meta_list = meta if isinstance(meta, list) else [meta] * len(names)
             for name, m in zip(names, meta_list):
                 var = self.find_var(name)
-                if var is None:
-                    var = self.create_var(name=name)
-                if m is not None and m.shape is not None and var.is_tensor():
+                known = m is not None and m.shape is not None
+                if var is None:                   # a new output: declared with its shape at once
+                    var = self.create_var(name=name, shape=m.shape if known else None,
+                                          dtype=m.dtype if known else "float32",
+                                          lod_level=m.lod_level if known else 0)
+                elif known and var.is_tensor():
                     var.shape = m.shape
                     var.dtype = m.dtype
                     var.lod_level = m.lod_level

@@ -40,6 +40,7 @@ class Program:
         self._startup = None        # set by program_guard: where parameter initializers go
         self.version = 0
         self.random_seed = 0
+        self._preamble = None
         self._add_block(-1)
 
     # -- blocks -------------------------------------------------------------------------------
@@ -119,9 +120,20 @@ class Program:
             init.append_to(glob, target, index=len(glob.ops))
         else:
             glob = self.global_block()
-            init.append_to(glob, param, index=self.preamble_length())
+            n = self.preamble_length()
+            init.append_to(glob, param, index=n)
+            self._preamble = (self.version, n + 1)
 
     def preamble_length(self):
+        """How many leading ops of the global block initialize persistables (cached per version)."""
+        cached = self._preamble
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        n = self._count_preamble()
+        self._preamble = (self.version, n)
+        return n
+
+    def _count_preamble(self):
         """How many leading ops of the global block initialize persistables.
 
         Preamble ops read nothing and write only persistable variables; the
@@ -173,6 +185,7 @@ class Program:
         program._startup = None
         program.version = 0
         program.random_seed = 0
+        program._preamble = None
         for block_desc in desc.blocks:
             block = Block(program, block_desc)
             program.blocks.append(block)

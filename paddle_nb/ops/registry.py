@@ -128,6 +128,9 @@ ATTR_KINDS = {
 }
 
 
+_ATTR_TYPES = {kind: int(spec[0]) for kind, spec in ATTR_KINDS.items()}
+
+
 @dataclasses.dataclass(frozen=True)
 class Attr:
     """A typed attribute: ``Attr("float", 1.0)``; ``check`` returns an error text or None."""
@@ -143,7 +146,7 @@ class Attr:
 
     @property
     def attr_type(self):
-        return ATTR_KINDS[self.kind][0]
+        return _ATTR_TYPES[self.kind]
 
     def coerce(self, op_type, name, value):
         """The value in its canonical Python form, or an AttrError naming op and attribute."""

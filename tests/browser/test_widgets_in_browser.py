@@ -36,6 +36,18 @@ def test_dashboard_and_rnn_explorer_in_jupyterlab(tmp_path):
     with jupyter_lab(work, tmp_path / "lab.log") as (base, token), sync_playwright() as pw, \
             offline_page(pw, viewport=(1300, 1500)) as (page, blocked):
         page.set_default_timeout(WAIT_MS)
+        expect.set_options(timeout=WAIT_MS)
+        try:
+            check_widgets(page, base, token, shots)
+        except Exception:
+            page.screenshot(path=str(shots / "failure.png"))
+            raise
+        assert blocked == [], f"the page tried to reach other machines: {blocked}"
+
+
+def check_widgets(page, base, token, shots):
+    from playwright.sync_api import expect
+    if True:
         page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
         expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(1)
@@ -117,4 +129,3 @@ def test_dashboard_and_rnn_explorer_in_jupyterlab(tmp_path):
         timeline.screenshot(path=str(shots / "memory_timeline.png"))
 
         page.screenshot(path=str(shots / "jupyterlab_page.png"))
-        assert blocked == [], f"the page tried to reach other machines: {blocked}"

@@ -207,8 +207,6 @@ def _varint(value):
 @given(where=st.sampled_from(["data_type", "var_type", "attr_type"]),
        value=st.integers(32, 2**31 - 1), name=st.sampled_from(PROGRAM_FILES))
 def test_an_enum_value_no_framework_proto_here_knows_is_a_clear_error(where, value, name):
-    if where == "data_type" and value in (0x7FFF,):
-        value += 1
     desc = with_unknown_enum(framework_pb2.ProgramDesc.FromString(fixture_bytes(name)), where,
                              value)
     result = bounded(parse_and_use, desc.SerializePartialToString())
@@ -221,8 +219,9 @@ def test_data_type_99_in_a_tensor_desc_names_the_variable():
                              "data_type", 99)
     var = next(v.name for b in desc.blocks for v in b.vars
                if v.type.type == framework_pb2.VarType.LOD_TENSOR)
-    with pytest.raises(ProtoDecodeError, match=rf"holds 99.*Type value.*|variable '{var}'"):
+    with pytest.raises(ProtoDecodeError) as info:
         pd.Program.parse(desc.SerializePartialToString())
+    assert f"(variable '{var}') holds 99, which is not a Type value" in str(info.value)
 
 
 @st.composite

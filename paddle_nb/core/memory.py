@@ -52,6 +52,13 @@ class MemoryTracker:
         stats.in_use -= nbytes
         stats.releases += 1
 
+    def transient_peak(self, place, nbytes):
+        """Note that a run briefly held ``nbytes`` more than is in use now (the executor's
+        fast path keeps temporaries outside tensors, and reports their peak here)."""
+        stats = self._of(place)
+        if stats.in_use + nbytes > stats.peak:
+            stats.peak = stats.in_use + nbytes
+
     def in_use(self, place):
         return self._of(place).in_use
 

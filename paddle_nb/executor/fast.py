@@ -13,6 +13,7 @@ Semantics are those of ``run_block``; the tests run both paths.
 
 import functools
 
+from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.ops.registry import Meta
 
@@ -45,6 +46,7 @@ class FastBlock:
         for pos, array in feed_arrays:
             env[pos] = array
         executor._check_persistables_ready(plan, env)
+        in_use = peak = 0          # bytes of the values this run made: the place's transient peak
         for fn, ins, arity, outs, single, release, init, step in self.calls:
             if init and all(env[p] is not None for p in outs if p >= 0):
                 continue
@@ -63,10 +65,17 @@ class FastBlock:
                 raise executor._op_error_env(step, plan, env, err) from err
             if single:
                 env[outs[0]] = out
+                in_use += out.nbytes
             else:
-                _store(env, outs, out)
+                in_use += _store(env, outs, out)
+            if in_use > peak:
+                peak = in_use
             for pos in release:
-                env[pos] = None
+                value = env[pos]
+                if value is not None:
+                    in_use -= value.nbytes
+                    env[pos] = None
+        MEMORY.transient_peak(executor.place, peak)
         return env
 
     def commit(self, scope, env, place):
@@ -116,8 +125,10 @@ def _gather(env, ins):
 
 
 def _store(env, outs, out):
+    """Put a multi-output op's results in ``env``; return their bytes."""
     if len(outs) == 1:
-        outs, out = outs, (out,)
+        out = (out,)
+    nbytes = 0
     for pos, value in zip(outs, out):
         if value is None:
             continue
@@ -125,8 +136,11 @@ def _store(env, outs, out):
             for p, v in zip(pos, value):
                 if v is not None:
                     env[p] = v
+                    nbytes += v.nbytes
         elif pos >= 0:
             env[pos] = value
+            nbytes += value.nbytes
+    return nbytes
 
 
 def _flat(slots):

@@ -29,7 +29,7 @@ def validate_program_desc(desc):
     n = len(desc.blocks)
     if n == 0:
         raise ProtoDecodeError("the ProgramDesc has no blocks: expected at least the global block")
-    if False:
+    if not desc.IsInitialized():
         raise ProtoDecodeError(_missing_fields_message(desc))
     for i, block in enumerate(desc.blocks):
         if block.idx != i:
@@ -40,7 +40,7 @@ def validate_program_desc(desc):
         if i > 0 and not 0 <= parent < i:
             raise ProtoDecodeError(f"block {i} has parent_idx {parent}: expected an earlier "
                                    f"block, 0 to {i - 1} (a later or missing one would be a cycle)")
-        pass
+        _check_texts(block, i)
         for k, op in enumerate(block.ops):
             for attr in op.attrs:
                 ids = [attr.block_idx] if attr.type == T.BLOCK else \

@@ -81,7 +81,6 @@ class SeedIfElse:
         helper = LayerHelper("ifelse_cond")
         block = helper.program.current_block()
         self._cond = block.create_var(name=helper.tmp_name(), shape=(-1, 1), dtype="bool")
-        self._first_op = len(block.ops)
         self._block = block
         self._ie = IfElse(self._cond)
         self._outputs = {True: [None] * output_num, False: [None] * output_num}
@@ -112,7 +111,15 @@ class SeedIfElse:
     def __call__(self, cond):
         if cond.dtype.kind != "b":
             raise OpBuildError(f"create_ifelseop: cond '{cond.name}' must be bool, got {cond.dtype}")
-        self._block.insert_op(self._first_op, "assign", {"X": cond}, {"Out": self._cond})
+        # The condition comes last but is read first: copy it in just before the first op that
+        # reads it (the split), after the global block's preamble and after cond's own writer.
+        ops = self._block.ops
+        first = next((k for k, op in enumerate(ops) if self._cond.name in op.input_arg_names),
+                     len(ops))
+        if any(cond.name in op.output_arg_names for op in ops[first:]):
+            raise OpBuildError(f"create_ifelseop: cond '{cond.name}' is computed after the "
+                               "branches; compute it before `with ie.true_block():`")
+        self._block.insert_op(first, "assign", {"X": cond}, {"Out": self._cond})
         outs = self._ie()
         return outs[0] if self._output_num == 1 else outs
 

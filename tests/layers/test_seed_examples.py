@@ -10,6 +10,7 @@ instances). What the seed leaves open (``var(10)``, ``tensor()``,
 """
 
 import numpy as np
+import pytest
 
 import paddle_nb as pd
 
@@ -141,3 +142,46 @@ def test_get_variable_reaches_a_parameter_from_the_step_block():
     got_b, got = pd.Executor(CPU).run(prog, feed=feed, fetch_list=[b, out], scope=scope)
     np.testing.assert_allclose(got + scope.find_var("fc.b").get_tensor().numpy(), got_b,
                                rtol=1e-12)
+
+
+def _seed_ifelse_with_fc_in_a_branch():
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[3], dtype="float64")
+        cond = pd.layers.data("cond", shape=[1], dtype="bool")
+        ie = pd.create_ifelseop(inputs=[x], output_num=1)
+        with ie.true_block():
+            ie.set_output(True, 0, ie.inputs(True, 0) * 2.0)
+        with ie.false_block():
+            ie.set_output(False, 0, pd.layers.fc(ie.inputs(False, 0), 3, param_attr="w"))
+        out = ie(cond)
+    return prog, out
+
+
+def test_the_if_else_program_keeps_its_parameters_between_runs():
+    """ie(cond) copies cond in after the parameters' initializers, which run once per scope
+    (it used to go first, which made every run re-initialize the fc's weight)."""
+    prog, out = _seed_ifelse_with_fc_in_a_branch()
+    assert [op.type for op in prog.global_block().ops][:3] == ["uniform_random", "fill_constant",
+                                                               "assign"]
+    scope = pd.Scope()
+    exe = pd.Executor(CPU)
+    weights = []
+    for flag in (True, False, False):
+        exe.run(prog, feed={"x": np.ones((2, 3)), "cond": np.full((2, 1), flag)},
+                fetch_list=[out], scope=scope)
+        weights.append(scope.find_var("w").get_tensor().numpy())
+    assert all(np.array_equal(weights[0], w) for w in weights)
+
+
+def test_the_if_else_condition_must_be_computed_before_the_branches():
+    with pd.program_guard(pd.Program()):
+        x = pd.layers.data("x", shape=[3])
+        ie = pd.create_ifelseop(inputs=[x], output_num=1)
+        with ie.true_block():
+            ie.set_output(True, 0, ie.inputs(True, 0))
+        with ie.false_block():
+            ie.set_output(False, 0, ie.inputs(False, 0))
+        late = pd.layers.less_than(x, pd.layers.fill_constant([1], "float32", 0.0))
+        with pytest.raises(pd.errors.OpBuildError, match="computed after the branches"):
+            ie(late)

@@ -81,6 +81,47 @@ proto: venv
 bench: venv
 	@if [ -f bench/__main__.py ]; then $(PY) -m bench; else echo "no bench/__main__.py: nothing to run"; fi
 
+## tour: execute every notebooks/NN_*.ipynb into build/tour/NN_*.html (widget state embedded, readable without a kernel)
+.PHONY: tour
+tour: venv
+	@mkdir -p build/tour
+	@set -e; for nb in notebooks/[0-9][0-9]_*.ipynb; do \
+	  echo "tour: $$nb -> build/tour/$$(basename "$$nb" .ipynb).html"; \
+	  PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(VENV)/bin/jupyter nbconvert --to html \
+	    --execute --ExecutePreprocessor.store_widget_state=True --ExecutePreprocessor.timeout=120 \
+	    --log-level=WARN --output-dir build/tour "$$nb"; \
+	done
+	@$(PY) -c "$$TOUR_CHECK" notebooks/[0-9][0-9]_*.ipynb
+
+# The check after `make tour`: each page exists, shows every heading of its notebook, and embeds
+# the widgets' state when it shows widgets (ipywidgets, anywidget: nbconvert stores their state).
+define TOUR_CHECK
+import html, pathlib, re, sys
+import nbformat
+problems = []
+for notebook in map(pathlib.Path, sys.argv[1:]):
+    page = pathlib.Path("build/tour") / (notebook.stem + ".html")
+    if not page.is_file():
+        problems.append(f"{page}: missing")
+        continue
+    text = page.read_text(encoding="utf-8")
+    shown = {" ".join(html.unescape(re.sub(r"<[^>]+>", "", h)).replace("\u00b6", "").split())
+             for h in re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", text, re.S)}
+    wanted, fenced = [], False
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        for line in cell.source.splitlines() if cell.cell_type == "markdown" else []:
+            fenced ^= line.lstrip().startswith("```")
+            heading = None if fenced else re.match(r"#{1,6}\s+(.+)", line)
+            if heading:
+                wanted.append(" ".join(re.sub(r"[`*]", "", heading.group(1)).split()))
+    problems += [f"{page}: no heading {w!r}" for w in wanted if w not in shown]
+    if "widget-view+json" in text and "application/vnd.jupyter.widget-state+json" not in text:
+        problems.append(f"{page}: shows widgets but embeds no widget state")
+    print(f"tour: {page} ({len(text) // 1024} KiB, {len(wanted)} headings)")
+sys.exit("\n".join(problems) if problems else 0)
+endef
+export TOUR_CHECK
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

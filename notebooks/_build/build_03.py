@@ -325,7 +325,7 @@ code('''
 
     print([op.type for op in prog.global_block().ops if "grad" in op.type])
     got_loss, got_gx, got_gw = exe.run(prog, feed=feed, fetch_list=[loss, gx, gw], scope=scope)
-    show_scopes(records[-1], skip=("ifelse", "x", "y", "cond", "mean", "elementwise", "fill"))
+    show_scopes(records[-1], skip=("ifelse", "x", "y", "cond", "mean", "elementwise", "fill", "split"))
 
 
     def central(fn, value, eps=1e-6):
@@ -350,10 +350,15 @@ code('''
 ''')
 
 md("""
-    Each branch scope now has kids labelled `grad`, one for `pd.gradients` and one for
-    `append_backward` (each appended its own grad ops): the backward of the branch ran inside
-    them and read the forward values from the branch scope above. With every row true, the
-    fc never ran, and its weight's gradient is exactly zero:
+    The branch scopes now have kids labelled `grad`: the backward of the branch ran inside
+    them and read the forward values from the branch scope above. `pd.gradients` and
+    `append_backward` each appended their own grad ops. `pd.gradients(loss, x)` needs both
+    branches (every row of `x` went through one of them); `append_backward` asks for the
+    parameters' gradients only, and only the false branch reads a parameter, so it builds a
+    grad block for block 2 alone. Hence one `grad` kid under `block 1` and two under
+    `block 2`.
+
+    With every row true, the fc never ran, and its weight's gradient is exactly zero:
 """)
 
 code('''
@@ -412,8 +417,8 @@ md("""
     exe.run(prog, feed={**feed, "cond": c2}, fetch_list=[loss], scope=scope)
     branches = records[-1].scopes.kids[0].kids
     summary = [(s.label, {v.shape[0] for v in s.vars}, len(s.kids)) for s in branches]
-    print(summary)
-    assert summary == [("block 1", {2}, 2), ("block 2", {4}, 2)]
+    print(summary)   # block 1: only pd.gradients needs it; block 2: both backward passes
+    assert summary == [("block 1", {2}, 1), ("block 2", {4}, 2)]
     ```
 
     </details>

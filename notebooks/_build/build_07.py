@@ -165,8 +165,8 @@ code('''
         y = pd.layers.data("y", shape=[1])
         h = pd.layers.fc(x, 64, act="tanh")
         prediction = pd.layers.fc(h, 1)
+        test = main.clone(for_test=True)             # the forward pass, to predict with
         loss = pd.layers.mean(pd.layers.square_error_cost(prediction, y))
-        test = main.clone(for_test=True)
         pd.optimizer.Adam(learning_rate=0.01).minimize(loss)
 
     rng = np.random.default_rng(0)
@@ -250,8 +250,10 @@ md("""
     `pd.memory_stats(place)` gives the bytes `in_use` now, the `peak`, and the number of
     `allocations` and `releases`; `pd.memory_stats()` gives all places seen. These count
     paddle_nb's tensors, not what the allocator underneath keeps in reserve (CuPy holds
-    freed GPU memory in a pool for reuse). Temporaries that the executor's fast path keeps
-    outside any scope (notebook 06) are not counted either; they live only during a run.
+    freed GPU memory in a pool for reuse). The temporaries that the executor's fast path
+    keeps outside any scope (notebook 06) are not tensors: they add no allocations, and
+    they are gone when the run ends, but the fast path reports the most bytes it held
+    during a run, so they do show in `peak`.
 """)
 
 code('''

@@ -22,7 +22,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError, PaddleNBError
+from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import check_feed, feed_scope, fetch_from_scope, fetch_name, has_lod
 from paddle_nb.executor.staging import RunState
@@ -215,13 +215,11 @@ class Executor:
                     args = _gather(cells, step.ins)
                 out = step.kernel(ctx if step.wanted is None else ctx.for_outputs(step.wanted),
                                   *args, **step.attrs)
-            except PaddleNBError as err:
-                if isinstance(err, OpRunError):
-                    raise
-                raise self._op_error(step, plan, cells, err) from err
+                self._store(step, cells, out)
+            except OpRunError:
+                raise
             except Exception as err:
                 raise self._op_error(step, plan, cells, err) from err
-            self._store(step, cells, out)
             for pos in step.release:
                 cells[pos]._free()
 

@@ -66,6 +66,8 @@ def feed_scope(executor, program, plan, run_scope, feed, targets):
     glob = program.global_block()
     feed_ops = plan.feed_ops
     if feed_ops:
+        if not feed_ops[0].input("X"):
+            raise FeedError(f"feed op #{feed_ops[0].index()} has no X (feed list) variable")
         holder_name = feed_ops[0].input("X")[0]
         columns = {}
         for op in feed_ops:
@@ -117,6 +119,12 @@ def _shape_text(var):
 
 def _check_value(var, value):
     """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
+    if not var.is_tensor():
+        raise FeedError(f"feed '{var.name}': the variable is not a tensor, it cannot be fed")
+    try:
+        var.dtype, var.shape
+    except Exception as err:
+        raise FeedError(f"feed '{var.name}': its VarDesc cannot be read: {err}") from None
     if isinstance(value, LoDTensor):
         array = value.array()
     else:

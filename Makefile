@@ -122,6 +122,28 @@ sys.exit("\n".join(problems) if problems else 0)
 endef
 export TOUR_CHECK
 
+## interop: PaddlePaddle 2.6.2 (CPU, from PyPI) in .venv-interop makes fresh fixtures, then paddle_nb and PaddlePaddle run each other's files (not part of `make test`)
+# INTEROP_FIXTURES=tests/fixtures/paddle26 regenerates the committed fixtures in place.
+INTEROP_PYTHON   ?= $(PYTHON)
+INTEROP_VENV     := .venv-interop
+INTEROP_PY       := $(INTEROP_VENV)/bin/python
+INTEROP_STAMP    := $(INTEROP_VENV)/.stamp-paddlepaddle-2.6.2
+INTEROP_FIXTURES ?= build/interop/paddle26
+.PHONY: interop
+interop: venv $(INTEROP_STAMP)
+	$(INTEROP_PY) interop/make_fixtures.py --out $(INTEROP_FIXTURES)
+	$(PY) interop/check_both_ways.py --fixtures $(INTEROP_FIXTURES) --work build/interop/work \
+	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+
+# paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
+$(INTEROP_STAMP):
+	@$(INTEROP_PYTHON) -c 'import sys; sys.exit(not (3, 8) <= sys.version_info[:2] <= (3, 12))' || \
+	  { echo "paddlepaddle 2.6.2 needs Python 3.8 to 3.12; '$(INTEROP_PYTHON)' is $$($(INTEROP_PYTHON) --version 2>&1). Run: make interop INTEROP_PYTHON=python3.11"; exit 1; }
+	$(INTEROP_PYTHON) -m venv --clear $(INTEROP_VENV)
+	$(INTEROP_PY) -m pip install -q --upgrade pip
+	$(INTEROP_PY) -m pip install 'paddlepaddle==2.6.2' 'numpy<2'
+	@touch $@
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -30,7 +30,7 @@ import pathlib
 import pstats
 
 from bench import _common  # noqa: F401  (one thread, set before NumPy is imported)
-from bench._common import Table, busy_note, interleaved, ms, torch_or_none, us, x
+from bench._common import Table, busy_note, interleaved, ms, torch_or_none, x
 
 import numpy
 
@@ -221,30 +221,7 @@ def main():
                                     warmup=2)
         figures.update(torch=torch.__version__, torch_step_s=t_torch, torch_numpy_s=t_np,
                        torch_ratio=t_torch / t_np)
-
-    table = Table(f"rnn: tanh RNN, input {IN}, hidden {HIDDEN}, batch {BATCH}, T = {STEPS}, "
-                  "float32 (StaticRNN, mean, SGD)")
-    table.row("forward (no backward)", ms(t_fwd), ms(t_np_fwd), x(t_fwd / t_np_fwd))
-    table.row("train step: fwd + bwd + SGD", ms(t_step), ms(t_np_step), x(t_step / t_np_step),
-              f"<= {GOAL:.1f}x")
-    table.row("  extra per time step", us((t_step - t_np_step) / STEPS), "-", "-")
-    if torch is not None:
-        table.row(f"PyTorch {torch.__version__} eager, Python loop", ms(t_torch), ms(t_np),
-                  x(t_torch / t_np), "(peer)")
-    else:
-        table.note("PyTorch is not importable: its row is left out.")
-    table.note("ratio = paddle_nb / NumPy timed back to back in this process, one thread; "
-               "losses checked equal to NumPy's (forward, and 3 train steps) first.")
-    blocks = figures["ops_per_block"]
-    table.note(f"ops: {blocks[0]} in the global block, {blocks[1]} in the step block (run "
-               f"{STEPS} times), {blocks[2]} in its grad block (run {STEPS} times).")
-    table.note(PEERS)
-    busy = busy_note()
-    if busy:
-        table.note(busy)
-    table.note(f"goal (train step <= {GOAL}x NumPy): "
-               f"{'met' if t_step / t_np_step <= GOAL else 'NOT met'}.")
-    print(table)
+    print(_table(figures))
 
     text, per_step = profile_step(fw_step)
     figures["profiled_step_s"] = per_step
@@ -253,6 +230,33 @@ def main():
           "top functions by own time:")
     print(text)
     return figures
+
+
+def _table(f):
+    table = Table(f"rnn: tanh RNN, input {IN}, hidden {HIDDEN}, batch {BATCH}, T = {STEPS}, "
+                  "float32 (StaticRNN, mean, SGD)")
+    table.row("forward (no backward)", ms(f["forward_s"]), ms(f["forward_numpy_s"]),
+              x(f["forward_ratio"]))
+    table.row("train step: fwd + bwd + SGD", ms(f["step_s"]), ms(f["step_numpy_s"]),
+              x(f["step_ratio"]), f"<= {GOAL:.1f}x")
+    table.row("  extra per time step", f"{f['extra_per_time_step_us']:.1f} us")
+    if f["torch"] is not None:
+        table.row(f"PyTorch {f['torch']} eager, Python loop", ms(f["torch_step_s"]),
+                  ms(f["torch_numpy_s"]), x(f["torch_ratio"]), "(peer)")
+    else:
+        table.note("PyTorch is not importable: its row is left out.")
+    table.note("ratio = paddle_nb / NumPy timed back to back in this process, one thread; "
+               "losses checked equal to NumPy's (forward, and 3 train steps) first.")
+    blocks = f["ops_per_block"]
+    table.note(f"ops: {blocks[0]} in the global block, {blocks[1]} in the step block (run "
+               f"{STEPS} times), {blocks[2]} in its grad block (run {STEPS} times).")
+    table.note(PEERS)
+    busy = busy_note()
+    if busy:
+        table.note(busy)
+    table.note(f"goal (train step <= {GOAL}x NumPy): "
+               f"{'met' if f['step_ratio'] <= GOAL else 'NOT met'}.")
+    return table
 
 
 if __name__ == "__main__":

@@ -231,16 +231,17 @@ md("""
 
     The cell below draws the curve as a small SVG image written by hand, so that the
     notebook needs no plotting library: each step's loss in a light line, each epoch's
-    mean in a dark one. The loss falls steeply during the first epoch, then slowly.
+    mean (plotted at the epoch's end) in a dark one. The loss falls steeply during the
+    first epochs, then slowly.
 """)
 
 code('''
-    def line_chart(series, width=620, height=240, xlabel="step", ylabel="loss"):
+    def line_chart(series, width=620, height=250, xlabel="epoch", ylabel="loss"):
         """An SVG chart of ``{label: (xs, ys, colour, stroke width)}`` on shared axes."""
-        left, right, top, bottom = 48, 150, 12, 34
+        left, right, top, bottom = 48, 150, 26, 34
         xs_all = np.concatenate([np.asarray(xs, float) for xs, *_ in series.values()])
         ys_all = np.concatenate([np.asarray(ys, float) for _, ys, *_ in series.values()])
-        x0, x1, y1 = xs_all.min(), xs_all.max(), ys_all.max() * 1.05
+        x0, x1, y1 = 0.0, xs_all.max(), ys_all.max() * 1.05     # both axes start at 0
 
         def px(x):
             return left + (x - x0) / (x1 - x0) * (width - left - right)
@@ -261,7 +262,7 @@ code('''
                        f'text-anchor="middle">{tick:.0f}</text>')
         svg.append(f'<text x="{(left + width - right) / 2}" y="{height - 4}" '
                    f'text-anchor="middle">{xlabel}</text>')
-        svg.append(f'<text x="12" y="{top + 8}" >{ylabel}</text>')
+        svg.append(f'<text x="4" y="{top - 12}">{ylabel}</text>')
         for row, (label, (xs, ys, colour, stroke)) in enumerate(series.items()):
             points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
             svg.append(f'<polyline points="{points}" fill="none" stroke="{colour}" '
@@ -275,12 +276,14 @@ code('''
 
 
     def epoch_means(losses):
+        """(1, 2, ..., epochs) and the mean loss of each epoch."""
         per_epoch = np.asarray(losses).reshape(-1, steps_per_epoch).mean(axis=1)
-        return np.arange(1, len(per_epoch) + 1) * steps_per_epoch, per_epoch
+        return np.arange(1, len(per_epoch) + 1), per_epoch
 
 
     chart = line_chart({
-        "SGD, each step": (np.arange(1, len(sgd_losses) + 1), sgd_losses, "#9ecae1", 1),
+        "SGD, each step": (np.arange(1, len(sgd_losses) + 1) / steps_per_epoch, sgd_losses,
+                           "#9ecae1", 1),
         "SGD, epoch mean": (*epoch_means(sgd_losses), "#08519c", 2.5),
     })
     display(chart)
@@ -358,7 +361,7 @@ code('''
 
     display(line_chart({"SGD (lr 0.1)": (*epoch_means(sgd_losses), "#08519c", 2),
                         "Adam (lr 0.01)": (*epoch_means(adam_losses), "#d94801", 2)},
-                       xlabel="step (epoch means)"))
+                       ylabel="mean loss of the epoch"))
 
     assert adam_acc >= 0.95, adam_acc
     assert np.mean(adam_losses[-steps_per_epoch:]) < np.mean(sgd_losses[-steps_per_epoch:])
@@ -443,7 +446,8 @@ md("""
       is gone when the run ends.
     - `main.clone(for_test=True)` taken before `minimize` is the program to evaluate with.
     - Adam keeps two moments and two powers per parameter, as persistable variables in the
-      scope; it trains this model faster than SGD.
+      scope. Here it reaches about a tenth of SGD's training loss in the same steps;
+      on the held-out digits both score about the same.
     - `save_inference_model` writes the pruned forward program and its parameters;
       `load_inference_model` gives back a program that computes the same numbers in any
       scope.

@@ -208,8 +208,8 @@ code('''
 ''')
 
 md("""
-    On a program this small the GPU is not faster: each op is a tiny kernel launch, and
-    the time goes to Python and to launching, not to arithmetic. The GPU pays off when the
+    On a program this small a GPU is usually not faster: each op is a tiny kernel launch,
+    and the time goes to Python and to launching, not to arithmetic. The GPU pays off when the
     arrays are large (exercise 3).
 """)
 

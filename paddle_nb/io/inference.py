@@ -8,6 +8,12 @@ in front and ``fetch`` (a target -> column ``col`` of the FETCH_LIST
 ``fetch``) at the end. ``dirname/__model__`` holds the serialized
 ProgramDesc; the persistables sit beside it, one file each or combined.
 ``load_inference_model`` reads the feed and fetch names back from those ops.
+
+PaddlePaddle 2.x's form, ``paddle.static.save_inference_model(path_prefix, ...)``, is
+``prefix=True``: ``dirname`` is then a path prefix, and the files are ``<prefix>.pdmodel`` and
+``<prefix>.pdiparams`` (each written whole; the directory holding them is not staged).
+``load_inference_model(path_prefix, exe)`` finds that form by itself when ``path_prefix`` is
+not a directory but ``<path_prefix>.pdmodel`` is a file, as PaddlePaddle's loader does.
 """
 
 import os
@@ -27,14 +33,20 @@ __all__ = ["save_inference_model", "load_inference_model", "inference_program", 
 
 MODEL_FILENAME = "__model__"
 FEED_HOLDER, FETCH_HOLDER = "feed", "fetch"
+MODEL_SUFFIX, PARAMS_SUFFIX = ".pdmodel", ".pdiparams"     # PaddlePaddle 2.x's path_prefix form
 
 
 def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_program=None,
-                         model_filename=None, params_filename=None, scope=None):
+                         model_filename=None, params_filename=None, scope=None, *,
+                         prefix=False):
     """Write the inference program of ``main_program`` and its persistables to ``dirname``.
 
     The whole directory is built beside ``dirname`` and swapped in, so the
     model and its parameters change together. Returns the target names.
+    With ``prefix=True``, ``dirname`` is a path prefix instead (PaddlePaddle 2.x's
+    ``paddle.static.save_inference_model(path_prefix, ...)``): ``<prefix>.pdmodel`` and
+    ``<prefix>.pdiparams``, which PaddlePaddle reads with
+    ``paddle.static.load_inference_model(path_prefix, exe)``.
     """
     main_program = default_main_program() if main_program is None else main_program
     feeds = _names(feeded_var_names, "feeded_var_names")
@@ -42,6 +54,14 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     program = inference_program(main_program, feeds, targets)
     values = values_from_scope(select_vars(program, predicate=is_persistable), scope)
     model = program.serialize()
+    if prefix:
+        model_path, params_path = _prefix_paths(dirname, model_filename, params_filename)
+        with os_errors("cannot save the inference model to", dirname):
+            params_dir, params_name = os.path.split(params_path)
+            os.makedirs(params_dir or os.curdir, exist_ok=True)
+            write_values(params_dir or os.curdir, values, params_name)
+            write_file(model_path, lambda f: f.write(model))
+        return targets
     with os_errors("cannot save the inference model into", dirname):
         with staged_directory(dirname) as stage:
             model_path = inside(stage, model_filename or MODEL_FILENAME, "model file")
@@ -51,13 +71,24 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
 
 
 def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
-                         scope=None):
+                         scope=None, *, prefix=None):
     """(program, feed names, fetch Variables) of a saved model; its parameters go to ``scope``.
 
     Run it with ``executor.run(program, feed={name: array}, fetch_list=fetch_vars)``.
-    Reads PaddlePaddle's own ``__model__`` / ``.pdmodel`` + ``.pdiparams`` too.
+    Reads PaddlePaddle's own ``__model__`` / ``.pdmodel`` + ``.pdiparams`` too, and
+    PaddlePaddle 2.x's path-prefix form: ``load_inference_model("out/mlp", exe)`` reads
+    ``out/mlp.pdmodel`` and ``out/mlp.pdiparams`` (``prefix=None`` decides by what exists:
+    a directory ``dirname`` is the directory form).
     """
-    path = inside(dirname, model_filename or MODEL_FILENAME, "model file")
+    if prefix is None:
+        prefix = (not os.path.isdir(dirname) and model_filename is None
+                  and params_filename is None and os.path.isfile(f"{dirname}{MODEL_SUFFIX}"))
+    if prefix:
+        path, params_path = _prefix_paths(dirname, model_filename, params_filename)
+        dirname, params_filename = os.path.split(params_path)
+        dirname = dirname or os.curdir
+    else:
+        path = inside(dirname, model_filename or MODEL_FILENAME, "model file")
     program = load_program(path)
     feed_names = [_one_name(op, "Out") for op in _by_col(program, "feed")]
     glob = program.global_block()
@@ -65,6 +96,18 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     load_vars(executor, dirname, program, predicate=is_persistable, filename=params_filename,
               scope=scope)
     return program, feed_names, fetch_vars
+
+
+def _prefix_paths(path_prefix, model_filename, params_filename):
+    """``<prefix>.pdmodel``, ``<prefix>.pdiparams``: PaddlePaddle 2.x's inference file names."""
+    path_prefix = os.fspath(path_prefix)
+    if model_filename is not None or params_filename is not None:
+        raise SaveLoadError("an inference model saved under a path prefix is named by the prefix "
+                            "alone: leave model_filename and params_filename out")
+    if not os.path.basename(path_prefix) or os.path.isdir(path_prefix):
+        raise SaveLoadError(f"'{path_prefix}' is a directory, not a path prefix such as "
+                            f"'{os.path.join(path_prefix, 'model')}'")
+    return path_prefix + MODEL_SUFFIX, path_prefix + PARAMS_SUFFIX
 
 
 def inference_program(main_program, feeds, targets):

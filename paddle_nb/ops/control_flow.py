@@ -142,6 +142,9 @@ def _while_grad(ctx):
     attrs = ctx.attrs
     scopes = ctx.scope.find_var(ctx.input_names("StepScopes")[0]).get(StepScopes)
     xs, outs = ctx.input_names("X"), ctx.output_names("X@GRAD")
+    if not attrs["inner_grads"] and attrs["original_output_grad"]:
+        _while_grad_linked(ctx, scopes, xs, outs)     # a grad block PaddlePaddle's backward wrote
+        return
     carried = set(ctx.input_names("Out"))
     inner_names = attrs["inner_grads"] or [grad_var_name(x) for x in xs]
     totals = {}
@@ -167,6 +170,56 @@ def _while_grad(ctx):
                 ctx.out_tensor(out).set(ctx.tensor(grad_var_name(x)).array(), ctx.place)
         elif x in totals:
             ctx.out_tensor(out).set(totals[x], ctx.place)
+        else:
+            _zeros_like_into(ctx, x, out)
+
+
+def _while_grad_linked(ctx, scopes, xs, outs):
+    """PaddlePaddle's ``while_grad``: its grad block reads and writes the gradients by name.
+
+    For each step, last first, the outer gradients ``Out@GRAD`` are linked into the step's
+    grad scope under the names of ``original_output_grad`` (zeros for one nothing computed),
+    the grad block runs, and then, for each ``X`` with a gradient: when ``X@GRAD`` is also one
+    of the ``Out@GRAD`` (a loop-carried variable), the grad scope's value becomes the outer one,
+    which the previous step links in; otherwise (a parameter or another captured variable) the
+    outer ``X@GRAD`` is the sum over the steps of the grad scope's ``X@GRAD``.
+    """
+    outside = ctx.input_names("Out@GRAD")
+    inside = ctx.attrs["original_output_grad"]
+    if len(inside) != len(outside):
+        raise ValueError(f"while_grad: {len(outside)} Out@GRAD names but "
+                         f"{len(inside)} original_output_grad names")
+    linked = set(outside)
+    totals = {}
+    for kid in reversed(scopes):
+        grad_scope = kid.new_scope(label="grad")
+        for out_name, in_name in zip(outside, inside):
+            var = ctx.scope.find_var(out_name)
+            if var is None:
+                continue
+            if not (var.is_initialized() and var.get_tensor().is_allocated()):
+                base = out_name[:-len("@GRAD")] if out_name.endswith("@GRAD") else None
+                if base is None or ctx.scope.find_var(base) is None:
+                    continue
+                _zeros_like_into(ctx, base, out_name)
+            grad_scope.var(in_name).get_tensor().set(ctx.tensor(out_name).array(), ctx.place)
+        ctx.run_block(ctx.attrs["sub_block"], grad_scope)
+        for x, out in zip(xs, outs):
+            if out == EMPTY_VAR:
+                continue
+            var = grad_scope.find_local_var(grad_var_name(x))
+            if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+                continue
+            value = var.get_tensor().array()
+            if out in linked:
+                ctx.out_tensor(out).set(value, ctx.place)
+            else:
+                totals[out] = value if out not in totals else totals[out] + value
+    for x, out in zip(xs, outs):
+        if out == EMPTY_VAR or out in linked:
+            continue
+        if out in totals:
+            ctx.out_tensor(out).set(totals[out], ctx.place)
         else:
             _zeros_like_into(ctx, x, out)
 

@@ -77,6 +77,9 @@ def _sum_infer(xs):
 def _sum_kernel(ctx, xs):
     out = xs[0].copy()
     for x in xs[1:]:
+        if x.shape != out.shape and x.size == out.size == 1:
+            # one value, 0-D and [1]: PaddlePaddle 2.x's 0-D gradients meet paddle_nb's [1] means
+            out, x = out.reshape(1), x.reshape(1)
         out += x
     return out
 

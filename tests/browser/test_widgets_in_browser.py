@@ -50,7 +50,8 @@ def check_widgets(page, base, token, shots):
     if True:
         page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
-        expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(1)
+        kernel = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"Python 3.*\| Idle"))
+        expect(kernel).to_have_count(1)
         run_all_cells(page)
 
         # -- the Dashboard: refreshed in place by two runs and an appended op ------------------
@@ -96,9 +97,10 @@ def check_widgets(page, base, token, shots):
         rnn.screenshot(path=str(shots / "rnn_explorer_step1.png"))
 
         # The kernel saw the slider move: run the last cell again and read what it prints.
-        last = page.locator(".jp-Notebook .jp-Cell").last
+        last = page.locator(".jp-CodeCell", has_text="kernel sees step")
+        expect(last.locator(".jp-OutputArea-output")).to_contain_text("kernel sees step 0")
         last.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
+        page.keyboard.press("Control+Enter")
         expect(last.locator(".jp-OutputArea-output")).to_contain_text(
             f"kernel sees step 1 of scope {rnn.get_attribute('data-scope')}")
 

@@ -336,6 +336,11 @@ function render({ model, el }) {
   const style = h("style", {}, model.get("theme_css") || "");
   const root = h("div", {});
   el.replaceChildren(style, root);
+  // Keys pressed on the widget's controls (arrows on a slider) are the widget's: the notebook
+  // around it would otherwise take them as its own shortcuts and cancel them.
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  const keepKeys = (e) => { if (e.target.matches("input, select, button")) e.stopPropagation(); };
+  el.addEventListener("keydown", keepKeys);
   const draw = () => {
     const fn = DRAW[model.get("kind")];
     redraw(root, () => (fn ? fn(model) : h("div", {}, `unknown widget kind ${model.get("kind")}`)));
@@ -344,7 +349,7 @@ function render({ model, el }) {
   // Any state change redraws: the views are small, and one path keeps them in step.
   const onChange = () => draw();
   model.on("change", onChange);
-  return () => model.off("change", onChange);
+  return () => { model.off("change", onChange); el.removeEventListener("keydown", keepKeys); };
 }
 
 export default { render };

@@ -1,0 +1,356 @@
+"""Check paddle_nb against PaddlePaddle 2.6.2, both ways, each in its own process.
+
+    .venv/bin/python interop/check_both_ways.py --fixtures build/interop/paddle26
+
+1. **paddle_nb runs PaddlePaddle's files** (``nb`` side, run with paddle_nb's ``.venv``): for
+   each model that ``interop/make_fixtures.py`` wrote, the inference model
+   (``<model>.pdmodel`` + ``.pdiparams``, loaded by its path prefix) gives PaddlePaddle's
+   outputs, and the training program (``<model>.main.pb``, after PaddlePaddle's startup program
+   and the ``init:`` parameters) gives PaddlePaddle's losses and parameters after each step.
+   Every program also parses and serializes back to PaddlePaddle's bytes, before and after
+   running. Then paddle_nb builds an MLP, a small CNN and a ``cond`` and a ``While`` model with ``pd.layers``
+   and saves each with ``pd.io.save_inference_model`` in three layouts: the path prefix
+   (``<name>.pdmodel`` / ``.pdiparams``), a directory with named files, and the 1.x layout
+   (``__model__`` + one file per variable), with its own outputs beside them.
+2. **PaddlePaddle runs paddle_nb's files** (``paddle`` side, run with ``.venv-interop``): each
+   of those models loads with ``paddle.static.load_inference_model`` and gives paddle_nb's
+   outputs; so does the path-prefix one in Paddle Inference's predictor (``paddle.inference``,
+   with its IR fusion passes).
+
+paddle_nb and paddle cannot share a process (both register ``framework.proto`` in protobuf's
+default pool), so the default command (``all``) imports neither: it runs the two sides as
+subprocesses, each writing a JSON report into ``--work``, then prints one table and exits
+non-zero when anything differs by more than rtol 1e-4 (atol 1e-6) or failed to load or run.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import traceback
+
+import numpy as np
+
+RTOL, ATOL = 1e-4, 1e-6
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+LAYOUTS = ("prefix", "dir", "vars")     # how paddle_nb saves each of its models
+
+
+def compare(got, want):
+    """{"rel", "abs", "ok"}: the largest relative error (where |want| >= 1e-3) and absolute one.
+
+    A 0-D value and a one-element [1] value compare equal: PaddlePaddle 2.x's means are 0-D,
+    paddle_nb's (as fluid 1.8's) have shape [1].
+    """
+    got, want = np.asarray(got, "float64"), np.asarray(want, "float64")
+    if got.shape != want.shape and got.size == want.size == 1:
+        got, want = got.reshape(1), want.reshape(1)
+    if got.shape != want.shape:
+        return {"rel": float("inf"), "abs": float("inf"), "ok": False,
+                "error": f"shape {list(got.shape)}, expected {list(want.shape)}"}
+    diff = np.abs(got - want)
+    big = np.abs(want) >= 1e-3
+    rel = float(np.max(diff[big] / np.abs(want[big]))) if big.any() else 0.0
+    ok = bool(np.all(diff <= ATOL + RTOL * np.abs(want)))
+    return {"rel": rel, "abs": float(diff.max()) if diff.size else 0.0, "ok": ok}
+
+
+class Report:
+    """Rows of (check, what, result); a failure is a row with ok False and an error."""
+
+    def __init__(self, side):
+        self.side, self.rows = side, []
+
+    def add(self, check, what, result):
+        self.rows.append({"side": self.side, "check": check, "what": what, **result})
+
+    def fail(self, check, what, error):
+        self.add(check, what, {"rel": None, "abs": None, "ok": False, "error": error})
+
+    def write(self, path):
+        pathlib.Path(path).write_text(json.dumps(self.rows, indent=1) + "\n")
+
+
+# -- side 1: paddle_nb runs PaddlePaddle's files ------------------------------------------------------
+def nb_side(fixtures, work):
+    import paddle_nb as pd
+    report = Report("paddle_nb runs PaddlePaddle's")
+    manifest = json.loads((fixtures / "manifest.json").read_text())
+    for name, entry in manifest.items():
+        io = dict(np.load(fixtures / f"{name}_io.npz"))
+        for check, run in (("inference", _nb_inference), ("training", _nb_training)):
+            try:
+                run(pd, fixtures, name, entry, io, report)
+            except Exception:                                       # noqa: BLE001 - reported
+                report.fail(f"{name} {check}", "", traceback.format_exc(limit=4))
+    exports = work / "nb_models"
+    exports.mkdir(parents=True, exist_ok=True)
+    models = {}
+    for name, build in (("nb_mlp", _nb_mlp), ("nb_cnn", _nb_cnn), ("nb_cond", _nb_cond),
+                        ("nb_while", _nb_while)):
+        try:
+            models[name] = _nb_export(pd, name, build, exports)
+        except Exception:                                           # noqa: BLE001 - reported
+            report.fail(f"{name} export", "", traceback.format_exc(limit=4))
+    (exports / "models.json").write_text(json.dumps(models, indent=1) + "\n")
+    return report
+
+
+def _nb_inference(pd, fixtures, name, entry, io, report):
+    data = (fixtures / f"{name}.pdmodel").read_bytes()
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    program, feeds, fetches = pd.io.load_inference_model(str(fixtures / name), exe, scope=scope)
+    assert feeds == entry["infer"]["feeds"], (feeds, entry["infer"]["feeds"])
+    assert [v.name for v in fetches] == entry["infer"]["fetches"]
+    outputs = exe.run(program, feed={f: io[f"infer/{f}"] for f in feeds}, fetch_list=fetches,
+                      scope=scope)
+    for var, value in zip(fetches, outputs):
+        report.add(f"{name} inference", var.name, compare(value, io[f"infer/{var.name}"]))
+    report.add(f"{name} inference", "program bytes kept after running",
+               _same(program.serialize() == data))
+
+
+def _nb_training(pd, fixtures, name, entry, io, report):
+    main_bytes = (fixtures / f"{name}.main.pb").read_bytes()
+    startup_bytes = (fixtures / f"{name}.startup.pb").read_bytes()
+    main, startup = pd.Program.parse(main_bytes), pd.Program.parse(startup_bytes)
+    report.add(f"{name} training", "parse -> serialize is byte for byte",
+               _same(main.serialize() == main_bytes and startup.serialize() == startup_bytes))
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    for p in entry["params"]:          # paddle_nb's random initializers draw other numbers
+        scope.find_var(p).get_tensor().set(io[f"init:{p}"], pd.CPUPlace())
+    keys = ("loss", "loss0")
+    for k in range(entry["steps"]):
+        feed = {f: io[f"step{k}/{f}"] for f in entry["feeds"]}
+        losses = exe.run(main, feed=feed, fetch_list=entry["losses"], scope=scope)
+        for key, var, value in zip(keys, entry["losses"], losses):
+            report.add(f"{name} training", f"step {k}: {key} ({var})", compare(value, io[key][k]))
+        for p in entry["params"]:
+            report.add(f"{name} training", f"step {k}: {p}",
+                       compare(scope.find_var(p).get_tensor().numpy(), io[f"step{k}:{p}"]))
+    report.add(f"{name} training", "program bytes kept after training",
+               _same(main.serialize() == main_bytes))
+
+
+def _same(flag):
+    return {"rel": 0.0 if flag else None, "abs": None, "ok": bool(flag),
+            **({} if flag else {"error": "differs"})}
+
+
+def _nb_mlp(pd):
+    x = pd.layers.data("x", shape=[16])
+    hidden = pd.layers.fc(x, 32, act="relu")
+    logits = pd.layers.fc(hidden, 10)
+    return [x], [logits, pd.layers.softmax(logits)], {"x": (4, 16)}
+
+
+def _nb_cnn(pd):
+    img = pd.layers.data("img", shape=[1, 8, 8])
+    conv = pd.layers.conv2d(img, 4, 3, padding=1, act="relu")
+    pool = pd.layers.pool2d(conv, 2, "max", pool_stride=2)
+    return [img], [pd.layers.fc(pool, 10)], {"img": (4, 1, 8, 8)}
+
+
+def _nb_cond(pd):
+    x = pd.layers.data("x", shape=[4])
+    h = pd.layers.fc(x, 4, act="tanh")
+    total = pd.layers.reduce_sum(x)       # the two feeds, x and -x, take the two branches
+    zero = pd.layers.fill_constant([1], "float32", 0.0)
+    out = pd.layers.cond(pd.layers.greater_than(total, zero),
+                         lambda: pd.layers.scale(h, 2.0), lambda: pd.layers.scale(h, -1.0))
+    return [x], [out], {"x": (3, 4)}
+
+
+def _nb_while(pd):
+    x = pd.layers.data("x", shape=[3])
+    h = pd.layers.scale(x, 1.0)
+    i = pd.layers.fill_constant([1], "int64", 0)
+    n = pd.layers.fill_constant([1], "int64", 3)
+    c = pd.layers.less_than(i, n)
+    loop = pd.layers.While(c)
+    with loop.block():
+        pd.layers.assign(pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="b")), h)
+        pd.layers.increment(i)
+        pd.layers.less_than(i, n, cond=c)
+    return [x], [h], {"x": (2, 3)}
+
+
+def _nb_export(pd, name, build, exports):
+    """Build, initialize and save one paddle_nb model in every layout, with its outputs."""
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        feeds, targets, shapes = build(pd)
+    exe, scope = pd.Executor(pd.CPUPlace(), seed=7), pd.Scope()
+    exe.run(startup, scope=scope)
+    rng = np.random.default_rng(7)
+    first = {n: rng.standard_normal(shape).astype("float32") for n, shape in shapes.items()}
+    runs = [first, {n: -v for n, v in first.items()}]          # two inputs: x and -x
+    arrays = {}
+    for k, feed in enumerate(runs):
+        outputs = exe.run(main, feed=feed, fetch_list=targets, scope=scope)
+        arrays.update({f"feed{k}/{n}": v for n, v in feed.items()})
+        arrays.update({f"out{k}/{t.name}": v for t, v in zip(targets, outputs)})
+    feed_names = [v.name for v in feeds]
+    save = dict(feeded_var_names=feed_names, target_vars=targets, executor=exe,
+                main_program=main, scope=scope)
+    pd.io.save_inference_model(str(exports / name), prefix=True, **save)
+    pd.io.save_inference_model(str(exports / f"{name}_dir"), model_filename="model.pdmodel",
+                               params_filename="model.pdiparams", **save)
+    pd.io.save_inference_model(str(exports / f"{name}_vars"), **save)
+    np.savez(exports / f"{name}_io.npz", **arrays)
+    # paddle_nb reads its own files back to the same outputs, in each layout
+    for layout, args in _layouts(exports, name).items():
+        got_scope = pd.Scope()
+        program, got_feeds, fetches = pd.io.load_inference_model(args["path"], exe,
+                                                                 scope=got_scope,
+                                                                 **args["kwargs"])
+        assert got_feeds == feed_names, (layout, got_feeds)
+        for k, feed in enumerate(runs):
+            got = exe.run(program, feed=feed, fetch_list=fetches, scope=got_scope)
+            for t, value in zip(targets, got):
+                np.testing.assert_array_equal(value, arrays[f"out{k}/{t.name}"])
+    return {"feeds": feed_names, "targets": [t.name for t in targets], "runs": len(runs),
+            "ops": [op.type for op in main.global_block().ops]}
+
+
+def _layouts(exports, name):
+    """How each layout is loaded: the same arguments for paddle_nb and for PaddlePaddle."""
+    return {
+        "prefix": {"path": str(exports / name), "kwargs": {}},
+        "dir": {"path": str(exports / f"{name}_dir"),
+                "kwargs": {"model_filename": "model.pdmodel", "params_filename": "model.pdiparams"}},
+        "vars": {"path": str(exports / f"{name}_vars"),
+                 "kwargs": {"model_filename": "__model__", "params_filename": None}},
+    }
+
+
+# -- side 2: PaddlePaddle runs paddle_nb's files ------------------------------------------------------
+def paddle_side(work):
+    import paddle
+    paddle.enable_static()
+    report = Report(f"PaddlePaddle {paddle.__version__} runs paddle_nb's")
+    exports = work / "nb_models"
+    models = json.loads((exports / "models.json").read_text())
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    for name, entry in models.items():
+        io = dict(np.load(exports / f"{name}_io.npz"))
+        for layout, args in _layouts(exports, name).items():
+            check = f"{name} ({layout})"
+            try:
+                scope = paddle.static.Scope()
+                with paddle.static.scope_guard(scope):
+                    # load_inference_model(path_prefix, exe) or, in PaddlePaddle's words, the
+                    # "old way": a directory with model_filename= and params_filename=
+                    program, feeds, fetches = paddle.static.load_inference_model(
+                        args["path"], exe, **args["kwargs"])
+                    assert list(feeds) == entry["feeds"], (feeds, entry["feeds"])
+                    for k in range(entry["runs"]):
+                        outputs = exe.run(program, feed={f: io[f"feed{k}/{f}"] for f in feeds},
+                                          fetch_list=fetches)
+                        for target, value in zip(entry["targets"], outputs):
+                            report.add(check, f"input {k}: {target}",
+                                       compare(value, io[f"out{k}/{target}"]))
+            except Exception:                                       # noqa: BLE001 - reported
+                report.fail(check, "", traceback.format_exc(limit=6))
+        check = f"{name} (Paddle Inference predictor)"
+        try:         # Paddle Inference, the deployment engine: IR fusion passes, oneDNN kernels
+            predictor = _predictor(paddle, str(exports / name))
+            for k in range(entry["runs"]):
+                outputs = _predict(predictor, io, k)
+                for target, value in zip(entry["targets"], outputs):
+                    report.add(check, f"input {k}: {target}",
+                               compare(value, io[f"out{k}/{target}"]))
+        except Exception:                                           # noqa: BLE001 - reported
+            report.fail(check, "", traceback.format_exc(limit=6))
+    return report
+
+
+def _predictor(paddle, prefix):
+    config = paddle.inference.Config(f"{prefix}.pdmodel", f"{prefix}.pdiparams")
+    config.disable_gpu()
+    return paddle.inference.create_predictor(config)
+
+
+def _predict(predictor, io, k):
+    for name in predictor.get_input_names():
+        handle = predictor.get_input_handle(name)
+        handle.reshape(io[f"feed{k}/{name}"].shape)
+        handle.copy_from_cpu(io[f"feed{k}/{name}"])
+    predictor.run()
+    return [predictor.get_output_handle(n).copy_to_cpu() for n in predictor.get_output_names()]
+
+
+# -- both -------------------------------------------------------------------------------------------------
+def run_side(python, side, args):
+    command = [python, str(pathlib.Path(__file__).resolve()), side, "--fixtures",
+               str(args.fixtures), "--work", str(args.work)]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    out = args.work / f"{side}.json"
+    if done.returncode != 0 or not out.is_file():
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"check_both_ways: the {side} side ({python}) failed, exit status "
+                         f"{done.returncode}")
+    return json.loads(out.read_text()), seconds
+
+
+def print_table(rows):
+    width = max(len(f"{r['check']}: {r['what']}") for r in rows)
+    side = None
+    for r in rows:
+        if r["side"] != side:
+            side = r["side"]
+            print(f"\n{side} files:")
+        label = f"{r['check']}: {r['what']}"
+        if r.get("error") and r["rel"] is None:
+            first = r["error"].strip().splitlines()[-1]
+            print(f"  {label:<{width}}  FAILED  {first}")
+            continue
+        rel = "" if r["rel"] is None else f"rel {r['rel']:.1e}"
+        abs_ = "" if r["abs"] is None else f"abs {r['abs']:.1e}"
+        print(f"  {label:<{width}}  {'ok' if r['ok'] else 'DIFFERS':<7} {rel:<12} {abs_}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("side", nargs="?", default="all", choices=("all", "nb", "paddle"))
+    parser.add_argument("--fixtures", type=pathlib.Path, default=ROOT / "build/interop/paddle26",
+                        help="what interop/make_fixtures.py wrote")
+    parser.add_argument("--work", type=pathlib.Path, default=ROOT / "build/interop/work",
+                        help="paddle_nb's exported models and the reports go here")
+    parser.add_argument("--nb-python", default=str(ROOT / ".venv/bin/python"))
+    parser.add_argument("--paddle-python", default=str(ROOT / ".venv-interop/bin/python"))
+    args = parser.parse_args(argv)
+    args.fixtures, args.work = args.fixtures.resolve(), args.work.resolve()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.side != "all":
+        report = nb_side(args.fixtures, args.work) if args.side == "nb" else \
+            paddle_side(args.work)
+        report.write(args.work / f"{args.side}.json")
+        return 0
+    nb_rows, nb_s = run_side(args.nb_python, "nb", args)
+    pd_rows, pd_s = run_side(args.paddle_python, "paddle", args)
+    rows = nb_rows + pd_rows
+    print_table(rows)
+    bad = [r for r in rows if not r["ok"]]
+    worst = {s: max((r["rel"] or 0.0) for r in rows if r["side"] == s)
+             for s in dict.fromkeys(r["side"] for r in rows)}
+    print(f"\n{len(rows) - len(bad)} of {len(rows)} checks agree (rtol {RTOL:g}, atol {ATOL:g}); "
+          f"paddle_nb side {nb_s:.1f} s, PaddlePaddle side {pd_s:.1f} s")
+    for side, value in worst.items():
+        print(f"  largest relative error, {side} files: {value:.1e}")
+    if bad:
+        for r in bad:
+            sys.stderr.write(f"DIFFERS: {r['side']}: {r['check']}: {r['what']}\n"
+                             f"{r.get('error', '')}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

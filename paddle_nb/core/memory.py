@@ -41,14 +41,14 @@ class MemoryTracker:
         return stats
 
     def allocate(self, place, nbytes):
-        stats = self._of(place)
+        stats = self._stats.get(place) or self._of(place)
         stats.in_use += nbytes
         stats.allocations += 1
         if stats.in_use > stats.peak:
             stats.peak = stats.in_use
 
     def release(self, place, nbytes):
-        stats = self._of(place)
+        stats = self._stats.get(place) or self._of(place)
         stats.in_use -= nbytes
         stats.releases += 1
 

@@ -48,17 +48,19 @@ class Place:
     (True, False)
     """
 
-    __slots__ = ("kind", "device_id")
+    __slots__ = ("kind", "device_id", "_hash")
 
     def __init__(self, kind, device_id=0):
         self.kind = kind
         self.device_id = device_id
+        self._hash = hash((kind, device_id))
 
     def __eq__(self, other):
-        return isinstance(other, Place) and (self.kind, self.device_id) == (other.kind, other.device_id)
+        return self is other or (isinstance(other, Place) and self.kind == other.kind
+                                 and self.device_id == other.device_id)
 
     def __hash__(self):
-        return hash((self.kind, self.device_id))
+        return self._hash
 
     def is_gpu(self):
         return self.kind == "gpu"

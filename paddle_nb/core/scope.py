@@ -20,6 +20,7 @@ import contextlib
 import itertools
 
 from paddle_nb.core.events import EVENTS
+from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import ScopeDestroyedError
 
@@ -59,6 +60,20 @@ class Scope:
             if EVENTS.active:
                 EVENTS.emit("var_created", self, name=name)
         return var
+
+    def _local_tensor(self, name):
+        """The tensor of local variable ``name``, made (with its empty tensor) if absent.
+
+        The executor binds a block's variables with this: one step per name
+        instead of var() -> get_tensor() -> get_mutable() -> set_value().
+        """
+        var = self._vars.get(name)
+        if var is None and not EVENTS.active:
+            var = self._vars[name] = Variable._make(name, self)
+            tensor = var._holder = LoDTensor()
+            tensor._owner = var
+            return tensor
+        return (var or self.var(name)).get_tensor()
 
     def find_var(self, name):
         """The variable ``name`` in this scope or the nearest ancestor, else None."""
@@ -144,8 +159,9 @@ class Scope:
         for kid in self._kids:
             kid._destroy_tree(why)
         self._kids = []
+        reason = f"{why} (scope {self.id})"
         for var in self._vars.values():
-            var._destroy(f"{why} (scope {self.id})")
+            var._destroy(reason)
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
         self._vars = {}

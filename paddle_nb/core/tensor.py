@@ -113,10 +113,10 @@ class LoDTensor:
                         name=owner._name if owner else None, place=self._place,
                         nbytes=array.nbytes)
 
-    def _destroy(self, message):
+    def _destroy(self, why):
         """Free the memory and make every later use raise ScopeDestroyedError."""
         self._free()
-        self._dead = message
+        self._dead = why
 
     def __del__(self):
         try:
@@ -213,7 +213,9 @@ class LoDTensor:
 
     def _check_alive(self):
         if self._dead is not None:
-            raise ScopeDestroyedError(self._dead)
+            owner = self._owner
+            who = f"variable '{owner._name}'" if owner is not None else "this LoDTensor"
+            raise ScopeDestroyedError(f"{who} was destroyed: {self._dead}")
 
     def __repr__(self):
         if self._dead is not None:

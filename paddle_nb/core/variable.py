@@ -113,15 +113,14 @@ class Variable:
     def _destroy(self, why):
         """Destroy the held value; every later use raises ScopeDestroyedError."""
         holder = self._holder
-        message = f"variable '{self._name}' was destroyed: {why}"
         if isinstance(holder, LoDTensor) and holder._owner is self:
-            holder._destroy(message)
+            holder._destroy(why)
         self._holder = None
-        self._dead = message
+        self._dead = why           # the message is only written if someone asks
 
     def _check_alive(self):
         if self._dead is not None:
-            raise ScopeDestroyedError(self._dead)
+            raise ScopeDestroyedError(f"variable '{self._name}' was destroyed: {self._dead}")
 
     def __repr__(self):
         if self._dead is not None:

@@ -286,6 +286,9 @@ class Executor:
                 if self._state is not None:
                     self._state.stage(var)
             elif local:
+                if tensor:
+                    cells.append(scope._local_tensor(name))
+                    continue
                 var = scope.var(name)
             else:
                 var = scope.find_var(name) or self._outer_scope(plan, name, scope).var(name)

@@ -9,6 +9,8 @@ gradient is the same identity, dA = dOut @ B^T and dB = A^T @ dOut, summed back
 over the batch dimensions an operand was broadcast along.
 """
 
+import math
+
 import numpy
 
 from paddle_nb.ops.grad import grad_op
@@ -97,7 +99,7 @@ def _mul_infer(x, y, *, x_num_col_dims, y_num_col_dims, **_):
 
 
 def _as_matrix(a, n):
-    return a.reshape(int(numpy.prod(a.shape[:n])), int(numpy.prod(a.shape[n:])))
+    return a.reshape(math.prod(a.shape[:n]), math.prod(a.shape[n:]))
 
 
 def _mul_kernel(ctx, x, y, *, x_num_col_dims, y_num_col_dims, **_):

@@ -40,6 +40,8 @@ class RunReplay:
         self.scopes = {}          # id -> {"id", "label", "parent", "born", "dies"}
         self.order = {}           # scope id -> variable names, first seen first
         self.shapes = {}          # (sid, name) -> runtime shape from the final snapshot
+        self.dtypes = {}          # (sid, name) -> runtime dtype from the final snapshot
+        self.sizes = {}           # (sid, name) -> bytes of its last allocation in the run
         self.before = {}
         self.frames = [[] for _ in range(self.n + 2)]
         self.marks = []           # [frame, "alloc" | "free", sid, name, nbytes, place]
@@ -61,6 +63,8 @@ class RunReplay:
                 self.before[key] = (v["state"], v["nbytes"], v["place"])
                 if v["shape"] is not None:
                     self.shapes[key] = v["shape"]
+                if v["dtype"] is not None:
+                    self.dtypes[key] = v["dtype"]
 
     def _read_events(self):
         first_seen, high, cells = set(), -1, dict(self.before)
@@ -83,6 +87,8 @@ class RunReplay:
             state = _AFTER[kind]
             cells[key] = (state, nbytes if state == "allocated" else 0, place)
             self.frames[frame].append([sid, name, *cells[key]])
+            if kind == "tensor_allocated":
+                self.sizes[key] = int(nbytes or 0)
             if kind in ("tensor_allocated", "tensor_freed"):
                 self.marks.append([frame, "alloc" if state == "allocated" else "free", sid, name,
                                    int(nbytes or 0), place])
@@ -156,10 +162,12 @@ class RunReplay:
     # -- reading ----------------------------------------------------------------------------------
     def positions(self):
         """One entry per slider position: the start, each op that ran, the end."""
-        out = [{"pos": 0, "title": "start: feeds in, temporaries created"}]
+        out = [{"pos": 0, "short": "start", "title": "start: feeds in, temporaries created"}]
         for k, o in enumerate(self.record.ops, start=1):
-            out.append({"pos": k, "title": f"op {k - 1}: {o.type} (block {o.block} #{o.index})"})
-        out.append({"pos": self.n + 1, "title": "end: the run scope and its kids are destroyed"})
+            out.append({"pos": k, "short": o.type,
+                        "title": f"op {k - 1}: {o.type} (block {o.block} #{o.index})"})
+        out.append({"pos": self.n + 1, "short": "end",
+                    "title": "end: the run scope and its kids are destroyed"})
         return out
 
     def state_at(self, p):
@@ -169,6 +177,15 @@ class RunReplay:
             for sid, name, state, nbytes, place in frame:
                 cells[(sid, name)] = (state, nbytes, place)
         return cells
+
+    def meta(self, sid, name):
+        """``(shape, dtype)`` of a variable: as the run left it, else as its block declares it."""
+        shape = self.shapes.get((sid, name))
+        var = _declared(self.program, name)
+        dtype = str(var.dtype) if var is not None and var.is_tensor() else None
+        if shape is None and var is not None and var.is_tensor():
+            shape = _fill_batch(list(var.shape), var.dtype.itemsize, self.sizes.get((sid, name)))
+        return shape, self.dtypes.get((sid, name), dtype)
 
     def tree_at(self, p):
         """The scope hierarchy at position ``p``: nested dicts with each variable's state."""
@@ -181,8 +198,10 @@ class RunReplay:
                 cell = cells.get((s["id"], name))
                 if cell is None:
                     continue
+                shape, dtype = self.meta(s["id"], name)
                 vars_.append({"name": name, "state": cell[0], "nbytes": int(cell[1] or 0),
-                              "place": cell[2], "shape": self._shape(s["id"], name, cell)})
+                              "place": cell[2], "dtype": dtype,
+                              "shape": shape if cell[0] == "allocated" else None})
             dead = s["dies"] is not None and s["dies"] <= p
             nodes[s["id"]] = {"id": s["id"], "label": s["label"], "parent": s["parent"],
                               "destroyed": dead, "vars": vars_, "kids": []}
@@ -191,15 +210,6 @@ class RunReplay:
             parent = nodes.get(node["parent"])
             (parent["kids"] if parent is not None else roots).append(node)
         return roots
-
-    def _shape(self, sid, name, cell):
-        if cell[0] != "allocated":
-            return None
-        shape = self.shapes.get((sid, name))
-        if shape is not None:
-            return shape
-        var = _declared(self.program, name)
-        return list(var.shape) if var is not None else None
 
     def declared_at(self, p):
         """Names the program declares that no scope holds at position ``p``."""
@@ -210,18 +220,41 @@ class RunReplay:
         """What the op at position ``p`` is, read and wrote (names with their scopes), and did."""
         if not 1 <= p <= self.n:
             return None
+        return self._op_info(p, self.state_at(p - 1), self.state_at(p))
+
+    def ops_table(self):
+        """``op_at(p)`` for every position, in one pass over the frames."""
+        table, cells = [None], {k: v for k, v in self.before.items() if v is not None}
+        for frame in self.frames[:1]:
+            cells.update({(c[0], c[1]): tuple(c[2:]) for c in frame})
+        for p in range(1, self.n + 1):
+            pre = dict(cells)
+            cells.update({(c[0], c[1]): tuple(c[2:]) for c in self.frames[p]})
+            table.append(self._op_info(p, pre, cells))
+        return table + [None]
+
+    def _op_info(self, p, pre, post):
         o = self.record.ops[p - 1]
         try:
             op = self.program.block(o.block).ops[o.index]
             reads, writes = _unique(op.input_arg_names), _unique(op.output_arg_names)
         except (IndexError, AttributeError):
             reads, writes = [], []
-        pre, post = self.state_at(p - 1), self.state_at(p)
         return {"op": p - 1, "block": o.block, "index": o.index, "type": o.type,
                 "scope": o.scope_id, "seconds": o.seconds, "skipped": o.skipped,
+                "inside": self._inside(p - 1),
                 "reads": [self._where(n, o.scope_id, pre, post) for n in reads],
                 "writes": [self._where(n, o.scope_id, pre, post) for n in writes],
                 "changes": self._changes(p)}
+
+    def _inside(self, i):
+        """``[first, last]`` op numbers that ran inside op ``i`` (its sub-block runs), or None."""
+        ops, last = self.record.ops, None
+        for j in range(i + 1, self.n):
+            if ops[j].scope_id == ops[i].scope_id or not self._under(ops[j].scope_id, {ops[i].scope_id}):
+                break
+            last = j
+        return None if last is None else [i + 1, last]
 
     def _where(self, name, sid, pre, post):
         """Where a lookup of ``name`` from scope ``sid`` lands, its state then (was) and after."""
@@ -234,11 +267,30 @@ class RunReplay:
         return {"name": name, "scope": None, "was": "declared", "state": "declared"}
 
     def _changes(self, p):
-        lines = []
+        """One line per (scope, new state): "step 0: created x, h (2)"."""
+        groups = {}
         for sid, name, state, nbytes, _ in self.frames[p]:
-            size = f" ({format_bytes(nbytes)})" if state == "allocated" else ""
-            lines.append(f"{name} {state}{size} in {self.scopes[sid]['label']}")
+            size = f" {format_bytes(nbytes)}" if state == "allocated" else ""
+            groups.setdefault((sid, state), []).append(name + size)
+        born = [s["label"] for s in self.scopes.values() if s["born"] == p and p > 0]
+        lines = [f"scope {label} created" for label in born]
+        for (sid, state), names in groups.items():
+            lines.append(f"{self.scopes[sid]['label']}: {state} {', '.join(names)}")
         return lines
+
+
+def _fill_batch(shape, itemsize, nbytes):
+    """A declared shape with its one -1 worked out from the bytes allocated.
+
+    >>> _fill_batch([-1, 8], 4, 96), _fill_batch([-1, 8], 4, None)
+    ([3, 8], [-1, 8])
+    """
+    known = 1
+    for d in shape:
+        known *= d if d >= 0 else 1
+    if nbytes and shape.count(-1) == 1 and known and nbytes % (known * itemsize) == 0:
+        return [nbytes // (known * itemsize) if d < 0 else d for d in shape]
+    return shape
 
 
 def _unique(names):
@@ -273,14 +325,14 @@ class ReplayWidget(PaddleWidget):
     >>> _ = exe.run(prog, feed={"x": np.ones((1, 2), "float32")}, fetch_list=[y])
     >>> w = run_replay(records[-1]); w.position = 1
     >>> w.shown["op"]["type"], [v["state"] for v in w.shown["tree"][0]["kids"][0]["vars"]]
-    ('relu', ['allocated', 'allocated', 'typed'])
+    ('relu', ['freed', 'allocated', 'typed'])
     """
 
     position = traitlets.Int(0).tag(sync=True)
     positions = traitlets.List().tag(sync=True)
     scopes = traitlets.List().tag(sync=True)      # [{id, label, parent, born, dies}]
     order = traitlets.Dict().tag(sync=True)       # scope id -> variable names
-    shapes = traitlets.Dict().tag(sync=True)      # "sid/name" -> shape when allocated
+    meta = traitlets.Dict().tag(sync=True)        # "sid/name" -> [shape, dtype]
     before = traitlets.List().tag(sync=True)      # [[sid, name, state, nbytes, place]]
     frames = traitlets.List().tag(sync=True)
     program_vars = traitlets.List().tag(sync=True)
@@ -293,17 +345,12 @@ class ReplayWidget(PaddleWidget):
         r = self.replay
         self.scopes = jsonable(list(r.scopes.values()))
         self.order = jsonable({str(k): v for k, v in r.order.items()})
-        shapes = {}
-        for p in range(r.n + 2):
-            for node in _walk(r.tree_at(p)):
-                for v in node["vars"]:
-                    if v["shape"] is not None:
-                        shapes.setdefault(f"{node['id']}/{v['name']}", v["shape"])
-        self.shapes = jsonable(shapes)
+        self.meta = jsonable({f"{sid}/{name}": r.meta(sid, name)
+                              for sid, names in r.order.items() for name in names})
         self.before = jsonable([[k[0], k[1], *v] for k, v in r.before.items() if v is not None])
         self.frames = jsonable(r.frames)
         self.program_vars = _all_var_names(r.program)
-        self.ops = jsonable([r.op_at(p) for p in range(r.n + 2)])
+        self.ops = jsonable(r.ops_table())
         self.positions = jsonable(r.positions())
         if record.scopes is None:
             self.message = "This run failed before its scopes were recorded."
@@ -316,12 +363,6 @@ class ReplayWidget(PaddleWidget):
         self.shown = jsonable({"position": p, "title": r.positions()[p]["title"],
                                "op": r.op_at(p), "tree": r.tree_at(p),
                                "declared": r.declared_at(p)})
-
-
-def _walk(roots):
-    for node in roots:
-        yield node
-        yield from _walk(node["kids"])
 
 
 def run_replay(run_record):

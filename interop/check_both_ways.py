@@ -18,7 +18,10 @@
    with its IR fusion passes). paddle_nb's training programs of the MLP and the CNN (forward,
    backward and ``sgd`` ops, saved with ``pd.io.save`` and ``pd.io.save_persistables``) train
    three steps in PaddlePaddle (``paddle.static.deserialize_program`` /
-   ``deserialize_persistables``) to paddle_nb's losses and parameters. (Training programs with
+   ``deserialize_persistables``) to paddle_nb's losses and parameters. And the MLP rebuilt with
+   ``paddle.static.nn.fc``, given paddle_nb's ``pd.io.save_params`` files through
+   ``paddle.static.load_program_state`` / ``set_program_state`` (the way to a program of
+   PaddlePaddle's own, such as one Fleet distributes), gives paddle_nb's outputs. (Training programs with
    control flow do not run there: paddle_nb's backward writes its own ``while_grad`` /
    ``conditional_block_grad`` conventions, which PaddlePaddle's kernels do not read.)
 
@@ -213,6 +216,7 @@ def _nb_export(pd, name, build, exports):
     pd.io.save_inference_model(str(exports / f"{name}_dir"), model_filename="model.pdmodel",
                                params_filename="model.pdiparams", **save)
     pd.io.save_inference_model(str(exports / f"{name}_vars"), **save)
+    pd.io.save_params(exe, str(exports / f"{name}_params"), main, scope=scope)  # one per file
     np.savez(exports / f"{name}_io.npz", **arrays)
     # paddle_nb reads its own files back to the same outputs, in each layout
     for layout, args in _layouts(exports, name).items():
@@ -306,6 +310,11 @@ def paddle_side(work):
                                compare(value, io[f"out{k}/{target}"]))
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(check, "", traceback.format_exc(limit=6))
+    check = "nb_mlp (rebuilt in PaddlePaddle, parameters by name)"
+    try:
+        _paddle_rebuilt_mlp(paddle, exports, models["nb_mlp"], report, check)
+    except Exception:                                               # noqa: BLE001 - reported
+        report.fail(check, "", traceback.format_exc(limit=6))
     trainings = json.loads((exports / "trainings.json").read_text())
     for name, entry in trainings.items():
         check = f"{name} (training program)"
@@ -314,6 +323,30 @@ def paddle_side(work):
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(check, "", traceback.format_exc(limit=6))
     return report
+
+
+def _paddle_rebuilt_mlp(paddle, exports, entry, report, check):
+    """How a model moves to a PaddlePaddle program of its own (e.g. one that Fleet rewrites for
+    many GPUs): the same network built with paddle.static.nn, then paddle_nb's
+    ``save_params`` files read by ``load_program_state`` and set by ``set_program_state``."""
+    io = dict(np.load(exports / "nb_mlp_io.npz"))
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
+        x = paddle.static.data("x", [None, 16], "float32")
+        hidden = paddle.static.nn.fc(x, 32, activation="relu", name="fc_0")
+        logits = paddle.static.nn.fc(hidden, 10, name="fc_1")
+        prob = paddle.nn.functional.softmax(logits)
+    scope = paddle.static.Scope()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with paddle.static.scope_guard(scope):
+        exe.run(startup)
+        state = paddle.static.load_program_state(str(exports / "nb_mlp_params"))
+        assert sorted(state) == sorted(p.name for p in main.all_parameters()), sorted(state)
+        paddle.static.set_program_state(main, state)
+        for k in range(entry["runs"]):
+            outputs = exe.run(main, feed={"x": io[f"feed{k}/x"]}, fetch_list=[logits, prob])
+            for target, value in zip(entry["targets"], outputs):
+                report.add(check, f"input {k}: {target}", compare(value, io[f"out{k}/{target}"]))
 
 
 def _paddle_train(paddle, exports, name, entry, report, check):

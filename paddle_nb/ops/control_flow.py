@@ -207,7 +207,8 @@ def _while_grad_linked(ctx, scopes, xs, outs):
                 if base is None or ctx.scope.find_var(base) is None:
                     continue
                 _zeros_like_into(ctx, base, out_name)
-            grad_scope.var(in_name).get_tensor().set(ctx.tensor(out_name).array(), ctx.place)
+            # shared, not copied (PaddlePaddle's ShareDataWith): kernels never write in place
+            grad_scope.var(in_name).get_tensor()._hold(ctx.tensor(out_name).array(), ctx.place)
         ctx.run_block(ctx.attrs["sub_block"], grad_scope)
         for x, out in zip(xs, outs):
             if out == EMPTY_VAR:

@@ -79,7 +79,7 @@ class Dashboard(PaddleWidget):
         self.refresh()
         self._show_live_scope()
 
-    # -- the program pane ---------------------------------------------------------------------------
+    # -- the program pane -------------------------------------------------------------------------
     def refresh(self):
         """Redraw the block tree and graphs if the program changed since they were drawn."""
         if self.program.version == self.program_version:
@@ -103,7 +103,7 @@ class Dashboard(PaddleWidget):
             self.program_version = self.program.version
         return True
 
-    # -- the scope pane -----------------------------------------------------------------------------
+    # -- the scope pane ---------------------------------------------------------------------------
     def _show_live_scope(self):
         scope = self.scope if self.scope is not None else global_scope()
         tree = scope_dict(snapshot_scope(scope))

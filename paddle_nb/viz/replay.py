@@ -42,6 +42,7 @@ class RunReplay:
         self.shapes = {}          # (sid, name) -> runtime shape from the final snapshot
         self.dtypes = {}          # (sid, name) -> runtime dtype from the final snapshot
         self.sizes = {}           # (sid, name) -> bytes of its last allocation in the run
+        self.holders = {}         # (sid, name) -> the type held, when not a tensor
         self.before = {}
         self.frames = [[] for _ in range(self.n + 2)]
         self.marks = []           # [frame, "alloc" | "free", sid, name, nbytes, place]
@@ -65,6 +66,8 @@ class RunReplay:
                     self.shapes[key] = v["shape"]
                 if v["dtype"] is not None:
                     self.dtypes[key] = v["dtype"]
+                if v["holder"]:
+                    self.holders[key] = v["holder"]
 
     def _read_events(self):
         first_seen, high, cells = set(), -1, dict(self.before)
@@ -85,8 +88,13 @@ class RunReplay:
                 if name not in self.order[sid]:
                     self.order[sid].append(name)
             state = _AFTER[kind]
-            cells[key] = (state, nbytes if state == "allocated" else 0, place)
-            self.frames[frame].append([sid, name, *cells[key]])
+            if kind == "var_typed" and key in self.holders:
+                state = "created"     # holds a non-tensor (step scopes), as the snapshot says
+            cell = (state, nbytes if state == "allocated" else 0, place)
+            if cell == cells[key]:
+                continue                  # no visible change (a non-tensor value was set)
+            cells[key] = cell
+            self.frames[frame].append([sid, name, *cell])
             if kind == "tensor_allocated":
                 self.sizes[key] = int(nbytes or 0)
             if kind in ("tensor_allocated", "tensor_freed"):
@@ -100,8 +108,8 @@ class RunReplay:
 
     def _scope_info(self, sid, frame):
         if sid not in self.scopes:         # a scope destroyed before the snapshot was taken
-            self.scopes[sid] = {"id": sid, "label": f"scope {sid}", "parent": self._guess_parent(sid),
-                                "born": frame, "dies": None}
+            self.scopes[sid] = {"id": sid, "label": f"scope {sid}", "born": frame, "dies": None,
+                                "parent": self._guess_parent(sid)}
             self.order[sid] = []
 
     def _scope_event(self, kind, sid, frame):
@@ -201,6 +209,7 @@ class RunReplay:
                 shape, dtype = self.meta(s["id"], name)
                 vars_.append({"name": name, "state": cell[0], "nbytes": int(cell[1] or 0),
                               "place": cell[2], "dtype": dtype,
+                              "holder": self.holders.get((s["id"], name)),
                               "shape": shape if cell[0] == "allocated" else None})
             dead = s["dies"] is not None and s["dies"] <= p
             nodes[s["id"]] = {"id": s["id"], "label": s["label"], "parent": s["parent"],
@@ -251,7 +260,8 @@ class RunReplay:
         """``[first, last]`` op numbers that ran inside op ``i`` (its sub-block runs), or None."""
         ops, last = self.record.ops, None
         for j in range(i + 1, self.n):
-            if ops[j].scope_id == ops[i].scope_id or not self._under(ops[j].scope_id, {ops[i].scope_id}):
+            here = ops[j].scope_id
+            if here == ops[i].scope_id or not self._under(here, {ops[i].scope_id}):
                 break
             last = j
         return None if last is None else [i + 1, last]
@@ -332,7 +342,7 @@ class ReplayWidget(PaddleWidget):
     positions = traitlets.List().tag(sync=True)
     scopes = traitlets.List().tag(sync=True)      # [{id, label, parent, born, dies}]
     order = traitlets.Dict().tag(sync=True)       # scope id -> variable names
-    meta = traitlets.Dict().tag(sync=True)        # "sid/name" -> [shape, dtype]
+    meta = traitlets.Dict().tag(sync=True)        # "sid/name" -> [shape, dtype, holder]
     before = traitlets.List().tag(sync=True)      # [[sid, name, state, nbytes, place]]
     frames = traitlets.List().tag(sync=True)
     program_vars = traitlets.List().tag(sync=True)
@@ -345,7 +355,7 @@ class ReplayWidget(PaddleWidget):
         r = self.replay
         self.scopes = jsonable(list(r.scopes.values()))
         self.order = jsonable({str(k): v for k, v in r.order.items()})
-        self.meta = jsonable({f"{sid}/{name}": r.meta(sid, name)
+        self.meta = jsonable({f"{sid}/{name}": [*r.meta(sid, name), r.holders.get((sid, name))]
                               for sid, names in r.order.items() for name in names})
         self.before = jsonable([[k[0], k[1], *v] for k, v in r.before.items() if v is not None])
         self.frames = jsonable(r.frames)

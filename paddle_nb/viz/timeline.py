@@ -61,52 +61,87 @@ def _marks(replay):
 
 
 def timeline_svg(series, marks, titles, labels=None):
-    """An inline SVG: a step line per place, ▲ allocations, ▼ releases, one column per position."""
-    n = max(len(titles), 1)
-    labels = labels or titles
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    top = max([max(v) for v in series.values()] + [1])
-    x = lambda p: LEFT + plot_w * (p + 0.5) / n                         # noqa: E731
-    y = lambda b: TOP + plot_h * (1 - b / top)                          # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="pnb-timeline" width="{WIDTH}" '
-           f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" '
-           f'font-size="10">']
-    for frac in (0, 0.5, 1):
-        yy = y(top * frac)
-        out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" '
-                   f'stroke="#ddd"/><text x="{LEFT - 4}" y="{yy + 3:.1f}" text-anchor="end">'
-                   f'{format_bytes(int(top * frac))}</text>')
-    for p, title in enumerate(titles):
-        out.append(f'<rect class="pnb-col" data-pos="{p}" x="{x(p) - plot_w / n / 2:.1f}" '
-                   f'y="{TOP}" width="{plot_w / n:.1f}" height="{plot_h}" fill="transparent">'
-                   f'<title>{html.escape(title)}</title></rect>')
-        if n <= 40 or p % (n // 40 + 1) == 0:
-            label = html.escape(labels[p])
-            out.append(f'<text x="{x(p):.1f}" y="{HEIGHT - BOTTOM + 12}" text-anchor="end" '
-                       f'transform="rotate(-50 {x(p):.1f} {HEIGHT - BOTTOM + 12})">{label}</text>')
-    for i, (place, values) in enumerate(series.items()):
-        colour = PLACE_COLOURS[i % len(PLACE_COLOURS)]
-        points = []
-        for p, b in enumerate(values):
-            points += [f"{x(p) - plot_w / n / 2:.1f},{y(b):.1f}", f"{x(p) + plot_w / n / 2:.1f},{y(b):.1f}"]
-        out.append(f'<polyline data-place="{html.escape(place)}" fill="none" stroke="{colour}" '
-                   f'stroke-width="2" points="{" ".join(points)}"/>')
-        peak = max(values)
-        out.append(f'<text x="{WIDTH - RIGHT}" y="{TOP - 8 - 12 * i}" text-anchor="end" '
-                   f'fill="{colour}">{html.escape(place)}: peak {format_bytes(peak)}</text>')
-    for m in marks:
-        up = m["kind"] == "alloc"
-        colour = {"alloc": "#2e7d32", "free": "#c62828", "rewrite": "#f9a825"}[m["kind"]]
-        cx, cy = x(m["pos"]), (TOP + 4 if up else TOP + plot_h - 4)
-        tri = (f"{cx - 4:.1f},{cy + 3:.1f} {cx + 4:.1f},{cy + 3:.1f} {cx:.1f},{cy - 4:.1f}" if up
-               else f"{cx - 4:.1f},{cy - 3:.1f} {cx + 4:.1f},{cy - 3:.1f} {cx:.1f},{cy + 4:.1f}")
-        state = "allocated" if m["kind"] != "free" else "freed"
-        out.append(f'<polygon class="pnb-mark" data-pos="{m["pos"]}" data-var="{html.escape(m["var"])}" '
-                   f'data-scope="{m["scope"]}" data-state="{state}" data-mark="{m["kind"]}" '
-                   f'points="{tri}" fill="{colour}" fill-opacity="0.75"><title>'
-                   f'{m["kind"]} {html.escape(m["var"])} ({format_bytes(m["nbytes"])})</title></polygon>')
-    out.append("</svg>")
-    return "".join(out)
+    """An inline SVG: a step line per place, ▲ allocations, ▼ releases, one column a position."""
+    chart = _Chart(len(titles), max([max(v) for v in series.values()] + [1]))
+    body = (chart.axes() + chart.columns(titles, labels or titles) + chart.curves(series)
+            + chart.marks(marks))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="pnb-timeline" width="{WIDTH}" '
+            f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" '
+            f'font-size="10">{"".join(body)}</svg>')
+
+
+class _Chart:
+    """Coordinates of the plot: one column per position, bytes from 0 to ``top``."""
+
+    def __init__(self, n, top):
+        self.n, self.top = max(n, 1), top
+        self.w, self.h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+        self.col = self.w / self.n
+
+    def x(self, p):
+        return LEFT + self.col * (p + 0.5)
+
+    def y(self, nbytes):
+        return TOP + self.h * (1 - nbytes / self.top)
+
+    def axes(self):
+        out = []
+        for frac in (0, 0.5, 1):
+            yy = self.y(self.top * frac)
+            out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                       f'stroke="#ddd"/><text x="{LEFT - 4}" y="{yy + 3:.1f}" text-anchor="end">'
+                       f'{format_bytes(int(self.top * frac))}</text>')
+        return out
+
+    def columns(self, titles, labels):
+        """A hover target per position, and its label (every k-th one when crowded)."""
+        out, every, base = [], self.n // 40 + 1, HEIGHT - BOTTOM + 12
+        for p, title in enumerate(titles):
+            out.append(f'<rect class="pnb-col" data-pos="{p}" x="{self.x(p) - self.col / 2:.1f}" '
+                       f'y="{TOP}" width="{self.col:.1f}" height="{self.h}" fill="transparent">'
+                       f'<title>{html.escape(title)}</title></rect>')
+            if p % every == 0:
+                out.append(f'<text x="{self.x(p):.1f}" y="{base}" text-anchor="end" transform='
+                           f'"rotate(-50 {self.x(p):.1f} {base})">{html.escape(labels[p])}</text>')
+        return out
+
+    def curves(self, series):
+        out = []
+        for i, (place, values) in enumerate(series.items()):
+            colour = PLACE_COLOURS[i % len(PLACE_COLOURS)]
+            points = " ".join(f"{self.x(p) + dx * self.col / 2:.1f},{self.y(b):.1f}"
+                              for p, b in enumerate(values) for dx in (-1, 1))
+            out.append(f'<polyline data-place="{html.escape(place)}" fill="none" '
+                       f'stroke="{colour}" stroke-width="2" points="{points}"/>')
+            peak = format_bytes(max(values))
+            out.append(f'<text x="{WIDTH - RIGHT}" y="{TOP - 8 - 12 * i}" text-anchor="end" '
+                       f'fill="{colour}">{html.escape(place)}: peak {peak}</text>')
+        return out
+
+    def marks(self, marks):
+        out = []
+        for m in marks:
+            colour = {"alloc": "#2e7d32", "free": "#c62828", "rewrite": "#f9a825"}[m["kind"]]
+            cy = TOP + self.h - 4 if m["kind"] == "free" else TOP + 4
+            state = "freed" if m["kind"] == "free" else "allocated"
+            out.append(f'<polygon class="pnb-mark" data-pos="{m["pos"]}" '
+                       f'data-var="{html.escape(m["var"])}" data-scope="{m["scope"]}" '
+                       f'data-state="{state}" data-mark="{m["kind"]}" '
+                       f'points="{_marker(m["kind"], self.x(m["pos"]), cy)}" fill="{colour}" '
+                       f'fill-opacity="0.75"><title>{m["kind"]} {html.escape(m["var"])} '
+                       f'({format_bytes(m["nbytes"])})</title></polygon>')
+        return out
+
+
+def _marker(kind, cx, cy):
+    """Points of ▲ (alloc), ▼ (free) or ◆ (rewrite) centred on ``(cx, cy)``."""
+    if kind == "alloc":
+        pts = [(-4, 3), (4, 3), (0, -4)]
+    elif kind == "free":
+        pts = [(-4, -3), (4, -3), (0, 4)]
+    else:
+        pts = [(-4, 0), (0, -4), (4, 0), (0, 4)]
+    return " ".join(f"{cx + dx:.1f},{cy + dy:.1f}" for dx, dy in pts)
 
 
 class TimelineWidget(PaddleWidget):

@@ -66,8 +66,8 @@ if anywidget is not None:
 else:                                    # pragma: no cover
     class PaddleWidget:
         def __init__(self, **kwargs):
-            raise ImportError("paddle_nb's widgets need anywidget: pip install 'paddle_nb[notebook]'"
-                              " (or pip install anywidget ipywidgets)")
+            raise ImportError("paddle_nb's widgets need anywidget: pip install "
+                              "'paddle_nb[notebook]' (or pip install anywidget ipywidgets)")
 
 
 _DOM_TRAITS = {"layout", "tabbable", "tooltip", "comm", "keys", "log"}
@@ -150,28 +150,28 @@ def walk_dicts(tree):
 
 # -- pictures made by the rest of paddle_nb.viz ---------------------------------------------------
 def graph_picture(block):
-    """The dataflow graph of ``block`` as ``{"block", "svg", "dot", "hint"}``.
+    """The dataflow graph of ``block`` as ``{"block", "svg", "dot", "hint", "note"}``.
 
-    Drawn by ``paddle_nb.viz.graph`` (one drawing for the whole package); ``svg``
-    is empty and ``hint`` says how to get pictures when no layout engine is installed.
+    Drawn by ``paddle_nb.viz.graph`` and laid out by ``display.svg_of`` (one drawing for the
+    whole package: its SVG nodes carry data-op/data-var); ``svg`` is empty and ``hint``
+    says how to get pictures when no Graphviz layout engine is installed.
     """
+    from paddle_nb.viz.display import svg_of
     from paddle_nb.viz.graph import graph
     digraph = graph(block)
-    dot = digraph.source
+    picture = {"block": int(block.idx), "svg": "", "dot": digraph.source, "hint": "",
+               "note": getattr(digraph, "paddle_note", "") or ""}
     try:
-        svg = digraph.pipe(format="svg").decode("utf-8")
+        picture["svg"] = svg_of(digraph)
     except Exception as err:     # graphviz.ExecutableNotFound, or a failing `dot`
-        hint = GRAPHVIZ_HINT if "ExecutableNotFound" in type(err).__name__ else \
+        picture["hint"] = GRAPHVIZ_HINT if "ExecutableNotFound" in type(err).__name__ else \
             f"Graphviz could not lay out this graph ({type(err).__name__}); showing DOT text."
-        return {"block": int(block.idx), "svg": "", "dot": dot, "hint": hint}
-    start = svg.find("<svg")
-    return {"block": int(block.idx), "svg": svg[start:] if start >= 0 else svg, "dot": dot,
-            "hint": ""}
+    return picture
 
 
-# -- listening without keeping a widget alive -------------------------------------------------------
+# -- listening without keeping a widget alive ---------------------------------------------------
 def weak_method(method, registry=None):
-    """A function calling ``method`` while its object lives; then it takes itself out of ``registry``.
+    """A function calling ``method`` while its object lives, then leaving ``registry``.
 
     Listeners go into module-level lists (``RUN_LISTENERS``) and IPython's event hooks;
     holding the widget weakly lets a widget that nobody shows any more be collected.

@@ -2,10 +2,11 @@
 
 The tests drive Debian's ``/usr/bin/chromium`` through Playwright's Python API (never a
 downloaded browser) against a JupyterLab started here on a free loopback port with a
-random token and its own config, data-free runtime and settings folders, so nothing of
-the user's setup leaks in. Every request the page makes is routed: requests to
-127.0.0.1/localhost go through, anything else is aborted and remembered, so a test can
-assert that nothing left the machine. Without chromium or playwright the tests skip.
+random token and its own config, runtime and settings folders, so nothing of the user's
+setup leaks in. Every request the page makes is routed: requests to 127.0.0.1/localhost
+go through, a few CDN files are answered from local copies, anything else is aborted and
+remembered, so a test can assert that nothing left the machine. Without chromium or
+playwright the tests skip.
 """
 import contextlib
 import os
@@ -89,7 +90,8 @@ def _lab_settings(folder):
     files = {
         ("@jupyterlab", "apputils-extension", "notification"):
             '{"fetchNews": "false", "checkForUpdates": false}',
-        ("@jupyterlab", "notebook-extension", "tracker"): '{"windowingMode": "none", "autoStartDefaultKernel": true}',
+        ("@jupyterlab", "notebook-extension", "tracker"):
+            '{"windowingMode": "none", "autoStartDefaultKernel": true}',
     }
     for (scope, plugin, name), text in files.items():
         path = folder / scope / plugin
@@ -127,21 +129,27 @@ def _stop(server):
 
 
 @contextlib.contextmanager
-def offline_page(playwright, viewport=(1280, 1000)):
+def offline_page(playwright, viewport=(1280, 1000), serve=None):
     """A Chromium page whose requests may reach only this machine; yields ``(page, blocked)``.
 
-    ``blocked`` lists every URL the page tried to fetch elsewhere (each was aborted).
+    A request elsewhere is answered from the local file ``serve(url)`` names, when it names
+    one, and is otherwise aborted and listed in ``blocked``.
     """
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                          headless=True)
     blocked = []
 
     def route(r):
-        host = urllib.parse.urlsplit(r.request.url).hostname
-        if r.request.url.startswith(("data:", "blob:")) or host in LOCAL_HOSTS:
+        url = r.request.url
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme in ("data", "blob", "file") or parts.hostname in LOCAL_HOSTS:
             r.continue_()
+            return
+        local = serve(url) if serve is not None else None
+        if local is not None and pathlib.Path(local).is_file():
+            r.fulfill(path=str(local))
         else:
-            blocked.append(r.request.url)
+            blocked.append(url)
             r.abort()
 
     try:
@@ -153,13 +161,27 @@ def offline_page(playwright, viewport=(1280, 1000)):
         browser.close()
 
 
+def cdn_file(url):
+    """The local copy of a CDN file a static widget export loads (see fetch_widget_js.py)."""
+    from tests.browser.fetch_widget_js import TARGET
+    path = urllib.parse.urlsplit(url).path
+    if "/@jupyter-widgets/html-manager@" in path and "/dist/" in path:
+        return TARGET / "html-manager" / "dist" / path.split("/dist/", 1)[1]
+    if path.endswith(("/require.min.js", "/require.js")):
+        return TARGET / "requirejs" / "require.js"
+    if "/anywidget@" in path and path.endswith("/dist/index.js"):
+        import anywidget
+        return pathlib.Path(anywidget.__file__).parent / "nbextension" / "index.js"
+    return None
+
+
 def screenshot_dir():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
 
 
 def copy_fixture(name, dest):
-    """Copy a fixture notebook into ``dest`` (the server's root), so running it changes nothing here."""
+    """Copy a fixture notebook into ``dest`` (the server's root), leaving ours unchanged."""
     target = pathlib.Path(dest) / name
     shutil.copy(HERE / name, target)
     return target

@@ -7,12 +7,19 @@ data-* attributes, moves the RNN slider with the keyboard, checks that the kerne
 the move, saves screenshots under build/screenshots/, and checks that no request left
 the machine.
 """
+import os
 import re
 import shutil
 
 import pytest
 
-from tests.browser import copy_fixture, jupyter_lab, offline_page, require_browser, screenshot_dir
+from tests.browser import (ROOT, cdn_file, copy_fixture, jupyter_lab, offline_page,
+                           require_browser, screenshot_dir)
+
+try:                                    # require_browser() skips the tests without it
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:
+    expect = sync_playwright = None
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -25,9 +32,8 @@ def run_all_cells(page):
     page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
 
 
-def test_dashboard_and_rnn_explorer_in_jupyterlab(tmp_path):
+def test_widgets_in_jupyterlab(tmp_path):
     require_browser()
-    from playwright.sync_api import expect, sync_playwright
 
     work = tmp_path / "notebooks"
     work.mkdir()
@@ -38,96 +44,160 @@ def test_dashboard_and_rnn_explorer_in_jupyterlab(tmp_path):
         page.set_default_timeout(WAIT_MS)
         expect.set_options(timeout=WAIT_MS)
         try:
-            check_widgets(page, base, token, shots)
+            open_and_run(page, base, token)
+            check_dashboard(page, shots)
+            check_rnn_explorer(page, shots)
+            check_replay(page, shots)
+            check_timeline(page, shots)
+            page.screenshot(path=str(shots / "jupyterlab_page.png"))
         except Exception:
             page.screenshot(path=str(shots / "failure.png"))
             raise
         assert blocked == [], f"the page tried to reach other machines: {blocked}"
 
 
-def check_widgets(page, base, token, shots):
-    from playwright.sync_api import expect
-    if True:
-        page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
-        page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
-        kernel = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"Python 3.*\| Idle"))
-        expect(kernel).to_have_count(1)
-        run_all_cells(page)
+def open_and_run(page, base, token):
+    """Open the notebook, wait for its kernel, run every cell."""
+    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+    kernel = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"Python 3.*\| Idle"))
+    expect(kernel).to_have_count(1)
+    run_all_cells(page)
 
-        # -- the Dashboard: refreshed in place by two runs and an appended op ------------------
+
+def check_dashboard(page, shots):
+    """The Dashboard: refreshed in place by two runs and an appended op."""
+    dash = page.locator("[data-widget='dashboard']")
+    expect(dash).to_have_attribute("data-runs", "2")
+    block0 = dash.locator(".pnb-block-item[data-block='0']")
+    expect(block0).to_have_attribute("data-change", "+1 ops")
+    expect(dash.locator(".pnb-block-item[data-block='1']")).to_have_count(1)
+    expect(dash.locator("[data-scope-label='run']")).to_have_count(1)
+    for t in range(3):
+        step = dash.locator(f"[data-scope-label='step {t}']")
+        expect(step.locator("tr[data-var='static_rnn_0@mem_0']")).to_have_attribute(
+            "data-state", "allocated")
+    expect(dash.locator("tr[data-var='fc_0.w_0'][data-state='allocated']")).to_have_count(1)
+    graph = dash.locator(".pnb-graph")
+    if shutil.which("dot"):
+        expect(graph.locator("[data-graph='svg'] svg")).to_have_count(1)
+    else:
+        expect(graph.locator("[data-hint='graphviz']")).to_contain_text("graphviz")
+    dash.locator(".pnb-block-item[data-block='1']").click()
+    expect(graph).to_have_attribute("data-block", "1")
+    dash.screenshot(path=str(shots / "dashboard.png"))
+
+
+def check_rnn_explorer(page, shots):
+    """The RNN explorer: step 0, then the slider moved one step with the keyboard."""
+    rnn = page.locator("[data-widget='rnn']")
+    expect(rnn).to_have_attribute("data-step", "0")
+    expect(rnn.locator(".pnb-step")).to_have_count(3)
+    memory = rnn.locator(".pnb-link[data-link='memory']")
+    expect(memory).to_have_attribute("data-equal", "true")
+    expect(memory).to_contain_text("initial state")
+    first_scope = rnn.get_attribute("data-scope")
+    rnn.screenshot(path=str(shots / "rnn_explorer_step0.png"))
+
+    slider = rnn.locator("input[data-role='step']")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect(rnn).to_have_attribute("data-step", "1")
+    assert rnn.get_attribute("data-scope") != first_scope
+    expect(memory).to_have_attribute("data-equal", "true")
+    expect(memory).to_contain_text("static_rnn_0@mem_0 at step 1")
+    expect(memory).to_contain_text("static_rnn_0.tmp_0 at step 0")
+    expect(rnn.locator("tr[data-var='static_rnn_0@mem_0'][data-step='1']")).to_have_attribute(
+        "data-state", "allocated")
+    rnn.screenshot(path=str(shots / "rnn_explorer_step1.png"))
+
+    # The kernel saw the slider move: run the last cell again and read what it prints.
+    last = page.locator(".jp-CodeCell", has_text="kernel sees step")
+    expect(last.locator(".jp-OutputArea-output")).to_contain_text("kernel sees step 0")
+    last.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    expect(last.locator(".jp-OutputArea-output")).to_contain_text(
+        f"kernel sees step 1 of scope {rnn.get_attribute('data-scope')}")
+
+
+def check_replay(page, shots):
+    """The run replay: a temporary allocated, then freed after its last use."""
+    replay = page.locator("[data-widget='replay']")
+    replay_slider = replay.locator("input[data-role='position']")
+    replay_slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect(replay).to_have_attribute("data-position", "1")
+    expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "0")
+    expect(replay.locator("[data-scope-label='run'] tr[data-var='fill_constant_0.tmp_0']")) \
+        .to_have_attribute("data-state", "allocated")
+    page.keyboard.press("End")
+    expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "end")
+    expect(replay.locator("[data-scope-label='run']")).to_have_attribute("data-destroyed", "true")
+    page.keyboard.press("Home")
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
+    expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "1")
+    replay.screenshot(path=str(shots / "run_replay.png"))
+
+
+def check_timeline(page, shots):
+    """The memory timeline."""
+    timeline = page.locator("[data-widget='timeline']")
+    expect(timeline.locator("svg polyline[data-place='CPUPlace()']")).to_have_count(1)
+    assert timeline.locator(".pnb-mark[data-state='allocated']").count() > 0
+    timeline.locator("rect.pnb-col[data-pos='2']").hover()
+    expect(timeline.locator("[data-detail]")).to_have_attribute("data-pos", "2")
+    timeline.screenshot(path=str(shots / "memory_timeline.png"))
+
+
+def widget_js_or_skip():
+    """The JavaScript a static export loads, which `make test` fetches into build/ (skip
+    without it: the test never downloads anything itself)."""
+    from tests.browser import fetch_widget_js
+    if not fetch_widget_js.installed():
+        pytest.skip("no local copy of @jupyter-widgets/html-manager in build/widget-js/; "
+                    "`make widgetjs` (part of `make test`) fetches it with npm")
+
+
+def exported_fixture(tmp_path, monkeypatch):
+    """The fixture notebook run by nbclient (widget state stored) and exported to HTML."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nbconvert = pytest.importorskip("nbconvert")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT),
+                                                                   os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    nb = nbformat.read(copy_fixture(NOTEBOOK, tmp_path), as_version=4)
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=120, store_widget_state=True,
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert "application/vnd.jupyter.widget-state+json" in nb.metadata["widgets"]
+    html, _ = nbconvert.HTMLExporter(template_name="lab").from_notebook_node(nb)
+    page = tmp_path / "widgets_fixture.html"
+    page.write_text(html, encoding="utf-8")
+    return page
+
+
+def test_widgets_in_a_static_html_export(tmp_path, monkeypatch):
+    """No kernel, no server: the embedded state alone draws the widgets, and sliders work."""
+    require_browser()
+    widget_js_or_skip()
+
+    html = exported_fixture(tmp_path, monkeypatch)
+    shots = screenshot_dir()
+    with sync_playwright() as pw, offline_page(pw, viewport=(1300, 1500), serve=cdn_file) \
+            as (page, blocked):
+        expect.set_options(timeout=WAIT_MS)
+        page.goto(html.as_uri())
         dash = page.locator("[data-widget='dashboard']")
         expect(dash).to_have_attribute("data-runs", "2")
-        expect(dash.locator(".pnb-block-item[data-block='0']")).to_have_attribute("data-change", "+1 ops")
-        expect(dash.locator(".pnb-block-item[data-block='1']")).to_have_count(1)
-        expect(dash.locator("[data-scope-label='run']")).to_have_count(1)
-        for t in range(3):
-            step = dash.locator(f"[data-scope-label='step {t}']")
-            expect(step.locator("tr[data-var='static_rnn_0@mem_0']")).to_have_attribute(
-                "data-state", "allocated")
-        expect(dash.locator("tr[data-var='fc_0.w_0'][data-state='allocated']")).to_have_count(1)
-        graph = dash.locator(".pnb-graph")
-        if shutil.which("dot"):
-            expect(graph.locator("[data-graph='svg'] svg")).to_have_count(1)
-        else:
-            expect(graph.locator("[data-hint='graphviz']")).to_contain_text("graphviz")
-        dash.locator(".pnb-block-item[data-block='1']").click()
-        expect(graph).to_have_attribute("data-block", "1")
-        dash.screenshot(path=str(shots / "dashboard.png"))
-
-        # -- the RNN explorer: step 0, then the slider moved one step with the keyboard --------
+        expect(dash.locator("[data-scope-label='step 2']")).to_have_count(1)
         rnn = page.locator("[data-widget='rnn']")
         expect(rnn).to_have_attribute("data-step", "0")
-        expect(rnn.locator(".pnb-step")).to_have_count(3)
-        memory = rnn.locator(".pnb-link[data-link='memory']")
-        expect(memory).to_have_attribute("data-equal", "true")
-        expect(memory).to_contain_text("initial state")
-        first_scope = rnn.get_attribute("data-scope")
-        rnn.screenshot(path=str(shots / "rnn_explorer_step0.png"))
-
-        slider = rnn.locator("input[data-role='step']")
-        slider.focus()
-        page.keyboard.press("ArrowRight")
+        rnn.locator("[data-action='next']").click()
         expect(rnn).to_have_attribute("data-step", "1")
-        assert rnn.get_attribute("data-scope") != first_scope
-        expect(memory).to_have_attribute("data-equal", "true")
-        expect(memory).to_contain_text("static_rnn_0@mem_0 at step 1")
-        expect(memory).to_contain_text("static_rnn_0.tmp_0 at step 0")
-        expect(rnn.locator("tr[data-var='static_rnn_0@mem_0'][data-step='1']")).to_have_attribute(
-            "data-state", "allocated")
-        rnn.screenshot(path=str(shots / "rnn_explorer_step1.png"))
-
-        # The kernel saw the slider move: run the last cell again and read what it prints.
-        last = page.locator(".jp-CodeCell", has_text="kernel sees step")
-        expect(last.locator(".jp-OutputArea-output")).to_contain_text("kernel sees step 0")
-        last.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Control+Enter")
-        expect(last.locator(".jp-OutputArea-output")).to_contain_text(
-            f"kernel sees step 1 of scope {rnn.get_attribute('data-scope')}")
-
-        # -- the run replay: a temporary allocated, then freed after its last use ---------------
-        replay = page.locator("[data-widget='replay']")
-        replay_slider = replay.locator("input[data-role='position']")
-        replay_slider.focus()
-        page.keyboard.press("ArrowRight")
-        expect(replay).to_have_attribute("data-position", "1")
-        expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "0")
-        expect(replay.locator("[data-scope-label='run'] tr[data-var='fill_constant_0.tmp_0']")) \
-            .to_have_attribute("data-state", "allocated")
-        page.keyboard.press("End")
-        expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "end")
-        expect(replay.locator("[data-scope-label='run']")).to_have_attribute("data-destroyed", "true")
-        page.keyboard.press("Home")
-        for _ in range(2):
-            page.keyboard.press("ArrowRight")
-        expect(replay.locator(".pnb-op")).to_have_attribute("data-op", "1")
-        replay.screenshot(path=str(shots / "run_replay.png"))
-
-        # -- the memory timeline ------------------------------------------------------------------
-        timeline = page.locator("[data-widget='timeline']")
-        expect(timeline.locator("svg polyline[data-place='CPUPlace()']")).to_have_count(1)
-        assert timeline.locator(".pnb-mark[data-state='allocated']").count() > 0
-        timeline.locator("rect.pnb-col[data-pos='2']").hover()
-        expect(timeline.locator("[data-detail]")).to_have_attribute("data-pos", "2")
-        timeline.screenshot(path=str(shots / "memory_timeline.png"))
-
-        page.screenshot(path=str(shots / "jupyterlab_page.png"))
+        expect(rnn.locator(".pnb-link[data-link='memory']")).to_have_attribute("data-equal", "true")
+        rnn.screenshot(path=str(shots / "static_export_rnn_explorer.png"))
+        expect(page.locator("[data-widget='timeline'] svg polyline")).to_have_count(1)
+    # The widget JavaScript came from local files; the one thing left unanswered is
+    # nbconvert's MathJax, which this page does not need.
+    assert all("mathjax" in u.lower() for u in blocked), blocked

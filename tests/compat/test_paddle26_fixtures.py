@@ -200,3 +200,54 @@ def test_the_loop_runs_three_steps_and_its_grad_runs_in_each(manifest):
     steps = [k for k in run.kids if k.label.startswith("step ")]
     assert [k.label for k in steps] == ["step 0", "step 1", "step 2"]
     assert all([g.label for g in k.kids] == ["grad"] for k in steps)
+
+
+# -- paddle_nb's side of the files PaddlePaddle reads ---------------------------------------------
+def _mlp():
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[16])
+        prob = pd.layers.softmax(pd.layers.fc(pd.layers.fc(x, 8, act="relu"), 10))
+    exe, scope = pd.Executor(pd.CPUPlace(), seed=3), pd.Scope()
+    exe.run(startup, scope=scope)
+    return main, exe, scope, prob
+
+
+def test_save_inference_model_with_a_path_prefix_writes_paddles_2x_layout(tmp_path):
+    # what `make interop` gives paddle.static.load_inference_model(path_prefix, exe)
+    main, exe, scope, prob = _mlp()
+    (tmp_path / "other.txt").write_text("kept")
+    prefix = tmp_path / "export" / "mlp"
+    targets = pd.io.save_inference_model(str(prefix), ["x"], [prob], exe, main, scope=scope,
+                                         prefix=True)
+    assert targets == [prob.name]
+    assert sorted(p.name for p in (tmp_path / "export").iterdir()) == \
+        ["mlp.pdiparams", "mlp.pdmodel"]
+    assert (tmp_path / "other.txt").read_text() == "kept"
+    x = np.random.default_rng(0).standard_normal((3, 16)).astype("float32")
+    (want,) = exe.run(main, feed={"x": x}, fetch_list=[prob], scope=scope)
+    for kwargs in ({}, {"prefix": True}):          # found by itself, or said
+        fresh = pd.Scope()
+        program, feeds, fetches = pd.io.load_inference_model(str(prefix), exe, scope=fresh,
+                                                             **kwargs)
+        (got,) = exe.run(program, feed={feeds[0]: x}, fetch_list=fetches, scope=fresh)
+        np.testing.assert_array_equal(got, want)
+    # the same bytes as the directory form with PaddlePaddle's file names, but for where the
+    # feed and fetch ops were built (op_callstack)
+    pd.io.save_inference_model(str(tmp_path / "named"), ["x"], [prob], exe, main, scope=scope,
+                               model_filename="mlp.pdmodel", params_filename="mlp.pdiparams")
+    assert (tmp_path / "named" / "mlp.pdiparams").read_bytes() == \
+        (tmp_path / "export" / "mlp.pdiparams").read_bytes()
+
+
+def test_a_path_prefix_takes_no_file_names_and_is_not_a_directory(tmp_path):
+    main, exe, scope, prob = _mlp()
+    with pytest.raises(pd.errors.SaveLoadError, match="leave model_filename"):
+        pd.io.save_inference_model(str(tmp_path / "m"), ["x"], [prob], exe, main, scope=scope,
+                                   model_filename="m.pdmodel", prefix=True)
+    with pytest.raises(pd.errors.SaveLoadError, match="is a directory"):
+        pd.io.save_inference_model(str(tmp_path), ["x"], [prob], exe, main, scope=scope,
+                                   prefix=True)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(pd.errors.SaveLoadError):        # neither a directory nor a prefix
+        pd.io.load_inference_model(str(tmp_path / "absent"), exe, scope=pd.Scope())

@@ -170,11 +170,15 @@ def test_dashboard_new_block_and_selection(rnn_net):
 
 def test_dashboard_listens_to_every_executor_without_one(mlp):
     prog, scope, exe, feed, loss = mlp
+    listeners = len(RUN_LISTENERS)
     dash = Dashboard(prog, scope)
-    assert len(RUN_LISTENERS) >= 1
-    pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=scope)
-    assert dash.runs == 1
-    dash.close()
+    try:
+        assert len(RUN_LISTENERS) == listeners + 1
+        pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=scope)
+        assert dash.runs == 1
+    finally:
+        dash.close()
+    assert len(RUN_LISTENERS) == listeners
     exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
     assert dash.runs == 1
 

@@ -49,14 +49,15 @@ function legend(palette) {
 
 function valueTable(preview) {
   if (!preview) return h("span", { class: "pnb-muted" }, "no value recorded");
-  const rows = preview.rows.map((r) => h("tr", {}, r.map((x) => h("td", {}, fmtNumber(x)))));
+  const whole = preview.rows.every((r) => r.every((x) => typeof x !== "number" || Number.isInteger(x)));
+  const rows = preview.rows.map((r) => h("tr", {}, r.map((x) => h("td", {}, fmtNumber(x, whole)))));
   return h("table", { class: "pnb-values" }, rows,
     preview.truncated ? h("tr", {}, h("td", { class: "pnb-muted" }, "…")) : null);
 }
 
-function fmtNumber(x) {
+function fmtNumber(x, whole) {
   if (typeof x !== "number") return String(x);
-  return Number.isInteger(x) ? String(x) : x.toFixed(4).replace(/0+$/, "").replace(/\.$/, "");
+  return whole ? String(x) : x.toFixed(4);
 }
 
 // A scope and its kids: one table of variables per scope, nested by the hierarchy.
@@ -70,7 +71,8 @@ function scopeTree(node, palette, opts = {}) {
       "data-var": v.name, "data-state": v.state, "data-scope": node.id,
       "data-change": v.change || null, class: v.change ? "pnb-changed" : null },
     h("td", { class: "pnb-name" }, v.name), h("td", {}, stateChip(v.state, palette)),
-    h("td", {}, v.state === "allocated" ? fmtShape(v.shape) : ""),
+    h("td", {}, v.state === "allocated" ? fmtShape(v.shape)
+      : v.holder ? h("span", { class: "pnb-muted" }, `holds ${v.holder}`) : ""),
     h("td", {}, v.dtype || ""), h("td", {}, v.place || ""),
     h("td", { class: "pnb-num" }, v.state === "allocated" ? fmtBytes(v.nbytes) : ""),
     opts.changes ? h("td", {}, v.change ? h("span", { class: "pnb-change" }, v.change) : "") : null));
@@ -172,13 +174,14 @@ function blockTree(blocks, parent, selected, select) {
 
 function graphView(g) {
   if (!g) return h("div", { class: "pnb-muted" }, "no graph");
+  const note = g.note ? h("div", { class: "pnb-muted" }, g.note) : null;
   if (g.svg) {
     const box = h("div", { class: "pnb-svg", "data-graph": "svg" });
     box.innerHTML = g.svg;
-    return box;
+    return h("div", {}, box, note);
   }
   return h("div", {}, h("div", { class: "pnb-hint", "data-hint": "graphviz" }, g.hint),
-           h("pre", { class: "pnb-dot", "data-graph": "dot" }, g.dot));
+           h("pre", { class: "pnb-dot", "data-graph": "dot" }, g.dot), note);
 }
 
 function changeList(changes) {
@@ -209,8 +212,8 @@ function replayTree(model, p) {
     for (const name of order[String(s.id)] || []) {
       const cell = cells.get(`${s.id}/${name}`);
       if (!cell) continue;
-      const [shape, dtype] = meta[`${s.id}/${name}`] || [null, null];
-      vars.push({ name, state: cell[0], nbytes: cell[1], place: cell[2], dtype,
+      const [shape, dtype, holder] = meta[`${s.id}/${name}`] || [null, null, null];
+      vars.push({ name, state: cell[0], nbytes: cell[1], place: cell[2], dtype, holder,
                   shape: cell[0] === "allocated" ? shape : null });
     }
     nodes.set(s.id, { id: s.id, label: s.label, parent: s.parent, vars, kids: [],

@@ -8,10 +8,11 @@
    outputs, and the training program (``<model>.main.pb``, after PaddlePaddle's startup program
    and the ``init:`` parameters) gives PaddlePaddle's losses and parameters after each step.
    Every program also parses and serializes back to PaddlePaddle's bytes, before and after
-   running. Then paddle_nb builds an MLP, a small CNN and a ``cond`` and a ``While`` model with ``pd.layers``
-   and saves each with ``pd.io.save_inference_model`` in three layouts: the path prefix
-   (``<name>.pdmodel`` / ``.pdiparams``), a directory with named files, and the 1.x layout
-   (``__model__`` + one file per variable), with its own outputs beside them.
+   running. Then paddle_nb builds an MLP, a small CNN, a ``cond`` and a ``While`` model with
+   ``pd.layers`` and saves each with ``pd.io.save_inference_model`` in three layouts: the path
+   prefix (``<name>.pdmodel`` / ``.pdiparams``), a directory with named files, and the 1.x
+   layout (``__model__`` + one file per variable), with its own outputs (for x and -x, so
+   that ``cond`` takes both branches) beside them.
 2. **PaddlePaddle runs paddle_nb's files** (``paddle`` side, run with ``.venv-interop``): each
    of those models loads with ``paddle.static.load_inference_model`` and gives paddle_nb's
    outputs; so does the path-prefix one in Paddle Inference's predictor (``paddle.inference``,
@@ -21,9 +22,10 @@
    ``deserialize_persistables``) to paddle_nb's losses and parameters. And the MLP rebuilt with
    ``paddle.static.nn.fc``, given paddle_nb's ``pd.io.save_params`` files through
    ``paddle.static.load_program_state`` / ``set_program_state`` (the way to a program of
-   PaddlePaddle's own, such as one Fleet distributes), gives paddle_nb's outputs. (Training programs with
-   control flow do not run there: paddle_nb's backward writes its own ``while_grad`` /
-   ``conditional_block_grad`` conventions, which PaddlePaddle's kernels do not read.)
+   PaddlePaddle's own, such as one Fleet distributes), gives paddle_nb's outputs. (Training
+   programs with control flow do not run there: paddle_nb's backward writes its own
+   ``while_grad`` / ``conditional_block_grad`` conventions, which PaddlePaddle's kernels do
+   not read.)
 
 paddle_nb and paddle cannot share a process (both register ``framework.proto`` in protobuf's
 default pool), so the default command (``all``) imports neither: it runs the two sides as
@@ -33,7 +35,6 @@ non-zero when anything differs by more than rtol 1e-4 (atol 1e-6) or failed to l
 
 import argparse
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -82,7 +83,7 @@ class Report:
         pathlib.Path(path).write_text(json.dumps(self.rows, indent=1) + "\n")
 
 
-# -- side 1: paddle_nb runs PaddlePaddle's files ------------------------------------------------------
+# -- side 1: paddle_nb runs PaddlePaddle's files ---------------------------------------------------
 def nb_side(fixtures, work):
     import paddle_nb as pd
     report = Report("paddle_nb runs PaddlePaddle's")
@@ -266,13 +267,14 @@ def _layouts(exports, name):
     return {
         "prefix": {"path": str(exports / name), "kwargs": {}},
         "dir": {"path": str(exports / f"{name}_dir"),
-                "kwargs": {"model_filename": "model.pdmodel", "params_filename": "model.pdiparams"}},
+                "kwargs": {"model_filename": "model.pdmodel",
+                           "params_filename": "model.pdiparams"}},
         "vars": {"path": str(exports / f"{name}_vars"),
                  "kwargs": {"model_filename": "__model__", "params_filename": None}},
     }
 
 
-# -- side 2: PaddlePaddle runs paddle_nb's files ------------------------------------------------------
+# -- side 2: PaddlePaddle runs paddle_nb's files ---------------------------------------------------
 def paddle_side(work):
     import paddle
     paddle.enable_static()
@@ -383,7 +385,7 @@ def _predict(predictor, io, k):
     return [predictor.get_output_handle(n).copy_to_cpu() for n in predictor.get_output_names()]
 
 
-# -- both -------------------------------------------------------------------------------------------------
+# -- both ------------------------------------------------------------------------------------------
 def run_side(python, side, args):
     command = [python, str(pathlib.Path(__file__).resolve()), side, "--fixtures",
                str(args.fixtures), "--work", str(args.work)]

@@ -9,7 +9,7 @@ The plan also knows each temporary's last use, so the executor can release
 it right after (PaddlePaddle's eager deletion).
 """
 
-from paddle_nb.errors import OpNotFoundError
+from paddle_nb.errors import OpBuildError, OpNotFoundError
 from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
@@ -64,6 +64,7 @@ class BlockPlan:
             if opdef is None:
                 missing.append(op.type)
                 continue
+            _refuse_unknown_inputs(op, opdef, block_idx, k)
             attrs = opdef.complete_attrs(op.attrs, strict=False)
             ins = tuple(self._slot(op, s, op.input(s.name)) for s in opdef.inputs)
             outs = tuple(self._slot(op, s, op.output(s.name)) for s in opdef.outputs)
@@ -127,6 +128,16 @@ class BlockPlan:
                 by_step.setdefault(k, []).append(pos)
         for k, step in enumerate(self.steps):
             step.release = tuple(by_step.get(k, ()))
+
+
+def _refuse_unknown_inputs(op, opdef, block_idx, k):
+    """A filled input slot the op type does not declare would be ignored: refuse it."""
+    for slot, names in op.inputs.items():
+        if names and slot not in opdef.input_index:
+            raise OpBuildError(
+                f"op #{k} '{op.type}' in block {block_idx} fills input slot '{slot}' "
+                f"({', '.join(names)}), which paddle_nb's '{op.type}' does not support (it "
+                f"takes {[s.name for s in opdef.inputs]}); nothing was run")
 
 
 def _flat(slots):

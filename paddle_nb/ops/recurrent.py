@@ -169,7 +169,9 @@ register(OpDef(
 register(OpDef(
     "recurrent_grad",
     inputs=[_dup("inputs"), _dup("initial_states"), _dup("parameters"), _dup("outputs"),
-            _dup("outputs@GRAD"), "step_scopes"],
+            _dup("outputs@GRAD"), "step_scopes",
+            Slot("step_scopes@GRAD", dispensable=True,
+                 comment="PaddlePaddle writes it; nothing reads it")],
     outputs=[_dup("inputs@GRAD"), _dup("initial_states@GRAD"), _dup("parameters@GRAD")],
     attrs=RNN_ATTRS, kernel=_recurrent_grad, raw=True,
     doc="run the grad block in each step scope, last step first; pass memory gradients back"))

@@ -51,7 +51,7 @@ def close(got, want, what):
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=what)
 
 
-# -- the programs as PaddlePaddle wrote them --------------------------------------------------------
+# -- the programs as PaddlePaddle wrote them -------------------------------------------------------
 @pytest.mark.parametrize("model", MODELS)
 def test_the_blocks_hold_the_op_types_of_the_manifest_and_each_is_registered(model, manifest):
     entry = manifest[model]
@@ -96,7 +96,7 @@ def test_paddles_while_grad_and_conditional_block_grad_descs_are_the_ones_the_ke
         ["mean_0.tmp_0@GRAD@RENAME@block0@0", "mean_0.tmp_0@GRAD@RENAME@block0@1"]
 
 
-# -- inference ----------------------------------------------------------------------------------------
+# -- inference -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("model", MODELS)
 def test_the_inference_model_gives_paddles_outputs(model, manifest):
     entry, values = manifest[model], io(model)
@@ -126,7 +126,7 @@ def test_the_directory_form_with_file_names_reads_the_same_model(manifest):
     close(prob, values[f"infer/{fetches[1].name}"], "prob")
 
 
-# -- training -----------------------------------------------------------------------------------------
+# -- training --------------------------------------------------------------------------------------
 def train(model, entry, values):
     main = pd.Program.parse(path(f"{model}.main.pb").read_bytes())
     startup = pd.Program.parse(path(f"{model}.startup.pb").read_bytes())

@@ -156,7 +156,7 @@ class Executor:
     def _check_persistables_ready(self, plan, env):
         for pos in plan.first_reads:
             if plan.persistable[pos] and env[pos] is None:
-                step = next(s for s in plan.steps if pos in _flat_ins(s.ins))
+                step = plan.first_reader(pos)
                 raise OpRunError(
                     f"'{plan.names[pos]}' is persistable but has no value in the scope, and op "
                     f"#{step.index} '{step.op.type}' (built at {step.op.site()}) reads it: run "
@@ -345,12 +345,6 @@ def _gather(cells, ins):
             args.append(cells[i]._array if i >= 0 else None)
     return args
 
-
-def _flat_ins(ins):
-    out = []
-    for i in ins:
-        out.extend(i if isinstance(i, tuple) else [i])
-    return out
 
 
 

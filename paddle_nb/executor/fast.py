@@ -15,6 +15,7 @@ import functools
 
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.executor.plan import flat_positions
 from paddle_nb.ops.registry import Meta
 
 __all__ = ["FastBlock"]
@@ -33,7 +34,7 @@ class FastBlock:
             self.calls.append((fn, step.ins, arity, step.outs, single, step.release,
                                step.initializer, step))
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
-        self.written = sorted({p for step in plan.steps for p in _flat(step.outs)
+        self.written = sorted({p for step in plan.steps for p in flat_positions(step.outs)
                                if plan.persistable[p]})
 
     def run(self, executor, scope, feed_arrays, fetch_positions):
@@ -141,13 +142,3 @@ def _store(env, outs, out):
             env[pos] = value
             nbytes += value.nbytes
     return nbytes
-
-
-def _flat(slots):
-    out = []
-    for s in slots:
-        if isinstance(s, tuple):
-            out.extend(s)
-        elif s >= 0:
-            out.append(s)
-    return out

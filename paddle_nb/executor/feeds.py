@@ -20,12 +20,6 @@ def has_lod(feed):
     return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
 
 
-def _flat_ins(ins):
-    out = []
-    for i in ins:
-        out.extend(i if isinstance(i, tuple) else [i])
-    return out
-
 def fetch_name(program, target):
     name = target.name if isinstance(target, Variable) else target
     if not isinstance(name, str):
@@ -53,7 +47,7 @@ def check_feed(program, plan, feed):
             continue
         if name in fed_by_op:
             continue
-        step = next(s for s in plan.steps if pos in _flat_ins(s.ins))
+        step = plan.first_reader(pos)
         raise FeedError(f"missing feed for '{name}' ({_shape_text(var)}), read by op "
                         f"#{step.index} '{step.op.type}' built at {step.op.site()}")
     for name, op in fed_by_op.items():

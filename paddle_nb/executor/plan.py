@@ -100,6 +100,10 @@ class BlockPlan:
     def position(self, name):
         return self._pos.get(name)
 
+    def first_reader(self, pos):
+        """The first step that reads position ``pos``."""
+        return next(s for s in self.steps if pos in flat_positions(s.ins))
+
     def reads_before_writes(self):
         """Positions of variables some step reads before any step writes them."""
         return self.first_reads
@@ -107,10 +111,10 @@ class BlockPlan:
     def _reads_before_writes(self):
         written, first_reads = set(), []
         for step in self.steps:
-            for pos in _flat(step.ins):
+            for pos in flat_positions(step.ins):
                 if pos not in written and pos not in first_reads:
                     first_reads.append(pos)
-            written.update(_flat(step.outs))
+            written.update(flat_positions(step.outs))
         return first_reads
 
     def plan_releases(self, keep):
@@ -119,7 +123,7 @@ class BlockPlan:
         for k, step in enumerate(self.steps):
             if step.raw:          # raw ops may read anything through the scope: keep all alive
                 return
-            for pos in _flat(step.ins) + _flat(step.outs):
+            for pos in flat_positions(step.ins) + flat_positions(step.outs):
                 last[pos] = k
         by_step = {}
         for pos, k in last.items():
@@ -140,7 +144,7 @@ def _refuse_unknown_inputs(op, opdef, block_idx, k):
                 f"takes {[s.name for s in opdef.inputs]}); nothing was run")
 
 
-def _flat(slots):
+def flat_positions(slots):
     out = []
     for s in slots:
         if isinstance(s, tuple):

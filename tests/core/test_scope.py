@@ -17,15 +17,6 @@ CPU = pd.CPUPlace()
 Destroyed = pd.errors.ScopeDestroyedError
 
 
-@pytest.fixture
-def quiet_gc():
-    """No cycle collection during the test, so that only this test moves the memory counters."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def in_use():

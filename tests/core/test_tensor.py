@@ -15,19 +15,6 @@ import paddle_nb as pd
 CPU = pd.CPUPlace()
 
 
-@pytest.fixture
-def quiet_gc():
-    """Collect old garbage now and keep the cycle collector off during the test.
-
-    Scopes, variables and tensors form reference cycles; a collection in the middle of a
-    test would free some earlier test's tensors and move the memory counters under it.
-    """
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def in_use(place=CPU):

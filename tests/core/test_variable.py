@@ -4,7 +4,6 @@ A Variable starts empty ("created"); ``get_mutable(T)`` puts an empty T in it on
 ("typed"); ``get(T)`` returns the held T, and a mismatch names both types. Once its scope is
 destroyed or it is erased, every use raises ScopeDestroyedError naming it.
 """
-import gc
 
 import numpy as np
 import pytest
@@ -14,15 +13,6 @@ import paddle_nb as pd
 CPU = pd.CPUPlace()
 
 
-@pytest.fixture
-def quiet_gc():
-    """No cycle collection during the test, so that only this test moves the memory counters."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 # -- only a scope creates a variable ------------------------------------------------------------

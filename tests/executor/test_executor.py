@@ -5,7 +5,6 @@ that is gone when the run ends. Bad feeds and fetches are refused before anythin
 a run that fails part-way names the op and the user's line that built it, and puts every
 persistable back as it was.
 """
-import gc
 import inspect
 import os
 
@@ -484,15 +483,6 @@ def test_the_reference_evaluator_agrees_with_the_executor_on_sub_blocks(monkeypa
 
 
 # -- memory ----------------------------------------------------------------------------------------
-@pytest.fixture
-def quiet_gc():
-    """No cycle collection during the test, so that only this test moves the counters."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _held(scope):

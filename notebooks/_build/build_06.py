@@ -1,35 +1,12 @@
 """Build notebooks/06_reference_evaluator.ipynb from the cells below.
 
-The notebook is written here, as Python, so that a change to it is a readable diff and the
-cell ids stay stable. Run from the repository root:
-
-    .venv/bin/python notebooks/_build/build_06.py              # write it and run it (stores outputs)
-    .venv/bin/python notebooks/_build/build_06.py --no-execute # write it without outputs
-
-Executing needs nbclient and ipykernel (`make venv` installs both); outputs are text only.
-tests/notebooks/test_notebooks.py runs the notebook, and the hidden solutions, in CI.
+Run `.venv/bin/python notebooks/_build/build_06.py [--no-execute]` from the repository root;
+nbkit.py says how a notebook is built and run.
 """
-import argparse
-import pathlib
-import textwrap
+import nbkit  # beside this script, whose folder Python puts first on sys.path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-
-HERE = pathlib.Path(__file__).resolve().parent
-NOTEBOOKS = HERE.parent
-TARGET = NOTEBOOKS / "06_reference_evaluator.ipynb"
-
-CELLS = []
-
-
-def md(text):
-    CELLS.append(("markdown", textwrap.dedent(text).strip()))
-
-
-def code(text):
-    CELLS.append(("code", textwrap.dedent(text).strip()))
-
+NOTEBOOK = nbkit.Notebook("06_reference_evaluator.ipynb")
+md, code = NOTEBOOK.md, NOTEBOOK.code
 
 # ------------------------------------------------------------------------------------------------
 md("""
@@ -625,40 +602,5 @@ md("""
 """)
 
 
-# ------------------------------------------------------------------------------------------------
-def build():
-    cells = []
-    for number, (kind, source) in enumerate(CELLS):
-        make = new_markdown_cell if kind == "markdown" else new_code_cell
-        cell = make(source)
-        cell.id = f"c{number:02d}-{kind}"          # stable ids: rebuilding gives the same file
-        cells.append(cell)
-    notebook = new_notebook(cells=cells)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
-    notebook.metadata["language_info"] = {"name": "python"}
-    return notebook
-
-
-def execute(notebook):
-    from nbclient import NotebookClient
-    NotebookClient(notebook, timeout=120, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    for cell in notebook.cells:
-        cell.metadata.pop("execution", None)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-execute", action="store_true", help="write the cells without outputs")
-    args = parser.parse_args()
-    notebook = build()
-    if not args.no_execute:
-        execute(notebook)
-    nbformat.validate(notebook)
-    nbformat.write(notebook, TARGET)
-    print(f"wrote {TARGET.relative_to(NOTEBOOKS.parent)} ({len(notebook.cells)} cells)")
-
-
 if __name__ == "__main__":
-    main()
+    nbkit.main(NOTEBOOK)

@@ -192,14 +192,18 @@ def _swce_infer(logits, label, *, soft_label, ignore_index, axis, numeric_stable
 def _swce_kernel(ctx, logits, label, *, soft_label, ignore_index, axis, use_softmax, **_):
     xp = ctx.xp
     axis %= logits.ndim
-    if use_softmax:
-        probs, logp = softmax(xp, logits, axis), log_softmax(xp, logits, axis)
+    if use_softmax:      # one exp: softmax and log-softmax share the shifted logits and the sum
+        shifted = logits - logits.max(axis=axis, keepdims=True)
+        e = xp.exp(shifted)
+        total = e.sum(axis=axis, keepdims=True)
+        probs, log_total = e / total, xp.log(total)
     else:
-        probs, logp = logits.copy(), _safe_log(xp, logits)
+        probs, shifted, log_total = logits.copy(), _safe_log(xp, logits), 0
     if soft_label:
-        return probs, -(label * logp).sum(axis=axis, keepdims=True)
+        return probs, -(label * (shifted - log_total)).sum(axis=axis, keepdims=True)
     index, keep = _hard_index(xp, label, logits.shape[axis], ignore_index)
-    loss = xp.where(keep, -xp.take_along_axis(logp, index, axis=axis), 0)
+    picked = xp.take_along_axis(shifted, index, axis=axis) - log_total
+    loss = xp.where(keep, -picked, 0)
     return probs, loss.astype(logits.dtype, copy=False)
 
 
@@ -216,7 +220,8 @@ def _swce_grad_kernel(ctx, label, probs, dloss, *, soft_label, ignore_index, axi
     index, keep = _hard_index(xp, label, probs.shape[axis], ignore_index)
     hit = _one_hot(xp, index, keep, probs.shape[axis], axis, probs.ndim)
     if use_softmax:
-        grad = (probs - hit) * dloss * keep
+        grad = probs - hit
+        grad *= dloss * keep if not bool(keep.all()) else dloss
     else:
         grad = -dloss / xp.where(hit, probs, 1) * hit
     return grad.astype(probs.dtype, copy=False)

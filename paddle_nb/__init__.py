@@ -38,3 +38,15 @@ __all__ = [
     "append_backward", "gradients",
     "optimizer", "regularizer",
 ]
+
+
+def __getattr__(name):
+    """``pd.viz`` loads the viewer on first use: it needs graphviz and IPython, the rest not.
+
+    Importing ``paddle_nb.viz`` also registers its HTML formatters with the running IPython,
+    so Programs, Scopes and RunRecords then show themselves (docs/viz.md).
+    """
+    if name == "viz":
+        import importlib
+        return importlib.import_module("paddle_nb.viz")
+    raise AttributeError(f"module 'paddle_nb' has no attribute {name!r}")

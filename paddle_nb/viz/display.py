@@ -13,6 +13,7 @@ shown with a line saying how to get pictures.
 
 import html
 import re
+import sys
 
 from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
@@ -120,9 +121,10 @@ def _core_var_html(var):
                     f'<span class="pnb-muted">{esc(var._dead)}</span></div>', "states")
     rec = _var_record(var, (), True)
     scope = var._scope
+    where = f"{scope.id} {esc(scope.label)}" if scope.label else f"{scope.id}"
     body = (f'<div data-var="{esc(rec.name)}" data-state="{rec.state}" data-scope="{scope.id}">'
             f'<b>Variable</b> <span class="pnb-name">{esc(rec.name)}</span> {state_chip(rec.state)}'
-            f'<span class="pnb-muted"> in scope {scope.id}{" " + esc(scope.label) if scope.label else ""}'
+            f'<span class="pnb-muted"> in scope {where}'
             f"{' · holds a ' + esc(rec.holder) if rec.holder else ''}</span>")
     if rec.state == "allocated":
         body += (f'<div class="pnb-muted">{esc(rec.dtype)}{esc(fmt_shape(rec.shape))} on '
@@ -160,10 +162,12 @@ def _framework_var_html(var):
 def _operator_html(op):
     role = OpRole.name(op.role)
     k = op.index()
+    subs = op.sub_block_ids()
+    owns = chip(f"owns block {', '.join(map(str, subs))}", ROLE_COLOURS[role]) if subs else ""
     return page(f'<div data-block="{op.block.idx}" data-op="{k}" data-op-type="{esc(op.type)}">'
                 f'{trees._op_details(k, op, role).replace("<details>", "<details open>", 1)}'
                 f'<span class="pnb-muted">block {op.block.idx}</span>'
-                f'{chip("owns block " + str(op.sub_block_ids()), ROLE_COLOURS[role]) if op.sub_block_ids() else ""}'
+                f"{owns}"
                 "</div>")
 
 
@@ -177,7 +181,7 @@ DISPLAYED = tuple(_DRAWERS)
 
 # -- graphs as HTML -----------------------------------------------------------------------------
 def svg_of(dot):
-    """The SVG of ``dot`` (runs `dot`), with ``data-block``/``data-op``/``data-var`` on its nodes."""
+    """The SVG of ``dot`` (runs `dot`), with data-block, data-op, data-var on its nodes."""
     svg = dot.pipe(format="svg", quiet=True).decode("utf-8")
     svg = svg[svg.find("<svg"):]
     data = getattr(dot, "paddle_nodes", {})
@@ -197,7 +201,8 @@ def graph_html(dot):
         body = f'<div data-graph="svg">{svg_of(dot)}</div>'
     except (graphviz.ExecutableNotFound, OSError):
         body = (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
-                f"<details><summary>DOT source</summary><pre>{esc(dot.source)}</pre></details></div>")
+                f"<details><summary>DOT source</summary><pre>{esc(dot.source)}</pre></details>"
+                "</div>")
     note = getattr(dot, "paddle_note", "")
     return body + (f'<div class="pnb-muted">{esc(note)}</div>' if note else "")
 
@@ -213,13 +218,12 @@ def _format(obj):
 
 
 def _shell(shell):
+    """``shell``, else the running IPython shell, else None (IPython is not imported for it:
+    when no one imported IPython, no shell is running)."""
     if shell is not None:
         return shell
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
 
 
 def register(shell=None):

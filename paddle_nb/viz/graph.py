@@ -6,26 +6,31 @@ cylinders. Each block is a cluster inside its parent block's cluster, tied to
 the op that owns it by a bold purple edge; a variable a sub-block reads from
 an outer block comes in on a dashed edge, like a C++ lambda's capture, and an
 RNN's step links (slice ``[t]``, ``init``, ``next step``, ``stack``) are
-dotted. Big programs fold (see :func:`graph`). Every node has a stable ``id``
+dotted; a write to a variable already read above (an optimizer updating a
+parameter) is green and does not push the reader down. Big programs fold
+(see :func:`graph` and ``viz/fold.py``). Every node has a stable ``id``
 (``op-b0-3``, ``var-b0-fc_0.w_0``, ``block-1``) that the SVG keeps, and
-:func:`svg_of` adds ``data-block``/``data-op``/``data-var`` attributes.
+``display.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
 """
-
-import re
 
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
 from paddle_nb.viz.fold import Folds, node_id
-from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, esc, fmt_shape
+from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, fmt_shape, page
 
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_OPS"]
 
-DEFAULT_MAX_OPS = 200
+DEFAULT_MAX_OPS = 60
 OWNS_COLOUR = "#674ea7"
+UPDATE_COLOUR = "#38761d"
 GRAPH_ATTR = {"compound": "true", "rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
-              "fontname": "Helvetica", "fontsize": "10", "newrank": "true"}
+              "fontname": "Helvetica", "fontsize": "10"}
+# Above this many nodes, bound dot's network-simplex passes (nslimit): with long edges (a
+# parameter read by a forward op and updated by the optimizer far below) an 80-op training
+# program otherwise takes a minute to lay out; bounded, a second, with more winding edges.
+BIG_GRAPH_NODES = 120
 NODE_ATTR = {"fontname": "Helvetica", "fontsize": "10", "height": "0.3", "margin": "0.08,0.03"}
 EDGE_ATTR = {"arrowsize": "0.6", "color": "#555555", "fontname": "Helvetica", "fontsize": "8"}
 
@@ -63,6 +68,8 @@ def graph(block_or_program, collapse=None, max_ops=DEFAULT_MAX_OPS):
                                  edge_attr=EDGE_ATTR)
     drawing = _Drawing(program, blocks, folds)
     drawing.emit(dot)
+    if len(drawing.nodes) > BIG_GRAPH_NODES:
+        dot.attr(nslimit="2", nslimit1="2")
     if note:
         dot.attr(label=note, labelloc="b", labeljust="l")
     dot.paddle_nodes = drawing.nodes
@@ -90,7 +97,12 @@ def _graph_class(graphviz):
         class ProgramGraph(graphviz.Digraph):
             def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
                 from paddle_nb.viz.display import graph_html
-                return {"text/html": graph_html(self), "text/plain": repr(self)}
+                return {"text/html": page(graph_html(self)), "text/plain": repr(self)}
+
+            def __repr__(self):
+                return (f"<ProgramGraph {self.name}: {len(getattr(self, 'paddle_nodes', ()))} "
+                        "nodes and clusters; .source is the DOT text>")
+        ProgramGraph.__qualname__ = "ProgramGraph"
         _CLASSES.append(ProgramGraph)
     return _CLASSES[0]
 
@@ -208,8 +220,10 @@ class _Drawing:
     def _cluster(self, g, block):
         idx = block.idx
         with g.subgraph(name=f"cluster_b{idx}") as c:
-            c.attr(label=self._title(block), id=f"block-{idx}", style="rounded", color="#9fc5e8",
-                   labeljust="l", fontsize="10", **{"class": "block"})
+            c.attr(label=self._title(block), id=f"block-{idx}", color="#9fc5e8", labeljust="l",
+                   style="rounded" if idx == 0 else "rounded,filled",
+                   fillcolor=("#f4f8fc", "#e6eef7")[_depth(block) % 2],
+                   fontsize="10", **{"class": "block"})
             self.nodes[f"block-{idx}"] = {"block": idx}
             first = []
             for name in block.vars:
@@ -223,7 +237,10 @@ class _Drawing:
                 if nid not in seen:
                     seen.add(nid)
                     first.insert(len(seen) - 1, nid)
-                    self._op(c, block, k, op) if nid == node_id("op", idx, k) else self._unit(c, nid)
+                    if nid == node_id("op", idx, k):
+                        self._op(c, block, k, op)
+                    else:
+                        self._unit(c, nid)
             for kid in self.kids.get(idx, []):
                 if kid.idx in self.folds.block_node:
                     self._unit(c, self.folds.block_node[kid.idx])
@@ -293,7 +310,7 @@ class _Drawing:
     def _data_edges(self):
         for b in self.blocks:
             for k, op in enumerate(b.ops):
-                key, node = (b.idx, k), self.op_node((b.idx, k))
+                node = self.op_node((b.idx, k))
                 for name in dict.fromkeys(op.input_arg_names):
                     vk = self.resolve(b, name)
                     if vk is None:
@@ -331,7 +348,8 @@ class _Drawing:
                              "fontcolor": OWNS_COLOUR, "class": "owns"}
                     folded = self.folds.block_node.get(sub)
                     if folded is None:
-                        self.extra.append((node, self.heads[sub], dict(attrs, lhead=f"cluster_b{sub}")))
+                        tie = dict(attrs, lhead=f"cluster_b{sub}")
+                        self.extra.append((node, self.heads[sub], tie))
                     elif folded != node:
                         self.extra.append((node, folded, attrs))
 
@@ -350,7 +368,8 @@ class _Drawing:
                 ex = op.attr("ex_states") or []
                 links += [(self.resolve(b, i), here(e), "init")
                           for i, e in zip(op.input("initial_states"), ex)]
-                links += [(here(s), here(e), "next step") for s, e in zip(op.attr("states") or [], ex)]
+                states = op.attr("states") or []
+                links += [(here(s), here(e), "next step") for s, e in zip(states, ex)]
                 links += [(here(n), self.resolve(b, n), "stack") for n in op.output("outputs")]
                 for src, dst, label in links:
                     tail, head = src and self.var_node(src), dst and self.var_node(dst)
@@ -362,19 +381,29 @@ class _Drawing:
                         self.extra.append((tail, head, attrs))
 
 
+def _depth(block):
+    depth = 0
+    while block.parent is not None:
+        depth, block = depth + 1, block.parent
+    return depth
+
+
 def _edge_attrs(e):
     attrs, classes = {}, []
     if e["capture"]:
         attrs.update(style="dashed", color=OWNS_COLOUR)
         classes.append("capture")
     if e["back"]:
-        attrs["constraint"] = "false"
+        attrs.update(constraint="false", color=UPDATE_COLOUR)
         classes.append("update")
     names = e["names"]
-    if names:
-        attrs["label"] = names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
+    if names:                   # between folded nodes: name the variable when there is one
+        if len(names) == 1 and not e["back"]:
+            attrs["label"] = names[0]
         attrs["tooltip"] = ", ".join(names)
         classes.append("through")
+        if e["back"]:           # an optimizer's update of a folded layer: there, but quiet
+            attrs.update(color="#b6d7a8", arrowsize="0.4")
     if classes:
         attrs["class"] = " ".join(classes)
     return attrs

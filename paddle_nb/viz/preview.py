@@ -86,13 +86,14 @@ def _table(a):
 
 
 def _pooled(x, max_side):
-    """Shrink a 2-D float array to at most ``max_side`` per side by block means.
+    """Shrink a 2-D float array to at most ``max_side`` per side by block means (one block
+    size for both axes, so the picture keeps the array's proportions).
 
     A block holding a NaN stays NaN, and one holding an Inf (and no NaN) stays that Inf,
     so that a single bad value still shows in the picture.
     """
     rows, cols = x.shape
-    fy, fx = -(-rows // max_side), -(-cols // max_side)
+    fy = fx = max(-(-rows // max_side), -(-cols // max_side))
     if fy == 1 and fx == 1:
         return x, 1, 1
     pad = numpy.full((-(-rows // fy) * fy, -(-cols // fx) * fx), numpy.nan)
@@ -153,9 +154,11 @@ def _heatmap(a, max_side):
     data = base64.b64encode(_png(_colours(pooled))).decode("ascii")
     height, width = pooled.shape
     scale = max(1, min(8, 320 // max(width, 1), 240 // max(height, 1)))
-    pooled_note = f", each pixel the mean of {fy}x{fx} values" if fy * fx > 1 else ""
+    shown_w, shown_h = width * scale, max(height * scale, 12)
+    block = f"{min(fy, x.shape[0])}x{min(fx, x.shape[1])}"
+    pooled_note = f", each pixel the mean of {block} values" if fy > 1 else ""
     caption = (f"shown as {x.shape[0]}x{x.shape[1]}{pooled_note}; dark blue low, yellow high; "
                "NaN magenta, +Inf white, -Inf black")
     return (f'<img class="pnb-heat" alt="heat-map of {esc(fmt_shape(a.shape))}" '
-            f'width="{width * scale}" height="{height * scale}" '
+            f'width="{shown_w}" height="{shown_h}" '
             f'src="data:image/png;base64,{data}"/><div class="pnb-muted">{esc(caption)}</div>')

@@ -9,8 +9,8 @@ inline and scoped under ``.pnb``: no network, no CDN, nothing global.
 
 import html
 
-__all__ = ["ROLE_COLOURS", "STATE_COLOURS", "VAR_STYLES", "CSS", "View", "esc", "chip",
-           "state_chip", "legend", "fmt_bytes", "fmt_shape"]
+__all__ = ["ROLE_COLOURS", "STATE_COLOURS", "STATE_MEANINGS", "VAR_STYLES", "VAR_MEANINGS", "CSS",
+           "View", "esc", "chip", "state_chip", "legend", "fmt_bytes", "fmt_shape", "page"]
 
 # Op roles (paddle_nb.framework.operator.OpRole.name) -> fill colour.
 ROLE_COLOURS = {
@@ -66,6 +66,7 @@ CSS = """
 .pnb th { background: #f3f3f3; color: #222; }
 .pnb .pnb-chip { display: inline-block; padding: 0 5px; margin: 0 2px; border-radius: 7px;
                  border: 1px solid #999; color: #222; font-size: 11px; }
+.pnb ol.pnb-ops { list-style: none; padding-left: 12px; margin: 2px 0; }
 .pnb .pnb-block, .pnb .pnb-scope { border-left: 3px solid #9fc5e8; padding-left: 6px;
                                    margin: 4px 0 4px 6px; }
 .pnb .pnb-scope { border-left-color: #b4a7d6; }

@@ -209,9 +209,10 @@ def _scope_html(rec, depth, siblings, values):
     own = rec.nbytes()
     subtree = sum(s.nbytes() for s in rec.walk())
     places = ", ".join(f"{p}: {fmt_bytes(n)}" for p, n in _per_place(rec.vars).items())
+    places = f" ({esc(places)})" if places else ""
     kids = f" · {len(rec.kids)} kid scopes" if rec.kids else ""
     head = (f'<b>{esc(_title(rec, depth))}</b> <span class="pnb-muted">scope {rec.id} · '
-            f'{len(rec.vars)} variables · {fmt_bytes(own)} here{" (" + esc(places) + ")" if places else ""}'
+            f"{len(rec.vars)} variables · {fmt_bytes(own)} here{places}"
             f' · {fmt_bytes(subtree)} with kids{kids}</span>')
     table = ""
     if rec.vars:
@@ -221,7 +222,8 @@ def _scope_html(rec, depth, siblings, values):
                  f"<th>place</th><th>bytes</th>{value_head}</tr>{rows}</table>")
     opened = " open" if depth <= 1 or siblings <= 3 else ""
     inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values) for k in rec.kids)
-    return (f'<div class="pnb-scope" data-scope="{rec.id}" data-scope-label="{esc(rec.label or "")}"'
+    label = esc(rec.label or "")
+    return (f'<div class="pnb-scope" data-scope="{rec.id}" data-scope-label="{label}"'
             f' data-bytes="{own}" data-total-bytes="{subtree}">'
             f"<details{opened}><summary>{head}</summary>{table}{inner}</details></div>")
 

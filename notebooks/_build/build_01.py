@@ -32,6 +32,9 @@ md("""
        clear error instead of showing stale data. A kid keeps its parent alive.
     8. Three exercises, with hidden solutions.
 
+    Along the way `pd.viz.scope_tree(scope)` draws the scopes: each scope a box inside its
+    parent's, each variable a row coloured by where it is in its life, with its bytes.
+
     Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
     Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*).
 """)
@@ -42,6 +45,7 @@ code('''
 
     import numpy as np
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (here, scope trees)
 
     cpu = pd.CPUPlace()
 
@@ -121,9 +125,9 @@ md("""
 """)
 
 code('''
-    root = pd.Scope()
-    step = root.new_scope()            # a kid: one frame
-    inner = step.new_scope()           # a grandkid: a nested call
+    root = pd.Scope(label="root")
+    step = root.new_scope(label="step")     # a kid: one frame
+    inner = step.new_scope(label="inner")   # a grandkid: a nested call
     W = root.var("W")
     h = step.var("h")
     label = {root: "root", step: "step", inner: "inner"}
@@ -158,6 +162,21 @@ code('''
     assert inner_h is not h
     assert inner.find_var("h") is inner_h and step.find_var("h") is h
     assert inner.find_var("h").get_tensor().numpy().tolist() == [2.0, 2.0]
+''')
+
+md("""
+    The same tree, drawn. `pd.viz.scope_tree(scope)` shows a scope and every kid below it,
+    each kid nested in its parent (the labels are the ones given to `Scope` and
+    `new_scope`). Each variable is a row with its state, dtype, shape, place and bytes, and
+    each scope sums its bytes, alone and with its kids. There are two `h` rows: the kid's
+    and the grandkid's, which shadows it. `W` is only *created*: it holds nothing yet
+    (section 4).
+""")
+
+code('''
+    tree = pd.viz.scope_tree(root)
+    assert tree.html.count('data-var="h"') == 2 and 'data-scope-label="inner"' in tree.html
+    tree
 ''')
 
 # ------------------------------------------------------------------------------------------------
@@ -274,6 +293,30 @@ code('''
     assert life(x) == "freed" and in_use() == before and scope.find_var("x") is None
 ''')
 
+md("""
+    Three variables stopped at three points of that life, side by side, drawn by
+    `pd.viz.scope_tree`: `a` is created (grey), `b` typed (yellow, no shape, no bytes), `c`
+    allocated (green, with its dtype, shape, place and 40,000 bytes). The drawing is a
+    snapshot taken when it is made; destroying the scope afterwards gives the bytes back.
+""")
+
+code('''
+    lazy = pd.Scope(label="three states")
+    lazy.var("a")                                                       # created
+    lazy.var("b").get_tensor()                                          # typed
+    lazy.var("c").get_tensor().mutable_data(cpu, "float16", (100, 200))  # allocated
+    drawing = pd.viz.scope_tree(lazy)                                   # a snapshot, now
+    print(f"bytes in use with the scope: +{in_use() - before}")
+    assert [life(lazy.find_var(n)) for n in "abc"] == ["created", "typed", "allocated"]
+
+    lazy.destroy()
+    print(f"after destroying it:         +{in_use() - before}")
+    assert in_use() == before
+    for state in ["created", "typed", "allocated"]:
+        assert f'data-state="{state}"' in drawing.html
+    drawing
+''')
+
 # ------------------------------------------------------------------------------------------------
 md("""
     ## 5. Memory is reused when place, dtype and shape match
@@ -365,7 +408,7 @@ md("""
 """)
 
 code('''
-    root = pd.Scope()
+    root = pd.Scope(label="root")
     root.var("W").get_tensor().set(np.ones((4, 4), "float32"))
     before = in_use()
 
@@ -388,11 +431,29 @@ code('''
 ''')
 
 code('''
-    steps = [root.new_scope() for _ in range(3)]       # three RNN time steps
+    steps = [root.new_scope(label=f"step {n}") for n in range(3)]    # three RNN time steps
     for n, s in enumerate(steps):
         s.var("h").get_tensor().set(np.full(4, float(n), "float32"))
     print("3 step scopes:", root.kids, "| bytes:", in_use() - before)
 
+    assert len(root.kids) == 3 and in_use() - before == 3 * 16
+    pd.viz.scope_tree(root)
+''')
+
+md("""
+    Destroy one kid, the middle step: it leaves its parent's kids and its 16 bytes go back;
+    the other steps and the parent are untouched. Then `drop_kids()` destroys the rest.
+""")
+
+code('''
+    steps[1].destroy()
+    print("after destroying step 1:", root.kids, "| bytes:", in_use() - before)
+
+    assert root.kids == [steps[0], steps[2]] and in_use() - before == 2 * 16
+    pd.viz.scope_tree(root)
+''')
+
+code('''
     root.drop_kids()
     print("after drop_kids:", root.kids, "| bytes:", in_use() - before)
     print("a step scope now:", steps[0])
@@ -584,4 +645,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK, merge_streams=True)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

@@ -35,6 +35,9 @@ md("""
     8. The backward pass is more ops appended to the same block.
     9. Three exercises, with hidden solutions.
 
+    Along the way `pd.viz` draws what the text describes: the dataflow graph of a program,
+    its block tree, and a Dashboard that follows the runs.
+
     Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
     Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*).
 """)
@@ -42,6 +45,7 @@ md("""
 code('''
     import numpy as np
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (graphs, block trees, the Dashboard)
     from paddle_nb.framework.operator import OpRole
 
     cpu = pd.CPUPlace()
@@ -107,6 +111,19 @@ md("""
     act="relu")` added five ops and five variables: two parameters (`W`, `b`) with one
     initializer op each, and `mul`, `elementwise_add`, `relu` writing three temporaries.
 
+    `pd.viz.graph(program)` draws the same message as a dataflow graph: each op a box,
+    numbered in block order (`#0 uniform_random`), each variable an oval labelled with its
+    dtype and shape, parameters as cylinders, and an arrow for every input and output. The
+    fed variables `image` and `label` have no op above them. Hover a node for its slots.
+""")
+
+code('''
+    picture = pd.viz.graph(main)
+    assert all(f'"op-b0-{k}"' in picture.source for k in range(11))    # one node per op
+    picture
+''')
+
+md("""
     The Python objects read everything from the message. A `Variable` is a view over a
     `VarDesc`, an `Operator` over an `OpDesc`; changing one through the view changes the
     message, because there is nothing else to change.
@@ -269,6 +286,25 @@ code('''
 ''')
 
 md("""
+    Drawn, the nesting is plain. `pd.viz.graph(prog)` draws each block as a box inside its
+    parent's box, like braces, with the variables it declares; `pd.viz.block_tree(prog)`
+    lists the same blocks with their parents and their symbol tables (and their ops, when
+    they have some). Two blocks declare an `a`: block 0's `[20, 20]` and block 2's `[5]`,
+    which shadows it inside block 2. These blocks were made by hand, so no op owns them
+    and the tree lists each at the top level; a block owned by an op (an `IfElse` branch,
+    an RNN's step) is listed under that op, as notebooks 03 and 04 show.
+""")
+
+code('''
+    from IPython.display import display
+
+    display(pd.viz.graph(prog))
+    tree = pd.viz.block_tree(prog)
+    assert all(f'data-block="{i}" data-parent="{i - 1}"' in tree.html for i in range(3))
+    tree
+''')
+
+md("""
     Seed 003's example reuses an `fc` layer's weight inside an RNN's step block by name, with
     `pd.get_variable`. It looks the name up from the *current* block of the default program,
     so it finds the weight from any block nested in the global one. Note also where the
@@ -297,6 +333,16 @@ code('''
     assert [op.type for op in step.ops] == ["mul", "elementwise_add"] and inside.block is step
 ''')
 
+md("""
+    In the graph, block 1 is a cluster drawn inside block 0, and what its ops read from the
+    global block (`a`, the inner layer's parameters) comes in on dashed edges, like the
+    captures of a C++ lambda:
+""")
+
+code('''
+    pd.viz.graph(seed)
+''')
+
 # ------------------------------------------------------------------------------------------------
 md("""
     ## 5. Parameters and their initializers
@@ -320,6 +366,19 @@ code('''
 
     exe = pd.Executor(cpu, seed=0)
     scope = pd.Scope()
+    dash = pd.viz.Dashboard(main, scope, exe)     # follows exe's runs in `scope`
+    dash
+''')
+
+md("""
+    That is a **Dashboard** of `main`: its block tree (click a block), the selected block's
+    dataflow graph, and the scopes of the last run in `scope`, each variable coloured by its
+    state. Nothing has run yet, so `scope` is empty and every variable of the program is
+    only *declared*. It is displayed once and redraws itself in place after every run of
+    `exe` in `scope`. Now run `main` twice, zeroing a weight in between:
+""")
+
+code('''
     feed = {"image": np.random.default_rng(0).normal(size=(5, 4)).astype("float32"),
             "label": np.array([[0], [1], [2], [1], [0]], dtype="int64")}
     first = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0]
@@ -335,7 +394,17 @@ code('''
     assert [op.type for op in preamble] == ["uniform_random", "fill_constant"] * 2
     assert not w.numpy().any()                        # the initializer was skipped
     assert np.isclose(second[0], np.log(3.0), rtol=1e-5)   # zero hidden -> equal logits
+    assert dash.runs == 2 and dash.run["label"] == "run 2"
+    assert [(c["name"], c["what"]) for c in dash.changes] == [("fc_0.w_0", "value")]
 ''')
+
+md("""
+    Look back up: the dashboard changed in place. Its scope pane shows the last run: your
+    scope now holds the four parameters (allocated: the preamble ran once, in the first
+    run), and under it the run's kid scope, whose temporaries were freed after their last
+    use; the changes since the run before are marked (here `fc_0.w_0`'s value, which we
+    zeroed; section 7 runs `main` again, and the dashboard follows).
+""")
 
 md("""
     PaddlePaddle 1.x later moved initializers into a separate **startup program**, run once
@@ -433,7 +502,15 @@ code('''
     assert np.array_equal(h_eval, h_run) and h_eval.shape == (5, 8)
     assert sorted(scope.local_var_names()) == ["fc_0.b_0", "fc_0.w_0", "fc_1.b_0", "fc_1.w_0"]
     assert scope.kids == []
+    assert dash.runs == 4          # the Dashboard of section 5 saw both runs
 ''')
+
+md("""
+    Look back up at the Dashboard of section 5: it changed in place again. It has seen four
+    runs in `scope` now. The `eval` ran a pruned copy of `main` ("another program") that
+    computes only `hidden`, so the last run, of `main` itself, marks `label` and the
+    variables of the second layer and of the loss `new` again.
+""")
 
 # ------------------------------------------------------------------------------------------------
 md("""
@@ -637,4 +714,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

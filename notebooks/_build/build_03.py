@@ -29,6 +29,9 @@ md("""
        took, and the backward pass runs inside the branch's own scope.
     6. Three exercises, with hidden solutions.
 
+    `pd.viz.graph` draws the program, branches and all, and `pd.viz.scope_tree` the scopes
+    of a run.
+
     Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
     Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*); it takes a few seconds.
 """)
@@ -88,6 +91,7 @@ md("""
 code('''
     import numpy as np
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (graphs, scope trees)
 
     cpu = pd.CPUPlace()
     N, D = 6, 4
@@ -134,6 +138,21 @@ md("""
     - each branch ends with an `assign` that copies its result out to a variable of block 0;
     - `merge_lod_tensor` puts the two branches' rows back in the original order.
 
+    The graph shows it. Each branch block is a shaded cluster inside block 0, tied to the
+    `conditional_block` op that owns it by a bold purple `sub_block` edge (the op has a
+    double border: it runs a block). What a branch reads from block 0 comes in on a
+    dashed edge, like a C++ lambda's captures: its half of the rows, and `y` into the true
+    branch, the parameters `fc.w` and `fc.b` into the false one. What a branch's `assign`
+    writes out goes, dashed too, to a variable of block 0 that `merge_lod_tensor` reads.
+""")
+
+code('''
+    picture = pd.viz.graph(prog)
+    assert "cluster_b1" in picture.source and "cluster_b2" in picture.source
+    picture
+''')
+
+md("""
     Run it on six rows and compare with NumPy's `where`, which computes both sides for every
     row and picks one:
 """)
@@ -206,6 +225,21 @@ md("""
     a name the branch does not declare (`y`, `fc.w`) is found by climbing to the parent
     scopes, just as a C++ block sees the variables of its enclosing braces.
 
+    `pd.viz.scope_tree(record)` draws the same snapshot: each scope a box inside its
+    parent's, each variable with its state, dtype, shape, place and bytes, and the bytes
+    summed per scope. The fed `x` and the merged output have six rows, the halves and the
+    branch scopes three. `_generated_var_0` and `_generated_var_1` hold a `StepScopes`
+    each: the list in which a `conditional_block` op keeps the scope its branch ran in, for
+    the backward pass (section 5).
+""")
+
+code('''
+    tree = pd.viz.scope_tree(record)
+    assert 'data-scope-label="block 1"' in tree.html and 'data-scope-label="block 2"' in tree.html
+    tree
+''')
+
+md("""
     After the run, nothing is left: the run scope and everything below it is destroyed when
     the minibatch completes.
 """)
@@ -427,4 +461,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

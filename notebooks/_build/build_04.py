@@ -31,6 +31,9 @@ md("""
        gone afterwards.
     6. Three exercises, with hidden solutions.
 
+    `pd.viz.graph` draws the program with its step links, and `pd.viz.rnn_explorer` puts
+    the step scopes under a slider.
+
     Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
     Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*); it takes a few seconds.
 """)
@@ -92,6 +95,7 @@ code('''
 
     import numpy as np
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (graphs, the RNN explorer)
     from paddle_nb.core.memory import MEMORY
 
     cpu = pd.CPUPlace()
@@ -181,7 +185,21 @@ md("""
     The `parameters` input lists what the step block reads from outside: `W` and `U` are
     parameters of the global block, *captured* by the step net the way a C++ loop body sees
     the variables declared before it.
+
+    `pd.viz.graph(prog)` draws all of it. Block 1 is a cluster inside block 0, tied to the
+    `recurrent` op by a bold purple `sub_block` edge; `W` and `U` come in on dashed edges
+    (captured). The dotted purple edges are the step links: `[t]` slices `x` into the
+    step's `x`, `init` gives the memory `static_rnn_0@mem_0` its first value `m`, `next
+    step` carries the state written by `h.update(act)` back into the memory, and `stack`
+    gathers each step's outputs into `o1` and `o2`. The folder is the variable that holds
+    the step scopes.
 """)
+
+code('''
+    picture = pd.viz.graph(prog)
+    assert "cluster_b1" in picture.source and "next step" in picture.source
+    picture
+''')
 
 # ------------------------------------------------------------------------------------------------
 md("""
@@ -229,6 +247,29 @@ code('''
         assert np.array_equal(pre, before)
         assert np.array_equal(value(step, "x"), feed["x"][t])
         assert np.array_equal(value(step, state_name), got1[t])
+''')
+
+md("""
+    The **RNN explorer** shows the same record with a slider over the time steps. At step
+    `t` it lists the variables of that step scope with their values, and its links say
+    where the step's inputs came from: `x` is the slice `x[t]`, and the memory
+    `static_rnn_0@mem_0` is `m` at step 0 and, at every later step, the state
+    `static_rnn_0.tmp_0` of step `t - 1`, marked `=` because the two arrays are equal.
+    Drag the slider (or use the arrow keys); it works in a saved notebook too, without a
+    kernel.
+""")
+
+code('''
+    explorer = pd.viz.rnn_explorer(record)
+    explorer.step = 1                        # where the slider starts; drag it
+    steps = explorer.rnns[0]["steps"]
+    memory, = [link for link in explorer.shown["links"] if link["kind"] == "memory"]
+
+    assert len(steps) == T and explorer.has_values
+    assert [s["label"] for s in steps] == [f"step {t}" for t in range(T)]
+    assert (memory["name"], memory["source"], memory["source_step"]) == (pre_name, state_name, 0)
+    assert memory["equal"]
+    explorer
 ''')
 
 # ------------------------------------------------------------------------------------------------
@@ -486,4 +527,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

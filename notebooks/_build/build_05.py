@@ -3,8 +3,8 @@
 Run `.venv/bin/python notebooks/_build/build_05.py [--no-execute]` from the repository root;
 nbkit.py says how a notebook is built and run.
 
-The tqdm progress bar is an ipywidget: its state is stored in the notebook so that it shows
-without a kernel.
+The tqdm progress bars and the memory timeline are widgets: their state is stored in the
+notebook so that they show without a kernel.
 """
 import nbkit  # beside this script, whose folder Python puts first on sys.path
 
@@ -27,7 +27,8 @@ md("""
     2. One function that builds a small multi-layer perceptron (MLP) as two programs: a
        *startup* program that initializes the parameters and a *main* program that takes one
        training step per run; and a copy of the forward part for testing.
-    3. The training loop, with a progress bar over epochs, and the loss curve.
+    3. The training loop, with a progress bar over epochs, and the loss curve; then one
+       training step op by op, as a memory timeline.
     4. The accuracy on the held-out digits (at least 95 %).
     5. SGD against Adam: the same model, two optimizers, and the state Adam keeps in the scope.
     6. Saving the trained model as an inference model and loading it into a fresh scope:
@@ -50,6 +51,7 @@ code('''
     from tqdm.auto import trange
 
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (here, a memory timeline)
     from paddle_nb.framework.operator import OpRole
 
     cpu = pd.CPUPlace()
@@ -270,6 +272,45 @@ code('''
     assert chart.data.startswith("<svg") and chart.data.count("<polyline") == 2
     means = epoch_means(sgd_losses)[1]
     assert means[-1] < means[0] / 4 and means[-1] < means[len(means) // 2]
+''')
+
+md("""
+    ### One step, op by op
+
+    What does one run of `main` do with memory? A listener on the executor gets a
+    `RunRecord` of each run (notebook 06 reads one closely), and `pd.viz.memory_timeline`
+    draws it: the bytes in use on each place after each op, with ▲ where an op allocated a
+    tensor, ▼ where a tensor was freed, and ◆ where an op rewrote one (freed and allocated
+    it again). Hover a column to see what changed there.
+
+    We watch a single step with a second executor and a fresh scope, so that the trained
+    model above and the numbers below stay as they are. The curve starts at the parameters,
+    the learning rate and the fed minibatch. The forward ops allocate activations, which
+    the backward ops read, so most live until the backward pass; the backward ops allocate
+    gradients and free each tensor after its last reader, so the peak comes in the middle
+    of the backward pass; the four `sgd` ops rewrite the parameters; at the end the run
+    scope is destroyed and only the persistable variables remain.
+""")
+
+code('''
+    watch = pd.Executor(cpu, seed=0)            # `exe` and `sgd_scope` are left alone
+    step_scope = pd.Scope()
+    watch.run(sgd.startup, scope=step_scope)
+    step_records = []
+    watch.subscribe(step_records.append)        # from now on, each run hands over a RunRecord
+    first_batch = next(minibatches(np.random.default_rng(0)))
+    watch.run(sgd.main, feed=first_batch, fetch_list=[sgd.loss], scope=step_scope)
+
+    timeline = pd.viz.memory_timeline(step_records[-1])
+    persistable = sum(step_scope.find_var(n).get_tensor().nbytes
+                      for n in step_scope.local_var_names())
+    curve, top = timeline.series[repr(cpu)], timeline.peak[repr(cpu)]
+    print(f"{len(timeline.positions)} positions (start, {len(sgd.main.global_block().ops)} ops, "
+          f"end); persistables {persistable} B; peak {top['nbytes']} B")
+
+    assert len(timeline.positions) == len(sgd.main.global_block().ops) + 2
+    assert curve[-1] == persistable < top["nbytes"]
+    timeline
 ''')
 
 # ------------------------------------------------------------------------------------------------
@@ -556,4 +597,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK, store_widget_state=True)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

@@ -30,7 +30,8 @@ md("""
     3. Two ways to run a block: the fast path when nothing observes the run, the recorded
        path when something does. Same numbers, different bookkeeping.
     4. A `RunRecord`: the ops with their times, the ordered lifecycle events (a temporary is
-       allocated, then freed right after its last use), and the scope snapshot.
+       allocated, then freed right after its last use), and the scope snapshot; replayed op
+       by op with `pd.viz.run_replay`, and its bytes drawn by `pd.viz.memory_timeline`.
     5. Plans, prepared once and cached per program *version*.
     6. The reference and the Executor agree, also on a training program.
     7. Three exercises, with hidden solutions.
@@ -44,6 +45,7 @@ code('''
 
     import numpy as np
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (here, a run replay and a memory timeline)
     from paddle_nb.executor import evaluate
 
     cpu = pd.CPUPlace()
@@ -379,6 +381,46 @@ code('''
     assert scope.kids == []                  # the run scope itself is gone
 ''')
 
+md("""
+    ### The run, replayed
+
+    `pd.viz.run_replay(record)` puts the record under a slider with one position per
+    moment of the run: the start (the feed in, the temporaries created and typed), one
+    position after each op, and the end (the run scope destroyed). At each position it
+    shows the op, what it read and wrote and in which scope it found each name, and every
+    variable's state just then. Step through it and follow `fc_0.tmp_0`: *typed* at the
+    start, *allocated* by `#0 mul`, *freed* by `#1 elementwise_add`. It starts here on
+    position 1, right after `mul`; the slider works in a saved notebook too.
+""")
+
+code('''
+    replay = pd.viz.run_replay(record)
+    replay.position = 1                      # right after op #0; drag the slider
+    assert len(replay.positions) == len(record.ops) + 2     # start, one per op, end
+    assert replay.shown["op"]["type"] == "mul"
+    replay
+''')
+
+md("""
+    `pd.viz.memory_timeline(record)` draws the bytes in use on each place at each of
+    those positions: ▲ an allocation, ▼ a release. It counts every scope of the run,
+    the user's too, so the curve starts at the parameters' bytes plus the fed `x`, and its
+    peak is the parameters plus the 32 bytes of live temporaries counted above. Hover a
+    column to see what changed there.
+""")
+
+code('''
+    timeline = pd.viz.memory_timeline(record)
+    top = timeline.peak[repr(cpu)]                  # {"nbytes": ..., "pos": ...}
+    parameters = sum(v.nbytes for v in record.scopes.vars)
+    print(f"parameters {parameters} B; the peak, {top['nbytes']} B, comes right after "
+          f"op #{top['pos'] - 1} {record.ops[top['pos'] - 1].type}")
+
+    assert top["nbytes"] == parameters + peak
+    assert timeline.series[repr(cpu)][0] == parameters + 24           # + the fed x
+    timeline
+''')
+
 # ------------------------------------------------------------------------------------------------
 md("""
     ## 5. Plans, cached per program version
@@ -603,4 +645,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

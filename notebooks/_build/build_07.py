@@ -28,8 +28,8 @@ md("""
     2. One kernel, written once against `xp`, run on every place.
     3. The same training program run on every place this machine has.
     4. The results agree across places (checked when there is a GPU).
-    5. Memory per place: `pd.memory_stats()`, and a scope's bytes given back when it is
-       destroyed.
+    5. Memory per place: `pd.memory_stats()`, the scopes drawn by `pd.viz.scope_tree`
+       with their bytes per place, and a scope's bytes given back when it is destroyed.
     6. Three exercises, with hidden solutions.
 
     Where there is no GPU (CuPy not installed, or no CUDA device), the notebook runs on the
@@ -42,6 +42,7 @@ code('''
 
     import numpy as np
     import paddle_nb as pd
+    import paddle_nb.viz  # pd.viz: the pictures (here, scope trees)
     from paddle_nb.ops.loss import softmax
 
     cpu = pd.CPUPlace()
@@ -157,7 +158,7 @@ code('''
     runs = {}
     for place in places:
         exe = pd.Executor(place, seed=0)
-        scope = pd.Scope()
+        scope = pd.Scope(label=f"trained on {place!r}")
         start = time.perf_counter()
         exe.run(startup, scope=scope)
         losses = []
@@ -255,6 +256,24 @@ code('''
         print(f"the trained scope on {place!r} holds {scope_bytes(run['scope'])}")
         assert scope_bytes(run["scope"]) == {place: scope_bytes(runs[cpu]["scope"])[cpu]}
         assert pd.memory_stats(place)["in_use"] >= scope_bytes(run["scope"])[place]
+''')
+
+md("""
+    `pd.viz.scope_tree(scope)` draws the same count. The table at its top sums the bytes
+    of the scope and its kids per place; each variable's row names the place its tensor
+    lives on. Below, one tree per trained scope: the parameters, Adam's two moments per
+    parameter (as big as the parameter) and its small beta powers and learning rate, all
+    on the executor's place.
+""")
+
+code('''
+    from IPython.display import display
+
+    for place, run in runs.items():
+        tree = pd.viz.scope_tree(run["scope"])
+        held = scope_bytes(run["scope"])[place]
+        assert f'<tr data-place="{place!r}" data-bytes="{held}">' in tree.html
+        display(tree)
 ''')
 
 md("""
@@ -391,4 +410,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

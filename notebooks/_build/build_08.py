@@ -50,7 +50,7 @@ code('''
     import paddle_nb as pd
     from paddle_nb.proto import framework_pb2
 
-    try:                       # the viewer is optional: graphs need graphviz's `dot` as well
+    try:                       # the viewer (pd.viz); without graphviz's `dot` a graph shows as DOT text
         import paddle_nb.viz as viz
     except ImportError:
         viz = None
@@ -210,15 +210,19 @@ code('''
 ''')
 
 md("""
-    With the viewer (`paddle_nb.viz`) and graphviz's `dot`, `viz.graph` draws the dataflow:
-    ops as boxes, variables as ovals, parameters shaded.
+    With the viewer, `pd.viz.graph` draws the dataflow: ops as boxes, variables as ovals,
+    persistable variables (here the four parameters, and PaddlePaddle's `feed` and `fetch`
+    lists) as grey cylinders. Without graphviz's `dot` it shows the DOT text instead, and
+    says how to get pictures.
 """)
 
 code('''
-    if viz is not None and shutil.which("dot"):
-        display(viz.graph(program))
+    if viz is not None:
+        picture = viz.graph(program)
+        assert all(f'"op-b0-{k}"' in picture.source for k in range(len(block.ops)))
+        display(picture)
     else:
-        print("no graph: paddle_nb.viz or graphviz's `dot` is not available here")
+        print("no graph: paddle_nb.viz is not available here")
 ''')
 
 # ------------------------------------------------------------------------------------------------
@@ -318,9 +322,25 @@ code('''
 ''')
 
 md("""
+    `pd.viz.block_tree` draws the same tree: each block listed under the op that owns it,
+    with what it reads from and writes to the blocks outside it, its variables, and its
+    ops coloured by role (forward, backward, optimize). Open an op for its attributes,
+    PaddlePaddle's own included.
+""")
+
+code('''
+    if viz is not None:
+        tree = viz.block_tree(train)
+        assert all(f'<div class="pnb-block" data-block="{i}"' in tree.html for i in range(11))
+        display(tree)
+''')
+
+md("""
     A sub-block is an ordinary block: the StaticRNN step block (block 1) reads the step
     input `x` and the memory `static_rnn_0@mem_0`, and its two `rnn_memory_helper` ops hand
-    the new state out. Its grad block (block 10) runs once per step, last step first.
+    the new state out. Its graph shows the three parameters it reads from the global block
+    coming in on dashed edges (captured). Its grad block (block 10) runs once per step,
+    last step first.
 """)
 
 code('''
@@ -328,7 +348,7 @@ code('''
         b = train.block(idx)
         print(f"block {idx}:", [op.type for op in b.ops])
     if viz is not None:
-        display(viz.block_tree(train.block(1)))
+        display(viz.graph(train.block(1)))       # block 1, and what it reads from block 0
 
     assert [op.type for op in train.block(1).ops][-2:] == ["rnn_memory_helper"] * 2
 ''')
@@ -693,4 +713,4 @@ md("""
 
 
 if __name__ == "__main__":
-    nbkit.main(NOTEBOOK, merge_streams=True)
+    nbkit.main(NOTEBOOK, store_widget_state=True, merge_streams=True)

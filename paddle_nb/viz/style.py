@@ -61,7 +61,7 @@ CSS = """
 .pnb details { margin: 2px 0 2px 10px; }
 .pnb summary { cursor: pointer; }
 .pnb table { border-collapse: collapse; margin: 2px 0 4px 10px; }
-.pnb td, .pnb th { border: 1px solid #ccc; padding: 1px 6px; text-align: left;
+.pnb td, .pnb th { border: 1px solid #ccc; padding: 1px 6px; text-align: left !important;
                    font-family: var(--jp-code-font-family, monospace); font-size: 11px; }
 .pnb th { background: #f3f3f3; color: #222; }
 .pnb .pnb-chip { display: inline-block; padding: 0 5px; margin: 0 2px; border-radius: 7px;

@@ -212,7 +212,7 @@ def _scope_html(rec, depth, siblings, values):
     places = f" ({esc(places)})" if places else ""
     kids = f" · {len(rec.kids)} kid scopes" if rec.kids else ""
     head = (f'<b>{esc(_title(rec, depth))}</b> <span class="pnb-muted">scope {rec.id} · '
-            f"{len(rec.vars)} variables · {fmt_bytes(own)} here{places}"
+            f"{_count(len(rec.vars), 'variable')} · {fmt_bytes(own)} here{places}"
             f' · {fmt_bytes(subtree)} with kids{kids}</span>')
     table = ""
     if rec.vars:
@@ -260,7 +260,7 @@ def _text(record, declared):
 
     def walk(rec, depth):
         pad = "  " * depth
-        lines.append(f"{pad}{_title(rec, depth)}: {len(rec.vars)} variables, "
+        lines.append(f"{pad}{_title(rec, depth)}: {_count(len(rec.vars), 'variable')}, "
                      f"{fmt_bytes(sum(s.nbytes() for s in rec.walk()))}")
         for v in rec.vars:
             parts = [v.name, v.state]
@@ -275,3 +275,8 @@ def _text(record, declared):
     if declared:
         lines.append("declared only (in no scope): " + ", ".join(v.name for _, v in declared))
     return "\n".join(lines)
+
+
+def _count(n, noun):
+    """``1 variable``, ``2 variables``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

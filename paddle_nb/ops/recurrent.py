@@ -24,7 +24,7 @@ def _order(n, reverse):
 def _sequence_length(ctx, names):
     lengths = {n: ctx.tensor(n).array().shape[0] for n in names}
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"recurrent: step inputs must share their first (time) dimension, got "
+        raise ValueError("recurrent: step inputs must share their first (time) dimension, got "
                          + ", ".join(f"{n}: {t}" for n, t in lengths.items()))
     if not lengths:
         raise ValueError("recurrent: expected at least one step input")

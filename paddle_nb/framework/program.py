@@ -122,24 +122,27 @@ class Program:
             glob = self.global_block()
             n = self.preamble_length()
             init.append_to(glob, param, index=n)
-            self._preamble = (self.version, n + 1)
+            self._preamble = n + 1
 
     def preamble_length(self):
-        """How many leading ops of the global block initialize persistables (cached per version)."""
-        cached = self._preamble
-        if cached is not None and cached[0] == self.version:
-            return cached[1]
-        n = self._count_preamble()
-        self._preamble = (self.version, n)
-        return n
-
-    def _count_preamble(self):
         """How many leading ops of the global block initialize persistables.
 
         Preamble ops read nothing and write only persistable variables; the
         executor runs each once per scope (skipped when its outputs are
-        already allocated there), so training never re-initializes.
+        already allocated there), so training never re-initializes. The count
+        is remembered and re-checked at its edges (first op, last op in, first
+        op out), so making many parameters stays linear.
         """
+        ops = self.global_block().ops
+        n = self._preamble
+        if n is not None and n <= len(ops) and (n == 0 or (is_initializer(ops[0])
+                                                           and is_initializer(ops[n - 1]))) \
+                and (n == len(ops) or not is_initializer(ops[n])):
+            return n
+        self._preamble = self._count_preamble()
+        return self._preamble
+
+    def _count_preamble(self):
         n = 0
         for op in self.global_block().ops:
             if not is_initializer(op):

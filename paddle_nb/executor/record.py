@@ -18,7 +18,8 @@ from typing import Any, List, Optional
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.tensor import LoDTensor
 
-__all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope"]
+__all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
+           "var_record"]
 
 STATES = ("declared", "created", "typed", "allocated", "freed")
 
@@ -85,7 +86,7 @@ class RunRecord:
                 and not s.label.startswith("user")]
 
 
-def _var_record(var, released, with_values):
+def var_record(var, released, with_values):
     holder = var._holder
     if holder is None:
         return VarRecord(var.name, "created")
@@ -104,7 +105,7 @@ def _var_record(var, released, with_values):
 
 def snapshot_scope(scope, released=(), with_values=False):
     """A ScopeRecord of ``scope`` and everything below it."""
-    records = [_var_record(scope._vars[n], released, with_values) for n in scope._vars]
+    records = [var_record(scope._vars[n], released, with_values) for n in scope._vars]
     kids = [snapshot_scope(k, released, with_values) for k in scope._kids]
     return ScopeRecord(scope.id, scope.label, records, kids)
 

@@ -7,9 +7,9 @@ owned by an op (a sub-block of ``conditional_block``, ``while``,
 
 from paddle_nb.framework.variable import Parameter, VarType
 
-__all__ = ["program_to_text", "block_to_text"]
+__all__ = ["program_to_text", "block_to_text", "format_attr", "HIDDEN_ATTRS"]
 
-_HIDDEN_ATTRS = {"op_callstack", "op_role", "op_role_var", "op_namescope", "op_device",
+HIDDEN_ATTRS = {"op_callstack", "op_role", "op_role_var", "op_namescope", "op_device",
                  "with_quant_attr", "use_mkldnn", "use_cudnn"}
 
 
@@ -44,13 +44,13 @@ def _var_line(var):
     return f"{var.name} : {dtype}[{shape}]" + (f"  ({', '.join(tags)})" if tags else "")
 
 
-def _fmt(value, name=""):
+def format_attr(value, name=""):
     if name.endswith("dtype") and isinstance(value, int) and value >= 0:
         return VarType.Type.Name(value).lower() if value in VarType.Type.values() else repr(value)
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, list) and len(value) > 8:
-        return "[" + ", ".join(_fmt(v) for v in value[:8]) + ", ...]"
+        return "[" + ", ".join(format_attr(v) for v in value[:8]) + ", ...]"
     return repr(value)
 
 
@@ -58,8 +58,8 @@ def _op_line(k, op):
     def slots(m):
         return ", ".join(f"{s}={n[0] if len(n) == 1 else '[' + ', '.join(n) + ']'}"
                          for s, n in m.items() if n)
-    attrs = {a: v for a, v in op.attrs.items() if a not in _HIDDEN_ATTRS}
-    text = ", ".join(f"{a}={_fmt(v, a)}" for a, v in attrs.items())
+    attrs = {a: v for a, v in op.attrs.items() if a not in HIDDEN_ATTRS}
+    text = ", ".join(f"{a}={format_attr(v, a)}" for a, v in attrs.items())
     outs = slots(op.outputs)
     return f"#{k} {outs + ' = ' if outs else ''}{op.type}({slots(op.inputs)})" + \
         (f" {{{text}}}" if text else "")

@@ -8,6 +8,8 @@ dropped, while the parameter's initializer before it is kept. Sub-blocks
 owned by a kept op are kept whole; variables no kept op touches are dropped.
 """
 
+from paddle_nb.framework.captures import block_captures
+
 __all__ = ["prune", "needed_ops"]
 
 
@@ -29,15 +31,10 @@ def needed_ops(block, targets):
 
 def _captures(op):
     """Names a kept op's sub-blocks read from outside themselves."""
-    names = set()
     program = op.block.program
+    names = set()
     for idx in op.sub_block_ids():
-        stack = [program.block(idx)]
-        while stack:
-            block = stack.pop()
-            for inner in block.ops:
-                names.update(n for n in inner.input_arg_names if n not in block.vars)
-                stack.extend(program.block(i) for i in inner.sub_block_ids())
+        names.update(block_captures(program.block(idx))[0])
     return names
 
 

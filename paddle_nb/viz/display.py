@@ -18,7 +18,7 @@ import sys
 from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable as CoreVariable
-from paddle_nb.executor.record import RunRecord, ScopeRecord, _var_record
+from paddle_nb.executor.record import RunRecord, ScopeRecord, var_record
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import Operator, OpRole
 from paddle_nb.framework.program import Program
@@ -119,7 +119,7 @@ def _core_var_html(var):
         return page(f'<div data-var="{esc(var.name)}" data-state="freed">'
                     f'<span class="pnb-name">{esc(var.name)}</span> {state_chip("freed")} '
                     f'<span class="pnb-muted">{esc(var._dead)}</span></div>', "states")
-    rec = _var_record(var, (), True)
+    rec = var_record(var, (), True)
     scope = var._scope
     where = f"{scope.id} {esc(scope.label)}" if scope.label else f"{scope.id}"
     body = (f'<div data-var="{esc(rec.name)}" data-state="{rec.state}" data-scope="{scope.id}">'

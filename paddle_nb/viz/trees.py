@@ -18,7 +18,7 @@ from paddle_nb.executor.record import RunRecord, ScopeRecord, snapshot_scope
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.operator import OpRole
-from paddle_nb.framework.printer import _HIDDEN_ATTRS, _fmt, block_to_text, program_to_text
+from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr, block_to_text, program_to_text
 from paddle_nb.framework.program import Program
 from paddle_nb.viz.graph import var_kind
 from paddle_nb.viz.preview import preview
@@ -116,8 +116,8 @@ def _op_details(k, op, role):
         return ", ".join(f"{s}={'/'.join(n)}" for s, n in m.items() if n)
     line = (f'{chip(role, ROLE_COLOURS[role], "op_role", role=role)} <b>#{k} {esc(op.type)}</b>'
             f'({esc(slots(op.inputs))}) → {esc(slots(op.outputs))}')
-    attrs = [(a, v) for a, v in op.attrs.items() if a not in _HIDDEN_ATTRS]
-    rows = "".join(f"<tr><td>{esc(a)}</td><td>{esc(_fmt(v, a))}</td></tr>" for a, v in attrs)
+    attrs = [(a, v) for a, v in op.attrs.items() if a not in HIDDEN_ATTRS]
+    rows = "".join(f"<tr><td>{esc(a)}</td><td>{esc(format_attr(v, a))}</td></tr>" for a, v in attrs)
     table = f"<table><tr><th>attribute</th><th>value</th></tr>{rows}</table>" if rows else \
         '<div class="pnb-muted">no attributes</div>'
     site = f'<div class="pnb-muted">built at {esc(op.site())}</div>' if op.callstack else ""

@@ -4,6 +4,8 @@ import gc
 
 import pytest
 
+from paddle_nb.ops import registry
+
 
 @pytest.fixture
 def quiet_gc():
@@ -18,3 +20,22 @@ def quiet_gc():
         yield
     finally:
         gc.enable()
+
+
+@pytest.fixture
+def block_owner(monkeypatch):
+    """A test-only op type that owns a sub-block (no control-flow op is needed for this).
+
+    Its raw kernel runs the sub-block in a fresh kid scope, as control-flow ops do.
+    """
+    def kernel(ctx):
+        ctx.run_block(ctx.attrs["sub_block"], ctx.scope.new_scope(label="sub"))
+
+    opdef = registry.OpDef(
+        "test_block_owner",
+        inputs=[registry.Slot("X", duplicable=True, dispensable=True)],
+        outputs=[registry.Slot("Out", duplicable=True, dispensable=True)],
+        attrs={"sub_block": registry.Attr("block")}, kernel=kernel, raw=True,
+        doc="Runs its sub-block once (a test-only op).")
+    monkeypatch.setitem(registry._REGISTRY, opdef.type, opdef)
+    return opdef.type

@@ -458,14 +458,8 @@ def test_the_reference_evaluator_agrees_with_the_executor_on_batch_norm_statisti
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-def test_the_reference_evaluator_agrees_with_the_executor_on_sub_blocks(monkeypatch):
+def test_the_reference_evaluator_agrees_with_the_executor_on_sub_blocks(block_owner):
     """A sub-block that writes a variable of its parent block (as control flow does)."""
-    def kernel(ctx):
-        ctx.run_block(ctx.attrs["sub_block"], ctx.scope.new_scope(label="sub"))
-    monkeypatch.setitem(registry._REGISTRY, "test_block_owner", registry.OpDef(
-        "test_block_owner", inputs=[registry.Slot("X", duplicable=True, dispensable=True)],
-        outputs=[registry.Slot("Out", duplicable=True, dispensable=True)],
-        attrs={"sub_block": registry.Attr("block")}, kernel=kernel, raw=True))
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[3])

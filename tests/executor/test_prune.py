@@ -9,7 +9,6 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.errors import VarNotFoundError
 from paddle_nb.framework.prune import needed_ops
-from paddle_nb.ops import registry
 
 CPU = pd.CPUPlace()
 RNG = np.random.default_rng(11)
@@ -131,13 +130,8 @@ def test_prune_of_an_unknown_target_names_it():
         pd.Executor(CPU).eval(["nothing"], prog, scope=pd.Scope())
 
 
-def test_prune_keeps_what_a_kept_ops_sub_block_reads_from_outside(monkeypatch):
+def test_prune_keeps_what_a_kept_ops_sub_block_reads_from_outside(block_owner):
     """The sub-block's reads of outer variables count as the owning op's inputs."""
-    def kernel(ctx):
-        ctx.run_block(ctx.attrs["sub_block"], ctx.scope.new_scope(label="sub"))
-    monkeypatch.setitem(registry._REGISTRY, "test_block_owner", registry.OpDef(
-        "test_block_owner", outputs=[registry.Slot("Out", duplicable=True, dispensable=True)],
-        attrs={"sub_block": registry.Attr("block")}, kernel=kernel, raw=True))
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[3])

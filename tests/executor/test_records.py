@@ -11,7 +11,6 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.executor import executor as executor_module
 from paddle_nb.executor import RunRecord, ScopeRecord
-from paddle_nb.ops import registry
 
 CPU = pd.CPUPlace()
 X = np.random.default_rng(2).uniform(-1, 1, (2, 3)).astype("float32")
@@ -212,12 +211,7 @@ def test_a_failed_run_is_recorded_as_failed():
     assert [op.type for op in records[1].ops] == ["relu", "elementwise_add"]
 
 
-def test_sub_block_runs_are_recorded_in_their_own_scopes(monkeypatch):
-    def kernel(ctx):
-        ctx.run_block(ctx.attrs["sub_block"], ctx.scope.new_scope(label="sub"))
-    monkeypatch.setitem(registry._REGISTRY, "test_block_owner", registry.OpDef(
-        "test_block_owner", outputs=[registry.Slot("Out", duplicable=True, dispensable=True)],
-        attrs={"sub_block": registry.Attr("block")}, kernel=kernel, raw=True))
+def test_sub_block_runs_are_recorded_in_their_own_scopes(block_owner):
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[3])

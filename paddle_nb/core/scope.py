@@ -20,11 +20,12 @@ import contextlib
 import itertools
 
 from paddle_nb.core.events import EVENTS
+from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import ScopeDestroyedError
 
-__all__ = ["Scope", "StepScopes", "global_scope", "scope_guard"]
+__all__ = ["Scope", "Frame", "StepScopes", "global_scope", "scope_guard"]
 
 _IDS = itertools.count()
 
@@ -33,16 +34,20 @@ class Scope:
     """A node of the scope hierarchy.
 
     Invariant: every Variable in ``_vars`` belongs to this scope alone, and
-    every scope in ``_kids`` has this scope as its parent.
+    every scope in ``_kids`` has this scope as its parent. A scope may also
+    hold a :class:`Frame`: variables not yet made into Variables, whose names
+    are not in ``_vars``; anything that hands out a Variable or lists the
+    variables turns the frame into Variables first (``_materialize``).
     """
 
-    __slots__ = ("_vars", "_parent", "_kids", "_dead", "id", "label", "__weakref__")
+    __slots__ = ("_vars", "_parent", "_kids", "_dead", "_frame", "id", "label", "__weakref__")
 
     def __init__(self, _parent=None, label=None):
         self._vars = {}
         self._parent = _parent
         self._kids = []
         self._dead = None
+        self._frame = None
         self.id = next(_IDS)
         self.label = label        # what made it ("run", "step 3", ...), for display
         if EVENTS.active:
@@ -52,6 +57,8 @@ class Scope:
     def var(self, name):
         """The local variable ``name``, created empty if absent (create-or-get)."""
         self._check_alive()
+        if self._frame is not None:
+            self._materialize()
         var = self._vars.get(name)
         if var is None:
             if not isinstance(name, str) or not name:
@@ -67,6 +74,8 @@ class Scope:
         The executor binds a block's variables with this: one step per name
         instead of var() -> get_tensor() -> get_mutable() -> set_value().
         """
+        if self._frame is not None:
+            self._materialize()
         var = self._vars.get(name)
         if var is None and not EVENTS.active:
             var = self._vars[name] = Variable._make(name, self)
@@ -83,15 +92,66 @@ class Scope:
             var = scope._vars.get(name)
             if var is not None:
                 return var
+            frame = scope._frame
+            if frame is not None and name in frame.index:
+                scope._materialize()
+                return scope._vars[name]
             scope = scope._parent
         return None
+
+    def _find_array(self, name):
+        """The array of tensor variable ``name`` seen from this scope (None when absent or
+        empty), read without turning frames into Variables: the executor binds with this."""
+        scope = self
+        while scope is not None:
+            var = scope._vars.get(name)
+            if var is not None:
+                holder = var._holder
+                return holder._array if isinstance(holder, LoDTensor) else None
+            frame = scope._frame
+            if frame is not None:
+                pos = frame.index.get(name)
+                if pos is not None:
+                    return frame.arrays[pos]
+            scope = scope._parent
+        return None
+
+    def _local_array(self, name):
+        """The array of this scope's own tensor variable ``name``, else None (no Variable made)."""
+        frame = self._frame
+        if frame is not None:
+            pos = frame.index.get(name)
+            if pos is not None:
+                return frame.arrays[pos]
+        var = self._vars.get(name)
+        if var is None:
+            return None
+        holder = var._holder
+        return holder._array if isinstance(holder, LoDTensor) else None
+
+    def _attach_frame(self, frame):
+        """Hold ``frame``'s values as this scope's variables (none of its names may be here)."""
+        if self._frame is not None:
+            self._materialize()
+        self._frame = frame
+
+    def _materialize(self):
+        """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
+        frame, self._frame = self._frame, None
+        place = frame.place
+        frame.release()
+        for name, pos in frame.index.items():
+            array = frame.arrays[pos]
+            tensor = self.var(name).get_tensor()
+            if array is not None:
+                tensor._hold(array, place)
 
     def find_scope_of(self, name):
         """The scope (this one or an ancestor) that holds ``name``, else None."""
         self._check_alive()
         scope = self
         while scope is not None:
-            if name in scope._vars:
+            if name in scope._vars or (scope._frame is not None and name in scope._frame.index):
                 return scope
             scope = scope._parent
         return None
@@ -99,16 +159,22 @@ class Scope:
     def find_local_var(self, name):
         """The variable ``name`` of this scope only, else None."""
         self._check_alive()
+        if self._frame is not None and name in self._frame.index:
+            self._materialize()
         return self._vars.get(name)
 
     def local_var_names(self):
         """The names of this scope's own variables, in creation order."""
         self._check_alive()
+        if self._frame is not None:
+            self._materialize()
         return list(self._vars)
 
     def erase(self, names):
         """Destroy the local variables named (a name or a list); unknown names are ignored."""
         self._check_alive()
+        if self._frame is not None:
+            self._materialize()
         if isinstance(names, str):
             names = [names]
         for name in names:
@@ -159,6 +225,9 @@ class Scope:
         for kid in self._kids:
             kid._destroy_tree(why)
         self._kids = []
+        if self._frame is not None:
+            self._frame.release()
+            self._frame = None
         reason = f"{why} (scope {self.id})"
         for var in self._vars.values():
             var._destroy(reason)
@@ -192,8 +261,48 @@ class Scope:
         if self._dead is not None:
             return f"<Scope {self.id} (destroyed)>"
         label = f" {self.label!r}" if self.label else ""
-        return (f"<Scope {self.id}{label}: {len(self._vars)} variables, "
+        count = len(self._vars) + (len(self._frame.index) if self._frame is not None else 0)
+        return (f"<Scope {self.id}{label}: {count} variables, "
                 f"{len(self._kids)} kids>")
+
+
+class Frame:
+    """A block run's own variables as a list of arrays, before anyone asks for a Variable.
+
+    The executor runs a sub-block on a list of arrays and leaves that list in
+    the block's scope as a frame, instead of making a Variable and a LoDTensor
+    for each of the block's variables: an RNN's step scopes cost little to
+    fill and to destroy, and the backward pass reads their arrays directly.
+    ``index`` maps each name to its position in ``arrays`` (shared by every
+    run of the block); None in ``arrays`` is a declared variable without a
+    value. The values' bytes are counted under ``place`` while the frame lives.
+    """
+
+    __slots__ = ("index", "arrays", "place", "nbytes")
+
+    def __init__(self, index, arrays, place):
+        nbytes = 0
+        for pos in index.values():
+            array = arrays[pos]
+            if array is not None:
+                nbytes += array.nbytes
+        self.index = index
+        self.arrays = arrays
+        self.place = place
+        self.nbytes = nbytes
+        MEMORY.allocate(place, nbytes)
+
+    def release(self):
+        """Stop counting the values' bytes (once)."""
+        if self.place is not None:
+            MEMORY.release(self.place, self.nbytes)
+            self.place = None
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:
+            pass
 
 
 class StepScopes(list):

@@ -185,16 +185,31 @@ class Executor:
         return self.run(pruned, feed=feed, fetch_list=names, scope=scope)
 
     # -- the interpreter -------------------------------------------------------------------------
-    def run_block(self, program, block_idx, scope, keep=()):
+    def run_block(self, program, block_idx, scope, keep=(), values=None):
         """Run every op of block ``block_idx`` in ``scope``.
 
         ``keep`` names temporaries not to release after their last use (the
         fetch targets); sub-blocks release nothing, since the backward pass
-        reads their step scopes.
+        reads their step scopes. ``values`` (name -> array) are put in
+        ``scope`` first, as the block's own variables.
+
+        Unobserved (no run record, no event listener), a sub-block without
+        control flow runs on a list of arrays that it leaves in ``scope`` as a
+        Frame (executor/fast.py): Variables are made only if someone asks.
         """
         plan = self._plan(program, block_idx, keep)
-        cells = self._bind(plan, scope)
         state = self._state
+        if block_idx and plan.framed and not EVENTS.active and \
+                (state is None or state.recorder is None):
+            fast = plan.fast_block
+            if fast is None:
+                fast = plan.fast_block = FastBlock(plan, self.ctx)
+            fast.run_framed(self, scope, values, state.stage if state is not None else _no_stage)
+            return
+        if values:
+            for name, array in values.items():
+                scope.var(name).get_tensor()._hold(array, self.place)
+        cells = self._bind(plan, scope)
         if state is not None and state.recorder is not None:
             state.recorder.run_steps(self, plan, cells, scope)
         else:
@@ -253,8 +268,8 @@ class Executor:
     def _sub_block_runner(self, op):
         program = op.block.program
 
-        def run_sub_block(block_idx, scope):
-            self.run_block(program, block_idx, scope)
+        def run_sub_block(block_idx, scope, values=None):
+            self.run_block(program, block_idx, scope, values=values)
         return run_sub_block
 
     # -- preparing and binding -------------------------------------------------------------------
@@ -334,6 +349,10 @@ def _allocated(cells, outs):
         if pos >= 0 and cells[pos]._array is None:
             return False
     return True
+
+
+def _no_stage(var):
+    """Outside a run (``run_block`` called directly) there is nothing to put back."""
 
 
 def _gather(cells, ins):

@@ -14,6 +14,7 @@ Semantics are those of ``run_block``; the tests run both paths.
 import functools
 
 from paddle_nb.core.memory import MEMORY
+from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.plan import flat_positions
 from paddle_nb.ops.registry import Meta
@@ -34,10 +35,17 @@ class FastBlock:
             self.calls.append((fn, step.ins, arity, step.outs, single, step.release,
                                step.initializer, step))
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
-        self.written = sorted({p for step in plan.steps for p in flat_positions(step.outs)
-                               if plan.persistable[p]})
+        written = {p for step in plan.steps for p in flat_positions(step.outs)}
+        self.written = sorted(p for p in written if plan.persistable[p])
+        # for sub-blocks run on frames: the block's own names, the others, and which of
+        # those the block writes
+        self.local_index = {n: p for p, n in enumerate(plan.names) if plan.local[p]}
+        self.outer = [p for p in range(len(plan.names)) if not plan.local[p]]
+        self.written_outer = sorted(p for p in written if not plan.local[p])
+        self.written_any = sorted(written)
 
     def run(self, executor, scope, feed_arrays, fetch_positions):
+        """Run the global block: persistables read from ``scope``, feeds put in place."""
         plan = self.plan
         env = [None] * (len(plan.names) + 1)     # the last slot stays None: position -1
         for pos in self.persistable:
@@ -47,7 +55,54 @@ class FastBlock:
         for pos, array in feed_arrays:
             env[pos] = array
         executor._check_persistables_ready(plan, env)
-        in_use = peak = 0          # bytes of the values this run made: the place's transient peak
+        MEMORY.transient_peak(executor.place, self._execute(executor, env))
+        return env
+
+    def run_framed(self, executor, scope, values, stage):
+        """Run a sub-block in ``scope``, leaving its own variables there as a Frame.
+
+        ``values`` (name -> array) seeds the block's variables, as a control-flow
+        op puts a step's inputs in the step scope. Variables of outer scopes are
+        read through the scope chain without making Variables of frames; those
+        the block writes are written back when it has run (``stage(var)`` first,
+        so a failed run can put persistables back).
+        """
+        plan = self.plan
+        names = plan.names
+        env = [None] * (len(names) + 1)
+        index = self.local_index
+        if scope._vars:        # variables the caller made in the scope itself: bound, not framed
+            index = {n: p for n, p in index.items() if n not in scope._vars}
+        for pos in self.outer:
+            env[pos] = scope._find_array(names[pos])
+        if len(index) != len(self.local_index):
+            for name, pos in self.local_index.items():
+                if name not in index:
+                    env[pos] = scope._find_array(name)
+        if values:
+            position = plan._pos
+            for name, array in values.items():
+                pos = position.get(name)
+                if pos is not None:
+                    env[pos] = array
+                if name not in index:    # not one of the block's own: a Variable in the scope
+                    scope.var(name).get_tensor()._hold(array, executor.place)
+        self._execute(executor, env)
+        place = executor.place
+        for pos in self.written_outer if index is self.local_index else self.written_any:
+            name = names[pos]
+            if name not in index and env[pos] is not None:
+                var = scope.find_var(name) or executor._outer_scope(plan, name, scope).var(name)
+                stage(var)
+                tensor = var.get_tensor()
+                if tensor._array is not env[pos]:
+                    tensor._hold(env[pos], place)
+        scope._attach_frame(Frame(index, env, place))
+
+    def _execute(self, executor, env):
+        """Run every step on ``env``; return the peak bytes of the values made."""
+        plan = self.plan
+        in_use = peak = 0
         for fn, ins, arity, outs, single, release, init, step in self.calls:
             if init and all(env[p] is not None for p in outs if p >= 0):
                 continue
@@ -76,8 +131,7 @@ class FastBlock:
                 if value is not None:
                     in_use -= value.nbytes
                     env[pos] = None
-        MEMORY.transient_peak(executor.place, peak)
-        return env
+        return peak
 
     def commit(self, scope, env, place):
         """Write the persistables the block wrote back to the user's scope."""
@@ -99,10 +153,11 @@ def _bind_kernel(step, plan, ctx):
     if step.wanted is not None:
         ctx = ctx.for_outputs(step.wanted)
     direct = step.opdef.direct
-    if direct is not None and step.simple_in and all(i >= 0 for i in step.ins):
-        metas = [_meta(plan.vars[i]) for i in step.ins]
-        if None not in metas:
-            fn = direct(ctx.xp, metas, step.attrs)
+    if direct is not None and all(i != -1 for i in step.ins):
+        metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else _meta(plan.vars[i])
+                 for i in step.ins]
+        if not any(m is None or (isinstance(m, list) and None in m) for m in metas):
+            fn = direct(ctx, metas, step.attrs)
             if fn is not None:
                 return fn
     return functools.partial(step.kernel, ctx, **step.attrs)

@@ -40,9 +40,20 @@ UNARY = {
 
 
 def _register_unary(name, forward, reads, derivative, doc):
+    def direct(ctx, metas, attrs):      # floats keep their dtype: no cast to make
+        xp = ctx.xp
+        return (lambda x: forward(xp, x)) if metas[0].dtype.kind == "f" else None
+
+    def grad_direct(ctx, metas, attrs):
+        xp = ctx.xp
+        v, dout = metas
+        if v.dtype.kind == "f" and v.dtype == dout.dtype:
+            return lambda v, dout: derivative(xp, v, dout)
+        return None
+
     register(OpDef(
         name, inputs=["X"], outputs=["Out"], infer=_float_like,
-        kernel=lambda ctx, x: forward(ctx.xp, x).astype(x.dtype, copy=False),
+        kernel=lambda ctx, x: forward(ctx.xp, x).astype(x.dtype, copy=False), direct=direct,
         grad=grad_op(f"{name}_grad", inputs=("X",) if reads == "X" else (),
                      outputs=("Out",) if reads == "Out" else ()),
         doc=doc))
@@ -50,6 +61,7 @@ def _register_unary(name, forward, reads, derivative, doc):
         f"{name}_grad", inputs=[reads, "Out@GRAD"], outputs=["X@GRAD"],
         infer=lambda v, dout: dout,
         kernel=lambda ctx, v, dout: derivative(ctx.xp, v, dout).astype(dout.dtype, copy=False),
+        direct=grad_direct,
         doc=f"the gradient of {name}: X@GRAD from {reads} and Out@GRAD"))
 
 

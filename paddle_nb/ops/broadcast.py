@@ -15,7 +15,7 @@ stretched along.
 
 from paddle_nb.ops.registry import fail
 
-__all__ = ["align_shapes", "broadcast_shape", "align", "unbroadcast"]
+__all__ = ["align_shapes", "broadcast_shape", "align", "sum_to"]
 
 
 def _pad(small, big_rank, axis):
@@ -61,14 +61,20 @@ def align(x, y, axis):
     return x, y
 
 
-def unbroadcast(grad, aligned, shape):
-    """Sum ``grad`` over the dimensions where the operand was stretched, back to ``shape``.
+def sum_to(grad, shape):
+    """Sum ``grad`` over the dimensions NumPy's broadcasting added to ``shape`` (the leading
+    ones, and those where ``shape`` has 1): the gradient of a broadcast operand.
 
-    ``aligned`` is the operand's shape after :func:`align_shapes`.
+    >>> import numpy as np
+    >>> sum_to(np.ones((2, 3, 4)), (3, 1)).tolist()
+    [[8.0], [8.0], [8.0]]
     """
-    if grad.shape == tuple(shape):
+    if grad.shape == shape:
         return grad
-    axes = tuple(i for i, (a, g) in enumerate(zip(aligned, grad.shape)) if a == 1 and g != 1)
-    if axes:
-        grad = grad.sum(axis=axes, keepdims=True)
-    return grad.reshape(shape)
+    lead = grad.ndim - len(shape)
+    if lead:
+        grad = grad.sum(axis=tuple(range(lead)) if lead > 1 else 0)
+        if grad.shape == shape:
+            return grad
+    axes = tuple(i for i, (s, g) in enumerate(zip(shape, grad.shape)) if s == 1 and g != 1)
+    return grad.sum(axis=axes, keepdims=True) if axes else grad

@@ -58,7 +58,7 @@ class RawContext(KernelContext):
         self.scope = scope          # the Scope that runs the op
         self.op = op                # an object with .type, .inputs, .outputs (slot -> names)
         self.attrs = attrs          # the op's declared attributes, defaults filled in
-        self.run_block = run_block  # run_block(block_idx, scope): runs a sub-block in a scope
+        self.run_block = run_block  # run_block(block_idx, scope, values=None): runs a sub-block
         self.state = state          # executor-owned state a raw op may need (run options)
 
     def input_names(self, slot):

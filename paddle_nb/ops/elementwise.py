@@ -6,11 +6,11 @@ Out. Each grad op reads X, Y and Out@GRAD and writes X@GRAD and Y@GRAD,
 summed back over broadcast dimensions.
 """
 
-from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, unbroadcast
+from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, sum_to
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
-__all__ = ["BINARY"]
+__all__ = ["BINARY", "numpy_rule"]
 
 AXIS = {"axis": Attr("int", -1, comment="the dimension of X where Y's first dimension lines up")}
 
@@ -54,6 +54,12 @@ UFUNCS = {"elementwise_add": "add", "elementwise_sub": "subtract", "elementwise_
           "elementwise_div": "divide", "elementwise_max": "maximum", "elementwise_min": "minimum"}
 
 
+def numpy_rule(x_rank, y_rank, axis):
+    """True when NumPy's broadcasting lines X and Y up as Paddle's ``axis`` does: equal
+    ranks, or the smaller operand lined up with the larger one's last dimensions."""
+    return x_rank == y_rank or axis == -1 or axis == abs(x_rank - y_rank)
+
+
 def _register_binary(name, forward, dx, dy, doc):
     def kernel(ctx, x, y, *, axis):
         if x.ndim == y.ndim:              # equal ranks: NumPy's broadcasting is Paddle's
@@ -62,27 +68,17 @@ def _register_binary(name, forward, dx, dy, doc):
         return forward(ctx.xp, a, b).astype(x.dtype, copy=False)
 
     def grad_kernel(ctx, x, y, dout, *, axis):
-        a, b = align(x, y, axis)
-        xs, ys = align_shapes(x.shape, y.shape, axis)
-        gx = gy = None
-        if ctx.want(0):
-            gx = dx(ctx.xp, a, b, dout)
-            if gx.shape != dout.shape:
-                gx = gx + 0 * b
-            gx = unbroadcast(gx, xs, x.shape).astype(x.dtype, copy=False)
-        if ctx.want(1):
-            gy = dy(ctx.xp, a, b, dout)
-            if gy.shape != dout.shape:
-                gy = gy + 0 * a
-            gy = unbroadcast(gy, ys, y.shape).astype(y.dtype, copy=False)
+        a, b = (x, y) if numpy_rule(x.ndim, y.ndim, axis) else align(x, y, axis)
+        gx = _back(dx(ctx.xp, a, b, dout), a.shape, x) if ctx.want(0) else None
+        gy = _back(dy(ctx.xp, a, b, dout), b.shape, y) if ctx.want(1) else None
         return gx, gy
 
     ufunc = UFUNCS.get(name)
 
-    def direct(xp, metas, attrs):
+    def direct(ctx, metas, attrs):
         x, y = metas
-        if ufunc and len(x.shape) == len(y.shape) and x.dtype == y.dtype:
-            return getattr(xp, ufunc)
+        if ufunc and x.dtype == y.dtype and numpy_rule(len(x.shape), len(y.shape), attrs["axis"]):
+            return getattr(ctx.xp, ufunc)
         return None
 
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer,
@@ -92,6 +88,14 @@ def _register_binary(name, forward, dx, dy, doc):
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
                    attrs=AXIS, infer=_grad_infer, kernel=grad_kernel,
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
+
+
+def _back(grad, aligned, like):
+    """A gradient computed on the lined-up operand, summed and shaped back to ``like``."""
+    grad = sum_to(grad, aligned)
+    if grad.shape != like.shape:
+        grad = grad.reshape(like.shape)
+    return grad if grad.dtype == like.dtype else grad.astype(like.dtype)
 
 
 for _name, _spec in BINARY.items():

@@ -13,6 +13,7 @@ import math
 
 import numpy
 
+from paddle_nb.ops.broadcast import sum_to
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
@@ -50,15 +51,6 @@ def _check_pair(x, y):
         fail(f"X and Y must have rank >= 1, got shapes {tuple(x.shape)} and {tuple(y.shape)}")
 
 
-def _sum_to(grad, shape):
-    """Sum ``grad`` over the leading and size-1 dimensions that broadcasting added to ``shape``."""
-    lead = grad.ndim - len(shape)
-    if lead:
-        grad = grad.sum(axis=tuple(range(lead)))
-    axes = tuple(i for i, (s, g) in enumerate(zip(shape, grad.shape)) if s == 1 and g != 1)
-    return grad.sum(axis=axes, keepdims=True) if axes else grad
-
-
 def _swap(a):
     return a.swapaxes(-1, -2)
 
@@ -66,8 +58,8 @@ def _swap(a):
 def _product_grads(a, b, g, ctx=None):
     """dA and dB of ``A @ B`` (batched, broadcast) for the output gradient ``g``; a gradient
     the context does not want is None."""
-    da = _sum_to(g @ _swap(b), a.shape) if ctx is None or ctx.want(0) else None
-    db = _sum_to(_swap(a) @ g, b.shape) if ctx is None or ctx.want(1) else None
+    da = sum_to(g @ _swap(b), a.shape) if ctx is None or ctx.want(0) else None
+    db = sum_to(_swap(a) @ g, b.shape) if ctx is None or ctx.want(1) else None
     return da, db
 
 
@@ -269,16 +261,47 @@ MATMUL_V2_ATTRS = {
     **FUSED_EXTRA,
 }
 
+# ---- direct forms: plain matrices -------------------------------------------------------------
+
+
+def _matrices(attrs, x, y, *rest):
+    """True when the op, with these attributes, is ``X @ Y`` on two matrices of one dtype."""
+    if len(x.shape) != 2 or len(y.shape) != 2 or x.dtype != y.dtype:
+        return False
+    if "x_num_col_dims" in attrs:
+        return attrs["x_num_col_dims"] == 1 and attrs["y_num_col_dims"] == 1
+    if "alpha" in attrs:
+        return attrs["alpha"] == 1.0 and not attrs["transpose_X"] and not attrs["transpose_Y"]
+    return not attrs["trans_x"] and not attrs["trans_y"]
+
+
+def _product_direct(ctx, metas, attrs):
+    return ctx.xp.matmul if _matrices(attrs, *metas) else None
+
+
+def _product_grad_direct(ctx, metas, attrs):
+    """(x, y, dout) -> (dX, dY) of ``X @ Y`` on matrices, only the wanted ones computed."""
+    if not _matrices(attrs, *metas):
+        return None
+    want_x, want_y = ctx.want(0), ctx.want(1)
+    if want_x and want_y:
+        return lambda x, y, g: (g @ y.T, x.T @ g)
+    if want_x:
+        return lambda x, y, g: (g @ y.T, None)
+    return lambda x, y, g: (None, x.T @ g)
+
+
 # ---- registration -----------------------------------------------------------------------------
 
 
 def _register(name, attrs, infer, kernel, grad_kernel, doc):
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=attrs, infer=infer,
-                   kernel=kernel, doc=doc,
+                   kernel=kernel, direct=_product_direct, doc=doc,
                    grad=grad_op(f"{name}_grad", inputs=("X", "Y"), in_grads=("X", "Y"))))
     register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
                    attrs=attrs, infer=_pair_grad_infer, kernel=grad_kernel,
+                   direct=_product_grad_direct,
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
 
 

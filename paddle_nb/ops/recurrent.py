@@ -32,10 +32,10 @@ def _sequence_length(ctx, names):
 
 
 def _local_array(scope, name, what):
-    var = scope.find_local_var(name)
-    if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+    array = scope._local_array(name)
+    if array is None:
         raise ValueError(f"recurrent: the step block did not compute {what} '{name}'")
-    return var.get_tensor().array()
+    return array
 
 
 def _recurrent(ctx):
@@ -44,23 +44,26 @@ def _recurrent(ctx):
     inputs = ctx.input_names("inputs")
     steps = _sequence_length(ctx, inputs)
     ex_states, states = attrs["ex_states"], attrs["states"]
-    boots = ctx.input_names("initial_states")
+    sequences = [(name, ctx.tensor(name).array()) for name in inputs]
+    boots = [ctx.tensor(name).array() for name in ctx.input_names("initial_states")]
     scopes = ctx.scope.find_var(ctx.output_names("step_scopes")[0]).set_value(StepScopes())
     outputs = ctx.output_names("outputs")
     collected = {name: [None] * steps for name in outputs}
+    memories = list(zip(ex_states, states, boots))
     previous = None
     for t in _order(steps, attrs["reverse"]):
         kid = ctx.scope.new_scope(label=f"step {t}")
-        for name in inputs:
-            kid.var(name).get_tensor()._hold(ctx.tensor(name).array()[t], place)
-        for k, (pre, boot) in enumerate(zip(ex_states, boots)):
-            value = ctx.tensor(boot).array() if previous is None else \
-                _local_array(previous, states[k], "memory")
-            if previous is not None and value.shape != ctx.tensor(boot).array().shape:
-                raise ValueError(f"recurrent: memory '{pre}' has shape {ctx.tensor(boot).array().shape} "
-                                 f"but its update '{states[k]}' has shape {value.shape}")
-            kid.var(pre).get_tensor()._hold(value, place)
-        ctx.run_block(attrs["sub_block"], kid)
+        values = {name: sequence[t] for name, sequence in sequences}
+        for pre, state, boot in memories:
+            if previous is None:
+                values[pre] = boot
+                continue
+            value = _local_array(previous, state, "memory")
+            if value.shape != boot.shape:
+                raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
+                                 f"but its update '{state}' has shape {value.shape}")
+            values[pre] = value
+        ctx.run_block(attrs["sub_block"], kid, values)
         for name in outputs:
             collected[name][t] = _local_array(kid, name, "step output")
         scopes.append(kid)
@@ -71,52 +74,51 @@ def _recurrent(ctx):
 
 def _recurrent_grad(ctx):
     attrs = ctx.attrs
-    xp, place = ctx.xp, ctx.place
+    xp = ctx.xp
     scopes = ctx.scope.find_var(ctx.input_names("step_scopes")[0]).get(StepScopes)
     ex_states, states = attrs["ex_states"], attrs["states"]
     inputs, params = ctx.input_names("inputs"), ctx.input_names("parameters")
     boots, outputs = ctx.input_names("initial_states"), ctx.input_names("outputs")
-    out_grads = [ctx.tensor(n).array() if ctx.scope.find_var(n) is not None
-                 and ctx.tensor(n).is_allocated() else None for n in ctx.input_names("outputs@GRAD")]
+    out_grads = [(grad_var_name(name), ctx.scope._find_array(g))
+                 for name, g in zip(outputs, ctx.input_names("outputs@GRAD"))]
+    out_grads = [(name, g) for name, g in out_grads if g is not None]
+    state_grads = [grad_var_name(s) for s in states]
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
     input_grads = {n: [None] * steps for n in inputs}
-    param_grads = {}
-    carry = {}                       # state name -> gradient flowing from the next step
+    param_grads = {}                 # name -> the sum so far (an array of our own)
+    carry = {}                       # state gradient name -> gradient from the next step
     for k in reversed(range(steps)):
         t = order[k]
         grad_scope = scopes[k].new_scope(label="grad")
-        for name, g in zip(outputs, out_grads):
-            if g is not None:
-                grad_scope.var(grad_var_name(name)).get_tensor()._hold(g[t], place)
-        for state in states:
-            if state in carry:
-                var = grad_scope.var(grad_var_name(state))
-                t_ = var.get_tensor()
-                t_._hold(carry[state] if not t_.is_allocated() else t_.array() + carry[state], place)
-        ctx.run_block(attrs["sub_block"], grad_scope)
+        values = {name: g[t] for name, g in out_grads}
+        for name, g in carry.items():
+            values[name] = values[name] + g if name in values else g
+        ctx.run_block(attrs["sub_block"], grad_scope, values)
         for name in inputs:
             input_grads[name][t] = _grad_of(grad_scope, name)
         for name in params:
             g = _grad_of(grad_scope, name)
-            if g is not None:
-                param_grads[name] = g if name not in param_grads else param_grads[name] + g
+            if g is None:
+                continue
+            total = param_grads.get(name)
+            if total is None:
+                param_grads[name] = g.copy()
+            else:
+                total += g
         carry = {}
-        for pre, state in zip(ex_states, states):
+        for pre, state in zip(ex_states, state_grads):
             g = _grad_of(grad_scope, pre)
             if g is not None:
                 carry[state] = g
     _write_grads(ctx, inputs, "inputs@GRAD", lambda n: _stack(xp, input_grads[n], ctx.tensor(n)))
     _write_grads(ctx, params, "parameters@GRAD", lambda n: param_grads.get(n))
-    boot_grads = {b: carry.get(s) for b, s in zip(boots, states)}
+    boot_grads = {b: carry.get(grad_var_name(s)) for b, s in zip(boots, states)}
     _write_grads(ctx, boots, "initial_states@GRAD", lambda n: boot_grads.get(n))
 
 
 def _grad_of(scope, name):
-    var = scope.find_local_var(grad_var_name(name))
-    if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
-        return None
-    return var.get_tensor().array()
+    return scope._local_array(grad_var_name(name))
 
 
 def _stack(xp, parts, like):

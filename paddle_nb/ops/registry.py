@@ -203,8 +203,10 @@ class OpDef:
         self.doc = doc.strip()
         self.raw = raw
         self.no_need_buffer = tuple(no_need_buffer)
-        # direct(xp, input_metas, attrs) -> an array function equal to the kernel for such
-        # inputs (e.g. xp.add), or None: lets the executor skip the kernel's own dispatch
+        # direct(ctx, input_metas, attrs) -> an array function equal to the kernel for inputs
+        # of such metas (e.g. xp.add), or None: lets the executor skip the kernel's own
+        # dispatch. ctx is the KernelContext the step runs with (its xp, its wanted outputs);
+        # a duplicable slot's meta is a list. The contract suite checks each against its kernel.
         self.direct = direct
         self.input_index = {s.name: i for i, s in enumerate(self.inputs)}
         self.output_index = {s.name: i for i, s in enumerate(self.outputs)}

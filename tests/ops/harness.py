@@ -85,7 +85,40 @@ def forward(op_type, inputs, attrs=None, place=None, seed=0):
     opdef = registry.get(op_type)
     values = opdef.complete_attrs(attrs or {})
     ctx = KernelContext(place or CPUPlace(), seed)
-    return _as_dict(opdef.outputs, opdef.kernel(ctx, *_args(opdef, inputs), **values))
+    return _as_dict(opdef.outputs, run_kernel(opdef, ctx, _args(opdef, inputs), values))
+
+
+def run_kernel(opdef, ctx, args, attrs):
+    """``opdef.kernel(ctx, *args, **attrs)``; where the op has a direct form for these
+    inputs (``OpDef.direct``), also check that it computes the same, exactly, for metas
+    as the arrays have them and with the first dimension unknown, and with each output
+    alone wanted."""
+    result = opdef.kernel(ctx, *args, **attrs)
+    if opdef.direct is None or any(a is None for a in args) or ctx.rng is None:
+        return result
+    n = len(opdef.outputs)
+    wanted = [None] + ([tuple(j == k for j in range(n)) for k in range(n)] if n > 1 else [])
+    for metas in (meta_of(list(args)), [_unknown_batch(m) for m in meta_of(list(args))]):
+        for want in wanted:
+            fn = opdef.direct(ctx if want is None else ctx.for_outputs(want), metas, attrs)
+            if fn is None:
+                continue
+            got = fn(*args)
+            expected, got = (result, got) if n > 1 else ((result,), (got,))
+            for k, (e, g) in enumerate(zip(expected, got)):
+                if want is None or want[k]:
+                    assert (e is None) == (g is None), (opdef.type, k, want)
+                    if e is not None:
+                        assert g.dtype == e.dtype and g.shape == e.shape, (opdef.type, k)
+                        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+    return result
+
+
+def _unknown_batch(meta):
+    if isinstance(meta, list):
+        return [_unknown_batch(m) for m in meta]
+    shape = tuple(meta.shape)
+    return Meta((-1,) + shape[1:], meta.dtype, 0) if shape else meta
 
 
 def _names(slot, value):
@@ -130,7 +163,7 @@ def analytic_grad(op_type, inputs, attrs, out_grads):
                 continue
             vals = [env[n] if n in env else _zeros_like_name(env, n) for n in names]
             args.append(vals if s.duplicable else vals[0])
-        result = _as_dict(gdef.outputs, gdef.kernel(ctx, *args, **gattrs))
+        result = _as_dict(gdef.outputs, run_kernel(gdef, ctx, args, gattrs))
         for s in gdef.outputs:
             names = spec.outputs.get(s.name)
             if not names or result.get(s.name) is None:

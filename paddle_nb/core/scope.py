@@ -228,13 +228,14 @@ class Scope:
         if self._frame is not None:
             self._frame.release()
             self._frame = None
-        reason = f"{why} (scope {self.id})"
-        for var in self._vars.values():
-            var._destroy(reason)
+        if self._vars:
+            reason = f"{why} (scope {self.id})"
+            for var in self._vars.values():
+                var._destroy(reason)
+            self._vars = {}
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
-        self._vars = {}
-        self._dead = f"scope {self.id} was destroyed ({why})"
+        self._dead = why           # the message is only written if someone asks
 
     def is_alive(self):
         return self._dead is None
@@ -255,7 +256,7 @@ class Scope:
 
     def _check_alive(self):
         if self._dead is not None:
-            raise ScopeDestroyedError(self._dead)
+            raise ScopeDestroyedError(f"scope {self.id} was destroyed ({self._dead})")
 
     def __repr__(self):
         if self._dead is not None:
@@ -275,17 +276,14 @@ class Frame:
     fill and to destroy, and the backward pass reads their arrays directly.
     ``index`` maps each name to its position in ``arrays`` (shared by every
     run of the block); None in ``arrays`` is a declared variable without a
-    value. The values' bytes are counted under ``place`` while the frame lives.
+    value. ``nbytes`` (the bytes of the arrays the block's ops made; the
+    caller's inputs are counted where they came from) are counted under
+    ``place`` while the frame lives.
     """
 
     __slots__ = ("index", "arrays", "place", "nbytes")
 
-    def __init__(self, index, arrays, place):
-        nbytes = 0
-        for pos in index.values():
-            array = arrays[pos]
-            if array is not None:
-                nbytes += array.nbytes
+    def __init__(self, index, arrays, place, nbytes):
         self.index = index
         self.arrays = arrays
         self.place = place

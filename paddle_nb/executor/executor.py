@@ -111,13 +111,13 @@ class Executor:
         """The same run without materializing temporaries (see executor/fast.py)."""
         fast = plan.fast_block
         if fast is None:
-            fast = plan.fast_block = FastBlock(plan, self.ctx)
+            fast = plan.fast_block = FastBlock(plan, self)
         feed_arrays = []
         for name, value in feed.items():
             pos = plan.position(name)
             if pos is not None:
                 feed_arrays.append((pos, self._to_place(value)))
-        env = fast.run(self, scope, feed_arrays, None)
+        env = fast.run(scope, feed_arrays)
         results = []
         for name in fetch_names:
             pos = plan.position(name)
@@ -197,14 +197,16 @@ class Executor:
         control flow runs on a list of arrays that it leaves in ``scope`` as a
         Frame (executor/fast.py): Variables are made only if someone asks.
         """
-        plan = self._plan(program, block_idx, keep)
+        self._run_planned(self._plan(program, block_idx, keep), scope, values)
+
+    def _run_planned(self, plan, scope, values=None):
         state = self._state
-        if block_idx and plan.framed and not EVENTS.active and \
+        if plan.framed and not EVENTS.active and \
                 (state is None or state.recorder is None):
             fast = plan.fast_block
             if fast is None:
-                fast = plan.fast_block = FastBlock(plan, self.ctx)
-            fast.run_framed(self, scope, values, state.stage if state is not None else _no_stage)
+                fast = plan.fast_block = FastBlock(plan, self)
+            fast.run_framed(scope, values, state.stage if state is not None else _no_stage)
             return
         if values:
             for name, array in values.items():
@@ -267,9 +269,13 @@ class Executor:
 
     def _sub_block_runner(self, op):
         program = op.block.program
+        plans = {}             # the op runs its sub-block many times: find the plan once
 
         def run_sub_block(block_idx, scope, values=None):
-            self.run_block(program, block_idx, scope, values=values)
+            plan = plans.get(block_idx)
+            if plan is None:
+                plan = plans[block_idx] = self._plan(program, block_idx, ())
+            self._run_planned(plan, scope, values)
         return run_sub_block
 
     # -- preparing and binding -------------------------------------------------------------------

@@ -17,23 +17,22 @@ from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.plan import flat_positions
+from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
 __all__ = ["FastBlock"]
 
 
 class FastBlock:
-    """A BlockPlan compiled for one executor's context."""
+    """A BlockPlan compiled for one executor: its steps unrolled into one function
+    (``source`` shows it; see executor/unroll.py)."""
 
-    def __init__(self, plan, ctx):
+    def __init__(self, plan, executor):
         self.plan = plan
-        self.calls = []
-        for step in plan.steps:
-            fn = _bind_kernel(step, plan, ctx)
-            single = len(step.outs) == 1 and not isinstance(step.outs[0], tuple)
-            arity = len(step.ins) if step.simple_in and len(step.ins) <= 3 else -1
-            self.calls.append((fn, step.ins, arity, step.outs, single, step.release,
-                               step.initializer, step))
+        self.executor = executor
+        kernels = [_bind_kernel(step, plan, executor.ctx) for step in plan.steps]
+        self._execute, self.source = unroll(f"block_{plan.block.idx}", plan.steps, kernels,
+                                            _store, self._fail)
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
         written = {p for step in plan.steps for p in flat_positions(step.outs)}
         self.written = sorted(p for p in written if plan.persistable[p])
@@ -42,12 +41,13 @@ class FastBlock:
         self.local_index = {n: p for p, n in enumerate(plan.names) if plan.local[p]}
         self.outer = [p for p in range(len(plan.names)) if not plan.local[p]]
         self.written_outer = sorted(p for p in written if not plan.local[p])
+        self._linked = self._links = self._unlinked = None     # see _link
         self.written_any = sorted(written)
 
-    def run(self, executor, scope, feed_arrays, fetch_positions):
+    def run(self, scope, feed_arrays):
         """Run the global block: persistables read from ``scope``, feeds put in place."""
-        plan = self.plan
-        env = [None] * (len(plan.names) + 1)     # the last slot stays None: position -1
+        plan, executor = self.plan, self.executor
+        env = [None] * len(plan.names)
         for pos in self.persistable:
             var = scope.find_var(plan.names[pos])
             if var is not None and isinstance(var._holder, LoDTensor):
@@ -55,10 +55,10 @@ class FastBlock:
         for pos, array in feed_arrays:
             env[pos] = array
         executor._check_persistables_ready(plan, env)
-        MEMORY.transient_peak(executor.place, self._execute(executor, env))
+        MEMORY.transient_peak(executor.place, self._execute(env))
         return env
 
-    def run_framed(self, executor, scope, values, stage):
+    def run_framed(self, scope, values, stage):
         """Run a sub-block in ``scope``, leaving its own variables there as a Frame.
 
         ``values`` (name -> array) seeds the block's variables, as a control-flow
@@ -67,14 +67,27 @@ class FastBlock:
         the block writes are written back when it has run (``stage(var)`` first,
         so a failed run can put persistables back).
         """
-        plan = self.plan
+        plan, executor = self.plan, self.executor
         names = plan.names
-        env = [None] * (len(names) + 1)
+        env = [None] * len(names)
         index = self.local_index
         if scope._vars:        # variables the caller made in the scope itself: bound, not framed
             index = {n: p for n, p in index.items() if n not in scope._vars}
-        for pos in self.outer:
-            env[pos] = scope._find_array(names[pos])
+        parent = scope._parent
+        frame = parent._frame if parent is not None else None
+        if frame is not None and index is self.local_index:
+            # the common case of a grad block: it reads what the forward step left in
+            # the parent's frame, which has the same layout every step
+            if frame.index is not self._linked:
+                self._link(frame.index)
+            arrays = frame.arrays
+            for pos, at in self._links:
+                env[pos] = arrays[at]
+            for pos in self._unlinked:
+                env[pos] = parent._find_array(names[pos])
+        else:
+            for pos in self.outer:
+                env[pos] = scope._find_array(names[pos])
         if len(index) != len(self.local_index):
             for name, pos in self.local_index.items():
                 if name not in index:
@@ -87,7 +100,7 @@ class FastBlock:
                     env[pos] = array
                 if name not in index:    # not one of the block's own: a Variable in the scope
                     scope.var(name).get_tensor()._hold(array, executor.place)
-        self._execute(executor, env)
+        made = self._execute(env)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
             name = names[pos]
@@ -97,41 +110,17 @@ class FastBlock:
                 tensor = var.get_tensor()
                 if tensor._array is not env[pos]:
                     tensor._hold(env[pos], place)
-        scope._attach_frame(Frame(index, env, place))
+        scope._attach_frame(Frame(index, env, place, made))
 
-    def _execute(self, executor, env):
-        """Run every step on ``env``; return the peak bytes of the values made."""
-        plan = self.plan
-        in_use = peak = 0
-        for fn, ins, arity, outs, single, release, init, step in self.calls:
-            if init and all(env[p] is not None for p in outs if p >= 0):
-                continue
-            try:
-                if arity == 2:
-                    out = fn(env[ins[0]], env[ins[1]])
-                elif arity == 1:
-                    out = fn(env[ins[0]])
-                elif arity == 3:
-                    out = fn(env[ins[0]], env[ins[1]], env[ins[2]])
-                elif arity == 0:
-                    out = fn()
-                else:
-                    out = fn(*_gather(env, ins))
-            except Exception as err:
-                raise executor._op_error_env(step, plan, env, err) from err
-            if single:
-                env[outs[0]] = out
-                in_use += out.nbytes
-            else:
-                in_use += _store(env, outs, out)
-            if in_use > peak:
-                peak = in_use
-            for pos in release:
-                value = env[pos]
-                if value is not None:
-                    in_use -= value.nbytes
-                    env[pos] = None
-        return peak
+    def _link(self, index):
+        """Remember where the outer names lie in a parent frame of layout ``index``."""
+        names = self.plan.names
+        self._linked = index
+        self._links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
+        self._unlinked = [pos for pos in self.outer if names[pos] not in index]
+
+    def _fail(self, k, env, err):
+        return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)
 
     def commit(self, scope, env, place):
         """Write the persistables the block wrote back to the user's scope."""
@@ -168,16 +157,6 @@ def _meta(var):
         return Meta(var.shape, var.dtype, var.lod_level) if var is not None and var.is_tensor() else None
     except Exception:
         return None
-
-
-def _gather(env, ins):
-    args = []
-    for i in ins:
-        if isinstance(i, tuple):
-            args.append([env[p] for p in i])
-        else:
-            args.append(env[i] if i >= 0 else None)
-    return args
 
 
 def _store(env, outs, out):

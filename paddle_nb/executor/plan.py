@@ -79,7 +79,8 @@ class BlockPlan:
         self.persistable = [v is not None and v.persistable for v in self.vars]
         self.tensor = [v is None or v.type == VarType.LOD_TENSOR for v in self.vars]
         self.has_raw = any(step.raw for step in self.steps)
-        self.framed = not self.has_raw and all(self.tensor)   # a sub-block may run on a Frame
+        # a sub-block without control flow may run on a Frame (see executor/fast.py)
+        self.framed = block_idx > 0 and not self.has_raw and all(self.tensor)
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         self.fast_block = None     # the executor's compiled form (executor/fast.py)
         self.first_reads = self._reads_before_writes()

@@ -185,9 +185,18 @@ def _identity_infer(x, *, dtype):
     return x
 
 
+def _same(x):
+    return x
+
+
+def _helper_grad_direct(ctx, metas, attrs):
+    zeros_like = ctx.xp.zeros_like
+    return lambda x, out, dout: dout if dout is not None else zeros_like(x)
+
+
 register(OpDef(
     "rnn_memory_helper", inputs=["X"], outputs=["Out"], attrs={"dtype": Attr("int", 5)},
-    infer=_identity_infer, kernel=lambda ctx, x, *, dtype: x,
+    infer=_identity_infer, kernel=lambda ctx, x, *, dtype: x, direct=lambda ctx, metas, attrs: _same,
     grad=lambda g: [OpSpec("rnn_memory_helper_grad",
                            {"X": g.input("X"), "Out": g.output("Out"),
                             "Out@GRAD": g.output_grad("Out")},
@@ -199,4 +208,5 @@ register(OpDef(
     outputs=["X@GRAD"], attrs={"dtype": Attr("int", 5)},
     infer=lambda x, out, dout, *, dtype: x,
     kernel=lambda ctx, x, out, dout, *, dtype: dout if dout is not None else ctx.xp.zeros_like(x),
+    direct=_helper_grad_direct,
     doc="X@GRAD = Out@GRAD (zeros when no gradient reached Out)"))

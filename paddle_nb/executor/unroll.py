@@ -1,0 +1,83 @@
+"""A block's steps written out as one Python function: the fast path's loop, unrolled.
+
+The fast path runs a block's steps on a list of values (``env``). Looping
+over the steps costs a few hundred nanoseconds an op (unpacking each step,
+choosing how to call its kernel, counting bytes, releasing), as much as a
+small kernel, and an RNN runs its step block once per time step. So each
+block is written out once as the source of one function, one line per op,
+and compiled; ``FastBlock.source`` shows it::
+
+    def block_1(env):
+        ...
+            k = 0                      # #0 mul
+            out = f0(env[0], env[1])
+            env[2] = out
+            made += out.nbytes
+
+``f0``... are the steps' kernels, bound to their context and attributes.
+``made`` counts the bytes of the values the ops made and ``peak`` its
+highest value, as the loop did. When an op fails, ``k`` says which one.
+"""
+
+import linecache
+
+from paddle_nb.executor.plan import flat_positions
+
+__all__ = ["unroll"]
+
+_INDENT = "        "
+
+
+def unroll(name, steps, kernels, store, fail):
+    """(function, source) for running ``steps`` with ``kernels`` (one per step) on an env.
+
+    ``store(env, outs, out)`` puts a multi-output result in place and returns
+    its bytes; ``fail(k, env, err)`` makes the error raised when step ``k``
+    fails. The function returns the peak bytes of the values made.
+    """
+    namespace = {"_store": store, "_fail": fail}
+    lines = [f"def {name}(env):", "    k = 0", "    made = peak = 0", "    try:"]
+    for k, (step, kernel) in enumerate(zip(steps, kernels)):
+        namespace[f"f{k}"] = kernel
+        body = _op_lines(k, step)
+        indent = _INDENT
+        if step.initializer:        # a preamble initializer: skipped when its outputs exist
+            have = " and ".join(f"env[{p}] is not None" for p in flat_positions(step.outs))
+            lines.append(f"{indent}if not ({have or 'False'}):")
+            indent += "    "
+        lines.extend(indent + line for line in body)
+    if not steps:
+        lines.append(_INDENT + "pass")
+    lines += ["    except Exception as err:",
+              "        raise _fail(k, env, err) from err",
+              "    return peak if peak > made else made", ""]
+    source = "\n".join(lines)
+    filename = f"<paddle_nb {name} {id(namespace):x}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name], source
+
+
+def _op_lines(k, step):
+    args = ", ".join(_arg(i) for i in step.ins)
+    outs = step.outs
+    body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
+    if len(outs) == 1 and not isinstance(outs[0], tuple):
+        if outs[0] >= 0:
+            body += [f"out = f{k}({args})", f"env[{outs[0]}] = out", "made += out.nbytes"]
+        else:
+            body.append(f"f{k}({args})")
+    else:
+        body.append(f"made += _store(env, {outs!r}, f{k}({args}))")
+    if step.release:
+        body.append("if made > peak: peak = made")
+        for pos in step.release:
+            body += [f"out = env[{pos}]", "if out is not None:",
+                     f"    made -= out.nbytes; env[{pos}] = None"]
+    return body
+
+
+def _arg(slot):
+    if isinstance(slot, tuple):
+        return "[" + ", ".join(f"env[{p}]" for p in slot) + "]"
+    return f"env[{slot}]" if slot >= 0 else "None"

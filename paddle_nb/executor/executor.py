@@ -199,14 +199,14 @@ class Executor:
         """
         self._run_planned(self._plan(program, block_idx, keep), scope, values)
 
-    def _run_planned(self, plan, scope, values=None):
+    def _run_planned(self, plan, scope, values=None, reuse=None):
         state = self._state
         if plan.framed and not EVENTS.active and \
                 (state is None or state.recorder is None):
             fast = plan.fast_block
             if fast is None:
                 fast = plan.fast_block = FastBlock(plan, self)
-            fast.run_framed(scope, values, state.stage if state is not None else _no_stage)
+            fast.run_framed(scope, values, state.stage if state is not None else _no_stage, reuse)
             return
         if values:
             for name, array in values.items():
@@ -270,12 +270,13 @@ class Executor:
     def _sub_block_runner(self, op):
         program = op.block.program
         plans = {}             # the op runs its sub-block many times: find the plan once
+        reuse = {}             # and what the block reads from above (see FastBlock)
 
         def run_sub_block(block_idx, scope, values=None):
             plan = plans.get(block_idx)
             if plan is None:
                 plan = plans[block_idx] = self._plan(program, block_idx, ())
-            self._run_planned(plan, scope, values)
+            self._run_planned(plan, scope, values, reuse)
         return run_sub_block
 
     # -- preparing and binding -------------------------------------------------------------------

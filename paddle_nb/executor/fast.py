@@ -58,14 +58,15 @@ class FastBlock:
         MEMORY.transient_peak(executor.place, self._execute(env))
         return env
 
-    def run_framed(self, scope, values, stage):
+    def run_framed(self, scope, values, stage, reuse=None):
         """Run a sub-block in ``scope``, leaving its own variables there as a Frame.
 
         ``values`` (name -> array) seeds the block's variables, as a control-flow
         op puts a step's inputs in the step scope. Variables of outer scopes are
         read through the scope chain without making Variables of frames; those
         the block writes are written back when it has run (``stage(var)`` first,
-        so a failed run can put persistables back).
+        so a failed run can put persistables back). ``reuse`` is a dict in which
+        one run of a control-flow op keeps what its block runs looked up.
         """
         plan, executor = self.plan, self.executor
         names = plan.names
@@ -73,18 +74,8 @@ class FastBlock:
         index = self.local_index
         if scope._vars:        # variables the caller made in the scope itself: bound, not framed
             index = {n: p for n, p in index.items() if n not in scope._vars}
-        parent = scope._parent
-        frame = parent._frame if parent is not None else None
-        if frame is not None and index is self.local_index:
-            # the common case of a grad block: it reads what the forward step left in
-            # the parent's frame, which has the same layout every step
-            if frame.index is not self._linked:
-                self._link(frame.index)
-            arrays = frame.arrays
-            for pos, at in self._links:
-                env[pos] = arrays[at]
-            for pos in self._unlinked:
-                env[pos] = parent._find_array(names[pos])
+        if index is self.local_index and scope._frame is None and scope._parent is not None:
+            self._bind_outer(scope, env, reuse)
         else:
             for pos in self.outer:
                 env[pos] = scope._find_array(names[pos])
@@ -93,13 +84,15 @@ class FastBlock:
                 if name not in index:
                     env[pos] = scope._find_array(name)
         if values:
-            position = plan._pos
             for name, array in values.items():
-                pos = position.get(name)
+                pos = index.get(name)
                 if pos is not None:
                     env[pos] = array
-                if name not in index:    # not one of the block's own: a Variable in the scope
-                    scope.var(name).get_tensor()._hold(array, executor.place)
+                    continue
+                pos = plan.position(name)   # not one of the block's own: a Variable in the scope
+                if pos is not None:
+                    env[pos] = array
+                scope.var(name).get_tensor()._hold(array, executor.place)
         made = self._execute(env)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
@@ -111,6 +104,39 @@ class FastBlock:
                 if tensor._array is not env[pos]:
                     tensor._hold(env[pos], place)
         scope._attach_frame(Frame(index, env, place, made))
+
+    def _bind_outer(self, scope, env, reuse):
+        """Read the outer names into ``env`` for a scope holding nothing of the block's yet."""
+        parent = scope._parent
+        frame = parent._frame
+        anchor, positions = parent, self.outer
+        if frame is not None:
+            # a grad block reads what the forward step left in the parent's frame,
+            # which has the same layout every step
+            if frame.index is not self._linked:
+                self._link(frame.index)
+            arrays = frame.arrays
+            for pos, at in self._links:
+                env[pos] = arrays[at]
+            positions = self._unlinked
+            if not parent._vars and parent._parent is not None:
+                anchor = parent._parent      # the others lie above the parent
+        for pos, array in self._outer_arrays(anchor, positions, reuse):
+            env[pos] = array
+
+    def _outer_arrays(self, anchor, positions, reuse):
+        """(position, array) of the names at ``positions`` seen from ``anchor``; within one
+        run of a control-flow op (``reuse``), found once per anchor unless the block
+        writes outer variables."""
+        if reuse is not None:
+            hit = reuse.get(self)
+            if hit is not None and hit[0] is anchor and hit[1] is positions:
+                return hit[2]
+        names = self.plan.names
+        found = [(pos, anchor._find_array(names[pos])) for pos in positions]
+        if reuse is not None and not self.written_outer:
+            reuse[self] = (anchor, positions, found)
+        return found
 
     def _link(self, index):
         """Remember where the outer names lie in a parent frame of layout ``index``."""

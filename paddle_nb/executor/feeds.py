@@ -31,25 +31,16 @@ def fetch_name(program, target):
 
 def check_feed(program, plan, feed):
     """Check every feed against its data variable before anything runs."""
-    glob = program.global_block()
     targets = {}
-    fed_by_op = {op.output("Out")[0]: op for op in plan.feed_ops}
     for name, value in feed.items():
-        var = glob.find_var(name)
-        if var is None:
-            raise FeedError(f"feed '{name}': the program has no such variable (data "
-                            f"variables: {', '.join(_data_names(program)) or 'none'})")
-        targets[name] = _check_value(var, value)
-    for pos in plan.reads_before_writes():
+        targets[name] = _check_value(plan, program, name, value)
+    fed_by_op = plan.fed_by_op
+    for pos in plan.must_feed:
         name = plan.names[pos]
-        var = plan.vars[pos]
-        if plan.persistable[pos] or name in feed or var is None or not var.is_tensor():
-            continue
-        if name in fed_by_op:
-            continue
-        step = plan.first_reader(pos)
-        raise FeedError(f"missing feed for '{name}' ({_shape_text(var)}), read by op "
-                        f"#{step.index} '{step.op.type}' built at {step.op.site()}")
+        if name not in feed:
+            step = plan.first_reader(pos)
+            raise FeedError(f"missing feed for '{name}' ({_shape_text(plan.vars[pos])}), read "
+                            f"by op #{step.index} '{step.op.type}' built at {step.op.site()}")
     for name, op in fed_by_op.items():
         if name not in feed:
             raise FeedError(f"missing feed for '{name}' (the program's feed op "
@@ -111,26 +102,34 @@ def _shape_text(var):
     except Exception:
         return "?"
 
-def _check_value(var, value):
+def _check_value(plan, program, name, value):
     """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
-    if not var.is_tensor():
-        raise FeedError(f"feed '{var.name}': the variable is not a tensor, it cannot be fed")
-    try:
-        var.dtype, var.shape
-    except Exception as err:
-        raise FeedError(f"feed '{var.name}': its VarDesc cannot be read: {err}") from None
+    want, shape = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
     if isinstance(value, LoDTensor):
         array = value.array()
     else:
         array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
             else numpy.asarray(value)
-    want = var.dtype
     if array.dtype != want:
-        raise FeedError(f"feed '{var.name}': expected dtype {want}, got {array.dtype} "
+        raise FeedError(f"feed '{name}': expected dtype {want}, got {array.dtype} "
                         f"(cast it with .astype('{want}'))")
-    shape = var.shape
-    got = tuple(array.shape)
+    got = array.shape
     if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
-        raise FeedError(f"feed '{var.name}': expected shape {list(shape)} (-1 is any size), "
+        raise FeedError(f"feed '{name}': expected shape {list(shape)} (-1 is any size), "
                         f"got {list(got)}")
     return value
+
+
+def _feed_meta(plan, program, name):
+    """(dtype, shape) of data variable ``name``, read from its desc once per plan."""
+    var = program.global_block().find_var(name)
+    if var is None:
+        raise FeedError(f"feed '{name}': the program has no such variable (data "
+                        f"variables: {', '.join(_data_names(program)) or 'none'})")
+    if not var.is_tensor():
+        raise FeedError(f"feed '{name}': the variable is not a tensor, it cannot be fed")
+    try:
+        meta = plan.feed_meta[name] = (var.dtype, tuple(var.shape))
+    except Exception as err:
+        raise FeedError(f"feed '{name}': its VarDesc cannot be read: {err}") from None
+    return meta

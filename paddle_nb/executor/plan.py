@@ -84,6 +84,13 @@ class BlockPlan:
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         self.fast_block = None     # the executor's compiled form (executor/fast.py)
         self.first_reads = self._reads_before_writes()
+        # for checking feeds: data variables' (dtype, shape) as read, the feed ops' targets,
+        # and the temporaries some op reads before any op writes them (feeds to ask for)
+        self.feed_meta = {}
+        self.fed_by_op = {op.output("Out")[0]: op for op in self.feed_ops}
+        self.must_feed = [pos for pos in self.first_reads
+                          if not self.persistable[pos] and self.vars[pos] is not None
+                          and self.vars[pos].is_tensor() and self.names[pos] not in self.fed_by_op]
 
     def _index(self, name):
         pos = self._pos.get(name)

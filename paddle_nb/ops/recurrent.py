@@ -88,6 +88,9 @@ def _recurrent_grad(ctx):
     input_grads = {n: [None] * steps for n in inputs}
     param_grads = {}                 # name -> the sum so far (an array of our own)
     carry = {}                       # state gradient name -> gradient from the next step
+    input_grad_names = [(input_grads[n], grad_var_name(n)) for n in inputs]
+    param_grad_names = [(n, grad_var_name(n)) for n in params]
+    links = [(grad_var_name(pre), state) for pre, state in zip(ex_states, state_grads)]
     for k in reversed(range(steps)):
         t = order[k]
         grad_scope = scopes[k].new_scope(label="grad")
@@ -95,10 +98,10 @@ def _recurrent_grad(ctx):
         for name, g in carry.items():
             values[name] = values[name] + g if name in values else g
         ctx.run_block(attrs["sub_block"], grad_scope, values)
-        for name in inputs:
-            input_grads[name][t] = _grad_of(grad_scope, name)
-        for name in params:
-            g = _grad_of(grad_scope, name)
+        for parts, grad_name in input_grad_names:
+            parts[t] = grad_scope._local_array(grad_name)
+        for name, grad_name in param_grad_names:
+            g = grad_scope._local_array(grad_name)
             if g is None:
                 continue
             total = param_grads.get(name)
@@ -107,18 +110,14 @@ def _recurrent_grad(ctx):
             else:
                 total += g
         carry = {}
-        for pre, state in zip(ex_states, state_grads):
-            g = _grad_of(grad_scope, pre)
+        for pre_grad, state in links:
+            g = grad_scope._local_array(pre_grad)
             if g is not None:
                 carry[state] = g
     _write_grads(ctx, inputs, "inputs@GRAD", lambda n: _stack(xp, input_grads[n], ctx.tensor(n)))
     _write_grads(ctx, params, "parameters@GRAD", lambda n: param_grads.get(n))
     boot_grads = {b: carry.get(grad_var_name(s)) for b, s in zip(boots, states)}
     _write_grads(ctx, boots, "initial_states@GRAD", lambda n: boot_grads.get(n))
-
-
-def _grad_of(scope, name):
-    return scope._local_array(grad_var_name(name))
 
 
 def _stack(xp, parts, like):

@@ -10,12 +10,13 @@ failed append leaves the block as it was.
 
 from paddle_nb.core.dtypes import convert_dtype, to_var_type
 from paddle_nb.errors import AttrError, OpBuildError, ShapeError, VarNotFoundError
-from paddle_nb.framework.attrs import guess_attr_type, write_attr
+from paddle_nb.framework.attrs import attrs_blob, guess_attr_type, write_attr
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.operator import Operator
 from paddle_nb.framework.variable import Parameter, Variable, VarType
 from paddle_nb.ops import registry
 from paddle_nb.ops.registry import COMMON_ATTRS
+from paddle_nb.proto import framework_pb2
 
 __all__ = ["Block"]
 
@@ -63,12 +64,14 @@ class Block:
     def find_var(self, name, recursive=True):
         """The variable ``name`` here or, when ``recursive``, in the nearest ancestor block."""
         block = self
-        while block is not None:
+        while True:
             var = block.vars.get(name)
             if var is not None or not recursive:
                 return var
-            block = block.parent
-        return None
+            parent = block.desc.parent_idx
+            if parent < 0:
+                return None
+            block = block.program.blocks[parent]
 
     def has_var(self, name):
         return name in self.vars
@@ -159,14 +162,14 @@ class Block:
         opdef = registry.get(type)
         attrs = dict(attrs or {})
         callstack = attrs.pop("op_callstack", None) or callstack_strings()
-        site = format_site(callstack)
         try:
             ins = self._resolve(opdef, opdef.inputs, inputs or {}, "input")
             outs = self._resolve(opdef, opdef.outputs, outputs or {}, "output")
             values = opdef.complete_attrs(attrs)
             metas = self._infer(opdef, ins, values)
         except (ShapeError, AttrError, OpBuildError) as err:
-            raise type_of(err)(self._build_message(type, err, inputs, site)) from None
+            raise type_of(err)(self._build_message(type, err, inputs,
+                                                   format_site(callstack))) from None
         desc = self._write_op(index, type, ins, outs, attrs, values, callstack)
         op = Operator(self, desc)
         self.ops.insert(index, op)
@@ -176,7 +179,7 @@ class Block:
 
     def _resolve(self, opdef, slots, given, kind):
         """{slot: [name]} for the given slot map; unknown or missing slots are errors."""
-        known = {s.name: s for s in slots}
+        known = opdef.input_index if kind == "input" else opdef.output_index
         for slot in given:
             if slot not in known:
                 raise OpBuildError(f"op '{opdef.type}' has no {kind} slot '{slot}'; its {kind}s "
@@ -190,11 +193,14 @@ class Block:
                 elif kind == "input" and not s.dispensable:
                     raise OpBuildError(f"op '{opdef.type}': {kind} slot '{s.name}' is required")
                 continue
-            items = list(value) if isinstance(value, (list, tuple)) else [value]
-            if len(items) > 1 and not s.duplicable:
-                raise OpBuildError(f"op '{opdef.type}': slot '{s.name}' takes one variable, "
-                                   f"got {len(items)}")
-            names = [v.name if isinstance(v, Variable) else v for v in items]
+            if isinstance(value, Variable):          # the usual case: one Variable
+                names = [value.desc.name]
+            else:
+                items = list(value) if isinstance(value, (list, tuple)) else [value]
+                if len(items) > 1 and not s.duplicable:
+                    raise OpBuildError(f"op '{opdef.type}': slot '{s.name}' takes one "
+                                       f"variable, got {len(items)}")
+                names = [v.name if isinstance(v, Variable) else v for v in items]
             for n in names:
                 if not isinstance(n, str):
                     raise OpBuildError(f"op '{opdef.type}': slot '{s.name}' expects Variables or "
@@ -223,33 +229,31 @@ class Block:
 
     def _write_op(self, index, type, ins, outs, given, values, callstack):
         opdef = registry.get(type)
-        if index == len(self.ops):
-            desc = self.desc.ops.add()
-        else:
-            desc = None
-        from paddle_nb.proto import framework_pb2
-        new = desc if desc is not None else framework_pb2.OpDesc()
+        new = self.desc.ops.add() if index == len(self.ops) else framework_pb2.OpDesc()
         new.type = type
         for slot, names in ins.items():
             new.inputs.add(parameter=slot, arguments=names)
         for slot, names in outs.items():
             new.outputs.add(parameter=slot, arguments=names)
-        for name, value in values.items():
-            write_attr(new.attrs.add(), name, opdef.attrs[name].attr_type, value)
-        for name, value in given.items():
-            if name not in values:
-                attr = opdef.attr_def(name)
-                kind = attr.attr_type if attr is not None else guess_attr_type(value)
-                write_attr(new.attrs.add(), name, kind, value)
-        if "op_role" not in given:
-            write_attr(new.attrs.add(), "op_role", COMMON_ATTRS["op_role"].attr_type,
-                       self.program._role)
+        if all(name in values for name in given):     # declared attributes only: the usual case
+            new.MergeFromString(attrs_blob(opdef, values, self.program._role))
+        else:
+            for name, value in values.items():
+                write_attr(new.attrs.add(), name, opdef.attrs[name].attr_type, value)
+            for name, value in given.items():
+                if name not in values:
+                    attr = opdef.attr_def(name)
+                    kind = attr.attr_type if attr is not None else guess_attr_type(value)
+                    write_attr(new.attrs.add(), name, kind, value)
+            if "op_role" not in given:
+                write_attr(new.attrs.add(), "op_role", COMMON_ATTRS["op_role"].attr_type,
+                           self.program._role)
         write_attr(new.attrs.add(), "op_callstack", COMMON_ATTRS["op_callstack"].attr_type,
                    callstack)
-        if desc is None:
-            self.desc.ops.insert(index, new)
-            desc = self.desc.ops[index]
-        return desc
+        if index == len(self.ops):
+            return new
+        self.desc.ops.insert(index, new)
+        return self.desc.ops[index]
 
     def _declare_outputs(self, opdef, outs, metas, op):
         for slot, names in outs.items():
@@ -299,11 +303,32 @@ def _describe(var):
         return var.name
 
 
+_VAR_BLOBS = {}      # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+
+
 def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_gradient):
+    key = (kind, dtype, lod_level, bool(persistable), bool(stop_gradient))
+    blob = _VAR_BLOBS.get(key)
+    if blob is None:              # a few kinds of variable recur: their fields are written once
+        model = framework_pb2.VarDesc()
+        _write_var_desc(model, *key)
+        blob = _VAR_BLOBS[key] = model.SerializePartialToString()
+    desc.MergeFromString(blob)
     desc.name = name
+    if shape is not None and kind in _DIMS:
+        _DIMS[kind](desc).dims.extend(int(d) if d is not None else -1 for d in shape)
+
+
+_DIMS = {VarType.LOD_TENSOR: lambda desc: desc.type.lod_tensor.tensor,
+         VarType.LOD_TENSOR_ARRAY: lambda desc: desc.type.tensor_array.tensor,
+         VarType.SELECTED_ROWS: lambda desc: desc.type.selected_rows}
+
+
+def _write_var_desc(desc, kind, dtype, lod_level, persistable, stop_gradient):
+    desc.name = ""
     desc.type.type = kind
-    desc.persistable = bool(persistable)
-    desc.stop_gradient = bool(stop_gradient)
+    desc.persistable = persistable
+    desc.stop_gradient = stop_gradient
     if kind == VarType.LOD_TENSOR:
         tensor = desc.type.lod_tensor.tensor
         desc.type.lod_tensor.lod_level = int(lod_level)
@@ -315,5 +340,3 @@ def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_
     else:
         return
     tensor.data_type = to_var_type(convert_dtype(dtype))
-    if shape is not None:
-        tensor.dims.extend(int(d) if d is not None else -1 for d in shape)

@@ -19,14 +19,23 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(paddle_nb.__file__)) + os.sep
 _INTERNAL = ("contextlib.py", "<frozen ")
 
 
+_INSIDE = {}     # code object -> whether its frames are paddle_nb's (or contextlib's)
+
+
 def user_frame():
     """(filename, lineno, function) of the innermost frame outside paddle_nb."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR) and not filename.endswith(_INTERNAL[0]) \
-                and not filename.startswith(_INTERNAL[1]):
-            return filename, frame.f_lineno, frame.f_code.co_name
+        code = frame.f_code
+        inside = _INSIDE.get(code)
+        if inside is None:
+            if len(_INSIDE) > 10000:     # notebooks make a code object per cell run
+                _INSIDE.clear()
+            filename = code.co_filename
+            inside = _INSIDE[code] = filename.startswith(_PACKAGE_DIR) or \
+                filename.endswith(_INTERNAL[0]) or filename.startswith(_INTERNAL[1])
+        if not inside:
+            return code.co_filename, frame.f_lineno, code.co_name
         frame = frame.f_back
     return "<unknown>", 0, "<unknown>"
 

@@ -13,6 +13,7 @@ import numpy
 
 from paddle_nb.core.dtypes import from_var_type, to_var_type
 from paddle_nb.errors import ProtoDecodeError
+from paddle_nb.ops.registry import Meta
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["Variable", "Parameter", "VarType"]
@@ -128,7 +129,13 @@ class Variable:
 
     def meta(self):
         """(shape, dtype, lod_level) for shape inference."""
-        from paddle_nb.ops.registry import Meta
+        kind = self.desc.type.type
+        if kind == VarType.LOD_TENSOR:          # the usual case, read in one go
+            lod_tensor = self.desc.type.lod_tensor
+            tensor = lod_tensor.tensor
+            if tensor.HasField("data_type"):
+                return Meta(tuple(tensor.dims), from_var_type(tensor.data_type),
+                            lod_tensor.lod_level)
         return Meta(self.shape, self.dtype, self.lod_level)
 
     def _tensor_or_fail(self):

@@ -513,3 +513,20 @@ def test_loss_that_no_op_computes():
     program, x = build(net)
     with pytest.raises(pd.errors.BackwardError):
         pd.append_backward(x)
+
+
+def test_layers_after_a_backward_through_a_sub_block_go_to_the_block_current_before():
+    """The grad block of a sub-block is made with an explicit parent; making it must not
+    leave that parent (block 1) current for the layers the user writes next."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[2], dtype="float64")
+        x.stop_gradient = False
+        pred = pd.layers.less_than(pd.layers.fill_constant([1], "float64", 0.0),
+                                   pd.layers.fill_constant([1], "float64", 1.0))
+        y = pd.layers.cond(pred, lambda: pd.layers.scale(x, 2.0), lambda: pd.layers.scale(x, 3.0))
+        loss = pd.layers.mean(y)
+        pd.append_backward(loss)
+        after = pd.layers.scale(loss, 2.0)
+    assert prog.current_block().idx == 0
+    assert after.block.idx == 0

@@ -206,7 +206,7 @@ class Executor:
             fast = plan.fast_block
             if fast is None:
                 fast = plan.fast_block = FastBlock(plan, self)
-            fast.run_framed(scope, values, state.stage if state is not None else _no_stage, reuse)
+            fast.run_framed(scope, values, reuse)
             return
         if values:
             for name, array in values.items():
@@ -296,26 +296,36 @@ class Executor:
     def _bind(self, plan, scope):
         """The tensor (or Variable, for non-tensor kinds) of each of the plan's names."""
         cells = []
-        user_scope = self._state.user_scope if self._state is not None else scope
-        for name, local, persistable, tensor in zip(plan.names, plan.local, plan.persistable,
-                                                    plan.tensor):
-            if persistable:
-                var = scope.find_var(name)
-                if var is None:
-                    var = user_scope.var(name)
-                    if self._state is not None:
-                        self._state.created.append(name)
-                if self._state is not None:
-                    self._state.stage(var)
-            elif local:
+        for pos, (name, local, persistable, tensor) in enumerate(
+                zip(plan.names, plan.local, plan.persistable, plan.tensor)):
+            if local and not persistable:
                 if tensor:
                     cells.append(scope._local_tensor(name))
                     continue
                 var = scope.var(name)
             else:
-                var = scope.find_var(name) or self._outer_scope(plan, name, scope).var(name)
+                var = self._bound_var(plan, pos, scope)
             cells.append(var.get_tensor() if tensor else var)
         return cells
+
+    def _bound_var(self, plan, pos, scope):
+        """The Variable that a block run in ``scope`` reads and writes for a name it does
+        not make itself: found up the scopes, else made where it belongs (a persistable in
+        the user's scope, recorded so that a failed run erases it; another in the scope of
+        the block that declares it). A persistable is staged, so a failed run restores it."""
+        name = plan.names[pos]
+        var = scope.find_var(name)
+        state = self._state
+        if plan.persistable[pos]:
+            if var is None:
+                var = (state.user_scope if state is not None else scope).var(name)
+                if state is not None:
+                    state.created.append(name)
+            if state is not None:
+                state.stage(var)
+        elif var is None:
+            var = self._outer_scope(plan, name, scope).var(name)
+        return var
 
     def _outer_scope(self, plan, name, scope):
         """The scope that runs the ancestor block declaring ``name`` (one kid scope per block)."""
@@ -356,10 +366,6 @@ def _allocated(cells, outs):
         if pos >= 0 and cells[pos]._array is None:
             return False
     return True
-
-
-def _no_stage(var):
-    """Outside a run (``run_block`` called directly) there is nothing to put back."""
 
 
 def _gather(cells, ins):

@@ -58,15 +58,16 @@ class FastBlock:
         MEMORY.transient_peak(executor.place, self._execute(env))
         return env
 
-    def run_framed(self, scope, values, stage, reuse=None):
+    def run_framed(self, scope, values, reuse=None):
         """Run a sub-block in ``scope``, leaving its own variables there as a Frame.
 
         ``values`` (name -> array) seeds the block's variables, as a control-flow
         op puts a step's inputs in the step scope. Variables of outer scopes are
         read through the scope chain without making Variables of frames; those
-        the block writes are written back when it has run (``stage(var)`` first,
-        so a failed run can put persistables back). ``reuse`` is a dict in which
-        one run of a control-flow op keeps what its block runs looked up.
+        the block writes are written back when it has run, to the Variables that
+        ``Executor._bound_var`` finds or makes (persistables staged, so a failed
+        run puts them back). ``reuse`` is a dict in which one run of a
+        control-flow op keeps what its block runs looked up.
         """
         plan, executor = self.plan, self.executor
         names = plan.names
@@ -98,9 +99,7 @@ class FastBlock:
         for pos in self.written_outer if index is self.local_index else self.written_any:
             name = names[pos]
             if name not in index and env[pos] is not None:
-                var = scope.find_var(name) or executor._outer_scope(plan, name, scope).var(name)
-                stage(var)
-                tensor = var.get_tensor()
+                tensor = executor._bound_var(plan, pos, scope).get_tensor()
                 if tensor._array is not env[pos]:
                     tensor._hold(env[pos], place)
         scope._attach_frame(Frame(index, env, place, made))

@@ -80,7 +80,9 @@ class BlockPlan:
         self.tensor = [v is None or v.type == VarType.LOD_TENSOR for v in self.vars]
         self.has_raw = any(step.raw for step in self.steps)
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
-        self.framed = block_idx > 0 and not self.has_raw and all(self.tensor)
+        # (a persistable it declares itself lives in the user's scope: not in a frame)
+        self.framed = block_idx > 0 and not self.has_raw and all(self.tensor) and \
+            not any(p and l for p, l in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         self.fast_block = None     # the executor's compiled form (executor/fast.py)
         self.first_reads = self._reads_before_writes()

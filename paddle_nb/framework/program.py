@@ -80,12 +80,15 @@ class Program:
 
     @contextlib.contextmanager
     def _block_guard(self, parent_idx=None):
-        """Create a block, make it current, and roll back in ``finally``."""
+        """Create a block, make it current, and make the block that was current before
+        current again in ``finally`` (the new block's parent, unless ``parent_idx`` said
+        otherwise, as a grad block made for a sub-block does)."""
+        before = self._current
         block = self.create_block(parent_idx)
         try:
             yield block
         finally:
-            self._current = max(block.parent_idx, 0)
+            self._current = before
 
     @contextlib.contextmanager
     def _role_guard(self, role):

@@ -7,6 +7,8 @@ scope, and a listener that keeps the RunRecords an executor hands out.
 
 import numpy as np
 
+import paddle_nb as pd
+
 
 def central_difference(exe, program, feed, loss, scope, name, eps=1e-6):
     """d loss / d ``name`` by central differences, running ``program`` twice per element.
@@ -42,3 +44,22 @@ def scope_labels(record):
     def walk(s):
         return (s.label, [walk(k) for k in s.kids])
     return walk(record.scopes)
+
+
+def elman_rnn(steps, batch, width, hidden):
+    """In the current program: h_t = tanh(x_t W + h_{t-1} U + b), h_{-1} = h0, with W, U, b
+    global-block parameters; x [steps, batch, width] and h0 [batch, hidden] float64 data
+    that need gradients. Returns (x, h0, the step outputs stacked over time)."""
+    x = pd.layers.data("x", shape=[steps, batch, width], dtype="float64",
+                       append_batch_size=False)
+    h0 = pd.layers.data("h0", shape=[batch, hidden], dtype="float64", append_batch_size=False)
+    x.stop_gradient = h0.stop_gradient = False
+    rnn = pd.layers.StaticRNN()
+    with rnn.step():
+        x_t = rnn.step_input(x)
+        h_pre = rnn.memory(init=h0)
+        h = pd.layers.tanh(pd.layers.fc(x_t, hidden, param_attr="W", bias_attr=False)
+                           + pd.layers.fc(h_pre, hidden, param_attr="U", bias_attr="b"))
+        rnn.update_memory(h_pre, h)
+        rnn.step_output(h)
+    return x, h0, rnn()

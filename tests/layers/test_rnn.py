@@ -16,7 +16,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpBuildError, OpRunError
-from tests.layers import central_difference
+from tests.layers import central_difference, elman_rnn
 
 CPU = pd.CPUPlace()
 T, B, I, H = 3, 2, 4, 5
@@ -31,18 +31,7 @@ def _elman(reverse=False):
     """h_t = tanh(x_t W + h_{t-1} U + b), h_{-1} = h0; W, U, b are global-block parameters."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[T, B, I], dtype="float64", append_batch_size=False)
-        h0 = pd.layers.data("h0", shape=[B, H], dtype="float64", append_batch_size=False)
-        x.stop_gradient = h0.stop_gradient = False
-        rnn = pd.layers.StaticRNN()
-        with rnn.step():
-            x_t = rnn.step_input(x)
-            h_pre = rnn.memory(init=h0)
-            h = pd.layers.tanh(pd.layers.fc(x_t, H, param_attr="W", bias_attr=False)
-                               + pd.layers.fc(h_pre, H, param_attr="U", bias_attr="b"))
-            rnn.update_memory(h_pre, h)
-            rnn.step_output(h)
-        out = rnn()
+        x, h0, out = elman_rnn(T, B, I, H)
         if reverse:
             _reverse(prog)
         loss = pd.layers.reduce_sum(out * out)

@@ -71,13 +71,13 @@ class FastBlock:
         """
         plan, executor = self.plan, self.executor
         names = plan.names
-        env = [None] * len(names)
         index = self.local_index
         if scope._vars:        # variables the caller made in the scope itself: bound, not framed
             index = {n: p for n, p in index.items() if n not in scope._vars}
         if index is self.local_index and scope._frame is None and scope._parent is not None:
-            self._bind_outer(scope, env, reuse)
+            env = self._bind_outer(scope, reuse)
         else:
+            env = [None] * len(names)
             for pos in self.outer:
                 env[pos] = scope._find_array(names[pos])
         if len(index) != len(self.local_index):
@@ -104,38 +104,38 @@ class FastBlock:
                     tensor._hold(env[pos], place)
         scope._attach_frame(Frame(index, env, place, made))
 
-    def _bind_outer(self, scope, env, reuse):
-        """Read the outer names into ``env`` for a scope holding nothing of the block's yet."""
+    def _bind_outer(self, scope, reuse):
+        """A new env with the outer names' values, for a scope holding nothing of the
+        block's yet. Within one run of a control-flow op (``reuse``), the values found
+        above the scope's parent are found once (unless the block writes outer variables)
+        and copied from a template."""
         parent = scope._parent
         frame = parent._frame
         anchor, positions = parent, self.outer
         if frame is not None:
-            # a grad block reads what the forward step left in the parent's frame,
-            # which has the same layout every step
+            # a grad block reads what the forward step left in the parent's frame (the
+            # same layout every step); the other outer names lie above the parent
             if frame.index is not self._linked:
                 self._link(frame.index)
+            positions = self._unlinked
+            if not parent._vars and parent._parent is not None:
+                anchor = parent._parent
+        hit = reuse.get(self) if reuse is not None else None
+        if hit is not None and hit[0] is anchor and hit[1] is positions:
+            env = hit[2].copy()
+        else:
+            names = self.plan.names
+            template = [None] * len(names)
+            for pos in positions:
+                template[pos] = anchor._find_array(names[pos])
+            if reuse is not None and not self.written_outer:
+                reuse[self] = (anchor, positions, template)
+            env = template.copy()
+        if frame is not None:
             arrays = frame.arrays
             for pos, at in self._links:
                 env[pos] = arrays[at]
-            positions = self._unlinked
-            if not parent._vars and parent._parent is not None:
-                anchor = parent._parent      # the others lie above the parent
-        for pos, array in self._outer_arrays(anchor, positions, reuse):
-            env[pos] = array
-
-    def _outer_arrays(self, anchor, positions, reuse):
-        """(position, array) of the names at ``positions`` seen from ``anchor``; within one
-        run of a control-flow op (``reuse``), found once per anchor unless the block
-        writes outer variables."""
-        if reuse is not None:
-            hit = reuse.get(self)
-            if hit is not None and hit[0] is anchor and hit[1] is positions:
-                return hit[2]
-        names = self.plan.names
-        found = [(pos, anchor._find_array(names[pos])) for pos in positions]
-        if reuse is not None and not self.written_outer:
-            reuse[self] = (anchor, positions, found)
-        return found
+        return env
 
     def _link(self, index):
         """Remember where the outer names lie in a parent frame of layout ``index``."""

@@ -81,12 +81,26 @@ def _register_binary(name, forward, dx, dy, doc):
             return getattr(ctx.xp, ufunc)
         return None
 
+    def grad_direct(ctx, metas, attrs):
+        """Float operands NumPy's broadcasting lines up: each gradient summed back to its
+        operand's shape (nothing to sum when the shapes are equal, as they mostly are)."""
+        x, y, dout = metas
+        if not (x.dtype == y.dtype == dout.dtype and x.dtype.kind == "f"
+                and numpy_rule(len(x.shape), len(y.shape), attrs["axis"])):
+            return None
+        xp, want_x, want_y = ctx.xp, ctx.want(0), ctx.want(1)
+
+        def grads(x, y, g):
+            return (sum_to(dx(xp, x, y, g), x.shape) if want_x else None,
+                    sum_to(dy(xp, x, y, g), y.shape) if want_y else None)
+        return grads
+
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer,
                    kernel=kernel, direct=direct, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
                                                in_grads=("X", "Y")), doc=doc))
     register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
-                   attrs=AXIS, infer=_grad_infer, kernel=grad_kernel,
+                   attrs=AXIS, infer=_grad_infer, kernel=grad_kernel, direct=grad_direct,
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
 
 

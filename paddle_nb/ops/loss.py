@@ -104,7 +104,12 @@ def _check_label(x, label, axis, soft_label, xslot):
 
 
 def _hard_index(xp, label, classes, ignore_index):
-    """Label with ignored entries set to 0, and the mask of entries kept; checks the range."""
+    """Label with ignored entries set to 0, and the mask of entries kept (None: all of them,
+    the usual case); checks the range."""
+    if label.size:
+        low, high = int(label.min()), int(label.max())
+        if 0 <= low and high < classes and not low <= ignore_index <= high:
+            return label.astype("int64", copy=False), None
     keep = label != ignore_index
     index = xp.where(keep, label, 0).astype("int64", copy=False)
     if bool(((index < 0) | (index >= classes)).any()):
@@ -117,7 +122,15 @@ def _one_hot(xp, index, keep, classes, axis, ndim):
     """The mask (as X's shape) of the class each kept label names."""
     shape = [1] * ndim
     shape[axis] = classes
-    return (xp.arange(classes).reshape(shape) == index) & keep
+    hit = xp.arange(classes).reshape(shape) == index
+    return hit if keep is None else hit & keep
+
+
+def _pick(xp, a, index, axis):
+    """``take_along_axis(a, index, axis)``; rows of a matrix picked by fancy indexing."""
+    if a.ndim == 2 and axis == 1:
+        return a[xp.arange(a.shape[0]), index[:, 0]].reshape(-1, 1)
+    return xp.take_along_axis(a, index, axis=axis)
 
 # ---- cross_entropy ----------------------------------------------------------------------------
 
@@ -139,8 +152,8 @@ def _ce_kernel(ctx, x, label, *, soft_label, ignore_index):
     if soft_label:
         return -(label * _safe_log(xp, x)).sum(axis=-1, keepdims=True)
     index, keep = _hard_index(xp, label, x.shape[-1], ignore_index)
-    picked = xp.take_along_axis(x, index, axis=-1)
-    return xp.where(keep, -_safe_log(xp, picked), 0).astype(x.dtype, copy=False)
+    loss = -_safe_log(xp, _pick(xp, x, index, x.ndim - 1))
+    return (loss if keep is None else xp.where(keep, loss, 0)).astype(x.dtype, copy=False)
 
 
 def _ce_grad_infer(x, label, dy, *, soft_label, ignore_index):
@@ -202,8 +215,8 @@ def _swce_kernel(ctx, logits, label, *, soft_label, ignore_index, axis, use_soft
     if soft_label:
         return probs, -(label * (shifted - log_total)).sum(axis=axis, keepdims=True)
     index, keep = _hard_index(xp, label, logits.shape[axis], ignore_index)
-    picked = xp.take_along_axis(shifted, index, axis=axis) - log_total
-    loss = xp.where(keep, -picked, 0)
+    loss = log_total - _pick(xp, shifted, index, axis)
+    loss = loss if keep is None else xp.where(keep, loss, 0)
     return probs, loss.astype(logits.dtype, copy=False)
 
 
@@ -218,10 +231,15 @@ def _swce_grad_kernel(ctx, label, probs, dloss, *, soft_label, ignore_index, axi
     if soft_label:
         return dloss * (probs - label) if use_softmax else -label * dloss / probs
     index, keep = _hard_index(xp, label, probs.shape[axis], ignore_index)
+    if use_softmax and keep is None and probs.ndim == 2 and axis == 1:
+        grad = probs.copy()                  # a matrix, every label kept: the usual case
+        grad[xp.arange(probs.shape[0]), index[:, 0]] -= 1
+        grad *= dloss
+        return grad
     hit = _one_hot(xp, index, keep, probs.shape[axis], axis, probs.ndim)
     if use_softmax:
         grad = probs - hit
-        grad *= dloss * keep if not bool(keep.all()) else dloss
+        grad *= dloss if keep is None else dloss * keep
     else:
         grad = -dloss / xp.where(hit, probs, 1) * hit
     return grad.astype(probs.dtype, copy=False)

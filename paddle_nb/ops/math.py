@@ -117,6 +117,8 @@ def _mean_infer(x):
 
 
 def _mean_kernel(ctx, x):
+    if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
+        return (x.sum() / x.size).reshape(1)    # what xp.mean computes, without its dispatch
     return ctx.xp.mean(x).reshape(1).astype(x.dtype, copy=False)
 
 
@@ -128,7 +130,7 @@ def _mean_grad_infer(x, dout):
 
 def _mean_grad_kernel(ctx, x, dout):
     share = dout.reshape(()) / max(x.size, 1)
-    return (ctx.xp.zeros(x.shape, dtype=x.dtype) + share).astype(x.dtype, copy=False)
+    return ctx.xp.full(x.shape, share, dtype=x.dtype)
 
 
 register(OpDef(

@@ -59,7 +59,10 @@ def _sgd_infer(param, lr, grad):
 
 
 def _sgd_kernel(ctx, param, lr, grad):
-    return param - _scalar(ctx.xp, lr, param.dtype) * grad
+    step = _scalar(ctx.xp, lr, param.dtype) * grad
+    if step.shape != param.shape or step.dtype != param.dtype:
+        return param - step
+    return ctx.xp.subtract(param, step, out=step)   # the new value in the step's memory
 
 
 register(OpDef(

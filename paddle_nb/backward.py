@@ -13,6 +13,11 @@ printing, running and drawing them needs nothing special. The steps:
 3. A variable used several times gets several gradient contributions: the
    second writer's output is renamed ``x@GRAD@RENAME@block0@k`` and a ``sum``
    op adds it into ``x@GRAD`` (PaddlePaddle's naming).
+4. A second backward pass on the same block (another loss) must not overwrite
+   the first one's gradients: a gradient whose name the block already has is
+   written as ``grad/grad/x@GRAD`` (``grad/`` once more for each later pass,
+   as PaddlePaddle's ``_rename_grad_name_`` does), and read under that name by
+   the rest of the pass.
 """
 
 from paddle_nb.errors import BackwardError
@@ -125,10 +130,14 @@ def _backward(block, targets, target_gradients, leaves, no_grad):
         _seed(block, targets, target_gradients, state)
         for op in reversed(ops):
             _append_grad_ops(op, needs, state)
-    return {name: grad_var_name(name) for name in leaves if grad_var_name(name) in state.written}
+    return {name: state.read(grad_var_name(name)) for name in leaves
+            if grad_var_name(name) in state.written}
 
 
 class _State:
+    """One backward pass over one block. Gradients are tracked under their own names
+    (``x@GRAD``); ``write``/``read`` give the names the ops use (see step 4 above)."""
+
     def __init__(self, block, no_grad=(), sub=False):
         self.block = block
         self.written = set()      # gradient names some grad op has written
@@ -137,22 +146,41 @@ class _State:
         self.sub = sub            # a grad block: every gradient it writes is its own variable
         self.read_only = set()    # outer gradients a grad block reads but must not write
         self.final = {}           # gradient name -> the variable that ends up holding it
+        self.before = set(block.vars)     # what earlier passes (and the forward) declared
+        self.renamed = {}         # (a grad block is new: inside it, names are never renamed;
+        self.prefix = None        # the grad op hands its block the outer values by position)
+
+    def write(self, name):
+        """The name this pass writes gradient ``name`` under."""
+        if name in self.renamed or GRAD_SUFFIX not in name or name not in self.before:
+            return self.renamed.get(name, name)
+        if self.prefix is None:
+            times = 2
+            while any(n.startswith("grad/" * times) for n in self.before):
+                times += 1
+            self.prefix = "grad/" * times
+        new = self.renamed[name] = self.prefix + name
+        return new
+
+    def read(self, name):
+        return self.renamed.get(name, name)
 
 
 def _seed(block, targets, target_gradients, state):
     for k, target in enumerate(targets):
         name = grad_var_name(target.name)
+        out = state.write(name)
         given = target_gradients[k] if target_gradients else None
         if given is not None:
-            block.append_op("assign", {"X": given}, {"Out": name})
+            block.append_op("assign", {"X": given}, {"Out": out})
         elif all(d > 0 for d in target.shape):
-            block.append_op("fill_constant", outputs={"Out": name},
+            block.append_op("fill_constant", outputs={"Out": out},
                             attrs={"shape": list(target.shape), "value": 1.0,
                                    "dtype": target.dtype,
                                    "op_role": OpRole.BACKWARD | OpRole.LOSS})
         else:
-            zeros = block.append_op("fill_zeros_like", {"X": target}, {"Out": name + "@ZERO"})
-            block.append_op("scale", {"X": zeros.output("Out")[0]}, {"Out": name},
+            zeros = block.append_op("fill_zeros_like", {"X": target}, {"Out": out + "@ZERO"})
+            block.append_op("scale", {"X": zeros.output("Out")[0]}, {"Out": out},
                             {"scale": 0.0, "bias": 1.0})
         state.written.add(name)
 
@@ -187,7 +215,7 @@ def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
         for name in seeds:
             base = outer.block.find_var(_base(name))
             if name not in outer.written and base is not None and base.is_tensor():
-                outer.block.append_op("fill_zeros_like", {"X": base}, {"Out": name})
+                outer.block.append_op("fill_zeros_like", {"X": base}, {"Out": outer.write(name)})
                 outer.written.add(name)
     with program._block_guard(parent_idx=fwd_idx) as gblock:
         gblock.desc.forward_block_idx = fwd_idx
@@ -213,7 +241,10 @@ def _declare_grad(gblock, fwd, name):
     """Declare gradient ``name`` as a variable of the grad block, shaped like its base."""
     if name in gblock.vars:
         return
-    base = fwd.find_var(_base(name.split("@RENAME@")[0].replace("@INNER", "")))
+    own = name.split("@RENAME@")[0].replace("@INNER", "")
+    while own.startswith("grad/"):
+        own = own[len("grad/"):]
+    base = fwd.find_var(_base(own))
     if base is not None and base.is_tensor():
         gblock.create_var(name=name, shape=base.shape, dtype=base.dtype)
     else:
@@ -239,9 +270,10 @@ def _append_spec(spec, needs, state):
                 if base is None:
                     raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
                                         f"'{_base(name)}' exists")
+                out = state.write(name)
                 if state.sub:
-                    _declare_grad(block, block.program.block(block.desc.forward_block_idx), name)
-                block.append_op("fill_zeros_like", {"X": base}, {"Out": name})
+                    _declare_grad(block, block.program.block(block.desc.forward_block_idx), out)
+                block.append_op("fill_zeros_like", {"X": base}, {"Out": out})
                 state.written.add(name)
     sums = []
     seen = set()
@@ -261,17 +293,22 @@ def _append_spec(spec, needs, state):
                 sums.append((name, renamed))
             seen.add(name)
     gdef = registry.get(spec.type)
+    written = {slot: [n for n in names if "@RENAME@" not in n] for slot, names in outputs.items()}
+    inputs = {slot: [state.read(n) for n in names] for slot, names in spec.inputs.items()}
+    outputs = {slot: [state.write(n) if n != EMPTY_VAR else n for n in names]
+               for slot, names in outputs.items()}
     if state.sub or gdef.infer is None:      # no shape rule (a raw grad op): shape it like its base
         fwd = block.program.block(block.desc.forward_block_idx) if state.sub else block
         for names in outputs.values():
             for name in names:
                 _declare_grad(block, fwd, name)
     attrs = {k: v for k, v in spec.attrs.items() if k in gdef.attrs}
-    block.append_op(spec.type, spec.inputs, outputs, attrs)
-    for slot, names in outputs.items():
-        state.written.update(n for n in names if "@RENAME@" not in n)
+    block.append_op(spec.type, inputs, outputs, attrs)
+    for names in written.values():
+        state.written.update(names)
     for name, renamed in sums:
-        block.append_op("sum", {"X": [name, renamed]}, {"Out": name})
+        block.append_op("sum", {"X": [state.read(name), state.write(renamed)]},
+                        {"Out": state.read(name)})
 
 
 def _base(grad_name):

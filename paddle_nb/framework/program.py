@@ -212,7 +212,7 @@ class Program:
 
     def clone(self, for_test=False):
         """A deep copy. ``for_test`` sets ``is_test`` on ops that have it (dropout, batch_norm)
-        and leaves out backward and optimizer ops."""
+        and leaves out backward and optimizer ops, and the gradient variables no op uses."""
         other = Program._from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()))
         other._copy_construction_info(self)
         if for_test:
@@ -223,6 +223,11 @@ class Program:
                         block.remove_op(k)
                     elif op.opdef is not None and "is_test" in op.opdef.attrs:
                         op._set_attr("is_test", True)
+            for block in other.blocks:        # and the gradients no op uses any more
+                used = {n for b in other.blocks for op in b.ops
+                        for n in op.input_arg_names + op.output_arg_names}
+                for name in [n for n in block.vars if "@GRAD" in n and n not in used]:
+                    block._forget_var(name)
         return other
 
     def _copy_construction_info(self, source):

@@ -71,10 +71,13 @@ def _conditional_block_grad(ctx):
                 _zeros_like_into(ctx, x, out)
         return
     grad_scope = scopes[0].new_scope(label="grad")
-    for name in ctx.input_names("Out@GRAD"):     # the seeds, visible however deep we are
+    # the seeds, visible however deep we are, under the names the grad block reads (Out's
+    # gradient names: a second backward pass names the outer ones grad/grad/...)
+    for out, name in zip(ctx.input_names("Out"), ctx.input_names("Out@GRAD")):
         var = ctx.scope.find_var(name)
         if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
-            grad_scope.var(name).get_tensor()._hold(var.get_tensor().array(), ctx.place)
+            grad_scope.var(grad_var_name(out)).get_tensor()._hold(var.get_tensor().array(),
+                                                                  ctx.place)
     ctx.run_block(attrs["sub_block"], grad_scope)
     _copy_inner_grads(ctx, grad_scope, inputs, outputs, attrs["inner_grads"])
 
@@ -150,33 +153,38 @@ def _while_grad(ctx):
     if not attrs["inner_grads"] and attrs["original_output_grad"]:
         _while_grad_linked(ctx, scopes, xs, outs)     # a grad block PaddlePaddle's backward wrote
         return
-    carried = set(ctx.input_names("Out"))
+    # a loop-carried X's gradient flows from each step into the one before it: the grad
+    # block reads it as X@GRAD, starting from the outer Out@GRAD (a second backward pass
+    # names that one grad/grad/X@GRAD), and the last one is X's gradient
+    carry = {x: _array_or_none(ctx, g) for x, g in zip(ctx.input_names("Out"),
+                                                        ctx.input_names("Out@GRAD"))}
     inner_names = attrs["inner_grads"] or [grad_var_name(x) for x in xs]
     totals = {}
     for kid in reversed(scopes):
         grad_scope = kid.new_scope(label="grad")
-        ctx.run_block(attrs["sub_block"], grad_scope)
+        ctx.run_block(attrs["sub_block"], grad_scope,
+                      {grad_var_name(x): g for x, g in carry.items() if g is not None})
         for x, inner in zip(xs, inner_names):
-            var = grad_scope.find_local_var(inner) if inner else None
-            value = var.get_tensor().array() if var is not None and var.is_initialized() \
-                and var.get_tensor().is_allocated() else None
-            if x in carried:     # the gradient flowing into the previous iteration
-                if value is None:
-                    _zeros_like_into(ctx, x, grad_var_name(x))
-                else:
-                    ctx.out_tensor(grad_var_name(x)).set(value, ctx.place)
+            value = grad_scope._local_array(inner) if inner else None
+            if x in carry:
+                carry[x] = value if value is not None else ctx.xp.zeros_like(ctx.tensor(x).array())
             elif value is not None:
                 totals[x] = value if x not in totals else totals[x] + value
     for x, out in zip(xs, outs):
         if out == EMPTY_VAR:
             continue
-        if x in carried:
-            if out != grad_var_name(x) and ctx.scope.find_var(grad_var_name(x)) is not None:
-                ctx.out_tensor(out).set(ctx.tensor(grad_var_name(x)).array(), ctx.place)
-        elif x in totals:
-            ctx.out_tensor(out).set(totals[x], ctx.place)
+        value = carry.get(x) if x in carry else totals.get(x)
+        if value is not None:
+            ctx.out_tensor(out).set(value, ctx.place)
         else:
             _zeros_like_into(ctx, x, out)
+
+
+def _array_or_none(ctx, name):
+    var = ctx.scope.find_var(name)
+    if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+        return None
+    return var.get_tensor().array()
 
 
 def _while_grad_linked(ctx, scopes, xs, outs):

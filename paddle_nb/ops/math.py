@@ -129,8 +129,9 @@ def _mean_grad_infer(x, dout):
 
 
 def _mean_grad_kernel(ctx, x, dout):
-    share = dout.reshape(()) / max(x.size, 1)
-    return ctx.xp.full(x.shape, share, dtype=x.dtype)
+    grad = ctx.xp.empty(x.shape, dtype=x.dtype)
+    grad[...] = dout.reshape(()) / max(x.size, 1)
+    return grad
 
 
 register(OpDef(

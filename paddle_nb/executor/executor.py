@@ -26,7 +26,7 @@ from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import check_feed, feed_scope, fetch_from_scope, fetch_name, has_lod
 from paddle_nb.executor.staging import RunState
-from paddle_nb.executor.plan import BlockPlan
+from paddle_nb.executor.plan import BlockPlan, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
@@ -163,17 +163,8 @@ class Executor:
                     "the startup program in this scope first")
 
     def _op_error_env(self, step, plan, env, err):
-        reads = []
-        for slot, names in step.op.inputs.items():
-            for n in names:
-                pos = plan.position(n)
-                array = env[pos] if pos is not None else None
-                reads.append(f"{slot}={n} " + ("(no value yet)" if array is None
-                                                else f"{array.dtype}{list(array.shape)}"))
-        op = step.op
-        return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
-                          f"built at {op.site()}: {type(err).__name__}: {err}\n"
-                          f"  inputs: {', '.join(reads) or 'none'}")
+        """The OpRunError of a step that failed on the fast path (values in ``env``)."""
+        return _op_run_error(step, plan, lambda pos: env[pos], err)
 
     def eval(self, targets, program=None, feed=None, scope=None):
         """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
@@ -270,13 +261,13 @@ class Executor:
     def _sub_block_runner(self, op):
         program = op.block.program
         plans = {}             # the op runs its sub-block many times: find the plan once
-        reuse = {}             # and what the block reads from above (see FastBlock)
+        reuse = {}             # and, if the op allows, what its blocks read from above
 
-        def run_sub_block(block_idx, scope, values=None):
+        def run_sub_block(block_idx, scope, values=None, same_outer=False):
             plan = plans.get(block_idx)
             if plan is None:
                 plan = plans[block_idx] = self._plan(program, block_idx, ())
-            self._run_planned(plan, scope, values, reuse)
+            self._run_planned(plan, scope, values, reuse if same_outer else None)
         return run_sub_block
 
     # -- preparing and binding -------------------------------------------------------------------
@@ -321,6 +312,8 @@ class Executor:
                 var = (state.user_scope if state is not None else scope).var(name)
                 if state is not None:
                     state.created.append(name)
+            elif isinstance(var._holder, LoDTensor):
+                check_persistable_dtype(plan, pos, var._holder._array)
             if state is not None:
                 state.stage(var)
         elif var is None:
@@ -337,22 +330,11 @@ class Executor:
 
     # -- feed and fetch -------------------------------------------------------------------------------
     def _op_error(self, step, plan, cells, err):
-        op = step.op
-        reads = []
-        for slot, names in op.inputs.items():
-            for n in names:
-                pos = plan.position(n)
-                cell = cells[pos] if pos is not None else None
-                if isinstance(cell, LoDTensor):
-                    if cell._array is None:
-                        reads.append(f"{slot}={n} (no value yet)")
-                    else:
-                        reads.append(f"{slot}={n} {cell._array.dtype}{list(cell._array.shape)}")
-        if isinstance(err, (TypeError, AttributeError)) and any("no value" in r for r in reads):
-            err = NotAllocatedError("an input has no value: it is read before any op writes it")
-        return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
-                          f"built at {op.site()}: {type(err).__name__}: {err}\n"
-                          f"  inputs: {', '.join(reads) or 'none'}")
+        """The OpRunError of a step that failed on the scope path (values in tensors)."""
+        def value(pos):
+            cell = cells[pos]
+            return cell._array if isinstance(cell, LoDTensor) else cell
+        return _op_run_error(step, plan, value, err)
 
     @staticmethod
     def _notify(listeners, record):
@@ -366,6 +348,26 @@ def _allocated(cells, outs):
         if pos >= 0 and cells[pos]._array is None:
             return False
     return True
+
+
+def _op_run_error(step, plan, value_at, err):
+    """An OpRunError naming the op, its block, where it was built and its inputs (dtype and
+    shape, or 'no value yet'); an input without a value explains a TypeError."""
+    op = step.op
+    reads = []
+    for slot, names in op.inputs.items():
+        for n in names:
+            pos = plan.position(n)
+            value = value_at(pos) if pos is not None else None
+            if value is None:
+                reads.append(f"{slot}={n} (no value yet)")
+            elif hasattr(value, "dtype") and hasattr(value, "shape"):
+                reads.append(f"{slot}={n} {value.dtype}{list(value.shape)}")
+    if isinstance(err, (TypeError, AttributeError)) and any("no value" in r for r in reads):
+        err = NotAllocatedError("an input has no value: it is read before any op writes it")
+    return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
+                      f"built at {op.site()}: {type(err).__name__}: {err}\n"
+                      f"  inputs: {', '.join(reads) or 'none'}")
 
 
 def _gather(cells, ins):

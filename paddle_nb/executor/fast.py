@@ -16,7 +16,7 @@ import functools
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.executor.plan import flat_positions
+from paddle_nb.executor.plan import check_persistable_dtype, flat_positions
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
@@ -52,6 +52,7 @@ class FastBlock:
             var = scope.find_var(plan.names[pos])
             if var is not None and isinstance(var._holder, LoDTensor):
                 env[pos] = var._holder._array
+                check_persistable_dtype(plan, pos, env[pos])
         for pos, array in feed_arrays:
             env[pos] = array
         executor._check_persistables_ready(plan, env)
@@ -66,11 +67,14 @@ class FastBlock:
         read through the scope chain without making Variables of frames; those
         the block writes are written back when it has run, to the Variables that
         ``Executor._bound_var`` finds or makes (persistables staged, so a failed
-        run puts them back). ``reuse`` is a dict in which one run of a
-        control-flow op keeps what its block runs looked up.
+        run puts them back). ``reuse``, when the control-flow op promises that
+        nothing but its blocks changes outer variables while it runs them (an
+        RNN), is a dict in which it keeps what its block runs looked up.
         """
         plan, executor = self.plan, self.executor
         names = plan.names
+        if scope._frame is not None:   # the block ran in this scope before: its Variables now
+            scope._materialize()
         index = self.local_index
         if scope._vars:        # variables the caller made in the scope itself: bound, not framed
             index = {n: p for n, p in index.items() if n not in scope._vars}
@@ -100,8 +104,11 @@ class FastBlock:
             name = names[pos]
             if name not in index and env[pos] is not None:
                 tensor = executor._bound_var(plan, pos, scope).get_tensor()
+                made -= env[pos].nbytes             # counted by the tensor, not the frame
                 if tensor._array is not env[pos]:
                     tensor._hold(env[pos], place)
+                if reuse:                           # what other runs looked up may be stale
+                    reuse.clear()
         scope._attach_frame(Frame(index, env, place, made))
 
     def _bind_outer(self, scope, reuse):

@@ -9,13 +9,13 @@ The plan also knows each temporary's last use, so the executor can release
 it right after (PaddlePaddle's eager deletion).
 """
 
-from paddle_nb.errors import OpBuildError, OpNotFoundError
+from paddle_nb.errors import OpBuildError, OpNotFoundError, OpRunError
 from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
 
-__all__ = ["Step", "BlockPlan"]
+__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions"]
 
 
 class Step:
@@ -78,6 +78,7 @@ class BlockPlan:
         self.local = [n in block.vars for n in self.names]
         self.persistable = [v is not None and v.persistable for v in self.vars]
         self.tensor = [v is None or v.type == VarType.LOD_TENSOR for v in self.vars]
+        self.dtypes = [_declared_dtype(v) for v in self.vars]
         self.has_raw = any(step.raw for step in self.steps)
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)
@@ -153,6 +154,24 @@ def _refuse_unknown_inputs(op, opdef, block_idx, k):
                 f"op #{k} '{op.type}' in block {block_idx} fills input slot '{slot}' "
                 f"({', '.join(names)}), which paddle_nb's '{op.type}' does not support (it "
                 f"takes {[s.name for s in opdef.inputs]}); nothing was run")
+
+
+def _declared_dtype(var):
+    try:
+        return var.dtype if var is not None and var.is_tensor() else None
+    except Exception:          # a desc without a dtype paddle_nb knows: nothing to check
+        return None
+
+
+def check_persistable_dtype(plan, pos, array):
+    """A persistable must hold what the program declares: the ops were chosen (and their
+    outputs' dtypes inferred) for that dtype."""
+    want = plan.dtypes[pos]
+    if want is not None and array is not None and array.dtype != want:
+        raise OpRunError(
+            f"persistable variable '{plan.names[pos]}' holds {array.dtype} values but the "
+            f"program declares it {want}: set it with an array of {want} "
+            f"(value.astype('{want}')), or declare it {array.dtype}; nothing was run")
 
 
 def flat_positions(slots):

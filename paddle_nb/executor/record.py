@@ -105,7 +105,8 @@ def var_record(var, released, with_values):
 
 def snapshot_scope(scope, released=(), with_values=False):
     """A ScopeRecord of ``scope`` and everything below it."""
-    records = [var_record(scope._vars[n], released, with_values) for n in scope._vars]
+    names = scope.local_var_names()        # (a frame's values become Variables first)
+    records = [var_record(scope._vars[n], released, with_values) for n in names]
     kids = [snapshot_scope(k, released, with_values) for k in scope._kids]
     return ScopeRecord(scope.id, scope.label, records, kids)
 

@@ -20,6 +20,7 @@ highest value, as the loop did. When an op fails, ``k`` says which one.
 """
 
 import linecache
+import weakref
 
 from paddle_nb.executor.plan import flat_positions
 
@@ -55,7 +56,10 @@ def unroll(name, steps, kernels, store, fail):
     filename = f"<paddle_nb {name} {id(namespace):x}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
-    return namespace[name], source
+    function = namespace[name]
+    # tracebacks show the source while the function lives; then linecache forgets it
+    weakref.finalize(function, linecache.cache.pop, filename, None)
+    return function, source
 
 
 def _op_lines(k, step):

@@ -19,7 +19,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(paddle_nb.__file__)) + os.sep
 _INTERNAL = ("contextlib.py", "<frozen ")
 
 
-_INSIDE = {}     # code object -> whether its frames are paddle_nb's (or contextlib's)
+_INSIDE = {}     # file name -> whether its frames are paddle_nb's (or contextlib's)
 
 
 def user_frame():
@@ -27,15 +27,15 @@ def user_frame():
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        inside = _INSIDE.get(code)
+        filename = code.co_filename
+        inside = _INSIDE.get(filename)
         if inside is None:
-            if len(_INSIDE) > 10000:     # notebooks make a code object per cell run
+            if len(_INSIDE) > 10000:     # a notebook names each cell's code anew
                 _INSIDE.clear()
-            filename = code.co_filename
-            inside = _INSIDE[code] = filename.startswith(_PACKAGE_DIR) or \
+            inside = _INSIDE[filename] = filename.startswith(_PACKAGE_DIR) or \
                 filename.endswith(_INTERNAL[0]) or filename.startswith(_INTERNAL[1])
         if not inside:
-            return code.co_filename, frame.f_lineno, code.co_name
+            return filename, frame.f_lineno, code.co_name
         frame = frame.f_back
     return "<unknown>", 0, "<unknown>"
 

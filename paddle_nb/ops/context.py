@@ -58,7 +58,10 @@ class RawContext(KernelContext):
         self.scope = scope          # the Scope that runs the op
         self.op = op                # an object with .type, .inputs, .outputs (slot -> names)
         self.attrs = attrs          # the op's declared attributes, defaults filled in
-        self.run_block = run_block  # run_block(block_idx, scope, values=None): runs a sub-block
+        # run_block(block_idx, scope, values=None, same_outer=False) runs a sub-block in a
+        # scope, ``values`` (name -> array) put there first; ``same_outer=True`` promises that
+        # between this op's block runs only the blocks themselves change outer variables
+        self.run_block = run_block
         self.state = state          # executor-owned state a raw op may need (run options)
 
     def input_names(self, slot):

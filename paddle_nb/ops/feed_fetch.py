@@ -54,7 +54,21 @@ def _load(ctx):
         from paddle_nb.ops.tensor_stream import read_tensor
         with open(path, "rb") as f:
             array, _ = read_tensor(f, name=path)
-    ctx.tensor(ctx.output_names("Out")[0]).set(array, ctx.place)
+    name = ctx.output_names("Out")[0]
+    declared = _declared_dtype(ctx.op, name)
+    if declared is not None and array.dtype != declared and array.dtype.kind == declared.kind:
+        array = array.astype(declared)   # np.save writes float64 by default: the variable decides
+    ctx.tensor(name).set(array, ctx.place)
+
+
+def _declared_dtype(op, name):
+    """The dtype the program declares for tensor variable ``name``, if it says."""
+    block = getattr(op, "block", None)
+    var = block.find_var(name) if block is not None else None
+    try:
+        return var.dtype if var is not None and var.is_tensor() else None
+    except Exception:
+        return None
 
 
 register(OpDef("feed", inputs=["X"], outputs=["Out"], attrs={"col": Attr("int", 0)},

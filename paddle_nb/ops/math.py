@@ -90,10 +90,13 @@ def _sum_grad(g):
 
 
 def _sum_direct(ctx, metas, attrs):
-    """Two tensors of one rank and dtype: ``X[0] + X[1]``."""
+    """Two tensors of one rank and dtype: ``X[0] + X[1]`` when their shapes agree."""
     xs, = metas
     if len(xs) == 2 and xs[0].dtype == xs[1].dtype and len(xs[0].shape) == len(xs[1].shape):
-        return lambda xs: xs[0] + xs[1]
+        def add(xs):
+            a, b = xs
+            return a + b if a.shape == b.shape and a.dtype == b.dtype else _sum_kernel(ctx, xs)
+        return add
     return None
 
 
@@ -118,7 +121,8 @@ def _mean_infer(x):
 
 def _mean_kernel(ctx, x):
     if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
-        return (x.sum() / x.size).reshape(1)    # what xp.mean computes, without its dispatch
+        # what numpy's mean computes (the sum divided, then in X's dtype), without its dispatch
+        return (x.sum() / x.size).astype(x.dtype).reshape(1)
     return ctx.xp.mean(x).reshape(1).astype(x.dtype, copy=False)
 
 

@@ -60,7 +60,8 @@ def _sgd_infer(param, lr, grad):
 
 def _sgd_kernel(ctx, param, lr, grad):
     step = _scalar(ctx.xp, lr, param.dtype) * grad
-    if step.shape != param.shape or step.dtype != param.dtype:
+    if not isinstance(step, ctx.xp.ndarray) or step.shape != param.shape or \
+            step.dtype != param.dtype:        # (0-d operands make a scalar)
         return param - step
     return ctx.xp.subtract(param, step, out=step)   # the new value in the step's memory
 

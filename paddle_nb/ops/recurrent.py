@@ -63,7 +63,7 @@ def _recurrent(ctx):
                 raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
                                  f"but its update '{state}' has shape {value.shape}")
             values[pre] = value
-        ctx.run_block(attrs["sub_block"], kid, values)
+        ctx.run_block(attrs["sub_block"], kid, values, same_outer=True)
         for name in outputs:
             collected[name][t] = _local_array(kid, name, "step output")
         scopes.append(kid)
@@ -97,7 +97,7 @@ def _recurrent_grad(ctx):
         values = {name: g[t] for name, g in out_grads}
         for name, g in carry.items():
             values[name] = values[name] + g if name in values else g
-        ctx.run_block(attrs["sub_block"], grad_scope, values)
+        ctx.run_block(attrs["sub_block"], grad_scope, values, same_outer=True)
         for parts, grad_name in input_grad_names:
             parts[t] = grad_scope._local_array(grad_name)
         for name, grad_name in param_grad_names:

@@ -77,8 +77,10 @@ widgetjs: venv
 	else echo "npm is missing (Debian: apt-get install npm); the static-export browser test will be skipped."; fi
 
 ## lab: JupyterLab on the notebooks, on 127.0.0.1; extra options via LAB_ARGS
+## (tools/lab/overrides.json turns off JupyterLab's news prompt and update check: nothing is fetched)
 lab: venv sysdeps
 	@mkdir -p notebooks
+	@install -D -m 644 tools/lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.d/paddle_nb.json
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
 
 ## proto: regenerate paddle_nb/proto/framework_pb2.py from proto/framework.proto

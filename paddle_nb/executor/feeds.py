@@ -105,7 +105,9 @@ def _shape_text(var):
 def _check_value(plan, program, name, value):
     """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
     want, shape = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
-    if isinstance(value, LoDTensor):
+    if isinstance(value, numpy.ndarray):
+        array = value
+    elif isinstance(value, LoDTensor):
         array = value.array()
     else:
         array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \

@@ -71,6 +71,12 @@ def _op_lines(k, step):
             body += [f"out = f{k}({args})", f"env[{outs[0]}] = out", "made += out.nbytes"]
         else:
             body.append(f"f{k}({args})")
+    elif all(isinstance(pos, int) for pos in outs):      # several outputs, one value each
+        body.append(f"outs = f{k}({args})")
+        for i, pos in enumerate(outs):
+            if pos >= 0:
+                body += [f"out = outs[{i}]", "if out is not None:",
+                         f"    env[{pos}] = out; made += out.nbytes"]
     else:
         body.append(f"made += _store(env, {outs!r}, f{k}({args}))")
     if step.release:

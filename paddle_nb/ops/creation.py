@@ -50,9 +50,21 @@ register(OpDef(
     attrs={"shape": Attr("longs", [], comment="concrete sizes"), **FILL_ATTRS,
            "place_type": Attr("int", -1, comment="ignored")},
     infer=lambda *, shape, dtype, **_: Meta(_check_shape(shape), dtype),
-    kernel=lambda ctx, *, shape, value, str_value, dtype, **_: ctx.xp.full(
-        tuple(shape), constant_value(dtype, value, str_value), dtype=dtype),
+    kernel=lambda ctx, *, shape, value, str_value, dtype, **_: _fill(ctx, shape, value,
+                                                                    str_value, dtype),
+    direct=lambda ctx, metas, attrs: _filled_copy(_fill(ctx, **attrs)),
     doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value"))
+
+
+def _fill(ctx, shape, value, str_value, dtype, **_):
+    return ctx.xp.full(tuple(shape), constant_value(dtype, value, str_value), dtype=dtype)
+
+
+def _filled_copy(template):
+    """fill_constant in a plan: its attributes are fixed, so a small array is made once
+    and each run gets a copy (the op's output is the run's own to change). A large one is
+    made anew each run, not kept for the plan's life."""
+    return template.copy if template.nbytes <= 1 << 16 else None
 
 
 def _batch_shape(in_shape, shape, input_dim_idx, output_dim_idx):

@@ -9,6 +9,8 @@ distribution of X's shape. A hard label equal to ``ignore_index`` gives loss 0
 and gradient 0. (``square_error_cost`` is a fluid layer, not an op.)
 """
 
+import functools
+
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, fail, register
 
@@ -107,9 +109,14 @@ def _hard_index(xp, label, classes, ignore_index):
     """Label with ignored entries set to 0, and the mask of entries kept (None: all of them,
     the usual case); checks the range."""
     if label.size:
-        low, high = int(label.min()), int(label.max())
-        if 0 <= low and high < classes and not low <= ignore_index <= high:
-            return label.astype("int64", copy=False), None
+        if label.dtype.kind == "i" and not 0 <= ignore_index < classes:
+            # one reduction: seen unsigned, a negative label is larger than any class
+            if int(label.view(f"u{label.dtype.itemsize}").max()) < classes:
+                return label.astype("int64", copy=False), None
+        else:
+            low, high = int(label.min()), int(label.max())
+            if 0 <= low and high < classes and not low <= ignore_index <= high:
+                return label.astype("int64", copy=False), None
     keep = label != ignore_index
     index = xp.where(keep, label, 0).astype("int64", copy=False)
     if bool(((index < 0) | (index >= classes)).any()):
@@ -245,9 +252,59 @@ def _swce_grad_kernel(ctx, label, probs, dloss, *, soft_label, ignore_index, axi
     return grad.astype(probs.dtype, copy=False)
 
 
+def _swce_usual(logits, label, attrs):
+    """The unsigned dtype that range-checks the labels in one reduction, when the op has
+    the usual form: a matrix of logits, softmax over its rows, a hard label per row, no
+    ignore_index among the classes; else None (the kernel handles the rest)."""
+    if attrs["soft_label"] or not attrs["use_softmax"] or len(logits.shape) != 2 or \
+            attrs["axis"] not in (-1, 1) or len(label.shape) != 2 or label.dtype.kind != "i" or \
+            attrs["ignore_index"] >= 0:
+        return None
+    return label.dtype, f"u{label.dtype.itemsize}"
+
+
+def _swce_direct(ctx, metas, attrs):
+    usual = _swce_usual(*metas, attrs)
+    if usual is None:
+        return None
+    xp, (want, unsigned) = ctx.xp, usual
+    kernel = functools.partial(_swce_kernel, ctx, **attrs)
+
+    def swce(logits, label):
+        if label.dtype != want or not label.size or \
+                int(label.view(unsigned).max()) >= logits.shape[1]:
+            return kernel(logits, label)       # the kernel says what is wrong
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = xp.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        loss = xp.log(total)
+        loss -= shifted[xp.arange(logits.shape[0]), label[:, 0]].reshape(-1, 1)
+        return xp.divide(e, total, out=e), loss
+    return swce
+
+
+def _swce_grad_direct(ctx, metas, attrs):
+    label, probs, dloss = metas
+    usual = _swce_usual(probs, label, attrs)
+    if usual is None or probs.dtype != dloss.dtype:
+        return None
+    xp, (want, unsigned) = ctx.xp, usual
+    kernel = functools.partial(_swce_grad_kernel, ctx, **attrs)
+
+    def swce_grad(label, probs, dloss):
+        if label.dtype != want or not label.size or \
+                int(label.view(unsigned).max()) >= probs.shape[1]:
+            return kernel(label, probs, dloss)
+        grad = probs.copy()
+        grad[xp.arange(probs.shape[0]), label[:, 0]] -= 1
+        grad *= dloss
+        return grad
+    return swce_grad
+
+
 register(OpDef(
     "softmax_with_cross_entropy", inputs=["Logits", "Label"], outputs=["Softmax", "Loss"],
-    attrs=SWCE_ATTRS, infer=_swce_infer, kernel=_swce_kernel,
+    attrs=SWCE_ATTRS, infer=_swce_infer, kernel=_swce_kernel, direct=_swce_direct,
     grad=grad_op("softmax_with_cross_entropy_grad", inputs=("Label",), outputs=("Softmax",),
                  out_grads=("Loss",), in_grads=("Logits",)),
     doc="Softmax = softmax(Logits) along axis; Loss = cross entropy of Softmax and Label\n"
@@ -255,5 +312,6 @@ register(OpDef(
 register(OpDef(
     "softmax_with_cross_entropy_grad", inputs=["Label", "Softmax", "Loss@GRAD"],
     outputs=["Logits@GRAD"], attrs=SWCE_ATTRS, infer=_swce_grad_infer, kernel=_swce_grad_kernel,
+    direct=_swce_grad_direct,
     doc="the gradient of softmax_with_cross_entropy: Logits@GRAD from Label, Softmax and "
         "Loss@GRAD"))

@@ -6,7 +6,8 @@ give the behaviour the scope path always had: a persistable of another dtype tha
 clear error before anything runs; Load casts to the variable's dtype; sum does not broadcast;
 sgd works on 0-d parameters; a sub-block re-run updates its variables; outer writes are counted
 once; unwritten reads say NotAllocatedError; a block re-run sees outer values changed between
-runs; snapshots and viz list framed variables; generated sources leave linecache.
+runs; snapshots and viz list framed variables; generated sources leave linecache; a label
+outside the classes is an error however the loss runs.
 """
 
 import contextlib
@@ -369,3 +370,44 @@ def test_generated_sources_leave_linecache():
         pd.Executor(CPU).run(prog, feed=feed, fetch_list=[y], scope=pd.Scope())
     gc.collect()
     assert count() - before <= 5
+
+
+# -- labels the loss's direct form must not trust -------------------------------------------------
+
+def _mlp_loss(label_values):
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[6])
+        label = pd.layers.data("label", shape=[1], dtype="int64")
+        logits = pd.layers.fc(x, 4)
+        loss = pd.layers.mean(pd.layers.softmax_with_cross_entropy(logits, label))
+        pd.optimizer.SGD(0.1).minimize(loss)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    exe.run(startup, scope=scope)
+    rng = np.random.default_rng(5)
+    for param in main.global_block().all_parameters():      # the same weights every time
+        tensor = scope.find_var(param.name).get_tensor()
+        tensor.set(rng.standard_normal(tensor.shape).astype("float32"), CPU)
+    feed = {"x": np.ones((3, 6), "float32"), "label": np.array(label_values, "int64")[:, None]}
+    return exe, main, scope, feed, loss
+
+
+@pytest.mark.parametrize("bad", [4, -1, -100 + 2**16])
+def test_a_label_outside_the_classes_is_an_error_on_every_path(path, bad):
+    exe, main, scope, feed, loss = _mlp_loss([0, bad, 3])
+    params = {p.name: scope.find_var(p.name).get_tensor().numpy().copy()
+              for p in main.global_block().all_parameters()}
+    with path(), pytest.raises(OpRunError, match=r"softmax_with_cross_entropy.*outside \[0, 4\)"):
+        exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    for name, value in params.items():          # nothing was written
+        np.testing.assert_array_equal(scope.find_var(name).get_tensor().numpy(), value)
+
+
+def test_the_ignored_label_gives_the_same_loss_on_every_path():
+    losses = []
+    for enter in (PATHS["framed"], _scope_path):
+        exe, main, scope, feed, loss = _mlp_loss([0, -100, 3])
+        with enter():
+            losses.append([float(exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0][0])
+                           for _ in range(3)])
+    assert losses[0] == losses[1]

@@ -1,6 +1,6 @@
 """Build notebooks/08_real_paddle_models.ipynb from the cells below.
 
-Run `.venv/bin/python notebooks/_build/build_08.py [--no-execute]` from the repository root;
+Run `.venv/bin/python tools/notebooks/build_08.py [--no-execute]` from the repository root;
 nbkit.py says how a notebook is built and run.
 
 The notebook reads the copies of PaddlePaddle's files in notebooks/data/ (see data/README.md)

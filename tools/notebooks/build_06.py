@@ -1,6 +1,6 @@
 """Build notebooks/06_reference_evaluator.ipynb from the cells below.
 
-Run `.venv/bin/python notebooks/_build/build_06.py [--no-execute]` from the repository root;
+Run `.venv/bin/python tools/notebooks/build_06.py [--no-execute]` from the repository root;
 nbkit.py says how a notebook is built and run.
 """
 import nbkit  # beside this script, whose folder Python puts first on sys.path

@@ -1,6 +1,6 @@
 """Build notebooks/04_rnn_step_scopes.ipynb from the cells below.
 
-Run `.venv/bin/python notebooks/_build/build_04.py [--no-execute]` from the repository root;
+Run `.venv/bin/python tools/notebooks/build_04.py [--no-execute]` from the repository root;
 nbkit.py says how a notebook is built and run.
 """
 import nbkit  # beside this script, whose folder Python puts first on sys.path

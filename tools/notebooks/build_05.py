@@ -1,6 +1,6 @@
 """Build notebooks/05_training.ipynb from the cells below.
 
-Run `.venv/bin/python notebooks/_build/build_05.py [--no-execute]` from the repository root;
+Run `.venv/bin/python tools/notebooks/build_05.py [--no-execute]` from the repository root;
 nbkit.py says how a notebook is built and run.
 
 The tqdm progress bars and the memory timeline are widgets: their state is stored in the

@@ -1,11 +1,11 @@
-"""How the teaching notebooks are built: each notebooks/_build/build_NN.py writes one notebook.
+"""How the teaching notebooks are built: each tools/notebooks/build_NN.py writes one notebook.
 
 A builder holds its notebook as Python, one ``md(...)`` or ``code(...)`` call a cell, so that
 a change to the notebook is a readable diff; cells get stable ids (``c07-code``), so that
 rebuilding gives the same file. Run a builder from the repository root:
 
-    .venv/bin/python notebooks/_build/build_NN.py              # write it and run it (stores outputs)
-    .venv/bin/python notebooks/_build/build_NN.py --no-execute # write it without outputs
+    .venv/bin/python tools/notebooks/build_NN.py              # write it and run it (stores outputs)
+    .venv/bin/python tools/notebooks/build_NN.py --no-execute # write it without outputs
 
 Running needs nbclient and ipykernel (`make venv` installs both): the notebook runs top to
 bottom in a fresh python3 kernel, in notebooks/, and keeps its outputs without timings.
@@ -18,7 +18,7 @@ import textwrap
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
 CELL_TIMEOUT_S = 120
 
 

@@ -1,6 +1,6 @@
 """Build notebooks/07_cpu_and_gpu.ipynb from the cells below.
 
-Run `.venv/bin/python notebooks/_build/build_07.py [--no-execute]` from the repository root;
+Run `.venv/bin/python tools/notebooks/build_07.py [--no-execute]` from the repository root;
 nbkit.py says how a notebook is built and run.
 
 The notebook runs on the CPU alone where there is no GPU (no CuPy, or no device), and says

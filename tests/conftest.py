@@ -4,7 +4,11 @@ import gc
 
 import pytest
 
+from paddle_nb.core import gpu_available
 from paddle_nb.ops import registry
+from tests import fake_cupy
+
+GPU_PRESENT = gpu_available()       # asked before any test swaps CuPy for the fake
 
 
 @pytest.fixture
@@ -39,3 +43,16 @@ def block_owner(monkeypatch):
         doc="Runs its sub-block once (a test-only op).")
     monkeypatch.setitem(registry._REGISTRY, opdef.type, opdef)
     return opdef.type
+
+
+@pytest.fixture(params=["fake", "cupy"])
+def device(request, monkeypatch):
+    """The array module behind ``pd.GPUPlace(0)``: CuPy on a real device (skipped where
+    there is none), and tests/fake_cupy.py everywhere, which keeps device arrays apart
+    from NumPy's as CuPy does, so the GPU path runs in CI too."""
+    if request.param == "cupy":
+        if not GPU_PRESENT:
+            pytest.skip("needs CuPy and a CUDA device")
+        import cupy
+        return cupy
+    return fake_cupy.install(monkeypatch)

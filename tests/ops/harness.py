@@ -58,7 +58,8 @@ def meta_of(value):
         return value
     if isinstance(value, list):
         return [meta_of(v) for v in value]
-    value = np.asarray(value)
+    if not hasattr(value, "shape"):       # a device array has its shape; NumPy converts the rest
+        value = np.asarray(value)
     return Meta(tuple(value.shape), value.dtype, 0)
 
 
@@ -88,6 +89,12 @@ def forward(op_type, inputs, attrs=None, place=None, seed=0):
     return _as_dict(opdef.outputs, run_kernel(opdef, ctx, _args(opdef, inputs), values))
 
 
+def _host(array):
+    """A NumPy copy of a device array; a NumPy array as it is."""
+    return array.get() if hasattr(array, "get") and not isinstance(array, np.ndarray) \
+        else np.asarray(array)
+
+
 def run_kernel(opdef, ctx, args, attrs):
     """``opdef.kernel(ctx, *args, **attrs)``; where the op has a direct form for these
     inputs (``OpDef.direct``), also check that it computes the same, exactly, for metas
@@ -110,7 +117,7 @@ def run_kernel(opdef, ctx, args, attrs):
                     assert (e is None) == (g is None), (opdef.type, k, want)
                     if e is not None:
                         assert g.dtype == e.dtype and g.shape == e.shape, (opdef.type, k)
-                        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+                        np.testing.assert_array_equal(_host(g), _host(e))
     return result
 
 

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import tests.ops as cases_pkg
-from paddle_nb.core import gpu_available
 from paddle_nb.errors import AttrError
 from paddle_nb.ops import registry
 from paddle_nb.ops.grad import GradContext
@@ -146,11 +145,10 @@ def test_attributes_are_checked(op_type):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA device")
 @pytest.mark.parametrize("op_type,i", CASE_IDS, ids=[f"{t}-{i}" for t, i in CASE_IDS])
-def test_forward_on_gpu_matches_cpu(op_type, i):
+def test_forward_on_gpu_matches_cpu(op_type, i, device):
     from paddle_nb.core import GPUPlace
-    import cupy
+    cupy = device
     case = CASES[op_type][i]
     if case.seeded:
         pytest.skip("random output")

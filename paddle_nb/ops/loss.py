@@ -105,13 +105,19 @@ def _check_label(x, label, axis, soft_label, xslot):
                  f"Label has shape {ls}")
 
 
+def _all_classes(label, classes):
+    """True when every label is an integer in [0, classes): one reduction, since a negative
+    label seen unsigned is larger than any class."""
+    return label.dtype.kind == "i" and label.size > 0 and \
+        int(label.view(f"u{label.dtype.itemsize}").max()) < classes
+
+
 def _hard_index(xp, label, classes, ignore_index):
     """Label with ignored entries set to 0, and the mask of entries kept (None: all of them,
     the usual case); checks the range."""
     if label.size:
         if label.dtype.kind == "i" and not 0 <= ignore_index < classes:
-            # one reduction: seen unsigned, a negative label is larger than any class
-            if int(label.view(f"u{label.dtype.itemsize}").max()) < classes:
+            if _all_classes(label, classes):
                 return label.astype("int64", copy=False), None
         else:
             low, high = int(label.min()), int(label.max())
@@ -253,26 +259,21 @@ def _swce_grad_kernel(ctx, label, probs, dloss, *, soft_label, ignore_index, axi
 
 
 def _swce_usual(logits, label, attrs):
-    """The unsigned dtype that range-checks the labels in one reduction, when the op has
-    the usual form: a matrix of logits, softmax over its rows, a hard label per row, no
-    ignore_index among the classes; else None (the kernel handles the rest)."""
-    if attrs["soft_label"] or not attrs["use_softmax"] or len(logits.shape) != 2 or \
-            attrs["axis"] not in (-1, 1) or len(label.shape) != 2 or label.dtype.kind != "i" or \
-            attrs["ignore_index"] >= 0:
-        return None
-    return label.dtype, f"u{label.dtype.itemsize}"
+    """Whether the op has the usual form: a matrix of logits, softmax over its rows, an
+    integer label per row, no ignore_index among the classes (the kernel handles the rest)."""
+    return not attrs["soft_label"] and attrs["use_softmax"] and len(logits.shape) == 2 and \
+        attrs["axis"] in (-1, 1) and len(label.shape) == 2 and label.dtype.kind == "i" and \
+        attrs["ignore_index"] < 0
 
 
 def _swce_direct(ctx, metas, attrs):
-    usual = _swce_usual(*metas, attrs)
-    if usual is None:
+    if not _swce_usual(*metas, attrs):
         return None
-    xp, (want, unsigned) = ctx.xp, usual
+    xp = ctx.xp
     kernel = functools.partial(_swce_kernel, ctx, **attrs)
 
     def swce(logits, label):
-        if label.dtype != want or not label.size or \
-                int(label.view(unsigned).max()) >= logits.shape[1]:
+        if not _all_classes(label, logits.shape[1]):
             return kernel(logits, label)       # the kernel says what is wrong
         shifted = logits - logits.max(axis=1, keepdims=True)
         e = xp.exp(shifted)
@@ -285,15 +286,13 @@ def _swce_direct(ctx, metas, attrs):
 
 def _swce_grad_direct(ctx, metas, attrs):
     label, probs, dloss = metas
-    usual = _swce_usual(probs, label, attrs)
-    if usual is None or probs.dtype != dloss.dtype:
+    if not _swce_usual(probs, label, attrs) or probs.dtype != dloss.dtype:
         return None
-    xp, (want, unsigned) = ctx.xp, usual
+    xp = ctx.xp
     kernel = functools.partial(_swce_grad_kernel, ctx, **attrs)
 
     def swce_grad(label, probs, dloss):
-        if label.dtype != want or not label.size or \
-                int(label.view(unsigned).max()) >= probs.shape[1]:
+        if not _all_classes(label, probs.shape[1]):
             return kernel(label, probs, dloss)
         grad = probs.copy()
         grad[xp.arange(probs.shape[0]), label[:, 0]] -= 1

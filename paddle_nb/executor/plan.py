@@ -55,8 +55,8 @@ class BlockPlan:
         self.names = []
         self._pos = {}
         self.steps = []
-        if block_idx == 0 and len(program.blocks) > 1:
-            check_op_types(program)   # sub-blocks too: one error naming all, before any run
+        if block_idx == 0:
+            check_op_types(program)   # every block: one error naming all, before any run
         missing = []
         preamble = program.preamble_length() if block_idx == 0 else 0
         for k, op in enumerate(block.ops):

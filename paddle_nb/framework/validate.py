@@ -53,20 +53,34 @@ def validate_program_desc(desc):
 
 
 def check_op_types(program):
-    """Raise one OpNotFoundError naming every op type of ``program`` paddle_nb lacks."""
+    """Raise one OpNotFoundError naming every op type of ``program`` paddle_nb lacks.
+
+    The message also names the input slots that registered ops fill but paddle_nb's
+    declarations lack, so that one run says all that is missing, before anything runs.
+    """
     from paddle_nb.ops import registry
-    missing = {}
+    missing, slots = {}, {}
     for block in program.desc.blocks:
         for op in block.ops:
-            if op.type not in registry._REGISTRY:
+            opdef = registry._REGISTRY.get(op.type)
+            if opdef is None:
                 missing.setdefault(op.type, []).append(block.idx)
+                continue
+            for slot in op.inputs:
+                if slot.arguments and slot.parameter not in opdef.input_index:
+                    slots.setdefault(f"{op.type}.{slot.parameter}", []).append(block.idx)
     if missing:
-        listed = ", ".join(f"{t} (block{'s' if len(set(b)) > 1 else ''} "
-                           f"{', '.join(str(x) for x in sorted(set(b)))})"
-                           for t, b in missing.items())
-        raise OpNotFoundError(f"the program uses {len(missing)} op type"
-                              f"{'s' if len(missing) > 1 else ''} paddle_nb does not have: "
-                              f"{listed}; nothing was run")
+        message = (f"the program uses {len(missing)} op type{'s' if len(missing) > 1 else ''} "
+                   f"paddle_nb does not have: {_where(missing)}")
+        if slots:
+            message += f"; and fills input slots paddle_nb's ops do not take: {_where(slots)}"
+        raise OpNotFoundError(message + "; nothing was run")
+
+
+def _where(found):
+    """``{what: [block, ...]}`` as ``what (block 0), other (blocks 1, 2)``."""
+    return ", ".join(f"{t} (block{'s' if len(set(b)) > 1 else ''} "
+                     f"{', '.join(str(x) for x in sorted(set(b)))})" for t, b in found.items())
 
 
 # -- required fields -------------------------------------------------------------------------------

@@ -213,3 +213,22 @@ def test_a_loaded_model_with_unknown_ops_loads_and_names_them_all_when_run(tmp_p
     with pytest.raises(OpNotFoundError) as info:
         exe.run(loaded, feed={feeds[0]: mlp2_io["x"]}, fetch_list=fetches, scope=scope)
     assert "relu6_v2" in str(info.value) and "softmax_v3" in str(info.value)
+
+
+def test_an_unsupported_input_slot_does_not_hide_a_missing_op_type(mlp2_io):
+    """One block, one op filling a slot paddle_nb's op lacks (first) and one unknown op type
+    (later): the single error names both, and nothing runs."""
+    desc = framework_pb2.ProgramDesc.FromString(fixture_bytes("mlp2.pdmodel"))
+    ops = desc.blocks[0].ops
+    types = [op.type for op in ops]
+    extra = ops[types.index("relu")].inputs.add()
+    extra.parameter, extra.arguments[:] = "NoSuchSlot", [ops[types.index("relu")].inputs[0]
+                                                         .arguments[0]]
+    ops[types.index("softmax")].type = "softmax_v3"
+    program = pd.Program.parse(desc.SerializeToString())
+    scope = pd.Scope()
+    with pytest.raises(OpNotFoundError) as info:
+        pd.Executor(pd.CPUPlace()).run(program, feed={"x": mlp2_io["x"]}, scope=scope)
+    message = str(info.value)
+    assert "softmax_v3 (block 0)" in message and "relu.NoSuchSlot (block 0)" in message
+    assert "nothing was run" in message and scope.kids == []

@@ -426,13 +426,15 @@ def test_backward_program_serializes_and_parses_back():
     assert str(again) == str(program)
     assert [op.attr("op_role") for op in again.global_block().ops] == \
         [op.attr("op_role") for op in program.global_block().ops]
-    # the parsed program computes the same gradients
+    # the parsed program computes the same gradients. It runs its initializers on every run
+    # (which ops the framework put in the preamble is not in the desc), so it runs first and
+    # the original, which skips its initializers in a scope that has the parameters, second
     feed = classifier_feed()
     fetch = [g.name for _, g in pairs]
     exe = pd.Executor(CPU)
     scope = pd.Scope()
-    first = exe.run(program, feed=feed, fetch_list=fetch, scope=scope)
-    second = exe.run(again, feed=feed, fetch_list=fetch, scope=scope)   # same parameters
+    second = exe.run(again, feed=feed, fetch_list=fetch, scope=scope)
+    first = exe.run(program, feed=feed, fetch_list=fetch, scope=scope)   # same parameters
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
 

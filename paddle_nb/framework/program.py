@@ -9,6 +9,7 @@ cache what it prepared.
 """
 
 import contextlib
+import weakref
 
 from paddle_nb.errors import ProtoDecodeError
 from paddle_nb.framework.block import Block
@@ -40,7 +41,8 @@ class Program:
         self._startup = None        # set by program_guard: where parameter initializers go
         self.version = 0
         self.random_seed = 0
-        self._preamble = None
+        self._initializers = weakref.WeakSet()   # the preamble's ops (see preamble_length)
+        self._preamble = 0                       # their count, as last seen
         self._add_block(-1)
 
     # -- blocks -------------------------------------------------------------------------------
@@ -125,32 +127,29 @@ class Program:
             glob = self.global_block()
             n = self.preamble_length()
             init.append_to(glob, param, index=n)
+            self._initializers.add(glob.ops[n])
             self._preamble = n + 1
 
     def preamble_length(self):
-        """How many leading ops of the global block initialize persistables.
+        """How many leading ops of the global block are initializers the framework put there.
 
-        Preamble ops read nothing and write only persistable variables; the
-        executor runs each once per scope (skipped when its outputs are
-        already allocated there), so training never re-initializes. The count
-        is remembered and re-checked at its edges (first op, last op in, first
-        op out), so making many parameters stays linear.
+        Without a startup program, making a parameter (or an optimizer's state) puts
+        its initializer in the global block's preamble (seed 002); the executor runs
+        each of those once per scope (skipped when its outputs already have values
+        there), so training never re-initializes. Only those: any other op, even one
+        that reads nothing and writes a persistable, runs on every run, as in
+        PaddlePaddle. Which ops they are is construction-time information kept here
+        (never in the desc): a parsed program has none; ``clone`` and ``prune`` keep them.
         """
-        ops = self.global_block().ops
-        n = self._preamble
-        if n is not None and n <= len(ops) and (n == 0 or (is_initializer(ops[0])
-                                                           and is_initializer(ops[n - 1]))) \
-                and (n == len(ops) or not is_initializer(ops[n])):
+        ops, marked = self.global_block().ops, self._initializers
+        n = self._preamble          # re-checked at its edges, so making many parameters is linear
+        if n <= len(ops) and (n == 0 or (ops[0] in marked and ops[n - 1] in marked)) \
+                and (n == len(ops) or ops[n] not in marked):
             return n
-        self._preamble = self._count_preamble()
-        return self._preamble
-
-    def _count_preamble(self):
         n = 0
-        for op in self.global_block().ops:
-            if not is_initializer(op):
-                break
+        while n < len(ops) and ops[n] in marked:
             n += 1
+        self._preamble = n
         return n
 
     # -- views ----------------------------------------------------------------------------------
@@ -191,7 +190,8 @@ class Program:
         program._startup = None
         program.version = 0
         program.random_seed = 0
-        program._preamble = None
+        program._initializers = weakref.WeakSet()
+        program._preamble = 0
         for block_desc in desc.blocks:
             block = Block(program, block_desc)
             program.blocks.append(block)
@@ -234,6 +234,10 @@ class Program:
         """Take ``source``'s names counter and its parameters' Python-side information."""
         self._names = source._names.copy()
         self.random_seed = source.random_seed
+        marked = {_init_key(op) for op in source.global_block().ops
+                  if op in source._initializers}
+        self._initializers.update(op for op in self.global_block().ops
+                                  if _init_key(op) in marked)
         for param in source.all_parameters():
             copy = self.global_block().vars.get(param.name)
             if isinstance(copy, Parameter):
@@ -254,6 +258,11 @@ class Program:
     def __repr__(self):
         n_ops = sum(len(b.ops) for b in self.blocks)
         return f"<Program: {len(self.blocks)} blocks, {n_ops} ops>"
+
+
+def _init_key(op):
+    """What identifies an initializer across copies: its type and the variables it writes."""
+    return op.type, tuple(op.output_arg_names)
 
 
 def is_initializer(op):

@@ -1,0 +1,73 @@
+"""Runs mean what they mean in PaddlePaddle, whichever path runs them (issue: same answers).
+
+- Every op of a program runs on every run. The only exception is seed 002's preamble: the
+  initializers the framework itself put at the head of the main program when there was no
+  startup program, which run once per scope. A user's leading op that writes a persistable
+  (an accumulator reset) and a startup program run again are never skipped.
+"""
+
+import numpy as np
+import pytest
+
+import paddle_nb as pd
+
+CPU = pd.CPUPlace()
+
+
+@pytest.fixture(params=[False, True], ids=["unobserved", "observed"])
+def listener(request):
+    """Each test runs twice: on the fast path and with a run listener subscribed."""
+    return request.param
+
+
+def _accumulator_program():
+    """acc = 0; acc += 1; fetch acc -- the reset is the program's own first op."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        acc = prog.global_block().create_var(name="acc", shape=[1], dtype="float32",
+                                             persistable=True)
+        pd.layers.fill_constant([1], "float32", 0.0, out=acc)
+        pd.layers.increment(acc, 1.0, in_place=True)
+    return prog, acc
+
+
+def test_a_leading_write_to_a_persistable_runs_on_every_run(listener):
+    prog, acc = _accumulator_program()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listener:
+        exe.subscribe(lambda record: None)
+    got = [float(exe.run(prog, fetch_list=[acc], scope=scope)[0][0]) for _ in range(3)]
+    assert got == [1.0, 1.0, 1.0]                 # PaddlePaddle 2.6.2 gives 1, 1, 1
+
+
+def test_running_the_startup_program_again_resets_the_parameters(listener):
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[3])
+        loss = pd.layers.mean(pd.layers.fc(x, 2, param_attr=pd.initializer.Constant(0.5)))
+        pd.optimizer.SGD(0.5).minimize(loss)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listener:
+        exe.subscribe(lambda record: None)
+    exe.run(startup, scope=scope)
+    w = main.global_block().all_parameters()[0].name
+    initial = scope.find_var(w).get_tensor().numpy().copy()
+    exe.run(main, feed={"x": np.ones((2, 3), "float32")}, scope=scope)
+    assert not np.array_equal(scope.find_var(w).get_tensor().numpy(), initial)
+    exe.run(startup, scope=scope)
+    np.testing.assert_array_equal(scope.find_var(w).get_tensor().numpy(), initial)
+
+
+def test_the_frameworks_own_preamble_still_runs_once_per_scope(listener):
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[3])
+        loss = pd.layers.mean(pd.layers.fc(x, 2))
+        pd.optimizer.SGD(0.5).minimize(loss)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listener:
+        exe.subscribe(lambda record: None)
+    feed = {"x": np.ones((2, 3), "float32")}
+    losses = [float(exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0].reshape(-1)[0])
+              for _ in range(3)]
+    assert losses[0] > losses[1] > losses[2]      # trained, never re-initialized

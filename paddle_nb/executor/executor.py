@@ -112,11 +112,13 @@ class Executor:
         fast = plan.fast_block
         if fast is None:
             fast = plan.fast_block = FastBlock(plan, self)
-        feed_arrays = []
+        feed_arrays, fed_persistables = [], []
         for name, value in feed.items():
             pos = plan.position(name)
             if pos is not None:
                 feed_arrays.append((pos, self._to_place(value)))
+                if plan.persistable[pos]:
+                    fed_persistables.append(pos)
         env = fast.run(scope, feed_arrays)
         results = []
         for name in fetch_names:
@@ -132,8 +134,8 @@ class Executor:
                 raise FetchError(f"fetch target '{name}' has no value after the run: no op "
                                  "of the program computes it and it was not fed")
             results.append(self._fetched(array, return_numpy))
-        fast.commit(scope, env, self.place)     # only now: a failed run changes nothing
-        return results
+        fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
+        return results                                           # changes nothing
 
     def _to_place(self, value):
         if isinstance(value, LoDTensor):

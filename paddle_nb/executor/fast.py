@@ -154,13 +154,17 @@ class FastBlock:
     def _fail(self, k, env, err):
         return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)
 
-    def commit(self, scope, env, place):
-        """Write the persistables the block wrote back to the user's scope."""
+    def commit(self, scope, env, place, fed=()):
+        """Write the persistables the block wrote, and those fed (as PaddlePaddle does: a
+        copy, so the caller's array stays the caller's), back to the user's scope."""
         plan = self.plan
-        for pos in self.written:
+        fed = [pos for pos in fed if pos not in self.written]
+        for pos in (*self.written, *fed):
             array = env[pos]
             if array is None:
                 continue
+            if pos in fed:
+                array = array.copy()
             name = plan.names[pos]
             var = scope.find_var(name) or scope.var(name)
             tensor = var.get_tensor()

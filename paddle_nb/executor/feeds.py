@@ -62,9 +62,15 @@ def feed_scope(executor, program, plan, run_scope, feed, targets):
         holder.set_value(feed_list)
         for op in feed_ops:
             feed.pop(op.output("Out")[0], None)
+    state = executor._state
     for name, value in feed.items():
-        var = run_scope.find_var(name)
-        if var is None or glob.vars[name].persistable is False:
+        if glob.vars[name].persistable:      # PaddlePaddle writes a fed persistable into the
+            var = state.user_scope.find_var(name)   # scope: staged, so a failed run undoes it
+            if var is None:
+                var = state.user_scope.var(name)
+                state.created.append(name)
+            state.stage(var)
+        else:
             var = run_scope.var(name)
         tensor = var.get_tensor()
         tensor.set(value, executor.place)

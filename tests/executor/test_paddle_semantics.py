@@ -71,3 +71,49 @@ def test_the_frameworks_own_preamble_still_runs_once_per_scope(listener):
     losses = [float(exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0].reshape(-1)[0])
               for _ in range(3)]
     assert losses[0] > losses[1] > losses[2]      # trained, never re-initialized
+
+
+def _fc_program():
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[3])
+        out = pd.layers.fc(x, 2, param_attr="w", bias_attr=False)
+    return main, startup, out
+
+
+def test_a_fed_parameter_is_written_into_the_scope_on_every_path(listener):
+    """PaddlePaddle writes a fed persistable into the scope; attaching a viewer must not
+    change that, and the scope keeps a copy, not the caller's array."""
+    main, startup, out = _fc_program()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listener:
+        exe.subscribe(lambda record: None)
+    exe.run(startup, scope=scope)
+    fed = np.full((3, 2), 2.0, "float32")
+    x = np.ones((1, 3), "float32")
+    got = exe.run(main, feed={"x": x, "w": fed}, fetch_list=[out], scope=scope)[0]
+    np.testing.assert_array_equal(got, [[6.0, 6.0]])
+    np.testing.assert_array_equal(scope.find_var("w").get_tensor().numpy(), fed)
+    fed[...] = -1.0                                   # the caller's array is still the caller's
+    np.testing.assert_array_equal(scope.find_var("w").get_tensor().numpy(), 2.0)
+    got = exe.run(main, feed={"x": x}, fetch_list=[out], scope=scope)[0]
+    np.testing.assert_array_equal(got, [[6.0, 6.0]])  # the fed value stays
+
+
+def test_a_fed_parameter_of_a_failed_run_leaves_the_scope_as_it_was(listener):
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[3])
+        label = pd.layers.data("label", shape=[1], dtype="int64")
+        logits = pd.layers.fc(x, 2, param_attr="w", bias_attr=False)
+        loss = pd.layers.softmax_with_cross_entropy(logits, label)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listener:
+        exe.subscribe(lambda record: None)
+    exe.run(startup, scope=scope)
+    before = scope.find_var("w").get_tensor().numpy().copy()
+    with pytest.raises(pd.errors.OpRunError, match="softmax_with_cross_entropy"):
+        exe.run(main, feed={"x": np.ones((1, 3), "float32"), "w": np.zeros((3, 2), "float32"),
+                            "label": np.array([[5]], "int64")},      # a class that is not there
+                fetch_list=[loss], scope=scope)
+    np.testing.assert_array_equal(scope.find_var("w").get_tensor().numpy(), before)

@@ -170,7 +170,7 @@ class Block:
         except (ShapeError, AttrError, OpBuildError) as err:
             raise type_of(err)(self._build_message(type, err, inputs,
                                                    format_site(callstack))) from None
-        desc = self._write_op(index, type, ins, outs, attrs, values, callstack)
+        desc = self._write_op_whole(index, type, ins, outs, attrs, values, callstack)
         op = Operator(self, desc)
         self.ops.insert(index, op)
         self._declare_outputs(opdef, outs, metas, op)
@@ -226,6 +226,19 @@ class Block:
         if len(opdef.outputs) == 1:
             result = (result,)
         return {s.name: r for s, r in zip(opdef.outputs, result)}
+
+    def _write_op_whole(self, index, type, ins, outs, given, values, callstack):
+        """``_write_op``, or nothing at all: a value protobuf refuses (an undeclared attribute
+        out of range) takes the half-written OpDesc back out and names the op and the line."""
+        count = len(self.desc.ops)
+        try:
+            return self._write_op(index, type, ins, outs, given, values, callstack)
+        except (ValueError, TypeError) as err:
+            while len(self.desc.ops) > count:
+                del self.desc.ops[index]
+            raise AttrError(self._build_message(
+                type, AttrError(f"op '{type}': an attribute cannot be written: {err}"),
+                ins, format_site(callstack))) from None
 
     def _write_op(self, index, type, ins, outs, given, values, callstack):
         opdef = registry.get(type)

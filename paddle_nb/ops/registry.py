@@ -79,10 +79,22 @@ class Slot:
 
 
 # kind -> (AttrType, python coercion)
-def _as_int(v):
+class _OutOfRange(ValueError):
+    """An integer the attribute's protobuf field cannot hold."""
+
+
+def _as_int(v, bits=64):
     if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, numpy.integer)):
         raise TypeError
-    return int(v)
+    v = int(v)
+    if not -2 ** (bits - 1) <= v < 2 ** (bits - 1):
+        raise _OutOfRange(f"{v} does not fit a {bits}-bit integer "
+                          f"({-2 ** (bits - 1)} to {2 ** (bits - 1) - 1})")
+    return v
+
+
+def _as_int32(v):
+    return _as_int(v, 32)
 
 
 def _as_float(v):
@@ -116,14 +128,14 @@ def _as_dtype(v):
 
 
 ATTR_KINDS = {
-    "int": (AttrType.INT, _as_int), "long": (AttrType.LONG, _as_int),
+    "int": (AttrType.INT, _as_int32), "long": (AttrType.LONG, _as_int),
     "float": (AttrType.FLOAT, _as_float), "float64": (AttrType.FLOAT64, _as_float),
     "str": (AttrType.STRING, _as_str), "bool": (AttrType.BOOLEAN, _as_bool),
-    "ints": (AttrType.INTS, _list_of(_as_int)), "longs": (AttrType.LONGS, _list_of(_as_int)),
+    "ints": (AttrType.INTS, _list_of(_as_int32)), "longs": (AttrType.LONGS, _list_of(_as_int)),
     "floats": (AttrType.FLOATS, _list_of(_as_float)),
     "float64s": (AttrType.FLOAT64S, _list_of(_as_float)),
     "strs": (AttrType.STRINGS, _list_of(_as_str)), "bools": (AttrType.BOOLEANS, _list_of(_as_bool)),
-    "block": (AttrType.BLOCK, _as_int), "blocks": (AttrType.BLOCKS, _list_of(_as_int)),
+    "block": (AttrType.BLOCK, _as_int32), "blocks": (AttrType.BLOCKS, _list_of(_as_int32)),
     "dtype": (AttrType.INT, _as_dtype),   # stored as a VarType number, given to rules as numpy.dtype
 }
 
@@ -152,6 +164,9 @@ class Attr:
         """The value in its canonical Python form, or an AttrError naming op and attribute."""
         try:
             value = ATTR_KINDS[self.kind][1](value)
+        except _OutOfRange as err:
+            raise AttrError(f"op '{op_type}': attribute '{name}' ({self.kind}) = {value!r}: "
+                            f"{err}") from None
         except (TypeError, ValueError):
             raise AttrError(f"op '{op_type}': attribute '{name}' expects {self.kind}, got "
                             f"{value!r} ({type(value).__name__})") from None

@@ -233,3 +233,31 @@ def test_a_failed_append_in_a_sub_block_leaves_every_block_unchanged(prog):
         with pytest.raises(ShapeError):
             pd.layers.matmul(x, w)
         assert _state(prog) == before
+
+
+# -- values protobuf cannot hold -------------------------------------------------------------------
+def test_an_int_attribute_out_of_int32_range_is_refused_and_leaves_the_desc_whole(prog):
+    a = pd.layers.data("a", shape=[4], append_batch_size=False)
+    b = pd.layers.relu(a)
+    before = _state(prog)
+    with pytest.raises(AttrError) as info:
+        pd.layers.reshape(a, [-1, 2 ** 31])
+    message = str(info.value)
+    assert "reshape2" in message and "'shape'" in message and "32-bit" in message
+    assert _at_this_line(info) in message or HERE in message
+    assert _state(prog) == before                 # the desc too: no hidden half-written op
+    prog.global_block().remove_op(0)              # and remove_op removes the op it shows
+    assert [op.type for op in prog.global_block().ops] == [] and b.writer is None
+
+
+def test_an_undeclared_attribute_protobuf_refuses_leaves_the_desc_whole(prog):
+    a = pd.layers.data("a", shape=[4], append_batch_size=False)
+    block = prog.global_block()
+    before = _state(prog)
+    with pytest.raises(AttrError, match="cannot be written") as info:
+        block.append_op("relu", inputs={"X": a}, attrs={"op_role": 2 ** 40})
+    assert "relu" in str(info.value)
+    assert _state(prog) == before
+    with pytest.raises(AttrError):
+        block.insert_op(0, "relu", inputs={"X": a}, attrs={"op_role": 2 ** 40})
+    assert _state(prog) == before

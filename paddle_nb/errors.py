@@ -10,7 +10,7 @@ class also derives from the built-in exception a Python user would catch
 __all__ = [
     "PaddleNBError", "ScopeDestroyedError", "VariableTypeError", "NotAllocatedError",
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
-    "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "FeedError",
+    "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
     "FetchError", "OpRunError", "BackwardError", "SaveLoadError",
 ]
 
@@ -71,6 +71,10 @@ class AttrError(OpBuildError):
 
 class ShapeError(OpBuildError):
     """Shape or dtype inference rejected the inputs of an op."""
+
+
+class OperandError(OpBuildError, TypeError):
+    """An operator (``+``, ``*``...) was given something no op can take, such as an array."""
 
 
 class FeedError(PaddleNBError, ValueError):

@@ -24,7 +24,8 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError
 from paddle_nb.executor.fast import FastBlock
-from paddle_nb.executor.feeds import check_feed, feed_scope, fetch_from_scope, fetch_name, has_lod
+from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
+                                      fetch_name, fetch_targets, has_lod)
 from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import BlockPlan, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
@@ -75,8 +76,8 @@ class Executor:
         scope = global_scope() if scope is None else scope
         if not isinstance(scope, Scope):
             raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
-        feed = dict(feed or {})
-        fetch_names = [fetch_name(program, f) for f in (fetch_list or [])]
+        feed = feed_dict(feed)
+        fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))
         feed_targets = check_feed(program, plan, feed)
         listeners = self.listeners + RUN_LISTENERS
@@ -171,10 +172,9 @@ class Executor:
     def eval(self, targets, program=None, feed=None, scope=None):
         """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
         program = default_main_program() if program is None else program
-        targets = targets if isinstance(targets, (list, tuple)) else [targets]
-        names = [fetch_name(program, t) for t in targets]
+        names = [fetch_name(program, t) for t in fetch_targets(targets)]
         pruned = program.prune(names)
-        feed = {k: v for k, v in (feed or {}).items() if pruned.global_block().find_var(k)}
+        feed = {k: v for k, v in feed_dict(feed).items() if pruned.global_block().find_var(k)}
         return self.run(pruned, feed=feed, fetch_list=names, scope=scope)
 
     # -- the interpreter -------------------------------------------------------------------------

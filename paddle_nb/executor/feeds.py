@@ -7,17 +7,51 @@ program with PaddlePaddle's ``feed`` / ``fetch`` ops (a saved inference
 model) gets its feeds through the ``feed`` list variable those ops read.
 """
 
+from collections.abc import Mapping
+
 import numpy
 
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
-__all__ = ["fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
+__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
 
 
 def has_lod(feed):
     return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
+
+
+def feed_dict(feed):
+    """``feed`` as a new dict of name -> value; a Variable key stands for its name."""
+    if feed is None:
+        return {}
+    if not isinstance(feed, Mapping):
+        raise FeedError(f"Executor.run: feed must be a dict of {{name: array}}, got a "
+                        f"{type(feed).__name__}" + (f" of {len(feed)} items" if
+                                                    isinstance(feed, (list, tuple)) else "") +
+                        "; for example feed={'x': x_array, 'label': label_array}")
+    out = {}
+    for key, value in feed.items():
+        name = key.name if isinstance(key, Variable) else key
+        if not isinstance(name, str):
+            raise FeedError(f"Executor.run: a feed key must be a variable's name, got {key!r} "
+                            f"({type(key).__name__})")
+        out[name] = value
+    return out
+
+
+def fetch_targets(fetch_list):
+    """The fetch list as a list: one Variable or name alone is a list of one, as PaddlePaddle
+    takes it."""
+    if fetch_list is None:
+        return []
+    if isinstance(fetch_list, (str, Variable)):
+        return [fetch_list]
+    if not isinstance(fetch_list, (list, tuple)):
+        raise FetchError(f"Executor.run: fetch_list must be a list of Variables or names, got "
+                         f"a {type(fetch_list).__name__}")
+    return list(fetch_list)
 
 
 def fetch_name(program, target):

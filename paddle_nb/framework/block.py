@@ -13,7 +13,7 @@ from paddle_nb.errors import AttrError, OpBuildError, ShapeError, VarNotFoundErr
 from paddle_nb.framework.attrs import attrs_blob, guess_attr_type, write_attr
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.operator import Operator
-from paddle_nb.framework.variable import Parameter, Variable, VarType
+from paddle_nb.framework.variable import Parameter, Variable, VarType, whole_dims
 from paddle_nb.ops import registry
 from paddle_nb.ops.registry import COMMON_ATTRS
 from paddle_nb.proto import framework_pb2
@@ -100,7 +100,7 @@ class Block:
         from paddle_nb.framework.initializer import default_initializer
         program = self.program
         glob = program.global_block()
-        if shape is None or any(int(d) < 0 for d in shape):
+        if shape is None or any(d < 0 for d in whole_dims(shape, f"parameter '{name}'")):
             raise ValueError(f"create_parameter: a parameter needs a known shape, got {shape}")
         name = name or program.unique_name("param")
         existing = glob.vars.get(name)
@@ -329,7 +329,7 @@ def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_
     desc.MergeFromString(blob)
     desc.name = name
     if shape is not None and kind in _DIMS:
-        _DIMS[kind](desc).dims.extend(int(d) if d is not None else -1 for d in shape)
+        _DIMS[kind](desc).dims.extend(whole_dims(shape, f"variable '{name}'"))
 
 
 _DIMS = {VarType.LOD_TENSOR: lambda desc: desc.type.lod_tensor.tensor,

@@ -12,11 +12,28 @@ seed calls construction-time information: the op that last wrote it
 import numpy
 
 from paddle_nb.core.dtypes import from_var_type, to_var_type
-from paddle_nb.errors import ProtoDecodeError
+from paddle_nb.errors import OperandError, ProtoDecodeError, ShapeError
+from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.ops.registry import Meta
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Variable", "Parameter", "VarType"]
+__all__ = ["Variable", "Parameter", "VarType", "whole_dims"]
+
+
+def whole_dims(shape, what):
+    """``shape`` as a list of ints (None -> -1, the unknown dimension), or a ShapeError
+    naming ``what`` and the user's line: a dimension is a whole number, -1 or more."""
+    dims = []
+    for d in shape:
+        if d is None:
+            d = -1
+        if isinstance(d, (bool, numpy.bool_)) or not isinstance(d, (int, numpy.integer)) \
+                or d < -1:
+            raise ShapeError(f"{what}: shape {list(shape)} has {d!r} ({type(d).__name__}); "
+                             "expected whole numbers, -1 (or None) for an unknown dimension\n"
+                             f"  built at {format_site(callstack_strings())}")
+        dims.append(int(d))
+    return dims
 
 VarType = framework_pb2.VarType
 _TENSOR_KINDS = (VarType.LOD_TENSOR, VarType.SELECTED_ROWS, VarType.LOD_TENSOR_ARRAY)
@@ -69,7 +86,7 @@ class Variable:
     def shape(self, shape):
         tensor = self._tensor_or_fail()
         del tensor.dims[:]
-        tensor.dims.extend(int(d) for d in shape)
+        tensor.dims.extend(whole_dims(shape, f"variable '{self.name}'"))
         self.block.program._bump()
 
     @property
@@ -177,6 +194,9 @@ class Variable:
         return _append(self.block, "scale", {"X": self}, {"scale": -1.0})
 
     __hash__ = object.__hash__
+    # NumPy must not broadcast a Variable as an object scalar (one op per element):
+    # ``array + var`` then comes to ``var.__radd__``, which refuses it clearly
+    __array_ufunc__ = None
 
     def __repr__(self):
         kind = self.desc.type.type
@@ -211,6 +231,14 @@ def _arith(x, other, op_type, reverse=False):
     if isinstance(other, Variable):
         a, b = (other, x) if reverse else (x, other)
         return _append(x.block, op_type, {"X": a, "Y": b})
+    if not isinstance(other, (int, float, numpy.number)) and \
+            (hasattr(other, "__array__") or isinstance(other, (list, tuple))):
+        raise OperandError(
+            f"{op_type}: variable '{x.name}' with a {type(other).__name__}"
+            f"{' of shape ' + str(tuple(numpy.shape(other))) if hasattr(other, 'shape') else ''}"
+            ": an array is not a variable of the program, so no op can take it; make it one "
+            "first (a data variable you feed, or a parameter), or use a Python number\n"
+            f"  built at {format_site(callstack_strings())}")
     if not isinstance(other, (int, float, numpy.number)):
         return NotImplemented
     c = float(other)

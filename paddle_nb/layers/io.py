@@ -7,6 +7,7 @@
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.variable import whole_dims
 
 __all__ = ["data", "data_layer"]
 
@@ -19,7 +20,7 @@ def data(name, shape, dtype="float32", lod_level=0, append_batch_size=True, stop
     ...     pd.layers.data("x", shape=[784])
     Variable(x: float32[-1, 784])
     """
-    shape = [int(d) if d is not None else -1 for d in shape]
+    shape = whole_dims(shape, f"data '{name}'")
     if append_batch_size and -1 not in shape:
         shape = [-1] + shape
     block = default_main_program().global_block()

@@ -100,7 +100,7 @@ def elementwise_pow(x, y, axis=-1, act=None, name=None):
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     """scale * x + bias."""
     helper = LayerHelper("scale", name)
-    out = helper.out("scale", {"X": x}, {"scale": float(scale), "bias": float(bias),
+    out = helper.out("scale", {"X": x}, {"scale": scale, "bias": bias,
                                          "bias_after_scale": bias_after_scale})
     return helper.act(out, act)
 
@@ -146,4 +146,4 @@ def matmul(x, y, transpose_x=False, transpose_y=False, alpha=1.0, name=None):
     """alpha * (x @ y), optionally transposing the last two dimensions of either."""
     return LayerHelper("matmul", name).out("matmul", {"X": x, "Y": y},
                                            {"transpose_X": transpose_x, "transpose_Y": transpose_y,
-                                            "alpha": float(alpha)})
+                                            "alpha": alpha})

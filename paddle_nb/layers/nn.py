@@ -5,6 +5,10 @@ to the startup program or the preamble) and appends its ops to the current
 block, the same ops PaddlePaddle 1.8's ``fluid.layers`` appends.
 """
 
+import numpy
+
+from paddle_nb.errors import ShapeError
+from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 
 __all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout"]
@@ -15,6 +19,9 @@ def fc(input, size, num_flatten_dims=1, act=None, param_attr=None, bias_attr=Non
 
     ``input`` may be a list: each gets its own weight and the products are summed.
     """
+    if isinstance(size, bool) or not isinstance(size, (int, numpy.integer)) or size < 1:
+        raise ShapeError(f"fc: size must be a whole number of at least 1, got {size!r} "
+                         f"({type(size).__name__})\n  built at {format_site(callstack_strings())}")
     helper = LayerHelper("fc", name)
     inputs = input if isinstance(input, (list, tuple)) else [input]
     products = []
@@ -114,7 +121,7 @@ def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     """Zero each element with probability ``dropout_prob`` while training."""
     helper = LayerHelper("dropout", name)
     return helper.out("dropout", {"X": x},
-                      {"dropout_prob": float(dropout_prob), "is_test": is_test,
+                      {"dropout_prob": dropout_prob, "is_test": is_test,
                        "fix_seed": seed is not None, "seed": seed or 0,
                        "dropout_implementation": dropout_implementation},
                       extra_outputs={"Mask": helper.tmp_name()})

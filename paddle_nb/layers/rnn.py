@@ -77,7 +77,7 @@ class StaticRNN:
             boot = self.parent.create_var(name=self.program.unique_name(f"{self.helper.name}@memory_boot"),
                                           dtype=batch_ref.dtype)
             self.parent.append_op("fill_constant_batch_size_like", {"Input": ref}, {"Out": boot},
-                                  {"shape": list(shape), "value": float(init_value),
+                                  {"shape": list(shape), "value": init_value,
                                    "dtype": batch_ref.dtype, "input_dim_idx": ref_batch_dim_idx,
                                    "output_dim_idx": init_batch_dim_idx})
             init = boot

@@ -1,5 +1,7 @@
 """Layers that make, reshape, join, cut, convert or compare tensors."""
 
+import numpy
+
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.layers.helper import LayerHelper
 
@@ -11,8 +13,10 @@ __all__ = ["fill_constant", "concat", "split", "slice", "stack", "reshape", "tra
 def fill_constant(shape, dtype, value, force_cpu=False, out=None):
     """A tensor of ``shape`` filled with ``value``."""
     helper = LayerHelper("fill_constant")
-    attrs = {"shape": [int(d) for d in shape], "dtype": convert_dtype(dtype),
-             "value": float(value), "force_cpu": force_cpu}
+    if isinstance(value, (bool, numpy.bool_)):     # True / False fill a bool tensor
+        value = float(value)
+    attrs = {"shape": list(shape), "dtype": convert_dtype(dtype), "value": value,
+             "force_cpu": force_cpu}
     if out is not None:
         helper.append("fill_constant", outputs={"Out": out}, attrs=attrs)
         return out
@@ -140,6 +144,6 @@ def increment(x, value=1.0, in_place=True):
     """x + value; written back into ``x`` when ``in_place`` (a loop counter)."""
     helper = LayerHelper("increment")
     if in_place:
-        helper.append("increment", {"X": x}, {"Out": x}, {"step": float(value)})
+        helper.append("increment", {"X": x}, {"Out": x}, {"step": value})
         return x
-    return helper.out("increment", {"X": x}, {"step": float(value)})
+    return helper.out("increment", {"X": x}, {"step": value})

@@ -52,7 +52,7 @@ CASES = {
 }
 
 
-def _feed(name, shape, rng, positive=False):
+def _feed(shape, rng, positive=False):
     value = rng.random(shape) + 0.5 if positive else rng.standard_normal(shape)
     return value.astype("float32")
 
@@ -61,15 +61,15 @@ def run_case(name, shape, affine, build, rng):
     main, startup = paddle.static.Program(), paddle.static.Program()
     feeds = {"X": rng.standard_normal(shape).astype("float32") * 3 + 1}
     if affine:
-        feeds["Scale"] = _feed("Scale", (affine,), rng, positive=True)
-        feeds["Bias"] = _feed("Bias", (affine,), rng)
+        feeds["Scale"] = _feed((affine,), rng, positive=True)
+        feeds["Bias"] = _feed((affine,), rng)
     with paddle.static.program_guard(main, startup):
         ins = {}
         for slot, value in feeds.items():
             ins[slot] = paddle.static.data(f"{name}_{slot.lower()}", value.shape, "float32")
             ins[slot].stop_gradient = False
         y = build(ins["X"], ins.get("Scale"), ins.get("Bias"))
-        feeds["W"] = _feed("W", shape, rng)
+        feeds["W"] = _feed(shape, rng)
         w = paddle.static.data(f"{name}_w", shape, "float32")
         loss = paddle.sum(y * w)
         slots = list(ins)

@@ -243,7 +243,7 @@ register(OpDef(
             "Mean", "Variance", "Y@GRAD"],
     outputs=[Slot("X@GRAD", dispensable=True), Slot("Scale@GRAD", dispensable=True),
              Slot("Bias@GRAD", dispensable=True)],
-    attrs=GN_ATTRS, infer=_gn_grad_infer, kernel=_gn_grad_kernel, no_need_buffer=("Y",),
+    attrs=GN_ATTRS, infer=_gn_grad_infer, kernel=_gn_grad_kernel, no_need_buffer=("Bias", "Y"),
     doc="the gradients of group_norm: X@GRAD, Scale@GRAD, Bias@GRAD from Y@GRAD"))
 
 

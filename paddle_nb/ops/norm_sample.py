@@ -24,7 +24,14 @@ __all__ = []
 
 class Layout(NamedTuple):
     """How one op sees X: ``view`` (X reshaped), the reduced ``axes``, the shape of Scale in the
-    view (``affine``) and the shape of the saved statistics (``stats``)."""
+    view (``affine``) and the shape of the saved statistics (``stats``). Each set of values
+    normalized together is one index of the view's other axes.
+
+    group_norm with 3 groups of 2 channels on X [2, 6, 4, 4]: 32 values per (sample, group)
+
+    >>> _gn_layout((2, 6, 4, 4), 3, "NCHW")
+    Layout(view=(2, 3, 2, 16), axes=(2, 3), affine=(1, 3, 2, 1), stats=(2, 3))
+    """
 
     view: tuple
     axes: tuple

@@ -62,10 +62,11 @@ def _forward(xp, x, scale, bias, lay, epsilon):
     var = (diff * diff).mean(axis=lay.axes, keepdims=True)
     inv_std = 1 / xp.sqrt(var + epsilon)
     y = diff * inv_std
+    # in place: y is this function's own array, and large inputs make every pass count
     if scale is not None:
-        y = y * scale.reshape(lay.affine)
+        y *= scale.reshape(lay.affine)
     if bias is not None:
-        y = y + bias.reshape(lay.affine)
+        y += bias.reshape(lay.affine)
     return y.reshape(x.shape).astype(x.dtype, copy=False), mean, var, inv_std
 
 
@@ -85,8 +86,9 @@ def _backward(ctx, x, scale, mean, inv_std, dy, lay):
     dx = None
     if ctx.want(0):
         g = dyv if scale is None else dyv * scale.reshape(lay.affine)
-        dx = inv_std * (g - g.mean(axis=lay.axes, keepdims=True)
-                        - x_hat * (g * x_hat).mean(axis=lay.axes, keepdims=True))
+        dx = g - g.mean(axis=lay.axes, keepdims=True)
+        dx -= x_hat * (g * x_hat).mean(axis=lay.axes, keepdims=True)
+        dx *= inv_std
         dx = dx.reshape(x.shape).astype(x.dtype, copy=False)
     return (dx,
             None if dscale is None else dscale.astype(scale.dtype, copy=False),

@@ -22,6 +22,8 @@ programs above leave at their defaults (``SkipUpdate``, ``Beta1Tensor``, ``lr_ra
 ``centered``, ...), into ``optim_ops.npz``: ``<case>/type``, ``<case>/attrs`` (JSON),
 ``<case>/in/<slot>`` and ``<case>/out/<slot>``. Each state output is written in place over its
 input, as the programs do (``Moment1Out`` over ``Moment1``), and read back after the run.
+Last, ``optim_sqnorm_grad.main.pb`` / ``.npz``: ``squared_l2_norm`` differentiated by
+PaddlePaddle's backward (``squared_l2_norm_grad``), with its input and both results.
 """
 
 import argparse
@@ -197,6 +199,32 @@ def make_op_cases(paddle, out):
     print(f"optim_refs: {len(_op_cases())} single-op cases")
 
 
+def make_grad_program(paddle, out):
+    """``squared_l2_norm`` and its grad op as PaddlePaddle's backward writes them (the
+    optimizers never differentiate it): ``optim_sqnorm_grad.main.pb`` and its values."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
+        x = paddle.static.data("x", [None, 3], "float32")
+        x.stop_gradient = False
+        helper = paddle.base.layer_helper.LayerHelper("squared_l2_norm")
+        norm = helper.create_variable_for_type_inference("float32")
+        helper.append_op(type="squared_l2_norm", inputs={"X": x}, outputs={"Out": norm})
+        loss = paddle.sum(norm * 3.0)
+        dloss = paddle.static.data("dloss", [], "float32")     # fed: no fill_any_like op
+        (dx,) = paddle.static.gradients([loss], [x], target_gradients=[dloss])
+    feed = {"x": np.random.default_rng(SEED).standard_normal((4, 3)).astype("float32"),
+            "dloss": np.float32(0.5)}
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        got_norm, got_dx = exe.run(main, feed=feed, fetch_list=[norm, dx])
+    (out / "optim_sqnorm_grad.main.pb").write_bytes(_without_callstacks(main))
+    np.savez(out / "optim_sqnorm_grad.npz", x=feed["x"], dloss=feed["dloss"], norm=got_norm,
+             dx=got_dx,
+             **{"meta:fetch": np.array([norm.name, dx.name]),
+                "meta:ops": np.array([op.type for op in main.global_block().ops])})
+    print(f"optim_refs: sqnorm_grad: ops {[op.type for op in main.global_block().ops]}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="build/interop/paddle26/ops", help="output directory")
@@ -209,6 +237,7 @@ def main(argv=None):
     for name in args.names:
         make(paddle, name, out)
     make_op_cases(paddle, out)
+    make_grad_program(paddle, out)
 
 
 if __name__ == "__main__":

@@ -106,3 +106,18 @@ def test_each_op_alone_gives_paddles_outputs(case):
         slot = key[len(prefix):]
         np.testing.assert_allclose(np.asarray(got[slot]).reshape(values[key].shape),
                                    values[key], rtol=RTOL, atol=ATOL, err_msg=f"{case}: {slot}")
+
+
+def test_paddles_squared_l2_norm_grad_runs_and_gives_paddles_gradient():
+    values = np.load(_load("optim_sqnorm_grad.npz"))
+    data = _load("optim_sqnorm_grad.main.pb").read_bytes()
+    main = pd.Program.parse(data)
+    (grad_op,) = [op for op in main.global_block().ops if op.type == "squared_l2_norm_grad"]
+    assert sorted(v.parameter for v in grad_op.desc.inputs) == ["Out@GRAD", "X"]
+    assert [v.parameter for v in grad_op.desc.outputs] == ["X@GRAD"]
+    norm, dx = pd.Executor(pd.CPUPlace()).run(main, feed={k: values[k] for k in ("x", "dloss")},
+                                              fetch_list=list(values["meta:fetch"]),
+                                              scope=pd.Scope())
+    np.testing.assert_allclose(norm, values["norm"], rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(dx, values["dx"], rtol=RTOL, atol=ATOL)
+    assert main.serialize() == data

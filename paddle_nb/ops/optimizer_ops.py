@@ -1,4 +1,4 @@
-"""Optimizer ops: one update rule each, ``sgd``, ``momentum`` and ``adam`` (and ``sign``).
+"""Optimizer ops, part one: ``sgd``, ``momentum``, ``adagrad``, ``rmsprop`` (and ``sign``).
 
 An optimizer op reads a parameter, its gradient, the learning rate (a
 one-element tensor) and its own state (velocity, moments), and writes the
@@ -8,6 +8,10 @@ the program is concerned. The kernels are nevertheless functional: they
 return new arrays and never write into an input, so that an executor can put
 every persistable back as it was when a run fails part-way.
 
+``multi_precision`` with a ``MasterParam`` (a float32 copy of a float16
+parameter) runs the update on the master copy and writes it back rounded to
+the parameter's dtype. The Adam family lives in ``adam_ops.py``.
+
 These ops have no gradients: they run after the backward pass. ``sign``
 (used by L1 decay) is an ordinary op whose gradient is zero.
 """
@@ -15,26 +19,27 @@ These ops have no gradients: they run after the backward pass. ``sign``
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
-__all__ = []
+__all__ = ["like_param", "one_element", "scalar", "master_slots", "master_meta", "working_copy",
+           "write_back", "MULTI_PRECISION"]
 
 
-# ---- shape rules shared by the update ops ------------------------------------------------------
+# ---- shape rules and helpers shared by the update ops ------------------------------------------
 
 def _same_shape(a, b):
     return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
 
 
-def _like_param(param, other, slot):
-    """``other`` (slot ``slot``) must have the parameter's shape and dtype."""
+def like_param(param, other, slot, dtype=True):
+    """``other`` (slot ``slot``) must have the parameter's shape (and dtype, unless told)."""
     if param.dtype.kind != "f":
         fail(f"Param must be a floating-point tensor, got {param.dtype}")
     if not _same_shape(param.shape, other.shape):
         fail(f"{slot} must have Param's shape {tuple(param.shape)}, got {tuple(other.shape)}")
-    if other.dtype != param.dtype:
+    if dtype and other.dtype != param.dtype:
         fail(f"{slot} must have Param's dtype {param.dtype}, got {other.dtype}")
 
 
-def _one_element(meta, slot):
+def one_element(meta, slot):
     """``meta`` (slot ``slot``) must hold exactly one value (unknown dims are let through)."""
     n = 1
     for d in meta.shape:
@@ -45,30 +50,63 @@ def _one_element(meta, slot):
         fail(f"{slot} must hold one value, got shape {tuple(meta.shape)}")
 
 
-def _scalar(xp, value, dtype):
+def scalar(value, dtype):
     """A one-element tensor as a 0-d array of ``dtype`` (so it broadcasts over anything)."""
     return value.reshape(()).astype(dtype, copy=False)
 
 
+MULTI_PRECISION = Attr("bool", False, comment="update the float32 MasterParam of a float16 Param")
+
+
+def master_slots():
+    """The input and output slots of the float32 master copy (absent unless multi_precision)."""
+    return (Slot("MasterParam", dispensable=True, comment="float32 copy of a float16 Param"),
+            Slot("MasterParamOut", dispensable=True, comment="in a program, MasterParam itself"))
+
+
+def master_meta(param, master, multi_precision):
+    """The meta the update state must match: the master copy's when it is used."""
+    if master is None or not multi_precision:
+        return param, None
+    like_param(param, master, "MasterParam", dtype=False)
+    return master, master
+
+
+def working_copy(param, master, multi_precision):
+    """The array the update works on: the float32 master copy when there is one."""
+    return master if multi_precision and master is not None else param
+
+
+def write_back(param, master, multi_precision, new):
+    """(ParamOut, MasterParamOut) from the updated working copy ``new``."""
+    if multi_precision and master is not None:
+        return new.astype(param.dtype), new
+    return new.astype(param.dtype, copy=False), None
+
+
 # ---- sgd --------------------------------------------------------------------------------------
 
-def _sgd_infer(param, lr, grad):
-    _like_param(param, grad, "Grad")
-    _one_element(lr, "LearningRate")
-    return param
+def _sgd_infer(param, lr, grad, master, *, multi_precision):
+    like_param(param, grad, "Grad")
+    one_element(lr, "LearningRate")
+    return param, master_meta(param, master, multi_precision)[1]
 
 
-def _sgd_kernel(ctx, param, lr, grad):
-    step = _scalar(ctx.xp, lr, param.dtype) * grad
+def _sgd_kernel(ctx, param, lr, grad, master, *, multi_precision):
+    if multi_precision and master is not None:
+        new = master - scalar(lr, master.dtype) * grad.astype(master.dtype)
+        return write_back(param, master, multi_precision, new)
+    step = scalar(lr, param.dtype) * grad
     if not isinstance(step, ctx.xp.ndarray) or step.shape != param.shape or \
             step.dtype != param.dtype:        # (0-d operands make a scalar)
-        return param - step
-    return ctx.xp.subtract(param, step, out=step)   # the new value in the step's memory
+        return param - step, None
+    return ctx.xp.subtract(param, step, out=step), None   # the new value in the step's memory
 
 
 register(OpDef(
-    "sgd", inputs=["Param", Slot("LearningRate", comment="one value"), "Grad"],
-    outputs=[Slot("ParamOut", comment="in a program, the parameter itself")],
+    "sgd", inputs=["Param", Slot("LearningRate", comment="one value"), "Grad", master_slots()[0]],
+    outputs=[Slot("ParamOut", comment="in a program, the parameter itself"), master_slots()[1]],
+    attrs={"multi_precision": MULTI_PRECISION},
     infer=_sgd_infer, kernel=_sgd_kernel,
     doc="ParamOut = Param - LearningRate * Grad\n"
         "Plain stochastic gradient descent."))
@@ -82,88 +120,136 @@ MOMENTUM_ATTRS = {
                                   "expected '' or 'l2_decay'",
                                   comment="'l2_decay' adds regularization_coeff * Param to Grad"),
     "regularization_coeff": Attr("float", 0.0, comment="the L2 decay factor"),
+    "multi_precision": MULTI_PRECISION,
+    "rescale_grad": Attr("float", 1.0, comment="read by PaddlePaddle's GPU kernel only"),
 }
 
 
-def _momentum_infer(param, grad, velocity, lr, **attrs):
-    _like_param(param, grad, "Grad")
-    _like_param(param, velocity, "Velocity")
-    _one_element(lr, "LearningRate")
-    return param, velocity
+def _momentum_infer(param, grad, velocity, lr, master, *, multi_precision, **attrs):
+    like_param(param, grad, "Grad")
+    state, master_out = master_meta(param, master, multi_precision)
+    like_param(state, velocity, "Velocity")
+    one_element(lr, "LearningRate")
+    return param, velocity, master_out
 
 
-def _momentum_kernel(ctx, param, grad, velocity, lr, *, mu, use_nesterov, regularization_method,
-                     regularization_coeff):
+def _momentum_kernel(ctx, param, grad, velocity, lr, master, *, mu, use_nesterov,
+                     regularization_method, regularization_coeff, multi_precision, rescale_grad):
+    p = working_copy(param, master, multi_precision)
+    t = p.dtype.type
+    # rescale_grad is left alone, as PaddlePaddle 2.6's CPU kernel (the reference) leaves it;
+    # its GPU kernel first multiplies Grad by it
+    grad = grad.astype(p.dtype, copy=False)
     if regularization_method == "l2_decay":
-        grad = grad + param.dtype.type(regularization_coeff) * param
-    mu = param.dtype.type(mu)
-    lr = _scalar(ctx.xp, lr, param.dtype)
+        grad = grad + t(regularization_coeff) * p
+    mu = t(mu)
+    lr = scalar(lr, p.dtype)
     velocity_out = mu * velocity + grad
     if use_nesterov:
-        param_out = param - (grad + mu * velocity_out) * lr
+        p_out = p - (grad + mu * velocity_out) * lr
     else:
-        param_out = param - lr * velocity_out
-    return param_out, velocity_out
+        p_out = p - lr * velocity_out
+    param_out, master_out = write_back(param, master, multi_precision, p_out)
+    return param_out, velocity_out, master_out
 
 
 register(OpDef(
     "momentum", inputs=["Param", "Grad", Slot("Velocity", comment="the running step"),
-                        Slot("LearningRate", comment="one value")],
-    outputs=["ParamOut", "VelocityOut"], attrs=MOMENTUM_ATTRS,
+                        Slot("LearningRate", comment="one value"), master_slots()[0]],
+    outputs=["ParamOut", "VelocityOut", master_slots()[1]], attrs=MOMENTUM_ATTRS,
     infer=_momentum_infer, kernel=_momentum_kernel,
     doc="VelocityOut = mu * Velocity + Grad; ParamOut = Param - LearningRate * VelocityOut\n"
         "With use_nesterov: ParamOut = Param - (Grad + mu * VelocityOut) * LearningRate.\n"
-        "With regularization_method 'l2_decay', Grad is first Grad + regularization_coeff * Param."))
+        "With regularization_method 'l2_decay', Grad is first Grad + regularization_coeff *\n"
+        "Param (how paddle.regularizer.L2Decay reaches Momentum). rescale_grad is not read,\n"
+        "as in PaddlePaddle's CPU kernel."))
 
-# ---- adam -------------------------------------------------------------------------------------
-
-ADAM_ATTRS = {
-    "beta1": Attr("float", 0.9, comment="decay of the first moment (the mean of Grad)"),
-    "beta2": Attr("float", 0.999, comment="decay of the second moment (the mean of Grad^2)"),
-    "epsilon": Attr("float", 1e-8, comment="keeps the division finite"),
-    "lazy_mode": Attr("bool", False, comment="update only the rows of a sparse gradient; "
-                                             "dense gradients update everything either way"),
-}
+# ---- adagrad ----------------------------------------------------------------------------------
 
 
-def _adam_infer(param, grad, lr, m1, m2, b1pow, b2pow, **attrs):
-    _like_param(param, grad, "Grad")
-    _like_param(param, m1, "Moment1")
-    _like_param(param, m2, "Moment2")
-    _one_element(lr, "LearningRate")
-    _one_element(b1pow, "Beta1Pow")
-    _one_element(b2pow, "Beta2Pow")
-    return param, m1, m2, b1pow, b2pow
+def _adagrad_infer(param, grad, moment, lr, master, *, epsilon, multi_precision):
+    like_param(param, grad, "Grad")
+    state, master_out = master_meta(param, master, multi_precision)
+    like_param(state, moment, "Moment")
+    one_element(lr, "LearningRate")
+    return param, moment, master_out
 
 
-def _adam_kernel(ctx, param, grad, lr, m1, m2, b1pow, b2pow, *, beta1, beta2, epsilon,
-                 lazy_mode):
-    xp = ctx.xp
-    t = param.dtype.type
-    b1, b2, eps = t(beta1), t(beta2), t(epsilon)
-    p1 = _scalar(xp, b1pow, param.dtype)      # beta1 ** step, step counted from 1
-    p2 = _scalar(xp, b2pow, param.dtype)
-    m1_out = b1 * m1 + (1 - b1) * grad
-    m2_out = b2 * m2 + (1 - b2) * grad * grad
-    # The bias corrections folded into the step size, as PaddlePaddle's kernel does:
-    lr_t = _scalar(xp, lr, param.dtype) * xp.sqrt(1 - p2) / (1 - p1)
-    param_out = param - lr_t * (m1_out / (xp.sqrt(m2_out) + eps * xp.sqrt(1 - p2)))
-    return (param_out.astype(param.dtype, copy=False), m1_out, m2_out,
-            (b1pow * b1).astype(b1pow.dtype, copy=False), (b2pow * b2).astype(b2pow.dtype, copy=False))
+def _adagrad_kernel(ctx, param, grad, moment, lr, master, *, epsilon, multi_precision):
+    p = working_copy(param, master, multi_precision)
+    grad = grad.astype(p.dtype, copy=False)
+    moment_out = moment + grad * grad
+    # each element's step shrinks with the sum of all its squared gradients so far
+    p_out = p - scalar(lr, p.dtype) * grad / (ctx.xp.sqrt(moment_out) + p.dtype.type(epsilon))
+    param_out, master_out = write_back(param, master, multi_precision, p_out)
+    return param_out, moment_out, master_out
 
 
 register(OpDef(
-    "adam", inputs=["Param", "Grad", Slot("LearningRate", comment="one value"),
-                    Slot("Moment1", comment="running mean of Grad"),
-                    Slot("Moment2", comment="running mean of Grad * Grad"),
-                    Slot("Beta1Pow", comment="beta1 ** step, one value"),
-                    Slot("Beta2Pow", comment="beta2 ** step, one value")],
-    outputs=["ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut"],
-    attrs=ADAM_ATTRS, infer=_adam_infer, kernel=_adam_kernel,
-    doc="Adam: m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g * g;\n"
-        "lr_t = lr * sqrt(1 - Beta2Pow) / (1 - Beta1Pow);\n"
-        "ParamOut = Param - lr_t * m / (sqrt(v) + epsilon * sqrt(1 - Beta2Pow));\n"
-        "Beta1PowOut = Beta1Pow * beta1, Beta2PowOut = Beta2Pow * beta2."))
+    "adagrad", inputs=["Param", "Grad", Slot("Moment", comment="sum of Grad * Grad so far"),
+                       Slot("LearningRate", comment="one value"), master_slots()[0]],
+    outputs=["ParamOut", "MomentOut", master_slots()[1]],
+    attrs={"epsilon": Attr("float", 1e-6, comment="keeps the division finite"),
+           "multi_precision": MULTI_PRECISION},
+    infer=_adagrad_infer, kernel=_adagrad_kernel,
+    doc="MomentOut = Moment + Grad * Grad;\n"
+        "ParamOut = Param - LearningRate * Grad / (sqrt(MomentOut) + epsilon)"))
+
+# ---- rmsprop ----------------------------------------------------------------------------------
+
+RMSPROP_ATTRS = {
+    "epsilon": Attr("float", 1e-10, comment="added under the square root"),
+    "decay": Attr("float", 0.9, comment="decay of the running means (rho)"),
+    "momentum": Attr("float", 0.0, comment="decay of the running step"),
+    "centered": Attr("bool", False, comment="divide by the variance, not the mean square"),
+    "multi_precision": MULTI_PRECISION,
+}
+
+
+def _rmsprop_infer(param, mean_square, grad, moment, lr, mean_grad, master, *, centered,
+                   multi_precision, **attrs):
+    like_param(param, grad, "Grad")
+    state, master_out = master_meta(param, master, multi_precision)
+    like_param(state, mean_square, "MeanSquare")
+    like_param(state, moment, "Moment")
+    if centered and mean_grad is None:
+        fail("MeanGrad is required when centered is True")
+    if mean_grad is not None:
+        like_param(state, mean_grad, "MeanGrad")
+    one_element(lr, "LearningRate")
+    return param, moment, mean_square, mean_grad, master_out
+
+
+def _rmsprop_kernel(ctx, param, mean_square, grad, moment, lr, mean_grad, master, *, epsilon,
+                    decay, momentum, centered, multi_precision):
+    p = working_copy(param, master, multi_precision)
+    t = p.dtype.type
+    rho, eps = t(decay), t(epsilon)
+    grad = grad.astype(p.dtype, copy=False)
+    ms_out = rho * mean_square + (1 - rho) * grad * grad
+    mg_out = mean_grad                  # untouched when not centered
+    if centered:
+        mg_out = rho * mean_grad + (1 - rho) * grad
+        spread = ms_out - mg_out * mg_out     # the running variance of Grad
+    else:
+        spread = ms_out
+    moment_out = t(momentum) * moment + scalar(lr, p.dtype) * grad / ctx.xp.sqrt(spread + eps)
+    param_out, master_out = write_back(param, master, multi_precision, p - moment_out)
+    return param_out, moment_out, ms_out, mg_out, master_out
+
+
+register(OpDef(
+    "rmsprop", inputs=["Param", Slot("MeanSquare", comment="running mean of Grad * Grad"),
+                       "Grad", Slot("Moment", comment="the running step"),
+                       Slot("LearningRate", comment="one value"),
+                       Slot("MeanGrad", dispensable=True, comment="running mean of Grad"),
+                       master_slots()[0]],
+    outputs=["ParamOut", "MomentOut", "MeanSquareOut", "MeanGradOut", master_slots()[1]],
+    attrs=RMSPROP_ATTRS, infer=_rmsprop_infer, kernel=_rmsprop_kernel,
+    doc="MeanSquareOut = decay * MeanSquare + (1 - decay) * Grad * Grad;\n"
+        "MomentOut = momentum * Moment + LearningRate * Grad / sqrt(MeanSquareOut + epsilon);\n"
+        "ParamOut = Param - MomentOut. With centered, MeanGradOut = decay * MeanGrad +\n"
+        "(1 - decay) * Grad and the root is of MeanSquareOut - MeanGradOut^2 + epsilon."))
 
 # ---- sign (for L1 decay) ----------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
-"""Contract cases for paddle_nb/ops/optimizer_ops.py: sgd, momentum, adam, sign.
+"""Contract cases for paddle_nb/ops/optimizer_ops.py: sgd, momentum, adagrad, rmsprop, sign.
 
 The references update one element at a time in plain Python floats (float64),
-a different route from the kernels' whole-array float32 arithmetic.
+a different route from the kernels' whole-array float32 arithmetic. The Adam
+family's cases (cases_adam_ops.py) share the helpers at the top.
 """
 
 import math
@@ -50,7 +51,7 @@ def momentum_ref(ins, attrs):
         if attrs.get("regularization_method", "") == "l2_decay" else 0.0
 
     def rule(p, g, v):
-        g = g + decay * p
+        g = g + decay * p           # rescale_grad is not read (PaddlePaddle's CPU kernel)
         v_new = mu * v + g
         step = (g + mu * v_new) if nesterov else v_new
         return p - lr * step, v_new
@@ -63,31 +64,68 @@ def momentum_inputs(*shape, lr=0.1):
             "LearningRate": one(lr)}
 
 
-# ---- adam -------------------------------------------------------------------------------------
+# ---- adagrad ----------------------------------------------------------------------------------
 
-def adam_ref(ins, attrs):
+def adagrad_ref(ins, attrs):
     lr = float(ins["LearningRate"].reshape(-1)[0])
-    b1, b2 = attrs.get("beta1", 0.9), attrs.get("beta2", 0.999)
-    eps = attrs.get("epsilon", 1e-8)
-    b1pow = float(ins["Beta1Pow"].reshape(-1)[0])
-    b2pow = float(ins["Beta2Pow"].reshape(-1)[0])
+    eps = attrs.get("epsilon", 1e-6)
 
-    def rule(p, g, m, v):
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g ** 2
-        # the bias-corrected moments of the paper, with PaddlePaddle's epsilon placement
-        m_hat = m / (1 - b1pow)
-        v_hat = v / (1 - b2pow)
-        return p - lr * m_hat / (math.sqrt(v_hat) + eps), m, v
-    p, m, v = _elementwise(rule, ins["Param"], ins["Grad"], ins["Moment1"], ins["Moment2"])
-    return {"ParamOut": p, "Moment1Out": m, "Moment2Out": v,
-            "Beta1PowOut": np.array([b1pow * b1]), "Beta2PowOut": np.array([b2pow * b2])}
+    def rule(p, g, m):
+        m = m + g * g
+        return p - lr * g / (math.sqrt(m) + eps), m
+    p_out, m_out = _elementwise(rule, ins["Param"], ins["Grad"], ins["Moment"])
+    return {"ParamOut": p_out, "MomentOut": m_out}
 
 
-def adam_inputs(*shape, step=1, b1=0.9, b2=0.999, lr=0.01):
-    return {"Param": arr(*shape), "Grad": arr(*shape), "LearningRate": one(lr),
-            "Moment1": arr(*shape) * F(0.1), "Moment2": np.abs(arr(*shape)) * F(0.1),
-            "Beta1Pow": one(b1 ** step), "Beta2Pow": one(b2 ** step)}
+# ---- rmsprop ----------------------------------------------------------------------------------
+
+def rmsprop_ref(ins, attrs):
+    lr = float(ins["LearningRate"].reshape(-1)[0])
+    rho, eps = attrs.get("decay", 0.9), attrs.get("epsilon", 1e-10)
+    mu, centered = attrs.get("momentum", 0.0), attrs.get("centered", False)
+    mean_grad = ins.get("MeanGrad")
+    mean_grad = np.zeros_like(ins["Param"]) if mean_grad is None else mean_grad
+
+    def rule(p, ms, g, mom, mg):
+        ms = rho * ms + (1 - rho) * g * g
+        mg_new = rho * mg + (1 - rho) * g if centered else mg
+        var = ms - mg_new * mg_new if centered else ms
+        mom = mu * mom + lr * g / math.sqrt(var + eps)
+        return p - mom, mom, ms, mg_new
+    p, mom, ms, mg = _elementwise(rule, ins["Param"], ins["MeanSquare"], ins["Grad"],
+                                  ins["Moment"], mean_grad)
+    out = {"ParamOut": p, "MomentOut": mom, "MeanSquareOut": ms}
+    if centered:
+        out["MeanGradOut"] = mg
+    return out
+
+
+def rmsprop_inputs(*shape, centered=False):
+    ins = {"Param": arr(*shape), "MeanSquare": np.abs(arr(*shape)) + F(0.5), "Grad": arr(*shape),
+           "Moment": arr(*shape) * F(0.1), "LearningRate": one(0.01)}
+    if centered:
+        ins["MeanGrad"] = arr(*shape) * F(0.1)
+    return ins
+
+
+# ---- multi_precision: a float16 Param updated through its float32 MasterParam ----------------
+
+def half_inputs(inputs):
+    """``inputs`` with a float16 Param and Grad and the float32 Param as MasterParam."""
+    out = dict(inputs, Param=inputs["Param"].astype(np.float16),
+               Grad=inputs["Grad"].astype(np.float16), MasterParam=inputs["Param"])
+    return out
+
+
+def through_master(ref):
+    """A reference for a multi_precision case: ``ref`` on the master copy, rounded back."""
+    def run(ins, attrs):
+        plain = dict(ins, Param=ins["MasterParam"], Grad=ins["Grad"].astype(F))
+        out = ref(plain, attrs)
+        out["MasterParamOut"] = out["ParamOut"]
+        out["ParamOut"] = out["ParamOut"].astype(np.float16)
+        return out
+    return run
 
 
 # ---- sign -------------------------------------------------------------------------------------
@@ -108,6 +146,9 @@ CASES = {
              ref=sgd_ref, name="matrix"),
         Case(inputs={"Param": arr(5), "LearningRate": np.array([[0.5]], F), "Grad": arr(5)},
              ref=sgd_ref, name="vector, lr of shape [1, 1]"),
+        Case(inputs=half_inputs({"Param": arr(4), "LearningRate": one(0.1), "Grad": arr(4)}),
+             attrs={"multi_precision": True}, ref=through_master(sgd_ref), rtol=1e-3,
+             atol=1e-3, name="float16 + master"),
     ],
     "momentum": [
         Case(inputs=momentum_inputs(3, 4), attrs={"mu": 0.9}, ref=momentum_ref, name="plain"),
@@ -116,11 +157,26 @@ CASES = {
         Case(inputs=momentum_inputs(2, 3), attrs={"mu": 0.9, "regularization_method": "l2_decay",
                                                   "regularization_coeff": 0.05},
              ref=momentum_ref, name="l2 decay"),
+        Case(inputs=momentum_inputs(5), attrs={"mu": 0.9, "rescale_grad": 0.5},
+             ref=momentum_ref, name="rescale_grad is not read"),
+        Case(inputs=half_inputs(momentum_inputs(2, 2)),
+             attrs={"mu": 0.9, "multi_precision": True, "use_nesterov": True},
+             ref=through_master(momentum_ref), rtol=1e-3, atol=1e-3, name="float16 + master"),
     ],
-    "adam": [
-        Case(inputs=adam_inputs(3, 4), ref=adam_ref, rtol=1e-5, atol=1e-6, name="first step"),
-        Case(inputs=adam_inputs(5, step=7), attrs={"beta1": 0.8, "beta2": 0.99, "epsilon": 1e-6},
-             ref=adam_ref, rtol=1e-5, atol=1e-6, name="step 7, other betas"),
+    "adagrad": [
+        Case(inputs={"Param": arr(3, 4), "Grad": arr(3, 4), "Moment": np.abs(arr(3, 4)),
+                     "LearningRate": one(0.1)}, ref=adagrad_ref, name="matrix"),
+        Case(inputs={"Param": arr(5), "Grad": arr(5), "Moment": np.zeros(5, F),
+                     "LearningRate": one(0.5)}, attrs={"epsilon": 1e-3}, ref=adagrad_ref,
+             name="first step, other epsilon"),
+    ],
+    "rmsprop": [
+        Case(inputs=rmsprop_inputs(3, 4), ref=rmsprop_ref, name="plain"),
+        Case(inputs=rmsprop_inputs(2, 5, centered=True),
+             attrs={"centered": True, "momentum": 0.5, "decay": 0.8, "epsilon": 1e-6},
+             ref=rmsprop_ref, name="centered, with momentum"),
+        Case(inputs=half_inputs(rmsprop_inputs(6)), attrs={"multi_precision": True},
+             ref=through_master(rmsprop_ref), rtol=1e-3, atol=1e-3, name="float16 + master"),
     ],
     "sign": [
         Case(inputs={"X": _away_from_zero(3, 4)}, ref=sign_ref, grad=("X",), name="matrix"),
@@ -130,6 +186,9 @@ CASES = {
 
 BAD = {
     "sgd": [
+        Bad(inputs={"Param": M(3), "LearningRate": M(1), "Grad": M(3), "MasterParam": M(4)},
+            attrs={"multi_precision": True}, error=ShapeError,
+            match="MasterParam must have Param's shape"),
         Bad(inputs={"Param": M(3, 4), "LearningRate": M(1), "Grad": M(4, 3)}, error=ShapeError,
             match="Grad must have Param's shape"),
         Bad(inputs={"Param": M(3, 4), "LearningRate": M(2), "Grad": M(3, 4)}, error=ShapeError,
@@ -148,16 +207,22 @@ BAD = {
             attrs={"mu": 0.9, "regularization_method": "l3"}, error=AttrError,
             match="l2_decay"),
     ],
-    "adam": [
-        Bad(inputs={"Param": M(2, 3), "Grad": M(3, 2), "LearningRate": M(1), "Moment1": M(2, 3),
-                    "Moment2": M(2, 3), "Beta1Pow": M(1), "Beta2Pow": M(1)},
+    "adagrad": [
+        Bad(inputs={"Param": M(3), "Grad": M(3), "Moment": M(4), "LearningRate": M(1)},
+            error=ShapeError, match="Moment must have Param's shape"),
+        Bad(inputs={"Param": M(3), "Grad": M(2), "Moment": M(3), "LearningRate": M(1)},
             error=ShapeError, match="Grad must have Param's shape"),
-        Bad(inputs={"Param": M(2, 3), "Grad": M(2, 3), "LearningRate": M(2, 2),
-                    "Moment1": M(2, 3), "Moment2": M(2, 3), "Beta1Pow": M(1), "Beta2Pow": M(1)},
-            error=ShapeError, match="LearningRate must hold one value"),
-        Bad(inputs={"Param": M(2, 3), "Grad": M(2, 3), "LearningRate": M(1), "Moment1": M(2, 3),
-                    "Moment2": M(2, 3), "Beta1Pow": M(3), "Beta2Pow": M(1)},
-            error=ShapeError, match="Beta1Pow must hold one value"),
+    ],
+    "rmsprop": [
+        Bad(inputs={"Param": M(3), "MeanSquare": M(3), "Grad": M(3), "Moment": M(3),
+                    "LearningRate": M(1)}, attrs={"centered": True}, error=ShapeError,
+            match="MeanGrad is required"),
+        Bad(inputs={"Param": M(3), "MeanSquare": M(2), "Grad": M(3), "Moment": M(3),
+                    "LearningRate": M(1)}, error=ShapeError,
+            match="MeanSquare must have Param's shape"),
+        Bad(inputs={"Param": M(3), "MeanSquare": M(3), "Grad": M(3), "Moment": M(3),
+                    "LearningRate": M(2)}, error=ShapeError,
+            match="LearningRate must hold one value"),
     ],
     "sign": [
         Bad(inputs={"X": Meta((3,), np.dtype(np.int64))}, error=ShapeError,

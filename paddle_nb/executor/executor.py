@@ -22,7 +22,8 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError
+from paddle_nb.errors import FetchError, OpRunError
+from paddle_nb.executor.failures import missing_persistable, op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
                                       fetch_name, fetch_targets, has_lod)
@@ -159,15 +160,11 @@ class Executor:
     def _check_persistables_ready(self, plan, env):
         for pos in plan.first_reads:
             if plan.persistable[pos] and env[pos] is None:
-                step = plan.first_reader(pos)
-                raise OpRunError(
-                    f"'{plan.names[pos]}' is persistable but has no value in the scope, and op "
-                    f"#{step.index} '{step.op.type}' (built at {step.op.site()}) reads it: run "
-                    "the startup program in this scope first")
+                raise OpRunError(missing_persistable(plan.names[pos], plan.first_reader(pos)))
 
     def _op_error_env(self, step, plan, env, err):
         """The OpRunError of a step that failed on the fast path (values in ``env``)."""
-        return _op_run_error(step, plan, lambda pos: env[pos], err)
+        return op_run_error(step, plan, lambda pos: env[pos], err, self._state)
 
     def eval(self, targets, program=None, feed=None, scope=None):
         """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
@@ -336,7 +333,7 @@ class Executor:
         def value(pos):
             cell = cells[pos]
             return cell._array if isinstance(cell, LoDTensor) else cell
-        return _op_run_error(step, plan, value, err)
+        return op_run_error(step, plan, value, err, self._state)
 
     @staticmethod
     def _notify(listeners, record):
@@ -350,26 +347,6 @@ def _allocated(cells, outs):
         if pos >= 0 and cells[pos]._array is None:
             return False
     return True
-
-
-def _op_run_error(step, plan, value_at, err):
-    """An OpRunError naming the op, its block, where it was built and its inputs (dtype and
-    shape, or 'no value yet'); an input without a value explains a TypeError."""
-    op = step.op
-    reads = []
-    for slot, names in op.inputs.items():
-        for n in names:
-            pos = plan.position(n)
-            value = value_at(pos) if pos is not None else None
-            if value is None:
-                reads.append(f"{slot}={n} (no value yet)")
-            elif hasattr(value, "dtype") and hasattr(value, "shape"):
-                reads.append(f"{slot}={n} {value.dtype}{list(value.shape)}")
-    if isinstance(err, (TypeError, AttributeError)) and any("no value" in r for r in reads):
-        err = NotAllocatedError("an input has no value: it is read before any op writes it")
-    return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
-                      f"built at {op.site()}: {type(err).__name__}: {err}\n"
-                      f"  inputs: {', '.join(reads) or 'none'}")
 
 
 def _gather(cells, ins):

@@ -16,6 +16,7 @@ import functools
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import ScopeDestroyedError
 from paddle_nb.executor.plan import check_persistable_dtype, flat_positions
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
@@ -30,7 +31,7 @@ class FastBlock:
     def __init__(self, plan, executor):
         self.plan = plan
         self.executor = executor
-        kernels = [_bind_kernel(step, plan, executor.ctx) for step in plan.steps]
+        kernels = [self._bind(step) for step in plan.steps]
         self._execute, self.source = unroll(f"block_{plan.block.idx}", plan.steps, kernels,
                                             _store, self._fail)
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
@@ -41,6 +42,8 @@ class FastBlock:
         self.local_index = {n: p for p, n in enumerate(plan.names) if plan.local[p]}
         self.outer = [p for p in range(len(plan.names)) if not plan.local[p]]
         self.written_outer = sorted(p for p in written if not plan.local[p])
+        # persistables the block reads before writing: each run checks they have a value
+        self.needs = [p for p in plan.first_reads if plan.persistable[p]]
         self._linked = self._links = self._unlinked = None     # see _link
         self.written_any = sorted(written)
 
@@ -98,6 +101,9 @@ class FastBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor()._hold(array, executor.place)
+        for pos in self.needs:     # a parameter never initialized (no startup program run)
+            if env[pos] is None:
+                executor._check_persistables_ready(plan, env)
         made = self._execute(env)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
@@ -151,6 +157,15 @@ class FastBlock:
         self._links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
         self._unlinked = [pos for pos in self.outer if names[pos] not in index]
 
+    def _bind(self, step):
+        """The step's bound kernel; a direct form that fails while being built (a
+        constant too big for memory) fails as the op, naming it and its line."""
+        try:
+            return _bind_kernel(step, self.plan, self.executor.ctx)
+        except Exception as err:
+            declared = self.plan.vars
+            raise self.executor._op_error_env(step, self.plan, declared, err) from err
+
     def _fail(self, k, env, err):
         return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)
 
@@ -158,6 +173,10 @@ class FastBlock:
         """Write the persistables the block wrote, and those fed (as PaddlePaddle does: a
         copy, so the caller's array stays the caller's), back to the user's scope."""
         plan = self.plan
+        if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
+            raise ScopeDestroyedError(
+                f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
+                "(by a kernel or another thread): its results could not be written back")
         fed = [pos for pos in fed if pos not in self.written]
         for pos in (*self.written, *fed):
             array = env[pos]

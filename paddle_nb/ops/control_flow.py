@@ -41,6 +41,24 @@ def _conditional_block(ctx):
         kid = ctx.scope.new_scope(label=f"block {attrs['sub_block']}")
         scopes.append(kid)
         ctx.run_block(attrs["sub_block"], kid)
+    elif not attrs["is_scalar_condition"]:
+        _empty_rows(ctx)
+
+
+def _empty_rows(ctx):
+    """A per-row branch over no rows (IfElse on an empty batch, or every row on the
+    other side) yields no rows: each output declared [-1, ...] that has no value gets an
+    empty [0, ...] array, so that merge_lod_tensor merges 0 rows instead of failing."""
+    block = getattr(ctx.op, "block", None)
+    for name in ctx.output_names("Out"):
+        var = block.find_var(name) if block is not None else None
+        if var is None or not var.is_tensor() or var.persistable:
+            continue
+        shape = var.shape
+        if not shape or shape[0] != -1 or any(d < 0 for d in shape[1:]):
+            continue
+        if ctx.scope._find_array(name) is None:
+            ctx.out_tensor(name).set(ctx.xp.empty((0,) + tuple(shape[1:]), var.dtype), ctx.place)
 
 
 def _zeros_like_into(ctx, source, target):

@@ -114,13 +114,15 @@ class Executor:
         fast = plan.fast_block
         if fast is None:
             fast = plan.fast_block = FastBlock(plan, self)
-        feed_arrays, fed_persistables = [], []
+        feed_arrays, fed_persistables, fed_unread = [], [], []
         for name, value in feed.items():
             pos = plan.position(name)
             if pos is not None:
                 feed_arrays.append((pos, self._to_place(value)))
                 if plan.persistable[pos]:
                     fed_persistables.append(pos)
+            elif _declared_persistable(plan.block, name):   # no op uses it: still written
+                fed_unread.append((name, self._to_place(value)))
         env = fast.run(scope, feed_arrays)
         results = []
         for name in fetch_names:
@@ -137,7 +139,9 @@ class Executor:
                                  "of the program computes it and it was not fed")
             results.append(self._fetched(array, return_numpy))
         fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
-        return results                                           # changes nothing
+        for name, array in fed_unread:                           # changes nothing
+            (scope.find_var(name) or scope.var(name)).get_tensor()._hold(array.copy(), self.place)
+        return results
 
     def _to_place(self, value):
         if isinstance(value, LoDTensor):
@@ -340,6 +344,11 @@ class Executor:
         for listener in list(listeners):
             listener(record)
 
+
+
+def _declared_persistable(block, name):
+    var = block.find_var(name)
+    return var is not None and var.persistable
 
 
 def _allocated(cells, outs):

@@ -132,7 +132,7 @@ sys.exit("\n".join(problems) if problems else 0)
 endef
 export TOUR_CHECK
 
-## interop: PaddlePaddle 2.6.2 (CPU, from PyPI) in .venv-interop makes fresh fixtures, then paddle_nb and PaddlePaddle run each other's files (not part of `make test`)
+## interop: PaddlePaddle 2.6.2 (CPU, from PyPI) in .venv-interop makes fresh fixtures, then paddle_nb and PaddlePaddle run each other's files, and PaddlePaddle runs a sample of the differential test's programs (not part of `make test`)
 # INTEROP_FIXTURES=tests/fixtures/paddle26 regenerates the committed fixtures in place.
 INTEROP_PYTHON   ?= $(PYTHON)
 INTEROP_VENV     := .venv-interop
@@ -143,6 +143,8 @@ INTEROP_FIXTURES ?= build/interop/paddle26
 interop: venv $(INTEROP_STAMP)
 	$(INTEROP_PY) interop/make_fixtures.py --out $(INTEROP_FIXTURES)
 	$(PY) interop/check_both_ways.py --fixtures $(INTEROP_FIXTURES) --work build/interop/work \
+	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+	$(PY) interop/differential_paddle.py --count 100 --work build/interop/differential \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.

@@ -15,7 +15,7 @@ from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.variable import VarType
 from paddle_nb.layers.helper import LayerHelper
 
-__all__ = ["IfElse", "cond", "While"]
+__all__ = ["IfElse", "cond", "While", "with_every_slot"]
 
 
 def _check_bool(var, who, one_value=False):
@@ -25,6 +25,19 @@ def _check_bool(var, who, one_value=False):
     if one_value and any(d > 1 for d in var.shape):
         raise OpBuildError(f"{who}: the condition '{var.name}' must hold one value, got shape "
                            f"{list(var.shape)}")
+
+
+def with_every_slot(op, inputs=(), outputs=()):
+    """Write the slots named even when they hold no variable (a branch reading nothing from
+    outside): PaddlePaddle's executor refuses a control-flow op whose OpDesc lacks one
+    ("Operator conditional_block's input (Input) is not set"), and append_op leaves empty
+    slots out. Returns ``op``."""
+    for slots, listed in ((inputs, op.desc.inputs), (outputs, op.desc.outputs)):
+        present = {v.parameter for v in listed}
+        for slot in slots:
+            if slot not in present:
+                listed.add(parameter=slot)
+    return op
 
 
 def _scopes_var(helper, block):
@@ -84,10 +97,10 @@ class IfElse:
             self._branch = None
         reads, writes = block_captures(sub)
         mask = self._masks[0 if flag else 1]
-        self.parent.append_op(
+        with_every_slot(self.parent.append_op(
             "conditional_block", {"Cond": [mask], "Input": reads},
             {"Out": writes, "Scope": _scopes_var(self.helper, self.parent)},
-            {"sub_block": sub.idx, "is_scalar_condition": False})
+            {"sub_block": sub.idx, "is_scalar_condition": False}), ["Input"], ["Out"])
 
     def input(self, x):
         """The rows of ``x`` that belong to the current branch."""
@@ -132,9 +145,10 @@ def _branch(helper, parent, pred, fn, is_true):
             sub.append_op("assign", {"X": v}, {"Out": outer})
             outs.append(outer)
     reads, writes = block_captures(sub)
-    parent.append_op("conditional_block", {"Cond": [pred], "Input": reads},
-                     {"Out": writes, "Scope": _scopes_var(helper, parent)},
-                     {"sub_block": sub.idx, "is_scalar_condition": True})
+    with_every_slot(parent.append_op(
+        "conditional_block", {"Cond": [pred], "Input": reads},
+        {"Out": writes, "Scope": _scopes_var(helper, parent)},
+        {"sub_block": sub.idx, "is_scalar_condition": True}), ["Input"], ["Out"])
     return outs, result
 
 
@@ -182,8 +196,8 @@ class While:
             raise OpBuildError(f"While: the loop body never updates its condition "
                                f"'{self.cond.name}'; write it in the body (for example "
                                f"less_than(i, n, cond={self.cond.name}))")
-        parent.append_op("while", {"X": [n for n in reads if n != self.cond.name],
-                                   "Condition": self.cond},
-                         {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
-                         {"sub_block": sub.idx, "is_test": self.is_test,
-                          "max_iterations": self.max_iterations})
+        with_every_slot(parent.append_op(
+            "while", {"X": [n for n in reads if n != self.cond.name], "Condition": self.cond},
+            {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
+            {"sub_block": sub.idx, "is_test": self.is_test,
+             "max_iterations": self.max_iterations}), ["X"], ["Out"])

@@ -162,3 +162,26 @@ def test_a_fed_persistable_no_op_reads_is_still_written_to_the_scope(observed):
     np.testing.assert_array_equal(held, np.ones((2, 3), "float32"))
     fed[:] = 5.0                                             # a copy: the caller's array stays
     np.testing.assert_array_equal(scope.find_var("p0").get_tensor().numpy(), held)
+
+
+def test_control_flow_ops_write_every_slot_paddlepaddle_asks_for():
+    """Found by interop/differential_paddle.py: a cond branch reading nothing from outside
+    made a conditional_block without an "Input" slot, which PaddlePaddle 2.6.2 refuses
+    ("Operator conditional_block's input (Input) is not set"). Empty slots are written."""
+    from tests.strategies import ProgramSpec
+    spec = _fixed_spec()
+    spec = ProgramSpec([("cond", 0, [("fill", 1.0)], [("fill", 2.0)]),
+                        ("while", 0, 1, [("count",)])] + spec.ops[-3:],
+                       [-1], spec.initial, spec.runs)
+    program, _ = build(spec)
+    wanted = {"conditional_block": ({"Cond", "Input"}, {"Out", "Scope"}),
+              "while": ({"X", "Condition"}, {"Out", "StepScopes"})}
+    seen = set()
+    for block in program.blocks:
+        for op in block.ops:
+            if op.type in wanted:
+                seen.add(op.type)
+                assert set(op.inputs) >= wanted[op.type][0], (op.type, op.inputs)
+                assert set(op.outputs) >= wanted[op.type][1], (op.type, op.outputs)
+    assert seen == set(wanted)
+    _compare(run_reference(spec), run_executor(spec, observed=False), "fast path")

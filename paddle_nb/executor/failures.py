@@ -12,7 +12,7 @@ destroyed during the run, an allocation too big for the place.
 
 from paddle_nb.errors import NotAllocatedError, OpRunError, OutOfMemoryError
 
-__all__ = ["op_run_error", "missing_persistable", "describe_bytes"]
+__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes"]
 
 
 def op_run_error(step, plan, value_at, err, state=None):
@@ -34,6 +34,28 @@ def op_run_error(step, plan, value_at, err, state=None):
     if missing and isinstance(err, (TypeError, AttributeError)):
         err = NotAllocatedError("an input has no value: it is read before any op writes it")
     return OpRunError(f"while running {where}: {type(err).__name__}: {err}{inputs}")
+
+
+def op_plan_error(step, plan, err):
+    """The OpRunError for ``step`` failing while the fast path prepares it (a direct form
+    that computes a constant once, too big for memory): inputs are shown as declared."""
+    op = step.op
+    reads = [f"{slot}={n} (declared {_declared(plan, n)})"
+             for slot, names in op.inputs.items() for n in names]
+    where = f"op #{step.index} '{op.type}' in block {op.block.idx}, built at {op.site()}"
+    inputs = f"\n  inputs: {', '.join(reads) or 'none'}"
+    if isinstance(err, MemoryError):
+        return OutOfMemoryError(f"while preparing {where}: {_memory_message(op, err)}{inputs}")
+    return OpRunError(f"while preparing {where}: {type(err).__name__}: {err}{inputs}")
+
+
+def _declared(plan, name):
+    pos = plan.position(name)
+    var = plan.vars[pos] if pos is not None else None
+    try:
+        return f"{var.dtype}{list(var.shape)}" if var is not None and var.is_tensor() else "?"
+    except Exception:             # a desc paddle_nb cannot read: say nothing more
+        return "?"
 
 
 def missing_persistable(name, step):
@@ -91,10 +113,10 @@ def _memory_message(op, err):
 
 
 def describe_bytes(n):
-    """``1234567`` -> ``'1234567 bytes (1.2 MiB)'``."""
+    """``1234567`` -> ``'1234567 bytes, 1.2 MiB'``."""
     size, unit = float(n), "bytes"
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
         size /= 1024
         if size < 1024:
             break
-    return f"{int(n)} bytes ({size:.1f} {unit})"
+    return f"{int(n)} bytes, {size:.1f} {unit}"

@@ -17,6 +17,7 @@ from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import ScopeDestroyedError
+from paddle_nb.executor.failures import op_plan_error
 from paddle_nb.executor.plan import check_persistable_dtype, flat_positions
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
@@ -163,8 +164,7 @@ class FastBlock:
         try:
             return _bind_kernel(step, self.plan, self.executor.ctx)
         except Exception as err:
-            declared = self.plan.vars
-            raise self.executor._op_error_env(step, self.plan, declared, err) from err
+            raise op_plan_error(step, self.plan, err) from err
 
     def _fail(self, k, env, err):
         return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)

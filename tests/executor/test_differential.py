@@ -60,8 +60,12 @@ def run_executor(spec, observed):
         got = exe.run(program, feed={k: v.copy() for k, v in feed.items()}, fetch_list=fetch,
                       scope=scope)
         results.append((got, _persistables(spec, scope)))
+        if observed:        # the record shows the persistables the scope holds
+            assert not records[-1].failed
+            shown = {v.name: v.value for v in records[-1].scopes.vars}
+            _same([shown[n] for n in spec.initial], list(results[-1][1].values()), "record")
     if observed:
-        assert len(records) == len(spec.runs) and not any(r.failed for r in records)
+        assert len(records) == len(spec.runs)
     return results
 
 

@@ -27,6 +27,9 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RTOL, ATOL = 1e-5, 1e-6
+# op types paddle_nb writes that PaddlePaddle 2.6.2 no longer registers: StaticRNN's step
+# copies (PaddlePaddle 1.8's layer wrote them; 2.6 has no StaticRNN), so such programs are skipped
+MISSING_IN_PADDLE = {"rnn_memory_helper"}
 
 
 # -- the paddle_nb side ----------------------------------------------------------------------------
@@ -86,6 +89,10 @@ def paddle_side(work):
     index = json.loads((work / "index.json").read_text())
     report = []
     for k, entry in enumerate(index):
+        missing = sorted(set(entry["ops"]) & MISSING_IN_PADDLE)
+        if missing:
+            report.append({"program": k, "worst": None, "error": None, "skipped": missing})
+            continue
         try:
             worst = _paddle_runs(paddle, work, k, entry)
             report.append({"program": k, "worst": worst, "error": None})
@@ -156,10 +163,13 @@ def main(argv=None):
 
 def _print_report(work):
     index = json.loads((work / "index.json").read_text())
-    failed = 0
+    failed = skipped = 0
     for row in json.loads((work / "paddle.json").read_text()):
         entry = index[row["program"]]
-        if row["error"] is not None:
+        if row.get("skipped"):
+            skipped += 1
+            status = f"skipped: PaddlePaddle 2.6.2 has no {', '.join(row['skipped'])} op"
+        elif row["error"] is not None:
             failed += 1
             status = "FAILED  " + row["error"].strip().splitlines()[-1][:150]
         else:
@@ -172,8 +182,8 @@ def _print_report(work):
                 status += ("\n    (known: an IfElse branch got no row; PaddlePaddle's "
                            "merge_lod_tensor then merges an extra row)")
         print(f"program {row['program']:>3} [{', '.join(entry['ops'])}]\n    {status}")
-    print(f"\n{len(index) - failed} of {len(index)} programs agree with PaddlePaddle 2.6.2 "
-          "(or differ only where it is known to be wrong)")
+    print(f"\n{len(index) - failed - skipped} of {len(index) - skipped} programs agree with "
+          f"PaddlePaddle 2.6.2 (or differ only where it is known to be wrong); {skipped} skipped")
     return 1 if failed else 0
 
 

@@ -3,7 +3,7 @@
 A program is drawn as a :class:`ProgramSpec`: a list of instructions over a
 growing list of values (each [2, 3] float32), persistables that it reads,
 writes, resets and increments, sub-blocks (``cond``, ``IfElse``, a ``While``
-with a fixed bound) holding instructions of their own, and the feeds of
+with a fixed bound, a ``StaticRNN``) holding instructions of their own, and the feeds of
 several runs, some of which feed persistables. Specs are plain tuples and
 arrays, so a failing example prints as something a reader can rebuild by
 hand; :func:`build` turns one into a paddle_nb Program with the layers API.
@@ -13,7 +13,8 @@ Instructions (``i``, ``j`` pick values by position, modulo the list's length):
 ``("matmul", i)`` (by the persistable W), ``("rowsum", i)``, ``("colmean", i)``,
 ``("fill", c)``, ``("assign", i)``, ``("read", k)`` and ``("write", i, k)`` (of
 persistable p<k>), ``("reset", k, c)`` (fill p<k>), ``("count",)`` (counter += 1),
-``("cond", i, then, else)``, ``("ifelse", i, then, else)``, ``("while", i, n, body)``.
+``("cond", i, then, else)``, ``("ifelse", i, then, else)``, ``("while", i, n, body)``,
+``("rnn", i, step)`` (a StaticRNN over the rows of value i).
 """
 
 import dataclasses
@@ -32,7 +33,8 @@ BINARY = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_
 # what a sub-block may hold: an IfElse branch works on its rows only (no [2, 3] values)
 ROW_KINDS = ["unary", "scale", "binary", "matmul"]
 FLAT_KINDS = ROW_KINDS + ["rowsum", "colmean", "fill", "assign", "read", "write", "count"]
-BLOCK_KINDS = ["cond", "ifelse", "while"]
+BLOCK_KINDS = ["cond", "ifelse", "while", "rnn"]
+STEP_KINDS = ["unary", "scale", "binary"]       # an RNN step: on 1-D values (x_t, h)
 
 
 @dataclasses.dataclass
@@ -58,8 +60,8 @@ def _array(draw, shape):
 @st.composite
 def instructions(draw, where="top", depth=0):
     """One instruction for a block of kind ``where`` (top, cond, while, row)."""
-    kinds = ROW_KINDS if where == "row" else FLAT_KINDS
-    if depth < 2 and where != "row":
+    kinds = {"row": ROW_KINDS, "step": STEP_KINDS}.get(where, FLAT_KINDS)
+    if depth < 2 and where not in ("row", "step"):
         kinds = kinds + BLOCK_KINDS
     kind = draw(st.sampled_from(kinds))
     i, j = draw(st.integers(0, 7)), draw(st.integers(0, 7))
@@ -83,6 +85,8 @@ def instructions(draw, where="top", depth=0):
     if kind == "while":
         body = draw(st.lists(instructions("while", depth + 1), min_size=1, max_size=3))
         return (kind, i, draw(st.integers(0, 3)), body)
+    if kind == "rnn":
+        return (kind, i, draw(st.lists(instructions("step", depth + 1), min_size=0, max_size=3)))
     inner = "row" if kind == "ifelse" else "cond"
     branches = [draw(st.lists(instructions(inner, depth + 1), min_size=0, max_size=3))
                 for _ in range(2)]
@@ -211,4 +215,24 @@ def _emit_while(op, pick, values, env):
     return h
 
 
-_EMIT_BLOCK = {"cond": _emit_cond, "ifelse": _emit_ifelse, "while": _emit_while}
+def _emit_rnn(op, pick, values, env):
+    """A StaticRNN over the rows of a value (2 steps of [3]); its memory starts at the
+    rows' mean; the step's instructions work on [x_t, h]; the new h is the step output."""
+    L = pd.layers
+    x = L.assign(pick(op[1]))
+    start = L.reduce_mean(x, dim=[0])
+    rnn = L.StaticRNN()
+    with rnn.step():
+        xt = rnn.step_input(x)
+        h = rnn.memory(init=start)
+        inner = [xt, h]
+        for sub in op[2]:
+            _emit(sub, inner, env)
+        new = L.scale(inner[-1], 1.0)
+        rnn.update_memory(h, new)
+        rnn.step_output(new)
+    return rnn()
+
+
+_EMIT_BLOCK = {"cond": _emit_cond, "ifelse": _emit_ifelse, "while": _emit_while,
+               "rnn": _emit_rnn}

@@ -68,8 +68,9 @@ def nb_side(work, count):
 @contextlib.contextmanager
 def _one_sided_splits(program):
     """A list that gets an entry whenever a split_lod_tensor of ``program`` sends no row to
-    a branch. PaddlePaddle's merge_lod_tensor then merges an extra row (seen in 2.6.2: a
-    [2, 3] batch all on one side comes out [3, 3]), so such programs are reported apart."""
+    a branch. PaddlePaddle leaves that branch's outputs as they were, and on a re-run its
+    merge_lod_tensor merges what they kept from an earlier run (seen in 2.6.2: a [2, 3] batch
+    all on one side comes out [3, 3]), so such programs are reported apart."""
     from paddle_nb.core.events import EVENTS
     names = {n for block in program.blocks for op in block.ops
              if op.type == "split_lod_tensor" for n in op.output_arg_names}
@@ -180,7 +181,7 @@ def _print_report(work):
             status = f"{'ok' if ok else 'DIFFERS'}  worst rel {rel:.1e} ({what})"
             if known:
                 status += ("\n    (known: an IfElse branch got no row; PaddlePaddle's "
-                           "merge_lod_tensor then merges an extra row)")
+                           "merge_lod_tensor then merges the branch's value of an earlier run)")
         print(f"program {row['program']:>3} [{', '.join(entry['ops'])}]\n    {status}")
     print(f"\n{len(index) - failed - skipped} of {len(index) - skipped} programs agree with "
           f"PaddlePaddle 2.6.2 (or differ only where it is known to be wrong); {skipped} skipped")

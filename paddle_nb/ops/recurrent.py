@@ -35,7 +35,8 @@ def _sequence_length(ctx, names):
         raise ValueError(
             "recurrent: the step inputs have 0 time steps ("
             + ", ".join(f"{n}: {list(s)}" for n, s in shapes.items())
-            + "); expected sequences of at least one step, laid out [T, batch, ...]")
+            + "); a StaticRNN runs its step block once per step: expected sequences of at "
+            "least one step, laid out [T, batch, ...]")
     return steps
 
 

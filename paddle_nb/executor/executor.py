@@ -22,7 +22,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import FetchError, OpRunError
+from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
 from paddle_nb.executor.failures import missing_persistable, op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
@@ -77,6 +77,9 @@ class Executor:
         scope = global_scope() if scope is None else scope
         if not isinstance(scope, Scope):
             raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
+        if not scope.is_alive():
+            raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
+                                      "run; expected a live scope (make one with pd.Scope())")
         feed = feed_dict(feed)
         fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))

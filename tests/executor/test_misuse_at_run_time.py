@@ -9,7 +9,7 @@ expected, what came, and the user's line, on both paths the executor has: the fa
 - a StaticRNN over a sequence of length 0 (was "need at least one array to stack");
 - a control-flow program run without its startup program (was a broadcasting message);
 - a scope destroyed or a parameter erased during a run (was "the step block did not
-  compute memory ..." or "read before any op writes it").
+  compute memory ..." or "read before any op writes it"), or a scope destroyed before it.
 """
 
 import numpy as np
@@ -249,3 +249,13 @@ def test_a_scope_destroyed_before_the_fast_path_writes_back_says_so(monkeypatch)
     monkeypatch.setattr(fast.MEMORY, "transient_peak", destroy_then_count)
     with pytest.raises(ScopeDestroyedError, match="destroyed while the program ran"):
         pd.Executor(CPU).run(prog, fetch_list=[acc], scope=scope)
+
+
+def test_a_scope_destroyed_before_the_run_is_refused_before_anything_runs(exe):
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        y = pd.layers.relu(pd.layers.data("x", shape=[2]))
+    scope = pd.Scope()
+    scope.destroy()
+    with pytest.raises(ScopeDestroyedError, match="was destroyed before the run"):
+        exe.run(prog, feed={"x": np.ones((1, 2), "float32")}, fetch_list=[y], scope=scope)

@@ -123,7 +123,7 @@ def leaky_relu(xp, x, alpha):
 
 
 def leaky_relu_grad(xp, x, dout, alpha):
-    return xp.where(x > 0, dout, alpha * dout)
+    return xp.where(x >= 0, dout, alpha * dout)      # slope 1 at 0 itself, as PaddlePaddle
 
 
 def elu(xp, x, alpha):

@@ -67,13 +67,15 @@ def relu6_grad(xp, out, dout, threshold):
 
 
 def hard_swish(xp, x, threshold, scale, offset):
+    # 2.6's kernel ignores the attributes (fixed 6, 6, 3, all F.hardswish writes); fluid 1.x
+    # honoured them, and so does paddle_nb
     return x * xp.minimum(xp.maximum(x + offset, 0), threshold) / scale
 
 
 def hard_swish_grad(xp, x, dout, threshold, scale, offset):
     # (2x + offset) / scale on the ramp, threshold / scale above it, 0 below
     inside = (x + offset > 0) & (x + offset < threshold)
-    above = (x + offset >= threshold) * (threshold / scale)
+    above = (x + offset >= threshold).astype(x.dtype) * (threshold / scale)   # keep X's dtype
     return dout * xp.where(inside, (2 * x + offset) / scale, above)
 
 
@@ -192,7 +194,8 @@ def mish(xp, x, threshold):
 
 def mish_grad(xp, x, dout, threshold):
     t = xp.tanh(xp.where(x > threshold, x, _softplus(xp, x)))
-    dsp = xp.where(x > threshold, 1, _sigmoid(xp, x))      # d softplus / dx
+    # d softplus / dx; above threshold 1 (2.6 keeps 1 - exp(-x) there: equal at the default 20)
+    dsp = xp.where(x > threshold, 1, _sigmoid(xp, x))
     return dout * (t + x * (1 - t * t) * dsp)
 
 
@@ -269,7 +272,7 @@ def _brelu_infer(x, *, t_min, t_max):
     return _float_like(x)
 
 
-def _register(name, forward, derivative, reads, attrs, doc):
+def _register(name, forward, derivative, reads, attrs, doc, infer=_float_like):
     def kernel(ctx, x, **a):
         return forward(ctx.xp, x, **a).astype(x.dtype, copy=False)
 
@@ -285,7 +288,7 @@ def _register(name, forward, derivative, reads, attrs, doc):
 
     register(OpDef(
         name, inputs=["X"], outputs=["Out"], attrs=attrs,
-        infer=_brelu_infer if name == "brelu" else _float_like, kernel=kernel, direct=direct,
+        infer=infer, kernel=kernel, direct=direct,
         grad=grad_op(f"{name}_grad", inputs=tuple(s for s in reads if s == "X"),
                      outputs=tuple(s for s in reads if s == "Out")),
         doc=doc))
@@ -295,8 +298,9 @@ def _register(name, forward, derivative, reads, attrs, doc):
         doc=f"the gradient of {name}: X@GRAD from {', '.join(reads)} and Out@GRAD"))
 
 
+_INFER = {"brelu": _brelu_infer}      # shape rules that also check attributes against each other
 for _name, _spec in PARAM_ACTIVATIONS.items():
-    _register(_name, *_spec)
+    _register(_name, *_spec, infer=_INFER.get(_name, _float_like))
 
 
 # ---- clip and pow: a scalar from an attribute, or from a one-element tensor -------------------

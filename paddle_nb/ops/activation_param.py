@@ -24,23 +24,25 @@ _TANH_GELU = math.sqrt(2.0 / math.pi)   # the tanh approximation's sqrt(2/pi)
 
 
 def erf(xp, x):
-    """The error function on ``xp`` arrays, within ~2 ulp in float64 (NumPy has none).
+    """The error function on ``xp`` arrays, to 1.5e-15 in float64 (NumPy has none).
 
     Below |x| = 2.5 the series erf(x) = 2/sqrt(pi) exp(-x^2) sum (2x^2)^n x / (2n+1)!!
     has only positive terms (no cancellation); above, erfc's continued fraction
     1/(x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))) converges fast. Both run on every
     element (clamped into their range) and ``where`` picks: no data-dependent loops.
+    Float32 and float16 need fewer terms (error 6e-9 before their own rounding).
     """
+    n_series, n_fraction = (50, 30) if x.dtype.itemsize >= 8 else (25, 8)
     a = xp.abs(x)
     s = xp.minimum(a, 2.5)
     term, total, s2 = s, s, 2 * s * s
-    for n in range(1, 50):
+    for n in range(1, n_series):
         term = term * s2 / (2 * n + 1)
         total = total + term
     small = (2 / _SQRT_PI) * xp.exp(-s * s) * total
     b = xp.maximum(a, 2.5)
     f = b
-    for k in range(30, 0, -1):
+    for k in range(n_fraction, 0, -1):
         f = b + (k / 2) / f
     large = 1 - xp.exp(-b * b) / (_SQRT_PI * f)
     return xp.sign(x) * xp.where(a < 2.5, small, large)

@@ -49,7 +49,8 @@ def test_kernels_match_paddle(case):
 
 @pytest.mark.parametrize("case", INDEX, ids=[c["name"] for c in INDEX])
 def test_paddles_program_runs(case):
-    program = pd.Program.parse(DATA[f"{case['name']}/program"].tobytes())
+    data = DATA[f"{case['name']}/program"].tobytes()
+    program = pd.Program.parse(data)
     types = [op.type for op in program.global_block().ops]
     assert types == [case["op"], case["op"] + "_grad"], types
     exe = pd.Executor(pd.CPUPlace())
@@ -57,3 +58,4 @@ def test_paddles_program_runs(case):
                       scope=pd.Scope())
     _close(np.asarray(out), DATA[f"{case['name']}/out"], f"{case['name']} Out")
     _close(np.asarray(dx), DATA[f"{case['name']}/dx"], f"{case['name']} X@GRAD")
+    assert program.serialize() == data, "the program no longer serializes to PaddlePaddle's bytes"

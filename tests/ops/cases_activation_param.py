@@ -103,6 +103,9 @@ CASES = {op: [_case(x, attrs, f, i) for i, (x, attrs, f) in enumerate(rows)]
 CASES["relu6"].append(Case(inputs={"X": spread(-2, 8, (0, 6), shape=(2, 3, 2))},
                            ref=lambda ins, a: {"Out": np.clip(ins["X"], 0, 6)}, grad=("X",),
                            name="rank 3"))
+CASES["leaky_relu"].append(Case(inputs={"X": np.array(-1.5, F)}, attrs={"alpha": 0.1},
+                                ref=lambda ins, a: {"Out": 0.1 * ins["X"]}, grad=("X",),
+                                name="0-d"))
 CASES["gelu"].append(Case(inputs={"X": spread(-3, 3, shape=(5,)).astype(np.float64)},
                           ref=lambda ins, a: {"Out": gelu_ref(ins["X"], False)},
                           rtol=1e-14, atol=1e-15, name="float64 to 1e-14"))
@@ -141,6 +144,8 @@ CASES["clip"] = [
          ref=clip_ref, grad=("X",), name="Max tensor only"),
     Case(inputs={"X": np.arange(-4, 4).reshape(2, 4)}, attrs={"min": -2.0, "max": 1.0},
          ref=clip_ref, name="int64"),
+    Case(inputs={"X": np.array(0.9, F), "Max": np.array([0.7], F)}, attrs={"min": 0.0, "max": 1.0},
+         ref=lambda ins, a: {"Out": np.array(0.7)}, grad=("X",), name="0-d X"),
 ]
 BAD["clip"] = [
     Bad(inputs={"X": Meta((3, 4), np.dtype(bool))}, attrs={"min": 0.0, "max": 1.0},

@@ -25,7 +25,7 @@ from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.errors import FetchError, NotAllocatedError, OpRunError
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
-                                      fetch_name, fetch_targets, has_lod)
+                                      fetch_name, fetch_targets, has_lod, declared_shape)
 from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import BlockPlan, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
@@ -134,6 +134,8 @@ class Executor:
             if array is None:
                 raise FetchError(f"fetch target '{name}' has no value after the run: no op "
                                  "of the program computes it and it was not fed")
+            if array.ndim == 0:
+                array = declared_shape(plan.vars[pos] if pos is not None else None, array)
             results.append(self._fetched(array, return_numpy))
         fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
         return results                                           # changes nothing

@@ -5,7 +5,7 @@
 ``sum`` hands each input the output gradient through a ``scale`` by 1.0, as
 PaddlePaddle does. ``sum`` adds a list of same-shape tensors (backward uses it
 to add the gradients of a variable read twice). ``mean`` averages every
-element into a tensor of shape (1,), fluid 1.x's loss reduction.
+element into a 0-D tensor (shape (), as PaddlePaddle 2.5+; fluid 1.x gave shape (1,)).
 """
 
 from paddle_nb.ops.grad import OpSpec, grad_op
@@ -78,7 +78,7 @@ def _sum_kernel(ctx, xs):
     out = xs[0].copy()
     for x in xs[1:]:
         if x.shape != out.shape and x.size == out.size == 1:
-            # one value, 0-D and [1]: PaddlePaddle 2.x's 0-D gradients meet paddle_nb's [1] means
+            # one value, 0-D and [1]: a 1.x program's [1] gradients meet 0-D ones
             out, x = out.reshape(1), x.reshape(1)
         out += x
     return out
@@ -116,14 +116,14 @@ def _float_like(x):
 
 def _mean_infer(x):
     _float_like(x)
-    return x.with_shape((1,))
+    return x.with_shape(())
 
 
 def _mean_kernel(ctx, x):
     if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
         # what numpy's mean computes (the sum divided, then in X's dtype), without its dispatch
-        return (x.sum() / x.size).astype(x.dtype).reshape(1)
-    return ctx.xp.mean(x).reshape(1).astype(x.dtype, copy=False)
+        return (x.sum() / x.size).astype(x.dtype).reshape(())
+    return ctx.xp.mean(x).reshape(()).astype(x.dtype, copy=False)
 
 
 def _mean_grad_infer(x, dout):
@@ -141,7 +141,7 @@ def _mean_grad_kernel(ctx, x, dout):
 register(OpDef(
     "mean", inputs=["X"], outputs=["Out"], infer=_mean_infer, kernel=_mean_kernel,
     grad=grad_op("mean_grad", inputs=("X",)),
-    doc="Out = mean of every element of X, as a tensor of shape (1,)"))
+    doc="Out = mean of every element of X, as a 0-D tensor (shape (), as PaddlePaddle 2.5+)"))
 register(OpDef(
     "mean_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], infer=_mean_grad_infer,
     kernel=_mean_grad_kernel, no_need_buffer=("X",),

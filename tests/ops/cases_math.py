@@ -37,7 +37,7 @@ def _sum_ref(ins, attrs):
 
 def _mean_ref(ins, attrs):
     x = ins["X"].astype(np.float64)
-    return {"Out": np.array([x.sum() / x.size])}
+    return {"Out": np.array(x.sum() / x.size)}
 
 
 CASES = {

@@ -43,6 +43,8 @@ import traceback
 
 import numpy as np
 
+import nb_models      # the models paddle_nb exports (interop/ is this script's sys.path[0])
+
 RTOL, ATOL = 1e-4, 1e-6
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LAYOUTS = ("prefix", "dir", "vars")     # how paddle_nb saves each of its models
@@ -98,15 +100,15 @@ def nb_side(fixtures, work):
     exports = work / "nb_models"
     exports.mkdir(parents=True, exist_ok=True)
     models = {}
-    for name, build in (("nb_mlp", _nb_mlp), ("nb_cnn", _nb_cnn), ("nb_cond", _nb_cond),
-                        ("nb_while", _nb_while)):
+    for name, build in nb_models.MODELS.items():
         try:
-            models[name] = _nb_export(pd, name, build, exports)
+            models[f"nb_{name}"] = _nb_export(pd, f"nb_{name}", build, exports)
         except Exception:                                           # noqa: BLE001 - reported
-            report.fail(f"{name} export", "", traceback.format_exc(limit=4))
+            report.fail(f"nb_{name} export", "", traceback.format_exc(limit=4))
     (exports / "models.json").write_text(json.dumps(models, indent=1) + "\n")
+    _coverage(pd, models, report)
     trainings = {}
-    for name, build in (("nb_mlp_train", _nb_mlp), ("nb_cnn_train", _nb_cnn)):
+    for name, build in (("nb_mlp_train", nb_models.mlp), ("nb_cnn_train", nb_models.cnn)):
         try:
             trainings[name] = _nb_export_training(pd, name, build, exports)
         except Exception:                                           # noqa: BLE001 - reported
@@ -157,57 +159,33 @@ def _same(flag):
             **({} if flag else {"error": "differs"})}
 
 
-def _nb_mlp(pd):
-    x = pd.layers.data("x", shape=[16])
-    hidden = pd.layers.fc(x, 32, act="relu")
-    logits = pd.layers.fc(hidden, 10)
-    return [x], [logits, pd.layers.softmax(logits)], {"x": (4, 16)}
-
-
-def _nb_cnn(pd):
-    img = pd.layers.data("img", shape=[1, 8, 8])
-    conv = pd.layers.conv2d(img, 4, 3, padding=1, act="relu")
-    pool = pd.layers.pool2d(conv, 2, "max", pool_stride=2)
-    return [img], [pd.layers.fc(pool, 10)], {"img": (4, 1, 8, 8)}
-
-
-def _nb_cond(pd):
-    x = pd.layers.data("x", shape=[4])
-    h = pd.layers.fc(x, 4, act="tanh")
-    total = pd.layers.reduce_sum(x)       # the two feeds, x and -x, take the two branches
-    zero = pd.layers.fill_constant([1], "float32", 0.0)
-    out = pd.layers.cond(pd.layers.greater_than(total, zero),
-                         lambda: pd.layers.scale(h, 2.0), lambda: pd.layers.scale(h, -1.0))
-    return [x], [out], {"x": (3, 4)}
-
-
-def _nb_while(pd):
-    x = pd.layers.data("x", shape=[3])
-    h = pd.layers.scale(x, 1.0)
-    i = pd.layers.fill_constant([1], "int64", 0)
-    n = pd.layers.fill_constant([1], "int64", 3)
-    c = pd.layers.less_than(i, n)
-    loop = pd.layers.While(c)
-    with loop.block():
-        pd.layers.assign(pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="b")), h)
-        pd.layers.increment(i)
-        pd.layers.less_than(i, n, cond=c)
-    return [x], [h], {"x": (2, 3)}
+def _coverage(pd, models, report):
+    """One row: every forward op paddle_nb registers is in some exported model (or listed in
+    ``nb_models.OPS_NOT_EXPORTED`` with its reason)."""
+    from paddle_nb.ops import registry
+    written = {t for entry in models.values() for t in entry["ops"]}
+    missing = sorted(t for t in registry.types() if not t.endswith("_grad")
+                     and t not in written and t not in nb_models.OPS_NOT_EXPORTED)
+    if missing:
+        report.fail("op coverage", "", "registered ops no exported model writes: "
+                    + ", ".join(missing))
+    else:
+        report.add("op coverage", f"{len(written)} op types exported",
+                   {"rel": 0.0, "abs": None, "ok": True})
 
 
 def _nb_export(pd, name, build, exports):
-    """Build, initialize and save one paddle_nb model in every layout, with its outputs."""
+    """Build, initialize and save one paddle_nb model in every layout, with its outputs
+    (computed by the program's test clone: dropout and batch_norm in inference mode)."""
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
-        feeds, targets, shapes = build(pd)
+        feeds, targets, runs = build(pd, np.random.default_rng(7))
     exe, scope = pd.Executor(pd.CPUPlace(), seed=7), pd.Scope()
     exe.run(startup, scope=scope)
-    rng = np.random.default_rng(7)
-    first = {n: rng.standard_normal(shape).astype("float32") for n, shape in shapes.items()}
-    runs = [first, {n: -v for n, v in first.items()}]          # two inputs: x and -x
+    test = main.clone(for_test=True)
     arrays = {}
     for k, feed in enumerate(runs):
-        outputs = exe.run(main, feed=feed, fetch_list=targets, scope=scope)
+        outputs = exe.run(test, feed=feed, fetch_list=[t.name for t in targets], scope=scope)
         arrays.update({f"feed{k}/{n}": v for n, v in feed.items()})
         arrays.update({f"out{k}/{t.name}": v for t, v in zip(targets, outputs)})
     feed_names = [v.name for v in feeds]
@@ -230,8 +208,10 @@ def _nb_export(pd, name, build, exports):
             got = exe.run(program, feed=feed, fetch_list=fetches, scope=got_scope)
             for t, value in zip(targets, got):
                 np.testing.assert_array_equal(value, arrays[f"out{k}/{t.name}"])
+    saved = pd.io.load_program(str(exports / name) + ".pdmodel")
     return {"feeds": feed_names, "targets": [t.name for t in targets], "runs": len(runs),
-            "ops": [op.type for op in main.global_block().ops]}
+            "ops": sorted({op.type for b in main.blocks for op in b.ops}),
+            "saved_ops": sorted({op.type for b in saved.blocks for op in b.ops})}
 
 
 def _nb_export_training(pd, name, build, exports, steps=3):
@@ -239,7 +219,8 @@ def _nb_export_training(pd, name, build, exports, steps=3):
     with the feeds, losses and parameters of ``steps`` steps run by paddle_nb."""
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
-        feeds, targets, shapes = build(pd)
+        feeds, targets, runs = build(pd, np.random.default_rng(11))
+        shapes = {n: v.shape for n, v in runs[0].items()}
         label = pd.layers.data("label", shape=[1], dtype="int64")
         loss = pd.layers.mean(pd.layers.softmax_with_cross_entropy(targets[0], label))
         pd.optimizer.SGD(0.1).minimize(loss)
@@ -371,7 +352,11 @@ def _paddle_train(paddle, exports, name, entry, report, check):
 
 
 def _predictor(paddle, prefix):
-    config = paddle.inference.Config(f"{prefix}.pdmodel", f"{prefix}.pdiparams")
+    if pathlib.Path(f"{prefix}.pdiparams").is_file():
+        config = paddle.inference.Config(f"{prefix}.pdmodel", f"{prefix}.pdiparams")
+    else:                                   # a model without parameters: no params file
+        config = paddle.inference.Config()
+        config.set_prog_file(f"{prefix}.pdmodel")
     config.disable_gpu()
     return paddle.inference.create_predictor(config)
 

@@ -402,6 +402,19 @@ def print_table(rows):
         print(f"  {label:<{width}}  {'ok' if r['ok'] else 'DIFFERS':<7} {rel:<12} {abs_}")
 
 
+def print_summary(rows):
+    """One Markdown row per model that PaddlePaddle ran (docs/paddle_compat.md shows it)."""
+    models = {}
+    for r in rows:
+        if r["side"].startswith("PaddlePaddle"):
+            models.setdefault(r["check"].split(" (")[0], []).append(r)
+    print("\n| paddle_nb model | checks agreeing | largest relative error |\n|---|---|---|")
+    for name, group in models.items():
+        ok = sum(r["ok"] for r in group)
+        worst = max((r["rel"] or 0.0) for r in group)
+        print(f"| {name} | {ok} of {len(group)} | {worst:.1e} |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("side", nargs="?", default="all", choices=("all", "nb", "paddle"))
@@ -423,6 +436,7 @@ def main(argv=None):
     pd_rows, pd_s = run_side(args.paddle_python, "paddle", args)
     rows = nb_rows + pd_rows
     print_table(rows)
+    print_summary(rows)
     bad = [r for r in rows if not r["ok"]]
     worst = {s: max((r["rel"] or 0.0) for r in rows if r["side"] == s)
              for s in dict.fromkeys(r["side"] for r in rows)}

@@ -44,14 +44,22 @@ COMMON_ATTRS = {"op_role_var": (T.STRINGS, []), "op_namescope": (T.STRING, "/"),
                 "op_device": (T.STRING, ""), "with_quant_attr": (T.BOOLEAN, False)}
 ADD_ATTRS = {
     "split": {"mkldnn_data_type": (T.STRING, "float32"), "use_mkldnn": (T.BOOLEAN, False)},
-    "reshape2": {"use_mkldnn": (T.BOOLEAN, False)},
-    "cast": {"use_mkldnn": (T.BOOLEAN, False)},
+    "sum": {"mkldnn_data_type": (T.STRING, "float32"), "use_mkldnn": (T.BOOLEAN, False)},
+    "reshape2": {"use_mkldnn": (T.BOOLEAN, False)}, "cast": {"use_mkldnn": (T.BOOLEAN, False)},
+    "matmul": {"use_mkldnn": (T.BOOLEAN, False)}, "pool2d": {"use_cudnn": (T.BOOLEAN, True)},
 }
-# paddle_nb's attributes (1.8's) that 2.6 keeps out of the OpDesc (its "extra" attributes).
+# paddle_nb's attributes (1.8's) that 2.6 keeps out of the OpDesc: its "extra" attributes
+# (oneDNN fusions and quantization, settable at run time) and training-only ones of dropout.
+_FUSED = ("fused_reshape_Out", "fused_reshape_X", "fused_reshape_Y", "fused_transpose_Out",
+          "fused_transpose_X", "fused_transpose_Y")
 DROP_ATTRS = {
     "concat": ("mkldnn_data_type", "use_quantizer"), "softmax": ("data_format",),
     "transpose2": ("data_format", "mkldnn_data_type", "use_quantizer"),
     "lookup_table_v2": ("is_distributed", "is_sparse", "remote_prefetch"),
+    "batch_norm": ("fuse_with_relu",), "conv2d": ("is_test",), "pool2d": ("is_test",),
+    "dropout": ("fix_seed", "seed"), "matmul": _FUSED,
+    "matmul_v2": _FUSED + ("mkldnn_data_type",),
+    "mul": ("force_fp32_output", "scale_out", "scale_x", "scale_y"),
 }
 _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value is an int
 

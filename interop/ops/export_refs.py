@@ -103,6 +103,15 @@ def cases(x, y, ids, img):
         "softmax_with_cross_entropy": ("softmax_with_cross_entropy", lambda: (
             f.softmax_with_cross_entropy(paddle.reshape(x, [-1, 24]), ids))),
     }
+    cond = lambda: paddle.static.nn.cond(paddle.sum(x) > 0, lambda: x * 2.0,   # noqa: E731
+                                         lambda: x * -1.0)
+    cases.update({
+        "conditional_block": ("conditional_block", cond), "select_input": ("select_input", cond),
+        "while": ("while", lambda: paddle.static.nn.while_loop(
+            lambda i: i < 3, lambda i: [i + 1], [paddle.full([1], 0, "int64")])),
+        "split_lod_tensor": ("split_lod_tensor", lambda: _split_merge(x)),
+        "merge_lod_tensor": ("merge_lod_tensor", lambda: _split_merge(x)),
+    })
     for op_type in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
                     "elementwise_max", "elementwise_min", "elementwise_pow"):
         cases[op_type] = (op_type, _binary(op_type, x, y))
@@ -113,6 +122,17 @@ def cases(x, y, ids, img):
         cases[op_type] = (op_type, lambda op_type=op_type: getattr(
             paddle.nn.functional if op_type in ("relu", "sigmoid") else paddle, op_type)(x))
     return cases
+
+
+def _split_merge(x):
+    """IfElse's pair (2.6 has no Python API left that writes them): rows by a [N, 1] mask."""
+    mask = paddle.sum(x, axis=[1, 2]).unsqueeze(-1) > 0
+    helper = LayerHelper("split_lod_tensor")
+    t, f = (helper.create_variable_for_type_inference("float32") for _ in range(2))
+    helper.append_op(type="split_lod_tensor", inputs={"X": x, "Mask": mask},
+                     outputs={"OutTrue": t, "OutFalse": f}, attrs={"level": 0})
+    _raw("merge_lod_tensor", {"X": x, "Mask": mask, "InTrue": t, "InFalse": f},
+         {"Out": (1, "float32")}, {"level": 0})
 
 
 def _accuracy(topk, label):

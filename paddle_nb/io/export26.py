@@ -49,7 +49,8 @@ ADD_ATTRS = {
     "matmul": {"use_mkldnn": (T.BOOLEAN, False)}, "pool2d": {"use_cudnn": (T.BOOLEAN, True)},
 }
 # paddle_nb's attributes (1.8's) that 2.6 keeps out of the OpDesc: its "extra" attributes
-# (oneDNN fusions and quantization, settable at run time) and training-only ones of dropout.
+# (oneDNN fusions and quantization, settable at run time), training-only ones of dropout, and
+# the garbage collector's list of control-flow ops, which 2.6 writes only in backward.
 _FUSED = ("fused_reshape_Out", "fused_reshape_X", "fused_reshape_Y", "fused_transpose_Out",
           "fused_transpose_X", "fused_transpose_Y")
 DROP_ATTRS = {
@@ -60,6 +61,7 @@ DROP_ATTRS = {
     "dropout": ("fix_seed", "seed"), "matmul": _FUSED,
     "matmul_v2": _FUSED + ("mkldnn_data_type",),
     "mul": ("force_fp32_output", "scale_out", "scale_x", "scale_y"),
+    "conditional_block": ("skip_eager_deletion_vars",), "while": ("skip_eager_deletion_vars",),
 }
 _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value is an int
 

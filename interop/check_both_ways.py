@@ -8,11 +8,14 @@
    outputs, and the training program (``<model>.main.pb``, after PaddlePaddle's startup program
    and the ``init:`` parameters) gives PaddlePaddle's losses and parameters after each step.
    Every program also parses and serializes back to PaddlePaddle's bytes, before and after
-   running. Then paddle_nb builds an MLP, a small CNN, a ``cond`` and a ``While`` model with
-   ``pd.layers`` and saves each with ``pd.io.save_inference_model`` in three layouts: the path
-   prefix (``<name>.pdmodel`` / ``.pdiparams``), a directory with named files, and the 1.x
-   layout (``__model__`` + one file per variable), with its own outputs (for x and -x, so
-   that ``cond`` takes both branches) beside them.
+   running. Then paddle_nb builds the tour and test models of ``interop/nb_models.py`` (MLPs,
+   CNNs, shape, math and logic ops, IfElse, ``cond``, While, StaticRNN, the seed's RNN and
+   IfElse: every forward op it registers, which one row checks) and saves each with
+   ``pd.io.save_inference_model`` in three layouts: the path prefix (``<name>.pdmodel`` /
+   ``.pdiparams``), a directory with named files, and the 1.x layout (``__model__`` + one
+   file per variable), with its own outputs (for two inputs, so that control flow takes both
+   ways) beside them. The files hold the ops as PaddlePaddle 2.6 writes them
+   (``paddle_nb/io/export26.py``).
 2. **PaddlePaddle runs paddle_nb's files** (``paddle`` side, run with ``.venv-interop``): each
    of those models loads with ``paddle.static.load_inference_model`` and gives paddle_nb's
    outputs; so does the path-prefix one in Paddle Inference's predictor (``paddle.inference``,

@@ -109,6 +109,9 @@ def cases(x, y, ids, img):
         "conditional_block": ("conditional_block", cond), "select_input": ("select_input", cond),
         "while": ("while", lambda: paddle.static.nn.while_loop(
             lambda i: i < 3, lambda i: [i + 1], [paddle.full([1], 0, "int64")])),
+        "select_output": ("select_output", lambda: _raw(
+            "select_output", {"X": x, "Mask": paddle.full([1], 1, "int32")},
+            {"Out": (2, "float32")}, {})),
         "split_lod_tensor": ("split_lod_tensor", lambda: _split_merge(x)),
         "merge_lod_tensor": ("merge_lod_tensor", lambda: _split_merge(x)),
     })
@@ -155,6 +158,22 @@ def desc_of(op):
             "attrs": {k: v.value if hasattr(v, "value") else v for k, v in attrs.items()}}
 
 
+def _feed_fetch_forms():
+    """The feed and fetch ops of a model saved by ``paddle.static.save_inference_model``."""
+    import tempfile
+    main_program = paddle.static.Program()
+    with paddle.static.program_guard(main_program, paddle.static.Program()):
+        x = paddle.static.data("x", [-1, 4], "float32")
+        y = paddle.nn.functional.relu(x)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with tempfile.TemporaryDirectory() as tmp:
+        paddle.static.save_inference_model(f"{tmp}/m", [x], [y], exe, program=main_program)
+        program, _, _ = paddle.static.load_inference_model(f"{tmp}/m", exe)
+    ops = program.global_block().ops
+    return {op_type: desc_of(next(op for op in ops if op.type == op_type))
+            for op_type in ("feed", "fetch")}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "tests/fixtures/paddle26/export")
@@ -171,6 +190,7 @@ def main():
             cases(x, y, ids, img)[name][1]()
         ops = [op for op in main_program.global_block().ops if op.type == op_type]
         forms[name] = desc_of(ops[0])
+    forms.update(_feed_fetch_forms())
     protos = {framework_pb2.OpProto.FromString(b).type for b in core.get_all_op_protos()}
     args.out.mkdir(parents=True, exist_ok=True)
     payload = {"paddle": paddle.__version__, "forms": forms,

@@ -121,8 +121,7 @@ def _values_as_26_writes(op):
 
 def _add_empty_inputs(op):
     """Every input slot 2.6 declares, empty when unused (as 2.6's Operator writes them)."""
-    opdef = registry._REGISTRY.get(op.type)
-    declared = [s.name for s in opdef.inputs] if opdef is not None else []
+    declared = [s.name for s in registry.get(op.type).inputs] if registry.exists(op.type) else []
     have = {v.parameter for v in op.inputs}
     for slot in declared + list(EXTRA_INPUTS.get(op.type, ())):
         if slot not in have:

@@ -16,6 +16,7 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb.io.export26 import normalize
+from paddle_nb.io.inference import inference_program
 from paddle_nb.layers.helper import LayerHelper
 from paddle_nb.proto import framework_pb2
 
@@ -27,11 +28,13 @@ import nb_models  # noqa: E402  (interop/ is not a package)
 
 
 def _op(op_type, inputs, attrs=None, **outputs):
-    """Append ``op_type`` writing one new variable per output slot; the first is returned."""
+    """Append ``op_type`` writing ``outputs[slot]`` new variables per output slot (one "Out"
+    when none is given); the first is returned."""
     helper = LayerHelper(op_type)
-    names = {slot: helper.tmp_name() for slot in outputs or {"Out": 1}}
+    names = {slot: [helper.tmp_name() for _ in range(n)]
+             for slot, n in (outputs or {"Out": 1}).items()}
     helper.append(op_type, inputs, names, attrs)
-    return helper.block.var(next(iter(names.values())))
+    return helper.block.var(next(iter(names.values()))[0])
 
 
 def nb_cases(x, y, ids, img):
@@ -90,7 +93,11 @@ def nb_cases(x, y, ids, img):
         "softmax_with_cross_entropy": lambda: L.softmax_with_cross_entropy(
             L.reshape(x, [-1, 24]), ids),
     }
-    cases.update({"conditional_block": lambda: _cond(x), "select_input": lambda: _cond(x),
+    cases.update({"feed": lambda: L.relu(x), "fetch": lambda: L.relu(x),
+                  "select_output": lambda: _op(
+                      "select_output", {"X": x, "Mask": L.fill_constant([1], "int32", 1)},
+                      Out=2),
+                  "conditional_block": lambda: _cond(x), "select_input": lambda: _cond(x),
                   "while": lambda: _while(), "split_lod_tensor": lambda: _ifelse(x),
                   "merge_lod_tensor": lambda: _ifelse(x)})
     for op_type in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
@@ -142,7 +149,9 @@ def _normalized_op(name, op_type):
         x, y = L.data("x", shape=[6, 4]), L.data("y", shape=[6, 4])
         ids = L.data("ids", shape=[1], dtype="int64")
         img = L.data("img", shape=[4, 9, 9])
-        nb_cases(x, y, ids, img)[name]()
+        out = nb_cases(x, y, ids, img)[name]()
+    if op_type in ("feed", "fetch"):       # added by save_inference_model
+        main = inference_program(main, ["x"], [out.name])
     desc = normalize(main.desc)
     return next(op for op in desc.blocks[0].ops if op.type == op_type)
 

@@ -46,7 +46,8 @@ import traceback
 
 import numpy as np
 
-import nb_models      # the models paddle_nb exports (interop/ is this script's sys.path[0])
+import nb_export      # paddle_nb's side of the export check (interop/ is sys.path[0])
+import nb_models
 
 RTOL, ATOL = 1e-4, 1e-6
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -105,15 +106,15 @@ def nb_side(fixtures, work):
     models = {}
     for name, build in nb_models.MODELS.items():
         try:
-            models[f"nb_{name}"] = _nb_export(pd, f"nb_{name}", build, exports)
+            models[f"nb_{name}"] = nb_export.export(pd, f"nb_{name}", build, exports)
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(f"nb_{name} export", "", traceback.format_exc(limit=4))
     (exports / "models.json").write_text(json.dumps(models, indent=1) + "\n")
-    _coverage(pd, models, report)
+    nb_export.coverage(pd, models, report)
     trainings = {}
     for name, build in (("nb_mlp_train", nb_models.mlp), ("nb_cnn_train", nb_models.cnn)):
         try:
-            trainings[name] = _nb_export_training(pd, name, build, exports)
+            trainings[name] = nb_export.export_training(pd, name, build, exports)
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(f"{name} export", "", traceback.format_exc(limit=4))
     (exports / "trainings.json").write_text(json.dumps(trainings, indent=1) + "\n")
@@ -162,102 +163,6 @@ def _same(flag):
             **({} if flag else {"error": "differs"})}
 
 
-def _coverage(pd, models, report):
-    """One row: every forward op paddle_nb registers is in some exported model (or listed in
-    ``nb_models.OPS_NOT_EXPORTED`` with its reason)."""
-    from paddle_nb.ops import registry
-    written = {t for entry in models.values() for t in entry["ops"]}
-    missing = sorted(t for t in registry.types() if not t.endswith("_grad")
-                     and t not in written and t not in nb_models.OPS_NOT_EXPORTED)
-    if missing:
-        report.fail("op coverage", "", "registered ops no exported model writes: "
-                    + ", ".join(missing))
-    else:
-        report.add("op coverage", f"{len(written)} op types exported",
-                   {"rel": 0.0, "abs": None, "ok": True})
-
-
-def _nb_export(pd, name, build, exports):
-    """Build, initialize and save one paddle_nb model in every layout, with its outputs
-    (computed by the program's test clone: dropout and batch_norm in inference mode)."""
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        feeds, targets, runs = build(pd, np.random.default_rng(7))
-    exe, scope = pd.Executor(pd.CPUPlace(), seed=7), pd.Scope()
-    exe.run(startup, scope=scope)
-    test = main.clone(for_test=True)
-    arrays = {}
-    for k, feed in enumerate(runs):
-        outputs = exe.run(test, feed=feed, fetch_list=[t.name for t in targets], scope=scope)
-        arrays.update({f"feed{k}/{n}": v for n, v in feed.items()})
-        arrays.update({f"out{k}/{t.name}": v for t, v in zip(targets, outputs)})
-    feed_names = [v.name for v in feeds]
-    save = dict(feeded_var_names=feed_names, target_vars=targets, executor=exe,
-                main_program=main, scope=scope)
-    pd.io.save_inference_model(str(exports / name), prefix=True, **save)
-    pd.io.save_inference_model(str(exports / f"{name}_dir"), model_filename="model.pdmodel",
-                               params_filename="model.pdiparams", **save)
-    pd.io.save_inference_model(str(exports / f"{name}_vars"), **save)
-    pd.io.save_params(exe, str(exports / f"{name}_params"), main, scope=scope)  # one per file
-    np.savez(exports / f"{name}_io.npz", **arrays)
-    # paddle_nb reads its own files back to the same outputs, in each layout
-    for layout, args in _layouts(exports, name).items():
-        got_scope = pd.Scope()
-        program, got_feeds, fetches = pd.io.load_inference_model(args["path"], exe,
-                                                                 scope=got_scope,
-                                                                 **args["kwargs"])
-        assert got_feeds == feed_names, (layout, got_feeds)
-        for k, feed in enumerate(runs):
-            got = exe.run(program, feed=feed, fetch_list=fetches, scope=got_scope)
-            for t, value in zip(targets, got):
-                np.testing.assert_array_equal(value, arrays[f"out{k}/{t.name}"])
-    saved = pd.io.load_program(str(exports / name) + ".pdmodel")
-    return {"feeds": feed_names, "targets": [t.name for t in targets], "runs": len(runs),
-            "ops": sorted({op.type for b in main.blocks for op in b.ops}),
-            "saved_ops": sorted({op.type for b in saved.blocks for op in b.ops})}
-
-
-def _nb_export_training(pd, name, build, exports, steps=3):
-    """A training program (forward, backward, SGD) and its persistables, before training,
-    with the feeds, losses and parameters of ``steps`` steps run by paddle_nb."""
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        feeds, targets, runs = build(pd, np.random.default_rng(11))
-        shapes = {n: v.shape for n, v in runs[0].items()}
-        label = pd.layers.data("label", shape=[1], dtype="int64")
-        loss = pd.layers.mean(pd.layers.softmax_with_cross_entropy(targets[0], label))
-        pd.optimizer.SGD(0.1).minimize(loss)
-    exe, scope = pd.Executor(pd.CPUPlace(), seed=11), pd.Scope()
-    exe.run(startup, scope=scope)
-    pd.io.save(main, str(exports / f"{name}.pdmodel"))
-    pd.io.save_persistables(exe, str(exports), main, filename=f"{name}.pdiparams", scope=scope)
-    params = sorted(p.name for p in main.all_parameters())
-    rng = np.random.default_rng(11)
-    arrays = {}
-    for k in range(steps):
-        feed = {n: rng.standard_normal(shape).astype("float32") for n, shape in shapes.items()}
-        feed["label"] = rng.integers(0, 10, (next(iter(shapes.values()))[0], 1)).astype("int64")
-        (value,) = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
-        arrays.update({f"step{k}/{n}": v for n, v in feed.items()})
-        arrays[f"loss{k}"] = value
-        arrays.update({f"step{k}:{p}": scope.find_var(p).get_tensor().numpy() for p in params})
-    np.savez(exports / f"{name}_io.npz", **arrays)
-    return {"loss": loss.name, "params": params, "steps": steps,
-            "feeds": sorted(shapes) + ["label"]}
-
-
-def _layouts(exports, name):
-    """How each layout is loaded: the same arguments for paddle_nb and for PaddlePaddle."""
-    return {
-        "prefix": {"path": str(exports / name), "kwargs": {}},
-        "dir": {"path": str(exports / f"{name}_dir"),
-                "kwargs": {"model_filename": "model.pdmodel",
-                           "params_filename": "model.pdiparams"}},
-        "vars": {"path": str(exports / f"{name}_vars"),
-                 "kwargs": {"model_filename": "__model__", "params_filename": None}},
-    }
-
-
 # -- side 2: PaddlePaddle runs paddle_nb's files ---------------------------------------------------
 def paddle_side(work):
     import paddle
@@ -268,7 +173,7 @@ def paddle_side(work):
     exe = paddle.static.Executor(paddle.CPUPlace())
     for name, entry in models.items():
         io = dict(np.load(exports / f"{name}_io.npz"))
-        for layout, args in _layouts(exports, name).items():
+        for layout, args in nb_export.layouts(exports, name).items():
             check = f"{name} ({layout})"
             try:
                 scope = paddle.static.Scope()

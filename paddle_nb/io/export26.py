@@ -114,6 +114,8 @@ def _values_as_26_writes(op):
         _set_attr(op, "infer_flags", T.INTS, [1] * len(_value(op, "axes") or []))
     if op.type == "fill_constant" and _attr(op, "str_value") is not None \
             and not _value(op, "str_value"):
+        # the text of the float32 attribute paddle_nb computed with (2.6's Python writes the
+        # user's double, "0.1"; this keeps PaddlePaddle's float64 fills equal to paddle_nb's)
         value = _value(op, "value")
         text = str(int(value)) if _value(op, "dtype") in _INT_DTYPES else str(float(value))
         _set_attr(op, "str_value", T.STRING, text)

@@ -266,3 +266,24 @@ def test_split_axis_inside_a_sub_block_uses_the_outer_variable_rank():
     out = normalize(main.desc)
     split = next(op for b in out.blocks for op in b.ops if op.type == "split")
     assert [a.i for a in split.attrs if a.name == "axis"] == [2]
+
+
+def test_model_without_parameters_gets_no_params_file(tmp_path):
+    """As PaddlePaddle writes it: Paddle Inference refuses an empty .pdiparams. An older
+    model's params file under the same prefix goes; the directory layout writes none."""
+    main, feeds, targets, runs, exe, scope = _build(nb_models.tensor_ops)
+    prefix = tmp_path / "shapes"
+    pathlib.Path(f"{prefix}.pdiparams").write_bytes(b"an older model's parameters")
+    save = dict(feeded_var_names=["x"], target_vars=targets, executor=exe, main_program=main,
+                scope=scope)
+    pd.io.save_inference_model(str(prefix), prefix=True, **save)
+    pd.io.save_inference_model(str(tmp_path / "dir"), model_filename="m.pdmodel",
+                               params_filename="m.pdiparams", **save)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "shapes.pdmodel"]
+    assert sorted(p.name for p in (tmp_path / "dir").iterdir()) == ["m.pdmodel"]
+    for path, kwargs in ((str(prefix), {}), (str(tmp_path / "dir"),
+                                             {"model_filename": "m.pdmodel",
+                                              "params_filename": "m.pdiparams"})):
+        program, _, fetches = pd.io.load_inference_model(path, exe, scope=pd.Scope(), **kwargs)
+        got = exe.run(program, feed=runs[0], fetch_list=fetches, scope=pd.Scope())
+        assert len(got) == len(targets)

@@ -194,18 +194,31 @@ def while_model(pd, rng):
 
 
 def ifelse(pd, rng):
-    """Notebook 03: per-row IfElse (the seed's create_ifelseop), a softmax of an fc each way."""
-    x = pd.layers.data("x", shape=[4])
+    """Notebook 03's per-row IfElse (the seed's create_ifelseop), in float64 as there: the true
+    rows get softmax(x + y), y shared by every row; the false rows softmax(fc(x))."""
+    D = 4
+    x = pd.layers.data("x", shape=[D], dtype="float64")
+    y = pd.layers.data("y", shape=[D], dtype="float64", append_batch_size=False)
     cond = pd.layers.data("cond", shape=[1], dtype="bool")
     ie = pd.create_ifelseop(inputs=[x], output_num=1)
     with ie.true_block():
-        ie.set_output(True, 0, pd.layers.softmax(pd.layers.fc(ie.inputs(True, 0), size=4)))
+        ie.set_output(True, 0, pd.layers.softmax(ie.inputs(True, 0) + y))
     with ie.false_block():
-        ie.set_output(False, 0, pd.layers.softmax(pd.layers.fc(ie.inputs(False, 0), size=4)))
+        z = pd.layers.fc(ie.inputs(False, 0), size=D, param_attr="fc.w", bias_attr="fc.b")
+        ie.set_output(False, 0, pd.layers.softmax(z))
     out = ie(cond)
     mask = np.array([[True], [False], [False], [True], [True]])
-    feed = {"x": _normal(rng, 5, 4), "cond": mask}
-    return [x, cond], [out], [feed, {"x": -feed["x"], "cond": ~mask}]
+    feed = {"x": rng.standard_normal((5, D)), "y": rng.standard_normal(D), "cond": mask}
+    return [x, y, cond], [out], [feed, {**feed, "x": -feed["x"], "cond": ~mask}]
+
+
+def cond_nb03(pd, rng):
+    """Notebook 03's scalar cond in float64: halve a when its sum is above 1, else add 1."""
+    a = pd.layers.data("a", shape=[3], dtype="float64", append_batch_size=False)
+    big = pd.layers.greater_than(pd.layers.reduce_sum(a),
+                                 pd.layers.fill_constant([1], "float64", 1.0))
+    r = pd.layers.cond(big, lambda: a * 0.5, lambda: a + 1.0)
+    return [a], [r], [{"a": np.array([1.0, 2.0, 3.0])}, {"a": np.array([0.1, 0.2, 0.3])}]
 
 
 def ifelse_layers(pd, rng):
@@ -264,4 +277,4 @@ def seed_rnn(pd, rng):
 # name -> builder, in the order the table prints them
 MODELS = {f.__name__: f for f in (
     mlp, digits_mlp, cnn, cnn_bn, tensor_ops, math_ops, logic_ops, embedding_loss,
-    cond_model, select_ops, while_model, ifelse, ifelse_layers, static_rnn, seed_rnn)}
+    cond_model, cond_nb03, select_ops, while_model, ifelse, ifelse_layers, static_rnn, seed_rnn)}

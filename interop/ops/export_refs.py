@@ -174,6 +174,14 @@ def _feed_fetch_forms():
             for op_type in ("feed", "fetch")}
 
 
+def _versions():
+    """(the ProgramDesc version, {op type: version}) that 2.6.2 writes into every program."""
+    program = paddle.static.Program()
+    desc = framework_pb2.ProgramDesc.FromString(program.desc.serialize_to_string())
+    return desc.version.version, {p.op_name: p.op_version.version
+                                  for p in desc.op_version_map.pair}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "tests/fixtures/paddle26/export")
@@ -193,7 +201,9 @@ def main():
     forms.update(_feed_fetch_forms())
     protos = {framework_pb2.OpProto.FromString(b).type for b in core.get_all_op_protos()}
     args.out.mkdir(parents=True, exist_ok=True)
-    payload = {"paddle": paddle.__version__, "forms": forms,
+    version, op_versions = _versions()
+    payload = {"paddle": paddle.__version__, "forms": forms, "program_version": version,
+               "op_versions": op_versions,
                "registered": {op: op in protos for op in CONTROL_FLOW}}
     (args.out / "op_forms.json").write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(forms)} op forms to {args.out / 'op_forms.json'}")

@@ -6,7 +6,8 @@ positive one) and does not register ``rnn_memory_helper`` at all. ``normalize(de
 copy of a ProgramDesc in 2.6's form, driven by the tables below (captured from PaddlePaddle
 2.6.2 by ``interop/ops/export_refs.py``): unregistered ops become their 2.6 equivalent,
 axes are made positive where 2.6 writes them so, every input slot 2.6 declares is present (empty
-when unused, as 2.6's ``Operator`` writes it), and the attributes match 2.6's list and values.
+when unused, as 2.6's ``Operator`` writes it), the attributes match 2.6's list and values, and
+the program carries 2.6's version stamps.
 ``save_inference_model`` writes ``normalize(program.desc)``; the user's program is not touched.
 """
 
@@ -14,7 +15,8 @@ from paddle_nb.framework.attrs import read_attr, write_attr
 from paddle_nb.ops import registry
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["normalize", "REWRITES", "POSITIVE_AXES", "EXTRA_INPUTS", "ADD_ATTRS", "DROP_ATTRS"]
+__all__ = ["normalize", "REWRITES", "POSITIVE_AXES", "EXTRA_INPUTS", "ADD_ATTRS", "DROP_ATTRS",
+           "OP_VERSIONS"]
 
 T = framework_pb2.AttrType
 
@@ -65,6 +67,17 @@ DROP_ATTRS = {
 }
 _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value is an int
 
+# What 2.6.2 stamps on every program: its version, and the version of each op type whose form
+# changed since 1.x (new attributes: compare ops' force_cpu, fill_constant's str_value ...).
+# The ops above are in that form, so the export says so; only the op types it holds are listed.
+PROGRAM_VERSION = 2006002
+OP_VERSIONS = {
+    "conv2d": 1, "elementwise_add": 1, "elementwise_div": 1, "elementwise_mul": 1,
+    "elementwise_pow": 1, "elementwise_sub": 1, "equal": 1, "fill_constant": 2,
+    "greater_equal": 1, "greater_than": 1, "less_equal": 1, "less_than": 1,
+    "lookup_table_v2": 1, "matmul": 1, "momentum": 1, "not_equal": 1,
+}
+
 
 def normalize(desc):
     """A copy of the ProgramDesc ``desc`` with every op in PaddlePaddle 2.6's form."""
@@ -73,7 +86,21 @@ def normalize(desc):
     for block in out.blocks:
         for op in block.ops:
             _normalize_op(out, block, op)
+    _stamp_versions(out)
     return out
+
+
+def _stamp_versions(desc):
+    """2.6's program version and the versions of the op types ``desc`` holds, by name."""
+    desc.version.version = PROGRAM_VERSION
+    held = {op.type for block in desc.blocks for op in block.ops}
+    versions = {p.op_name: p.op_version.version for p in desc.op_version_map.pair}
+    versions.update({t: v for t, v in OP_VERSIONS.items() if t in held})
+    del desc.op_version_map.pair[:]
+    for name in sorted(versions):
+        pair = desc.op_version_map.pair.add()
+        pair.op_name = name
+        pair.op_version.version = versions[name]
 
 
 def _normalize_op(program, block, op):

@@ -287,3 +287,20 @@ def test_model_without_parameters_gets_no_params_file(tmp_path):
         program, _, fetches = pd.io.load_inference_model(path, exe, scope=pd.Scope(), **kwargs)
         got = exe.run(program, feed=runs[0], fetch_list=fetches, scope=pd.Scope())
         assert len(got) == len(targets)
+
+
+def test_version_stamps_are_paddle26s():
+    """OP_VERSIONS lists every op type paddle_nb registers that 2.6.2 gives a version, with
+    2.6.2's number; a normalized program carries 2.6.2's version and those of its op types."""
+    from paddle_nb.io.export26 import OP_VERSIONS, PROGRAM_VERSION
+    from paddle_nb.ops import registry
+    ours = {t: v for t, v in REFS["op_versions"].items() if registry.exists(t)}
+    assert OP_VERSIONS == ours
+    assert PROGRAM_VERSION == REFS["program_version"]
+    main = pd.Program()
+    with pd.program_guard(main, pd.Program()):
+        L.elementwise_add(L.data("x", shape=[4]), L.fill_constant([4], "float32", 1.0))
+    desc = normalize(main.desc)
+    assert desc.version.version == 2006002
+    assert {p.op_name: p.op_version.version for p in desc.op_version_map.pair} == \
+        {"elementwise_add": 1, "fill_constant": 2}

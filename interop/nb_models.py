@@ -77,7 +77,7 @@ def tensor_ops(pd, rng):
     """Shape ops with negative axes (split, concat, slice, stack, transpose, squeeze ...)."""
     x = pd.layers.data("x", shape=[6, 4])
     a, b = pd.layers.split(x, 2, dim=-1)
-    c, d, e = pd.layers.split(x, [1, -1, 2], dim=1)
+    _, d, _ = pd.layers.split(x, [1, -1, 2], dim=1)      # sections, one of them -1
     cat = pd.layers.concat([a, b], axis=-1)
     sl = pd.layers.slice(cat, axes=[1, -1], starts=[1, 0], ends=[-1, 3])
     st = pd.layers.stack([a, b], axis=-1)

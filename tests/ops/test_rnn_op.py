@@ -1,0 +1,149 @@
+"""The fused ``rnn`` op run through a Program: NumPy loops, central differences, step scopes.
+
+The cases are in cases_rnn.py. Every input is a fed ``data`` variable (weights too),
+so one program gives the forward outputs and, through ``pd.gradients`` seeded with
+fixed weights, the gradient of ``sum(w_out * Out) + sum(w_h * h_n) (+ sum(w_c * c_n))``
+with respect to every input, which central differences of the same sum check.
+"""
+
+import numpy as np
+import pytest
+
+import paddle_nb as pd
+from paddle_nb.core.scope import StepScopes
+from tests.ops.cases_rnn import BAD_ERROR, BAD_RNN, CASES_RNN, attrs_for, make_inputs, numpy_rnn
+
+IDS = [f"{m}-L{layers}-D{dirs}-{'len' if lens else 'full'}" for m, layers, dirs, lens in CASES_RNN]
+
+
+def _data(block, name, value):
+    return block.create_var(name=name, shape=value.shape, dtype=value.dtype, stop_gradient=False)
+
+
+def build(ins, attrs):
+    """A program holding one rnn op over data variables named after the slots."""
+    prog = pd.Program()
+    block = prog.global_block()
+    feed, slots = {}, {}
+    for slot, value in ins.items():
+        if value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        names = [f"{slot}{k}" for k in range(len(values))]
+        slots[slot] = [_data(block, n, v) for n, v in zip(names, values)]
+        feed.update(zip(names, values))
+    op = block.append_op("rnn", slots, {}, attrs)
+    return prog, feed, op
+
+
+def run(prog, feed, fetch, scope=None):
+    exe = pd.Executor(pd.CPUPlace())
+    return exe.run(prog, feed=feed, fetch_list=fetch, scope=scope or pd.Scope())
+
+
+def forward(ins, attrs):
+    prog, feed, op = build(ins, attrs)
+    block = prog.global_block()
+    outs = [block.var(op.output("Out")[0])] + [block.var(n) for n in op.output("State")]
+    return run(prog, feed, outs)
+
+
+@pytest.mark.parametrize("case", CASES_RNN, ids=IDS)
+def test_forward_matches_numpy_loops(case):
+    mode, layers, dirs, lengths = case
+    ins = make_inputs(mode, layers, dirs, lengths=lengths)
+    got = forward(ins, attrs_for(mode, layers, dirs))
+    out, states = numpy_rnn(mode, ins["Input"], ins["PreState"], ins["WeightList"], layers, dirs,
+                            ins["SequenceLength"])
+    for g, w, what in zip(got, [out] + states, ["Out", "h_n", "c_n"]):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=what)
+        assert g.dtype == np.float32
+
+
+def _seeds(ins, attrs, rng):
+    out, states = numpy_rnn(attrs["mode"], ins["Input"], ins["PreState"], ins["WeightList"],
+                            attrs["num_layers"], 2 if attrs["is_bidirec"] else 1,
+                            ins["SequenceLength"])
+    return [rng.standard_normal(a.shape) for a in [out] + states]
+
+
+def _loss(ins, attrs, seeds):
+    got = forward(ins, attrs)
+    return sum(float(np.sum(g.astype(np.float64) * s)) for g, s in zip(got, seeds))
+
+
+def _analytic(ins, attrs, seeds):
+    prog, feed, op = build(ins, attrs)
+    block = prog.global_block()
+    targets = [block.var(op.output("Out")[0])] + [block.var(n) for n in op.output("State")]
+    names = [n for slot in ("Input", "PreState", "WeightList") for n in op.input(slot)]
+    seed_vars = []
+    for k, s in enumerate(seeds):
+        seed_vars.append(_data(block, f"seed{k}", s))
+        feed[f"seed{k}"] = s
+    grads = pd.gradients(targets, [block.var(n) for n in names], seed_vars)
+    return dict(zip(names, run(prog, feed, grads)))
+
+
+def _numeric(ins, attrs, seeds, slot, k, eps=1e-6):
+    values = ins[slot] if isinstance(ins[slot], list) else [ins[slot]]
+    x = values[k]
+    grad = np.zeros_like(x)
+    for i in range(x.size):
+        old = x.flat[i]
+        x.flat[i] = old + eps
+        plus = _loss(ins, attrs, seeds)
+        x.flat[i] = old - eps
+        minus = _loss(ins, attrs, seeds)
+        x.flat[i] = old
+        grad.flat[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("case", CASES_RNN, ids=IDS)
+def test_gradients_match_central_differences(case):
+    mode, layers, dirs, lengths = case
+    ins = make_inputs(mode, layers, dirs, lengths=lengths, dtype=np.float64, seed=1)
+    attrs = attrs_for(mode, layers, dirs)
+    seeds = _seeds(ins, attrs, np.random.default_rng(2))
+    got = _analytic(ins, attrs, seeds)
+    for slot in ("Input", "PreState", "WeightList"):
+        values = ins[slot] if isinstance(ins[slot], list) else [ins[slot]]
+        for k in range(len(values)):
+            want = _numeric(ins, attrs, seeds, slot, k)
+            np.testing.assert_allclose(got[f"{slot}{k}"], want, rtol=1e-5, atol=1e-7,
+                                       err_msg=f"{mode}: {slot}[{k}]")
+
+
+@pytest.mark.parametrize("bad", range(len(BAD_RNN)))
+def test_bad_shapes_are_refused_when_the_op_is_appended(bad):
+    ins, change, match = BAD_RNN[bad]
+    attrs = {**attrs_for("LSTM", 1, 1), **change}
+    with pytest.raises(BAD_ERROR, match=match):
+        build(ins, attrs)
+
+
+def test_each_layer_direction_and_step_has_a_scope_kept_in_reserve_until_the_run_ends():
+    ins = make_inputs("LSTM", 2, 2, steps=3, lengths=[3, 1])
+    prog, feed, op = build(ins, attrs_for("LSTM", 2, 2))
+    records = []
+    exe = pd.Executor(pd.CPUPlace())
+    exe.record_values = True
+    exe.subscribe(records.append)
+    scope = pd.Scope()
+    exe.run(prog, feed=feed, fetch_list=[op.output("Out")[0]], scope=scope)
+    (run_scope,) = records[-1].scopes.kids
+    (reserve,) = [v for v in run_scope.vars if v.name == op.output("Reserve")[0]]
+    assert reserve.holder == StepScopes.__name__
+    labels = [k.label for k in run_scope.kids]
+    assert labels[:3] == ["layer 0 fwd step 0", "layer 0 fwd step 1", "layer 0 fwd step 2"]
+    assert labels[3:6] == ["layer 0 bwd step 2", "layer 0 bwd step 1", "layer 0 bwd step 0"]
+    assert len(labels) == 12 and labels[-1] == "layer 1 bwd step 0"
+    step = run_scope.kids[1]
+    names = [v.name for v in step.vars]
+    assert names == ["x", "h_prev", "c_prev", "i", "f", "c~", "o", "c", "h", "mask"]
+    values = {v.name: v.value for v in step.vars}
+    # sequence 1 has length 1: at step 1 it keeps its state
+    np.testing.assert_array_equal(values["h"][1], values["h_prev"][1])
+    assert values["mask"].reshape(-1).tolist() == [True, False]
+    assert scope.kids == []          # the run's scope, and with it every step scope, is gone

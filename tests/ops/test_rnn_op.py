@@ -32,7 +32,9 @@ def build(ins, attrs):
         names = [f"{slot}{k}" for k in range(len(values))]
         slots[slot] = [_data(block, n, v) for n, v in zip(names, values)]
         feed.update(zip(names, values))
-    op = block.append_op("rnn", slots, {}, attrs)
+    states = ["h_n", "c_n"][:len(ins["PreState"])]
+    op = block.append_op("rnn", slots, {"Out": ["out"], "State": states, "Reserve": ["reserve"]},
+                         attrs)
     return prog, feed, op
 
 
@@ -55,6 +57,7 @@ def test_forward_matches_numpy_loops(case):
     got = forward(ins, attrs_for(mode, layers, dirs))
     out, states = numpy_rnn(mode, ins["Input"], ins["PreState"], ins["WeightList"], layers, dirs,
                             ins["SequenceLength"])
+    assert len(got) == len(states) + 1
     for g, w, what in zip(got, [out] + states, ["Out", "h_n", "c_n"]):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=what)
         assert g.dtype == np.float32

@@ -125,9 +125,13 @@ def _step_scope(ctx, label, index, arrays, made):
     return kid
 
 
-def _run_direction(ctx, cell, layer_in, h, c, weights, alive, reverse, label, index):
-    """One layer-direction over time: its output [T, batch, hidden], final h, c, step scopes."""
+def _run_direction(ctx, cell, rows, h, c, weights, alive, reverse, label, index):
+    """One layer-direction over time: its output [T, batch, hidden], final h, c, step scopes.
+
+    ``rows`` is (the layer's input [T, batch, width], its dropout scale or None).
+    """
     xp = ctx.xp
+    layer_in, drop = rows
     w_ih, w_hh, b_ih, b_hh = weights
     xg = layer_in @ w_ih.T + b_ih           # every step's input projection in one matmul
     steps = layer_in.shape[0]
@@ -144,51 +148,65 @@ def _run_direction(ctx, cell, layer_in, h, c, weights, alive, reverse, label, in
         else:
             out[t] = values["h"]
         made = list(values.values())
-        values.update(x=layer_in[t], h_prev=h, c_prev=c)
+        values.update(x=layer_in[t], h_prev=h, c_prev=c,
+                      dropout=drop[t] if drop is not None else None)
         scopes.append(_step_scope(ctx, f"{label} step {t}", index,
                                   [values.get(name) for name in index], made))
         h, c = values["h"], values.get("c")
     return out, h, c, scopes
 
 
+def _dropout(ctx, shape, dtype):
+    """Between layers while training: keep each value with probability 1 - p, scaled by
+    1 / (1 - p) (PaddlePaddle's upscale_in_train; checked against 2.6.2). None otherwise."""
+    p = ctx.attrs["dropout_prob"]
+    if p == 0 or ctx.attrs["is_test"]:
+        return None
+    keep = ctx.generator(ctx.attrs["seed"]).random(shape) >= p
+    return ctx.to_device((keep / (1 - p)).astype(dtype))
+
+
 def _rnn(ctx):
     attrs, xp = ctx.attrs, ctx.xp
-    if attrs["dropout_prob"] > 0 and not attrs["is_test"] and attrs["num_layers"] > 1:
-        raise NotImplementedError("rnn: dropout between layers (dropout_prob > 0 while training) "
-                                  "is not implemented in paddle_nb; set dropout_prob=0 or is_test")
     cell, layers = CELLS[attrs["mode"]], attrs["num_layers"]
     dirs, names = step_layout(attrs)
     names += ("mask",) if ctx.input_names("SequenceLength") else ()
-    index = {name: k for k, name in enumerate(names)}
     layer_in = ctx.tensor(ctx.input_names("Input")[0]).array()
     states = [ctx.tensor(n).array() for n in ctx.input_names("PreState")]
     alive = _alive(ctx, layer_in.shape[0])
-    kept, finals = StepScopes(), [[], []]
+    kept, finals, drop = StepScopes(), [[], []], None
     for layer in range(layers):
+        if layer > 0:
+            drop = _dropout(ctx, layer_in.shape, layer_in.dtype)
+            layer_in = layer_in if drop is None else layer_in * drop
+        layout = names + (("dropout",) if drop is not None else ())
+        index = {name: k for k, name in enumerate(layout)}
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
             c0 = states[1][k] if cell.has_c else None
             out, h, c, scopes = _run_direction(
-                ctx, cell, layer_in, states[0][k], c0, _weights(ctx, k, dirs, layers), alive,
-                d == 1, f"layer {layer} {DIRECTIONS[d]}", index)
+                ctx, cell, (layer_in, drop), states[0][k], c0, _weights(ctx, k, dirs, layers),
+                alive, d == 1, f"layer {layer} {DIRECTIONS[d]}", index)
             outs.append(out)
             kept.extend(scopes)
             finals[0].append(h)
             finals[1].append(c)
         layer_in = outs[0] if dirs == 1 else xp.concatenate(outs, axis=-1)
-    _write_outputs(ctx, layer_in, finals, cell, kept)
+    _write_outputs(ctx, layer_in, finals, cell, kept, drop)
 
 
-def _write_outputs(ctx, out, finals, cell, kept):
+def _write_outputs(ctx, out, finals, cell, kept, drop):
     xp, place = ctx.xp, ctx.place
     ctx.out_tensor(ctx.output_names("Out")[0]).set(out, place)
     for name, values in zip(ctx.output_names("State"), finals[:2 if cell.has_c else 1]):
         ctx.out_tensor(name).set(xp.stack(values), place)
     reserve = ctx.output_names("Reserve")[0]
     (ctx.scope.find_var(reserve) or ctx.scope.var(reserve)).set_value(kept)
+    # like PaddlePaddle, the last dropout mask (kept values as 1); empty without dropout
+    mask = xp.zeros((0,), dtype=xp.uint8) if drop is None else (drop > 0).astype(xp.uint8)
     for name in ctx.output_names("DropoutState"):
-        ctx.out_tensor(name).set(xp.zeros((0,), dtype=xp.uint8), place)
+        ctx.out_tensor(name).set(mask, place)
 
 
 def _rnn_grad_maker(g):
@@ -256,7 +274,15 @@ def _back_direction(xp, cell, scopes, times, weights, d_out, dh, dc):
     gx, gh, x, h = xp.stack(d_xg), xp.stack(d_hg), xp.stack(xs), xp.stack(hs)
     grads = [_flat(gx).T @ _flat(x), _flat(gh).T @ _flat(h), gx.sum(axis=(0, 1)),
              gh.sum(axis=(0, 1))]
-    return grads, gx @ w_ih, dh, dc
+    d_x = gx @ w_ih
+    if "dropout" in names:                   # x was the layer below's output times this
+        d_x = d_x * xp.stack([scopes[s]._local_array("dropout") for s in _by_time(times)])
+    return grads, d_x, dh, dc
+
+
+def _by_time(times):
+    """The positions of steps run at ``times`` (run order), sorted by time."""
+    return sorted(range(len(times)), key=lambda s: times[s])
 
 
 def _flat(a):

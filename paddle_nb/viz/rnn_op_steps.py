@@ -18,7 +18,7 @@ __all__ = ["rnn_op_executions"]
 
 ROLES = {"x": "input", "h_prev": "memory-pre", "c_prev": "memory-pre", "h": "memory-state",
          "c": "memory-state", "i": "gate", "f": "gate", "o": "gate", "r": "gate", "z": "gate",
-         "c~": "gate", "mask": "mask"}
+         "c~": "gate", "mask": "mask", "dropout": "mask"}
 
 
 def rnn_op_executions(record, scopes, i, op):
@@ -106,6 +106,9 @@ def _input_link(scopes, o, op, runs, here, layer, t):
     else:
         name, where = f"layer {layer - 1} outputs", None
         row = _layer_output_row(runs, layer - 1, t)
+        drop = here["dropout"].value if "dropout" in here else None
+        if row is not None and drop is not None:     # dropout between layers while training
+            row = row * drop
     x = here["x"].value
     return {"kind": "input", "name": "x", "value": value_preview(x), "source": f"{name}[{t}]",
             "source_step": None, "source_scope": where, "source_value": value_preview(row),

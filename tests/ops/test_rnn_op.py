@@ -33,8 +33,8 @@ def build(ins, attrs):
         slots[slot] = [_data(block, n, v) for n, v in zip(names, values)]
         feed.update(zip(names, values))
     states = ["h_n", "c_n"][:len(ins["PreState"])]
-    op = block.append_op("rnn", slots, {"Out": ["out"], "State": states, "Reserve": ["reserve"]},
-                         attrs)
+    op = block.append_op("rnn", slots, {"Out": ["out"], "State": states, "Reserve": ["reserve"],
+                                        "DropoutState": ["dropout_state"]}, attrs)
     return prog, feed, op
 
 
@@ -75,7 +75,8 @@ def _loss(ins, attrs, seeds):
     return sum(float(np.sum(g.astype(np.float64) * s)) for g, s in zip(got, seeds))
 
 
-def _analytic(ins, attrs, seeds):
+def _grad_program(ins, attrs, seeds):
+    """The rnn op and its gradients: (program, feed, [Out, states..., gradients...], names)."""
     prog, feed, op = build(ins, attrs)
     block = prog.global_block()
     targets = [block.var(op.output("Out")[0])] + [block.var(n) for n in op.output("State")]
@@ -85,7 +86,12 @@ def _analytic(ins, attrs, seeds):
         seed_vars.append(_data(block, f"seed{k}", s))
         feed[f"seed{k}"] = s
     grads = pd.gradients(targets, [block.var(n) for n in names], seed_vars)
-    return dict(zip(names, run(prog, feed, grads)))
+    return prog, feed, targets + grads, names
+
+
+def _analytic(ins, attrs, seeds):
+    prog, feed, fetch, names = _grad_program(ins, attrs, seeds)
+    return dict(zip(names, run(prog, feed, fetch[-len(names):])))
 
 
 def _numeric(ins, attrs, seeds, slot, k, eps=1e-6):
@@ -116,6 +122,52 @@ def test_gradients_match_central_differences(case):
             want = _numeric(ins, attrs, seeds, slot, k)
             np.testing.assert_allclose(got[f"{slot}{k}"], want, rtol=1e-5, atol=1e-7,
                                        err_msg=f"{mode}: {slot}[{k}]")
+
+
+DROPOUT = {"dropout_prob": 0.4, "seed": 5}
+
+
+def test_dropout_between_layers_scales_kept_values_by_1_over_1_minus_p():
+    ins = make_inputs("GRU", 2, 2, steps=3, lengths=[3, 2])
+    attrs = {**attrs_for("GRU", 2, 2), **DROPOUT}
+    prog, feed, op = build(ins, attrs)
+    out_name = op.output("Out")[0]
+    (drop_name,) = op.output("DropoutState")
+    out, mask = run(prog, feed, [out_name, drop_name])
+    assert mask.dtype == np.uint8 and mask.shape == (3, 2, 4) and 0 < mask.mean() < 1
+    ws = ins["WeightList"]     # layer 0 alone, then layer 1 on its masked, upscaled outputs
+    first, second = ws[0:4] + ws[8:12], ws[4:8] + ws[12:16]
+    below, _ = numpy_rnn("GRU", ins["Input"], [ins["PreState"][0][:2]], first, 1, 2,
+                         ins["SequenceLength"])
+    want, _ = numpy_rnn("GRU", below * mask / 0.6, [ins["PreState"][0][2:]], second, 1, 2,
+                        ins["SequenceLength"])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+    attrs["is_test"] = True           # inference: no dropout, no scaling
+    want, _ = numpy_rnn("GRU", ins["Input"], ins["PreState"], ws, 2, 2, ins["SequenceLength"])
+    np.testing.assert_allclose(forward(ins, attrs)[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_gradients_through_dropout_match_central_differences():
+    ins = make_inputs("LSTM", 2, 2, lengths=[3, 2], dtype=np.float64, seed=4)
+    attrs = {**attrs_for("LSTM", 2, 2), **DROPOUT}     # a fixed seed: the same mask each run
+    seeds = _seeds(ins, attrs, np.random.default_rng(6))
+    got = _analytic(ins, attrs, seeds)
+    for slot, k in (("Input", 0), ("WeightList", 0), ("WeightList", 4), ("PreState", 1)):
+        np.testing.assert_allclose(got[f"{slot}{k}"], _numeric(ins, attrs, seeds, slot, k),
+                                   rtol=1e-5, atol=1e-7, err_msg=f"{slot}[{k}]")
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_forward_and_gradients_on_the_gpu_equal_the_cpu(mode, device):
+    ins = make_inputs(mode, 2, 2, lengths=[3, 2])
+    attrs = attrs_for(mode, 2, 2)
+    seeds = [s.astype(np.float32) for s in _seeds(ins, attrs, np.random.default_rng(3))]
+    prog, feed, fetch, _ = _grad_program(ins, attrs, seeds)
+    on_cpu = pd.Executor(pd.CPUPlace()).run(prog, feed=feed, fetch_list=fetch, scope=pd.Scope())
+    on_gpu = pd.Executor(pd.GPUPlace(0)).run(prog, feed=feed, fetch_list=fetch, scope=pd.Scope())
+    for c, g in zip(on_cpu, on_gpu):
+        assert isinstance(g, np.ndarray)
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("bad", range(len(BAD_RNN)))

@@ -114,3 +114,21 @@ def test_the_slider_moves_through_a_paddle_saved_lstm():
     shown = state(w)["shown"]
     assert shown["label"] == "layer 1 bwd step 1"
     assert all(l["equal"] is True for l in shown["links"])
+
+
+def test_with_dropout_x_is_the_layer_below_times_the_steps_dropout_scale():
+    ins = make_inputs("GRU", 2, 1, steps=3, batch=2)
+    attrs = {"mode": "GRU", "num_layers": 2, "is_bidirec": False, "hidden_size": 2,
+             "input_size": 3, "dropout_prob": 0.5, "seed": 3}
+    prog, feed, op = build(ins, attrs)
+    exe = pd.Executor(pd.CPUPlace())
+    w = rnn_explorer(exe)
+    exe.run(prog, feed=feed, fetch_list=[op.output("Out")[0]], scope=pd.Scope())
+    upper = state(w)["rnns"][1]["steps"]
+    roles = {v["name"]: v["role"] for v in upper[0]["vars"]}
+    assert roles["dropout"] == "mask" and roles["r"] == roles["z"] == "gate"
+    for step in upper:
+        link = next(l for l in step["links"] if l["kind"] == "input")
+        assert link["equal"] is True
+        scale = next(v for v in step["vars"] if v["name"] == "dropout")["value"]["rows"]
+        assert {x for row in scale for x in row} <= {0.0, 2.0}

@@ -32,12 +32,17 @@ def _positive(v):
     return None if v > 0 else "must be > 0"
 
 
+def _probability(p):
+    return None if 0 <= p < 1 else "must be in [0, 1)"
+
+
+# PaddlePaddle 2.6.2's attributes and defaults of rnn (and rnn_grad, which copies them)
 RNN_ATTRS = {
     "mode": Attr("str", "LSTM", _mode_check), "num_layers": Attr("int", 1, _positive),
     "is_bidirec": Attr("bool", False), "hidden_size": Attr("int", 100, _positive),
-    "input_size": Attr("int", 10), "dropout_prob": Attr("float", 0.0,
-                                                         lambda p: None if 0 <= p < 1 else "must be in [0, 1)"),
-    "seed": Attr("int", 0), "is_test": Attr("bool", False),
+    "input_size": Attr("int", 10), "dropout_prob": Attr("float", 0.0, _probability),
+    "seed": Attr("int", 0, comment="0: the run's generator draws dropout masks"),
+    "is_test": Attr("bool", False, comment="True: no dropout"),
 }
 
 
@@ -49,11 +54,6 @@ def step_layout(attrs):
 
 
 # -- shape inference ---------------------------------------------------------------------------------
-def _check_dim(slot, got, want):
-    if got != -1 and want != -1 and got != want:
-        fail(f"{slot} must have shape {tuple(want)}, got {tuple(got)}")
-
-
 def _check_shape(slot, shape, want):
     if len(shape) != len(want):
         fail(f"{slot} must have shape {tuple(want)}, got {tuple(shape)}")
@@ -72,7 +72,8 @@ def _check_weights(weights, mode, layers, dirs, hidden, input_dim):
         width = input_dim if k < dirs else dirs * hidden
         _check_shape(f"WeightList[{2 * k}] (W_ih of layer {k // dirs})", weights[2 * k].shape,
                      (rows, width))
-        _check_shape(f"WeightList[{2 * k + 1}] (W_hh)", weights[2 * k + 1].shape, (rows, hidden))
+        _check_shape(f"WeightList[{2 * k + 1}] (W_hh of layer {k // dirs})",
+                     weights[2 * k + 1].shape, (rows, hidden))
         for j in (2 * n + 2 * k, 2 * n + 2 * k + 1):
             _check_shape(f"WeightList[{j}] (a bias)", weights[j].shape, (rows,))
 
@@ -82,7 +83,9 @@ def _rnn_infer(x, pre_state, weights, seq_len, *, mode, num_layers, is_bidirec, 
     if len(x.shape) != 3:
         fail(f"Input must be rank 3 [time, batch, input_size] (time-major), got shape {x.shape}")
     steps, batch, width = x.shape
-    _check_dim("Input's last dim (attribute input_size)", (width,), (input_size,))
+    if width != -1 and width != input_size:
+        fail(f"Input's last dim must equal attribute input_size = {input_size}, got {width} "
+             f"(Input shape {x.shape})")
     dirs = 2 if is_bidirec else 1
     wanted_states = 2 if CELLS[mode].has_c else 1
     if len(pre_state) != wanted_states:
@@ -95,17 +98,23 @@ def _rnn_infer(x, pre_state, weights, seq_len, *, mode, num_layers, is_bidirec, 
         if len(seq_len.shape) != 1 or seq_len.dtype.kind not in "iu":
             fail(f"SequenceLength must be a 1-D int tensor [batch], got {seq_len.dtype}"
                  f"{list(seq_len.shape)}")
-        _check_dim("SequenceLength", seq_len.shape, (batch,))
+        _check_shape("SequenceLength", seq_len.shape, (batch,))
     out = Meta((steps, batch, dirs * hidden_size), x.dtype)
     opaque = Meta((0,), numpy.dtype(numpy.uint8))
     return out, [Meta(state_shape, x.dtype)] * wanted_states, opaque, opaque
 
 
 # -- the forward pass --------------------------------------------------------------------------------
+def _weight_positions(k, n):
+    """Where W_ih, W_hh, b_ih, b_hh of layer-direction k (of n) sit in WeightList:
+    PaddlePaddle lists every (layer, direction)'s W_ih, W_hh first, then the biases."""
+    return (2 * k, 2 * k + 1, 2 * n + 2 * k, 2 * n + 2 * k + 1)
+
+
 def _weights(ctx, k, dirs, layers):
-    """(W_ih, W_hh, b_ih, b_hh) of layer-direction k (PaddlePaddle's WeightList order)."""
-    names, n = ctx.input_names("WeightList"), layers * dirs
-    return [ctx.tensor(names[j]).array() for j in (2 * k, 2 * k + 1, 2 * n + 2 * k, 2 * n + 2 * k + 1)]
+    """(W_ih, W_hh, b_ih, b_hh) of layer-direction k."""
+    names = ctx.input_names("WeightList")
+    return [ctx.tensor(names[j]).array() for j in _weight_positions(k, layers * dirs)]
 
 
 def _alive(ctx, steps):
@@ -302,13 +311,14 @@ def _rnn_grad(ctx):
     if d_out is None:
         d_out = xp.zeros(x.shape[:2] + (dirs * hidden,), dtype=x.dtype)
     d_final = [_grad_or_none(ctx, "State@GRAD", j) for j in range(len(states))]
-    weight_grads, pre_grads = [None] * (4 * layers * dirs), [[None] * (layers * dirs) for _ in states]
+    weight_grads = [None] * (4 * layers * dirs)
+    pre_grads = [[None] * (layers * dirs) for _ in states]
     for layer in range(layers - 1, -1, -1):
         d_in = 0
         for d in range(dirs):
             k = layer * dirs + d
-            dh, dc = [g[k] if g is not None else xp.zeros_like(s[k])
-                      for g, s in zip(d_final, states)] + [None] * (2 - len(states))
+            dh = _final_grad(xp, d_final[0], states[0], k)
+            dc = _final_grad(xp, d_final[1], states[1], k) if cell.has_c else None
             weights = _weights(ctx, k, dirs, layers)
             times = range(steps - 1, -1, -1) if d == 1 else range(steps)
             grads, d_layer_in, dh, dc = _back_direction(
@@ -324,8 +334,9 @@ def _rnn_grad(ctx):
     _write_grads(ctx, d_out, [xp.stack(p) for p in pre_grads], weight_grads)
 
 
-def _weight_positions(k, n):
-    return (2 * k, 2 * k + 1, 2 * n + 2 * k, 2 * n + 2 * k + 1)
+def _final_grad(xp, grad, state, k):
+    """The gradient reaching layer-direction k's final state (zeros when none was given)."""
+    return grad[k] if grad is not None else xp.zeros_like(state[k])
 
 
 def _write_grads(ctx, d_input, d_pre, d_weights):

@@ -105,7 +105,7 @@ BAD_RNN = [
     (_meta_case(PreState=[np.zeros((1, 2, 2), F)]), {}, "PreState must hold 2 tensors"),
     (_meta_case(PreState=[np.zeros((1, 2, 3), F)] * 2), {}, r"PreState\[0\] must have shape"),
     (_meta_case(), {"hidden_size": 3}, "must have shape"),
-    (_meta_case(), {"input_size": 5}, "input_size"),
+    (_meta_case(), {"input_size": 5}, "Input.s last dim must equal attribute input_size = 5, got 3"),
     (_meta_case(SequenceLength=np.zeros((2,), F)), {}, "SequenceLength must be a 1-D int"),
     (_meta_case(), {"num_layers": 2}, r"PreState\[0\] must have shape \(2, 2, 2\)"),
     (_meta_case(WeightList=make_inputs("LSTM", 1, 1)["WeightList"][:3]), {},

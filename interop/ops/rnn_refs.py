@@ -17,7 +17,8 @@ It writes, in static mode on the CPU with fixed seeds:
   for Input, PreState and WeightList, keyed ``<mode>-D<dirs>-<len|full>/...``.
 - ``rnn_train.main.pb`` / ``.startup.pb`` / ``rnn_train_io.npz``: ids -> embedding -> LSTM ->
   [mean over time of Out, h, c] -> fc -> softmax cross entropy, SGD(0.5), three steps: initial
-  parameters, feeds, losses and the parameters after each step.
+  parameters, feeds, losses and the parameters after each step; ``rnn_train_bi``: the same
+  with a 2-layer bidirectional LSTM (no lengths) and Adam(0.05).
 """
 
 import argparse
@@ -128,22 +129,36 @@ def make_grads(paddle, mode, direction, with_lengths, rng):
     return arrays
 
 
-def make_training(paddle, out, rng, steps=3):
-    """Train a tiny LSTM classifier 3 SGD steps; save programs, feeds, losses and parameters."""
+def _classifier(paddle, bidirect):
+    """ids -> embedding -> LSTM -> [mean over time of Out, h, c] -> fc -> cross entropy."""
+    n = 4 if bidirect else 1
+    ids = paddle.static.data("ids", [-1, T], "int64")
+    lengths = None if bidirect else paddle.static.data("lengths", [-1], "int64")
+    label = paddle.static.data("label", [-1, 1], "int64")
+    h0 = paddle.static.data("h0", [n, -1, H], "float32")
+    c0 = paddle.static.data("c0", [n, -1, H], "float32")
+    emb = paddle.nn.Embedding(10, I)(ids)
+    lstm = paddle.nn.LSTM(I, H, num_layers=2, direction="bidirect") if bidirect \
+        else paddle.nn.LSTM(I, H)
+    y, (h, c) = lstm(emb, (h0, c0), sequence_length=lengths)
+    feat = paddle.concat([paddle.mean(y, axis=1), h[0], c[0]], axis=-1)
+    logits = paddle.static.nn.fc(feat, 3)
+    return paddle.mean(paddle.nn.functional.cross_entropy(logits, label))
+
+
+def make_training(paddle, out, rng, name, bidirect, steps=3):
+    """Train a tiny LSTM classifier 3 steps; save programs, feeds, losses and parameters.
+
+    ``rnn_train``: one layer with sequence lengths, SGD(0.5); ``rnn_train_bi``: 2 layers,
+    bidirectional, no lengths (2.6.2's rnn_grad is wrong for bidirectional with lengths),
+    Adam(0.05).
+    """
     main, startup = paddle.static.Program(), paddle.static.Program()
     main.random_seed = startup.random_seed = SEED
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
-        ids = paddle.static.data("ids", [-1, T], "int64")
-        lengths = paddle.static.data("lengths", [-1], "int64")
-        label = paddle.static.data("label", [-1, 1], "int64")
-        h0 = paddle.static.data("h0", [1, -1, H], "float32")
-        c0 = paddle.static.data("c0", [1, -1, H], "float32")
-        emb = paddle.nn.Embedding(10, I)(ids)
-        y, (h, c) = paddle.nn.LSTM(I, H)(emb, (h0, c0), sequence_length=lengths)
-        feat = paddle.concat([paddle.mean(y, axis=1), h[0], c[0]], axis=-1)
-        logits = paddle.static.nn.fc(feat, 3)
-        loss = paddle.mean(paddle.nn.functional.cross_entropy(logits, label))
-        paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
+        loss = _classifier(paddle, bidirect)
+        optimizer = paddle.optimizer.Adam(0.05) if bidirect else paddle.optimizer.SGD(0.5)
+        optimizer.minimize(loss)
     params = sorted(p.name for p in main.all_parameters())
     exe = paddle.static.Executor(paddle.CPUPlace())
     scope = paddle.static.Scope()
@@ -154,19 +169,22 @@ def make_training(paddle, out, rng, steps=3):
         arrays.update({f"init:{p}": np.array(scope.find_var(p).get_tensor()) for p in params})
         losses = []
         for k in range(steps):
+            n = 4 if bidirect else 1
             feed = {"ids": rng.integers(0, 10, (B, T)).astype("int64"),
                     "lengths": np.array([4, 2, 3], "int64"),
                     "label": rng.integers(0, 3, (B, 1)).astype("int64"),
-                    "h0": np.zeros((1, B, H), "float32"), "c0": np.zeros((1, B, H), "float32")}
+                    "h0": np.zeros((n, B, H), "float32"), "c0": np.zeros((n, B, H), "float32")}
+            if bidirect:
+                del feed["lengths"]
             arrays.update({f"step{k}/{n}": v for n, v in feed.items()})
             (value,) = exe.run(main, feed=feed, fetch_list=[loss])
             losses.append(float(np.asarray(value).reshape(-1)[0]))
             arrays.update({f"step{k}:{p}": np.array(scope.find_var(p).get_tensor())
                            for p in params})
     arrays["loss"] = np.float32(losses)
-    (out / "rnn_train.main.pb").write_bytes(main_bytes)
-    (out / "rnn_train.startup.pb").write_bytes(startup.desc.serialize_to_string())
-    np.savez(out / "rnn_train_io.npz", **arrays)
+    (out / f"{name}.main.pb").write_bytes(main_bytes)
+    (out / f"{name}.startup.pb").write_bytes(startup.desc.serialize_to_string())
+    np.savez(out / f"{name}_io.npz", **arrays)
     return {"params": params, "loss": loss.name, "feeds": sorted(feed), "losses": losses,
             "ops": [op.type for op in main.global_block().ops]}
 
@@ -188,7 +206,8 @@ def main(argv=None):
                                         ("bidirect", True)):
             grads.update(make_grads(paddle, mode, direction, with_lengths, rng))
     np.savez(out / "rnn_grads.npz", **grads)
-    manifest["train"] = make_training(paddle, out, rng)
+    manifest["train"] = make_training(paddle, out, rng, "rnn_train", bidirect=False)
+    manifest["train_bi"] = make_training(paddle, out, rng, "rnn_train_bi", bidirect=True)
     manifest["paddle"] = paddle.__version__
     (out / "rnn_manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(f"rnn_refs: wrote {len(list(out.glob('rnn_*')))} files to {out}")

@@ -202,3 +202,16 @@ def test_each_layer_direction_and_step_has_a_scope_kept_in_reserve_until_the_run
     np.testing.assert_array_equal(values["h"][1], values["h_prev"][1])
     assert values["mask"].reshape(-1).tolist() == [True, False]
     assert scope.kids == []          # the run's scope, and with it every step scope, is gone
+
+
+def test_the_reference_evaluator_runs_it_alike():
+    from paddle_nb.executor.reference import evaluate
+    ins = make_inputs("LSTM", 2, 2, lengths=[3, 2])
+    prog, feed, op = build(ins, attrs_for("LSTM", 2, 2))
+    scope = pd.Scope()
+    for name, value in feed.items():
+        scope.var(name).get_tensor().set(value, pd.CPUPlace())
+    evaluate(prog, scope)
+    np.testing.assert_array_equal(scope.find_var("out").get_tensor().numpy(),
+                                  forward(ins, attrs_for("LSTM", 2, 2))[0])
+    assert len(scope.kids) == 2 * 2 * 3        # the step scopes, in the scope it ran in

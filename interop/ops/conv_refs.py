@@ -36,6 +36,10 @@ def pool(name, op, x, **attrs):
 
 
 CASES = [
+    conv("conv2d groups 2 s2 dil 2", "conv2d", a(2, 4, 9, 8), a(6, 2, 3, 3), groups=2,
+         strides=[2, 2], paddings=[2, 1], dilations=[2, 1]),
+    conv("conv2d NHWC SAME", "conv2d", a(1, 6, 5, 3), a(4, 3, 3, 2), strides=[2, 2],
+         padding_algorithm="SAME", data_format="NHWC"),
     conv("depthwise s2 p1 multiplier 2", "depthwise_conv2d", a(2, 3, 7, 6), a(6, 1, 3, 3),
          groups=3, strides=[2, 2], paddings=[1, 1]),
     conv("depthwise dilation 2 SAME", "depthwise_conv2d", a(1, 4, 6, 5), a(4, 1, 3, 3),
@@ -60,6 +64,16 @@ CASES = [
          strides=[2, 2], paddings=[1, 1], exclusive=False),
     pool("avg exclusive SAME", "pool2d", a(1, 2, 5, 6), pooling_type="avg", ksize=[3, 3],
          strides=[2, 2], padding_algorithm="SAME"),
+    pool("avg ceil_mode exclusive padded", "pool2d", a(1, 2, 6, 7), pooling_type="avg",
+         ksize=[3, 3], strides=[2, 2], paddings=[1, 1], ceil_mode=True),
+    pool("avg ceil_mode inclusive", "pool2d", a(1, 2, 6, 7), pooling_type="avg", ksize=[2, 3],
+         strides=[2, 2], ceil_mode=True, exclusive=False),
+    pool("max 4-value paddings NHWC", "pool2d", a(1, 5, 6, 3), pooling_type="max",
+         ksize=[2, 3], strides=[2, 1], paddings=[1, 0, 0, 2], data_format="NHWC"),
+    pool("global avg", "pool2d", a(2, 3, 4, 5), pooling_type="avg", ksize=[1, 1],
+         global_pooling=True),
+    pool("adaptive avg 1x1 NHWC", "pool2d", a(2, 3, 4, 5), pooling_type="avg", ksize=[1, 1],
+         adaptive=True, data_format="NHWC"),
     pool("with_index adaptive 3x4", "max_pool2d_with_index", a(2, 3, 7, 9), ksize=[3, 4],
          adaptive=True),
     pool("with_index 3x3 s2 p1", "max_pool2d_with_index", a(1, 2, 7, 6), ksize=[3, 3],

@@ -65,3 +65,31 @@ def test_paddle_adaptive_max_pool2d_quirk_is_understood(i):
     _close(plain[:, :, :k[0], :k[1]], want, "pool2d max, stride 1, cropped")
     adaptive = harness.forward("pool2d", {"X": x}, attrs)["Out"]
     assert not np.allclose(adaptive, want)
+
+
+# -- a model as PaddlePaddle 2.6's layers write it, trained three SGD steps ------------------------
+def _model_file(name):
+    return FIXTURE.parent / name
+
+
+def test_a_vision_model_saved_by_paddle_trains_to_paddles_losses_and_parameters():
+    """conv_model.* (interop/ops/conv_model_refs.py): every op of the family and its grad."""
+    import paddle_nb as pd
+    values = dict(np.load(_model_file("conv_model_io.npz")))
+    meta = json.loads(str(values["meta"]))
+    main = pd.Program.parse(_model_file("conv_model.main.pb").read_bytes())
+    startup = pd.Program.parse(_model_file("conv_model.startup.pb").read_bytes())
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    for p in meta["params"]:        # paddle_nb's random initializers draw other numbers
+        scope.find_var(p).get_tensor().set(values[f"init:{p}"], pd.CPUPlace())
+    for k in range(meta["steps"]):
+        (loss,) = exe.run(main, feed={f: values[f"step{k}/{f}"] for f in meta["feeds"]},
+                          fetch_list=[meta["loss"]], scope=scope)
+        np.testing.assert_allclose(np.asarray(loss).reshape(-1),
+                                   values[f"step{k}:loss"].reshape(-1), rtol=1e-4,
+                                   err_msg=f"loss, step {k}")
+        for p in meta["params"]:
+            np.testing.assert_allclose(scope.find_var(p).get_tensor().numpy(),
+                                       values[f"step{k}:{p}"], rtol=1e-4, atol=1e-6,
+                                       err_msg=f"{p} after step {k}")

@@ -60,7 +60,11 @@ def conv_input_grad(xp, dy, w, x_hw, strides, pads, dil, groups):
     c = w.shape[1] * groups
     wg = w.reshape(groups, w.shape[0] // groups, -1)
     dyg = dy.reshape(n, groups, w.shape[0] // groups, -1)
-    dcols = xp.matmul(wg.transpose(0, 2, 1), dyg).reshape((n, c) + tuple(w.shape[2:]) + o_hw)
+    if wg.shape[1] == 1:    # one output channel per group (depthwise): an outer product
+        dcols = wg.transpose(0, 2, 1) * dyg
+    else:
+        dcols = xp.matmul(wg.transpose(0, 2, 1), dyg)
+    dcols = dcols.reshape((n, c) + tuple(w.shape[2:]) + o_hw)
     full = [x_hw[i] + pads[2 * i] + pads[2 * i + 1] for i in range(2)]
     dx = xp.zeros((n, c, full[0], full[1]), dtype=dy.dtype)
     dx = add_windows(dx, dcols, strides, dil, o_hw)

@@ -8,9 +8,12 @@ neighbouring source pixels; nearest takes one (rounded with align_corners,
 truncated otherwise). Coordinates are computed in float32 as Paddle does, so
 the same pixels are picked. Each side is a small (out, in) weight matrix, so
 a resize is ``A_h @ x @ A_w^T`` and its gradient ``A_h^T @ dout @ A_w``. The
-output size comes from, in order of precedence: the OutSize tensor, the
-scale (attribute or Scale tensor, out = int(in * scale)), out_h / out_w.
+output size comes from, in order of precedence: the SizeTensor list, the
+OutSize tensor, the scale (Scale tensor, else attribute: out = int(in * scale)),
+out_h / out_w. An unchanged size copies X, as Paddle does, whatever the scale.
 """
+
+import numpy
 
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
@@ -66,7 +69,7 @@ def _infer(x, out_size, size_tensor, scale_tensor, *, data_layout, out_d, out_h,
 
 def _scaled(size, scale):
     """int(size * scale) in float32, as Paddle computes it; -1 stays unknown."""
-    import numpy   # host scalars only: float32 rounding decides e.g. int(9 * 1.5f)
+    # host scalars (shape rules run without an array module): float32 rounding decides
     return int(numpy.float32(size) * numpy.float32(scale)) if size >= 0 else -1
 
 
@@ -130,12 +133,16 @@ def _nearest_index(xp, size, out, ratio, align_corners):
     return xp.minimum(src.astype(xp.int64), size - 1)
 
 
-def _matrices(xp, op_type, hw, o_hw, scales, align_corners, align_mode, dtype):
+def _ratios(xp, hw, o_hw, scales, align_corners):
+    return [_ratio(xp, hw[i], o_hw[i], align_corners, scales[i] if scales else None)
+            for i in range(2)]
+
+
+def _matrices(xp, method, hw, o_hw, scales, align_corners, align_mode, dtype):
     """(A_h, A_w), so that the resize of x is A_h @ x @ A_w^T."""
     mats = []
-    for i in range(2):
-        r = _ratio(xp, hw[i], o_hw[i], align_corners, scales[i] if scales else None)
-        if op_type == "nearest":
+    for i, r in enumerate(_ratios(xp, hw, o_hw, scales, align_corners)):
+        if method == "nearest":
             idx = _nearest_index(xp, hw[i], o_hw[i], r, align_corners)
             m = xp.arange(hw[i])[None, :] == idx[:, None]
         else:
@@ -155,10 +162,8 @@ def _make_kernels(method):
         if o_hw == tuple(x.shape[2:]):      # Paddle copies when the size does not change
             return from_nchw(x, data_layout).copy()
         if method == "nearest":             # a gather picks exact values
-            ih = _nearest_index(xp, x.shape[2], o_hw[0], _ratio(
-                xp, x.shape[2], o_hw[0], align_corners, scales and scales[0]), align_corners)
-            iw = _nearest_index(xp, x.shape[3], o_hw[1], _ratio(
-                xp, x.shape[3], o_hw[1], align_corners, scales and scales[1]), align_corners)
+            ih, iw = (_nearest_index(xp, x.shape[2 + i], o_hw[i], r, align_corners) for i, r
+                      in enumerate(_ratios(xp, x.shape[2:], o_hw, scales, align_corners)))
             return from_nchw(x[:, :, ih[:, None], iw[None, :]], data_layout)
         ah, aw = _matrices(xp, method, x.shape[2:], o_hw, scales, align_corners, align_mode,
                            x.dtype)

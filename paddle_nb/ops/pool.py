@@ -16,7 +16,7 @@ from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, register
 from paddle_nb.ops.window import (WINDOW_ATTRS, adaptive_bounds, add_windows, both, from_nchw,
                                   from_nchw_shape, nchw_shape, one_of, out_hw, pad, pair_check,
-                                  positive, rank4, resolve_padding, to_nchw, windows)
+                                  positive, rank4, resolve_padding, to_nchw, window_slices)
 
 POOL_ATTRS = {
     **WINDOW_ATTRS,
@@ -119,26 +119,44 @@ def _adaptive_pool_grad(xp, x, dout, pooling_type):
 
 # ---- fixed windows ----
 
-def _fixed_max(xp, x, k, strides, pads, o_hw):
-    """(max, flat index h * W + w of each window's first max) over windows padded with -inf."""
+def _padded(xp, x, k, strides, pads, o_hw, pooling_type):
     full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
-    win = windows(xp, pad(xp, x, full, _lowest(xp, x.dtype)), k, strides, (1, 1), o_hw)
-    flat = win.transpose(0, 1, 4, 5, 2, 3).reshape(tuple(x.shape[:2]) + tuple(o_hw) + (-1,))
-    pick = xp.argmax(flat, axis=-1)
+    return pad(xp, x, full, _lowest(xp, x.dtype) if pooling_type == "max" else 0)
+
+
+def _fixed_max(xp, x, k, strides, pads, o_hw):
+    """(max, flat index h * W + w of each window's first max).
+
+    A running max over the kernel positions' views gives the max; then, going
+    backwards, every position that holds it overwrites the pick, so the first wins.
+    """
+    padded = _padded(xp, x, k, strides, pads, o_hw, "max")
+    views = [view for _, _, view in window_slices(padded, k, strides, (1, 1), o_hw)]
+    best = views[0].copy()
+    for view in views[1:]:
+        xp.maximum(best, view, out=best)
+    pick = xp.full(best.shape, len(views) - 1, dtype=xp.int32)
+    for p in range(len(views) - 2, -1, -1):
+        xp.copyto(pick, p, where=views[p] == best)
     rows = (xp.arange(o_hw[0]) * strides[0] - pads[0])[:, None] + pick // k[1]
     cols = xp.arange(o_hw[1]) * strides[1] - pads[2] + pick % k[1]
-    return flat.max(axis=-1), rows * x.shape[3] + cols
+    return best, rows * x.shape[3] + cols
 
 
 def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
+    """Running max or sum over the kernel positions' views, then the mean's divisor."""
+    out = None
+    padded = _padded(xp, x, k, strides, pads, o_hw, pooling_type)
+    for _, _, view in window_slices(padded, k, strides, (1, 1), o_hw):
+        if out is None:
+            out = view.copy()
+        elif pooling_type == "max":
+            xp.maximum(out, view, out=out)
+        else:
+            out += view
     if pooling_type == "max":
-        full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
-        win = windows(xp, pad(xp, x, full, _lowest(xp, x.dtype)), k, strides, (1, 1), o_hw)
-        return win.max(axis=(2, 3))
-    full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
-    win = windows(xp, pad(xp, x, full), k, strides, (1, 1), o_hw)
-    return win.sum(axis=(2, 3)) / _avg_divisor(xp, x.shape[2:], k, strides, pads, o_hw,
-                                               exclusive, x.dtype)
+        return out
+    return out / _avg_divisor(xp, x.shape[2:], k, strides, pads, o_hw, exclusive, x.dtype)
 
 
 def _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive):

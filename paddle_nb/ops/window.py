@@ -13,7 +13,7 @@ from paddle_nb.ops.registry import Attr, fail
 
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
-           "rank4", "windows", "pad", "add_windows", "adaptive_bounds"]
+           "rank4", "windows", "pad", "window_slices", "add_windows", "adaptive_bounds"]
 
 
 # ---- attribute checks ----
@@ -131,19 +131,27 @@ def pad(xp, x, pads, value=0):
     return xp.pad(x, width, mode="constant", constant_values=value)
 
 
+def window_slices(x, ksize, strides, dilations, out_hw):
+    """For each kernel position (i, j): the strided view (N, C, OH, OW) of the pixels it sees.
+
+    Looping over the kh * kw positions (never over windows) keeps each step a
+    whole-array operation: pooling is a running max or sum of these views.
+    """
+    (oh, ow), (sh, sw) = out_hw, strides
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            h0, w0 = i * dilations[0], j * dilations[1]
+            yield i, j, x[:, :, h0:h0 + sh * (oh - 1) + 1:sh, w0:w0 + sw * (ow - 1) + 1:sw]
+
+
 def add_windows(dst, cols, strides, dilations, out_hw):
     """col2im: add cols (N, C, kh, kw, OH, OW) back into the padded image ``dst``, in place.
 
     One strided slice per kernel position (kh * kw of them), each adding a whole
     (N, C, OH, OW) block: the overlaps of neighbouring windows add up.
     """
-    kh, kw = cols.shape[2:4]
-    (oh, ow), (sh, sw) = out_hw, strides
-    for i in range(kh):
-        for j in range(kw):
-            h0, w0 = i * dilations[0], j * dilations[1]
-            rows = slice(h0, h0 + sh * (oh - 1) + 1, sh)
-            dst[:, :, rows, w0:w0 + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+    for i, j, view in window_slices(dst, cols.shape[2:4], strides, dilations, out_hw):
+        view += cols[:, :, i, j]
     return dst
 
 

@@ -20,8 +20,8 @@ FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures/paddle26/ops/c
 DATA = np.load(FIXTURE)
 CASES = json.loads(str(DATA["cases"]))
 # PaddlePaddle 2.6.2's CPU pool2d with pooling_type="max" and adaptive=True does not pool
-# adaptive windows: it slides ksize with stride 1 and keeps the first ksize outputs (see the
-# test below). paddle_nb pools the adaptive windows, as 2.6's adaptive avg pool2d and its
+# adaptive windows: its max pooling ignores `adaptive`, slides ksize windows by `strides` and
+# keeps the first ksize outputs (the shape rule's adaptive size; see the test below). paddle_nb pools the adaptive windows, as 2.6's adaptive avg pool2d and its
 # max_pool2d_with_index (what AdaptiveMaxPool2D writes) both do.
 QUIRK = [i for i, c in enumerate(CASES) if c[1] == "pool2d" and c[2].get("adaptive")
          and c[2].get("pooling_type") == "max"]
@@ -57,7 +57,7 @@ def test_matches_paddle_2_6(i):
 
 @pytest.mark.parametrize("i", QUIRK)
 def test_paddle_adaptive_max_pool2d_quirk_is_understood(i):
-    """What 2.6's pool2d(max, adaptive) computed: stride-1 ksize windows, cropped to ksize."""
+    """What 2.6's pool2d(max, adaptive) computed: ksize windows by strides (here 1), cropped."""
     _, _, attrs, _ = CASES[i]
     x, want = DATA[f"{i}/in/X"], DATA[f"{i}/out/Out"]
     k = attrs["ksize"]

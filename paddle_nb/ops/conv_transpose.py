@@ -87,9 +87,9 @@ def _kernel(ctx, x, w, bias, *, strides, paddings, padding_algorithm, data_forma
     x = to_nchw(x, data_format)
     pads, dil, o_hw = _plan(x.shape, w.shape, strides, paddings, dilations, padding_algorithm,
                             output_padding, output_size)
+    # Bias is left alone: 2.6 reads it only in its oneDNN kernels, not on the CPU or GPU (its
+    # Python API never sets it, adding the bias with elementwise_add instead)
     out = conv_input_grad(xp, x, w, o_hw, strides, pads, dil, groups)
-    if bias is not None:    # Paddle's Python API never sets Bias (it adds the bias after)
-        out = out + bias.reshape(1, -1, 1, 1)
     return from_nchw(out, data_format).astype(x.dtype, copy=False)
 
 
@@ -114,7 +114,7 @@ def _grad_kernel(ctx, x, w, bias, dout, *, strides, paddings, padding_algorithm,
 
 
 ALL = {**TRANSPOSE_ATTRS, "is_test": Attr("bool", False)}
-BIAS = Slot("Bias", dispensable=True, comment="[C_out], added per channel if given")
+BIAS = Slot("Bias", dispensable=True, comment="[C_out]; read only by oneDNN kernels, ignored")
 
 
 def _register(op_type, doc):

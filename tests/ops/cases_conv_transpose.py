@@ -43,9 +43,7 @@ def transpose_ref(ins, attrs):
                         hh, ww = i * st[0] + a * dil[0], j * st[1] + e * dil[1]
                         out[:, grp * mg:(grp + 1) * mg, hh, ww] += \
                             x[:, ci, i, j, None] * f[ci, :, a, e]
-    out = out[:, :, pads[0]:pads[0] + oh, pads[2]:pads[2] + ow]
-    if ins.get("Bias") is not None:
-        out = out + ins["Bias"].reshape(1, -1, 1, 1)
+    out = out[:, :, pads[0]:pads[0] + oh, pads[2]:pads[2] + ow]     # Bias: ignored, as in 2.6
     return {"Output": out.transpose(0, 2, 3, 1) if nhwc else out}
 
 
@@ -72,7 +70,7 @@ TRANSPOSE = [
           padding_algorithm="SAME"),
     tconv(X4, arr(2, 2, 3, 3), "VALID", padding_algorithm="VALID", paddings=[1, 1]),
     tconv(arr(1, 3, 4, 2), arr(2, 2, 3, 3), "NHWC", data_format="NHWC", strides=[2, 2]),
-    tconv(X4, arr(2, 3, 2, 2), "with Bias", bias=arr(3)),
+    tconv(X4, arr(2, 3, 2, 2), "Bias ignored (2.6's CPU kernel)", bias=arr(3)),
 ]
 
 DEPTHWISE_T = [

@@ -59,6 +59,9 @@ def _infer(x, out_size, size_tensor, scale_tensor, *, data_layout, out_d, out_h,
         oh = ow = -1                      # a tensor decides, when the program runs
     elif scale:
         oh, ow = _scaled(h, scale[0]), _scaled(w, scale[1])
+        if oh == 0 or ow == 0:
+            fail(f"scale {scale} makes X's spatial size {(h, w)} into {(oh, ow)}: the output "
+                 f"would be empty")
     else:
         oh, ow = out_h, out_w
         if oh <= 0 or ow <= 0:
@@ -74,7 +77,7 @@ def _scaled(size, scale):
 
 
 def _values(t):
-    return [v for v in t.reshape(-1).tolist()]
+    return t.reshape(-1).tolist()      # a small size or scale tensor, read on the host
 
 
 def _run_sizes(hw, out_size, size_tensor, scale_tensor, out_h, out_w, scale):

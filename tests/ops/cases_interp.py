@@ -130,6 +130,8 @@ def bad(op):
             match="every scale must be positive"),
         Bad(inputs={"X": _m(1, 2, 4, 4), "SizeTensor": [_m(1, dtype=I32)]}, error=ShapeError,
             match="SizeTensor must hold 2 tensors"),
+        Bad(inputs={"X": _m(1, 2, 4, 3)}, attrs={"scale": [0.5, 0.3]}, error=ShapeError,
+            match=r"makes X's spatial size \(4, 3\) into \(2, 0\)"),
     ]
 
 

@@ -117,7 +117,14 @@ def rank4(slot, meta):
 # ---- strided windows ----
 
 def windows(xp, x, ksize, strides, dilations, out_hw):
-    """A strided view (N, C, kh, kw, OH, OW) of every window of padded ``x`` (no copy)."""
+    """A strided view (N, C, kh, kw, OH, OW) of every window of padded ``x`` (no copy).
+
+    as_strided does not check bounds, so the windows' extent is checked here.
+    """
+    for i in range(2):
+        if (out_hw[i] - 1) * strides[i] + dilations[i] * (ksize[i] - 1) + 1 > x.shape[2 + i]:
+            raise ValueError(f"{tuple(out_hw)} windows of {tuple(ksize)} do not fit in an image "
+                             f"of shape {tuple(x.shape)}")
     sn, sc, sh, sw = x.strides
     shape = tuple(x.shape[:2]) + tuple(ksize) + tuple(out_hw)
     steps = (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1])

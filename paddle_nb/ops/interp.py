@@ -168,9 +168,13 @@ def _make_kernels(method):
             ih, iw = (_nearest_index(xp, x.shape[2 + i], o_hw[i], r, align_corners) for i, r
                       in enumerate(_ratios(xp, x.shape[2:], o_hw, scales, align_corners)))
             return from_nchw(x[:, :, ih[:, None], iw[None, :]], data_layout)
+        # integer images (uint8) blend in float32 and truncate back, as Paddle's kernel does
+        # (its other order of float sums can land one below where a blend is a whole number)
+        dtype = x.dtype if x.dtype.kind == "f" else xp.dtype(xp.float32)
         ah, aw = _matrices(xp, method, x.shape[2:], o_hw, scales, align_corners, align_mode,
-                           x.dtype)
-        return from_nchw(xp.matmul(xp.matmul(ah, x), aw.T), data_layout)
+                           dtype)
+        out = xp.matmul(xp.matmul(ah, x.astype(dtype, copy=False)), aw.T)
+        return from_nchw(out.astype(x.dtype, copy=False), data_layout)
 
     def grad_kernel(ctx, x, out_size, size_tensor, scale_tensor, dout, *, data_layout, out_d,
                     out_h, out_w, scale, interp_method, align_corners, align_mode):

@@ -75,6 +75,7 @@ def interp_ref(ins, attrs, nearest):
                 x0, x1, dx = _source(j, w, rw, attrs, nearest)
                 out[:, :, i, j] = ((1 - dy) * ((1 - dx) * x[:, :, y0, x0] + dx * x[:, :, y0, x1])
                                    + dy * ((1 - dx) * x[:, :, y1, x0] + dx * x[:, :, y1, x1]))
+    out = out if ins["X"].dtype.kind == "f" else np.floor(out)     # blended, then truncated
     return {"Out": out.transpose(0, 2, 3, 1) if nhwc else out}
 
 
@@ -107,6 +108,8 @@ def cases(op):
         case(op, arr(1, 2, 5, 4), "same size: a copy, even with scale 1.1", scale=[1.1, 1.1],
              **HALF),
         case(op, arr(1, 1, 4, 3), "to 1x1", out_h=1, out_w=1, **HALF),
+        case(op, np.arange(12, dtype=np.uint8).reshape(1, 1, 3, 4) * 20, "uint8 image",
+             grad=(), out_h=5, out_w=6, **HALF),
     ]
 
 

@@ -5,7 +5,7 @@ Importing this package registers every op. ``registry.types()`` lists them;
 """
 
 from paddle_nb.ops import registry
-from paddle_nb.ops import activation, elementwise, feed_fetch, lod, control_flow, recurrent, shape, join, tensor, creation, conv, norm, metric, logic, linalg, math, reduce, loss, optimizer_ops  # noqa: F401  (register the families)
+from paddle_nb.ops import activation, elementwise, feed_fetch, lod, control_flow, recurrent, shape, join, tensor, creation, conv, norm, metric, logic, linalg, math, reduce, loss, optimizer_ops, index, select, expand  # noqa: F401  (register the families)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

@@ -5,7 +5,9 @@ does the same but copies one dimension (the batch size) from its Input, which is
 how PaddlePaddle's StaticRNN makes its initial memories. ``uniform_random`` and
 ``gaussian_random`` draw on the host from the op's ``seed`` (0: the run's
 generator) and move the result to the place. ``increment`` adds ``step`` to a
-one-element counter. None of them has a gradient.
+one-element counter, and ``range`` counts from Start to End by Step (the
+``paddle.arange`` op: its three bounds are one-value tensors, so its length is
+unknown until it runs). None of them has a gradient.
 
 >>> constant_value(numpy.dtype("int64"), 0.0, "9007199254740993")
 9007199254740993
@@ -15,7 +17,8 @@ import math
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["constant_value"]
 
@@ -45,15 +48,38 @@ FILL_ATTRS = {
     "dtype": Attr("dtype", FLOAT32), "force_cpu": Attr("bool", False, comment="ignored"),
 }
 
+def _fill_constant_infer(value_t, shape_t, shape_list, *, shape, dtype, **_):
+    if value_t is not None and -1 not in value_t.shape and math.prod(value_t.shape) != 1:
+        fail(f"ValueTensor must hold one value, got shape {tuple(value_t.shape)}")
+    if shape_t is None and not shape_list:
+        return Meta(_check_shape(shape), dtype)
+    return Meta(tuple(ints_at_build(shape, shape_t, shape_list,
+                                    ("ShapeTensor", "ShapeTensorList"))), dtype)
+
+
+def _fill_constant(ctx, value_t, shape_t, shape_list, *, shape, value, str_value, dtype, **_):
+    shape = _check_shape(ints_at_run(shape, shape_t, shape_list))
+    if value_t is None:
+        return _fill(ctx, shape, value, str_value, dtype)
+    out = ctx.xp.empty(shape, dtype=dtype)
+    out[...] = value_t.reshape(())       # the tensor's value, converted to dtype
+    return out
+
+
 register(OpDef(
-    "fill_constant", outputs=["Out"],
-    attrs={"shape": Attr("longs", [], comment="concrete sizes"), **FILL_ATTRS,
-           "place_type": Attr("int", -1, comment="ignored")},
-    infer=lambda *, shape, dtype, **_: Meta(_check_shape(shape), dtype),
-    kernel=lambda ctx, *, shape, value, str_value, dtype, **_: _fill(ctx, shape, value,
-                                                                    str_value, dtype),
-    direct=lambda ctx, metas, attrs: _filled_copy(_fill(ctx, **attrs)),
-    doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value"))
+    "fill_constant",
+    inputs=[Slot("ValueTensor", dispensable=True, comment="a one-value tensor; wins over value"),
+            Slot("ShapeTensor", dispensable=True, comment="a 1-D int tensor; wins over shape"),
+            Slot("ShapeTensorList", duplicable=True, dispensable=True,
+                 comment="one one-value int tensor per dim")],
+    outputs=["Out"],
+    attrs={"shape": Attr("longs", [], comment="sizes; -1 where a shape tensor decides"),
+           **FILL_ATTRS, "place_type": Attr("int", -1, comment="ignored")},
+    infer=_fill_constant_infer, kernel=_fill_constant,
+    direct=lambda ctx, metas, attrs: None if any(m for m in metas) else _filled_copy(
+        _fill(ctx, **attrs)),
+    doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value\n"
+        "ShapeTensor, ShapeTensorList and ValueTensor, when given, decide at run time."))
 
 
 def _fill(ctx, shape, value, str_value, dtype, **_):
@@ -146,3 +172,24 @@ register(OpDef(
     "increment", inputs=["X"], outputs=["Out"], attrs={"step": Attr("float", 1.0)},
     infer=_increment_infer, kernel=lambda ctx, x, *, step: (x + step).astype(x.dtype, copy=False),
     doc="Out = X + step, for a one-element X (a loop counter)"))
+
+
+def _range_infer(start, end, step):
+    for slot, m in (("Start", start), ("End", end), ("Step", step)):
+        if -1 not in m.shape and math.prod(m.shape) != 1:
+            fail(f"{slot} must hold one value, got shape {tuple(m.shape)}")
+    return Meta((-1,), start.dtype)     # the length depends on the values
+
+
+def _range(ctx, start, end, step):
+    first, last, by = (t.reshape(()).item() for t in (start, end, step))
+    if by == 0:
+        raise ValueError("range: Step must not be 0")
+    # as PaddlePaddle counts: ceil(|end - start| / |step|) values start + i * step
+    n = max(math.ceil((last - first) / by), 0)
+    return (ctx.xp.arange(n, dtype=start.dtype) * by + first).astype(start.dtype, copy=False)
+
+
+register(OpDef(
+    "range", inputs=["Start", "End", "Step"], outputs=["Out"], infer=_range_infer,
+    kernel=_range, doc="Out = [Start, Start + Step, ...] up to End (excluded): paddle.arange"))

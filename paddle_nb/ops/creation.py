@@ -5,7 +5,8 @@ does the same but copies one dimension (the batch size) from its Input, which is
 how PaddlePaddle's StaticRNN makes its initial memories. ``uniform_random`` and
 ``gaussian_random`` draw on the host from the op's ``seed`` (0: the run's
 generator) and move the result to the place. ``increment`` adds ``step`` to a
-one-element counter, and ``range`` counts from Start to End by Step (the
+one-element counter, ``assign_value`` holds the values of a small array written
+into the program (paddle.to_tensor in static mode), and ``range`` counts from Start to End by Step (the
 ``paddle.arange`` op: its three bounds are one-value tensors, so its length is
 unknown until it runs). None of them has a gradient.
 
@@ -193,3 +194,37 @@ def _range(ctx, start, end, step):
 register(OpDef(
     "range", inputs=["Start", "End", "Step"], outputs=["Out"], infer=_range_infer,
     kernel=_range, doc="Out = [Start, Start + Step, ...] up to End (excluded): paddle.arange"))
+
+
+# assign_value keeps its values in the attribute of its dtype's kind
+VALUE_SLOTS = {"b": "bool_values", "i": "int32_values", "f": "fp32_values"}
+
+
+def _values_attr(dtype):
+    if dtype == numpy.dtype("int64"):
+        return "int64_values"
+    if dtype == numpy.dtype("float64"):
+        return "fp64_values"
+    if dtype not in (numpy.dtype(bool), numpy.dtype("int32"), FLOAT32):
+        fail(f"dtype must be bool, int32, int64, float32 or float64, got {dtype}")
+    return VALUE_SLOTS[dtype.kind]
+
+
+def _assign_value_infer(*, shape, dtype, **values):
+    given = len(values[_values_attr(dtype)])
+    if given != math.prod(shape):
+        fail(f"{_values_attr(dtype)} must hold one value per element of shape {list(shape)} "
+             f"({math.prod(shape)}), got {given}")
+    return Meta(_check_shape(shape), dtype)
+
+
+register(OpDef(
+    "assign_value", outputs=["Out"],
+    attrs={"shape": Attr("ints", []), "dtype": Attr("dtype", FLOAT32),
+           "bool_values": Attr("ints", [], comment="bools as 0/1"), "fp32_values": Attr("floats", []),
+           "fp64_values": Attr("float64s", []), "int32_values": Attr("ints", []),
+           "int64_values": Attr("longs", [])},
+    infer=_assign_value_infer,
+    kernel=lambda ctx, *, shape, dtype, **values: ctx.xp.asarray(
+        values[_values_attr(dtype)], dtype=dtype).reshape(shape),
+    doc="Out = the values stored in the op (in the attribute of its dtype), of shape `shape`"))

@@ -6,7 +6,8 @@
 to the grad op, so X's memory can be freed after the forward pass: the grad op
 reads ``XShape`` and ``Out@GRAD`` and reshapes (or transposes) the gradient back.
 ``flatten_contiguous_range`` (paddle.flatten) is one more such pair, and
-``shape`` hands a tensor's shape to the program as an int32 tensor.
+``shape`` hands a tensor's shape to the program as an int32 tensor, and ``size``
+its number of elements as a 0-D int64 tensor.
 
 >>> reshape_shape((-1, 4), [0, 2, 2]), reshape_shape((2, 3, 4), [-1, 0, 2])
 ((-1, 2, 2), (4, 3, 2))
@@ -212,3 +213,9 @@ register(OpDef(
     infer=lambda x: Meta((len(x.shape),), numpy.dtype("int32")),
     kernel=lambda ctx, x: ctx.xp.asarray(list(x.shape), dtype="int32").reshape(len(x.shape)),
     doc="Out = Input's shape as an int32 tensor (read at run time, so -1 dims become sizes)"))
+
+register(OpDef(
+    "size", inputs=["Input"], outputs=["Out"], no_need_buffer=("Input",),
+    infer=lambda x: Meta((), numpy.dtype("int64")),
+    kernel=lambda ctx, x: ctx.xp.asarray(x.size, dtype="int64"),
+    doc="Out = the number of elements of Input, a 0-D int64 tensor (paddle.numel)"))

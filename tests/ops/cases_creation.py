@@ -103,6 +103,18 @@ CASES = {
                                              "output_dim_idx": 2, "dtype": "int32"},
              ref=_fill_ref((4, 1, 2), 0, np.int32), name="other dims"),
     ],
+    "assign_value": [
+        Case(inputs={}, attrs={"shape": [1, 2], "dtype": 5, "fp32_values": [1.5, 2.0]},
+             ref=lambda ins, a: {"Out": np.array([[1.5, 2.0]], F)}),
+        Case(inputs={}, attrs={"shape": [2], "dtype": 0, "bool_values": [1, 0]},
+             ref=lambda ins, a: {"Out": np.array([True, False])}, name="bool"),
+        Case(inputs={}, attrs={"shape": [2], "dtype": 3, "int64_values": [7, 2 ** 40]},
+             ref=lambda ins, a: {"Out": np.array([7, 2 ** 40], np.int64)}, name="int64"),
+        Case(inputs={}, attrs={"shape": [2, 1], "dtype": "int32", "int32_values": [3, -4]},
+             ref=lambda ins, a: {"Out": np.array([[3], [-4]], np.int32)}, name="int32"),
+        Case(inputs={}, attrs={"shape": [1], "dtype": "float64", "fp64_values": [0.1]},
+             ref=lambda ins, a: {"Out": np.array([0.1])}, name="float64"),
+    ],
     "range": [
         Case(inputs={"Start": np.array([0], np.int64), "End": np.array([10], np.int64),
                      "Step": np.array([3], np.int64)},
@@ -150,6 +162,12 @@ BAD = {
             match=r"input_dim_idx 2 is out of range for Input of shape \(-1, 2\)"),
         Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [1], "output_dim_idx": 1},
             error=ShapeError, match=r"output_dim_idx 1 is out of range for shape \[1\]"),
+    ],
+    "assign_value": [
+        Bad(inputs={}, attrs={"shape": [3], "fp32_values": [1.0, 2.0]}, error=ShapeError,
+            match=r"fp32_values must hold one value per element of shape \[3\] \(3\), got 2"),
+        Bad(inputs={}, attrs={"shape": [1], "dtype": "float16"}, error=ShapeError,
+            match="dtype must be bool, int32, int64, float32 or float64, got float16"),
     ],
     "range": [Bad(inputs={"Start": Meta((2,), np.dtype(np.int64)), "End": Meta((1,), np.dtype(
         np.int64)), "Step": Meta((1,), np.dtype(np.int64))}, error=ShapeError,

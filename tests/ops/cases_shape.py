@@ -72,6 +72,11 @@ CASES = {
         Case(inputs={"Input": np.float32(1.0).reshape(())},
              ref=lambda ins, a: {"Out": np.zeros((0,), np.int32)}, name="0-D: no dims"),
     ],
+    "size": [
+        Case(inputs={"Input": X234}, ref=lambda ins, a: {"Out": np.array(24, np.int64)}),
+        Case(inputs={"Input": np.zeros((0, 5), np.int32)},
+             ref=lambda ins, a: {"Out": np.array(0, np.int64)}, name="empty"),
+    ],
     "transpose2": [
         Case(inputs={"X": X234}, attrs={"axis": [1, 2, 0]}, ref=_perm_ref, grad=("X",),
              grad_outputs=("Out",)),
@@ -125,6 +130,8 @@ BAD = {
     ],
     "shape": [Bad(inputs={"Input": M}, attrs={"axis": 1}, error=AttrError,
                   match="'shape' has no attribute 'axis'")],
+    "size": [Bad(inputs={"Input": M}, attrs={"dim": 1}, error=AttrError,
+                 match="'size' has no attribute 'dim'")],
     "squeeze2": [Bad(inputs={"X": M}, attrs={"axes": [3]}, error=ShapeError,
                      match=r"axes \[3\] are out of range for X of shape \(2, 3, 4\)")],
     "unsqueeze2": [Bad(inputs={"X": M}, attrs={"axes": [5]}, error=ShapeError,

@@ -77,7 +77,7 @@ register(OpDef(
     attrs={"shape": Attr("longs", [], comment="sizes; -1 where a shape tensor decides"),
            **FILL_ATTRS, "place_type": Attr("int", -1, comment="ignored")},
     infer=_fill_constant_infer, kernel=_fill_constant,
-    direct=lambda ctx, metas, attrs: None if any(m for m in metas) else _filled_copy(
+    direct=lambda ctx, metas, attrs: None if any(m is not None for m in metas) else _filled_copy(
         _fill(ctx, **attrs)),
     doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value\n"
         "ShapeTensor, ShapeTensorList and ValueTensor, when given, decide at run time."))
@@ -91,7 +91,9 @@ def _filled_copy(template):
     """fill_constant in a plan: its attributes are fixed, so a small array is made once
     and each run gets a copy (the op's output is the run's own to change). A large one is
     made anew each run, not kept for the plan's life."""
-    return template.copy if template.nbytes <= 1 << 16 else None
+    if template.nbytes > 1 << 16:
+        return None
+    return lambda value_t, shape_t, shape_list: template.copy()   # the three absent tensors
 
 
 def _batch_shape(in_shape, shape, input_dim_idx, output_dim_idx):

@@ -196,19 +196,22 @@ def _bounds(starts, ends, st, et, stl, etl):
     return ints_at_run(starts, st, stl), ints_at_run(ends, et, etl)
 
 
-def _slice_infer(x, st, et, stl, etl, *, axes, starts, ends, decrease_axis, **_):
+def _slice_infer(x, st, et, stl, etl, *, axes, starts, ends, decrease_axis, infer_flags):
     if st is None and et is None and not stl and not etl:
         return x.with_shape(slice_shape(x.shape, axes, starts, ends, decrease_axis))
-    # a tensor decides some bound: the sliced dims are unknown until run time
     for slot, m in (("StartsTensor", st), ("EndsTensor", et)):
         if m is not None:
             ints_at_build(axes, m, None, (slot, slot + "List"))
-    unknown = list(x.shape)
-    for ax in axes:
-        if -len(unknown) <= ax < len(unknown):
-            unknown[ax % len(unknown)] = -1
-    return x.with_shape(slice_shape(tuple(unknown), axes, [0] * len(axes), [0] * len(axes),
-                                    decrease_axis))
+    # a tensor decides some bounds: PaddlePaddle marks their axes with infer_flags -1 (and
+    # writes the constant bounds of the others into starts/ends); without flags, or with one
+    # 1-D tensor for all starts or ends, every sliced axis is unknown until run time
+    flags = infer_flags if len(infer_flags) == len(axes) and st is None and et is None \
+        else [-1] * len(axes)
+    shape = list(x.shape)
+    for ax, flag in zip(axes, flags):
+        if flag == -1 and -len(shape) <= ax < len(shape):
+            shape[ax % len(shape)] = -1
+    return x.with_shape(slice_shape(tuple(shape), axes, starts, ends, decrease_axis))
 
 
 def _slice_kernel(ctx, x, st, et, stl, etl, *, axes, starts, ends, decrease_axis, infer_flags):

@@ -186,6 +186,14 @@ def test_join_ops_keep_an_unknown_batch_dim():
     got = harness.infer("slice", {"Input": Meta((4, 3), M), "EndsTensorList": [one]},
                         {"axes": [1], "starts": [0], "ends": [-1], "infer_flags": [-1]})
     assert got["Out"].shape == (4, -1)
+    # x[:, 1:n, :2] as 2.6 writes it: axis 2's bounds are constants (infer flag 1)
+    got = harness.infer("slice", {"Input": Meta((4, 6, 5), M), "EndsTensorList": [one, one]},
+                        {"axes": [1, 2], "starts": [1, 0], "ends": [-1, 2],
+                         "infer_flags": [-1, 1]})
+    assert got["Out"].shape == (4, -1, 2)
+    got = harness.infer("slice", {"Input": Meta((4, 6), M), "EndsTensor": Meta((1,), one.dtype)},
+                        {"axes": [1], "starts": [1], "ends": [3], "infer_flags": [1]})
+    assert got["Out"].shape == (4, -1)
 
 
 def test_split_gradient_is_a_concat():

@@ -41,15 +41,19 @@ def _cases():
 CASES = _cases()
 
 
-@pytest.mark.parametrize("name", sorted(CASES) or ["absent"])
-def test_paddles_program_gives_paddles_numbers(name):
+def _run(name, place):
     if name not in CASES:
         pytest.skip(f"{FIXTURE} is absent (interop/ops/tensor_refs.py writes it)")
     case = CASES[name]
     program = pd.Program.parse(case["program"])
-    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
     names = list(case["fetch"])
-    got = exe.run(program, feed=case["feed"], fetch_list=names, scope=scope)
+    got = pd.Executor(place).run(program, feed=case["feed"], fetch_list=names, scope=pd.Scope())
+    return case, names, got
+
+
+@pytest.mark.parametrize("name", sorted(CASES) or ["absent"])
+def test_paddles_program_gives_paddles_numbers(name):
+    case, names, got = _run(name, pd.CPUPlace())
     for n, value in zip(names, got):
         want = case["fetch"][n]
         value = np.asarray(value)
@@ -58,6 +62,17 @@ def test_paddles_program_gives_paddles_numbers(name):
         assert value.dtype == want.dtype, f"{name}: {n} is {value.dtype}, paddle {want.dtype}"
         assert value.shape == want.shape, f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
         np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6, err_msg=f"{name}: {n}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(CASES) or ["absent"])
+def test_paddles_program_runs_on_the_gpu_as_on_the_cpu(name, device):
+    # the tensor inputs (shape tensors, K, Axis) are device arrays there: read back to the host
+    _, names, on_cpu = _run(name, pd.CPUPlace())
+    _, _, on_gpu = _run(name, pd.GPUPlace(0))
+    for n, want, value in zip(names, on_cpu, on_gpu):
+        np.testing.assert_allclose(np.asarray(value), np.asarray(want), rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name}: {n} on the GPU")
 
 
 def test_the_programs_use_the_ops_and_inputs_this_work_is_about():

@@ -52,6 +52,9 @@ CASES = {
         paddle.full([2], paddle.sum(v["x"])),
         paddle.reshape(v["x"], [paddle.shape(v["x"])[0], -1]),
         paddle.reshape(v["x"], paddle.shape(v["y"])), paddle.numel(v["x"])]),
+    "unsqueeze_axes": ({"x": (arr(2, 3), True)}, lambda v: [
+        paddle.unsqueeze(v["x"], paddle.full([1], 1, "int32")),
+        paddle.unsqueeze(v["x"], [0, paddle.full([1], -1, "int64")])]),
     "full_like": ({"x": (arr(2, 3), False)}, lambda v: [
         paddle.full_like(v["x"], 2.5), paddle.full_like(v["x"], 3, dtype="int64")]),
     "tril_triu": ({"x": (arr(2, 3, 4), True)}, lambda v: [

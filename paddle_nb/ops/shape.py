@@ -119,21 +119,25 @@ def _xshape(xp, x):
     return xp.empty((0,) + x.shape, dtype=x.dtype)
 
 
-def _register_pair(name, attrs, out_shape, forward, backward, doc, tensors=()):
+def _register_pair(name, attrs, out_shape, forward, backward, doc, tensors=(), grad_tensors=()):
     """``name`` (X -> Out, XShape) and ``name_grad`` (XShape, Out@GRAD -> X@GRAD).
 
     ``tensors`` are optional input slots that may give an attribute at run time; their
-    values follow X's in ``out_shape`` and ``forward``. The grad op needs none of them.
+    values follow X's in ``out_shape`` and ``forward``. The grad op needs none of them, but
+    PaddlePaddle hands ``grad_tensors`` to it anyway (unsqueeze2_grad's AxesTensor), so it
+    declares them and ignores them.
     """
     register(OpDef(
         name, inputs=["X", *tensors], outputs=["Out", "XShape"], attrs=attrs,
         infer=lambda x, *t, **a: (x.with_shape(out_shape(x.shape, *t, **a)), _xshape_meta(x)),
         kernel=lambda ctx, x, *t, **a: (forward(ctx.xp, x, *t, **a), _xshape(ctx.xp, x)),
-        grad=grad_op(f"{name}_grad", inputs=(), outputs=("XShape",)), doc=doc))
+        grad=grad_op(f"{name}_grad", inputs=tuple(t.name for t in grad_tensors),
+                     outputs=("XShape",)), doc=doc))
     register(OpDef(
-        f"{name}_grad", inputs=["XShape", "Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
-        infer=lambda xshape, dout, **a: Meta(tuple(xshape.shape[1:]), dout.dtype, xshape.lod_level),
-        kernel=lambda ctx, xshape, dout, **a: backward(ctx.xp, dout, tuple(xshape.shape[1:]), **a),
+        f"{name}_grad", inputs=["XShape", *grad_tensors, "Out@GRAD"], outputs=["X@GRAD"],
+        attrs=attrs,
+        infer=lambda xshape, *t, **a: Meta(tuple(xshape.shape[1:]), t[-1].dtype, xshape.lod_level),
+        kernel=lambda ctx, xshape, *t, **a: backward(ctx.xp, t[-1], tuple(xshape.shape[1:]), **a),
         doc=f"the gradient of {name}: X@GRAD from XShape (X's shape) and Out@GRAD"))
 
 
@@ -175,11 +179,27 @@ _register_pair(
     lambda s, *, axes: squeeze_shape(s, axes),
     lambda xp, x, *, axes: x.reshape(squeeze_shape(x.shape, axes)), _regrid,
     "Out = X without the size-1 dimensions listed in axes (all of them when axes is empty)")
+
+
+def _unsqueeze_infer(x_shape, axes_t, axes_list, *, axes):
+    if axes_t is None and not axes_list:
+        return unsqueeze_shape(x_shape, axes)
+    # the axes come from tensors: only the rank of Out is known now
+    n = len(ints_at_build(axes, axes_t, axes_list, ("AxesTensor", "AxesTensorList")))
+    return (-1,) * (len(x_shape) + n)
+
+
+AXES_TENSORS = [Slot("AxesTensor", dispensable=True, comment="a 1-D int tensor; wins over axes"),
+                Slot("AxesTensorList", duplicable=True, dispensable=True,
+                     comment="one one-value int tensor per axis")]
 _register_pair(
     "unsqueeze2", {"axes": Attr("ints", [], comment="where to insert size-1 dims, in order")},
-    lambda s, *, axes: unsqueeze_shape(s, axes),
-    lambda xp, x, *, axes: x.reshape(unsqueeze_shape(x.shape, axes)), _regrid,
-    "Out = X with a size-1 dimension inserted at each of axes, in order")
+    _unsqueeze_infer,
+    lambda xp, x, axes_t, axes_list, *, axes: x.reshape(
+        unsqueeze_shape(x.shape, ints_at_run(axes, axes_t, axes_list))), _regrid,
+    "Out = X with a size-1 dimension inserted at each of axes, in order\n"
+    "AxesTensor or AxesTensorList, when given, decide the axes at run time.",
+    tensors=AXES_TENSORS, grad_tensors=AXES_TENSORS)
 
 
 def flatten_shape(x_shape, start_axis, stop_axis):

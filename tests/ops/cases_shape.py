@@ -96,6 +96,10 @@ CASES = {
         _case("unsqueeze2", X234, {"axes": [-1]}, (2, 3, 4, 1), "negative: the end"),
         _case("unsqueeze2", X234, {"axes": [1, 3]}, (2, 1, 3, 1, 4), "two, in order"),
         _case("unsqueeze2", X234[0, 0], {"axes": [0, -1]}, (1, 4, 1), "both ends"),
+        Case(inputs={"X": X234, "AxesTensor": np.array([0, 2], np.int64)}, ref=_to((1, 2, 1, 3, 4)),
+             grad=("X",), grad_outputs=("Out",), name="AxesTensor wins"),
+        Case(inputs={"X": X234, "AxesTensorList": [np.array(-1, np.int32)]}, attrs={"axes": [0]},
+             ref=_to((2, 3, 4, 1)), grad=("X",), grad_outputs=("Out",), name="AxesTensorList"),
     ],
 }
 
@@ -173,5 +177,7 @@ def test_shape_tensors_leave_their_dims_unknown():
     out = harness.infer("reshape2", {"X": b3, "Shape": Meta((3,), np.dtype(np.int32))})
     assert out["Out"].shape == (-1, -1, -1)
     assert harness.infer("shape", {"Input": b3})["Out"] == Meta((3,), np.dtype(np.int32))
+    out = harness.infer("unsqueeze2", {"X": b3, "AxesTensor": Meta((2,), np.dtype(np.int64))})
+    assert out["Out"].shape == (-1,) * 5
     out = harness.infer("flatten_contiguous_range", {"X": b3}, {"start_axis": 0, "stop_axis": 1})
     assert out["Out"].shape == (-1, 4)

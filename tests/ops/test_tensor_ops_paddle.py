@@ -90,5 +90,7 @@ def test_the_programs_use_the_ops_and_inputs_this_work_is_about():
                    "tile:repeat_times_tensor", "cumsum_grad", "one_hot_v2", "range",
                    "fill_constant:ShapeTensorList", "fill_constant:ShapeTensor",
                    "fill_constant:ValueTensor", "reshape2:ShapeTensor", "reshape2:Shape",
-                   "slice:EndsTensorList", "slice_grad:EndsTensorList", "scale:ScaleTensor"]:
+                   "slice:EndsTensorList", "slice_grad:EndsTensorList", "scale:ScaleTensor",
+                   "unsqueeze2:AxesTensor", "unsqueeze2:AxesTensorList",
+                   "unsqueeze2_grad:AxesTensor", "assign_value", "size"]:
         assert wanted in seen, wanted

@@ -178,10 +178,13 @@ def _bind_kernel(step, plan, ctx):
     if step.wanted is not None:
         ctx = ctx.for_outputs(step.wanted)
     direct = step.opdef.direct
-    if direct is not None and all(i != -1 for i in step.ins):
-        metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else _meta(plan.vars[i])
-                 for i in step.ins]
-        if not any(m is None or (isinstance(m, list) and None in m) for m in metas):
+    # an absent dispensable slot (fill_constant's ShapeTensor) leaves the direct form possible
+    if direct is not None and all(i != -1 or s.dispensable
+                                  for i, s in zip(step.ins, step.opdef.inputs)):
+        metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else
+                 None if i == -1 else _meta(plan.vars[i]) for i in step.ins]
+        if not any((m is None and i != -1) or (isinstance(m, list) and None in m)
+                   for m, i in zip(metas, step.ins)):
             fn = direct(ctx, metas, step.attrs)
             if fn is not None:
                 return fn

@@ -6,10 +6,14 @@
 PaddlePaddle does. ``sum`` adds a list of same-shape tensors (backward uses it
 to add the gradients of a variable read twice). ``mean`` averages every
 element into a 0-D tensor (shape (), as PaddlePaddle 2.5+; fluid 1.x gave shape (1,)).
+``cumsum`` gives running totals along an axis: its gradient is the running total
+of Out@GRAD taken the other way. ``tril_triu`` keeps the lower (or upper)
+triangle of the last two dims; its gradient keeps the same triangle of Out@GRAD.
 """
 
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+
 
 def _known_product(dims):
     p = 1
@@ -146,3 +150,88 @@ register(OpDef(
     "mean_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], infer=_mean_grad_infer,
     kernel=_mean_grad_kernel, no_need_buffer=("X",),
     doc="the gradient of mean: X@GRAD = Out@GRAD / numel(X) everywhere (reads X's shape only)"))
+
+# ---- cumsum -----------------------------------------------------------------------------------
+
+CUMSUM_ATTRS = {
+    "axis": Attr("int", -1, comment="the axis summed along"),
+    "flatten": Attr("bool", False, comment="sum over X flattened to 1-D (axis ignored)"),
+    "exclusive": Attr("bool", False, comment="Out[i] leaves X[i] out (Out[0] = 0)"),
+    "reverse": Attr("bool", False, comment="sum from the end of the axis"),
+}
+
+
+def _cumsum_infer(x, *, axis, flatten, exclusive, reverse):
+    if flatten:
+        return x.with_shape((_known_product(x.shape),))
+    rank = max(len(x.shape), 1)         # a 0-D X is one element: axis 0 or -1
+    if not -rank <= axis < rank:
+        fail(f"axis {axis} is out of range for X of shape {tuple(x.shape)}")
+    return x
+
+
+def _running_total(xp, x, *, axis, flatten, exclusive, reverse):
+    """cumsum's computation: along the last axis after moving ``axis`` there."""
+    if flatten:
+        x, axis = x.reshape(-1), 0
+    if x.ndim == 0:
+        return xp.zeros_like(x) if exclusive else x.copy()
+    y = xp.moveaxis(x, axis, -1)
+    if reverse:
+        y = y[..., ::-1]
+    total = xp.cumsum(y, axis=-1, dtype=x.dtype)
+    if exclusive:                        # shift by one: each total leaves its own element out
+        total = xp.concatenate([xp.zeros_like(total[..., :1]), total[..., :-1]], axis=-1)
+    if reverse:
+        total = total[..., ::-1]
+    return xp.ascontiguousarray(xp.moveaxis(total, -1, axis))
+
+
+def _cumsum_grad(ctx, x, dout, *, axis, flatten, exclusive, reverse):
+    # d(sum_j<=i x_j)/dx_k = 1 for every i >= k: the total of dout from the other end
+    dx = _running_total(ctx.xp, dout, axis=axis, flatten=flatten, exclusive=exclusive,
+                        reverse=not reverse)
+    return dx.reshape(x.shape)
+
+
+register(OpDef(
+    "cumsum", inputs=["X"], outputs=["Out"], attrs=CUMSUM_ATTRS, infer=_cumsum_infer,
+    kernel=lambda ctx, x, **a: _running_total(ctx.xp, x, **a),
+    grad=grad_op("cumsum_grad", inputs=("X",)),
+    doc="Out[..., i, ...] = X[..., 0, ...] + ... + X[..., i, ...] along axis"))
+register(OpDef(
+    "cumsum_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=CUMSUM_ATTRS,
+    infer=lambda x, dout, **_: x.with_dtype(dout.dtype), kernel=_cumsum_grad,
+    no_need_buffer=("X",), doc="the gradient of cumsum: Out@GRAD summed the other way"))
+
+# ---- tril_triu --------------------------------------------------------------------------------
+
+TRIANGLE_ATTRS = {
+    "diagonal": Attr("int", 0, comment="0: the main diagonal; > 0 above it, < 0 below"),
+    "lower": Attr("bool", False, comment="keep the lower triangle (tril), else the upper"),
+}
+
+
+def _triangle_infer(x, *, diagonal, lower):
+    if len(x.shape) < 2:
+        fail(f"X must have rank >= 2 (matrices in its last two dims), got shape "
+             f"{tuple(x.shape)}")
+    return x
+
+
+def _triangle(ctx, x, *, diagonal, lower):
+    rows, cols = x.shape[-2:]
+    # tri(k) marks j <= i + k: the lower triangle; the upper one is what tri(k - 1) leaves
+    below = ctx.xp.tri(rows, cols, k=diagonal if lower else diagonal - 1, dtype=bool)
+    keep = below if lower else ~below
+    return ctx.xp.where(keep, x, ctx.xp.zeros((), dtype=x.dtype))
+
+
+register(OpDef(
+    "tril_triu", inputs=["X"], outputs=["Out"], attrs=TRIANGLE_ATTRS, infer=_triangle_infer,
+    kernel=_triangle, grad=grad_op("tril_triu_grad", inputs=()),
+    doc="Out = X with the elements outside the lower (or upper) triangle set to 0"))
+register(OpDef(
+    "tril_triu_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=TRIANGLE_ATTRS,
+    infer=lambda dout, **a: _triangle_infer(dout, **a), kernel=_triangle,
+    doc="the gradient of tril_triu: the same triangle of Out@GRAD"))

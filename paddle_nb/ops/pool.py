@@ -215,7 +215,8 @@ def _pool_grad_kernel(ctx, x, out, dout, *, strides, paddings, padding_algorithm
     return from_nchw(dx, data_format).astype(x.dtype, copy=False)
 
 
-POOL_ALL = {**POOL_ATTRS, "use_cudnn": Attr("bool", False), "is_test": Attr("bool", False)}
+# use_cudnn does nothing here; its default is what PaddlePaddle 2.6's Python writes
+POOL_ALL = {**POOL_ATTRS, "use_cudnn": Attr("bool", True), "is_test": Attr("bool", False)}
 
 register(OpDef(
     "pool2d", inputs=["X"], outputs=["Out"], attrs=POOL_ALL, infer=_pool_infer,

@@ -13,8 +13,14 @@ ends, as seed 003 destroys the scope hierarchy when the minibatch
 completes. A run that fails part-way puts every persistable back as it was.
 Listeners (``exe.subscribe``) receive a RunRecord of each run; with none,
 nothing is recorded.
+
+One Executor may be shared by threads running programs on different scopes:
+what a run must undo on failure (its RunState) is kept per thread, and the
+plans it caches are read-only once built. Two threads running in the *same*
+scope race on its variables, as two PaddlePaddle executors would.
 """
 
+import threading
 
 import numpy
 
@@ -59,7 +65,16 @@ class Executor:
         self.listeners = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
         self._plans = {}
-        self._state = None
+        self._runs = _PerThread()    # the RunState of the run in progress, one per thread
+
+    @property
+    def _state(self):
+        """The calling thread's RunState (None outside a scope-path run)."""
+        return self._runs.state
+
+    @_state.setter
+    def _state(self, state):
+        self._runs.state = state
 
     # -- subscribers ------------------------------------------------------------------------------
     def subscribe(self, listener):
@@ -343,6 +358,10 @@ class Executor:
         for listener in list(listeners):
             listener(record)
 
+
+
+class _PerThread(threading.local):
+    state = None
 
 
 def _allocated(cells, outs):

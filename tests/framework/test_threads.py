@@ -128,14 +128,16 @@ def _check_run(exe, k, prog, h):
     np.testing.assert_array_equal(scope.find_var(f"total_{k}").get_tensor().numpy(), want)
 
 
-def test_one_executor_shared_by_two_threads_many_runs(busy_switching):
+def test_one_executor_shared_by_threads_many_runs(busy_switching):
+    """Two programs, each run by two threads (so plans are shared too), each run in a scope
+    of its own: 4 x 100 runs."""
     exe = pd.Executor(pd.CPUPlace())
     programs = [_looping_program(k) for k in range(2)]
 
     def run_many(k):
-        for _ in range(150):
+        for _ in range(100):
             _check_run(exe, k, *programs[k])
-    _in_threads(run_many, [(0,), (1,)])
+    _in_threads(run_many, [(0,), (1,), (0,), (1,)])
 
 
 def test_a_run_paused_while_another_thread_runs_still_undoes_its_own_failure(monkeypatch):

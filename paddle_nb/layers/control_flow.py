@@ -9,6 +9,7 @@ sub-block gets a fresh kid scope of the scope that runs the owning op.
 """
 
 import contextlib
+import numbers
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
@@ -198,7 +199,7 @@ def _limit(value, name):
     """A loop's own limit as the op stores it: 0 for None (the WHILE_LIMITS default)."""
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
         raise OpBuildError(f"While: {name} must be a positive int or None (the WHILE_LIMITS "
                            f"default), got {value!r}")
-    return value
+    return int(value)

@@ -8,6 +8,8 @@ them: the values of the forward pass are still there, as seed 003 says.
 The kernels reach the executor only through ``ctx.run_block``.
 """
 
+import numbers
+
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import OpRunError
@@ -142,9 +144,9 @@ class WhileLimits:
                             ("max_step_scope_bytes", max_step_scope_bytes)):
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
                 raise ValueError(f"WHILE_LIMITS.{name}: expected a positive int, got {value!r}")
-            setattr(self, name, value)
+            setattr(self, name, int(value))
         return old
 
     def __repr__(self):

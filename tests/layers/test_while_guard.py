@@ -81,6 +81,7 @@ def test_a_loops_own_limits_win_over_the_defaults(limits):
     limits.set(max_iterations=7)
     assert "still true after 7 iterations" in _stop(_endless())
     assert "still true after 3 iterations" in _stop(_endless(max_iterations=3))
+    assert "still true after 4 iterations" in _stop(_endless(max_iterations=np.int64(4)))
     message = _stop(_endless(body_floats=256, max_step_scope_bytes=4096))
     assert "after 4 iterations" in message and "max_step_scope_bytes=4.0 KiB" in message
 

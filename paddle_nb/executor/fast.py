@@ -41,7 +41,7 @@ class FastBlock:
         self.local_index = {n: p for p, n in enumerate(plan.names) if plan.local[p]}
         self.outer = [p for p in range(len(plan.names)) if not plan.local[p]]
         self.written_outer = sorted(p for p in written if not plan.local[p])
-        self._linked = self._links = self._unlinked = None     # see _link
+        self._linkage = (None, None, None)      # see _link
         self.written_any = sorted(written)
 
     def run(self, scope, feed_arrays):
@@ -122,9 +122,9 @@ class FastBlock:
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
             # same layout every step); the other outer names lie above the parent
-            if frame.index is not self._linked:
-                self._link(frame.index)
-            positions = self._unlinked
+            linked, links, positions = self._linkage
+            if linked is not frame.index:
+                linked, links, positions = self._link(frame.index)
             if not parent._vars and parent._parent is not None:
                 anchor = parent._parent
         hit = reuse.get(self) if reuse is not None else None
@@ -140,16 +140,18 @@ class FastBlock:
             env = template.copy()
         if frame is not None:
             arrays = frame.arrays
-            for pos, at in self._links:
+            for pos, at in links:
                 env[pos] = arrays[at]
         return env
 
     def _link(self, index):
-        """Remember where the outer names lie in a parent frame of layout ``index``."""
+        """Remember where the outer names lie in a parent frame of layout ``index``: one
+        tuple, replaced whole, so a thread sharing this block never reads half of it."""
         names = self.plan.names
-        self._linked = index
-        self._links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
-        self._unlinked = [pos for pos in self.outer if names[pos] not in index]
+        links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
+        unlinked = [pos for pos in self.outer if names[pos] not in index]
+        self._linkage = (index, links, unlinked)
+        return self._linkage
 
     def _fail(self, k, env, err):
         return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)

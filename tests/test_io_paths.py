@@ -172,3 +172,16 @@ def test_save_target_says_what_a_path_names(tmp_path):
     assert save_target(tmp_path / "to_d") == (os.path.join(real, "d"), "directory")
     assert save_target(tmp_path / "f") == (os.path.join(real, "f"), "file")
     assert save_target(tmp_path / "new") == (os.path.join(real, "new"), None)
+
+
+@needs_fifo
+def test_an_inference_model_whose_model_path_is_a_fifo_writes_no_parameters_either(tmp_path):
+    """The prefix form writes two files: both targets are checked before either is written."""
+    main, exe, scope = _model()
+    os.mkfifo(tmp_path / "m.pdmodel")
+    feeds = [v.name for v in main.global_block().vars.values() if not v.persistable][:1]
+    target = main.global_block().ops[-1].output_arg_names[0]
+    with pytest.raises(SaveLoadError, match="it is a FIFO"):
+        pd.io.save_inference_model(str(tmp_path / "m"), feeds, [target], exe,
+                                   main_program=main, scope=scope, prefix=True)
+    assert sorted(os.listdir(tmp_path)) == ["m.pdmodel"]      # no m.pdiparams was written

@@ -21,6 +21,7 @@ parameter file is written. Per program ``<name>``:
 """
 
 import argparse
+import hashlib
 import json
 import os
 import pathlib
@@ -86,6 +87,7 @@ def _step_feed(name, var, k, signs):
 def _feed_entry(var, value):
     spec = dict(var.corpus_feed, name=var.name)
     spec["stored"] = not (value.dtype.kind == "f" and value.nbytes > BIG_FEED)
+    spec["sha256"] = hashlib.sha256(value.tobytes()).hexdigest()   # synth's, in either venv
     return spec
 
 
@@ -114,10 +116,12 @@ def _synthesize(paddle, program, startup, scope):
         scope.find_var(p.name).get_tensor().set(value, paddle.CPUPlace())
         if p.name not in fused:
             done.append([p.name, list(p.shape), dtype])
+    digest = hashlib.sha256()
     for name, shape, dtype in done:
         got = np.array(scope.find_var(name).get_tensor())
         assert np.array_equal(got, synth.synth_params(name, shape, dtype)), name
-    return done
+        digest.update(got.tobytes())
+    return done, digest.hexdigest()
 
 
 def _time_runs(exe, program, feed, fetches, runs=5):
@@ -140,7 +144,7 @@ def make_inference(paddle, name, out, timed):
     arrays, entry = {}, {"kind": "inference", "paddle": paddle.__version__, "params": "synth"}
     with paddle.static.scope_guard(scope), tempfile.TemporaryDirectory() as tmp:
         exe.run(startup)
-        entry["synth"] = _synthesize(paddle, main, startup, scope)
+        entry["synth"], entry["synth_sha256"] = _synthesize(paddle, main, startup, scope)
         prefix = os.path.join(tmp, name)
         paddle.static.save_inference_model(prefix, feeds, targets, exe, program=main)
         program, feed_names, fetches = paddle.static.load_inference_model(prefix, exe)
@@ -179,7 +183,7 @@ def make_training(paddle, name, out):
     arrays, losses, signs = {}, [], SIGNS.get(name)
     with paddle.static.scope_guard(scope):
         exe.run(startup)
-        entry["synth"] = _synthesize(paddle, main, startup, scope)
+        entry["synth"], entry["synth_sha256"] = _synthesize(paddle, main, startup, scope)
         entry["fused"] = sorted(_fused(startup))
         params = sorted(p.name for p in main.all_parameters() if p.name not in entry["fused"])
         for k in range(STEPS):

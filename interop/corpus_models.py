@@ -39,7 +39,6 @@ VISION = {
     # AlexNet's classifier takes 256x6x6 features: 224x224 is the input it is built for
     "alexnet": _vision(lambda m: m.AlexNet(num_classes=10), (1, 3, 224, 224)),
     "vgg11": _vision(lambda m: m.vgg11(num_classes=10), (1, 3, 32, 32)),
-    "vgg11_bn": _vision(lambda m: m.vgg11(batch_norm=True, num_classes=10), (1, 3, 32, 32)),
     "resnet18": _vision(lambda m: m.resnet18(num_classes=10)),
     "resnext50_32x4d": _vision(lambda m: m.resnext50_32x4d(num_classes=10), (1, 3, 32, 32)),
     "wide_resnet50_2": _vision(lambda m: m.wide_resnet50_2(num_classes=10), (1, 3, 32, 32)),

@@ -51,7 +51,7 @@ def _feed(corpus, name, spec, io, key):
 
 def set_synth_params(pd, scope, name, entry):
     """Write every synthesized parameter of ``entry`` into ``scope``; checks their digest."""
-    digest = hashlib.sha256()
+    digest = synth.Digest()
     for var_name, shape, dtype in entry["synth"]:
         value = synth.synth_params(var_name, shape, dtype)
         digest.update(value.tobytes())

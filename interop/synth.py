@@ -14,11 +14,12 @@ keeps the variance of its input; a scale or a variance lies in [0.5, 1.5]; a bia
 within +-0.1.
 """
 
+import hashlib
 import zlib
 
 import numpy as np
 
-__all__ = ["synth_params", "synth_input", "generator"]
+__all__ = ["synth_params", "synth_input", "generator", "Digest"]
 
 
 def generator(key):
@@ -29,7 +30,9 @@ def generator(key):
 def _uniform(key, shape, low, high):
     """float32 uniform in [low, high), computed in float32 so that both sides round alike."""
     u = generator(key).random(tuple(int(d) for d in shape), dtype=np.float32)
-    return (u * np.float32(high - low) + np.float32(low)).astype(np.float32)
+    u *= np.float32(high - low)          # in place: VGG's classifier alone is 100M values
+    u += np.float32(low)
+    return u
 
 
 def _fan_in(name, shape):
@@ -70,14 +73,30 @@ def synth_params(name, shape, dtype="float32"):
     if dtype.kind != "f":
         raise ValueError(f"synth_params makes floating-point values; '{name}' is {dtype}")
     low, high = _range(name, shape)
-    return _uniform(name, shape, low, high).astype(dtype)
+    return _uniform(name, shape, low, high).astype(dtype, copy=False)
 
 
 def synth_input(key, shape, dtype="float32", high=None):
     """An input: floats uniform in [-1, 1), or integers in [0, ``high``) (token ids, labels)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
-        return _uniform(key, shape, -1.0, 1.0).astype(dtype)
+        return _uniform(key, shape, -1.0, 1.0).astype(dtype, copy=False)
     if high is None:
         raise ValueError(f"synth_input: integer input '{key}' needs high=")
     return generator(key).integers(0, int(high), tuple(int(d) for d in shape)).astype(dtype)
+
+
+class Digest:
+    """A SHA-256 of values' first elements: the corpus stores one per program, so that a side
+    whose NumPy draws other numbers says so instead of differing later. The first 4096
+    elements of each value are enough to tell, and hashing VGG's 500 MB whole is not cheap."""
+
+    def __init__(self):
+        self._sha = hashlib.sha256()
+
+    def update(self, value):
+        self._sha.update(np.ascontiguousarray(value).reshape(-1)[:4096].tobytes())
+        return self
+
+    def hexdigest(self):
+        return self._sha.hexdigest()

@@ -62,10 +62,11 @@ def _transformer_adam(paddle):
 
 
 def _while_cond_sgd(paddle):
-    """``while i < 2: h = tanh(h @ W + b)``, then ``cond(mean(h) > 0)`` picks how the loss
-    reads ``h``; SGD(0.1). The feeds' signs make the steps take both branches."""
+    """``while i < 2: h = tanh(h @ W + b)``, then ``cond(mean(h) > thr)`` picks how the loss
+    reads ``h``; SGD(0.1). ``thr`` is fed: -1e9, 1e9, -1e9, so the steps take both branches."""
     x = _data(paddle, "x", (3, 4))
     x.stop_gradient = False          # else the loop, which carries x, passes no gradient on
+    thr = _data(paddle, "thr", (1,))
     w = paddle.static.create_parameter([4, 4], "float32", name="loop_w")
     b = paddle.static.create_parameter([4], "float32", name="loop_b", is_bias=True)
     v = paddle.static.create_parameter([4, 2], "float32", name="head_v")
@@ -73,11 +74,11 @@ def _while_cond_sgd(paddle):
     n = paddle.full([1], 2, "int64")
     _, h = paddle.static.nn.while_loop(
         lambda i, h: i < n, lambda i, h: [i + 1, paddle.tanh(paddle.matmul(h, w) + b)], [i, x])
-    out = paddle.static.nn.cond(paddle.mean(h) > 0.0,
+    out = paddle.static.nn.cond(paddle.mean(h) > thr,
                                 lambda: paddle.matmul(paddle.nn.functional.relu(h), v),
                                 lambda: paddle.matmul(paddle.nn.functional.sigmoid(h), v))
     loss = paddle.mean(paddle.square(out))
-    return [x], loss, paddle.optimizer.SGD(0.1), None
+    return [x, thr], loss, paddle.optimizer.SGD(0.1), None
 
 
 TRAINING = {
@@ -88,5 +89,5 @@ TRAINING = {
     "train_while_cond_sgd": _while_cond_sgd,
 }
 
-# the loop's input sign per step (x, -x, x): the cond takes one branch, then the other
-SIGNS = {"train_while_cond_sgd": [1.0, -1.0, 1.0]}
+# feeds with fixed values per step: the cond's threshold takes the true branch, then the false
+STEP_FEEDS = {("train_while_cond_sgd", "thr"): [-1e9, 1e9, -1e9]}

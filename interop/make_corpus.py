@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from interop import synth                                          # noqa: E402
 from interop.corpus_models import FIXED_FEEDS, INFERENCE           # noqa: E402
-from interop.corpus_training import SIGNS, TRAINING               # noqa: E402
+from interop.corpus_training import STEP_FEEDS, TRAINING              # noqa: E402
 
 SEED = 2024
 STEPS = 3
@@ -76,13 +76,12 @@ def _feed_value(name, var, key):
     return synth.synth_input(key, spec["shape"], spec["dtype"], spec["high"])
 
 
-def _step_feed(name, var, k, signs):
-    """Feed ``var`` of training step ``k``: fresh values each step, or, where ``signs`` are
-    given, the same values times the step's sign (so that a ``cond`` takes both branches)."""
-    if signs is None:
-        return _feed_value(name, var, f"{name}/step{k}/{var.name}")
-    value = _feed_value(name, var, f"{name}/{var.name}")
-    return value * np.float32(signs[k]) if value.dtype.kind == "f" else value
+def _step_feed(name, var, k):
+    """Feed ``var`` of training step ``k``: fresh values each step, or fixed ones (a threshold)."""
+    fixed = STEP_FEEDS.get((name, var.name))
+    if fixed is not None:
+        return np.full(var.corpus_feed["shape"], fixed[k], var.corpus_feed["dtype"])
+    return _feed_value(name, var, f"{name}/step{k}/{var.name}")
 
 
 def _feed_entry(var, value):
@@ -208,11 +207,11 @@ def make_training(paddle, name, out):
 def _train(paddle, main, scope, model, params, entry):
     """Run ``STEPS`` steps: the arrays of ``_io.npz`` and each parameter's largest gradient."""
     name, feeds, loss, scheduler = model
-    exe, signs = paddle.static.Executor(paddle.CPUPlace()), SIGNS.get(name)
+    exe = paddle.static.Executor(paddle.CPUPlace())
     grads = [p for p in params if main.global_block().has_var(f"{p}@GRAD")]
     arrays, losses, largest = {}, [], {}
     for k in range(STEPS):
-        feed = {v.name: _step_feed(name, v, k, signs) for v in feeds}
+        feed = {v.name: _step_feed(name, v, k) for v in feeds}
         if scheduler is not None:       # the value PaddlePaddle's executor writes this step
             entry["lr"].append(float(scheduler()))
         value, *values = exe.run(main, feed=feed, fetch_list=[loss] + [f"{p}@GRAD" for p in grads])

@@ -65,14 +65,12 @@ def test_the_corpus_is_there_and_covers_what_users_run():
 @pytest.mark.parametrize("name", list(MANIFEST))
 def test_parse_then_serialize_is_byte_for_byte_and_the_blocks_are_the_manifests(name):
     entry = MANIFEST[name]
-    for suffix in KINDS[entry["kind"]]:
+    for suffix, blocks in zip(KINDS[entry["kind"]], ("blocks", "startup_blocks")):
         data = (CORPUS / f"{name}{suffix}").read_bytes()
         program = pd.Program.parse(data)
         assert program.serialize() == data, suffix
         assert program.desc.version.version == 2006002
-    blocks = [[op.type for op in b.ops] for b in program.blocks] if entry["kind"] == \
-        "inference" else None
-    assert blocks in (None, entry["blocks"])
+        assert [[op.type for op in b.ops] for b in program.blocks] == entry[blocks], suffix
 
 
 @pytest.mark.parametrize("name", list(MANIFEST))
@@ -90,3 +88,18 @@ def test_the_inference_model_gives_paddles_outputs(name):
 @pytest.mark.parametrize("name", programs("training"))
 def test_three_training_steps_give_paddles_losses_and_parameters(name):
     close(run_corpus.train(pd, CORPUS, name, MANIFEST[name]), name)
+
+
+def test_synthesized_parameters_depend_on_the_name_alone_and_keep_their_ranges():
+    from interop import synth
+    conv = synth.synth_params("conv2d_0.w_0", [8, 3, 3, 3])
+    assert conv.dtype == "float32" and (synth.synth_params("conv2d_0.w_0", [8, 3, 3, 3]) ==
+                                        conv).all()
+    assert abs(conv).max() < (3 / 27) ** 0.5 and conv.std() > 0.1      # fan_in 3*3*3
+    assert abs(synth.synth_params("linear_0.w_0", [300, 4])).max() < 0.1    # fan_in 300
+    assert abs(synth.synth_params("conv2d_0.b_0", [64])).max() <= 0.1
+    variance = synth.synth_params("batch_norm2d_0.w_2", [64])
+    assert 0.5 <= variance.min() and variance.max() < 1.5
+    assert not (synth.synth_params("conv2d_1.w_0", [8, 3, 3, 3]) == conv).any()
+    with pytest.raises(ValueError, match="floating-point"):
+        synth.synth_params("step", [1], "int64")

@@ -263,6 +263,27 @@ def _manifest_json(manifest):
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+def make(paddle, name, out, timed, examples):
+    """Write program ``name`` into ``out``; its manifest entry (``examples`` gets its ops)."""
+    # ops' op_namescope ("/optimizer_35/") counts name scopes across the process: start each
+    # program afresh, so that it is written as a process making it alone writes it
+    paddle.base.framework._name_scope = paddle.base.framework.NameScope()
+    if name in INFERENCE:
+        entry, programs = make_inference(paddle, name, out, timed)
+        files = [f"{name}.pdmodel", f"{name}_io.npz"]
+    else:
+        entry, programs = make_training(paddle, name, out)
+        files = [f"{name}.main.pb", f"{name}.startup.pb", f"{name}_io.npz"]
+    for program in programs:
+        _examples(program, name, examples)
+    entry["op_types"] = sorted({t for block in entry["blocks"] for t in block} |
+                               {t for b in entry.get("startup_blocks", []) for t in b})
+    entry["files"] = {f: (out / f).stat().st_size for f in files}
+    if timed:
+        entry["timed_on"] = time.strftime("%Y-%m-%d")
+    return entry
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="build/interop/corpus", help="output directory")
@@ -270,6 +291,9 @@ def main(argv=None):
                         help="store PaddlePaddle's median inference time per model")
     parser.add_argument("names", nargs="*", help="which programs (default: all)")
     args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in INFERENCE and n not in TRAINING]
+    if unknown:
+        parser.error(f"unknown programs {unknown}: choose from {[*INFERENCE, *TRAINING]}")
     if os.environ.get("PYTHONHASHSEED") != "0":
         # PaddlePaddle orders a while op's X and Out slots by iterating a Python set of names
         os.environ["PYTHONHASHSEED"] = "0"
@@ -278,41 +302,36 @@ def main(argv=None):
     paddle.seed(SEED)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    manifest_path = out / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    if not args.names:          # the whole corpus anew: no files of programs since removed
-        for entry in manifest.values():
-            for file in entry.get("files", ()):
-                (out / file).unlink(missing_ok=True)
-        manifest = {}
-    examples_path = out / "op_examples.json"
-    examples = json.loads(examples_path.read_text()) if examples_path.is_file() else {}
+    manifest, examples = _previous(out, whole=not args.names)
     for name in args.names or [*INFERENCE, *TRAINING]:
         start = time.perf_counter()
-        if name in INFERENCE:
-            entry, programs = make_inference(paddle, name, out, args.time)
-        elif name in TRAINING:
-            entry, programs = make_training(paddle, name, out)
-        else:
-            parser.error(f"unknown program '{name}': one of {', '.join([*INFERENCE, *TRAINING])}")
-        for program in programs:
-            _examples(program, name, examples)
-        entry["op_types"] = sorted({t for block in entry["blocks"] for t in block} |
-                                   {t for b in entry.get("startup_blocks", []) for t in b})
-        entry["files"] = {p.name: p.stat().st_size for p in sorted(out.iterdir())
-                          if p.name.startswith((f"{name}.", f"{name}_"))}
-        if args.time:
-            entry["timed_on"] = time.strftime("%Y-%m-%d")
-        manifest[name] = entry
-        print(f"make_corpus: {name}: {len(entry['op_types'])} op types, "
-              f"{sum(entry['files'].values()) / 1024:.0f} KiB, "
+        manifest[name] = make(paddle, name, out, args.time, examples)
+        print(f"make_corpus: {name}: {len(manifest[name]['op_types'])} op types, "
+              f"{sum(manifest[name]['files'].values()) / 1024:.0f} KiB, "
               f"{time.perf_counter() - start:.1f} s", flush=True)
     manifest = {n: manifest[n] for n in [*INFERENCE, *TRAINING] if n in manifest}
-    manifest_path.write_text(_manifest_json(manifest))
-    examples_path.write_text(json.dumps(dict(sorted(examples.items())), indent=1) + "\n")
+    (out / "manifest.json").write_text(_manifest_json(manifest))
+    (out / "op_examples.json").write_text(json.dumps(dict(sorted(examples.items())), indent=1)
+                                          + "\n")
     total = sum(p.stat().st_size for p in out.iterdir() if p.is_file())
     print(f"make_corpus: {len(manifest)} programs, {total / 1024:.0f} KiB, in {out}")
     return 0
+
+
+def _previous(out, whole):
+    """The manifest and op examples already in ``out``; when the whole corpus is made anew,
+    none, and the files of its programs are removed (a program may have been dropped)."""
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text()) if path.is_file() else {}
+    examples = {}
+    if whole:
+        for entry in manifest.values():
+            for file in entry.get("files", ()):
+                (out / file).unlink(missing_ok=True)
+        return {}, examples
+    if (out / "op_examples.json").is_file():
+        examples = json.loads((out / "op_examples.json").read_text())
+    return manifest, examples
 
 
 if __name__ == "__main__":

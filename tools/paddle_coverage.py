@@ -89,7 +89,7 @@ def _types(types, missing):
 
 
 def program_table(rows):
-    lines = ["| program | kind | ops | runs here | max rel diff | max abs diff | "
+    lines = ["| program | kind | ops (main) | runs here | max rel diff | max abs diff | "
              "PaddlePaddle ms | paddle_nb ms | missing op types | op types |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -111,6 +111,15 @@ def op_table(rows):
         lines.append(f"| {t} | {'yes' if registry.exists(t) else '**no**'} | "
                      f"{len(users[t])}: {', '.join(users[t])} |")
     return lines
+
+
+def _ratio(rows):
+    """The median of paddle_nb's time over PaddlePaddle's, over the models timed by both."""
+    ratios = [r["nb_ms"] / r["paddle_ms"] for r in rows if r["nb_ms"] and r["paddle_ms"]]
+    if not ratios:
+        return ""
+    return (f"Over the {len(ratios)} models timed by both, paddle_nb takes "
+            f"{statistics.median(ratios):.1f} times PaddlePaddle's time (median).")
 
 
 def page(rows, manifest, corpus):
@@ -143,7 +152,7 @@ def page(rows, manifest, corpus):
         "or more as each framework chooses. PaddlePaddle's (its static `Executor`) were "
         f"measured by `make_corpus.py --time` on {', '.join(timed_on) or 'no date (not timed)'}"
         f"; paddle_nb's (its `Executor`) at {now}, measured on the same machine when both "
-        "scripts run in one `make interop`.",
+        f"scripts run in one `make interop`. {_ratio(rows)}",
         "",
         "## Programs",
         "",

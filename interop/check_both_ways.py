@@ -8,11 +8,14 @@
    outputs, and the training program (``<model>.main.pb``, after PaddlePaddle's startup program
    and the ``init:`` parameters) gives PaddlePaddle's losses and parameters after each step.
    Every program also parses and serializes back to PaddlePaddle's bytes, before and after
-   running. Then paddle_nb builds an MLP, a small CNN, a ``cond`` and a ``While`` model with
-   ``pd.layers`` and saves each with ``pd.io.save_inference_model`` in three layouts: the path
-   prefix (``<name>.pdmodel`` / ``.pdiparams``), a directory with named files, and the 1.x
-   layout (``__model__`` + one file per variable), with its own outputs (for x and -x, so
-   that ``cond`` takes both branches) beside them.
+   running. Then paddle_nb builds the tour and test models of ``interop/nb_models.py`` (MLPs,
+   CNNs, shape, math and logic ops, IfElse, ``cond``, While, StaticRNN, the seed's RNN and
+   IfElse: every forward op it registers, which one row checks) and saves each with
+   ``pd.io.save_inference_model`` in three layouts: the path prefix (``<name>.pdmodel`` /
+   ``.pdiparams``), a directory with named files, and the 1.x layout (``__model__`` + one
+   file per variable), with its own outputs (for two inputs, so that control flow takes both
+   ways) beside them. The files hold the ops as PaddlePaddle 2.6 writes them
+   (``paddle_nb/io/export26.py``).
 2. **PaddlePaddle runs paddle_nb's files** (``paddle`` side, run with ``.venv-interop``): each
    of those models loads with ``paddle.static.load_inference_model`` and gives paddle_nb's
    outputs; so does the path-prefix one in Paddle Inference's predictor (``paddle.inference``,
@@ -42,6 +45,9 @@ import time
 import traceback
 
 import numpy as np
+
+import nb_export      # paddle_nb's side of the export check (interop/ is sys.path[0])
+import nb_models
 
 RTOL, ATOL = 1e-4, 1e-6
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -98,17 +104,17 @@ def nb_side(fixtures, work):
     exports = work / "nb_models"
     exports.mkdir(parents=True, exist_ok=True)
     models = {}
-    for name, build in (("nb_mlp", _nb_mlp), ("nb_cnn", _nb_cnn), ("nb_cond", _nb_cond),
-                        ("nb_while", _nb_while)):
+    for name, build in nb_models.MODELS.items():
         try:
-            models[name] = _nb_export(pd, name, build, exports)
+            models[f"nb_{name}"] = nb_export.export(pd, f"nb_{name}", build, exports)
         except Exception:                                           # noqa: BLE001 - reported
-            report.fail(f"{name} export", "", traceback.format_exc(limit=4))
+            report.fail(f"nb_{name} export", "", traceback.format_exc(limit=4))
     (exports / "models.json").write_text(json.dumps(models, indent=1) + "\n")
+    nb_export.coverage(pd, models, report)
     trainings = {}
-    for name, build in (("nb_mlp_train", _nb_mlp), ("nb_cnn_train", _nb_cnn)):
+    for name, build in (("nb_mlp_train", nb_models.mlp), ("nb_cnn_train", nb_models.cnn)):
         try:
-            trainings[name] = _nb_export_training(pd, name, build, exports)
+            trainings[name] = nb_export.export_training(pd, name, build, exports)
         except Exception:                                           # noqa: BLE001 - reported
             report.fail(f"{name} export", "", traceback.format_exc(limit=4))
     (exports / "trainings.json").write_text(json.dumps(trainings, indent=1) + "\n")
@@ -157,123 +163,6 @@ def _same(flag):
             **({} if flag else {"error": "differs"})}
 
 
-def _nb_mlp(pd):
-    x = pd.layers.data("x", shape=[16])
-    hidden = pd.layers.fc(x, 32, act="relu")
-    logits = pd.layers.fc(hidden, 10)
-    return [x], [logits, pd.layers.softmax(logits)], {"x": (4, 16)}
-
-
-def _nb_cnn(pd):
-    img = pd.layers.data("img", shape=[1, 8, 8])
-    conv = pd.layers.conv2d(img, 4, 3, padding=1, act="relu")
-    pool = pd.layers.pool2d(conv, 2, "max", pool_stride=2)
-    return [img], [pd.layers.fc(pool, 10)], {"img": (4, 1, 8, 8)}
-
-
-def _nb_cond(pd):
-    x = pd.layers.data("x", shape=[4])
-    h = pd.layers.fc(x, 4, act="tanh")
-    total = pd.layers.reduce_sum(x)       # the two feeds, x and -x, take the two branches
-    zero = pd.layers.fill_constant([1], "float32", 0.0)
-    out = pd.layers.cond(pd.layers.greater_than(total, zero),
-                         lambda: pd.layers.scale(h, 2.0), lambda: pd.layers.scale(h, -1.0))
-    return [x], [out], {"x": (3, 4)}
-
-
-def _nb_while(pd):
-    x = pd.layers.data("x", shape=[3])
-    h = pd.layers.scale(x, 1.0)
-    i = pd.layers.fill_constant([1], "int64", 0)
-    n = pd.layers.fill_constant([1], "int64", 3)
-    c = pd.layers.less_than(i, n)
-    loop = pd.layers.While(c)
-    with loop.block():
-        pd.layers.assign(pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="b")), h)
-        pd.layers.increment(i)
-        pd.layers.less_than(i, n, cond=c)
-    return [x], [h], {"x": (2, 3)}
-
-
-def _nb_export(pd, name, build, exports):
-    """Build, initialize and save one paddle_nb model in every layout, with its outputs."""
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        feeds, targets, shapes = build(pd)
-    exe, scope = pd.Executor(pd.CPUPlace(), seed=7), pd.Scope()
-    exe.run(startup, scope=scope)
-    rng = np.random.default_rng(7)
-    first = {n: rng.standard_normal(shape).astype("float32") for n, shape in shapes.items()}
-    runs = [first, {n: -v for n, v in first.items()}]          # two inputs: x and -x
-    arrays = {}
-    for k, feed in enumerate(runs):
-        outputs = exe.run(main, feed=feed, fetch_list=targets, scope=scope)
-        arrays.update({f"feed{k}/{n}": v for n, v in feed.items()})
-        arrays.update({f"out{k}/{t.name}": v for t, v in zip(targets, outputs)})
-    feed_names = [v.name for v in feeds]
-    save = dict(feeded_var_names=feed_names, target_vars=targets, executor=exe,
-                main_program=main, scope=scope)
-    pd.io.save_inference_model(str(exports / name), prefix=True, **save)
-    pd.io.save_inference_model(str(exports / f"{name}_dir"), model_filename="model.pdmodel",
-                               params_filename="model.pdiparams", **save)
-    pd.io.save_inference_model(str(exports / f"{name}_vars"), **save)
-    pd.io.save_params(exe, str(exports / f"{name}_params"), main, scope=scope)  # one per file
-    np.savez(exports / f"{name}_io.npz", **arrays)
-    # paddle_nb reads its own files back to the same outputs, in each layout
-    for layout, args in _layouts(exports, name).items():
-        got_scope = pd.Scope()
-        program, got_feeds, fetches = pd.io.load_inference_model(args["path"], exe,
-                                                                 scope=got_scope,
-                                                                 **args["kwargs"])
-        assert got_feeds == feed_names, (layout, got_feeds)
-        for k, feed in enumerate(runs):
-            got = exe.run(program, feed=feed, fetch_list=fetches, scope=got_scope)
-            for t, value in zip(targets, got):
-                np.testing.assert_array_equal(value, arrays[f"out{k}/{t.name}"])
-    return {"feeds": feed_names, "targets": [t.name for t in targets], "runs": len(runs),
-            "ops": [op.type for op in main.global_block().ops]}
-
-
-def _nb_export_training(pd, name, build, exports, steps=3):
-    """A training program (forward, backward, SGD) and its persistables, before training,
-    with the feeds, losses and parameters of ``steps`` steps run by paddle_nb."""
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        feeds, targets, shapes = build(pd)
-        label = pd.layers.data("label", shape=[1], dtype="int64")
-        loss = pd.layers.mean(pd.layers.softmax_with_cross_entropy(targets[0], label))
-        pd.optimizer.SGD(0.1).minimize(loss)
-    exe, scope = pd.Executor(pd.CPUPlace(), seed=11), pd.Scope()
-    exe.run(startup, scope=scope)
-    pd.io.save(main, str(exports / f"{name}.pdmodel"))
-    pd.io.save_persistables(exe, str(exports), main, filename=f"{name}.pdiparams", scope=scope)
-    params = sorted(p.name for p in main.all_parameters())
-    rng = np.random.default_rng(11)
-    arrays = {}
-    for k in range(steps):
-        feed = {n: rng.standard_normal(shape).astype("float32") for n, shape in shapes.items()}
-        feed["label"] = rng.integers(0, 10, (next(iter(shapes.values()))[0], 1)).astype("int64")
-        (value,) = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
-        arrays.update({f"step{k}/{n}": v for n, v in feed.items()})
-        arrays[f"loss{k}"] = value
-        arrays.update({f"step{k}:{p}": scope.find_var(p).get_tensor().numpy() for p in params})
-    np.savez(exports / f"{name}_io.npz", **arrays)
-    return {"loss": loss.name, "params": params, "steps": steps,
-            "feeds": sorted(shapes) + ["label"]}
-
-
-def _layouts(exports, name):
-    """How each layout is loaded: the same arguments for paddle_nb and for PaddlePaddle."""
-    return {
-        "prefix": {"path": str(exports / name), "kwargs": {}},
-        "dir": {"path": str(exports / f"{name}_dir"),
-                "kwargs": {"model_filename": "model.pdmodel",
-                           "params_filename": "model.pdiparams"}},
-        "vars": {"path": str(exports / f"{name}_vars"),
-                 "kwargs": {"model_filename": "__model__", "params_filename": None}},
-    }
-
-
 # -- side 2: PaddlePaddle runs paddle_nb's files ---------------------------------------------------
 def paddle_side(work):
     import paddle
@@ -284,7 +173,7 @@ def paddle_side(work):
     exe = paddle.static.Executor(paddle.CPUPlace())
     for name, entry in models.items():
         io = dict(np.load(exports / f"{name}_io.npz"))
-        for layout, args in _layouts(exports, name).items():
+        for layout, args in nb_export.layouts(exports, name).items():
             check = f"{name} ({layout})"
             try:
                 scope = paddle.static.Scope()
@@ -371,7 +260,11 @@ def _paddle_train(paddle, exports, name, entry, report, check):
 
 
 def _predictor(paddle, prefix):
-    config = paddle.inference.Config(f"{prefix}.pdmodel", f"{prefix}.pdiparams")
+    if pathlib.Path(f"{prefix}.pdiparams").is_file():
+        config = paddle.inference.Config(f"{prefix}.pdmodel", f"{prefix}.pdiparams")
+    else:                                   # a model without parameters: no params file
+        config = paddle.inference.Config()
+        config.set_prog_file(f"{prefix}.pdmodel")
     config.disable_gpu()
     return paddle.inference.create_predictor(config)
 
@@ -417,6 +310,19 @@ def print_table(rows):
         print(f"  {label:<{width}}  {'ok' if r['ok'] else 'DIFFERS':<7} {rel:<12} {abs_}")
 
 
+def print_summary(rows):
+    """One Markdown row per model that PaddlePaddle ran (docs/paddle_compat.md shows it)."""
+    models = {}
+    for r in rows:
+        if r["side"].startswith("PaddlePaddle"):
+            models.setdefault(r["check"].split(" (")[0], []).append(r)
+    print("\n| paddle_nb model | checks agreeing | largest relative error |\n|---|---|---|")
+    for name, group in models.items():
+        ok = sum(r["ok"] for r in group)
+        worst = max((r["rel"] or 0.0) for r in group)
+        print(f"| {name} | {ok} of {len(group)} | {worst:.1e} |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("side", nargs="?", default="all", choices=("all", "nb", "paddle"))
@@ -438,6 +344,7 @@ def main(argv=None):
     pd_rows, pd_s = run_side(args.paddle_python, "paddle", args)
     rows = nb_rows + pd_rows
     print_table(rows)
+    print_summary(rows)
     bad = [r for r in rows if not r["ok"]]
     worst = {s: max((r["rel"] or 0.0) for r in rows if r["side"] == s)
              for s in dict.fromkeys(r["side"] for r in rows)}

@@ -26,6 +26,7 @@ from paddle_nb.layers import ParamAttr, create_ifelseop, create_rnn, data_layer,
 from paddle_nb import io
 from paddle_nb.backward import append_backward, gradients
 from paddle_nb import optimizer, regularizer
+from paddle_nb import display_hook
 
 __all__ = [
     "errors", "core", "registry", "framework", "initializer",
@@ -50,3 +51,6 @@ def __getattr__(name):
         import importlib
         return importlib.import_module("paddle_nb.viz")
     raise AttributeError(f"module 'paddle_nb' has no attribute {name!r}")
+
+
+display_hook.install()   # inside IPython: these objects show themselves (the viewer loads on use)

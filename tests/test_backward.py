@@ -388,7 +388,7 @@ def test_grad_ops_are_ordinary_ops():
     seed = backward[0]
     assert seed.type == "fill_constant" and seed.output("Out") == [loss.name + "@GRAD"]
     assert seed.attr("op_role") == OpRole.BACKWARD | OpRole.LOSS == 0x101
-    assert seed.attr("value") == 1.0 and seed.attr("shape") == [1]
+    assert seed.attr("value") == 1.0 and seed.attr("shape") == []   # the loss is 0-D
     for op in backward[1:]:
         assert op.attr("op_role") == OpRole.BACKWARD == 1
         assert pd.registry.exists(op.type)

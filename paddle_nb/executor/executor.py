@@ -13,8 +13,14 @@ ends, as seed 003 destroys the scope hierarchy when the minibatch
 completes. A run that fails part-way puts every persistable back as it was.
 Listeners (``exe.subscribe``) receive a RunRecord of each run; with none,
 nothing is recorded.
+
+One Executor may be shared by threads running programs on different scopes:
+what a run must undo on failure (its RunState) is kept per thread, and the
+plans it caches are read-only once built. Two threads running in the *same*
+scope race on its variables, as two PaddlePaddle executors would.
 """
 
+import threading
 
 import numpy
 
@@ -26,7 +32,7 @@ from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
 from paddle_nb.executor.failures import missing_persistable, op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
-                                      fetch_name, fetch_targets, has_lod)
+                                      fetch_name, fetch_targets, has_lod, declared_shape)
 from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import BlockPlan, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
@@ -60,7 +66,12 @@ class Executor:
         self.listeners = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
         self._plans = {}
-        self._state = None
+        self._runs = _PerThread()    # the RunState of the run in progress, one per thread
+
+    @property
+    def _state(self):
+        """The calling thread's RunState (None outside a scope-path run)."""
+        return self._runs.state
 
     # -- subscribers ------------------------------------------------------------------------------
     def subscribe(self, listener):
@@ -89,7 +100,7 @@ class Executor:
             return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
         recorder = Recorder(program, scope, self) if listeners else None
         run_scope = scope.new_scope(label="run")
-        self._state = RunState(program, scope, run_scope, recorder)
+        state = self._runs.state = RunState(program, scope, run_scope, recorder)
         try:
             if recorder:            # before the feed, so the record has the fed tensors' allocation
                 recorder.start()
@@ -97,17 +108,17 @@ class Executor:
             self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
             results = fetch_from_scope(self, program, run_scope, fetch_names, return_numpy)
         except BaseException:
-            self._state.restore()
+            state.restore()
             if recorder:
                 recorder.finish(run_scope, failed=True)
                 self._notify(listeners, recorder.record)
             run_scope.destroy()
-            self._state = None
+            self._runs.state = None
             raise
         if recorder:
             recorder.finish(run_scope)
         run_scope.destroy()
-        self._state = None
+        self._runs.state = None
         if recorder:
             self._notify(listeners, recorder.record)
         return results
@@ -140,6 +151,8 @@ class Executor:
             if array is None:
                 raise FetchError(f"fetch target '{name}' has no value after the run: no op "
                                  "of the program computes it and it was not fed")
+            if array.ndim == 0:
+                array = declared_shape(plan.vars[pos] if pos is not None else None, array)
             results.append(self._fetched(array, return_numpy))
         fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
         for name, array in fed_unread:                           # changes nothing
@@ -197,7 +210,7 @@ class Executor:
         self._run_planned(self._plan(program, block_idx, keep), scope, values)
 
     def _run_planned(self, plan, scope, values=None, reuse=None):
-        state = self._state
+        state = self._runs.state
         if plan.framed and not EVENTS.active and \
                 (state is None or state.recorder is None):
             fast = plan.fast_block
@@ -261,7 +274,7 @@ class Executor:
 
     def _run_raw(self, step, scope):
         ctx = RawContext(self.ctx, scope, step.op, step.attrs, self._sub_block_runner(step.op),
-                         self._state)
+                         self._runs.state)
         step.kernel(ctx)
 
     def _sub_block_runner(self, op):
@@ -312,7 +325,7 @@ class Executor:
         the block that declares it). A persistable is staged, so a failed run restores it."""
         name = plan.names[pos]
         var = scope.find_var(name)
-        state = self._state
+        state = self._runs.state
         if plan.persistable[pos]:
             if var is None:
                 var = (state.user_scope if state is not None else scope).var(name)
@@ -352,6 +365,10 @@ class Executor:
 def _declared_persistable(block, name):
     var = block.find_var(name)
     return var is not None and var.persistable
+
+
+class _PerThread(threading.local):
+    state = None
 
 
 def _allocated(cells, outs):

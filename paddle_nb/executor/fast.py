@@ -45,7 +45,7 @@ class FastBlock:
         self.written_outer = sorted(p for p in written if not plan.local[p])
         # persistables the block reads before writing: each run checks they have a value
         self.needs = [p for p in plan.first_reads if plan.persistable[p]]
-        self._linked = self._links = self._unlinked = None     # see _link
+        self._linkage = (None, None, None)      # see _link
         self.written_any = sorted(written)
 
     def run(self, scope, feed_arrays):
@@ -129,9 +129,9 @@ class FastBlock:
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
             # same layout every step); the other outer names lie above the parent
-            if frame.index is not self._linked:
-                self._link(frame.index)
-            positions = self._unlinked
+            linked, links, positions = self._linkage
+            if linked is not frame.index:
+                linked, links, positions = self._link(frame.index)
             if not parent._vars and parent._parent is not None:
                 anchor = parent._parent
         hit = reuse.get(self) if reuse is not None else None
@@ -147,16 +147,18 @@ class FastBlock:
             env = template.copy()
         if frame is not None:
             arrays = frame.arrays
-            for pos, at in self._links:
+            for pos, at in links:
                 env[pos] = arrays[at]
         return env
 
     def _link(self, index):
-        """Remember where the outer names lie in a parent frame of layout ``index``."""
+        """Remember where the outer names lie in a parent frame of layout ``index``: one
+        tuple, replaced whole, so a thread sharing this block never reads half of it."""
         names = self.plan.names
-        self._linked = index
-        self._links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
-        self._unlinked = [pos for pos in self.outer if names[pos] not in index]
+        links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
+        unlinked = [pos for pos in self.outer if names[pos] not in index]
+        self._linkage = (index, links, unlinked)
+        return self._linkage
 
     def _bind(self, step):
         """The step's bound kernel; a direct form that fails while being built (a
@@ -197,10 +199,13 @@ def _bind_kernel(step, plan, ctx):
     if step.wanted is not None:
         ctx = ctx.for_outputs(step.wanted)
     direct = step.opdef.direct
-    if direct is not None and all(i != -1 for i in step.ins):
-        metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else _meta(plan.vars[i])
-                 for i in step.ins]
-        if not any(m is None or (isinstance(m, list) and None in m) for m in metas):
+    # an absent dispensable slot (fill_constant's ShapeTensor) leaves the direct form possible
+    if direct is not None and all(i != -1 or s.dispensable
+                                  for i, s in zip(step.ins, step.opdef.inputs)):
+        metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else
+                 None if i == -1 else _meta(plan.vars[i]) for i in step.ins]
+        if not any((m is None and i != -1) or (isinstance(m, list) and None in m)
+                   for m, i in zip(metas, step.ins)):
             fn = direct(ctx, metas, step.attrs)
             if fn is not None:
                 return fn

@@ -15,7 +15,7 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
-__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
+__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
 
 
 def has_lod(feed):
@@ -111,8 +111,21 @@ def feed_scope(executor, program, plan, run_scope, feed, targets):
         if isinstance(value, LoDTensor) and value.lod():
             tensor.set_lod(value.lod())
 
+def declared_shape(var, array):
+    """A 0-D value fetched as the [1] (or [1, 1]) its program declares.
+
+    Full reductions give 0-D tensors, as in PaddlePaddle 2.5+; a program written by
+    PaddlePaddle 1.x declares shape [1] for them, and its fetches keep that shape."""
+    if array.ndim == 0 and var is not None and var.is_tensor():
+        shape = var.shape
+        if shape and all(d == 1 for d in shape):
+            return array.reshape(shape)
+    return array
+
+
 def fetch_from_scope(executor, program, run_scope, names, return_numpy):
     results = []
+    glob = program.global_block()
     for name in names:
         var = run_scope.find_var(name)
         if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
@@ -120,10 +133,10 @@ def fetch_from_scope(executor, program, run_scope, names, return_numpy):
                              "of the program computes it and it was not fed")
         tensor = var.get_tensor()
         if return_numpy:
-            results.append(tensor.numpy())
+            results.append(declared_shape(glob.find_var(name), tensor.numpy()))
         else:
             copy = LoDTensor()
-            copy.set(tensor.array(), executor.place)
+            copy.set(declared_shape(glob.find_var(name), tensor.array()), executor.place)
             copy.set_lod(tensor.lod())
             results.append(copy)
     return results

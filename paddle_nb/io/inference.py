@@ -14,6 +14,7 @@ PaddlePaddle 2.x's form, ``paddle.static.save_inference_model(path_prefix, ...)`
 ``<prefix>.pdiparams`` (each written whole; the directory holding them is not staged).
 ``load_inference_model(path_prefix, exe)`` finds that form by itself when ``path_prefix`` is
 not a directory but ``<path_prefix>.pdmodel`` is a file, as PaddlePaddle's loader does.
+The model file holds the ops as PaddlePaddle 2.6 writes them (``paddle_nb.io.export26``).
 """
 
 import os
@@ -23,7 +24,8 @@ from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.prune import _captures   # what a kept op's sub-blocks read
 from paddle_nb.framework.variable import Variable, VarType
-from paddle_nb.io.atomic import inside, staged_directory, write_file
+from paddle_nb.io.export26 import normalize
+from paddle_nb.io.atomic import inside, save_target, staged_directory, write_file
 from paddle_nb.io.params import (
     is_persistable, load_vars, os_errors, select_vars, values_from_scope, write_values,
 )
@@ -53,20 +55,28 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     targets = _names(target_vars, "target_vars")
     program = inference_program(main_program, feeds, targets)
     values = values_from_scope(select_vars(program, predicate=is_persistable), scope)
-    model = program.serialize()
+    model = normalize(program.desc).SerializeToString()     # ops as PaddlePaddle 2.6 writes them
+    # A model without persistables gets no params file, as PaddlePaddle writes it (Paddle
+    # Inference refuses an empty one: its load_combine op wants at least one variable).
     if prefix:
         model_path, params_path = _prefix_paths(dirname, model_filename, params_filename)
         with os_errors("cannot save the inference model to", dirname):
+            for path in (model_path, params_path):    # both refused before either is written
+                save_target(path, "save the inference model to")
             params_dir, params_name = os.path.split(params_path)
             os.makedirs(params_dir or os.curdir, exist_ok=True)
-            write_values(params_dir or os.curdir, values, params_name)
+            if values:
+                write_values(params_dir or os.curdir, values, params_name)
+            elif os.path.isfile(params_path):
+                os.remove(params_path)            # an older model's parameters
             write_file(model_path, lambda f: f.write(model))
         return targets
     with os_errors("cannot save the inference model into", dirname):
         with staged_directory(dirname) as stage:
             model_path = inside(stage, model_filename or MODEL_FILENAME, "model file")
             write_file(model_path, lambda f: f.write(model))
-            write_values(stage, values, params_filename)
+            if values or params_filename is None:
+                write_values(stage, values, params_filename)
     return targets
 
 
@@ -93,8 +103,9 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     feed_names = [_one_name(op, "Out") for op in _by_col(program, "feed")]
     glob = program.global_block()
     fetch_vars = [glob.var(_one_name(op, "X")) for op in _by_col(program, "fetch")]
-    load_vars(executor, dirname, program, predicate=is_persistable, filename=params_filename,
-              scope=scope)
+    if select_vars(program, predicate=is_persistable):    # else there is no params file
+        load_vars(executor, dirname, program, predicate=is_persistable,
+                  filename=params_filename, scope=scope)
     return program, feed_names, fetch_vars
 
 

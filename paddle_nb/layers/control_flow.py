@@ -9,13 +9,15 @@ sub-block gets a fresh kid scope of the scope that runs the owning op.
 """
 
 import contextlib
+import numbers
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.variable import VarType
 from paddle_nb.layers.helper import LayerHelper
+from paddle_nb.ops.control_flow import WHILE_LIMITS
 
-__all__ = ["IfElse", "cond", "While", "with_every_slot"]
+__all__ = ["IfElse", "cond", "While", "WHILE_LIMITS", "with_every_slot"]
 
 
 def _check_bool(var, who, one_value=False):
@@ -173,16 +175,21 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 class While:
     """A loop: ``with w.block():`` the body, which must update ``cond``.
 
-    Each iteration runs in its own step scope. The op's ``max_iterations``
-    attribute (a million by default) turns a loop whose condition never
-    becomes false into a clear error instead of a hang.
+    Each iteration runs in its own step scope. A guard turns a loop whose
+    condition never becomes false into a clear OpRunError instead of a hang
+    or an exhausted machine: it stops at ``max_iterations`` iterations or when
+    the step scopes hold ``max_step_scope_bytes``, whichever comes first.
+    None takes the process-wide default, ``WHILE_LIMITS`` (100,000 iterations,
+    1 GiB), read when the loop runs; a number is stored in the op.
     """
 
-    def __init__(self, cond, is_test=False, name=None, max_iterations=1_000_000):
+    def __init__(self, cond, is_test=False, name=None, max_iterations=None,
+                 max_step_scope_bytes=None):
         _check_bool(cond, "While", one_value=True)
         self.cond = cond
         self.is_test = is_test
-        self.max_iterations = max_iterations
+        self.limits = {"max_iterations": _limit(max_iterations, "max_iterations"),
+                       "max_step_scope_bytes": _limit(max_step_scope_bytes, "max_step_scope_bytes")}
         self.helper = LayerHelper("while", name)
 
     @contextlib.contextmanager
@@ -199,5 +206,14 @@ class While:
         with_every_slot(parent.append_op(
             "while", {"X": [n for n in reads if n != self.cond.name], "Condition": self.cond},
             {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
-            {"sub_block": sub.idx, "is_test": self.is_test,
-             "max_iterations": self.max_iterations}), ["X"], ["Out"])
+            {"sub_block": sub.idx, "is_test": self.is_test, **self.limits}), ["X"], ["Out"])
+
+
+def _limit(value, name):
+    """A loop's own limit as the op stores it: 0 for None (the WHILE_LIMITS default)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise OpBuildError(f"While: {name} must be a positive int or None (the WHILE_LIMITS "
+                           f"default), got {value!r}")
+    return int(value)

@@ -5,7 +5,10 @@ does the same but copies one dimension (the batch size) from its Input, which is
 how PaddlePaddle's StaticRNN makes its initial memories. ``uniform_random`` and
 ``gaussian_random`` draw on the host from the op's ``seed`` (0: the run's
 generator) and move the result to the place. ``increment`` adds ``step`` to a
-one-element counter. None of them has a gradient.
+one-element counter, ``assign_value`` holds the values of a small array written
+into the program (paddle.to_tensor in static mode), and ``range`` counts from Start to End by Step (the
+``paddle.arange`` op: its three bounds are one-value tensors, so its length is
+unknown until it runs). None of them has a gradient.
 
 >>> constant_value(numpy.dtype("int64"), 0.0, "9007199254740993")
 9007199254740993
@@ -15,7 +18,8 @@ import math
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["constant_value"]
 
@@ -45,15 +49,38 @@ FILL_ATTRS = {
     "dtype": Attr("dtype", FLOAT32), "force_cpu": Attr("bool", False, comment="ignored"),
 }
 
+def _fill_constant_infer(value_t, shape_t, shape_list, *, shape, dtype, **_):
+    if value_t is not None and -1 not in value_t.shape and math.prod(value_t.shape) != 1:
+        fail(f"ValueTensor must hold one value, got shape {tuple(value_t.shape)}")
+    if shape_t is None and not shape_list:
+        return Meta(_check_shape(shape), dtype)
+    return Meta(tuple(ints_at_build(shape, shape_t, shape_list,
+                                    ("ShapeTensor", "ShapeTensorList"))), dtype)
+
+
+def _fill_constant(ctx, value_t, shape_t, shape_list, *, shape, value, str_value, dtype, **_):
+    shape = _check_shape(ints_at_run(shape, shape_t, shape_list))
+    if value_t is None:
+        return _fill(ctx, shape, value, str_value, dtype)
+    out = ctx.xp.empty(shape, dtype=dtype)
+    out[...] = value_t.reshape(())       # the tensor's value, converted to dtype
+    return out
+
+
 register(OpDef(
-    "fill_constant", outputs=["Out"],
-    attrs={"shape": Attr("longs", [], comment="concrete sizes"), **FILL_ATTRS,
-           "place_type": Attr("int", -1, comment="ignored")},
-    infer=lambda *, shape, dtype, **_: Meta(_check_shape(shape), dtype),
-    kernel=lambda ctx, *, shape, value, str_value, dtype, **_: _fill(ctx, shape, value,
-                                                                    str_value, dtype),
-    direct=lambda ctx, metas, attrs: _filled_copy(_fill(ctx, **attrs)),
-    doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value"))
+    "fill_constant",
+    inputs=[Slot("ValueTensor", dispensable=True, comment="a one-value tensor; wins over value"),
+            Slot("ShapeTensor", dispensable=True, comment="a 1-D int tensor; wins over shape"),
+            Slot("ShapeTensorList", duplicable=True, dispensable=True,
+                 comment="one one-value int tensor per dim")],
+    outputs=["Out"],
+    attrs={"shape": Attr("longs", [], comment="sizes; -1 where a shape tensor decides"),
+           **FILL_ATTRS, "place_type": Attr("int", -1, comment="ignored")},
+    infer=_fill_constant_infer, kernel=_fill_constant,
+    direct=lambda ctx, metas, attrs: None if any(m is not None for m in metas) else _filled_copy(
+        _fill(ctx, **attrs)),
+    doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value\n"
+        "ShapeTensor, ShapeTensorList and ValueTensor, when given, decide at run time."))
 
 
 def _fill(ctx, shape, value, str_value, dtype, **_):
@@ -64,7 +91,9 @@ def _filled_copy(template):
     """fill_constant in a plan: its attributes are fixed, so a small array is made once
     and each run gets a copy (the op's output is the run's own to change). A large one is
     made anew each run, not kept for the plan's life."""
-    return template.copy if template.nbytes <= 1 << 16 else None
+    if template.nbytes > 1 << 16:
+        return None
+    return lambda value_t, shape_t, shape_list: template.copy()   # the three absent tensors
 
 
 def _batch_shape(in_shape, shape, input_dim_idx, output_dim_idx):
@@ -146,3 +175,58 @@ register(OpDef(
     "increment", inputs=["X"], outputs=["Out"], attrs={"step": Attr("float", 1.0)},
     infer=_increment_infer, kernel=lambda ctx, x, *, step: (x + step).astype(x.dtype, copy=False),
     doc="Out = X + step, for a one-element X (a loop counter)"))
+
+
+def _range_infer(start, end, step):
+    for slot, m in (("Start", start), ("End", end), ("Step", step)):
+        if -1 not in m.shape and math.prod(m.shape) != 1:
+            fail(f"{slot} must hold one value, got shape {tuple(m.shape)}")
+    return Meta((-1,), start.dtype)     # the length depends on the values
+
+
+def _range(ctx, start, end, step):
+    first, last, by = (t.reshape(()).item() for t in (start, end, step))
+    if by == 0:
+        raise ValueError("range: Step must not be 0")
+    # as PaddlePaddle counts: ceil(|end - start| / |step|) values start + i * step
+    n = max(math.ceil((last - first) / by), 0)
+    return (ctx.xp.arange(n, dtype=start.dtype) * by + first).astype(start.dtype, copy=False)
+
+
+register(OpDef(
+    "range", inputs=["Start", "End", "Step"], outputs=["Out"], infer=_range_infer,
+    kernel=_range, doc="Out = [Start, Start + Step, ...] up to End (excluded): paddle.arange"))
+
+
+# assign_value keeps its values in the attribute of its dtype's kind
+VALUE_SLOTS = {"b": "bool_values", "i": "int32_values", "f": "fp32_values"}
+
+
+def _values_attr(dtype):
+    if dtype == numpy.dtype("int64"):
+        return "int64_values"
+    if dtype == numpy.dtype("float64"):
+        return "fp64_values"
+    if dtype not in (numpy.dtype(bool), numpy.dtype("int32"), FLOAT32):
+        fail(f"dtype must be bool, int32, int64, float32 or float64, got {dtype}")
+    return VALUE_SLOTS[dtype.kind]
+
+
+def _assign_value_infer(*, shape, dtype, **values):
+    given = len(values[_values_attr(dtype)])
+    if given != math.prod(shape):
+        fail(f"{_values_attr(dtype)} must hold one value per element of shape {list(shape)} "
+             f"({math.prod(shape)}), got {given}")
+    return Meta(_check_shape(shape), dtype)
+
+
+register(OpDef(
+    "assign_value", outputs=["Out"],
+    attrs={"shape": Attr("ints", []), "dtype": Attr("dtype", FLOAT32),
+           "bool_values": Attr("ints", [], comment="bools as 0/1"), "fp32_values": Attr("floats", []),
+           "fp64_values": Attr("float64s", []), "int32_values": Attr("ints", []),
+           "int64_values": Attr("longs", [])},
+    infer=_assign_value_infer,
+    kernel=lambda ctx, *, shape, dtype, **values: ctx.xp.asarray(
+        values[_values_attr(dtype)], dtype=dtype).reshape(shape),
+    doc="Out = the values stored in the op (in the attribute of its dtype), of shape `shape`"))

@@ -14,6 +14,7 @@ import numpy
 
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["split_sizes", "slice_shape", "norm_axis"]
 
@@ -182,11 +183,39 @@ SLICE_ATTRS = {
     "axes": Attr("ints", [], comment="the axes sliced"), "starts": Attr("ints", []),
     "ends": Attr("ints", [], comment="exclusive; clamped to each dimension like Python's"),
     "decrease_axis": Attr("ints", [], comment="sliced axes of size 1 to drop"),
-    "infer_flags": Attr("ints", [], comment="accepted; starts and ends always come from the attrs"),
+    "infer_flags": Attr("ints", [], comment="accepted; -1 marks a bound a tensor gives"),
 }
+# starts and ends may come from tensors (paddle's x[:, 1:n] with n a tensor): one 1-D tensor
+# each, or one one-value tensor per axis; they win over the attributes
+SLICE_TENSORS = [Slot("StartsTensor", dispensable=True), Slot("EndsTensor", dispensable=True),
+                 Slot("StartsTensorList", duplicable=True, dispensable=True),
+                 Slot("EndsTensorList", duplicable=True, dispensable=True)]
 
 
-def _slice_kernel(ctx, x, *, axes, starts, ends, decrease_axis, infer_flags):
+def _bounds(starts, ends, st, et, stl, etl):
+    return ints_at_run(starts, st, stl), ints_at_run(ends, et, etl)
+
+
+def _slice_infer(x, st, et, stl, etl, *, axes, starts, ends, decrease_axis, infer_flags):
+    if st is None and et is None and not stl and not etl:
+        return x.with_shape(slice_shape(x.shape, axes, starts, ends, decrease_axis))
+    for slot, m in (("StartsTensor", st), ("EndsTensor", et)):
+        if m is not None:
+            ints_at_build(axes, m, None, (slot, slot + "List"))
+    # a tensor decides some bounds: PaddlePaddle marks their axes with infer_flags -1 (and
+    # writes the constant bounds of the others into starts/ends); without flags, or with one
+    # 1-D tensor for all starts or ends, every sliced axis is unknown until run time
+    flags = infer_flags if len(infer_flags) == len(axes) and st is None and et is None \
+        else [-1] * len(axes)
+    shape = list(x.shape)
+    for ax, flag in zip(axes, flags):
+        if flag == -1 and -len(shape) <= ax < len(shape):
+            shape[ax % len(shape)] = -1
+    return x.with_shape(slice_shape(tuple(shape), axes, starts, ends, decrease_axis))
+
+
+def _slice_kernel(ctx, x, st, et, stl, etl, *, axes, starts, ends, decrease_axis, infer_flags):
+    starts, ends = _bounds(starts, ends, st, et, stl, etl)
     boxes = _boxes(x.shape, axes, starts, ends)
     out = x[tuple(boxes.get(i, slice(None)) for i in range(x.ndim))]
     if decrease_axis:
@@ -194,8 +223,8 @@ def _slice_kernel(ctx, x, *, axes, starts, ends, decrease_axis, infer_flags):
     return out
 
 
-def _slice_grad(ctx, x, dout, *, axes, starts, ends, **_):
-    boxes = _boxes(x.shape, axes, starts, ends)
+def _slice_grad(ctx, x, st, et, stl, etl, dout, *, axes, starts, ends, **_):
+    boxes = _boxes(x.shape, axes, *_bounds(starts, ends, st, et, stl, etl))
     dx = ctx.xp.zeros(x.shape, dtype=dout.dtype)
     box = tuple(boxes.get(i, slice(None)) for i in range(x.ndim))
     dx[box] = dout.reshape(_sliced(x.shape, boxes))
@@ -203,12 +232,13 @@ def _slice_grad(ctx, x, dout, *, axes, starts, ends, **_):
 
 
 register(OpDef(
-    "slice", inputs=["Input"], outputs=["Out"], attrs=SLICE_ATTRS,
-    infer=lambda x, *, axes, starts, ends, decrease_axis, **_: x.with_shape(
-        slice_shape(x.shape, axes, starts, ends, decrease_axis)),
-    kernel=_slice_kernel, grad=grad_op("slice_grad", inputs=("Input",), in_grads=("Input",)),
+    "slice", inputs=["Input", *SLICE_TENSORS], outputs=["Out"], attrs=SLICE_ATTRS,
+    infer=_slice_infer, kernel=_slice_kernel,
+    grad=grad_op("slice_grad", inputs=("Input", *(t.name for t in SLICE_TENSORS)),
+                 in_grads=("Input",)),
     doc="Out = Input[starts:ends] along each of axes (Python's clamping of starts and ends)"))
 register(OpDef(
-    "slice_grad", inputs=["Input", "Out@GRAD"], outputs=["Input@GRAD"], attrs=SLICE_ATTRS,
-    infer=lambda x, dout, **_: Meta(tuple(x.shape), dout.dtype, x.lod_level), kernel=_slice_grad,
+    "slice_grad", inputs=["Input", *SLICE_TENSORS, "Out@GRAD"], outputs=["Input@GRAD"],
+    attrs=SLICE_ATTRS, infer=lambda x, *rest, **_: Meta(tuple(x.shape), rest[-1].dtype, x.lod_level),
+    kernel=_slice_grad, no_need_buffer=("Input",),
     doc="the gradient of slice: Out@GRAD placed into zeros shaped like Input"))

@@ -5,11 +5,15 @@
 ``sum`` hands each input the output gradient through a ``scale`` by 1.0, as
 PaddlePaddle does. ``sum`` adds a list of same-shape tensors (backward uses it
 to add the gradients of a variable read twice). ``mean`` averages every
-element into a tensor of shape (1,), fluid 1.x's loss reduction.
+element into a 0-D tensor (shape (), as PaddlePaddle 2.5+; fluid 1.x gave shape (1,)).
+``cumsum`` gives running totals along an axis: its gradient is the running total
+of Out@GRAD taken the other way. ``tril_triu`` keeps the lower (or upper)
+triangle of the last two dims; its gradient keeps the same triangle of Out@GRAD.
 """
 
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+
 
 def _known_product(dims):
     p = 1
@@ -78,7 +82,7 @@ def _sum_kernel(ctx, xs):
     out = xs[0].copy()
     for x in xs[1:]:
         if x.shape != out.shape and x.size == out.size == 1:
-            # one value, 0-D and [1]: PaddlePaddle 2.x's 0-D gradients meet paddle_nb's [1] means
+            # one value, 0-D and [1]: a 1.x program's [1] gradients meet 0-D ones
             out, x = out.reshape(1), x.reshape(1)
         out += x
     return out
@@ -116,14 +120,14 @@ def _float_like(x):
 
 def _mean_infer(x):
     _float_like(x)
-    return x.with_shape((1,))
+    return x.with_shape(())
 
 
 def _mean_kernel(ctx, x):
     if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
         # what numpy's mean computes (the sum divided, then in X's dtype), without its dispatch
-        return (x.sum() / x.size).astype(x.dtype).reshape(1)
-    return ctx.xp.mean(x).reshape(1).astype(x.dtype, copy=False)
+        return (x.sum() / x.size).astype(x.dtype).reshape(())
+    return ctx.xp.mean(x).reshape(()).astype(x.dtype, copy=False)
 
 
 def _mean_grad_infer(x, dout):
@@ -141,8 +145,93 @@ def _mean_grad_kernel(ctx, x, dout):
 register(OpDef(
     "mean", inputs=["X"], outputs=["Out"], infer=_mean_infer, kernel=_mean_kernel,
     grad=grad_op("mean_grad", inputs=("X",)),
-    doc="Out = mean of every element of X, as a tensor of shape (1,)"))
+    doc="Out = mean of every element of X, as a 0-D tensor (shape (), as PaddlePaddle 2.5+)"))
 register(OpDef(
     "mean_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], infer=_mean_grad_infer,
     kernel=_mean_grad_kernel, no_need_buffer=("X",),
     doc="the gradient of mean: X@GRAD = Out@GRAD / numel(X) everywhere (reads X's shape only)"))
+
+# ---- cumsum -----------------------------------------------------------------------------------
+
+CUMSUM_ATTRS = {
+    "axis": Attr("int", -1, comment="the axis summed along"),
+    "flatten": Attr("bool", False, comment="sum over X flattened to 1-D (axis ignored)"),
+    "exclusive": Attr("bool", False, comment="Out[i] leaves X[i] out (Out[0] = 0)"),
+    "reverse": Attr("bool", False, comment="sum from the end of the axis"),
+}
+
+
+def _cumsum_infer(x, *, axis, flatten, exclusive, reverse):
+    if flatten:
+        return x.with_shape((_known_product(x.shape),))
+    rank = max(len(x.shape), 1)         # a 0-D X is one element: axis 0 or -1
+    if not -rank <= axis < rank:
+        fail(f"axis {axis} is out of range for X of shape {tuple(x.shape)}")
+    return x
+
+
+def _running_total(xp, x, *, axis, flatten, exclusive, reverse):
+    """cumsum's computation: along the last axis after moving ``axis`` there."""
+    if flatten:
+        x, axis = x.reshape(-1), 0
+    if x.ndim == 0:
+        return xp.zeros_like(x) if exclusive else x.copy()
+    y = xp.moveaxis(x, axis, -1)
+    if reverse:
+        y = y[..., ::-1]
+    total = xp.cumsum(y, axis=-1, dtype=x.dtype)
+    if exclusive:                        # shift by one: each total leaves its own element out
+        total = xp.concatenate([xp.zeros_like(total[..., :1]), total[..., :-1]], axis=-1)
+    if reverse:
+        total = total[..., ::-1]
+    return xp.ascontiguousarray(xp.moveaxis(total, -1, axis))
+
+
+def _cumsum_grad(ctx, x, dout, *, axis, flatten, exclusive, reverse):
+    # d(sum_j<=i x_j)/dx_k = 1 for every i >= k: the total of dout from the other end
+    dx = _running_total(ctx.xp, dout, axis=axis, flatten=flatten, exclusive=exclusive,
+                        reverse=not reverse)
+    return dx.reshape(x.shape)
+
+
+register(OpDef(
+    "cumsum", inputs=["X"], outputs=["Out"], attrs=CUMSUM_ATTRS, infer=_cumsum_infer,
+    kernel=lambda ctx, x, **a: _running_total(ctx.xp, x, **a),
+    grad=grad_op("cumsum_grad", inputs=("X",)),
+    doc="Out[..., i, ...] = X[..., 0, ...] + ... + X[..., i, ...] along axis"))
+register(OpDef(
+    "cumsum_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=CUMSUM_ATTRS,
+    infer=lambda x, dout, **_: x.with_dtype(dout.dtype), kernel=_cumsum_grad,
+    no_need_buffer=("X",), doc="the gradient of cumsum: Out@GRAD summed the other way"))
+
+# ---- tril_triu --------------------------------------------------------------------------------
+
+TRIANGLE_ATTRS = {
+    "diagonal": Attr("int", 0, comment="0: the main diagonal; > 0 above it, < 0 below"),
+    "lower": Attr("bool", False, comment="keep the lower triangle (tril), else the upper"),
+}
+
+
+def _triangle_infer(x, *, diagonal, lower):
+    if len(x.shape) < 2:
+        fail(f"X must have rank >= 2 (matrices in its last two dims), got shape "
+             f"{tuple(x.shape)}")
+    return x
+
+
+def _triangle(ctx, x, *, diagonal, lower):
+    rows, cols = x.shape[-2:]
+    # tri(k) marks j <= i + k: the lower triangle; the upper one is what tri(k - 1) leaves
+    below = ctx.xp.tri(rows, cols, k=diagonal if lower else diagonal - 1, dtype=bool)
+    keep = below if lower else ~below
+    return ctx.xp.where(keep, x, ctx.xp.zeros((), dtype=x.dtype))
+
+
+register(OpDef(
+    "tril_triu", inputs=["X"], outputs=["Out"], attrs=TRIANGLE_ATTRS, infer=_triangle_infer,
+    kernel=_triangle, grad=grad_op("tril_triu_grad", inputs=()),
+    doc="Out = X with the elements outside the lower (or upper) triangle set to 0"))
+register(OpDef(
+    "tril_triu_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=TRIANGLE_ATTRS,
+    infer=lambda dout, **a: _triangle_infer(dout, **a), kernel=_triangle,
+    doc="the gradient of tril_triu: the same triangle of Out@GRAD"))

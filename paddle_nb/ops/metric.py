@@ -98,7 +98,7 @@ def _accuracy_infer(out, indices, label):
     if tuple(out.shape) != tuple(indices.shape) and -1 not in out.shape + indices.shape:
         fail(f"Out and Indices must have the same shape, got {tuple(out.shape)} and "
              f"{tuple(indices.shape)}")
-    one = out.with_shape((1,))
+    one = out.with_shape(())             # 0-D, as PaddlePaddle 2.5+ (fluid 1.x: shape [1])
     return one.with_dtype("float32"), one.with_dtype(INT32), one.with_dtype(INT32)
 
 
@@ -107,8 +107,8 @@ def _accuracy_kernel(ctx, out, indices, label):
     total = indices.shape[0]
     correct = (indices == label.reshape(-1, 1)).any(axis=1).sum()
     accuracy = correct.astype(numpy.float32) / max(total, 1)
-    return (accuracy.reshape(1).astype(numpy.float32), correct.reshape(1).astype(INT32),
-            xp.full((1,), total, dtype=INT32))
+    return (accuracy.reshape(()).astype(numpy.float32), correct.reshape(()).astype(INT32),
+            xp.full((), total, dtype=INT32))
 
 
 register(OpDef(

@@ -2,7 +2,8 @@
 
 ``dim`` lists the dimensions (negative ones count from the end); ``reduce_all``
 reduces every dimension; ``keep_dim`` keeps reduced dimensions as size 1.
-Reducing everything without keep_dim gives shape (1,), as in fluid 1.x. The
+Reducing everything without keep_dim gives a 0-D tensor (shape ()), as in
+PaddlePaddle 2.5 and later (fluid 1.x gave shape (1,)). The
 gradient spreads Out@GRAD back over the reduced dimensions: as is for sum,
 divided by the count for mean, and onto the elements equal to the extreme for
 max and min (every tied element gets it, as in PaddlePaddle).
@@ -40,10 +41,10 @@ def reduced_axes(shape, dim, reduce_all):
 
 
 def reduced_shape(shape, axes, keep_dim):
-    """Out's shape: reduced axes become 1 (keep_dim) or go; nothing left gives (1,)."""
+    """Out's shape: reduced axes become 1 (keep_dim) or go; nothing left gives () (0-D)."""
     if keep_dim:
         return tuple(1 if i in axes else s for i, s in enumerate(shape))
-    return tuple(s for i, s in enumerate(shape) if i not in axes) or (1,)
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
 def _out_dtype(x, out_dtype):

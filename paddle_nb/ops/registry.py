@@ -221,7 +221,8 @@ class OpDef:
         # direct(ctx, input_metas, attrs) -> an array function equal to the kernel for inputs
         # of such metas (e.g. xp.add), or None: lets the executor skip the kernel's own
         # dispatch. ctx is the KernelContext the step runs with (its xp, its wanted outputs);
-        # a duplicable slot's meta is a list. The contract suite checks each against its kernel.
+        # a duplicable slot's meta is a list, an absent dispensable slot's None (the function
+        # then gets None for it). The contract suite checks each against its kernel.
         self.direct = direct
         self.input_index = {s.name: i for i, s in enumerate(self.inputs)}
         self.output_index = {s.name: i for i, s in enumerate(self.outputs)}

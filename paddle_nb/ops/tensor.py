@@ -5,9 +5,12 @@ every id, so Out has shape ``Ids.shape + (W.shape[1],)``; its gradient adds
 each row of Out@GRAD into the row of W it came from (a dense W@GRAD, even
 when ``is_sparse`` asks PaddlePaddle for SelectedRows). ``assign`` copies,
 ``cast`` converts the dtype (each is its own gradient's op: an assign, and a
-cast back), and ``fill_zeros_like`` makes zeros with X's shape and dtype.
+cast back), ``fill_zeros_like`` makes zeros with X's shape and dtype, and
+``fill_any_like`` (paddle.full_like) fills X's shape with a value, in X's dtype
+unless its ``dtype`` attribute (a VarType number; -1: X's) says otherwise.
 """
 
+from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
 
@@ -90,3 +93,26 @@ register(OpDef(
 register(OpDef(
     "fill_zeros_like", inputs=["X"], outputs=["Out"], infer=_given,
     kernel=lambda ctx, x: ctx.xp.zeros_like(x), doc="Out = zeros with X's shape and dtype"))
+
+
+def _like_dtype(x, dtype):
+    return x.dtype if dtype == -1 else convert_dtype(dtype)
+
+
+def _known_var_type(v):
+    if v == -1:
+        return None
+    try:
+        convert_dtype(v)
+    except (TypeError, ValueError, KeyError):
+        return "expected -1 (X's dtype) or a VarType number"
+    return None
+
+
+register(OpDef(
+    "fill_any_like", inputs=["X"], outputs=["Out"],
+    attrs={"value": Attr("float", 0.0),
+           "dtype": Attr("int", -1, check=_known_var_type, comment="a VarType number; -1: X's")},
+    infer=lambda x, *, value, dtype: _given(x).with_dtype(_like_dtype(x, dtype)),
+    kernel=lambda ctx, x, *, value, dtype: ctx.xp.full(x.shape, value, dtype=_like_dtype(x, dtype)),
+    no_need_buffer=("X",), doc="Out = a tensor shaped like X filled with value (paddle.full_like)"))

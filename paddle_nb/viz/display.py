@@ -30,7 +30,8 @@ from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, chip, esc, fmt_bytes, 
     state_chip
 
 __all__ = ["html_of", "register", "unregister", "load_ipython_extension",
-           "unload_ipython_extension", "svg_of", "graph_html", "DISPLAYED", "NO_DOT"]
+           "unload_ipython_extension", "svg_of", "graph_html", "format_html", "DISPLAYED",
+           "NO_DOT"]
 
 NO_DOT = ("The Graphviz program `dot` is not installed, so here is the DOT source instead of a "
           "picture. To get pictures: `apt-get install graphviz` (Debian/Ubuntu), "
@@ -208,7 +209,7 @@ def graph_html(dot):
 
 
 # -- registering with IPython -------------------------------------------------------------------
-def _format(obj):
+def format_html(obj):
     """IPython's text/html formatter: never raise; a drawing bug shows as a note, repr stays."""
     try:
         return html_of(obj)
@@ -236,7 +237,7 @@ def register(shell=None):
         return False
     formatter = shell.display_formatter.formatters["text/html"]
     for cls in DISPLAYED:
-        formatter.for_type(cls, _format)
+        formatter.for_type(cls, format_html)
     return True
 
 

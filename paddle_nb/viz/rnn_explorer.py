@@ -6,12 +6,15 @@ backward pass. In step scope t, the memory variable (``static_rnn_0@mem_0``)
 holds the previous step's value: the state the step block computed at t-1,
 or the initial state at t=0 — the C++ loop's ``mem[i-1]``. The explorer
 shows each step scope's variables with their values, and that link, marked
-equal when the two values are.
+equal when the two values are. PaddlePaddle's fused ``rnn`` op (``paddle.nn.LSTM``)
+runs the same way, one step scope per layer, direction and step; rnn_op_steps.py
+lists those, one execution per layer and direction, with their gates.
 """
 
 import numpy
 import traitlets
 
+from paddle_nb.viz.rnn_op_steps import rnn_op_executions
 from paddle_nb.viz.widget_base import PaddleWidget, jsonable, value_preview, weak_method
 
 __all__ = ["rnn_executions", "RNNExplorerWidget", "rnn_explorer"]
@@ -41,7 +44,8 @@ def _lookup(scopes, sid, name):
 
 
 def rnn_executions(record):
-    """Every execution of a ``recurrent`` op in ``record``, as plain data.
+    """Every execution of a ``recurrent`` op in ``record``, as plain data, and of each
+    layer and direction of an ``rnn`` op (rnn_op_steps.py).
 
     Each is ``{"title", "op", "memories", "steps"}``; a step is ``{"t", "scope",
     "label", "vars", "links"}`` and a link ties a variable of step t to where
@@ -53,11 +57,14 @@ def rnn_executions(record):
     scopes = _index(record.scopes)
     out = []
     for i, o in enumerate(record.ops):
-        if o.type != "recurrent":
+        if o.type not in ("recurrent", "rnn"):
             continue
         try:
             op = record.program.block(o.block).ops[o.index]
         except (IndexError, AttributeError):
+            continue
+        if o.type == "rnn":
+            out.extend(rnn_op_executions(record, scopes, i, op))
             continue
         step_ids = _step_scopes(record.ops, i, int(op.attr("sub_block")))
         out.append(_execution(record, scopes, o, op, [s for s in step_ids if s in scopes]))
@@ -173,7 +180,7 @@ class RNNExplorerWidget(PaddleWidget):
         found = rnn_executions(record)
         if not found:
             if record.failed or self._executor is None:
-                self.message = "This run has no RNN (no recurrent op ran)."
+                self.message = "This run has no RNN (no recurrent or rnn op ran)."
             return
         self.has_values = any(v["value"] is not None for r in found for s in r["steps"]
                               for v in s["vars"])

@@ -111,7 +111,7 @@ def test_the_executor_runs_the_default_main_program():
     prog, x, h, prob, loss = mlp()
     with pd.program_guard(prog):
         got, = pd.Executor(CPU).run(feed={"x": X}, fetch_list=[loss], scope=pd.Scope())
-    assert got.shape == (1,)
+    assert got.shape == () and isinstance(float(got), float)     # a 0-D mean, as Paddle 2.5+
 
 
 def test_run_refuses_what_is_not_a_program_or_a_scope():

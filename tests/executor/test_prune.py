@@ -112,7 +112,7 @@ def test_eval_of_one_target_and_of_the_default_program():
     exe, scope = pd.Executor(CPU), pd.Scope()
     with pd.program_guard(prog):
         got = exe.eval(loss2, feed={"z": Z}, scope=scope)
-    assert len(got) == 1 and got[0].shape == (1,)
+    assert len(got) == 1 and got[0].shape == ()
     assert sorted(scope.local_var_names()) == ["fc_1.b_0", "fc_1.w_0"]
 
 

@@ -408,6 +408,6 @@ def test_the_ignored_label_gives_the_same_loss_on_every_path():
     for enter in (PATHS["framed"], _scope_path):
         exe, main, scope, feed, loss = _mlp_loss([0, -100, 3])
         with enter():
-            losses.append([float(exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0][0])
+            losses.append([float(exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0])
                            for _ in range(3)])
     assert losses[0] == losses[1]

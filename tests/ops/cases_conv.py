@@ -76,49 +76,14 @@ def conv_ref(ins, attrs):
     return {"Output": out.transpose(0, 2, 3, 1) if nhwc else out}
 
 
-def pool_ref(ins, attrs):
-    x = ins["X"].astype(np.float64)
-    n, c, h, w = x.shape
-    st = attrs.get("strides", [1, 1])
-    k = list(attrs.get("ksize", [1, 1]))
-    adaptive = attrs.get("adaptive", False)
-    pads, _ = _pads(attrs, (h, w), k, st, [1, 1])
-    if attrs.get("global_pooling", False):
-        k, pads, adaptive = [h, w], [0, 0, 0, 0], False
-    if adaptive:
-        oh, ow = k
-    else:
-        up = [st[0] - 1, st[1] - 1] if attrs.get("ceil_mode", False) else [0, 0]
-        oh = (h - k[0] + pads[0] + pads[1] + up[0]) // st[0] + 1
-        ow = (w - k[1] + pads[2] + pads[3] + up[1]) // st[1] + 1
-    out = np.zeros((n, c, oh, ow))
-    for i in range(oh):
-        for j in range(ow):
-            if adaptive:
-                h0, h1 = i * h // oh, math.ceil((i + 1) * h / oh)
-                w0, w1 = j * w // ow, math.ceil((j + 1) * w / ow)
-            else:
-                h0, w0 = i * st[0] - pads[0], j * st[1] - pads[2]
-                h1, w1 = min(h0 + k[0], h), min(w0 + k[1], w)
-                h0, w0 = max(h0, 0), max(w0, 0)
-            win = x[:, :, h0:h1, w0:w1]
-            if attrs.get("pooling_type", "max") == "max":
-                out[:, :, i, j] = win.max(axis=(2, 3))
-            else:
-                exclusive = attrs.get("exclusive", True) or adaptive
-                size = (h1 - h0) * (w1 - w0) if exclusive else k[0] * k[1]
-                out[:, :, i, j] = win.sum(axis=(2, 3)) / size
-    return {"Out": out}
-
-
 def conv(x, f, name, grad=("Input", "Filter"), **attrs):
     return Case(inputs={"Input": x, "Filter": f}, attrs=attrs, ref=conv_ref, grad=grad,
                 name=name, rtol=1e-4, atol=1e-5)
 
 
-def pool(x, name, grad=("X",), **attrs):
-    return Case(inputs={"X": x}, attrs=attrs, ref=pool_ref, grad=grad, name=name,
-                rtol=1e-5, atol=1e-6)
+def depthwise(x, f, name, grad=("Input", "Filter"), **attrs):
+    return conv(x, f, name, grad, groups=x.shape[3 if attrs.get("data_format") == "NHWC" else 1],
+                **attrs)
 
 
 X5 = arr(1, 2, 5, 5)
@@ -140,31 +105,17 @@ CONV = [
          strides=[2, 1], paddings=[1, 2], dilations=[1, 2]),
 ]
 
-P5 = distinct(1, 2, 5, 5)
-POOL = [
-    pool(P5, "max 2x2 stride 2", ksize=[2, 2], strides=[2, 2]),
-    pool(P5, "max 3x3 pad 1 stride 2", ksize=[3, 3], strides=[2, 2], paddings=[1, 1]),
-    pool(P5, "max ceil_mode", ksize=[2, 2], strides=[2, 2], ceil_mode=True),
-    pool(arr(2, 2, 4, 4), "avg 2x2", pooling_type="avg", ksize=[2, 2], strides=[2, 2]),
-    pool(P5, "avg exclusive padded", pooling_type="avg", ksize=[3, 3], strides=[2, 2],
-         paddings=[1, 1]),
-    pool(P5, "avg inclusive padded", pooling_type="avg", ksize=[3, 3], strides=[2, 2],
-         paddings=[1, 1], exclusive=False),
-    pool(P5, "avg ceil_mode inclusive", pooling_type="avg", ksize=[2, 2], strides=[2, 2],
-         ceil_mode=True, exclusive=False),
-    pool(P5, "avg 4-value paddings", pooling_type="avg", ksize=[2, 3], paddings=[1, 0, 0, 2]),
-    pool(P5, "global max", ksize=[2, 2], global_pooling=True),
-    pool(arr(2, 2, 4, 3), "global avg", pooling_type="avg", global_pooling=True),
-    pool(P5, "SAME max", ksize=[2, 2], strides=[2, 2], padding_algorithm="SAME"),
-    pool(P5, "VALID avg", pooling_type="avg", ksize=[3, 3], strides=[2, 2],
-         padding_algorithm="VALID", paddings=[1, 1]),
-    pool(P5, "adaptive max 2x3", ksize=[2, 3], adaptive=True),
-    pool(P5, "adaptive avg 3x2", pooling_type="avg", ksize=[3, 2], adaptive=True),
-    pool(arr(2, 3, 8, 7), "overlapping, forward only", grad=(), ksize=[3, 3], strides=[2, 1],
-         paddings=[1, 1]),
+DEPTHWISE = [
+    depthwise(arr(1, 3, 5, 5), arr(3, 1, 3, 3), "3x3 pad 1", paddings=[1, 1]),
+    depthwise(arr(2, 2, 6, 5), arr(4, 1, 3, 3), "multiplier 2, stride 2, odd size",
+              strides=[2, 2], paddings=[1, 1]),
+    depthwise(arr(1, 2, 7, 7), arr(2, 1, 3, 3), "dilation 2", dilations=[2, 2], paddings=[2, 2]),
+    depthwise(arr(1, 5, 4, 2), arr(2, 1, 3, 3), "NHWC", data_format="NHWC", paddings=[1, 1]),
+    depthwise(arr(1, 3, 6, 6), arr(3, 1, 3, 3), "SAME stride 2", strides=[2, 2],
+              padding_algorithm="SAME"),
 ]
 
-CASES = {"conv2d": CONV, "pool2d": POOL}
+CASES = {"conv2d": CONV, "depthwise_conv2d": DEPTHWISE}
 
 
 def _m(*shape):
@@ -172,6 +123,12 @@ def _m(*shape):
 
 
 BAD = {
+    "depthwise_conv2d": [
+        Bad(inputs={"Input": _m(1, 3, 5, 5), "Filter": _m(3, 1, 3, 3)}, attrs={"groups": 2},
+            error=ShapeError, match=r"groups=2 does not divide Input's 3 channels"),
+        Bad(inputs={"Input": _m(1, 3, 5, 5), "Filter": _m(3, 2, 3, 3)}, attrs={"groups": 3},
+            error=ShapeError, match=r"Input has 3 channels .* expects 6"),
+    ],
     "conv2d": [
         Bad(inputs={"Input": _m(1, 3, 5, 5), "Filter": _m(2, 2, 3, 3)}, error=ShapeError,
             match=r"Input has 3 channels \(shape \(1, 3, 5, 5\).*Filter of shape \(2, 2, 3, 3\)"),
@@ -180,20 +137,12 @@ BAD = {
         Bad(inputs={"Input": _m(1, 3, 5, 5), "Filter": _m(2, 1, 3, 3)}, attrs={"groups": 2},
             error=ShapeError, match=r"groups=2 does not divide Input's 3 channels"),
         Bad(inputs={"Input": _m(1, 4, 5, 5), "Filter": _m(3, 2, 3, 3)}, attrs={"groups": 2},
-            error=ShapeError, match=r"does not divide Filter's 3 output channels"),
+            error=ShapeError, match=r"does not divide the 3 output channels"),
         Bad(inputs={"Input": _m(1, 2, 2, 2), "Filter": _m(2, 2, 3, 3)}, error=ShapeError,
             match=r"too small"),
         Bad(inputs={"Input": _m(1, 2, 5, 5), "Filter": Meta((2, 2, 3, 3), np.dtype(np.float64))},
             error=ShapeError, match="same dtype"),
         Bad(inputs={"Input": _m(1, 2, 5, 5), "Filter": _m(2, 2, 3, 3)},
             attrs={"paddings": [1, 1, 1]}, error=AttrError, match="paddings needs 2 or 4"),
-    ],
-    "pool2d": [
-        Bad(inputs={"X": _m(2, 5, 5)}, error=ShapeError,
-            match=r"X must be a 4-D tensor, got shape \(2, 5, 5\)"),
-        Bad(inputs={"X": _m(1, 2, 2, 2)}, attrs={"ksize": [3, 3]}, error=ShapeError,
-            match="too small"),
-        Bad(inputs={"X": _m(1, 2, 5, 5)}, attrs={"pooling_type": "min"}, error=AttrError,
-            match="expected one of"),
     ],
 }

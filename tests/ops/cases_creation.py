@@ -73,6 +73,14 @@ CASES = {
         Case(inputs={}, attrs={"shape": [2, 1], "value": 1.0, "dtype": "bool"},
              ref=_fill_ref((2, 1), True, bool), name="bool"),
         Case(inputs={}, attrs={"shape": [0, 3]}, ref=_fill_ref((0, 3), 0.0, F), name="empty"),
+        Case(inputs={"ShapeTensorList": [np.array(3, np.int32), np.array([2], np.int64)]},
+             attrs={"shape": [-1, 2], "value": 1.0}, ref=_fill_ref((3, 2), 1.0, F),
+             name="ShapeTensorList (paddle.full([paddle.shape(x)[0], 2], 1.0))"),
+        Case(inputs={"ShapeTensor": np.array([2, 1, 3], np.int32)},
+             attrs={"value": 3.0, "dtype": "int64"}, ref=_fill_ref((2, 1, 3), 3, np.int64),
+             name="ShapeTensor (paddle.full(paddle.shape(x), 3))"),
+        Case(inputs={"ValueTensor": np.array(0.25, np.float64)}, attrs={"shape": [2], "value": 9.0},
+             ref=_fill_ref((2,), 0.25, F), name="ValueTensor wins, cast to dtype"),
     ],
     "uniform_random": [
         Case(inputs={}, attrs={"shape": [200, 100], "min": -2.0, "max": 3.0, "seed": 11},
@@ -95,6 +103,30 @@ CASES = {
                                              "output_dim_idx": 2, "dtype": "int32"},
              ref=_fill_ref((4, 1, 2), 0, np.int32), name="other dims"),
     ],
+    "assign_value": [
+        Case(inputs={}, attrs={"shape": [1, 2], "dtype": 5, "fp32_values": [1.5, 2.0]},
+             ref=lambda ins, a: {"Out": np.array([[1.5, 2.0]], F)}),
+        Case(inputs={}, attrs={"shape": [2], "dtype": 0, "bool_values": [1, 0]},
+             ref=lambda ins, a: {"Out": np.array([True, False])}, name="bool"),
+        Case(inputs={}, attrs={"shape": [2], "dtype": 3, "int64_values": [7, 2 ** 40]},
+             ref=lambda ins, a: {"Out": np.array([7, 2 ** 40], np.int64)}, name="int64"),
+        Case(inputs={}, attrs={"shape": [2, 1], "dtype": "int32", "int32_values": [3, -4]},
+             ref=lambda ins, a: {"Out": np.array([[3], [-4]], np.int32)}, name="int32"),
+        Case(inputs={}, attrs={"shape": [1], "dtype": "float64", "fp64_values": [0.1]},
+             ref=lambda ins, a: {"Out": np.array([0.1])}, name="float64"),
+    ],
+    "range": [
+        Case(inputs={"Start": np.array([0], np.int64), "End": np.array([10], np.int64),
+                     "Step": np.array([3], np.int64)},
+             ref=lambda ins, a: {"Out": np.array([0, 3, 6, 9], np.int64)}),
+        Case(inputs={"Start": np.array(1.0, F), "End": np.array(-1.0, F),
+                     "Step": np.array(-0.5, F)},
+             ref=lambda ins, a: {"Out": np.array([1.0, 0.5, 0.0, -0.5], F)},
+             name="float32, counting down"),
+        Case(inputs={"Start": np.array([5], np.int32), "End": np.array([5], np.int32),
+                     "Step": np.array([1], np.int32)},
+             ref=lambda ins, a: {"Out": np.zeros((0,), np.int32)}, name="empty"),
+    ],
     "increment": [
         Case(inputs={"X": np.array([3], np.int64)},
              ref=lambda ins, a: {"Out": np.array([4], np.int64)}),
@@ -108,6 +140,10 @@ BAD = {
         Bad(inputs={}, attrs={"shape": [2, -1]}, error=ShapeError,
             match=r"shape must hold sizes >= 0, got \[2, -1\]"),
         Bad(inputs={}, attrs={"shape": [2], "dtype": "complex32"}, error=AttrError, match="dtype"),
+        Bad(inputs={"ValueTensor": Meta((2,), np.dtype(F))}, attrs={"shape": [2]},
+            error=ShapeError, match=r"ValueTensor must hold one value, got shape \(2,\)"),
+        Bad(inputs={"ShapeTensor": Meta((), np.dtype(np.int32))}, error=ShapeError,
+            match=r"ShapeTensor must be a 1-D tensor of known length, got shape \(\)"),
     ],
     "uniform_random": [
         Bad(inputs={}, attrs={"shape": [2], "dtype": "int64"}, error=ShapeError,
@@ -127,6 +163,15 @@ BAD = {
         Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [1], "output_dim_idx": 1},
             error=ShapeError, match=r"output_dim_idx 1 is out of range for shape \[1\]"),
     ],
+    "assign_value": [
+        Bad(inputs={}, attrs={"shape": [3], "fp32_values": [1.0, 2.0]}, error=ShapeError,
+            match=r"fp32_values must hold one value per element of shape \[3\] \(3\), got 2"),
+        Bad(inputs={}, attrs={"shape": [1], "dtype": "float16"}, error=ShapeError,
+            match="dtype must be bool, int32, int64, float32 or float64, got float16"),
+    ],
+    "range": [Bad(inputs={"Start": Meta((2,), np.dtype(np.int64)), "End": Meta((1,), np.dtype(
+        np.int64)), "Step": Meta((1,), np.dtype(np.int64))}, error=ShapeError,
+        match=r"Start must hold one value, got shape \(2,\)")],
     "increment": [Bad(inputs={"X": Meta((2,), np.dtype(np.int64))}, error=ShapeError,
                       match=r"X must hold exactly one element \(a counter\), got shape \(2,\)")],
 }
@@ -144,3 +189,13 @@ def test_seed_zero_draws_from_the_run_generator():
     c = harness.forward("gaussian_random", {}, {"shape": [4]}, seed=2)["Out"]
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+def test_fill_constant_dims_from_tensors_are_unknown_at_build():
+    one = Meta((), np.dtype(np.int32))
+    got = harness.infer("fill_constant", {"ShapeTensorList": [one, one]}, {"shape": [-1, 4]})
+    assert got["Out"].shape == (-1, 4)
+    got = harness.infer("fill_constant", {"ShapeTensor": Meta((3,), np.dtype(np.int32))})
+    assert got["Out"].shape == (-1, -1, -1)
+    got = harness.infer("range", {k: Meta((1,), np.dtype(np.int64)) for k in ("Start", "End", "Step")})
+    assert got["Out"] == Meta((-1,), np.dtype(np.int64))

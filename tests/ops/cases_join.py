@@ -110,6 +110,16 @@ CASES = {
              name="every axis decreased: shape (1,)"),
         Case(inputs={"Input": X345}, attrs={"axes": [1], "starts": [3], "ends": [1]},
              ref=_slice_ref([[0, 1, 2], [], [0, 1, 2, 3, 4]], (3, 0, 5)), name="empty"),
+        Case(inputs={"Input": X345, "EndsTensorList": [np.array(3, np.int32),
+                                                      np.array([2], np.int64)]},
+             attrs={"axes": [1, 2], "starts": [1, 0], "ends": [-1, 2], "infer_flags": [-1, 1]},
+             ref=_slice_ref([[0, 1, 2], [1, 2], [0, 1]], (3, 2, 2)), grad=("Input",),
+             name="EndsTensorList wins (as paddle writes x[:, 1:n, :2])"),
+        Case(inputs={"Input": X345, "StartsTensor": np.array([1, 2], np.int64),
+                     "EndsTensor": np.array([2, 5], np.int64)},
+             attrs={"axes": [0, 2], "starts": [0, 0], "ends": [1, 1], "decrease_axis": [0]},
+             ref=_slice_ref([[1], [0, 1, 2, 3], [2, 3, 4]], (4, 3)), grad=("Input",),
+             name="StartsTensor and EndsTensor, decrease_axis"),
     ],
 }
 
@@ -151,6 +161,9 @@ BAD = {
             attrs={"axes": [0], "starts": [0], "ends": [2], "decrease_axis": [0]},
             error=ShapeError,
             match=r"sliced axes of size 1.*Input of shape \(3, 4\) has shape \(2, 4\)"),
+        Bad(inputs={"Input": Meta((3, 4), M), "StartsTensor": Meta((1, 1), np.dtype(np.int64))},
+            attrs={"axes": [0], "starts": [0], "ends": [1]}, error=ShapeError,
+            match=r"StartsTensor must be a 1-D tensor of known length, got shape \(1, 1\)"),
     ],
 }
 
@@ -169,6 +182,18 @@ def test_join_ops_keep_an_unknown_batch_dim():
     assert harness.infer("stack", {"X": [b, b]}, {"axis": 1})["Y"].shape == (-1, 2, 3)
     got = harness.infer("slice", {"Input": b}, {"axes": [0, 1], "starts": [0, 1], "ends": [1, 3]})
     assert got["Out"].shape == (-1, 2)
+    one = Meta((), np.dtype(np.int32))
+    got = harness.infer("slice", {"Input": Meta((4, 3), M), "EndsTensorList": [one]},
+                        {"axes": [1], "starts": [0], "ends": [-1], "infer_flags": [-1]})
+    assert got["Out"].shape == (4, -1)
+    # x[:, 1:n, :2] as 2.6 writes it: axis 2's bounds are constants (infer flag 1)
+    got = harness.infer("slice", {"Input": Meta((4, 6, 5), M), "EndsTensorList": [one, one]},
+                        {"axes": [1, 2], "starts": [1, 0], "ends": [-1, 2],
+                         "infer_flags": [-1, 1]})
+    assert got["Out"].shape == (4, -1, 2)
+    got = harness.infer("slice", {"Input": Meta((4, 6), M), "EndsTensor": Meta((1,), one.dtype)},
+                        {"axes": [1], "starts": [1], "ends": [3], "infer_flags": [1]})
+    assert got["Out"].shape == (4, -1)
 
 
 def test_split_gradient_is_a_concat():

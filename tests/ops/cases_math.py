@@ -1,4 +1,8 @@
-"""Contract cases for paddle_nb/ops/math.py: scale, sum and mean."""
+"""Contract cases for paddle_nb/ops/math.py: scale, sum, mean, cumsum and tril_triu.
+
+cumsum's reference adds element by element in a Python loop; tril_triu's
+compares each position's row and column with the diagonal.
+"""
 
 import numpy as np
 
@@ -37,10 +41,60 @@ def _sum_ref(ins, attrs):
 
 def _mean_ref(ins, attrs):
     x = ins["X"].astype(np.float64)
-    return {"Out": np.array([x.sum() / x.size])}
+    return {"Out": np.array(x.sum() / x.size)}
+
+
+def _cumsum_ref(ins, attrs):
+    x = ins["X"].reshape(-1) if attrs.get("flatten") else ins["X"]
+    axis = 0 if attrs.get("flatten") else attrs.get("axis", -1) % x.ndim
+    moved = np.moveaxis(x, axis, -1)
+    out = np.empty_like(moved)
+    n = moved.shape[-1]
+    for lead in np.ndindex(*moved.shape[:-1]):
+        for i in range(n):
+            js = range(i, n) if attrs.get("reverse") else range(i + 1)
+            total = moved.dtype.type(0)
+            for j in js:
+                if not (attrs.get("exclusive") and j == i):
+                    total += moved[lead + (j,)]
+            out[lead + (i,)] = total
+    return {"Out": np.moveaxis(out, -1, axis)}
+
+
+def _triangle_ref(ins, attrs):
+    x, k = ins["X"], attrs.get("diagonal", 0)
+    out = np.zeros_like(x)
+    for pos in np.ndindex(*x.shape):
+        i, j = pos[-2:]
+        if (j - i <= k) if attrs.get("lower", False) else (j - i >= k):
+            out[pos] = x[pos]
+    return {"Out": out}
 
 
 CASES = {
+    "cumsum": [
+        Case(inputs={"X": arr(3, 4)}, attrs={"axis": 1}, ref=_cumsum_ref, grad=("X",)),
+        Case(inputs={"X": arr(3, 2, 2)}, attrs={"axis": 0, "reverse": True}, ref=_cumsum_ref,
+             grad=("X",), name="reverse"),
+        Case(inputs={"X": arr(2, 5)}, attrs={"exclusive": True}, ref=_cumsum_ref, grad=("X",),
+             name="exclusive, default axis -1"),
+        Case(inputs={"X": arr(2, 3)}, attrs={"exclusive": True, "reverse": True, "axis": -2},
+             ref=_cumsum_ref, grad=("X",), name="exclusive and reverse"),
+        Case(inputs={"X": arr(2, 3)}, attrs={"flatten": True, "axis": 1}, ref=_cumsum_ref,
+             grad=("X",), name="flatten"),
+        Case(inputs={"X": np.arange(6, dtype=np.int64).reshape(2, 3)}, ref=_cumsum_ref,
+             name="int64"),
+    ],
+    "tril_triu": [
+        Case(inputs={"X": arr(3, 4)}, attrs={"lower": True}, ref=_triangle_ref, grad=("X",)),
+        Case(inputs={"X": arr(3, 4)}, ref=_triangle_ref, grad=("X",), name="default: triu"),
+        Case(inputs={"X": arr(2, 3, 3)}, attrs={"lower": True, "diagonal": -1},
+             ref=_triangle_ref, grad=("X",), name="batched, below the diagonal"),
+        Case(inputs={"X": arr(4, 2)}, attrs={"diagonal": 1}, ref=_triangle_ref, grad=("X",),
+             name="upper, above the diagonal"),
+        Case(inputs={"X": np.arange(9, dtype=np.int32).reshape(3, 3)}, attrs={"lower": True},
+             ref=_triangle_ref, name="int32"),
+    ],
     "scale": [
         Case(inputs={"X": arr(3, 4)}, attrs={"scale": 2.5, "bias": 1.0}, ref=_scale_ref,
              grad=("X",), name="bias after scale"),
@@ -66,6 +120,14 @@ CASES = {
 }
 
 BAD = {
+    "cumsum": [
+        Bad(inputs={"X": meta(3, 4)}, attrs={"axis": 2}, error=ShapeError,
+            match=r"axis 2 is out of range for X of shape \(3, 4\)"),
+    ],
+    "tril_triu": [
+        Bad(inputs={"X": meta(4)}, error=ShapeError,
+            match=r"X must have rank >= 2 \(matrices in its last two dims\), got shape \(4,\)"),
+    ],
     "scale": [
         Bad(inputs={"X": meta(3, 4), "ScaleTensor": meta(2)}, error=ShapeError,
             match=r"ScaleTensor must hold one value, got shape \(2,\)"),

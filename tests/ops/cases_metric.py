@@ -46,8 +46,8 @@ def accuracy_ref(ins, attrs):
     idx, label = ins["Indices"], ins["Label"]
     correct = sum(1 for row, lab in zip(idx, label[:, 0]) if lab in list(row))
     total = len(label)
-    return {"Accuracy": np.array([correct / total], F), "Correct": np.array([correct], np.int32),
-            "Total": np.array([total], np.int32)}
+    return {"Accuracy": np.array(correct / total, F), "Correct": np.array(correct, np.int32),
+            "Total": np.array(total, np.int32)}
 
 
 def acc_case(n, k, classes, name):

@@ -1,7 +1,7 @@
 """Contract cases for paddle_nb/ops/reduce.py: reduce_sum / mean / max / min.
 
-Each case states the output shape fluid 1.x gives (reducing everything without
-keep_dim gives (1,)). Max and min inputs have distinct values, so no ties.
+Each case states the output shape PaddlePaddle 2.5+ gives (reducing everything without
+keep_dim gives a 0-D tensor, shape ()). Max and min inputs have distinct values, so no ties.
 """
 
 import numpy as np
@@ -40,16 +40,16 @@ def _cases(name, f):
         ({"dim": [-1], "keep_dim": True}, (2, 3, 1)),
         ({"dim": [0, 2]}, (3,)),
         ({"dim": [-3, 1], "keep_dim": True}, (1, 1, 4)),
-        ({"reduce_all": True}, (1,)),
+        ({"reduce_all": True}, ()),
         ({"reduce_all": True, "keep_dim": True}, (1, 1, 1)),
-        ({"dim": [0, 1, 2]}, (1,)),
+        ({"dim": [0, 1, 2]}, ()),
         ({}, (3, 4)),
         ({"dim": [1], "in_dtype": -1, "out_dtype": -1}, (2, 4)),
     ]
     cases = [Case(inputs={"X": x}, attrs=attrs, ref=_ref(f, shape), grad=("X",),
                   name=str(attrs)) for attrs, shape in one]
-    cases.append(Case(inputs={"X": x[0, :, 0]}, attrs={"dim": [0]}, ref=_ref(f, (1,)),
-                      grad=("X",), name="rank 1 to (1,)"))
+    cases.append(Case(inputs={"X": x[0, :, 0]}, attrs={"dim": [0]}, ref=_ref(f, ()),
+                      grad=("X",), name="rank 1 to 0-D"))
     return cases
 
 

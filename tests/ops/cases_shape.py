@@ -48,6 +48,34 @@ CASES = {
         _case("reshape2", X234, {"shape": [2, 0, 2, 2]}, (2, 3, 2, 2), "0 in the middle"),
         _case("reshape2", X234[0, 0], {"shape": [1, 4, 1]}, (1, 4, 1), "to rank 3"),
         _case("reshape2", X234.astype(np.int64), {"shape": [-1]}, (24,), "int64", grad=()),
+        Case(inputs={"X": X234, "Shape": np.array([4, -1], np.int32)}, attrs={"shape": [1, 24]},
+             ref=_to((4, 6)), grad=("X",), grad_outputs=("Out",), name="Shape tensor wins"),
+        Case(inputs={"X": X234, "ShapeTensor": [np.array(2, np.int32), np.array([-1], np.int32)]},
+             attrs={"shape": [-1, -1]}, ref=_to((2, 12)), grad=("X",), grad_outputs=("Out",),
+             name="ShapeTensor: one tensor per dim"),
+    ],
+    "flatten_contiguous_range": [
+        _case("flatten_contiguous_range", X234, {"start_axis": 1, "stop_axis": 2}, (2, 12),
+              "the last two"),
+        _case("flatten_contiguous_range", X234, {}, (2, 3, 4), "defaults: 1..1 changes nothing"),
+        _case("flatten_contiguous_range", X1315, {"start_axis": 0, "stop_axis": -1}, (15,),
+              "all, negative stop"),
+        _case("flatten_contiguous_range", X1315, {"start_axis": -3, "stop_axis": 2}, (1, 3, 5),
+              "the middle"),
+        _case("flatten_contiguous_range", np.float32(2.5).reshape(()),
+              {"start_axis": 0, "stop_axis": -1}, (1,), "0-D becomes (1,)"),
+    ],
+    "shape": [
+        Case(inputs={"Input": X234}, ref=lambda ins, a: {"Out": np.array([2, 3, 4], np.int32)}),
+        Case(inputs={"Input": np.zeros((0, 5), np.int64)},
+             ref=lambda ins, a: {"Out": np.array([0, 5], np.int32)}, name="empty int64"),
+        Case(inputs={"Input": np.float32(1.0).reshape(())},
+             ref=lambda ins, a: {"Out": np.zeros((0,), np.int32)}, name="0-D: no dims"),
+    ],
+    "size": [
+        Case(inputs={"Input": X234}, ref=lambda ins, a: {"Out": np.array(24, np.int64)}),
+        Case(inputs={"Input": np.zeros((0, 5), np.int32)},
+             ref=lambda ins, a: {"Out": np.array(0, np.int64)}, name="empty"),
     ],
     "transpose2": [
         Case(inputs={"X": X234}, attrs={"axis": [1, 2, 0]}, ref=_perm_ref, grad=("X",),
@@ -68,6 +96,10 @@ CASES = {
         _case("unsqueeze2", X234, {"axes": [-1]}, (2, 3, 4, 1), "negative: the end"),
         _case("unsqueeze2", X234, {"axes": [1, 3]}, (2, 1, 3, 1, 4), "two, in order"),
         _case("unsqueeze2", X234[0, 0], {"axes": [0, -1]}, (1, 4, 1), "both ends"),
+        Case(inputs={"X": X234, "AxesTensor": np.array([0, 2], np.int64)}, ref=_to((1, 2, 1, 3, 4)),
+             grad=("X",), grad_outputs=("Out",), name="AxesTensor wins"),
+        Case(inputs={"X": X234, "AxesTensorList": [np.array(-1, np.int32)]}, attrs={"axes": [0]},
+             ref=_to((2, 3, 4, 1)), grad=("X",), grad_outputs=("Out",), name="AxesTensorList"),
     ],
 }
 
@@ -85,6 +117,8 @@ BAD = {
         Bad(inputs={"X": B}, attrs={"shape": [0, 0, 2]}, error=ShapeError,
             match=r"shape \[0, 0, 2\] asks for 8 elements but X of shape \(-1, 4\) holds 4"),
         Bad(inputs={"X": M}, attrs={"shape": [-2, 12]}, error=ShapeError, match="one -1"),
+        Bad(inputs={"X": M, "ShapeTensor": [Meta((2,), np.dtype(np.int32))]}, error=ShapeError,
+            match=r"each tensor of ShapeTensor must hold one value, got shape \(2,\) at 0"),
     ],
     "transpose2": [
         Bad(inputs={"X": M}, attrs={"axis": [0, 1, 1]}, error=ShapeError,
@@ -92,6 +126,16 @@ BAD = {
         Bad(inputs={"X": M}, attrs={"axis": [1, 0]}, error=ShapeError, match="permutation"),
         Bad(inputs={"X": M}, attrs={}, error=AttrError, match="'axis'.*required"),
     ],
+    "flatten_contiguous_range": [
+        Bad(inputs={"X": M}, attrs={"start_axis": 2, "stop_axis": 1}, error=ShapeError,
+            match=r"start_axis 2 must not come after stop_axis 1 for X of shape \(2, 3, 4\)"),
+        Bad(inputs={"X": M}, attrs={"start_axis": 0, "stop_axis": 3}, error=ShapeError,
+            match=r"start_axis 0 and stop_axis 3 must be dims of X of shape \(2, 3, 4\)"),
+    ],
+    "shape": [Bad(inputs={"Input": M}, attrs={"axis": 1}, error=AttrError,
+                  match="'shape' has no attribute 'axis'")],
+    "size": [Bad(inputs={"Input": M}, attrs={"dim": 1}, error=AttrError,
+                 match="'size' has no attribute 'dim'")],
     "squeeze2": [Bad(inputs={"X": M}, attrs={"axes": [3]}, error=ShapeError,
                      match=r"axes \[3\] are out of range for X of shape \(2, 3, 4\)")],
     "unsqueeze2": [Bad(inputs={"X": M}, attrs={"axes": [5]}, error=ShapeError,
@@ -123,3 +167,17 @@ def test_reshape_grad_reads_only_xshape():
     dx = harness.forward("reshape2_grad", {"XShape": outs["XShape"], "Out@GRAD": outs["Out"]},
                          {"shape": [4, 6]})["X@GRAD"]
     np.testing.assert_array_equal(dx, x)
+
+
+def test_shape_tensors_leave_their_dims_unknown():
+    b3 = Meta((-1, 3, 4), np.dtype(F))
+    one = Meta((), np.dtype(np.int32))
+    out = harness.infer("reshape2", {"X": b3, "ShapeTensor": [one, one]}, {"shape": [-1, 12]})
+    assert out["Out"].shape == (-1, 12) and out["XShape"].shape == (0, -1, 3, 4)
+    out = harness.infer("reshape2", {"X": b3, "Shape": Meta((3,), np.dtype(np.int32))})
+    assert out["Out"].shape == (-1, -1, -1)
+    assert harness.infer("shape", {"Input": b3})["Out"] == Meta((3,), np.dtype(np.int32))
+    out = harness.infer("unsqueeze2", {"X": b3, "AxesTensor": Meta((2,), np.dtype(np.int64))})
+    assert out["Out"].shape == (-1,) * 5
+    out = harness.infer("flatten_contiguous_range", {"X": b3}, {"start_axis": 0, "stop_axis": 1})
+    assert out["Out"].shape == (-1, 4)

@@ -1,4 +1,5 @@
-"""Contract cases for paddle_nb/ops/tensor.py: lookup_table_v2, assign, cast, fill_zeros_like.
+"""Contract cases for paddle_nb/ops/tensor.py: lookup_table_v2, assign, cast, fill_zeros_like,
+fill_any_like.
 
 The lookup reference loops over the ids; the gradient check covers W only
 (Ids are integers), including a padding_idx whose rows get no gradient.
@@ -67,6 +68,13 @@ CASES = {
                                                                   "out_dtype": "bool"},
              ref=_cast_ref, name="int32 -> bool"),
     ],
+    "fill_any_like": [
+        Case(inputs={"X": X}, attrs={"value": 2.5}, ref=lambda ins, a: {"Out": np.full((2, 3), 2.5, F)}),
+        Case(inputs={"X": X}, attrs={"value": 3.0, "dtype": 3},
+             ref=lambda ins, a: {"Out": np.full((2, 3), 3, np.int64)}, name="dtype INT64"),
+        Case(inputs={"X": np.ones((4,), np.int32)}, attrs={"value": -1.0},
+             ref=lambda ins, a: {"Out": np.full((4,), -1, np.int32)}, name="X's int32"),
+    ],
     "fill_zeros_like": [
         Case(inputs={"X": X}, ref=lambda ins, attrs: {"Out": np.zeros((2, 3), F)}),
         Case(inputs={"X": np.ones((3,), np.int64)},
@@ -91,6 +99,11 @@ BAD = {
             error=AttrError, match="'out_dtype' expects dtype"),
         Bad(inputs={"X": Meta((2,), np.dtype(F))}, attrs={"in_dtype": 5}, error=AttrError,
             match="'out_dtype'.*required"),
+    ],
+    "fill_any_like": [
+        Bad(inputs={"X": Meta((2,), np.dtype(F))}, attrs={"dtype": 99}, error=AttrError,
+            match=r"'dtype' = 99: expected -1 \(X's dtype\) or a VarType number"),
+        Bad(inputs={"X": None}, error=ShapeError, match="X must be given"),
     ],
     "fill_zeros_like": [Bad(inputs={"X": None}, error=ShapeError, match="X must be given")],
 }

@@ -101,7 +101,8 @@ def run_kernel(opdef, ctx, args, attrs):
     as the arrays have them and with the first dimension unknown, and with each output
     alone wanted."""
     result = opdef.kernel(ctx, *args, **attrs)
-    if opdef.direct is None or any(a is None for a in args) or ctx.rng is None:
+    if opdef.direct is None or ctx.rng is None or any(
+            a is None and not s.dispensable for a, s in zip(args, opdef.inputs)):
         return result
     n = len(opdef.outputs)
     wanted = [None] + ([tuple(j == k for j in range(n)) for k in range(n)] if n > 1 else [])
@@ -122,6 +123,8 @@ def run_kernel(opdef, ctx, args, attrs):
 
 
 def _unknown_batch(meta):
+    if meta is None:
+        return None
     if isinstance(meta, list):
         return [_unknown_batch(m) for m in meta]
     shape = tuple(meta.shape)

@@ -393,7 +393,7 @@ code('''
     preamble = main.global_block().ops[:4]
     assert [op.type for op in preamble] == ["uniform_random", "fill_constant"] * 2
     assert not w.numpy().any()                        # the initializer was skipped
-    assert np.isclose(second[0], np.log(3.0), rtol=1e-5)   # zero hidden -> equal logits
+    assert np.isclose(second, np.log(3.0), rtol=1e-5)      # zero hidden -> equal logits
     assert dash.runs == 2 and dash.run["label"] == "run 2"
     assert [(c["name"], c["what"]) for c in dash.changes] == [("fc_0.w_0", "value")]
 ''')
@@ -705,7 +705,7 @@ md("""
         t.set(t.numpy() - 0.1 * grad, cpu)
     after = exe.run(frozen, feed=feed3, fetch_list=[cost], scope=s)[0]
     print("loss before:", before, "after one step:", after)
-    assert after[0] < before[0]
+    assert after < before
     assert np.array_equal(s.find_var("fc_0.w_0").get_tensor().numpy(), w0)
     ```
 

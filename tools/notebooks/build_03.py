@@ -354,7 +354,7 @@ code('''
         return np.mean(o * o)
 
 
-    assert np.isclose(got_loss[0], loss_at())
+    assert np.isclose(got_loss, loss_at())
     assert np.allclose(got_gw, central(lambda v: loss_at(w=v), w), atol=1e-9)
     assert np.allclose(got_gx, central(lambda v: loss_at(x=v), feed["x"]), atol=1e-9)
     print("d loss / d fc.w and d loss / d x match central differences")

@@ -438,7 +438,7 @@ code('''
         xs, ys = bands(32)
         (value,) = proto_exe.run(main, feed={"x": xs, "label": ys}, fetch_list=[loss],
                                  scope=proto_scope)
-        losses.append(float(value[0]))
+        losses.append(float(value))
     test_x, test_y = bands(200)
     # eval prunes the program to what computes prob (no loss, no SGD step), then runs it
     (test_prob,) = proto_exe.eval([prob], main, feed={"x": test_x}, scope=proto_scope)

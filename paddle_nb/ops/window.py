@@ -1,0 +1,172 @@
+"""Window geometry shared by convolution and pooling: sizes, paddings, strided views.
+
+A 2-D window op slides a kh x kw window (its taps spaced by ``dilations``,
+moved by ``strides``) over an image padded by ``paddings`` ([h, w] or
+[top, bottom, left, right]; ``padding_algorithm`` "SAME" or "VALID" computes
+them instead). The windows of an NCHW image are one strided *view*
+(:func:`windows`, no copy); putting window values back (col2im) is
+:func:`add_windows`, one strided slice per kernel position. Shape rules use
+the same arithmetic as kernels, with -1 (unknown) staying unknown.
+"""
+
+from paddle_nb.ops.registry import Attr, fail
+
+__all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
+           "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
+           "rank4", "windows", "pad", "window_slices", "add_windows", "adaptive_bounds"]
+
+
+# ---- attribute checks ----
+
+def pair_check(name, lengths=(2,)):
+    def check(v):
+        if len(v) not in lengths:
+            return f"{name} needs {' or '.join(map(str, lengths))} values, got {len(v)}"
+        return None
+    return check
+
+
+def positive(v):
+    return None if all(i > 0 for i in v) else "every value must be positive"
+
+
+def both(*checks):
+    return lambda v: next((p for p in (c(v) for c in checks) if p), None)
+
+
+def one_of(*names):
+    return lambda v: None if v in names else f"expected one of {list(names)}"
+
+
+WINDOW_ATTRS = {
+    "strides": Attr("ints", [1, 1], both(pair_check("strides"), positive)),
+    "paddings": Attr("ints", [0, 0], pair_check("paddings", (2, 4)),
+                     comment="[h, w] or [top, bottom, left, right]"),
+    "padding_algorithm": Attr("str", "EXPLICIT", one_of("EXPLICIT", "SAME", "VALID")),
+    "data_format": Attr("str", "NCHW", one_of("NCHW", "NHWC", "AnyLayout")),
+}
+
+
+# ---- sizes and paddings (-1 = unknown stays unknown) ----
+
+def out_size(size, k, stride, pad0, pad1, dilation=1, ceil_mode=False):
+    """Output length of a window sliding over ``size``.
+
+    >>> out_size(5, 3, 2, 1, 1), out_size(5, 2, 2, 0, 0, ceil_mode=True), out_size(-1, 3, 1, 0, 0)
+    (3, 3, -1)
+    """
+    if size < 0:
+        return -1
+    span = size + pad0 + pad1 - (dilation * (k - 1) + 1)
+    return (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+
+
+def resolve_padding(hw, ksize, strides, paddings, dilations, algorithm):
+    """(top, bottom, left, right) and dilations after ``padding_algorithm``, as Paddle does.
+
+    SAME pads so that out = ceil(in / stride) (extra on the bottom/right) and sets
+    dilations to 1; VALID pads nothing.
+
+    >>> resolve_padding((5, 5), (2, 2), (2, 2), [0, 0], [1, 1], "SAME")
+    ((0, 1, 0, 1), (1, 1))
+    """
+    pads = list(paddings) if len(paddings) == 4 else [paddings[0]] * 2 + [paddings[1]] * 2
+    if algorithm == "VALID":
+        return (0, 0, 0, 0), tuple(dilations)
+    if algorithm == "SAME":
+        for i, (size, k, s) in enumerate(zip(hw, ksize, strides)):
+            total = max((-(-size // s) - 1) * s + k - size, 0) if size >= 0 else 0
+            pads[2 * i:2 * i + 2] = [total // 2, total - total // 2]
+        return tuple(pads), (1, 1)
+    return tuple(pads), tuple(dilations)
+
+
+def out_hw(hw, ksize, strides, pads, dilations=(1, 1), ceil_mode=False, what="Input"):
+    """(OH, OW) of the windows; fails, naming ``what``, when an image is too small."""
+    out = tuple(out_size(hw[i], ksize[i], strides[i], pads[2 * i], pads[2 * i + 1],
+                         dilations[i], ceil_mode) for i in range(2))
+    if any(size >= 0 and o <= 0 for size, o in zip(hw, out)):
+        fail(f"{what} of spatial size {tuple(hw)} is too small for a {tuple(ksize)} window with "
+             f"paddings {pads}, dilations {tuple(dilations)}: the output would be {out}")
+    return out
+
+
+# ---- layouts: kernels work in NCHW; NHWC is transposed in and out (views, no copy) ----
+
+def nchw_shape(shape, data_format):
+    return shape if data_format != "NHWC" else (shape[0], shape[3], shape[1], shape[2])
+
+
+def from_nchw_shape(shape, data_format):
+    return shape if data_format != "NHWC" else (shape[0], shape[2], shape[3], shape[1])
+
+
+def to_nchw(x, data_format):
+    return x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+
+
+def from_nchw(x, data_format):
+    return x.transpose(0, 2, 3, 1) if data_format == "NHWC" else x
+
+
+def rank4(slot, meta):
+    if len(meta.shape) != 4:
+        fail(f"{slot} must be a 4-D tensor, got shape {tuple(meta.shape)}")
+
+
+# ---- strided windows ----
+
+def windows(xp, x, ksize, strides, dilations, out_hw):
+    """A strided view (N, C, kh, kw, OH, OW) of every window of padded ``x`` (no copy).
+
+    as_strided does not check bounds, so the windows' extent is checked here.
+    """
+    for i in range(2):
+        if (out_hw[i] - 1) * strides[i] + dilations[i] * (ksize[i] - 1) + 1 > x.shape[2 + i]:
+            raise ValueError(f"{tuple(out_hw)} windows of {tuple(ksize)} do not fit in an image "
+                             f"of shape {tuple(x.shape)}")
+    sn, sc, sh, sw = x.strides
+    shape = tuple(x.shape[:2]) + tuple(ksize) + tuple(out_hw)
+    steps = (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1])
+    return xp.lib.stride_tricks.as_strided(x, shape, steps)
+
+
+def pad(xp, x, pads, value=0):
+    if not any(pads):
+        return x
+    width = ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3]))
+    return xp.pad(x, width, mode="constant", constant_values=value)
+
+
+def window_slices(x, ksize, strides, dilations, out_hw):
+    """For each kernel position (i, j): the strided view (N, C, OH, OW) of the pixels it sees.
+
+    Looping over the kh * kw positions (never over windows) keeps each step a
+    whole-array operation: pooling is a running max or sum of these views.
+    """
+    (oh, ow), (sh, sw) = out_hw, strides
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            h0, w0 = i * dilations[0], j * dilations[1]
+            yield i, j, x[:, :, h0:h0 + sh * (oh - 1) + 1:sh, w0:w0 + sw * (ow - 1) + 1:sw]
+
+
+def add_windows(dst, cols, strides, dilations, out_hw):
+    """col2im: add cols (N, C, kh, kw, OH, OW) back into the padded image ``dst``, in place.
+
+    One strided slice per kernel position (kh * kw of them), each adding a whole
+    (N, C, OH, OW) block: the overlaps of neighbouring windows add up.
+    """
+    for i, j, view in window_slices(dst, cols.shape[2:4], strides, dilations, out_hw):
+        view += cols[:, :, i, j]
+    return dst
+
+
+def adaptive_bounds(size, out):
+    """Adaptive pooling's windows: starts floor(i*size/out), ends ceil((i+1)*size/out).
+
+    >>> adaptive_bounds(5, 3)
+    ([0, 1, 3], [2, 4, 5])
+    """
+    return ([(i * size) // out for i in range(out)],
+            [-(-((i + 1) * size) // out) for i in range(out)])

@@ -38,7 +38,8 @@ def _pool_plan(shape, ksize, strides, paddings, global_pooling, adaptive, ceil_m
     if adaptive:
         return tuple(ksize), (0, 0, 0, 0), tuple(ksize)
     pads, _ = resolve_padding(hw, ksize, strides, paddings, (1, 1), algorithm)
-    return tuple(ksize), pads, out_hw(hw, ksize, strides, pads, ceil_mode=ceil_mode, what="X")
+    return tuple(ksize), pads, out_hw(hw, ksize, strides, pads, ceil_mode=ceil_mode, what="X",
+                                      truncate=True)
 
 
 def _lowest(xp, dtype):

@@ -49,16 +49,22 @@ WINDOW_ATTRS = {
 
 # ---- sizes and paddings (-1 = unknown stays unknown) ----
 
-def out_size(size, k, stride, pad0, pad1, dilation=1, ceil_mode=False):
+def out_size(size, k, stride, pad0, pad1, dilation=1, ceil_mode=False, truncate=False):
     """Output length of a window sliding over ``size``.
+
+    ``truncate`` divides as C++ does (toward zero), as PaddlePaddle's pool2d does: a window
+    larger than the (padded) input then still gives one output, over the part that exists.
 
     >>> out_size(5, 3, 2, 1, 1), out_size(5, 2, 2, 0, 0, ceil_mode=True), out_size(-1, 3, 1, 0, 0)
     (3, 3, -1)
+    >>> out_size(2, 3, 2, 0, 0), out_size(2, 3, 2, 0, 0, truncate=True)
+    (0, 1)
     """
     if size < 0:
         return -1
-    span = size + pad0 + pad1 - (dilation * (k - 1) + 1)
-    return (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    span = size + pad0 + pad1 - (dilation * (k - 1) + 1) + (stride - 1 if ceil_mode else 0)
+    steps = -(-span // stride) if truncate and span < 0 else span // stride
+    return steps + 1
 
 
 def resolve_padding(hw, ksize, strides, paddings, dilations, algorithm):
@@ -81,10 +87,11 @@ def resolve_padding(hw, ksize, strides, paddings, dilations, algorithm):
     return tuple(pads), tuple(dilations)
 
 
-def out_hw(hw, ksize, strides, pads, dilations=(1, 1), ceil_mode=False, what="Input"):
+def out_hw(hw, ksize, strides, pads, dilations=(1, 1), ceil_mode=False, what="Input",
+           truncate=False):
     """(OH, OW) of the windows; fails, naming ``what``, when an image is too small."""
     out = tuple(out_size(hw[i], ksize[i], strides[i], pads[2 * i], pads[2 * i + 1],
-                         dilations[i], ceil_mode) for i in range(2))
+                         dilations[i], ceil_mode, truncate) for i in range(2))
     if any(size >= 0 and o <= 0 for size, o in zip(hw, out)):
         fail(f"{what} of spatial size {tuple(hw)} is too small for a {tuple(ksize)} window with "
              f"paddings {pads}, dilations {tuple(dilations)}: the output would be {out}")

@@ -153,6 +153,9 @@ interop: venv $(INTEROP_STAMP)
 	$(PY) interop/check_corpus.py --corpus $(INTEROP_CORPUS) --work build/interop/corpus_work \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
 	$(PY) tools/paddle_coverage.py --corpus $(INTEROP_CORPUS) --out $(INTEROP_COVERAGE) --check
+	@# other models with the same op types at other sizes (nothing fitted to the corpus)
+	$(INTEROP_PY) interop/outside_corpus.py make --out build/interop/outside
+	$(PY) interop/outside_corpus.py check --out build/interop/outside
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):

@@ -153,6 +153,9 @@ interop: venv $(INTEROP_STAMP)
 	$(PY) interop/check_corpus.py --corpus $(INTEROP_CORPUS) --work build/interop/corpus_work \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
 	$(PY) tools/paddle_coverage.py --corpus $(INTEROP_CORPUS) --out $(INTEROP_COVERAGE) --check
+	@# other models with the same op types at other sizes (nothing fitted to the corpus)
+	$(INTEROP_PY) interop/outside_corpus.py make --out build/interop/outside
+	$(PY) interop/outside_corpus.py check --out build/interop/outside
 	$(PY) interop/differential_paddle.py --count 100 --work build/interop/differential \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
 

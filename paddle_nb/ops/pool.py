@@ -7,7 +7,8 @@ wins), and the max or sum runs over the kh * kw views. *Adaptive* windows tile t
 size: window i covers [floor(i*H/OH), ceil((i+1)*H/OH)), so neighbours may
 overlap by a row and sizes may differ by one. Their mean is two small matrix
 products (rows, then columns); their max gathers the windows, padded to the
-longest by repeating each window's last index. ``max_pool2d_with_index`` (what
+longest by repeating each window's last index. Max pooling's gradient goes to
+the first pixel of each window that equals Out. ``max_pool2d_with_index`` (what
 ``AdaptiveMaxPool2D`` and ``max_pool2d(return_mask=True)`` write) also returns
 where each max came from (h * W + w, int32); its grad sends the output
 gradient back there. Ties go to the first max in row-major order, as in Paddle.
@@ -161,13 +162,38 @@ def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
 
 
 def _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive):
-    """Spread each output's gradient evenly over its window (col2im of a broadcast)."""
+    """Spread each output's gradient evenly over its window: the same block added at
+    every kernel position (col2im of a broadcast, never materialized)."""
     n, c, h, w = x.shape
     full = _full_pads((h, w), k, strides, pads, o_hw)
     g = dout / _avg_divisor(xp, (h, w), k, strides, pads, o_hw, exclusive, x.dtype)
-    cols = xp.broadcast_to(g[:, :, None, None], (n, c) + tuple(k) + tuple(o_hw))
     dx = xp.zeros((n, c, h + full[0] + full[1], w + full[2] + full[3]), dtype=x.dtype)
-    dx = add_windows(dx, cols, strides, (1, 1), o_hw)
+    dx = add_windows(dx, lambda i, j: g, k, strides, (1, 1), o_hw)
+    return dx[:, :, full[0]:full[0] + h, full[2]:full[2] + w]
+
+
+def _fixed_max_grad(xp, x, out, dout, k, strides, pads, o_hw):
+    """Each output's gradient to its window's first max, found from Out (no argmax pass).
+
+    Kernel positions are visited in row-major order; a position takes the gradient
+    where its pixel equals Out and no earlier position took it. Windows that do not
+    overlap (stride == kernel) make each position's slice of dx disjoint.
+    """
+    padded = _padded(xp, x, k, strides, pads, o_hw, "max")
+    full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
+    dx = xp.zeros(padded.shape, dtype=dout.dtype)
+    slices = window_slices(dx, k, strides, (1, 1), o_hw)
+    taken = None
+    for (_, _, view), (_, _, dview) in zip(window_slices(padded, k, strides, (1, 1), o_hw),
+                                           slices):
+        hit = view == out
+        if taken is None:
+            taken = hit
+        else:
+            hit &= ~taken
+            taken |= hit
+        dview += dout * hit
+    h, w = x.shape[2:]
     return dx[:, :, full[0]:full[0] + h, full[2]:full[2] + w]
 
 
@@ -209,7 +235,7 @@ def _pool_grad_kernel(ctx, x, out, dout, *, strides, paddings, padding_algorithm
     if adaptive and not global_pooling:
         dx = _adaptive_pool_grad(xp, x, dout, pooling_type)
     elif pooling_type == "max":
-        dx = _scatter_to_index(xp, _fixed_max(xp, x, k, strides, pads, o_hw)[1], dout, x.shape)
+        dx = _fixed_max_grad(xp, x, to_nchw(out, data_format), dout, k, strides, pads, o_hw)
     else:
         dx = _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive)
     return from_nchw(dx, data_format).astype(x.dtype, copy=False)

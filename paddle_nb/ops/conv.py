@@ -36,7 +36,7 @@ def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
     n, p = x.shape[0], o_hw[0] * o_hw[1]
     if tuple(k_hw) == (1, 1) and tuple(strides) == (1, 1) and not any(pads):
         return x.reshape(n, groups, -1, p)
-    view = windows(xp, pad(xp, x, pads), k_hw, strides, dil, o_hw)
+    view = windows(xp, pad(xp, x, pads, reuse=True), k_hw, strides, dil, o_hw)
     cols = scratch(xp, view.shape, x.dtype)
     xp.copyto(cols, view)
     return cols.reshape(n, groups, -1, p)

@@ -175,24 +175,22 @@ def _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive):
 def _fixed_max_grad(xp, x, out, dout, k, strides, pads, o_hw):
     """Each output's gradient to its window's first max, found from Out (no argmax pass).
 
-    Kernel positions are visited in row-major order; a position takes the gradient
-    where its pixel equals Out and no earlier position took it. Windows that do not
-    overlap (stride == kernel) make each position's slice of dx disjoint.
+    Kernel positions are visited in row-major order, carrying the gradient not yet
+    given: a position takes it where its pixel equals Out, and what it took is
+    subtracted (r - r * 1 is exactly 0), so ties go to the first max, as in Paddle.
     """
     padded = _padded(xp, x, k, strides, pads, o_hw, "max")
     full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
     dx = xp.zeros(padded.shape, dtype=dout.dtype)
-    slices = window_slices(dx, k, strides, (1, 1), o_hw)
-    taken = None
-    for (_, _, view), (_, _, dview) in zip(window_slices(padded, k, strides, (1, 1), o_hw),
-                                           slices):
-        hit = view == out
-        if taken is None:
-            taken = hit
-        else:
-            hit &= ~taken
-            taken |= hit
-        dview += dout * hit
+    left, took = dout.copy(), xp.empty_like(dout)
+    last = k[0] * k[1] - 1
+    for p, ((_, _, view), (_, _, dview)) in enumerate(zip(
+            window_slices(padded, k, strides, (1, 1), o_hw),
+            window_slices(dx, k, strides, (1, 1), o_hw))):
+        xp.multiply(left, view == out, out=took)
+        dview += took
+        if p < last:
+            left -= took
     h, w = x.shape[2:]
     return dx[:, :, full[0]:full[0] + h, full[2]:full[2] + w]
 

@@ -135,15 +135,22 @@ def windows(xp, x, ksize, strides, dilations, out_hw):
     return xp.lib.stride_tricks.as_strided(x, shape, steps)
 
 
-def pad(xp, x, pads, value=0):
+def pad(xp, x, pads, value=0, reuse=False):
     """x with its last two axes padded by (top, bottom, left, right), filled with ``value``.
 
-    A filled array with x written into its middle: cheaper than ``xp.pad``'s general machinery.
+    A filled array with x written into its middle: cheaper than ``xp.pad``'s general
+    machinery. ``reuse=True`` writes into the "pad" :func:`scratch` array, for a caller
+    that consumes the result before returning (im2col).
     """
     if not any(pads):
         return x
     h, w = x.shape[-2:]
-    out = xp.full(x.shape[:-2] + (h + pads[0] + pads[1], w + pads[2] + pads[3]), value, x.dtype)
+    shape = x.shape[:-2] + (h + pads[0] + pads[1], w + pads[2] + pads[3])
+    if reuse:
+        out = scratch(xp, shape, x.dtype, "pad")
+        out.fill(value)
+    else:
+        out = xp.full(shape, value, x.dtype)
     out[..., pads[0]:pads[0] + h, pads[2]:pads[2] + w] = x
     return out
 
@@ -151,21 +158,22 @@ def pad(xp, x, pads, value=0):
 _SCRATCH = threading.local()
 
 
-def scratch(xp, shape, dtype):
-    """A work array of ``shape`` reused across calls (one per thread and array module).
+def scratch(xp, shape, dtype, slot="cols"):
+    """A work array of ``shape`` reused across calls (one per thread, array module and slot).
 
     im2col columns are big (kh * kw times the image) and die at the end of the kernel;
-    allocating them afresh costs page faults on every run. Only one caller may hold the
-    scratch at a time: take it, fill it, use it, and do not return it.
+    allocating them afresh costs page faults on every run. Only one caller may hold a
+    slot at a time: take it, fill it, use it, and do not return it.
     """
     size = 1
     for d in shape:
         size *= int(d)
     nbytes = size * xp.dtype(dtype).itemsize
     bufs = _SCRATCH.__dict__.setdefault("bufs", {})
-    buf = bufs.get(xp.__name__)
+    key = (xp.__name__, slot)
+    buf = bufs.get(key)
     if buf is None or buf.nbytes < nbytes:
-        buf = bufs[xp.__name__] = xp.empty(max(nbytes, 1), dtype=xp.uint8)
+        buf = bufs[key] = xp.empty(max(nbytes, 1), dtype=xp.uint8)
     return buf[:nbytes].view(dtype).reshape(shape)
 
 

@@ -122,8 +122,10 @@ def _adaptive_pool_grad(xp, x, dout, pooling_type):
 # ---- fixed windows ----
 
 def _padded(xp, x, k, strides, pads, o_hw, pooling_type):
+    """x padded for the windows, in the reused "pad" work array (every caller here reads it
+    before returning, and returns none of it)."""
     full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
-    return pad(xp, x, full, _lowest(xp, x.dtype) if pooling_type == "max" else 0)
+    return pad(xp, x, full, _lowest(xp, x.dtype) if pooling_type == "max" else 0, reuse=True)
 
 
 def _fixed_max(xp, x, k, strides, pads, o_hw):
@@ -146,7 +148,13 @@ def _fixed_max(xp, x, k, strides, pads, o_hw):
 
 
 def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
-    """Running max or sum over the kernel positions' views, then the mean's divisor."""
+    """Running max or sum over the kernel positions' views, then the mean's divisor.
+
+    A single window covering the whole image (global pooling) is one reduction instead."""
+    if tuple(o_hw) == (1, 1) and tuple(k) == tuple(x.shape[2:]) and not any(pads):
+        if pooling_type == "max":
+            return x.max(axis=(2, 3), keepdims=True)
+        return x.mean(axis=(2, 3), keepdims=True, dtype=x.dtype)
     out = None
     padded = _padded(xp, x, k, strides, pads, o_hw, pooling_type)
     for _, _, view in window_slices(padded, k, strides, (1, 1), o_hw):

@@ -168,7 +168,7 @@ def scratch(xp, shape, dtype, slot="cols"):
     size = 1
     for d in shape:
         size *= int(d)
-    nbytes = size * xp.dtype(dtype).itemsize
+    nbytes = size * dtype.itemsize        # dtype: an array's .dtype (NumPy's, also on CuPy)
     bufs = _SCRATCH.__dict__.setdefault("bufs", {})
     key = (xp.__name__, slot)
     buf = bufs.get(key)

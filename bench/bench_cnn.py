@@ -344,7 +344,7 @@ def bench_resnet(torch):
         out["resnet_torch_s"] = times[1]
     p26 = paddle26_resnet(weights, xv, 7)
     if p26 is not None:
-        out["resnet_paddle26_s"] = p26["s"]
+        out["resnet_paddle26_s"], out["resnet_paddle26_version"] = p26["s"], p26["version"]
         out["resnet_paddle26_maxdiff"] = float(numpy.abs(p26["logits"] - ours).max())
     return out
 
@@ -352,7 +352,8 @@ def bench_resnet(torch):
 def main():
     torch = torch_or_none()
     a, b = bench_lenet(torch), bench_resnet(torch)
-    t = Table("cnn: (a) LeNet-5 train step, batch 64; (b) ResNet-18 inference, batch 2, 3x224x224")
+    t = Table("cnn: (a) LeNet-5 train step, batch 64; (b) ResNet-18 inference, batch 2, 3x224x224",
+              reference="reference")
     t.row("(a) LeNet-5 step vs NumPy", ms(a["lenet_step_s"]), ms(a["lenet_numpy_s"]),
           x(a["lenet_step_s"] / a["lenet_numpy_s"]))
     if "lenet_torch_s" in a:
@@ -368,8 +369,9 @@ def main():
     if "resnet_paddle26_s" in b:
         t.row("(b) ResNet-18 vs PaddlePaddle 2.6 static", ms(b["resnet_s"]),
               ms(b["resnet_paddle26_s"]), x(b["resnet_s"] / b["resnet_paddle26_s"]))
-        t.note(f"(b) PaddlePaddle 2.6 runs in its own process (interop venv); same weights, "
-               f"logits differ by at most {b['resnet_paddle26_maxdiff']:.2e}.")
+        t.note(f"(b) PaddlePaddle {b['resnet_paddle26_version']} runs in its own process (interop "
+               f"venv), timed after paddle_nb, not interleaved; same weights, logits differ by at "
+               f"most {b['resnet_paddle26_maxdiff']:.2e}.")
     t.row("(b)   peak memory a run adds", f"{b['resnet_peak_bytes'] / 2**20:.1f} MiB")
     if torch is None:
         t.note("PyTorch is not importable: its rows are left out (see bench/README.md).")

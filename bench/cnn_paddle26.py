@@ -4,17 +4,20 @@ Run as ``python cnn_paddle26.py DIR REPEAT`` by bench_cnn.py in its own process 
 and paddle_nb cannot share one): reads DIR/w.npz (the input ``x`` and every weight, named as
 bench_cnn.resnet18_weights names them), builds the same network with paddle.static.nn, sets the
 weights in the scope, and writes the median seconds of REPEAT runs to DIR/out.json and the
-logits to DIR/logits.npy. One thread (CPU_NUM, OMP_NUM_THREADS set by the caller).
+logits to DIR/logits.npy. One thread (CPU_NUM, OMP_NUM_THREADS set by the caller); timed by
+bench/_common.py's median_time, as every other figure.
 """
 
 import json
 import os
-import statistics
+import pathlib
 import sys
-import time
 
-import numpy
-import paddle
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from bench._common import median_time  # noqa: E402  (stdlib only: the same timing rule)
+
+import numpy   # noqa: E402
+import paddle  # noqa: E402
 
 
 def conv_bn(h, name, cout, k, s, p, relu):
@@ -60,14 +63,11 @@ def main(folder, repeat):
             scope.find_var(name).get_tensor().set(data[name], paddle.CPUPlace())
     feed = {"x": data["x"]}
     out = exe.run(main_prog, feed=feed, fetch_list=[logits])[0]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        exe.run(main_prog, feed=feed, fetch_list=[logits])
-        times.append(time.perf_counter() - start)
+    seconds = median_time(lambda: exe.run(main_prog, feed=feed, fetch_list=[logits]),
+                          repeat=repeat)
     numpy.save(os.path.join(folder, "logits.npy"), out)
     with open(os.path.join(folder, "out.json"), "w") as f:
-        json.dump({"s": statistics.median(times), "version": paddle.__version__}, f)
+        json.dump({"s": seconds, "version": paddle.__version__}, f)
 
 
 if __name__ == "__main__":

@@ -276,8 +276,10 @@ def torch_resnet18(torch, weights):
     class Block(nn.Module):
         def __init__(self, name, specs):
             super().__init__()
-            self.c1, self.c2 = conv_bn(name + "c1", specs[name + "c1"]), conv_bn(name + "c2", specs[name + "c2"])
-            self.down = conv_bn(name + "down", specs[name + "down"]) if name + "down" in specs else None
+            self.c1 = conv_bn(name + "c1", specs[name + "c1"])
+            self.c2 = conv_bn(name + "c2", specs[name + "c2"])
+            down = name + "down"
+            self.down = conv_bn(down, specs[down]) if down in specs else None
 
         def forward(self, h):
             y = self.c2(torch.relu(self.c1(h)))

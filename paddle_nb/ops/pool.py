@@ -3,7 +3,8 @@
 A pooling op takes the max or the mean of each window (window.py). Fixed
 windows are walked one kernel position at a time: each position sees a
 strided view of the padded input (padded with -inf for max, so padding never
-wins), and the max or sum runs over the kh * kw views. *Adaptive* windows tile the input into a given output
+wins), and the max or sum runs over the kh * kw views; a window that is the
+whole image is one reduction. *Adaptive* windows tile the input into a given output
 size: window i covers [floor(i*H/OH), ceil((i+1)*H/OH)), so neighbours may
 overlap by a row and sizes may differ by one. Their mean is two small matrix
 products (rows, then columns); their max gathers the windows, padded to the

@@ -60,6 +60,12 @@ CASES = [
          strides=[2, 2], paddings=[3, 3]),
     conv("depthwise 3x3 p1, batch 4", "depthwise_conv2d", a(4, 6, 8, 8), a(6, 1, 3, 3),
          groups=6, paddings=[1, 1]),
+    pool("avg 3x2 tiles (stride = kernel) NHWC", "pool2d", a(2, 6, 8, 3), pooling_type="avg",
+         ksize=[3, 2], strides=[3, 2], data_format="NHWC"),
+    pool("max 3x2 tiles, ties", "pool2d", ties(2, 3, 9, 8), pooling_type="max", ksize=[3, 2],
+         strides=[3, 2]),
+    pool("max 2x2 s3 (disjoint, gaps), ties", "pool2d", ties(1, 2, 8, 8), pooling_type="max",
+         ksize=[2, 2], strides=[3, 3]),
 ]
 
 

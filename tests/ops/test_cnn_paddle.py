@@ -62,3 +62,26 @@ def test_results_do_not_share_the_reused_work_array():
         harness.forward("conv2d", {"Input": rng.standard_normal(shape).astype(np.float32),
                                    "Filter": w}, {"paddings": [1, 1]})
     np.testing.assert_array_equal(first, kept)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("i", range(len(CASES)), ids=[f"{c[1]}: {c[0]}" for c in CASES])
+def test_forward_and_grad_kernels_run_on_the_device(i, device):
+    """The same kernels on ``xp`` = CuPy (or tests/fake_cupy.py, which refuses NumPy arrays
+    mixed into device code): forward and the grad op give the CPU's numbers."""
+    from paddle_nb.core import GPUPlace
+    name, op_type, attrs, _ = CASES[i]
+    inputs = _slots(i, "in")
+    main_out = "Output" if op_type.startswith(("conv", "depthwise")) else "Out"
+    out = harness.forward(op_type, inputs, attrs)[main_out]
+    grad_in = {**inputs, main_out + "@GRAD": DATA[f"{i}/G"]}
+    if main_out == "Out":
+        grad_in["Out"] = out
+    for op, ins in ((op_type, inputs), (op_type + "_grad", grad_in)):
+        cpu = harness.forward(op, ins, attrs)
+        dev = harness.forward(op, {k: device.asarray(v) for k, v in ins.items()}, attrs,
+                              place=GPUPlace(0))
+        for slot, value in cpu.items():
+            if value is not None:
+                np.testing.assert_allclose(device.asnumpy(dev[slot]), value, rtol=1e-5,
+                                           atol=1e-6, err_msg=f"{op} ({name}) {slot}")

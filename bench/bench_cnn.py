@@ -371,6 +371,8 @@ def main():
     if "resnet_torch_s" in b:
         t.row(f"(b) ResNet-18 vs PyTorch {torch.__version__} (eval)", ms(b["resnet_s"]),
               ms(b["resnet_torch_s"]), x(b["resnet_s"] / b["resnet_torch_s"]))
+    else:
+        t.row("(b) ResNet-18 inference", ms(b["resnet_s"]))
     if "resnet_paddle26_s" in b:
         t.row("(b) ResNet-18 vs PaddlePaddle 2.6 static", ms(b["resnet_s"]),
               ms(b["resnet_paddle26_s"]), x(b["resnet_s"] / b["resnet_paddle26_s"]))

@@ -15,9 +15,12 @@ loop. Names are never compared, so ``conv2d_3.w_0`` and ``conv2d_7.w_0`` do not 
 __all__ = ["find_repeats"]
 
 FAR = "far"
+# Two copies of a long stretch are weak evidence: two ResNet stages, each a block and a few
+# copies of another, look alike at that length. Past this many items a repeat needs three.
+SHORT = 30
 
 
-def find_repeats(tokens, max_period=30):
+def find_repeats(tokens, max_period=100):
     """``[(start, period, count)]``: non-overlapping tandem repeats of ``tokens``, in order.
 
     ``tokens[i] = (kind, dists)``: ``kind`` any hashable, ``dists`` the distances back to the
@@ -90,7 +93,8 @@ def _runs(kinds, dists, period):
         if matched >= period:                 # items i-matched .. i+period-1 are periodic
             runs.append(_align(kinds, dists, i - matched, i + period, period))
         matched = 0
-    return [r for r in runs if r[2] >= 2]
+    # A repeat must save a node or two: "2 x fill_constant" says less than the two ops.
+    return [r for r in runs if r[2] >= (2 if period <= SHORT else 3) and r[1] * r[2] >= 3]
 
 
 def _same(kinds, dists, i, j, period):

@@ -78,6 +78,19 @@ class Folds:
                         vk = self.resolve(b, name)
                         if vk is not None:
                             self.touch.setdefault(vk, ([], []))[slot].append((b.idx, k))
+        self.side_outputs = self._side_outputs()
+
+    def _side_outputs(self):
+        """Outputs nobody reads of ops whose other outputs are read (batch_norm's SavedMean,
+        reshape2's XShape): the "temps" step hides them with the intermediates."""
+        side = set()
+        for b in self.blocks:
+            for op in b.ops:
+                keys = [self.resolve(b, n) for n in dict.fromkeys(op.output_arg_names)]
+                read = [vk for vk in keys if vk and self.touch.get(vk, ((), ()))[1]]
+                if read:
+                    side.update(vk for vk in keys if vk and vk not in read)
+        return side
 
     def resolve(self, block, name):
         """``(idx of the block declaring name, name)`` as seen from ``block``, or None."""
@@ -99,7 +112,9 @@ class Folds:
             return False
         if writers and all(self.unit.get(k) for k in list(writers) + list(readers)):
             return False
-        return not ("temps" in self.hide and writers and readers and not var.persistable)
+        if "temps" in self.hide and writers and not var.persistable:
+            return not readers and vk not in self.side_outputs
+        return True
 
     def count(self):
         """How many nodes the drawing has: ops drawn alone, folded nodes, variables."""

@@ -71,16 +71,24 @@ def test_resnet18_default_graph_folds_its_residual_blocks_and_fits():
     assert dot.paddle_note.startswith("73 ops (290 nodes) drawn as")
 
 
-def test_resnet50_default_graph_fits_and_opens_level_by_level():
-    program = resnet("resnet50")
-    ns = nodes(graph(program))
+def test_resnet50_default_graph_folds_the_bottlenecks_of_each_stage():
+    ns = nodes(graph(resnet("resnet50")))
     assert len(ns) <= DEFAULT_MAX_NODES
+    heads = sorted(label.split("\\n")[0] for label in folds(ns).values())
+    assert heads.count("2 x 10 ops") == 2 and "3 x 10 ops" in heads and "5 x 10 ops" in heads
+    assert "2 x 3 ops" in heads                       # conv2d, batch_norm, relu twice, per stage
+
+
+def test_a_tighter_cap_folds_repeats_of_repeats_that_open_level_by_level():
+    program = resnet("resnet50")
+    ns = nodes(graph(program, max_nodes=20))
+    assert len(ns) <= 20
     (stages, label), = folds(ns).items()
     assert label.startswith("4 x 32-62 ops")                      # the four stages
-    opened = nodes(graph(program, expand=[stages]))
-    assert stages not in opened and len(opened) <= DEFAULT_MAX_NODES
-    inner = sorted(a.split("\\n")[0] for a in folds(opened).values())
-    assert {"2 x 10 ops", "3 x 10 ops", "5 x 10 ops"} <= set(inner)   # bottlenecks per stage
+    opened = nodes(graph(program, max_nodes=20, expand=[stages]))
+    assert stages not in opened
+    heads = {a.split("\\n")[0] for a in folds(opened).values()}
+    assert {"2 x 10 ops", "3 x 10 ops", "5 x 10 ops"} <= heads     # bottlenecks per stage
 
 
 def test_expand_opens_one_folded_node_into_its_ops():
@@ -190,3 +198,18 @@ def test_a_small_programs_parameters_sit_beside_the_op_that_reads_them():
 
 def test_large_drawings_are_deterministic():
     assert graph(resnet("resnet50")).source == graph(resnet("resnet50")).source
+
+
+def test_the_dashboard_redraws_a_block_with_the_folded_nodes_it_is_told_to_open():
+    pytest.importorskip("anywidget")
+    from paddle_nb.viz import Dashboard
+    dash = Dashboard(resnet("resnet18"), pd.Scope(), pd.Executor())
+    try:
+        assert '"repeat-b0-19" [' in dash.graphs["0"]["dot"]
+        dash.expanded = {"0": ["repeat-b0-19"]}            # what a click in the widget sends
+        assert '"repeat-b0-19" [' not in dash.graphs["0"]["dot"]
+        assert '"op-b0-19" [' in dash.graphs["0"]["dot"]
+        dash.expanded = {}                                 # "fold again"
+        assert '"repeat-b0-19" [' in dash.graphs["0"]["dot"]
+    finally:
+        dash.close()

@@ -19,7 +19,7 @@ are taken in that order only until the drawing has at most ``max_nodes`` nodes.
 ...         h = pd.layers.fc(h, 3, act="relu")
 >>> folds = Folds(prog, prog.blocks)
 >>> folds.count(), folds.apply("repeats", None), folds.count()
-(33, 'folded: repeats', 10)
+(33, 'folded: repeats', 3)
 >>> [u["title"] for u in folds.units.values()]
 ['4 x 3 ops']
 """
@@ -110,8 +110,10 @@ class Folds:
         writers, readers = self.touch.get(vk, ((), ()))
         if var.persistable and "params" in self.hide:
             return False
-        if writers and all(self.unit.get(k) for k in list(writers) + list(readers)):
-            return False
+        inner = readers or (writers and vk in self.side_outputs)    # not fed, not a result
+        if inner and (writers or var.persistable) and \
+                all(self.unit.get(k) for k in list(writers) + list(readers)):
+            return False                 # used only inside folded nodes
         if "temps" in self.hide and writers and not var.persistable:
             return not readers and vk not in self.side_outputs
         return True

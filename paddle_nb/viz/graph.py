@@ -177,7 +177,8 @@ class _Drawing(EdgeDrawing):
         return node_id("var", *vk) if self.folds.var_shown(vk) else None
 
     def hidden_param(self, vk):
-        return "params" in self.folds.hide and self.vars[vk].persistable
+        """A parameter (or other persistable) written into its ops' labels, not drawn."""
+        return self.vars[vk].persistable and not self.folds.var_shown(vk)
 
     # -- nodes --------------------------------------------------------------------------------
     def emit(self, dot):
@@ -237,20 +238,22 @@ class _Drawing(EdgeDrawing):
 
     def _beside(self, g, block):
         """Each parameter (a persistable nothing above writes) on the rank of the first op that
-        reads it, beside it: otherwise dot puts every such source node in one row on top."""
+        reads it, beside it: otherwise dot puts every such source node in one row on top. A
+        persistable only written (PaddlePaddle's ``fetch`` list) sits beside its writer."""
         for name in block.vars:
             vk = (block.idx, name)
             var, vid = self.vars[vk], self.var_node(vk)
             writers, readers = self.touch.get(vk, ((), ()))
-            if not (vid and var.persistable and readers) or \
-                    any(w[0] == block.idx and w[1] < readers[0][1] for w in writers):
+            anchor = readers[0] if readers else (writers[0] if writers else None)
+            if not (vid and var.persistable and anchor) or \
+                    any(w[0] == block.idx and w[1] < anchor[1] for w in writers):
                 continue
-            first = self.op_node(readers[0])
-            if readers[0][0] == block.idx and first in self.nodes:
+            op = self.op_node(anchor)
+            if anchor[0] == block.idx and op in self.nodes:
                 with g.subgraph() as pair:
                     pair.attr(rank="same")
                     pair.node(vid)
-                    pair.node(first)
+                    pair.node(op)
 
     def _title(self, block):
         if block.idx == 0:
@@ -293,9 +296,7 @@ class _Drawing(EdgeDrawing):
         self.nodes[nid] = {"block": block.idx, "op": k, "op-type": op.type, "role": role}
 
     def _params_line(self, keys):
-        """``\\nw: conv2d_0.w_0 [64, 3, 7, 7]`` (or a count) for parameters folded into labels."""
-        if "params" not in self.folds.hide:
-            return ""
+        """``\\nconv2d_0.w_0 [64, 3, 7, 7]`` (or a count) for parameters folded into labels."""
         names = []
         for b, k in keys:
             block = self.program.block(b)

@@ -5,8 +5,8 @@ Chromium page with a small stand-in for anywidget's model (``get``/``set``/
 ``save_changes``/``on``), its state taken from a Python Dashboard over the ResNet-18
 inference program PaddlePaddle 2.6.2 saved (tests/fixtures/paddle26/draw). The test checks
 that the default graph reads at a glance (at most about 60 nodes, repeated blocks folded
-into nodes labelled "N x ...", no page-wide row of parameters: the picture is taller than
-wide and fits a screen's width), then clicks a folded node, hands the state the page saved
+into nodes labelled "N x ...", each parameter drawn at the height of an op, no page-wide row
+of parameters: the picture is taller than wide and fits a screen's width), then clicks a folded node, hands the state the page saved
 back to the Python Dashboard (as the kernel would) and checks the redrawn graph has it open.
 Screenshots go to build/screenshots/. No JupyterLab is needed; without chromium or
 playwright the test skips.
@@ -84,8 +84,12 @@ def graph_facts(page):
       const folds = [...svg.querySelectorAll("g.node[data-fold-id]")].map((g) => ({
         id: g.getAttribute("data-fold-id"),
         text: [...g.querySelectorAll("text")].map((t) => t.textContent).join("\\n") }));
-      return { nodes: svg.querySelectorAll("g.node").length, folds,
-               params: svg.querySelectorAll("g.node.parameter, g.node.persistable").length,
+      // Each parameter's vertical centre, and whether an op sits at the same height.
+      const centre = (g) => { const b = g.getBoundingClientRect(); return b.top + b.height / 2; };
+      const ops = [...svg.querySelectorAll("g.node.op")].map(centre);
+      const params = [...svg.querySelectorAll("g.node.parameter, g.node.persistable")];
+      return { nodes: svg.querySelectorAll("g.node").length, folds, params: params.length,
+               beside: params.filter((p) => ops.some((y) => Math.abs(y - centre(p)) < 2)).length,
                width: box.width, height: box.height,
                svgWidth: parseFloat(svg.getAttribute("width")) };
     }""")
@@ -104,7 +108,7 @@ def test_resnet18_graph_reads_at_a_glance_and_opens_on_click(tmp_path):
         labels = {f["id"]: f["text"] for f in facts["folds"]}
         assert labels["repeat-b0-5"].startswith("2 x 7 ops")
         assert labels["repeat-b0-19"].startswith("3 x 16 ops")
-        assert facts["params"] == 0                     # parameters live in the ops' labels
+        assert facts["params"] == facts["beside"] > 0    # each parameter beside an op
         assert facts["height"] > facts["width"]          # a column, not a wall
         assert facts["svgWidth"] < 1300                  # no page-wide row of parameters
 

@@ -65,10 +65,20 @@ def test_resnet18_default_graph_folds_its_residual_blocks_and_fits():
     assert labels["repeat-b0-5"].startswith("2 x 7 ops\\nconv2d, batch_norm, relu, elementwise_add")
     assert labels["repeat-b0-19"].startswith("3 x 16 ops")        # downsampling + basic block
     assert "#19-#66" in labels["repeat-b0-19"] and "+75 params" in labels["repeat-b0-19"]
-    assert not [n for n, a in ns.items() if "parameter" in a.get("class", "")
-                or "persistable" in a.get("class", "")]          # no row of parameters
-    assert ns["op-b0-1"]["label"] == "#1 conv2d\\nconv2d_0.w_0 [64, 3, 7, 7]"
+    # The parameters left (stem and head) sit beside their op, not in a row on top.
+    beside = dict(re.findall(r'\{\s*rank=same\s*"([^"]+)"\s*"([^"]+)"\s*\}', dot.source))
+    params = [n for n, a in ns.items() if a.get("class", "").startswith("var persistable")]
+    assert len(params) == 9 and all(p in beside for p in params)
+    assert beside["var-b0-conv2d_0.w_0"] == "op-b0-1" and beside["var-b0-linear_0.w_0"] == "op-b0-69"
     assert dot.paddle_note.startswith("73 ops (290 nodes) drawn as")
+
+
+def test_a_tighter_cap_writes_parameters_into_the_labels_of_their_ops():
+    ns = nodes(graph(resnet("resnet18"), max_nodes=30))
+    assert len(ns) <= 30
+    assert not [n for n, a in ns.items() if "persistable" in a.get("class", "")]
+    assert ns["op-b0-1"]["label"] == "#1 conv2d\\nconv2d_0.w_0 [64, 3, 7, 7]"
+    assert ns["op-b0-2"]["label"] == "#2 batch_norm\\n+4 params (batch_norm2d_0.*)"
 
 
 def test_resnet50_default_graph_folds_the_bottlenecks_of_each_stage():
@@ -115,9 +125,9 @@ def test_collapse_false_still_draws_every_op_and_variable():
 def test_a_thousand_op_program_fits_in_a_second():
     main = big_program(125)
     assert len(main.global_block().ops) >= 1000
-    t0 = time.perf_counter()
-    dot = graph(main)
-    assert time.perf_counter() - t0 < 3.0
+    t0 = time.process_time()            # CPU time: other processes on a shared machine
+    dot = graph(main)                    # must not fail this (graph() is pure Python)
+    assert time.process_time() - t0 < 3.0
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     assert folds(ns)["repeat-b0-0"].startswith("125 x 3 ops\\nmul, elementwise_add, relu")

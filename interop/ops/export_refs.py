@@ -15,12 +15,16 @@ import argparse
 import json
 import pathlib
 
+import sys
+
 import paddle
 from paddle.base import core
 from paddle.base.layer_helper import LayerHelper
 from paddle.base.proto import framework_pb2
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "interop"))
+from op_cases26 import OP_FORM_CASES  # noqa: E402  (plain data: the newer ops' cases)
 SKIP_ATTRS = {"op_callstack"}
 CONTROL_FLOW = ["recurrent", "rnn_memory_helper", "split_lod_tensor", "merge_lod_tensor",
                 "conditional_block", "select_input", "select_output", "while", "assign"]
@@ -115,6 +119,10 @@ def cases(x, y, ids, img):
         "split_lod_tensor": ("split_lod_tensor", lambda: _split_merge(x)),
         "merge_lod_tensor": ("merge_lod_tensor", lambda: _split_merge(x)),
     })
+    feeds = {"x": x, "y": y, "ids": ids, "img": img}
+    for name, (op_type, inputs, outputs, attrs) in OP_FORM_CASES.items():
+        cases[name] = (op_type, lambda spec=(op_type, inputs, outputs, attrs): _from_spec(
+            feeds, *spec))
     for op_type in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
                     "elementwise_max", "elementwise_min", "elementwise_pow"):
         cases[op_type] = (op_type, _binary(op_type, x, y))
@@ -125,6 +133,15 @@ def cases(x, y, ids, img):
         cases[op_type] = (op_type, lambda op_type=op_type: getattr(
             paddle.nn.functional if op_type in ("relu", "sigmoid") else paddle, op_type)(x))
     return cases
+
+
+def _from_spec(feeds, op_type, inputs, outputs, attrs):
+    """An op of ``op_cases26``: feeds by name, constants by ``paddle.full``."""
+    def var(spec):
+        return feeds[spec] if isinstance(spec, str) else paddle.full(*spec[:1], spec[2], spec[1])
+    ins = {slot: [var(s) for s in spec] if isinstance(spec, list) else var(spec)
+           for slot, spec in inputs.items()}
+    _raw(op_type, ins, {slot: (n, "float32") for slot, n in outputs.items()}, attrs)
 
 
 def _split_merge(x):

@@ -16,7 +16,7 @@ from paddle_nb.ops import registry
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["normalize", "REWRITES", "POSITIVE_AXES", "EXTRA_INPUTS", "ADD_ATTRS", "DROP_ATTRS",
-           "OP_VERSIONS"]
+           "FIXED_ATTRS", "OP_VERSIONS"]
 
 T = framework_pb2.AttrType
 
@@ -64,7 +64,14 @@ DROP_ATTRS = {
     "matmul_v2": _FUSED + ("mkldnn_data_type",),
     "mul": ("force_fp32_output", "scale_out", "scale_x", "scale_y"),
     "conditional_block": ("skip_eager_deletion_vars",), "while": ("skip_eager_deletion_vars",),
+    # 2.6 declares no is_test on these (its conv2d_transpose kernels have no training mode)
+    "conv2d_transpose": ("is_test",), "depthwise_conv2d": ("is_test",),
+    "depthwise_conv2d_transpose": ("is_test",),
 }
+# Attributes 2.6 does not declare because its kernel fixes the value (relu6 clips at 6, swish
+# is x * sigmoid(x)): dropped like DROP_ATTRS, but another value could not be written in 2.6's
+# form, so normalize refuses it rather than export a model that computes something else.
+FIXED_ATTRS = {"relu6": {"threshold": 6.0}, "swish": {"beta": 1.0}}
 _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value is an int
 
 # What 2.6.2 stamps on every program: its version, and the version of each op type whose form
@@ -116,7 +123,17 @@ def _normalize_op(program, block, op):
         if _attr(op, name) is None:
             write_attr(op.attrs.add(), name, attr_type, value)
     _drop_attrs(op, DROP_ATTRS.get(op.type, ()))
+    _drop_fixed_attrs(op)
     _values_as_26_writes(op)
+
+
+def _drop_fixed_attrs(op):
+    for name, fixed in FIXED_ATTRS.get(op.type, {}).items():
+        value = _value(op, name)
+        if value is not None and value != fixed:
+            raise ValueError(f"op '{op.type}': attribute '{name}' = {value!r} cannot be "
+                             f"exported: PaddlePaddle 2.6's {op.type} always uses {fixed}")
+    _drop_attrs(op, FIXED_ATTRS.get(op.type, {}))
 
 
 def _positive_axes(program, block, op, slot, attr_name):

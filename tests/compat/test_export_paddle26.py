@@ -25,6 +25,7 @@ REFS = json.loads((ROOT / "tests/fixtures/paddle26/export/op_forms.json").read_t
 L = pd.layers
 sys.path.insert(0, str(ROOT / "interop"))
 import nb_models  # noqa: E402  (interop/ is not a package)
+from op_cases26 import OP_FORM_CASES  # noqa: E402
 
 
 def _op(op_type, inputs, attrs=None, **outputs):
@@ -100,6 +101,9 @@ def nb_cases(x, y, ids, img):
                   "conditional_block": lambda: _cond(x), "select_input": lambda: _cond(x),
                   "while": lambda: _while(), "split_lod_tensor": lambda: _ifelse(x),
                   "merge_lod_tensor": lambda: _ifelse(x)})
+    feeds = {"x": x, "y": y, "ids": ids, "img": img}
+    for name, spec in OP_FORM_CASES.items():
+        cases[name] = lambda spec=spec: _from_spec(feeds, *spec)
     for op_type in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
                     "elementwise_max", "elementwise_min", "elementwise_pow"):
         cases[op_type] = lambda op_type=op_type: getattr(L, op_type)(x, y, axis=-1)
@@ -109,6 +113,15 @@ def nb_cases(x, y, ids, img):
     for op_type in ("relu", "sigmoid", "tanh", "exp", "log", "sqrt", "square", "abs", "sign"):
         cases[op_type] = lambda op_type=op_type: _op(op_type, {"X": x})
     return cases
+
+
+def _from_spec(feeds, op_type, inputs, outputs, attrs):
+    """An op of interop/op_cases26.py: feeds by name, constants by fill_constant."""
+    def var(spec):
+        return feeds[spec] if isinstance(spec, str) else L.fill_constant(*spec)
+    ins = {slot: [var(s) for s in spec] if isinstance(spec, list) else var(spec)
+           for slot, spec in inputs.items()}
+    return _op(op_type, ins, attrs, **outputs)
 
 
 def _cond(x):
@@ -304,3 +317,12 @@ def test_version_stamps_are_paddle26s():
     assert desc.version.version == 2006002
     assert {p.op_name: p.op_version.version for p in desc.op_version_map.pair} == \
         {"elementwise_add": 1, "fill_constant": 2}
+
+
+def test_attribute_26_fixes_is_refused_at_another_value():
+    """relu6's threshold and swish's beta are not in 2.6's ops: only 2.6's value exports."""
+    main = pd.Program()
+    with pd.program_guard(main, pd.Program()):
+        _op("relu6", {"X": L.data("x", shape=[4])}, {"threshold": 3.0})
+    with pytest.raises(ValueError, match="relu6.*threshold"):
+        normalize(main.desc)

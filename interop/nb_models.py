@@ -19,7 +19,10 @@ OPS_NOT_EXPORTED = {
     "gaussian_random": "an initializer: random, dropped from inference programs",
     "uniform_random": "an initializer: random, dropped from inference programs",
     "sgd": "an optimizer op (training programs are checked separately)",
-    "momentum": "an optimizer op", "adam": "an optimizer op",
+    "momentum": "an optimizer op", "adam": "an optimizer op", "adagrad": "an optimizer op",
+    "adamax": "an optimizer op", "adamw": "an optimizer op", "lamb": "an optimizer op",
+    "rmsprop": "an optimizer op",
+    "coalesce_tensor": "a startup op (fuses parameters into one buffer for a fused optimizer)",
 }
 
 
@@ -274,7 +277,139 @@ def seed_rnn(pd, rng):
     return [x, m], [o1, o2], _two(feed)
 
 
+def _param(pd, name, shape, scale=0.5):
+    """A parameter drawn from U(-scale, scale): non-trivial values, even for norms' biases."""
+    from paddle_nb.framework.initializer import Uniform
+    return pd.default_main_program().global_block().create_parameter(
+        name=name, shape=shape, dtype="float32", initializer=Uniform(-scale, scale))
+
+
+def _ops(helper, op_type, inputs, attrs=None, every=False, **outputs):
+    """Append ``op_type`` with new temporaries in ``outputs`` (slot: count; one "Out" when
+    none is given); return the first one, or with ``every`` all of them in slot order."""
+    names = {slot: [helper.tmp_name() for _ in range(n)]
+             for slot, n in (outputs or {"Out": 1}).items()}
+    helper.append(op_type, inputs, names, attrs)
+    made = [helper.block.var(n) for slot in names.values() for n in slot]
+    return made if every else made[0]
+
+
+def activations(pd, rng):
+    """The activations with attributes (at values 2.6's Python writes where its CPU kernel
+    ignores the attribute: hard_swish, relu6, swish), pow, clip, cumsum and the two norms of
+    gradient clipping (plain forward math, so an inference program can hold them)."""
+    x = pd.layers.data("x", shape=[3, 4])
+    h = _helper(pd, "acts")
+    unary = {"brelu": {"t_min": -0.5, "t_max": 0.8}, "elu": {"alpha": 0.7}, "gelu": {},
+             "hard_shrink": {"threshold": 0.4}, "hard_sigmoid": {"slope": 0.3, "offset": 0.4},
+             "hard_swish": {}, "leaky_relu": {"alpha": 0.1}, "logsigmoid": {},
+             "mish": {"threshold": 20.0}, "relu6": {}, "silu": {}, "swish": {},
+             "softplus": {"beta": 2.0, "threshold": 20.0}, "softshrink": {"lambda": 0.3},
+             "tanh_shrink": {}, "pow": {"factor": 3.0}, "clip": {"min": -0.6, "max": 0.9},
+             "cumsum": {"axis": -2, "reverse": True}, "clip_by_norm": {"max_norm": 2.0},
+             "squared_l2_norm": {}}
+    outs = [_ops(h, op, {"X": pd.layers.scale(x, 3.0)}, attrs) for op, attrs in unary.items()]
+    outs.append(_ops(h, "gelu", {"X": x}, {"approximate": True}))
+    outs.append(_ops(h, "cumsum", {"X": x}, {"flatten": True, "exclusive": True}))
+    return [x], outs, _two({"x": _normal(rng, 2, 3, 4)})
+
+
+def conv_norms(pd, rng):
+    """Transposed and depthwise convolutions, group / instance / layer norm, max pooling with
+    its indices, and bilinear / nearest interpolation."""
+    img = pd.layers.data("img", shape=[4, 6, 6])
+    h = _helper(pd, "convs")
+    conv = lambda op, w, attrs: _ops(h, op, {"Input": img, "Filter": w}, attrs,  # noqa: E731
+                                     Output=1)
+    outs = [conv("conv2d_transpose", _param(pd, "ct.w", [4, 3, 3, 3]),
+                 {"strides": [2, 2], "paddings": [1, 1], "output_padding": [1, 1]}),
+            conv("conv2d_transpose", _param(pd, "ct2.w", [4, 1, 2, 2]),
+                 {"groups": 2, "dilations": [2, 2]}),
+            conv("depthwise_conv2d", _param(pd, "dw.w", [8, 1, 3, 3]),
+                 {"groups": 4, "paddings": [1, 1], "strides": [2, 2]}),
+            conv("depthwise_conv2d_transpose", _param(pd, "dwt.w", [4, 1, 3, 3]),
+                 {"groups": 4, "strides": [2, 2]})]
+    norms = {"group_norm": ({"groups": 2, "epsilon": 1e-4}, ("Mean", "Variance")),
+             "instance_norm": ({}, ("SavedMean", "SavedVariance")),
+             "layer_norm": ({"begin_norm_axis": 2}, ("Mean", "Variance"))}
+    for op, (attrs, stats) in norms.items():
+        size = 36 if op == "layer_norm" else 4
+        ins = {"X": img, "Scale": _param(pd, f"{op}.scale", [size]),
+               "Bias": _param(pd, f"{op}.bias", [size])}
+        outs.append(_ops(h, op, ins, attrs, Y=1, **{s: 1 for s in stats}))
+    outs += _ops(h, "max_pool2d_with_index", {"X": img}, {"ksize": [3, 3], "strides": [2, 2],
+                                                         "paddings": [1, 1]}, every=True, Out=1, Mask=1)
+    outs += [_ops(h, "bilinear_interp_v2", {"X": img}, {"out_h": 9, "out_w": 4,
+                                                        "interp_method": "bilinear",
+                                                        "align_corners": a, "align_mode": m})
+             for a, m in ((False, 0), (False, 1), (True, 1))]
+    outs.append(_ops(h, "nearest_interp_v2", {"X": img}, {"out_h": 12, "out_w": 18,
+                                                          "interp_method": "nearest",
+                                                          "align_corners": False}))
+    return [img], outs, _two({"img": _normal(rng, 2, 4, 6, 6)})
+
+
+def index_ops(pd, rng):
+    """Creation, broadcast and index ops: assign_value, expand, tile, gather, one_hot, range,
+    shape, size, top_k_v2, tril_triu, where, flatten."""
+    x = pd.layers.data("x", shape=[3, 4])
+    ids = pd.layers.data("ids", shape=[1], dtype="int64")
+    h = _helper(pd, "index")
+    row = _ops(h, "assign_value", {}, {"shape": [1, 4], "dtype": 5,
+                                       "fp32_values": [0.5, -1.0, 2.0, 0.25]})
+    idx = _ops(h, "assign_value", {}, {"shape": [2], "dtype": 3, "int64_values": [2, 0]})
+    rows = _ops(h, "assign_value", {}, {"shape": [3], "dtype": 3, "int64_values": [1, 1, 0]})
+    nd = _ops(h, "assign_value", {}, {"shape": [2, 2], "dtype": 3, "int64_values": [1, 2, 0, 1]})
+    start, end, step = (pd.layers.fill_constant([1], "float32", v) for v in (1.0, 4.0, 0.5))
+    cond = pd.layers.greater_than(x, _ops(h, "fill_any_like", {"X": x}, {"value": 0.1}))
+    outs = [row, _ops(h, "expand_v2", {"X": row}, {"shape": [3, 2, 4]}),
+            _ops(h, "expand_as_v2", {"X": row, "Y": x}, {"target_shape": [2, 3, 4]}),
+            _ops(h, "tile", {"X": x}, {"repeat_times": [1, 2, 3]}),
+            _ops(h, "gather", {"X": x, "Index": idx}, {"axis": 1}),
+            _ops(h, "gather", {"X": x, "Index": rows}),
+            _ops(h, "gather_nd", {"X": x, "Index": nd}),
+            _ops(h, "index_select", {"X": x, "Index": idx}, {"dim": -1}),
+            _ops(h, "one_hot_v2", {"X": ids}, {"depth": 6}),
+            _ops(h, "range", {"Start": start, "End": end, "Step": step}),
+            _ops(h, "shape", {"Input": x}), _ops(h, "size", {"Input": x}),
+            *_ops(h, "top_k_v2", {"X": x}, {"k": 2, "axis": 1, "largest": False},
+                  every=True, Out=1, Indices=1),
+            _ops(h, "tril_triu", {"X": x}, {"diagonal": -1, "lower": True}),
+            _ops(h, "tril_triu", {"X": x}, {"diagonal": 1, "lower": False}),
+            _ops(h, "where", {"Condition": cond, "X": x, "Y": pd.layers.scale(x, -2.0)}),
+            _ops(h, "flatten_contiguous_range", {"X": x}, {"start_axis": 1, "stop_axis": -1},
+                 Out=1, XShape=1)]
+    feed = {"x": _normal(rng, 2, 3, 4), "ids": rng.integers(0, 6, (5, 1)).astype("int64")}
+    return [x, ids], outs, _two(feed)
+
+
+def rnn_op(pd, rng):
+    """The fused ``rnn`` op (2.x's nn.LSTM / nn.GRU in static mode): a bidirectional LSTM of
+    two layers and a GRU, each with its weights in PaddlePaddle's order (per layer and
+    direction: W_ih, W_hh, then the biases b_ih, b_hh after all weights)."""
+    T, B, I, H = 4, 2, 3, 5
+    x = pd.layers.data("x", shape=[T, B, I], append_batch_size=False)
+    h = _helper(pd, "rnn")
+    outs = []
+    for mode, gates, layers, bidirec in (("LSTM", 4, 2, True), ("GRU", 3, 1, False)):
+        dirs = 2 if bidirec else 1
+        shapes = [([gates * H, I if k < dirs else H * dirs], [gates * H, H])
+                  for k in range(layers * dirs)]
+        weights = [_param(pd, f"{mode}.w{k}{j}", s) for k, pair in enumerate(shapes)
+                   for j, s in enumerate(pair)]
+        weights += [_param(pd, f"{mode}.b{k}{j}", [gates * H]) for k in range(layers * dirs)
+                    for j in range(2)]
+        init = [_param(pd, f"{mode}.h0{j}", [layers * dirs, B, H])
+                for j in range(2 if mode == "LSTM" else 1)]
+        outs.append(_ops(h, "rnn", {"Input": x, "PreState": init, "WeightList": weights},
+                         {"mode": mode, "num_layers": layers, "is_bidirec": bidirec,
+                          "hidden_size": H, "input_size": I, "is_test": True},
+                         Out=1, State=len(init), Reserve=1, DropoutState=1))
+    return [x], outs, _two({"x": _normal(rng, T, B, I)})
+
+
 # name -> builder, in the order the table prints them
 MODELS = {f.__name__: f for f in (
     mlp, digits_mlp, cnn, cnn_bn, tensor_ops, math_ops, logic_ops, embedding_loss,
-    cond_model, cond_nb03, select_ops, while_model, ifelse, ifelse_layers, static_rnn, seed_rnn)}
+    cond_model, cond_nb03, select_ops, while_model, ifelse, ifelse_layers, static_rnn, seed_rnn,
+    activations, conv_norms, index_ops, rnn_op)}

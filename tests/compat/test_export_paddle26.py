@@ -225,7 +225,8 @@ def _build(build):
 
 
 @pytest.mark.parametrize("name", ["static_rnn", "seed_rnn", "ifelse", "ifelse_layers",
-                                  "cond_model", "select_ops", "while_model", "tensor_ops"])
+                                  "cond_model", "select_ops", "while_model", "tensor_ops",
+                                  "activations", "conv_norms", "index_ops", "rnn_op"])
 def test_saved_model_runs_back_to_the_same_outputs(name, tmp_path):
     """The rewritten model (assign for rnn_memory_helper, positive axes...) runs in paddle_nb
     to what the program it came from computes; the user's program is not changed by saving."""

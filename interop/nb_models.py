@@ -7,6 +7,8 @@ ones, and a list of feed dicts (two, so that control flow takes both ways). Toge
 write every forward op paddle_nb registers; ``OPS_NOT_EXPORTED`` lists the few that no
 inference program can hold, and why. The models follow the notebooks (03 IfElse, 04 RNN,
 05 digits MLP) and the tests; the notebooks' cells are not importable, so they are rebuilt here.
+The last four (activations, conv_norms, index_ops, rnn_op) write the ops registered later, with
+``block.append_op`` where no layer function exists.
 """
 
 import numpy as np

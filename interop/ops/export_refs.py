@@ -2,8 +2,9 @@
 
     .venv-interop/bin/python interop/ops/export_refs.py [--out tests/fixtures/paddle26/export]
 
-Each case builds one op (the one of its type recorded) with PaddlePaddle's own Python API in static mode (or, where 2.6's
-API writes a newer op type, with ``LayerHelper.append_op``, which fills the slots and
+Each case builds one op (the one of its type recorded) with PaddlePaddle's own Python API in
+static mode (or, where 2.6's API writes a newer op type, and for the newer ops listed as data
+in ``interop/op_cases26.py``, with ``LayerHelper.append_op``, which fills the slots and
 attributes as PaddlePaddle's ``Operator`` does), and records its OpDesc: the slots with their
 argument counts and the attributes with their values (not ``op_callstack``, which names
 files). ``tests/compat/test_export_paddle26.py`` builds the same ops with paddle_nb, runs

@@ -15,20 +15,26 @@
 # 3. Inspecting it: the program, its ops, its parameters, the attributes PaddlePaddle
 #    wrote that paddle_nb keeps without using, and its graph.
 # 4. Running it: paddle_nb gives PaddlePaddle's outputs.
-# 5. A training program from PaddlePaddle 1.8.5, with 11 blocks: its block tree, its
+# 5. A real ResNet-18: its 73 ops, its block tree, the graph of its first residual block,
+#    and a run with parameters made by NumPy that gives PaddlePaddle's logits.
+# 6. A real two-layer bidirectional LSTM: one `rnn` op, run as step scopes; the RNN
+#    explorer slides through them, and the gates, cell and hidden state are checked by hand.
+# 7. A training program from PaddlePaddle 1.8.5, with 11 blocks: its block tree, its
 #    sub-blocks and grad blocks, and one training step that gives PaddlePaddle's loss.
-# 6. The other way: a prototype built and trained with paddle_nb, saved in PaddlePaddle's
-#    layout, and how to continue in PaddlePaddle (inference, serving, many GPUs).
-# 7. Three exercises, with hidden solutions.
+# 8. The other way: a paddle_nb prototype, saved in PaddlePaddle's layout, and how to
+#    continue in PaddlePaddle (inference, serving, many GPUs).
+# 9. Three exercises, with hidden solutions.
 #
 # Each code cell checks itself with `assert` lines. Run it top to bottom.
 
 # %%
 import atexit
+import collections
 import pathlib
 import shutil
 import struct
 import tempfile
+import zlib
 
 import numpy as np
 import paddle_nb as pd
@@ -226,7 +232,229 @@ print("largest difference, by hand vs paddle_nb:", np.abs(by_hand - logits).max(
 np.testing.assert_allclose(by_hand, logits, rtol=1e-5, atol=1e-5)
 
 # %% [markdown]
-# ## 5. A training program from PaddlePaddle 1.8.5
+# ## 5. A real ResNet-18
+#
+# PaddlePaddle 2.6.2 built `paddle.vision.models.resnet18(num_classes=10)` for 32x32
+# colour images (CIFAR-10's size), in eval mode, and saved it with
+# `paddle.static.save_inference_model`. Its model file, `data/resnet18.pdmodel`, is 36 KB;
+# its 11.2 million parameters would be a 45 MB `.pdiparams`, too big to keep in the
+# repository, so that file is not here: below, NumPy makes the parameters by a fixed recipe,
+# and `data/resnet18_io.npz` holds the logits PaddlePaddle computed with the same recipe
+# (`interop/make_notebook_data.py` wrote both).
+#
+# `pd.io.load_program` reads a model file alone. The names to feed and fetch are in the
+# program itself: the `Out` of each `feed` op and the `X` of each `fetch` op.
+
+# %%
+resnet = pd.io.load_program(str(DATA / "resnet18.pdmodel"))
+rblock = resnet.global_block()
+resnet_feeds = [op.output("Out")[0] for op in rblock.ops if op.type == "feed"]
+resnet_fetches = [op.input("X")[0] for op in rblock.ops if op.type == "fetch"]
+counts = collections.Counter(op.type for op in rblock.ops)
+weights = sorted(v.name for v in rblock.vars.values()
+                 if v.persistable and v.name not in ("feed", "fetch"))
+print(f"{resnet!r}: feed {resnet_feeds}, fetch {resnet_fetches}")
+print("ops by type:", dict(counts.most_common()))
+print(f"{len(weights)} persistable variables, "
+      f"{sum(int(np.prod(rblock.var(n).shape)) for n in weights):,} numbers")
+
+assert resnet.num_blocks == 1 and resnet_feeds == ["image"]
+assert counts["conv2d"] == counts["batch_norm"] == 20 and counts["elementwise_add"] == 9
+
+# %% [markdown]
+# The ops read like the paper's diagram. A *stem* (a 7x7 `conv2d` with stride 2,
+# `batch_norm`, `relu`, a max `pool2d`) takes 32x32 down to 8x8. Then four stages of two
+# *basic blocks*, each `conv2d 3x3 -> batch_norm -> relu -> conv2d 3x3 -> batch_norm`, plus
+# a **shortcut**: the block's own input, added back by an `elementwise_add` before the last
+# `relu`. The first block of stages 2 to 4 halves the picture (stride 2) and doubles the
+# channels, so its shortcut is a 1x1 `conv2d` and a `batch_norm` too: 16 + 3 + the stem's 1
+# = 20 convolutions. An adaptive average `pool2d`, `flatten_contiguous_range`, `matmul_v2`
+# and the ninth `elementwise_add` (the bias) make the `Linear` layer. Each residual add,
+# with the shape PaddlePaddle recorded for its output:
+
+# %%
+residual = []
+for k, op in enumerate(rblock.ops):
+    if op.type == "elementwise_add" and not rblock.var(op.input("Y")[0]).persistable:
+        out = rblock.var(op.output("Out")[0])
+        residual.append(list(out.shape))
+        print(f"#{k:<2} {op.input('X')[0]:18} + {op.input('Y')[0]:18} -> {out.name:6} {out.shape}")
+assert len(residual) == 8
+assert [s[1:] for s in residual[::2]] == [[64, 8, 8], [128, 4, 4], [256, 2, 2], [512, 1, 1]]
+
+# %% [markdown]
+# `pd.viz.block_tree` shows the program: here one block, its 217 variables (folded; open
+# them) and its 73 ops with their arguments. Open an op for its attributes (a
+# convolution's `strides`, `paddings`, `groups`; `batch_norm`'s `is_test`, which
+# `save_inference_model` set).
+
+# %%
+if viz is not None:
+    display(viz.block_tree(resnet))
+
+# %% [markdown]
+# A graph of all 73 ops and their 104 parameters is too big to read on one screen (try
+# `viz.graph(resnet)`: it folds what it can, and it is still a map rather than a picture).
+# `Program.prune` cuts out a part to look at instead: everything the output of the first
+# basic block depends on. There the shortcut is the long edge from `pool2d_0.tmp_0`,
+# around the two convolutions, into `#10 elementwise_add`. The parameters are grey
+# cylinders: an inference model marks them persistable, and no longer as trainable.
+
+# %%
+first_add = next(k for k, op in enumerate(rblock.ops) if op.type == "elementwise_add")
+first_block = resnet.prune([rblock.ops[first_add + 1].output("Out")[0]])
+print([op.type for op in first_block.global_block().ops])
+if viz is not None:
+    display(viz.graph(first_block))
+assert [op.type for op in first_block.global_block().ops][-2:] == ["elementwise_add", "relu"]
+
+# %% [markdown]
+# **Running it.** The recipe for the parameters, the same as the script's: each variable
+# gets its own NumPy generator, seeded by the CRC-32 of its name; convolution kernels are
+# He-normal, the `Linear` weight normal with variance 1 / inputs, and every vector
+# (`batch_norm`'s scale, shift, mean and variance; the bias) uniform in [0.5, 1.5], which
+# keeps the variances positive. Put them in a scope, feed two images, and compare with
+# PaddlePaddle's logits.
+
+# %%
+def resnet_parameters(shapes):
+    """{name: float32 array} for a ResNet's persistable variables, from NumPy alone."""
+    values = {}
+    for name, shape in sorted(shapes.items()):
+        rng = np.random.default_rng(zlib.crc32(name.encode()))
+        if len(shape) == 1:
+            value = rng.uniform(0.5, 1.5, shape)
+        else:
+            fan_in = int(np.prod(shape[1:])) if len(shape) == 4 else shape[0]
+            gain = 2.0 if len(shape) == 4 else 1.0
+            value = rng.standard_normal(shape) * np.sqrt(gain / fan_in)
+        values[name] = value.astype("float32")
+    return values
+
+
+resnet_scope = pd.Scope()
+for name, value in resnet_parameters({n: rblock.var(n).shape for n in weights}).items():
+    resnet_scope.var(name).get_tensor().set(value, pd.CPUPlace())
+
+ref_resnet = np.load(DATA / "resnet18_io.npz")
+(resnet_logits,) = exe.run(resnet, feed={"image": ref_resnet["image"]},
+                           fetch_list=resnet_fetches, scope=resnet_scope)
+print("logits:", resnet_logits.shape, "| classes:", resnet_logits.argmax(axis=1),
+      "(PaddlePaddle:", ref_resnet["logits"].argmax(axis=1), ")")
+print("largest difference from PaddlePaddle's, relative to the largest logit: "
+      f"{np.abs(resnet_logits - ref_resnet['logits']).max() / np.abs(ref_resnet['logits']).max():.1e}")
+np.testing.assert_allclose(resnet_logits, ref_resnet["logits"], rtol=1e-4, atol=1e-4)
+
+# %% [markdown]
+# ## 6. A real LSTM, step by step
+#
+# PaddlePaddle 2.6.2 built `paddle.nn.LSTM(4, 3, num_layers=2, direction="bidirect")` on
+# `x[N, 5, 4]` (batch, time, features) and saved it with its parameters:
+# `data/lstm2.pdmodel` and `data/lstm2.pdiparams` (2.3 KB). The whole network is **one**
+# `rnn` op; the ops around it are PaddlePaddle's plumbing: `shape`, `slice` and
+# `fill_constant` make the zero initial states, as many rows as the batch has;
+# `transpose2` turns batch-major into the time-major layout `rnn` works in, and back.
+
+# %%
+lstm_scope = pd.Scope()
+lstm, lstm_feeds, lstm_fetches = pd.io.load_inference_model("data/lstm2", exe, scope=lstm_scope)
+(rnn_op,) = [op for op in lstm.global_block().ops if op.type == "rnn"]
+print("ops:", [op.type for op in lstm.global_block().ops])
+print("rnn attributes:", {k: rnn_op.attr(k) for k in
+                          ("mode", "num_layers", "is_bidirec", "input_size", "hidden_size")})
+print("WeightList:", rnn_op.input("WeightList"))
+
+assert (rnn_op.attr("mode"), rnn_op.attr("num_layers"), rnn_op.attr("is_bidirec")) == ("LSTM", 2, True)
+assert len(rnn_op.input("WeightList")) == 16     # 2 layers x 2 directions x (W_ih, W_hh, b_ih, b_hh)
+
+# %% [markdown]
+# paddle_nb runs the `rnn` op as step scopes, as PaddlePaddle's `recurrent` op does: one
+# kid scope per layer, direction and time step (`layer 0 fwd step 2`), holding that step's
+# input row `x`, the state it starts from (`h_prev`, `c_prev`), the four gates and the new
+# state (`c`, `h`). With `exe.record_values = True` the run record keeps their values.
+# An LSTM step, for each row of the batch:
+#
+# | | computed as | meaning |
+# | --- | --- | --- |
+# | `i` | sigmoid(x W_ii + h_prev W_hi + b) | input gate: how much of the new candidate to write |
+# | `f` | sigmoid(x W_if + h_prev W_hf + b) | forget gate: how much of the old cell to keep |
+# | `c~` | tanh(x W_ic + h_prev W_hc + b) | the candidate: what this step would write |
+# | `o` | sigmoid(x W_io + h_prev W_ho + b) | output gate: how much of the cell to show |
+# | `c` | f * c_prev + i * c~ | the **cell**: the long-term memory, changed only by * and + |
+# | `h` | o * tanh(c) | the **hidden state**: this step's output, and the next step's `h_prev` |
+#
+# Each gate is a number between 0 and 1 per unit, so `c` can carry a value across many
+# steps untouched (`f` near 1, `i` near 0). The forward direction runs t = 0 to 4, the
+# backward one t = 4 down to 0; layer 1 reads, at each t, both directions' `h` of layer 0.
+
+# %%
+lstm_records = []
+unsubscribe = exe.subscribe(lstm_records.append)
+exe.record_values = True
+ref_lstm = np.load(DATA / "lstm2_io.npz")
+lstm_out, lstm_h, lstm_c = exe.run(lstm, feed={"x": ref_lstm["x"]}, fetch_list=lstm_fetches,
+                                   scope=lstm_scope)
+exe.record_values = False
+unsubscribe()
+lstm_record = lstm_records[-1]
+
+for name, got in (("out", lstm_out), ("h", lstm_h), ("c", lstm_c)):
+    print(f"{name:3} {str(got.shape):10} largest difference from PaddlePaddle's: "
+          f"{np.abs(got - ref_lstm[name]).max():.1e}")
+    np.testing.assert_allclose(got, ref_lstm[name], rtol=1e-5, atol=1e-6)
+labels = [s.label for s in lstm_record.step_scopes()]
+print(len(labels), "step scopes:", labels[:6], "...")
+assert len(labels) == 2 * 2 * 5
+
+# %% [markdown]
+# `pd.viz.rnn_explorer` slides through them: pick the layer and direction, move the
+# slider over the steps, and each step shows its variables with their values, and where
+# `h_prev`, `c_prev` and `x` came from (the step before, the initial state, or the input's
+# row), checked equal.
+
+# %%
+if viz is not None:
+    lstm_explorer = viz.rnn_explorer(lstm_record)
+    assert len(lstm_explorer.rnns) == 4          # 2 layers x 2 directions
+    display(lstm_explorer)
+
+# %% [markdown]
+# The same arithmetic by hand, from one recorded step and the weights in the scope.
+# PaddlePaddle stores each cell's `W_ih` as [4 hidden, input] and `W_hh` as [4 hidden,
+# hidden], gates in the order i, f, c~, o; `lstm_cell_0` is layer 0 forward, `lstm_cell_1`
+# layer 0 backward, and so on. The output `out` at time t is layer 1's `h`, forward then
+# backward; the final `h` stacks each layer and direction's last step.
+
+# %%
+def sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+steps = {s.label: {v.name: np.asarray(v.value) for v in s.vars}
+         for s in lstm_record.step_scopes()}
+step = steps["layer 0 fwd step 1"]
+W_ih, W_hh, b_ih, b_hh = (lstm_scope.find_var(n).get_tensor().numpy() for n in
+                          ("lstm_cell_0.w_0", "lstm_cell_0.w_1", "lstm_cell_0.b_0", "lstm_cell_0.b_1"))
+pre = step["x"] @ W_ih.T + b_ih + step["h_prev"] @ W_hh.T + b_hh
+i, f, cand, o = np.split(pre, 4, axis=1)
+i, f, cand, o = sigmoid(i), sigmoid(f), np.tanh(cand), sigmoid(o)
+c = f * step["c_prev"] + i * cand
+h = o * np.tanh(c)
+print("forget gate f at step 1:\n", f.round(3))
+print("cell c:\n", c.round(3))
+for name, mine in (("i", i), ("f", f), ("c~", cand), ("o", o), ("c", c), ("h", h)):
+    np.testing.assert_allclose(step[name], mine, rtol=1e-5, atol=1e-6)
+np.testing.assert_array_equal(step["h_prev"], steps["layer 0 fwd step 0"]["h"])
+np.testing.assert_array_equal(step["x"], ref_lstm["x"][:, 1])
+H = rnn_op.attr("hidden_size")
+for t in range(5):
+    np.testing.assert_array_equal(lstm_out[:, t, :H], steps[f"layer 1 fwd step {t}"]["h"])
+    np.testing.assert_array_equal(lstm_out[:, t, H:], steps[f"layer 1 bwd step {t}"]["h"])
+np.testing.assert_array_equal(lstm_h[1], steps["layer 0 bwd step 0"]["h"])
+print("every gate, cell and hidden state as recorded; out and h are the steps' h")
+
+# %% [markdown]
+# ## 7. A training program from PaddlePaddle 1.8.5
 #
 # PaddlePaddle 1.8.5 (the last release with `StaticRNN` and `IfElse`) built and saved this
 # training program, forward, backward and SGD together:
@@ -350,7 +578,7 @@ print(len(labels), "sub-block scopes:", sorted(set(labels)))
 assert labels.count("step 0") == 1 and "grad" in labels
 
 # %% [markdown]
-# ## 6. The other way: a paddle_nb prototype, saved for PaddlePaddle
+# ## 8. The other way: a paddle_nb prototype, saved for PaddlePaddle
 #
 # Prototype here, with scopes and blocks in view; then hand the model to PaddlePaddle.
 # Below, a small classifier of the same shape as `mlp2` learns a made-up task: a noisy
@@ -513,6 +741,10 @@ assert names == sorted(p.name for p in main.all_parameters()) == \
 #   are plain reads and writes, and attributes paddle_nb does not use survive untouched.
 # - `pd.io.load_inference_model(path_prefix, exe)` opens PaddlePaddle 2.x's
 #   `.pdmodel` + `.pdiparams`; paddle_nb's outputs match PaddlePaddle's.
+# - Real networks run as PaddlePaddle built them: a ResNet-18 (20 convolutions, 20 batch
+#   norms, 8 residual adds) gives PaddlePaddle's logits, and a bidirectional two-layer LSTM,
+#   one `rnn` op, runs as step scopes whose gates, cells and hidden states you can slide
+#   through with `pd.viz.rnn_explorer` and check by hand.
 # - Training programs load too, with every block: the 1.8.5 program trains one step to
 #   PaddlePaddle's loss and parameters.
 # - `pd.io.save_inference_model(prefix, ..., prefix=True)` writes the same layout for

@@ -15,6 +15,7 @@ JupyterLab, GitHub, nbviewer. So, after a notebook has run for committing (tools
 Once the notebook runs, the kernel's live outputs replace all of these.
 """
 import base64
+import io
 import re
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -24,7 +25,7 @@ OBJECT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-f]+>")
 # The page a picture is drawn on: JupyterLab's light theme, a white background, no margins.
 PAGE = ("<!doctype html><html><head><meta charset='utf-8'><style>"
         "body {{ margin: 0; background: #fff; font-family: 'DejaVu Sans', sans-serif; }}"
-        "#picture {{ display: inline-block; padding: 4px; }}</style></head>"
+        "#picture {{ display: inline-block; max-width: 1092px; padding: 4px; }}</style></head>"
         "<body><div id='picture'>{html}</div></body></html>")
 VIEWPORT = {"width": 1100, "height": 800}     # about a JupyterLab output area's width
 
@@ -76,6 +77,24 @@ def widget_note(text):
     return WIDGET_NOTE.format(name=found.group(1) if found else "this output")
 
 
+def fewer_colours(png, colours=32):
+    """``png`` with a palette of ``colours``: a third of the bytes, the same look for diagrams.
+
+    Diagrams are flat fills and anti-aliased text, which 32 colours keep; no dithering, so
+    that flat areas stay flat. Without Pillow (the test extra has it) ``png`` is kept as is.
+    """
+    try:
+        from PIL import Image
+    except ImportError:
+        return png
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    fewer = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT,
+                           dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    fewer.save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
 class Painter:
     """Chromium, through Playwright, drawing HTML into PNG: the same engine that shows it live."""
 
@@ -91,7 +110,7 @@ class Painter:
         """Base64 of the PNG of ``markup`` (HTML or SVG), cropped to what it draws."""
         self._page.set_content(PAGE.format(html=markup))
         shot = self._page.locator("#picture").screenshot(type="png")
-        return base64.b64encode(shot).decode("ascii")
+        return base64.b64encode(fewer_colours(shot)).decode("ascii")
 
     def __exit__(self, *exc):
         self._browser.close()

@@ -8,7 +8,7 @@ clones) shows each output through a *safe* renderer only. There, HTML is sanitiz
 JupyterLab, GitHub, nbviewer. So, after a notebook has run for committing (tools/run_notebooks.py):
 
 - each HTML or SVG picture becomes the PNG that Chromium draws of it (the HTML is dropped, so
-  no viewer prefers it); ``text/plain`` stays beside it;
+  no viewer prefers it); ``text/plain`` stays beside it, unless it is an object's repr;
 - each widget's ``text/plain`` becomes a note to run the notebook; the widget's view and its
   saved state stay, for viewers that can draw widgets from saved state.
 
@@ -19,9 +19,8 @@ import io
 import re
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-WIDGET_NOTE = ("[{name}: an interactive widget. Run the notebook (Run > Run All Cells) "
-               "to use it here.]")
-OBJECT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-f]+>")
+WIDGET_NOTE = "[{what}. Run the notebook (Run > Run All Cells) to use it here.]"
+OBJECT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object(?: at 0x[0-9a-f]+)?>")
 # The page a picture is drawn on: JupyterLab's light theme, a white background, no margins.
 PAGE = ("<!doctype html><html><head><meta charset='utf-8'><style>"
         "body {{ margin: 0; background: #fff; font-family: 'DejaVu Sans', sans-serif; }}"
@@ -42,6 +41,8 @@ def make_static(notebook):
                 output.data.pop("text/html", None)
                 output.data.pop("image/svg+xml", None)
                 output.data["image/png"] = painter.png(markup)
+                if OBJECT_REPR.search(output.data.get("text/plain", "")):
+                    output.data["text/plain"] = "[a picture]"    # IPython's SVG object's repr
     for output in pictures:
         if WIDGET_VIEW in output.data:
             output.data["text/plain"] = widget_note(output.data.get("text/plain", ""))
@@ -72,9 +73,12 @@ def widget_note(text):
 
     >>> widget_note("<paddle_nb.viz.replay.ReplayWidget object at 0x7f8e0840c5d0>")
     '[ReplayWidget: an interactive widget. Run the notebook (Run > Run All Cells) to use it here.]'
+    >>> widget_note("SGD:   0%|          | 0/20")      # tqdm's bar, at the moment it was shown
+    '[An interactive widget. Run the notebook (Run > Run All Cells) to use it here.]'
     """
     found = OBJECT_REPR.search(text)
-    return WIDGET_NOTE.format(name=found.group(1) if found else "this output")
+    what = f"{found.group(1)}: an interactive widget" if found else "An interactive widget"
+    return WIDGET_NOTE.format(what=what)
 
 
 def fewer_colours(png, colours=32):

@@ -1,14 +1,17 @@
-"""Stored notebook outputs that look right unopened and untrusted: pictures as PNG, widgets as a note.
+"""Stored notebook outputs that show right unopened and untrusted: PNG pictures, widget notes.
 
 A notebook that JupyterLab has not been told to trust (every notebook someone downloads or
-clones) shows each output through a *safe* renderer only. There, HTML is sanitized (the
-``<style>`` and ``<svg>`` of paddle_nb's pictures are stripped, leaving a page of loose words),
-``image/svg+xml`` is not shown at all, and a widget is not drawn, so its ``text/plain``
-(``<...RNNExplorerWidget object at 0x...>``) shows. ``image/png`` is shown everywhere: untrusted
-JupyterLab, GitHub, nbviewer. So, after a notebook has run for committing (tools/run_notebooks.py):
+clones) shows each output through a *safe* renderer only. There, HTML is sanitized (an
+``<svg>`` in it falls apart into a page of loose words; a ``<style>`` element goes, while
+tables, text and inline colours stay), ``image/svg+xml`` is not shown at all, and a widget
+is not drawn, so its ``text/plain`` (``<...RNNExplorerWidget object at 0x...>``) shows.
+``image/png`` is shown everywhere: untrusted JupyterLab, GitHub, nbviewer. So, after a
+notebook has run for committing (tools/run_notebooks.py):
 
-- each HTML or SVG picture becomes the PNG that Chromium draws of it (the HTML is dropped, so
-  no viewer prefers it); ``text/plain`` stays beside it, unless it is an object's repr;
+- each picture (``image/svg+xml``, or HTML with an SVG in it: paddle_nb's graphs) becomes
+  the PNG that Chromium draws of it; the HTML is dropped, so that no viewer prefers it, and
+  ``text/plain`` stays beside it, unless it is an object's repr; other HTML (scope and
+  block trees, tables) is kept;
 - each widget's ``text/plain`` becomes a note to run the notebook; the widget's view and its
   saved state stay, for viewers that can draw widgets from saved state.
 
@@ -54,16 +57,18 @@ def picture_markup(data):
 
     >>> picture_markup({"text/plain": "3"}) is None
     True
-    >>> picture_markup({"text/html": "<table><tr><td>1</td></tr></table>"}) is None
-    True
+    >>> picture_markup({"text/html": "<style>td {}</style><table><tr><td>1</td></tr></table>"})
+    >>> picture_markup({"text/html": "<div><svg/></div>"})
+    '<div><svg/></div>'
     >>> picture_markup({"image/svg+xml": "<svg/>"})
     '<svg/>'
     """
     if "image/png" in data or WIDGET_VIEW in data:
         return None
     html = data.get("text/html", "")
-    # A plain table or text survives the sanitizer; styled markup and inline SVG do not.
-    if re.search(r"<(svg|style)\b", html):
+    # The sanitizer leaves tables, text and inline colours readable (it drops only the
+    # <style> element: scope and block trees lose their borders), but not an inline SVG.
+    if re.search(r"<svg\b", html):
         return html
     return data.get("image/svg+xml")
 

@@ -11,7 +11,7 @@ import pathlib
 
 import pytest
 
-jupytext = pytest.importorskip("jupytext", reason="jupytext is not installed (the test extra has it)")
+jupytext = pytest.importorskip("jupytext", reason="no jupytext (the notebook extra has it)")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -51,7 +51,8 @@ def test_pair_holds_the_same_cells(path):
                  min(len(in_notebook), len(in_script)))
     pytest.fail(f"{path.name} and {script.name} differ: {len(in_notebook)} and {len(in_script)} "
                 f"cells, first difference in cell {first}:\n"
-                f"{first_different_line(in_notebook[first:first + 1], in_script[first:first + 1])}\n"
+                f"{first_different_line(in_notebook[first:first + 1], in_script[first:first + 1])}"
+                "\n"
                 f"Sync them: jupytext --sync notebooks/{path.name} (the newer file wins), or "
                 f"`make notebooks` to re-run them too.", pytrace=False)
 
@@ -67,7 +68,8 @@ def first_different_line(one, other):
         return [(kind, n, line) for kind, source in cells
                 for n, line in enumerate(source.splitlines() or [""], start=1)]
     mine, theirs = lines(one), lines(other)
-    at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
+              min(len(mine), len(theirs)))
     show = lambda found: (f"{found[at][0]} line {found[at][1]}: {found[at][2]!r}"
                           if at < len(found) else "(nothing)")
     return f"  .ipynb: {show(mine)}\n  .py:    {show(theirs)}"

@@ -293,12 +293,12 @@ if viz is not None:
     display(viz.block_tree(resnet))
 
 # %% [markdown]
-# A graph of all 73 ops and their 104 parameters is too big to read on one screen (try
+# A graph of all 73 ops and their 102 persistable variables is too big to read on one screen (try
 # `viz.graph(resnet)`: it folds what it can, and it is still a map rather than a picture).
 # `Program.prune` cuts out a part to look at instead: everything the output of the first
 # basic block depends on. There the shortcut is the long edge from `pool2d_0.tmp_0`,
-# around the two convolutions, into `#10 elementwise_add`. The parameters are grey
-# cylinders: an inference model marks them persistable, and no longer as trainable.
+# around the two convolutions, into `#10 elementwise_add`. As in section 3, the loaded
+# model's parameters are drawn as persistable variables: grey cylinders.
 
 # %%
 first_add = next(k for k, op in enumerate(rblock.ops) if op.type == "elementwise_add")

@@ -87,6 +87,9 @@ def run(script):
     nbformat.validate(notebook)
     target = script.with_suffix(".ipynb")
     nbformat.write(notebook, target)
+    # jupytext refuses to open a pair whose script is older than its .ipynb (it would take
+    # the cells from the script and could lose edits made to the .ipynb): both are current.
+    os.utime(script)
     return target
 
 

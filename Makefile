@@ -20,7 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # ipykernel's debugger otherwise warns about frozen modules in every kernel a test starts.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: venv sysdeps widgetjs test lab proto bench clean
+.PHONY: venv sysdeps widgetjs test lab notebooks proto bench clean
 
 ## venv: .venv with `pip install -e '.[$(EXTRAS)]'`; redone only when pyproject.toml is newer than the stamp
 venv: $(STAMP)
@@ -82,6 +82,12 @@ lab: venv sysdeps
 	@mkdir -p notebooks
 	@install -D -m 644 tools/lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.d/paddle_nb.json
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
+
+## notebooks: sync each notebooks/NN_name.py with its .ipynb (jupytext: the newer wins), re-run it and
+## store its outputs readable without a kernel (pictures as PNG drawn by chromium); NOTEBOOKS=... picks some
+NOTEBOOKS ?= $(wildcard notebooks/[0-9][0-9]_*.py)
+notebooks: venv sysdeps
+	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(PY) tools/run_notebooks.py $(NOTEBOOKS)
 
 ## proto: regenerate paddle_nb/proto/framework_pb2.py from proto/framework.proto
 proto: venv

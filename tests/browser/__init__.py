@@ -53,8 +53,12 @@ def free_port():
 
 
 @contextlib.contextmanager
-def jupyter_lab(notebook_dir, log_path):
-    """Start JupyterLab on 127.0.0.1 serving ``notebook_dir``; yield ``(base_url, token)``."""
+def jupyter_lab(notebook_dir, log_path, kernels=True):
+    """Start JupyterLab on 127.0.0.1 serving ``notebook_dir``; yield ``(base_url, token)``.
+
+    ``kernels=False`` offers no kernel at all, so a notebook opens as a reader finds it:
+    stored outputs only, nothing run (JupyterLab says "No Kernel").
+    """
     jupyter = require_browser()
     port, token = free_port(), secrets.token_hex(16)
     home = pathlib.Path(notebook_dir).parent / "jupyter-home"
@@ -71,6 +75,8 @@ def jupyter_lab(notebook_dir, log_path):
             f"--ServerApp.token={token}", f"--ServerApp.root_dir={notebook_dir}",
             "--ServerApp.port_retries=0", "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if not kernels:
+        args.append("--KernelSpecManager.allowed_kernelspecs=no-such-kernel")
     if hasattr(os, "getuid") and os.getuid() == 0:
         args.append("--allow-root")
     with open(log_path, "wb") as log:

@@ -1,0 +1,583 @@
+# %% [markdown]
+# # 01 · Scopes and variables
+#
+# PaddlePaddle keeps every run-time value (parameters, inputs, activations, optimizer
+# state) in a **variable**, and every variable in a **scope**. This notebook builds both by
+# hand, with no program and no executor, so that you can see the rules they follow before
+# anything else relies on them. It follows three of PaddlePaddle's design notes: *Design of
+# Scope* (two versions) and *Design Doc: Variable*.
+#
+# **What you will see**
+#
+# 1. A scope is a map from names to variables; `scope.var(name)` creates or gets.
+# 2. Scopes form a tree: a lookup climbs from a kid to its parents, and a kid's variable
+#    shadows its parent's, like the frames of nested function calls.
+# 3. Only a scope makes a variable, and each variable belongs to exactly one scope.
+# 4. Memory is allocated lazily: a variable is *created*, then *typed*, then *allocated*,
+#    and finally *freed*; `pd.memory_stats` counts every byte.
+# 5. A tensor reuses its memory when place, dtype and shape all match.
+# 6. A variable can hold any one type, and says so when you ask for another.
+# 7. Destroying a scope destroys its variables and kids; a reference you kept raises a
+#    clear error instead of showing stale data. A kid keeps its parent alive.
+# 8. Three exercises, with hidden solutions.
+#
+# Along the way `pd.viz.scope_tree(scope)` draws the scopes: each scope a box inside its
+# parent's, each variable a row coloured by where it is in its life, with its bytes.
+#
+# Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
+# Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*).
+
+# %%
+import gc
+import weakref
+
+import numpy as np
+import paddle_nb as pd
+import paddle_nb.viz  # pd.viz: the pictures (here, scope trees)
+
+cpu = pd.CPUPlace()
+
+
+def in_use():
+    """Bytes that paddle_nb's tensors hold on the CPU right now."""
+    return pd.memory_stats(cpu)["in_use"]
+
+
+print("bytes in use on the CPU:", in_use())
+
+# %% [markdown]
+# ## 1. A scope is a map from names to variables
+#
+# > Scope only contains a map of a name to variable. [...] `Create` is used to create a
+# > Variable by its name and add the mapping relation. `Get` is used to find a Variable by
+# > name. (*Design of Scope*)
+#
+# In paddle_nb the two methods are `scope.var(name)`, which returns the variable of that
+# name and creates it first if it is absent (*create-or-get*), and `scope.find_var(name)`,
+# which only looks and returns `None` when the name is unknown, so it doubles as
+# "contains". A new variable holds nothing yet.
+
+# %%
+scope = pd.Scope()
+w = scope.var("w")
+b = scope.var("b")
+print(scope)
+print("names:", scope.local_var_names())
+print(w)
+
+assert scope.local_var_names() == ["w", "b"]
+assert not w.is_initialized()
+
+# %%
+print("scope.var('w') is w   ->", scope.var("w") is w)     # create-or-get: the same object
+print("find_var('w') is w    ->", scope.find_var("w") is w)
+print("find_var('nope')      ->", scope.find_var("nope"))  # looking never creates
+print("names:", scope.local_var_names())
+
+assert scope.var("w") is w and scope.find_var("w") is w
+assert scope.find_var("nope") is None
+assert scope.local_var_names() == ["w", "b"]
+
+# %% [markdown]
+# ## 2. Parents, kids and shadowing
+#
+# A scope can have a parent. `find_var` looks in the scope itself first, then in its
+# parent, then in the parent's parent, until it finds the name or runs out of parents.
+# The design note compares this with scopes in a programming language; think of the stack
+# frames of a function call:
+#
+# ```python
+# W = ...               # module level: the parameters
+# def step(x):          # every call gets a frame of its own
+#     h = W @ x         # W is not local, so Python finds it outside
+#     return h          # h goes away with the frame
+# ```
+#
+# | a Python program | a PaddlePaddle program |
+# | --- | --- |
+# | module globals | the root scope: parameters such as `W` |
+# | the frame of one call | a kid scope: one run, one RNN time step |
+# | reading a name that is not local | `kid.find_var("W")` climbs to the parent |
+# | assigning a local | `kid.var("h")` creates `h` in the kid |
+# | a local with a global's name hides it | a kid's variable *shadows* its parent's |
+# | the frame is popped when the call returns | the kid scope is destroyed with its variables |
+#
+# Lookups never go down into kids or sideways into siblings. `find_local_var` looks in one
+# scope only; `find_scope_of` says where a name was found.
+
+# %%
+root = pd.Scope(label="root")
+step = root.new_scope(label="step")     # a kid: one frame
+inner = step.new_scope(label="inner")   # a grandkid: a nested call
+W = root.var("W")
+h = step.var("h")
+label = {root: "root", step: "step", inner: "inner"}
+
+
+def where(scope, name):
+    found = scope.find_scope_of(name)
+    return "-" if found is None else label[found]
+
+
+print("scope  depth  parent  'W' found in  'h' found in")
+for s in [root, step, inner]:
+    parent = "-" if s.parent is None else label[s.parent]
+    print(f"{label[s]:5}  {s.depth():5}  {parent:6}  {where(s, 'W'):12}  {where(s, 'h')}")
+
+assert inner.find_var("W") is W and step.find_var("W") is W
+assert inner.find_var("h") is h and root.find_var("h") is None   # never downwards
+assert inner.find_local_var("W") is None
+assert root.kids == [step] and step.kids == [inner]
+
+# %%
+inner_h = inner.var("h")           # a local of the same name in the grandkid
+h.get_tensor().set(np.array([1.0, 1.0], "float32"))
+inner_h.get_tensor().set(np.array([2.0, 2.0], "float32"))
+
+print("inner.find_var('h') is the grandkid's own h ->", inner.find_var("h") is inner_h)
+print("step.find_var('h') is still the kid's h     ->", step.find_var("h") is h)
+print("values:", step.find_var("h").get_tensor().numpy(), inner.find_var("h").get_tensor().numpy())
+print("'h' found in:", where(inner, "h"), "from inner;", where(step, "h"), "from step")
+
+assert inner_h is not h
+assert inner.find_var("h") is inner_h and step.find_var("h") is h
+assert inner.find_var("h").get_tensor().numpy().tolist() == [2.0, 2.0]
+
+# %% [markdown]
+# The same tree, drawn. `pd.viz.scope_tree(scope)` shows a scope and every kid below it,
+# each kid nested in its parent (the labels are the ones given to `Scope` and
+# `new_scope`). Each variable is a row with its state, dtype, shape, place and bytes, and
+# each scope sums its bytes, alone and with its kids. There are two `h` rows: the kid's
+# and the grandkid's, which shadows it. `W` is only *created*: it holds nothing yet
+# (section 4).
+
+# %%
+tree = pd.viz.scope_tree(root)
+assert tree.html.count('data-var="h"') == 2 and 'data-scope-label="inner"' in tree.html
+tree
+
+# %% [markdown]
+# ## 3. Only a scope makes a variable
+#
+# > Variable can only be created by Scope and a variable can only be got from Scope. [...]
+# > Every variable only belongs to one certain Scope. (*Design of Scope*)
+#
+# C++ enforces this with a private constructor and `friend class Scope`. paddle_nb's
+# `Variable` class refuses to be called, and every variable knows the one scope that made
+# it (`var.scope`). Above, `inner.var("h")` did not reuse the kid's `h`: it made a second
+# variable owned by `inner`.
+
+# %%
+try:
+    pd.core.Variable()
+except TypeError as err:
+    print("TypeError:", err)
+else:
+    raise AssertionError("a Variable was made without a scope")
+
+for var in [W, h, inner_h]:
+    print(f"variable {var.name!r} belongs to {label[var.scope]}")
+
+assert W.scope is root and h.scope is step and inner_h.scope is inner
+
+
+# %% [markdown]
+# ## 4. A variable's life: lazy allocation
+#
+# > a variable holds nothing until `Variable::GetMutable<Tensor>()` allocates a tensor and
+# > puts it in the variable. Similarly, a tensor gets its memory until
+# > `Tensor::mutable_data()`. (*Design Doc: Variable*)
+#
+# So memory is taken only when something is about to write into it. paddle_nb names the
+# steps of a variable's life; the widgets of later notebooks colour them:
+#
+# | state | what exists | how it gets there |
+# | --- | --- | --- |
+# | declared | a description of the variable in a program block, nothing at run time | building a program (a later notebook) |
+# | created | a `Variable` in a scope, holding nothing | `scope.var(name)` |
+# | typed | the variable holds an empty `LoDTensor`: no shape, no dtype, no memory | `var.get_tensor()`, short for `var.get_mutable(pd.LoDTensor)` |
+# | allocated | the tensor has memory on a place, counted by `pd.memory_stats(place)` | `tensor.mutable_data(place, dtype, shape)` or `tensor.set(array, place)` |
+# | freed | the memory is given back; a kept reference raises | `scope.erase(name)` or destroying the scope |
+#
+# The helper below reads the state of a variable with the public API only. Then we walk
+# one variable through its life, with the design note's own example: a `float16` tensor of shape
+# `(100, 200)`.
+
+# %%
+def life(var):
+    """created, typed, allocated or freed: where a run-time variable is in its life."""
+    try:
+        if not var.is_initialized():
+            return "created"
+        return "allocated" if var.get_tensor().is_allocated() else "typed"
+    except pd.errors.ScopeDestroyedError:
+        return "freed"
+
+
+scope = pd.Scope()
+before = in_use()
+
+x = scope.var("x")
+print(f"{life(x):9} is_initialized={x.is_initialized()}  bytes in use: +{in_use() - before}")
+
+t = x.get_tensor()
+print(f"{life(x):9} is_allocated={t.is_allocated()}  shape={t.shape}  dtype={t.dtype}  "
+      f"nbytes={t.nbytes}  bytes in use: +{in_use() - before}")
+
+assert life(x) == "typed" and t.shape is None and t.nbytes == 0 and in_use() == before
+
+# %% [markdown]
+# A typed tensor has nothing to read yet; asking for its data says so, and names the
+# variable:
+
+# %%
+try:
+    t.numpy()
+except pd.errors.NotAllocatedError as err:
+    print("NotAllocatedError:", err)
+else:
+    raise AssertionError("an unallocated tensor returned data")
+
+# %%
+data = t.mutable_data(cpu, "float16", (100, 200))     # now, and only now, memory is taken
+data[:] = 0.5
+print(f"{life(x):9} is_allocated={t.is_allocated()}  shape={t.shape}  dtype={t.dtype}  "
+      f"place={t.place}  nbytes={t.nbytes}  bytes in use: +{in_use() - before}")
+print("pd.memory_stats(cpu) =", pd.memory_stats(cpu))
+
+assert life(x) == "allocated"
+assert t.shape == (100, 200) and t.dtype == np.float16 and t.nbytes == 100 * 200 * 2
+assert in_use() - before == 40_000
+
+# %% [markdown]
+# `pd.memory_stats(cpu)` counts every tensor on the CPU, so its `in_use` also includes the
+# two small `h` tensors of section 2 (16 bytes); `allocations` and `releases` count calls.
+# Erasing the variable (the design's `DeleteVariable`) frees it:
+
+# %%
+scope.erase("x")                      # the design's DeleteVariable
+print(f"{life(x):9} bytes in use: +{in_use() - before}   names left: {scope.local_var_names()}")
+
+assert life(x) == "freed" and in_use() == before and scope.find_var("x") is None
+
+# %% [markdown]
+# Three variables stopped at three points of that life, side by side, drawn by
+# `pd.viz.scope_tree`: `a` is created (grey), `b` typed (yellow, no shape, no bytes), `c`
+# allocated (green, with its dtype, shape, place and 40,000 bytes). The drawing is a
+# snapshot taken when it is made; destroying the scope afterwards gives the bytes back.
+
+# %%
+lazy = pd.Scope(label="three states")
+lazy.var("a")                                                       # created
+lazy.var("b").get_tensor()                                          # typed
+lazy.var("c").get_tensor().mutable_data(cpu, "float16", (100, 200))  # allocated
+drawing = pd.viz.scope_tree(lazy)                                   # a snapshot, now
+print(f"bytes in use with the scope: +{in_use() - before}")
+assert [life(lazy.find_var(n)) for n in "abc"] == ["created", "typed", "allocated"]
+
+lazy.destroy()
+print(f"after destroying it:         +{in_use() - before}")
+assert in_use() == before
+for state in ["created", "typed", "allocated"]:
+    assert f'data-state="{state}"' in drawing.html
+drawing
+
+# %% [markdown]
+# ## 5. Memory is reused when place, dtype and shape match
+#
+# An operator calls `mutable_data` on its output every time it runs. When the tensor already
+# has memory of the right place, dtype and shape, that memory is returned as it is, the same
+# array object, with no new allocation. When any of the three differs, the old memory is
+# given back and new memory is taken.
+
+# %%
+t = pd.Scope().var("y").get_tensor()
+t.mutable_data(cpu, "float32", (2, 3))
+start = pd.memory_stats(cpu)["allocations"]
+print("request                   same array?  nbytes  new allocations")
+for dtype, shape in [("float32", (2, 3)), ("float32", (2, 3)), ("float32", (3, 2)),
+                     ("float64", (3, 2)), ("float64", (3, 2))]:
+    previous = t.array()                  # the array the tensor holds now
+    array = t.mutable_data(cpu, dtype, shape)
+    print(f"{dtype:8} {str(shape):15}  {str(array is previous):11}  {t.nbytes:6}  "
+          f"{pd.memory_stats(cpu)['allocations'] - start}")
+
+assert pd.memory_stats(cpu)["allocations"] - start == 2
+assert t.mutable_data(cpu, "float64", (3, 2)) is array
+assert t.mutable_data(cpu, "float32", (3, 2)) is not array
+
+# %% [markdown]
+# Data can also come in by copy with `set(array, place)`, and go out by copy with
+# `numpy()` or `np.asarray(t)`: changing the copy never changes the tensor.
+
+# %%
+t.set(np.arange(6, dtype="float32").reshape(2, 3), cpu)
+host = np.asarray(t)
+host[0, 0] = 100.0
+print("the copy:  ", host.tolist())
+print("the tensor:", t.numpy().tolist())
+
+assert t.numpy()[0, 0] == 0.0
+
+# %% [markdown]
+# ## 6. A variable holds one value of any type
+#
+# > a variable should be able to contain any typed value: a tensor in most cases, but could
+# > also be some integer IDs or a scope of other variables in the case of RNN.
+# > (*Design Doc: Variable*)
+#
+# C++ hides the type behind a `Placeholder` and checks it with `typeid` in `Get<T>`.
+# paddle_nb does the same in Python: `get_mutable(T)` makes an empty `T` on first use,
+# `get(T)` returns the held value, `is_type(T)` asks. Asking for the wrong type names both
+# types; asking an empty variable says it holds nothing.
+
+# %%
+scope = pd.Scope()
+ids = scope.var("ids").get_mutable(list)
+ids.extend([3, 1, 4])
+print("ids:", scope.var("ids").get(list), "| is_type(list):", scope.var("ids").is_type(list))
+
+for name, wanted in [("ids", pd.LoDTensor), ("empty", pd.LoDTensor)]:
+    try:
+        scope.var(name).get(wanted)
+    except pd.errors.VariableTypeError as err:
+        print("VariableTypeError:", err)
+
+assert scope.var("ids").get(list) == [3, 1, 4]
+assert not scope.var("ids").is_type(pd.LoDTensor)
+
+# %% [markdown]
+# ## 7. Destroying a scope
+#
+# > Scope should destruct all Variables inside it when itself is destructed. [...] If user
+# > store `Variable` pointer to private data member or some global variable, the pointer
+# > will be an invalid pointer when associated `Scope` is destroyed. (*Design of Scope*)
+#
+# In C++ such a dangling pointer may still show the old bytes, or crash. The second version
+# of the design makes kept references weak pointers that turn null. paddle_nb goes one step
+# further: every use of a variable or tensor reference kept past its scope raises
+# `pd.errors.ScopeDestroyedError`, naming the variable, and never returns a stale value.
+#
+# A scope used in a `with` block is destroyed when the block ends, the way a frame is popped
+# when a call returns. `drop_kids()` destroys every kid at once, as an RNN does with its step
+# scopes after a minibatch.
+
+# %%
+root = pd.Scope(label="root")
+root.var("W").get_tensor().set(np.ones((4, 4), "float32"))
+before = in_use()
+
+with root.new_scope() as step:                  # destroyed when the block ends
+    kept = step.var("h").get_tensor()           # a reference we keep on purpose
+    kept.set(np.full(4, 7.0, "float32"))
+    print("inside:  kids =", len(root.kids), "| bytes held by the step:", in_use() - before)
+    assert step.find_var("W") is root.find_var("W")
+
+print("after:   kids =", len(root.kids), "| bytes held by the step:", in_use() - before)
+try:
+    kept.numpy()
+except pd.errors.ScopeDestroyedError as err:
+    print("ScopeDestroyedError:", err)
+else:
+    raise AssertionError("a destroyed tensor returned data")
+
+assert root.kids == [] and not step.is_alive() and in_use() == before
+assert root.find_var("W").get_tensor().numpy().sum() == 16.0    # the parent is untouched
+
+# %%
+steps = [root.new_scope(label=f"step {n}") for n in range(3)]    # three RNN time steps
+for n, s in enumerate(steps):
+    s.var("h").get_tensor().set(np.full(4, float(n), "float32"))
+print("3 step scopes:", root.kids, "| bytes:", in_use() - before)
+
+assert len(root.kids) == 3 and in_use() - before == 3 * 16
+pd.viz.scope_tree(root)
+
+# %% [markdown]
+# Destroy one kid, the middle step: it leaves its parent's kids and its 16 bytes go back;
+# the other steps and the parent are untouched. Then `drop_kids()` destroys the rest.
+
+# %%
+steps[1].destroy()
+print("after destroying step 1:", root.kids, "| bytes:", in_use() - before)
+
+assert root.kids == [steps[0], steps[2]] and in_use() - before == 2 * 16
+pd.viz.scope_tree(root)
+
+# %%
+root.drop_kids()
+print("after drop_kids:", root.kids, "| bytes:", in_use() - before)
+print("a step scope now:", steps[0])
+
+assert root.kids == [] and in_use() == before
+assert all(not s.is_alive() for s in steps)
+
+
+# %% [markdown]
+# ### A kid keeps its parent alive
+#
+# > Using a `shared_ptr` because when a local scope is using, its parents cannot be
+# > destroyed. (*Design of Scope*)
+#
+# Here a function makes a root scope and returns only a kid of it. No name refers to the
+# root any more, yet the kid still finds the root's variable, even after a garbage
+# collection: the kid holds its parent.
+
+# %%
+def make_kid():
+    root = pd.Scope()
+    root.var("W").get_tensor().set(np.arange(3, dtype="int64"))
+    return root.new_scope(), weakref.ref(root)
+
+
+kid, root_ref = make_kid()
+gc.collect()
+print("root still alive:", root_ref() is not None)
+print("kid.find_var('W'):", kid.find_var("W").get_tensor().numpy())
+
+assert root_ref() is not None and kid.parent is root_ref()
+del kid
+
+# %% [markdown]
+# ## 8. The global scope
+#
+# Programs run in `pd.global_scope()` unless told otherwise; `pd.scope_guard(scope)` puts
+# another scope in its place for the length of a `with` block, which keeps experiments
+# apart. The guarded scope is not destroyed when the block ends.
+
+# %%
+mine = pd.Scope()
+with pd.scope_guard(mine):
+    print("inside the guard, global_scope() is mine:", pd.global_scope() is mine)
+    pd.global_scope().var("lr")
+print("after it:", pd.global_scope() is mine, "| mine still holds", mine.local_var_names())
+
+assert pd.global_scope() is not mine and mine.local_var_names() == ["lr"]
+
+
+# %% [markdown]
+# ## Summary
+#
+# - A scope maps names to variables. `var` creates or gets; `find_var` only looks, first
+#   locally and then in each ancestor, so the nearest variable of a name wins.
+# - Only a scope makes a variable, and each variable belongs to exactly one scope.
+# - A variable is created empty, typed by `get_tensor()`, allocated by `mutable_data` or
+#   `set`, and freed with its scope; `pd.memory_stats(place)` counts the bytes.
+# - `mutable_data` reuses memory when place, dtype and shape match.
+# - Destroying a scope destroys its variables and kids, and a reference kept past that
+#   raises `ScopeDestroyedError`. A kid keeps its parent alive.
+#
+# ## Exercises
+#
+# Try each one in the empty cell below it, then open the solution. The solutions are run,
+# after the notebook, by the project's tests.
+#
+# **1. Where does a name come from?** Write `owner(scope, name)` that returns the scope in
+# which `scope.find_var(name)` finds `name`, or `None`. Use only `find_local_var` and
+# `parent`, then compare your answer with `find_scope_of` on the `root`/`step`/`inner`
+# tree of section 2 (rebuild it if you like).
+
+# %%
+# Exercise 1: your answer here
+def owner(scope, name):
+    ...
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def owner(scope, name):
+#     while scope is not None:
+#         if scope.find_local_var(name) is not None:
+#             return scope
+#         scope = scope.parent
+#     return None
+#
+#
+# root = pd.Scope()
+# step = root.new_scope()
+# inner = step.new_scope()
+# root.var("W"); step.var("h"); inner.var("h")
+# for s in [root, step, inner]:
+#     for name in ["W", "h", "nope"]:
+#         assert owner(s, name) is s.find_scope_of(name)
+# assert owner(inner, "h") is inner and owner(step, "h") is step and owner(root, "h") is None
+# print("owner agrees with find_scope_of")
+# ```
+#
+# </details>
+#
+# **2. Predict, then check.** A fresh tensor gets `mutable_data(cpu, "float32", (10, 10))`,
+# then `mutable_data(cpu, "float32", (100,))`, then `mutable_data(cpu, "float64", (10, 10))`,
+# then `mutable_data(cpu, "float64", (10, 10))` again. Write down the bytes in use and the
+# number of new allocations after each call, then check with `pd.memory_stats(cpu)`.
+
+# %%
+# Exercise 2: your answer here
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Same size is not enough: the shape `(100,)` differs from `(10, 10)`, so the second call
+# reallocates; the last call matches all three and reuses.
+#
+# ```python
+# t = pd.LoDTensor()
+# start = pd.memory_stats(cpu)
+# seen = []
+# for dtype, shape in [("float32", (10, 10)), ("float32", (100,)),
+#                      ("float64", (10, 10)), ("float64", (10, 10))]:
+#     t.mutable_data(cpu, dtype, shape)
+#     now = pd.memory_stats(cpu)
+#     seen.append((now["in_use"] - start["in_use"], now["allocations"] - start["allocations"]))
+# print(seen)
+# assert seen == [(400, 1), (400, 2), (800, 3), (800, 3)]
+# ```
+#
+# </details>
+#
+# **3. A tiny recurrent loop.** Put a `W` (4×4, all `0.5`) and an `h` (4 ones) in a root
+# scope. For 3 time steps, make a step scope, read `W` and the previous step's `h` (the
+# root's `h` at step 0), and store `h = W @ h_prev` in the step scope under the name `h`.
+# Keep the step scopes in a root variable `step_scopes` (a `list`: a variable can hold
+# "a scope of other variables"). Print the final `h`, then destroy the steps and check that
+# the memory they held is back and that the first step's `h` now raises.
+
+# %%
+# Exercise 3: your answer here
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# root = pd.Scope()
+# root.var("W").get_tensor().set(np.full((4, 4), 0.5, "float32"))
+# root.var("h").get_tensor().set(np.ones(4, "float32"))
+# before = in_use()
+#
+# steps = root.var("step_scopes").get_mutable(list)
+# previous = root
+# for n in range(3):
+#     step = root.new_scope()
+#     steps.append(step)
+#     W = step.find_var("W").get_tensor().numpy()          # found in the root
+#     h_prev = previous.find_var("h").get_tensor().numpy()  # the last step's own h
+#     step.var("h").get_tensor().set(W @ h_prev, cpu)        # shadows the root's h
+#     previous = step
+#
+# print("final h:", steps[-1].find_var("h").get_tensor().numpy())
+# first_h = steps[0].find_var("h")
+# assert np.allclose(steps[-1].find_var("h").get_tensor().numpy(), 8.0)   # 1 -> 2 -> 4 -> 8
+# assert in_use() - before == 3 * 16
+#
+# root.drop_kids()
+# assert in_use() == before
+# try:
+#     first_h.get_tensor()
+# except pd.errors.ScopeDestroyedError as err:
+#     print("ScopeDestroyedError:", err)
+# else:
+#     raise AssertionError("a destroyed step's h was still readable")
+# ```
+#
+# </details>

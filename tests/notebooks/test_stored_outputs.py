@@ -1,0 +1,90 @@
+"""The outputs stored in the committed notebooks show right untrusted, without a browser.
+
+tests/browser/test_untrusted_notebooks.py opens the notebooks in JupyterLab; this is the fast
+check of the same promise on the files: pictures are ``image/png`` (no ``image/svg+xml``, no
+SVG inside ``text/html``, which an untrusted notebook does not show), and no
+output's text is a Python object's repr (a widget stores a note to run the notebook). Then
+tools/static_outputs.py itself, on a small notebook: the step ``make notebooks`` applies.
+"""
+import importlib.util
+import os
+import pathlib
+import re
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+OBJECT_REPR = re.compile(r"<[\w.]+ object( at 0x[0-9a-f]+)?>")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def static_outputs():
+    """tools/static_outputs.py as a module (tools/ is no package)."""
+    spec = importlib.util.spec_from_file_location("static_outputs",
+                                                  ROOT / "tools" / "static_outputs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def problems_of(notebook):
+    """A line per stored output that an untrusted viewer would show broken."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            where = f"cell {index} ({output.output_type})"
+            if "image/svg+xml" in data:
+                found.append(f"{where}: image/svg+xml, which untrusted JupyterLab does not show")
+            if re.search(r"<svg\b", data.get("text/html", "")):
+                found.append(f"{where}: a picture as text/html, which untrusted JupyterLab "
+                             "sanitizes into loose words")
+            text = data.get("text/plain", "")
+            if OBJECT_REPR.search(text):
+                found.append(f"{where}: the text {OBJECT_REPR.search(text).group(0)!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_stored_outputs_show_untrusted(path):
+    found = problems_of(nbformat.read(path, as_version=4))
+    assert not found, (f"{path.name} was not stored by `make notebooks` (tools/static_outputs.py):"
+                       "\n  " + "\n  ".join(found))
+
+
+def test_widget_output_gets_a_note_and_keeps_its_view():
+    module = static_outputs()
+    cell = nbformat.v4.new_code_cell("w")
+    cell.outputs = [nbformat.v4.new_output(
+        "display_data", data={WIDGET_VIEW: {"model_id": "m1", "version_major": 2,
+                                            "version_minor": 0},
+                              "text/plain": "<paddle_nb.viz.rnn_explorer.RNNExplorerWidget "
+                                            "object at 0x7f0>"})]
+    notebook = module.make_static(nbformat.v4.new_notebook(cells=[cell]))
+    data = notebook.cells[0].outputs[0].data
+    assert data["text/plain"].startswith("[RNNExplorerWidget: an interactive widget. Run")
+    assert data[WIDGET_VIEW]["model_id"] == "m1"       # for viewers that draw saved widgets
+    assert problems_of(notebook) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/chromium"), reason="needs Debian's chromium")
+def test_html_picture_becomes_png():
+    pytest.importorskip("playwright")
+    module = static_outputs()
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" ' \
+          'height="20" fill="#9fc5e8"/></svg>'
+    cell = nbformat.v4.new_code_cell("g")
+    cell.outputs = [nbformat.v4.new_output(
+        "display_data", data={"text/html": f"<div class='pnb'><style>.x{{}}</style>{svg}</div>",
+                              "text/plain": "<ProgramGraph program: 1 node>"}),
+        nbformat.v4.new_output("display_data", data={"text/html": "<b>plain</b>",
+                                                     "text/plain": "plain"})]
+    notebook = module.make_static(nbformat.v4.new_notebook(cells=[cell]))
+    picture, plain = notebook.cells[0].outputs
+    assert sorted(picture.data) == ["image/png", "text/plain"]
+    import base64
+    assert base64.b64decode(picture.data["image/png"]).startswith(b"\x89PNG")
+    assert plain.data["text/html"] == "<b>plain</b>"   # plain HTML survives the sanitizer

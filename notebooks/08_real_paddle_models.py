@@ -15,7 +15,7 @@
 # 3. Inspecting it: the program, its ops, its parameters, the attributes PaddlePaddle
 #    wrote that paddle_nb keeps without using, and its graph.
 # 4. Running it: paddle_nb gives PaddlePaddle's outputs.
-# 5. A real ResNet-18: its 73 ops, its block tree, the graph of its first residual block,
+# 5. A real ResNet-18: its 73 ops, its block tree, its graph (folded) and its first residual block,
 #    and a run with parameters made by NumPy that gives PaddlePaddle's logits.
 # 6. A real two-layer bidirectional LSTM: one `rnn` op, run as step scopes; the RNN
 #    explorer slides through them, and the gates, cell and hidden state are checked by hand.
@@ -293,9 +293,19 @@ if viz is not None:
     display(viz.block_tree(resnet))
 
 # %% [markdown]
-# A graph of all 73 ops and their 102 persistable variables is too big to read on one screen (try
-# `viz.graph(resnet)`: it folds what it can, and it is still a map rather than a picture).
-# `Program.prune` cuts out a part to look at instead: everything the output of the first
+# The graph of the whole program reads at a glance: `pd.viz.graph` folds repeated structure
+# into one node with a count (here the stem, "2 x 7 ops" for the first stage's basic blocks,
+# "3 x 16 ops" for the three stages that downsample, and the head), and draws each parameter
+# beside the op that reads it. Every folded node says, in its tooltip, how to open it:
+# `viz.graph(resnet, expand=[...])`; in the Dashboard a click opens it.
+
+# %%
+if viz is not None:
+    picture = viz.graph(resnet)
+    display(picture)
+
+# %% [markdown]
+# `Program.prune` cuts out a part to look at in full: everything the output of the first
 # basic block depends on. There the shortcut is the long edge from `pool2d_0.tmp_0`,
 # around the two convolutions, into `#10 elementwise_add`. As in section 3, the loaded
 # model's parameters are drawn as persistable variables: grey cylinders.

@@ -1,0 +1,148 @@
+"""Every way of running a block gives the same answer (issue 17: the paths cannot drift).
+
+A block runs on the fast path when nobody watches (``executor/fast.py``: compiled
+``block_N(env)`` functions, direct array functions), on the scope loop when a
+listener is subscribed (``executor/record.py``), and in ``reference.evaluate``,
+the thirty-line statement of what a run means. Each case of the op contract
+suite (``tests/ops/cases_*.py``) becomes a one-op program run all three ways:
+dtypes, shapes and values must agree with each other (bit for bit between the
+executor's two paths) and with the dtype shape inference declared. Ops with a
+direct form also run on integer and boolean inputs, where the direct form and
+the kernel are most likely to differ.
+"""
+
+import numpy as np
+import pytest
+
+import paddle_nb as pd
+from paddle_nb.executor.reference import evaluate
+from paddle_nb.ops import KernelContext, registry
+from tests.ops import harness
+from tests.ops.test_contract import CASES
+
+CPU = pd.CPUPlace()
+
+
+def _variants(op_type):
+    """(id, Case) for the op's contract cases, plus int64/int32/bool forms of each when the
+    op has a direct form (the inputs' float values made small integers or signs)."""
+    cases = CASES[op_type]
+    out = [(f"{op_type}-{i}", c) for i, c in enumerate(cases)]
+    if registry.get(op_type).direct is None:
+        return out
+    for i, base in enumerate(cases):
+        for dtype in ("int64", "int32", "bool"):
+            inputs = {k: _as(v, dtype) for k, v in base.inputs.items()}
+            out.append((f"{op_type}-{i}-{dtype}", type(base)(
+                inputs=inputs, attrs=base.attrs, name=f"{base.name} as {dtype}")))
+    return out
+
+
+def _as(value, dtype):
+    """A float input as ``dtype``: integers 1..9 (no zero divisors, exact in every op), or
+    signs for bool; other inputs (indices, shapes) stay as they are."""
+    if isinstance(value, list):
+        return [_as(v, dtype) for v in value]
+    if value is None or np.asarray(value).dtype.kind != "f":
+        return value
+    value = np.asarray(value)
+    if dtype == "bool":
+        return value > 0
+    return (np.floor(np.abs(value) * 7) % 9 + 1).astype(dtype)
+
+
+def _why_skipped(op_type, case):
+    """A reason this case cannot be a one-op program run three ways, or None."""
+    opdef = registry.get(op_type)
+    if opdef.raw:
+        return "a raw op reads and writes the scope itself (control flow, feed/fetch, LoD)"
+    if case.seeded:
+        return "the output is random: runs with different draws differ"
+    try:
+        harness.infer(op_type, case.inputs, case.attrs)
+    except Exception as err:      # an int or bool variant the op refuses: that is the contract
+        return f"shape inference refuses these inputs: {type(err).__name__}"
+    try:
+        harness.forward(op_type, case.inputs, case.attrs)
+    except Exception as err:      # NumPy has no such arithmetic (bool - bool): nor has the op
+        return f"the kernel refuses these inputs: {type(err).__name__}: {err}"[:160]
+    return None
+
+
+PARAMS = [pytest.param(t, c, id=i) for t in CASES if registry.exists(t)
+          for i, c in _variants(t)]
+
+
+def _names(prefix, slot, value):
+    if isinstance(value, list):
+        return [f"{prefix}_{slot}_{k}" for k in range(len(value))]
+    return [f"{prefix}_{slot}"]
+
+
+def one_op_program(op_type, case):
+    """(program, feed, fetch names): the case's inputs as data variables, the op, and every
+    output the kernel computes as a fetch target."""
+    opdef = registry.get(op_type)
+    results = harness.forward(op_type, case.inputs, case.attrs)
+    prog = pd.Program()
+    block = prog.global_block()
+    feed, inputs, outputs, fetch = {}, {}, {}, []
+    for slot in opdef.inputs:
+        value = case.inputs.get(slot.name)
+        if value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        names = _names("in", slot.name, value)
+        for name, v in zip(names, values):
+            v = np.asarray(v)
+            block.create_var(name=name, shape=list(v.shape), dtype=v.dtype)
+            feed[name] = v
+        inputs[slot.name] = names
+    for slot in opdef.outputs:
+        value = results.get(slot.name)
+        if value is None:
+            continue
+        names = _names("out", slot.name, value)
+        outputs[slot.name] = names
+        fetch += [n for n, v in zip(names, value if isinstance(value, list) else [value])
+                  if v is not None]
+    block.append_op(op_type, inputs=inputs, outputs=outputs, attrs=case.attrs)
+    return prog, feed, fetch
+
+
+def run_three_ways(prog, feed, fetch):
+    """{path: [fetched arrays]} for the fast path, the observed path and the reference."""
+    got = {}
+    for path in ("unobserved", "observed"):
+        exe = pd.Executor(CPU, seed=0)
+        if path == "observed":
+            exe.subscribe(lambda record: None)
+        got[path] = exe.run(prog, feed={k: v.copy() for k, v in feed.items()},
+                            fetch_list=fetch, scope=pd.Scope())
+    scope = pd.Scope()
+    for name, value in feed.items():
+        scope.var(name).get_tensor().set(value.copy(), CPU)
+    evaluate(prog, scope, ctx=KernelContext(CPU, 0))
+    got["reference"] = [scope.find_var(n).get_tensor().numpy() for n in fetch]
+    return got
+
+
+@pytest.mark.parametrize("op_type,case", PARAMS)
+def test_every_path_agrees(op_type, case):
+    why = _why_skipped(op_type, case)
+    if why:
+        pytest.skip(why)
+    prog, feed, fetch = one_op_program(op_type, case)
+    got = run_three_ways(prog, feed, fetch)
+    block = prog.global_block()
+    for k, name in enumerate(fetch):
+        fast, seen, ref = (got[p][k] for p in ("unobserved", "observed", "reference"))
+        declared = block.var(name).dtype
+        what = f"{op_type}.{name}"
+        assert fast.dtype == declared, f"{what}: fast path gives {fast.dtype}, inferred {declared}"
+        assert seen.dtype == fast.dtype and seen.shape == fast.shape, \
+            f"{what}: observed {seen.dtype}{seen.shape}, unobserved {fast.dtype}{fast.shape}"
+        np.testing.assert_array_equal(seen, fast, err_msg=f"{what}: observed vs unobserved")
+        assert ref.dtype == fast.dtype and ref.shape == fast.shape, \
+            f"{what}: reference {ref.dtype}{ref.shape}, executor {fast.dtype}{fast.shape}"
+        np.testing.assert_array_equal(ref, fast, err_msg=f"{what}: reference vs executor")

@@ -255,7 +255,7 @@ def bench_mlp(torch):
         return ref.step(xv, label)
 
     for _ in range(3):        # same weights, same data: the losses must agree step by step
-        got, want = float(fw_step()[0]), float(np_step())
+        got, want = float(fw_step()), float(np_step())
         assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), (got, want)
 
     t_fw, t_np = interleaved([fw_step, np_step], number=2, repeat=31, warmup=3)

@@ -152,10 +152,10 @@ def _setup():
 
 
 def _check(fw_step, fw_forward, ref, xs):
-    got, want = float(fw_forward()[0]), float(ref.loss(xs))
+    got, want = float(fw_forward()), float(ref.loss(xs))
     assert abs(got - want) <= 1e-5 * max(1.0, abs(want)), ("forward", got, want)
     for k in range(3):        # same weights, same data: the losses must agree step by step
-        got, want = float(fw_step()[0]), float(ref.step(xs))
+        got, want = float(fw_step()), float(ref.step(xs))
         assert abs(got - want) <= 1e-5 * max(1.0, abs(want)), (f"step {k}", got, want)
 
 

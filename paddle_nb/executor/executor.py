@@ -141,14 +141,17 @@ class Executor:
         return results                                           # changes nothing
 
     def _to_place(self, value):
+        """A fed value as a new array on this place: a run copies its feeds, on every path
+        (the scope loop's ``LoDTensor.set`` copies), so nothing the run leaves in a scope
+        aliases the caller's array."""
         if isinstance(value, LoDTensor):
             value = value.array()
         if self.place.is_gpu():
             with self.place.device_guard():
-                return self.place.xp.asarray(value)
+                return self.place.xp.array(value, copy=True)
         if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
             return value.get()
-        return numpy.asarray(value)
+        return numpy.array(value, copy=True)
 
     def _fetched(self, array, return_numpy):
         host = array.get() if self.place.is_gpu() else numpy.array(array, copy=True)

@@ -146,3 +146,64 @@ def test_every_path_agrees(op_type, case):
         assert ref.dtype == fast.dtype and ref.shape == fast.shape, \
             f"{what}: reference {ref.dtype}{ref.shape}, executor {fast.dtype}{fast.shape}"
         np.testing.assert_array_equal(ref, fast, err_msg=f"{what}: reference vs executor")
+
+
+# -- the divergences issue 17 found, each pinned on both executor paths -------------------------
+
+@pytest.fixture(params=["unobserved", "observed"])
+def exe(request):
+    exe = pd.Executor(CPU)
+    if request.param == "observed":
+        exe.subscribe(lambda record: None)
+    return exe
+
+
+def _binary_program(op_type, x_shape, y_shape, dtype):
+    prog = pd.Program()
+    block = prog.global_block()
+    x = block.create_var(name="x", shape=x_shape, dtype=dtype)
+    y = block.create_var(name="y", shape=y_shape, dtype=dtype)
+    op = block.append_op(op_type, inputs={"X": x, "Y": y})
+    return prog, op.output("Out")[0]
+
+
+@pytest.mark.parametrize("y", [[2, 3, 2], [[2, 3, 2], [-2, 4, -3]]], ids=["broadcast", "same"])
+def test_integer_division_truncates_in_the_operands_dtype(exe, y):
+    """PaddlePaddle 2.6.2 (interop/ops: elementwise_div on int64) gives int64 quotients rounded
+    toward zero, broadcast or not; paddle_nb gave float64 [4., 3.33] on the fast path."""
+    y = np.array(y, "int64")
+    prog, out = _binary_program("elementwise_div", [2, 3], list(y.shape), "int64")
+    x = np.array([[8, 10, -7], [7, -9, 5]], "int64")
+    got, = exe.run(prog, feed={"x": x, "y": y}, fetch_list=[out], scope=pd.Scope())
+    want = {1: [[4, 3, -3], [3, -3, 2]], 2: [[4, 3, -3], [-3, -2, -1]]}[y.ndim]
+    assert got.dtype == np.int64 and got.tolist() == want
+
+
+def test_peak_memory_counts_the_feed_on_both_paths(exe):
+    """A relu chain on a 4,000-byte feed holds the feed and relu's first output at once:
+    8,000 bytes, however it runs (the fast path said 4,000: it released the feed's bytes
+    without having counted them)."""
+    from paddle_nb.core.memory import MEMORY
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        h = pd.layers.data("x", shape=[1000], append_batch_size=False)
+        for _ in range(4):
+            h = pd.layers.relu(h)
+    MEMORY.reset_peak()
+    base = MEMORY.in_use(CPU)
+    exe.run(prog, feed={"x": np.ones(1000, "float32")}, fetch_list=[h], scope=pd.Scope())
+    assert MEMORY.peak(CPU) - base == 8000 and MEMORY.in_use(CPU) == base
+
+
+def test_a_persistable_never_aliases_a_fed_array(exe):
+    """reshape2 of a feed into a parameter: changing the caller's array after the run must not
+    change the parameter (a run copies its feeds; the fast path did not)."""
+    prog = pd.Program()
+    block = prog.global_block()
+    x = block.create_var(name="x", shape=[2, 3], dtype="float32")
+    p = block.create_var(name="p", shape=[3, 2], dtype="float32", persistable=True)
+    block.append_op("reshape2", inputs={"X": x}, outputs={"Out": p}, attrs={"shape": [3, 2]})
+    scope, fed = pd.Scope(), np.arange(6, dtype="float32").reshape(2, 3)
+    exe.run(prog, feed={"x": fed}, fetch_list=[p], scope=scope)
+    fed[:] = -1
+    assert scope.find_var("p").get_tensor().numpy().ravel().tolist() == [0, 1, 2, 3, 4, 5]

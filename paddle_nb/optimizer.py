@@ -18,7 +18,6 @@ which runs once per scope. So optimizer state lives in the user's scope next
 to the parameters, and a later run never re-initializes it.
 """
 
-import contextlib
 import numbers
 import weakref
 
@@ -77,7 +76,7 @@ class Optimizer:
         if not isinstance(loss, Variable):
             raise TypeError(f"minimize: expected the loss Variable, got {loss!r}")
         program = loss.block.program
-        with _initializers_to(program, startup_program):
+        with program.initializers_to(startup_program):
             params_grads = append_backward(loss, parameter_list, no_grad_set)
             optimize_ops = self.apply_gradients(params_grads)
         return optimize_ops, params_grads
@@ -94,7 +93,7 @@ class Optimizer:
         for param, _ in pairs:                         # not optimize ops
             self._create_accumulators(program, param)
         ops = []
-        with program._role_guard(OpRole.OPTIMIZE):
+        with program.role_guard(OpRole.OPTIMIZE):
             for param, grad in pairs:
                 grad, attrs = self._regularize(block, param, grad)
                 attrs["op_role_var"] = [param.name, grad.name]
@@ -145,7 +144,7 @@ class Optimizer:
         """A persistable variable of the global block, initialized to ``value`` like a parameter."""
         var = program.global_block().create_var(name=name, shape=shape, dtype=dtype,
                                                 persistable=True, stop_gradient=True)
-        program._initialize(var, Constant(value))
+        program.initialize(var, Constant(value))
         return var
 
     # -- per-parameter ops -------------------------------------------------------------------------
@@ -254,19 +253,6 @@ class Adam(Optimizer):
 
 
 SGDOptimizer, MomentumOptimizer, AdamOptimizer = SGD, Momentum, Adam   # fluid's longer names
-
-
-@contextlib.contextmanager
-def _initializers_to(program, startup_program):
-    """Send initializers made inside the ``with`` to ``startup_program`` (when given)."""
-    if startup_program is None:
-        yield
-        return
-    old, program._startup = program._startup, startup_program
-    try:
-        yield
-    finally:
-        program._startup = old
 
 
 def _known_size(shape):

@@ -16,7 +16,7 @@ import functools
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.executor.plan import check_persistable_dtype, flat_positions
+from paddle_nb.executor.plan import check_persistable_dtype, flat_positions, op_run_error
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
@@ -50,14 +50,14 @@ class FastBlock:
         env = [None] * len(plan.names)
         for pos in self.persistable:
             var = scope.find_var(plan.names[pos])
-            if var is not None and isinstance(var._holder, LoDTensor):
-                env[pos] = var._holder._array
+            if var is not None and isinstance(var.holder, LoDTensor):
+                env[pos] = var.holder.data
                 check_persistable_dtype(plan, pos, env[pos])
         fed = 0                 # the run holds its feeds (copies) as the scope loop does
         for pos, array in feed_arrays:
             env[pos] = array
             fed += array.nbytes
-        executor._check_persistables_ready(plan, env)
+        plan.check_persistables_ready(env)
         MEMORY.transient_peak(executor.place, self._execute(env, fed))
         return env
 
@@ -68,28 +68,29 @@ class FastBlock:
         op puts a step's inputs in the step scope. Variables of outer scopes are
         read through the scope chain without making Variables of frames; those
         the block writes are written back when it has run, to the Variables that
-        ``Executor._bound_var`` finds or makes (persistables staged, so a failed
+        ``Executor.bound_var`` finds or makes (persistables staged, so a failed
         run puts them back). ``reuse``, when the control-flow op promises that
         nothing but its blocks changes outer variables while it runs them (an
         RNN), is a dict in which it keeps what its block runs looked up.
         """
         plan, executor = self.plan, self.executor
         names = plan.names
-        if scope._frame is not None:   # the block ran in this scope before: its Variables now
-            scope._materialize()
+        if scope.frame is not None:    # the block ran in this scope before: its Variables now
+            scope.materialize()
         index = self.local_index
-        if scope._vars:        # variables the caller made in the scope itself: bound, not framed
-            index = {n: p for n, p in index.items() if n not in scope._vars}
-        if index is self.local_index and scope._frame is None and scope._parent is not None:
+        own = scope.own_variables()
+        if own:                # variables the caller made in the scope itself: bound, not framed
+            index = {n: p for n, p in index.items() if n not in own}
+        if index is self.local_index and scope.frame is None and scope.up is not None:
             env = self._bind_outer(scope, reuse)
         else:
             env = [None] * len(names)
             for pos in self.outer:
-                env[pos] = scope._find_array(names[pos])
+                env[pos] = scope.find_array(names[pos])
         if len(index) != len(self.local_index):
             for name, pos in self.local_index.items():
                 if name not in index:
-                    env[pos] = scope._find_array(name)
+                    env[pos] = scope.find_array(name)
         if values:
             for name, array in values.items():
                 pos = index.get(name)
@@ -99,27 +100,27 @@ class FastBlock:
                 pos = plan.position(name)   # not one of the block's own: a Variable in the scope
                 if pos is not None:
                     env[pos] = array
-                scope.var(name).get_tensor()._hold(array, executor.place)
+                scope.var(name).get_tensor().hold(array, executor.place)
         made = self._execute(env)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
             name = names[pos]
             if name not in index and env[pos] is not None:
-                tensor = executor._bound_var(plan, pos, scope).get_tensor()
+                tensor = executor.bound_var(plan, pos, scope).get_tensor()
                 made -= env[pos].nbytes             # counted by the tensor, not the frame
-                if tensor._array is not env[pos]:
-                    tensor._hold(env[pos], place)
+                if tensor.data is not env[pos]:
+                    tensor.hold(env[pos], place)
                 if reuse:                           # what other runs looked up may be stale
                     reuse.clear()
-        scope._attach_frame(Frame(index, env, place, made))
+        scope.attach_frame(Frame(index, env, place, made))
 
     def _bind_outer(self, scope, reuse):
         """A new env with the outer names' values, for a scope holding nothing of the
         block's yet. Within one run of a control-flow op (``reuse``), the values found
         above the scope's parent are found once (unless the block writes outer variables)
         and copied from a template."""
-        parent = scope._parent
-        frame = parent._frame
+        parent = scope.up
+        frame = parent.frame
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
@@ -127,8 +128,8 @@ class FastBlock:
             if frame.index is not self._linked:
                 self._link(frame.index)
             positions = self._unlinked
-            if not parent._vars and parent._parent is not None:
-                anchor = parent._parent
+            if not parent.own_variables() and parent.up is not None:
+                anchor = parent.up
         hit = reuse.get(self) if reuse is not None else None
         if hit is not None and hit[0] is anchor and hit[1] is positions:
             env = hit[2].copy()
@@ -136,7 +137,7 @@ class FastBlock:
             names = self.plan.names
             template = [None] * len(names)
             for pos in positions:
-                template[pos] = anchor._find_array(names[pos])
+                template[pos] = anchor.find_array(names[pos])
             if reuse is not None and not self.written_outer:
                 reuse[self] = (anchor, positions, template)
             env = template.copy()
@@ -154,7 +155,7 @@ class FastBlock:
         self._unlinked = [pos for pos in self.outer if names[pos] not in index]
 
     def _fail(self, k, env, err):
-        return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)
+        return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err)
 
     def commit(self, scope, env, place, fed=()):
         """Write the persistables the block wrote, and those fed (as PaddlePaddle does; the
@@ -168,8 +169,8 @@ class FastBlock:
             name = plan.names[pos]
             var = scope.find_var(name) or scope.var(name)
             tensor = var.get_tensor()
-            if tensor._array is not array:
-                tensor._hold(array, place)
+            if tensor.data is not array:
+                tensor.hold(array, place)
 
 
 def _bind_kernel(step, plan, ctx):

@@ -23,7 +23,7 @@ def evaluate(program, scope, block_idx=0, ctx=None):
 
     def value(name):
         var = scope.find_var(name) or scope.var(name)
-        return var.get_tensor()._array
+        return var.get_tensor().data
 
     preamble = program.preamble_length() if block_idx == 0 else 0
     for k, op in enumerate(block.ops):
@@ -47,4 +47,4 @@ def evaluate(program, scope, block_idx=0, ctx=None):
             names = op.output(slot.name)
             for name, array in zip(names, out if slot.duplicable else [out]):
                 if array is not None:
-                    (scope.find_var(name) or scope.var(name)).get_tensor()._hold(array, ctx.place)
+                    (scope.find_var(name) or scope.var(name)).get_tensor().hold(array, ctx.place)

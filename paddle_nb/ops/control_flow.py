@@ -76,7 +76,7 @@ def _conditional_block_grad(ctx):
     for out, name in zip(ctx.input_names("Out"), ctx.input_names("Out@GRAD")):
         var = ctx.scope.find_var(name)
         if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
-            grad_scope.var(grad_var_name(out)).get_tensor()._hold(var.get_tensor().array(),
+            grad_scope.var(grad_var_name(out)).get_tensor().hold(var.get_tensor().array(),
                                                                   ctx.place)
     ctx.run_block(attrs["sub_block"], grad_scope)
     _copy_inner_grads(ctx, grad_scope, inputs, outputs, attrs["inner_grads"])
@@ -132,7 +132,7 @@ def _while(ctx):
         else:
             for name, array in starts.items():   # the step's inputs, for the backward pass
                 if kid.find_local_var(name) is None:
-                    kid.var(name).get_tensor()._hold(array, ctx.place)
+                    kid.var(name).get_tensor().hold(array, ctx.place)
             scopes.append(kid)
         step += 1
 
@@ -165,7 +165,7 @@ def _while_grad(ctx):
         ctx.run_block(attrs["sub_block"], grad_scope,
                       {grad_var_name(x): g for x, g in carry.items() if g is not None})
         for x, inner in zip(xs, inner_names):
-            value = grad_scope._local_array(inner) if inner else None
+            value = grad_scope.local_array(inner) if inner else None
             if x in carry:
                 carry[x] = value if value is not None else ctx.xp.zeros_like(ctx.tensor(x).array())
             elif value is not None:
@@ -216,7 +216,7 @@ def _while_grad_linked(ctx, scopes, xs, outs):
                     continue
                 _zeros_like_into(ctx, base, out_name)
             # shared, not copied (PaddlePaddle's ShareDataWith): kernels never write in place
-            grad_scope.var(in_name).get_tensor()._hold(ctx.tensor(out_name).array(), ctx.place)
+            grad_scope.var(in_name).get_tensor().hold(ctx.tensor(out_name).array(), ctx.place)
         ctx.run_block(ctx.attrs["sub_block"], grad_scope)
         for x, out in zip(xs, outs):
             if out == EMPTY_VAR:

@@ -28,7 +28,7 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import AttrError, OpNotFoundError, ShapeError
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "exists", "types", "describe",
+__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types", "describe",
            "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail"]
 
 AttrType = framework_pb2.AttrType
@@ -287,6 +287,12 @@ def get(op_type):
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise OpNotFoundError(f"op type '{op_type}' is not registered in paddle_nb{hint}")
     return opdef
+
+
+def lookup(op_type):
+    """The OpDef of ``op_type``, or None when paddle_nb does not know it (no error: for
+    callers that report every unknown type at once)."""
+    return _REGISTRY.get(op_type)
 
 
 def exists(op_type):

@@ -383,7 +383,7 @@ def test_run_block_on_a_step_block_leaves_a_frame_that_find_var_materializes(fra
     assert framed == [op.attr("sub_block")]
     assert kid._frame is not None and kid._vars == {}
     state = op.attr("states")[0]
-    np.testing.assert_allclose(kid._local_array(state), want, rtol=1e-12)
+    np.testing.assert_allclose(kid.local_array(state), want, rtol=1e-12)
     var = kid.find_var(state)
     assert kid._frame is None
     np.testing.assert_allclose(var.get_tensor().numpy(), want, rtol=1e-12)
@@ -403,7 +403,7 @@ def test_run_block_puts_values_the_block_does_not_declare_in_real_variables(fram
     assert kid.find_var("extra").get_tensor().array() is extra
     assert kid._frame is not None                     # finding "extra" made nothing else
     assert "extra" not in kid._frame.index
-    np.testing.assert_allclose(kid._local_array(op.attr("states")[0]), want, rtol=1e-12)
+    np.testing.assert_allclose(kid.local_array(op.attr("states")[0]), want, rtol=1e-12)
 
 
 def test_run_block_writes_a_block_variable_the_caller_made_into_that_variable(framed):

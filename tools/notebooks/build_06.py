@@ -122,7 +122,7 @@ md("""
     - **`result = opdef.kernel(ctx, *args, **attrs)`**. The computation: arrays in, arrays
       out. The kernel does not see the scope.
     - **`results = ...` and the last loop**. One result per output slot; each array is put
-      into the tensor of the output's name (`_hold` takes the array as the tensor's memory
+      into the tensor of the output's name (`hold` takes the array as the tensor's memory
       on the place), found through the scope chain or created in this scope.
 
     What it leaves out is as telling: no checks of the feeds, no plan, no release of
@@ -143,7 +143,7 @@ code('''
                      "if opdef.raw:",
                      "evaluate(program, kid_scope, idx, ctx)",
                      "result = opdef.kernel(ctx, *args, **attrs)",
-                     "get_tensor()._hold(array, ctx.place)"]:
+                     "get_tensor().hold(array, ctx.place)"]:
         assert fragment in source, fragment
     print(len(source.splitlines()), "lines")
     assert len(source.splitlines()) <= 40

@@ -25,6 +25,7 @@ from paddle_nb.backward import append_backward
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Variable
+from paddle_nb.ops.registry import known_product
 from paddle_nb.regularizer import L2Decay, WeightDecayRegularizer
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "SGDOptimizer", "MomentumOptimizer",
@@ -50,7 +51,7 @@ class Optimizer:
 
     def __init__(self, learning_rate, regularization=None, name=None):
         if isinstance(learning_rate, Variable):
-            if _known_size(learning_rate.shape) not in (1, -1):
+            if known_product(learning_rate.shape) not in (1, -1):
                 raise ValueError(f"learning_rate: a Variable learning rate must hold one value, "
                                  f"got shape {learning_rate.shape}")
         elif not isinstance(learning_rate, numbers.Real) or isinstance(learning_rate, bool) \
@@ -255,10 +256,3 @@ class Adam(Optimizer):
 SGDOptimizer, MomentumOptimizer, AdamOptimizer = SGD, Momentum, Adam   # fluid's longer names
 
 
-def _known_size(shape):
-    n = 1
-    for d in shape:
-        if d < 0:
-            return -1
-        n *= d
-    return n

@@ -163,6 +163,11 @@ class Scope:
         not among them, and nothing is materialized."""
         return self._vars.keys()
 
+    def frame_state(self):
+        """``(frame, own_variables(), up)`` in one call: what the executor asks of each
+        scope it runs a sub-block in (an RNN asks it twice per time step)."""
+        return self._frame, self._vars.keys(), self._parent
+
     def find_scope_of(self, name):
         """The scope (this one or an ancestor) that holds ``name``, else None."""
         self._check_alive()

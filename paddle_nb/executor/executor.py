@@ -28,7 +28,7 @@ from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_f
                                       fetch_name, fetch_targets, has_lod, declared_shape)
 from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import (BlockPlan, allocated, check_persistable_dtype, gather,
-                                     op_run_error)
+                                     op_run_error, output_values)
 from paddle_nb.executor.record import Recorder
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
@@ -230,26 +230,9 @@ class Executor:
                 recorder.op_finished(rec, step)
 
     def _store(self, step, cells, out):
-        outs = step.outs
         place = self.place
-        if len(outs) == 1:
-            pos = outs[0]
-            if isinstance(pos, tuple):
-                for p, value in zip(pos, out):
-                    if value is not None:
-                        cells[p].hold(value, place)
-            elif pos >= 0:
-                cells[pos].hold(out, place)
-            return
-        for pos, value in zip(outs, out):
-            if value is None:
-                continue
-            if isinstance(pos, tuple):
-                for p, v in zip(pos, value):
-                    if v is not None:
-                        cells[p].hold(v, place)
-            elif pos >= 0:
-                cells[pos].hold(value, place)
+        for pos, value in output_values(step.outs, out):
+            cells[pos].hold(value, place)
 
     def _run_raw(self, step, scope):
         ctx = RawContext(self.ctx, scope, step.op, step.attrs, self._sub_block_runner(step.op),
@@ -326,7 +309,7 @@ class Executor:
             scope = scope.parent if scope.parent is not None else scope
         return scope
 
-    # -- feed and fetch -------------------------------------------------------------------------------
+    # -- errors and listeners ---------------------------------------------------------------------
     def _op_error(self, step, plan, cells, err):
         """The OpRunError of a step that failed on the scope path (values in tensors)."""
         def value(pos):

@@ -16,7 +16,8 @@ import functools
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.executor.plan import check_persistable_dtype, flat_positions, op_run_error
+from paddle_nb.executor.plan import (check_persistable_dtype, flat_positions, op_run_error,
+                                     output_values)
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
@@ -75,13 +76,14 @@ class FastBlock:
         """
         plan, executor = self.plan, self.executor
         names = plan.names
-        if scope.frame is not None:    # the block ran in this scope before: its Variables now
+        frame, own, up = scope.frame_state()
+        if frame is not None:          # the block ran in this scope before: its Variables now
             scope.materialize()
+            frame = None
         index = self.local_index
-        own = scope.own_variables()
         if own:                # variables the caller made in the scope itself: bound, not framed
             index = {n: p for n, p in index.items() if n not in own}
-        if index is self.local_index and scope.frame is None and scope.up is not None:
+        if index is self.local_index and up is not None:
             env = self._bind_outer(scope, reuse)
         else:
             env = [None] * len(names)
@@ -120,7 +122,7 @@ class FastBlock:
         above the scope's parent are found once (unless the block writes outer variables)
         and copied from a template."""
         parent = scope.up
-        frame = parent.frame
+        frame, own, up = parent.frame_state()
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
@@ -128,8 +130,8 @@ class FastBlock:
             if frame.index is not self._linked:
                 self._link(frame.index)
             positions = self._unlinked
-            if not parent.own_variables() and parent.up is not None:
-                anchor = parent.up
+            if not own and up is not None:
+                anchor = up
         hit = reuse.get(self) if reuse is not None else None
         if hit is not None and hit[0] is anchor and hit[1] is positions:
             env = hit[2].copy()
@@ -201,18 +203,8 @@ def _meta(var):
 
 def _store(env, outs, out):
     """Put a multi-output op's results in ``env``; return their bytes."""
-    if len(outs) == 1:
-        out = (out,)
     nbytes = 0
-    for pos, value in zip(outs, out):
-        if value is None:
-            continue
-        if isinstance(pos, tuple):
-            for p, v in zip(pos, value):
-                if v is not None:
-                    env[p] = v
-                    nbytes += v.nbytes
-        elif pos >= 0:
-            env[pos] = value
-            nbytes += value.nbytes
+    for pos, value in output_values(outs, out):
+        env[pos] = value
+        nbytes += value.nbytes
     return nbytes

@@ -16,7 +16,7 @@ from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
 
 __all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "op_run_error",
-           "allocated", "gather"]
+           "allocated", "gather", "output_values"]
 
 
 class Step:
@@ -220,6 +220,22 @@ def allocated(cells, outs):
         if pos >= 0 and cells[pos].data is None:
             return False
     return True
+
+
+def output_values(outs, out):
+    """(position, value) for each value a step's kernel returned (``out``: one value for
+    one output slot, else a tuple; a list for a duplicable slot), absent ones skipped."""
+    if len(outs) == 1:
+        out = (out,)
+    for pos, value in zip(outs, out):
+        if value is None:
+            continue
+        if isinstance(pos, tuple):
+            for p, v in zip(pos, value):
+                if v is not None:
+                    yield p, v
+        elif pos >= 0:
+            yield pos, value
 
 
 def gather(cells, ins):

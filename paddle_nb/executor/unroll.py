@@ -28,6 +28,7 @@ from paddle_nb.executor.plan import flat_positions
 __all__ = ["unroll"]
 
 _INDENT = "        "
+_FORGOTTEN = []   # linecache names of collected block functions, dropped at the next unroll
 
 
 def unroll(name, steps, kernels, store, fail):
@@ -38,6 +39,8 @@ def unroll(name, steps, kernels, store, fail):
     fails. The function returns the peak bytes held: ``made`` (the bytes of the values
     it starts with, which the run counts as its own: the feeds) plus those made since.
     """
+    while _FORGOTTEN:   # not in the finalizer: a collection inside linecache.checkcache's
+        linecache.cache.pop(_FORGOTTEN.pop(), None)     # loop over the cache made it fail
     namespace = {"_store": store, "_fail": fail}
     lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
@@ -60,7 +63,7 @@ def unroll(name, steps, kernels, store, fail):
     exec(compile(source, filename, "exec"), namespace)
     function = namespace[name]
     # tracebacks show the source while the function lives; then linecache forgets it
-    weakref.finalize(function, linecache.cache.pop, filename, None)
+    weakref.finalize(function, _FORGOTTEN.append, filename)
     return function, source
 
 

@@ -11,6 +11,8 @@ direct form also run on integer and boolean inputs, where the direct form and
 the kernel are most likely to differ.
 """
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -189,6 +191,7 @@ def test_peak_memory_counts_the_feed_on_both_paths(exe):
         h = pd.layers.data("x", shape=[1000], append_batch_size=False)
         for _ in range(4):
             h = pd.layers.relu(h)
+    gc.collect()                  # earlier tests' scopes, freed now rather than mid-run
     MEMORY.reset_peak()
     base = MEMORY.in_use(CPU)
     exe.run(prog, feed={"x": np.ones(1000, "float32")}, fetch_list=[h], scope=pd.Scope())

@@ -17,7 +17,7 @@ import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.fast import FastBlock
-from tests.layers import elman_rnn
+from tests.layers import elman_rnn, tanh_fc_while
 
 CPU = pd.CPUPlace()
 T, B, I, H = 3, 2, 4, 5
@@ -65,17 +65,7 @@ def _while():
     """h <- tanh(h W + b) three times, from h = x; one SGD step on W and b."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[2, 3], dtype="float64", append_batch_size=False)
-        h = pd.layers.assign(x)
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 3)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="bias")), h)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
-        loss = pd.layers.reduce_sum(h * h)
+        _, h, i, loss = tanh_fc_while(3)
         pd.optimizer.SGD(0.05).minimize(loss)
     feed = {"x": np.random.default_rng(1).standard_normal((2, 3))}
     return prog, feed, [h, loss, i]

@@ -94,13 +94,13 @@ class Executor:
         except BaseException:
             self._state.restore()
             if recorder:
-                recorder.finish(run_scope, failed=True)
+                recorder.finish(failed=True)
                 self._notify(listeners, recorder.record)
             run_scope.destroy()
             self._state = None
             raise
         if recorder:
-            recorder.finish(run_scope)
+            recorder.finish()
         run_scope.destroy()
         self._state = None
         if recorder:

@@ -67,8 +67,8 @@ class BlockPlan:
                 continue
             _refuse_unknown_inputs(op, opdef, block_idx, k)
             attrs = opdef.complete_attrs(op.attrs, strict=False)
-            ins = tuple(self._slot(op, s, op.input(s.name)) for s in opdef.inputs)
-            outs = tuple(self._slot(op, s, op.output(s.name)) for s in opdef.outputs)
+            ins = tuple(self._slot(s, op.input(s.name)) for s in opdef.inputs)
+            outs = tuple(self._slot(s, op.output(s.name)) for s in opdef.outputs)
             init = k < preamble and is_initializer(op)
             self.steps.append(Step(k, op, opdef, attrs, ins, outs, init))
         if missing:
@@ -103,7 +103,7 @@ class BlockPlan:
             self.names.append(name)
         return pos
 
-    def _slot(self, op, slot, names):
+    def _slot(self, slot, names):
         if not names:
             return -1
         if slot.duplicable:

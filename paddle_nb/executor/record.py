@@ -145,7 +145,7 @@ class Recorder:
             at = self._current = self.record.ops.index(rec)
         rec.seconds = time.perf_counter() - self._starts[at]
 
-    def finish(self, run_scope, failed=False):
+    def finish(self, failed=False):
         EVENTS.unsubscribe(self._on_event)
         self._current = -1
         self.record.failed = failed

@@ -82,13 +82,17 @@ def _names(prefix, slot, value):
 
 
 def one_op_program(op_type, case):
-    """(program, feed, fetch names): the case's inputs as data variables, the op, and every
-    output the kernel computes as a fetch target."""
+    """(program, feed, state, fetch names): the case's inputs as data variables, the op, and
+    every output the kernel computes as a fetch target. An input whose op writes it back
+    (``Param`` and ``ParamOut``, ``Moment1`` and ``Moment1Out``, batch_norm's ``Mean`` and
+    ``MeanOut``) is a persistable updated in place, as in a training program: ``state``
+    holds its value, which each run puts in its scope first."""
     opdef = registry.get(op_type)
     results = harness.forward(op_type, case.inputs, case.attrs)
     prog = pd.Program()
     block = prog.global_block()
-    feed, inputs, outputs, fetch = {}, {}, {}, []
+    feed, state, inputs, outputs, fetch = {}, {}, {}, {}, []
+    in_place = _updated_in_place(opdef, case, results)
     for slot in opdef.inputs:
         value = case.inputs.get(slot.name)
         if value is None:
@@ -97,22 +101,47 @@ def one_op_program(op_type, case):
         names = _names("in", slot.name, value)
         for name, v in zip(names, values):
             v = np.asarray(v)
-            block.create_var(name=name, shape=list(v.shape), dtype=v.dtype)
-            feed[name] = v
+            persistable = slot.name in in_place
+            block.create_var(name=name, shape=list(v.shape), dtype=v.dtype,
+                             persistable=persistable)
+            (state if persistable else feed)[name] = v
         inputs[slot.name] = names
     for slot in opdef.outputs:
         value = results.get(slot.name)
         if value is None:
             continue
         names = _names("out", slot.name, value)
+        if slot.name[:-3] in in_place:
+            names = inputs[slot.name[:-3]]
         outputs[slot.name] = names
         fetch += [n for n, v in zip(names, value if isinstance(value, list) else [value])
                   if v is not None]
     block.append_op(op_type, inputs=inputs, outputs=outputs, attrs=case.attrs)
-    return prog, feed, fetch
+    return prog, feed, state, fetch
 
 
-def run_three_ways(prog, feed, fetch):
+def _updated_in_place(opdef, case, results):
+    """Input slots X with an output slot XOut of X's shape and dtype."""
+    out = set()
+    for slot in opdef.inputs:
+        value, written = case.inputs.get(slot.name), results.get(slot.name + "Out")
+        if slot.duplicable or value is None or written is None or \
+                slot.name + "Out" not in opdef.output_index:
+            continue
+        value = np.asarray(value)
+        if value.shape == written.shape and value.dtype == written.dtype:
+            out.add(slot.name)
+    return out
+
+
+def _scope_with(state):
+    scope = pd.Scope()
+    for name, value in state.items():
+        scope.var(name).get_tensor().set(value.copy(), CPU)
+    return scope
+
+
+def run_three_ways(prog, feed, state, fetch):
     """{path: [fetched arrays]} for the fast path, the observed path and the reference."""
     got = {}
     for path in ("unobserved", "observed"):
@@ -120,10 +149,8 @@ def run_three_ways(prog, feed, fetch):
         if path == "observed":
             exe.subscribe(lambda record: None)
         got[path] = exe.run(prog, feed={k: v.copy() for k, v in feed.items()},
-                            fetch_list=fetch, scope=pd.Scope())
-    scope = pd.Scope()
-    for name, value in feed.items():
-        scope.var(name).get_tensor().set(value.copy(), CPU)
+                            fetch_list=fetch, scope=_scope_with(state))
+    scope = _scope_with({**state, **feed})
     evaluate(prog, scope, ctx=KernelContext(CPU, 0))
     got["reference"] = [scope.find_var(n).get_tensor().numpy() for n in fetch]
     return got
@@ -134,8 +161,8 @@ def test_every_path_agrees(op_type, case):
     why = _why_skipped(op_type, case)
     if why:
         pytest.skip(why)
-    prog, feed, fetch = one_op_program(op_type, case)
-    got = run_three_ways(prog, feed, fetch)
+    prog, feed, state, fetch = one_op_program(op_type, case)
+    got = run_three_ways(prog, feed, state, fetch)
     block = prog.global_block()
     for k, name in enumerate(fetch):
         fast, seen, ref = (got[p][k] for p in ("unobserved", "observed", "reference"))

@@ -84,7 +84,7 @@ class FastBlock:
         if own:                # variables the caller made in the scope itself: bound, not framed
             index = {n: p for n, p in index.items() if n not in own}
         if index is self.local_index and up is not None:
-            env = self._bind_outer(scope, reuse)
+            env = self._bind_outer(up, reuse)
         else:
             env = [None] * len(names)
             for pos in self.outer:
@@ -116,12 +116,11 @@ class FastBlock:
                     reuse.clear()
         scope.attach_frame(Frame(index, env, place, made))
 
-    def _bind_outer(self, scope, reuse):
-        """A new env with the outer names' values, for a scope holding nothing of the
-        block's yet. Within one run of a control-flow op (``reuse``), the values found
+    def _bind_outer(self, parent, reuse):
+        """A new env with the outer names' values, for a scope (a kid of ``parent``) holding
+        nothing of the block's yet. Within one run of a control-flow op (``reuse``), the values found
         above the scope's parent are found once (unless the block writes outer variables)
         and copied from a template."""
-        parent = scope.up
         frame, own, up = parent.frame_state()
         anchor, positions = parent, self.outer
         if frame is not None:

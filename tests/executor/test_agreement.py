@@ -177,6 +177,48 @@ def test_every_path_agrees(op_type, case):
         np.testing.assert_array_equal(ref, fast, err_msg=f"{what}: reference vs executor")
 
 
+GRAD_PARAMS = [pytest.param(t, c, id=f"{t}-{i}") for t in CASES if registry.exists(t)
+               for i, c in enumerate(CASES[t]) if c.grad]
+
+
+def one_op_grad_program(op_type, case):
+    """The one-op program of ``case`` (float64), with the gradients of its checked inputs
+    appended by the backward pass for fed output gradients: its grad ops' kernels and
+    direct forms run like any other op."""
+    case = type(case)(inputs={k: harness.to_float64(v) for k, v in case.inputs.items()},
+                      attrs=case.attrs, grad=case.grad, grad_outputs=case.grad_outputs)
+    prog, feed, state, fetch = one_op_program(op_type, case)
+    block, rng = prog.global_block(), np.random.default_rng(3)
+    outs = [block.var(n) for n in fetch if block.var(n).dtype.kind == "f" and (
+        case.grad_outputs is None or any(n.startswith(f"out_{s}") or n in
+                                         _names("in", s[:-3], 0) for s in case.grad_outputs))]
+    values = pd.Executor(CPU, seed=0).run(prog, feed=feed, fetch_list=outs,   # their shapes
+                                          scope=_scope_with(state))          # (some are -1)
+    seeds = []
+    for out, value in zip(outs, values):
+        seed = block.create_var(name=f"seed_{out.name}", shape=list(value.shape),
+                                dtype=out.dtype)
+        feed[seed.name] = rng.standard_normal(value.shape)
+        seeds.append(seed)
+    wrt = [block.var(n) for slot in case.grad for n in _names("in", slot, case.inputs[slot])]
+    grads = pd.gradients(outs, wrt, target_gradients=seeds)
+    return prog, feed, state, [g.name for g in grads if g is not None]
+
+
+@pytest.mark.parametrize("op_type,case", GRAD_PARAMS)
+def test_every_path_agrees_on_gradients(op_type, case):
+    why = _why_skipped(op_type, case)
+    if why:
+        pytest.skip(why)
+    prog, feed, state, fetch = one_op_grad_program(op_type, case)
+    got = run_three_ways(prog, feed, state, fetch)
+    for k, name in enumerate(fetch):
+        fast, seen, ref = (got[p][k] for p in ("unobserved", "observed", "reference"))
+        assert fast.dtype == seen.dtype == ref.dtype and fast.shape == seen.shape == ref.shape
+        np.testing.assert_array_equal(seen, fast, err_msg=f"{op_type}: {name}, observed")
+        np.testing.assert_array_equal(ref, fast, err_msg=f"{op_type}: {name}, reference")
+
+
 # -- the divergences issue 17 found, each pinned on both executor paths -------------------------
 
 @pytest.fixture(params=["unobserved", "observed"])

@@ -8,7 +8,8 @@ suite (``tests/ops/cases_*.py``) becomes a one-op program run all three ways:
 dtypes, shapes and values must agree with each other (bit for bit between the
 executor's two paths) and with the dtype shape inference declared. Ops with a
 direct form also run on integer and boolean inputs, where the direct form and
-the kernel are most likely to differ.
+the kernel are most likely to differ; cases with a gradient check also run as
+their backward program, so grad ops (and their direct forms) are compared too.
 """
 
 import gc

@@ -251,6 +251,15 @@ def test_integer_division_truncates_in_the_operands_dtype(exe, y):
     assert got.dtype == np.int64 and got.tolist() == want
 
 
+def test_integer_division_by_zero_is_an_error(exe):
+    """As in PaddlePaddle 2.6.2 ("Integer division by zero"), not NumPy's 0 and a warning."""
+    from paddle_nb.errors import OpRunError
+    prog, out = _binary_program("elementwise_div", [2], [2], "int64")
+    with pytest.raises(OpRunError, match="integer division by zero"):
+        exe.run(prog, feed={"x": np.array([1, 5]), "y": np.array([0, 2])}, fetch_list=[out],
+                scope=pd.Scope())
+
+
 def test_peak_memory_counts_the_feed_on_both_paths(exe):
     """A relu chain on a 4,000-byte feed holds the feed and relu's first output at once:
     8,000 bytes, however it runs (the fast path said 4,000: it released the feed's bytes

@@ -132,17 +132,31 @@ sys.exit("\n".join(problems) if problems else 0)
 endef
 export TOUR_CHECK
 
-## interop: PaddlePaddle 2.6.2 (CPU, from PyPI) in .venv-interop makes fresh fixtures, then paddle_nb and PaddlePaddle run each other's files (not part of `make test`)
-# INTEROP_FIXTURES=tests/fixtures/paddle26 regenerates the committed fixtures in place.
+## interop: PaddlePaddle 2.6.2 (CPU, from PyPI) in .venv-interop makes fresh fixtures and the corpus of real programs, then paddle_nb and PaddlePaddle run each other's files, and PaddlePaddle runs a sample of the differential test's programs (not part of `make test`)
+# INTEROP_FIXTURES=tests/fixtures/paddle26 regenerates the committed fixtures and corpus in
+# place, and docs/paddle_coverage.md with them; otherwise all goes to build/interop/.
 INTEROP_PYTHON   ?= $(PYTHON)
 INTEROP_VENV     := .venv-interop
 INTEROP_PY       := $(INTEROP_VENV)/bin/python
 INTEROP_STAMP    := $(INTEROP_VENV)/.stamp-paddlepaddle-2.6.2
 INTEROP_FIXTURES ?= build/interop/paddle26
+INTEROP_CORPUS   := $(INTEROP_FIXTURES)/corpus
+INTEROP_COVERAGE ?= $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),docs/paddle_coverage.md,build/interop/paddle_coverage.md)
 .PHONY: interop
 interop: venv $(INTEROP_STAMP)
 	$(INTEROP_PY) interop/make_fixtures.py --out $(INTEROP_FIXTURES)
 	$(PY) interop/check_both_ways.py --fixtures $(INTEROP_FIXTURES) --work build/interop/work \
+	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+	@# the corpus (interop/README.md): PaddlePaddle's programs, timed; PaddlePaddle runs them as
+	@# paddle_nb writes them; paddle_nb runs them (the coverage table; fails unless all run)
+	$(INTEROP_PY) interop/make_corpus.py --time --out $(INTEROP_CORPUS)
+	$(PY) interop/check_corpus.py --corpus $(INTEROP_CORPUS) --work build/interop/corpus_work \
+	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+	$(PY) tools/paddle_coverage.py --corpus $(INTEROP_CORPUS) --out $(INTEROP_COVERAGE) --check
+	@# other models with the same op types at other sizes (nothing fitted to the corpus)
+	$(INTEROP_PY) interop/outside_corpus.py make --out build/interop/outside
+	$(PY) interop/outside_corpus.py check --out build/interop/outside
+	$(PY) interop/differential_paddle.py --count 100 --work build/interop/differential \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.

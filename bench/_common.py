@@ -14,8 +14,10 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 import gc          # noqa: E402  (after the thread variables, on purpose)
 import statistics  # noqa: E402
 import time        # noqa: E402
+import tracemalloc  # noqa: E402
 
-__all__ = ["median_time", "interleaved", "busy_note", "Table", "torch_or_none", "us", "ms", "x"]
+__all__ = ["median_time", "interleaved", "busy_note", "Table", "torch_or_none", "us", "ms", "x",
+           "peak_bytes"]
 
 
 BUSY = {"samples": 0, "kept": 0, "all": 0}   # timings, those on the CPU, medians of all
@@ -135,3 +137,17 @@ def ms(seconds):
 
 def x(ratio):
     return f"{ratio:.2f}x"
+
+
+def peak_bytes(fn):
+    """Bytes one call of ``fn`` adds at its peak over what was allocated before it (tracemalloc,
+    to which NumPy reports its buffers); one untimed call first, so caches are warm."""
+    fn()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()

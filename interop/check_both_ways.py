@@ -46,8 +46,11 @@ import traceback
 
 import numpy as np
 
-import nb_export      # paddle_nb's side of the export check (interop/ is sys.path[0])
-import nb_models
+try:                  # imported as interop.check_both_ways (the corpus test does)
+    from interop import nb_export, nb_models
+except ImportError:   # run as a script: interop/ is sys.path[0]
+    import nb_export  # paddle_nb's side of the export check
+    import nb_models
 
 RTOL, ATOL = 1e-4, 1e-6
 ROOT = pathlib.Path(__file__).resolve().parents[1]

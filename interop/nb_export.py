@@ -9,7 +9,10 @@ Nothing here imports paddle_nb or paddle at module level: ``pd`` is passed in.
 
 import numpy as np
 
-import nb_models
+try:
+    from interop import nb_models
+except ImportError:   # run from interop/ (check_both_ways.py as a script)
+    import nb_models
 
 
 def coverage(pd, models, report):

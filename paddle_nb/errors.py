@@ -11,7 +11,7 @@ __all__ = [
     "PaddleNBError", "ScopeDestroyedError", "VariableTypeError", "NotAllocatedError",
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
     "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
-    "FetchError", "OpRunError", "BackwardError", "SaveLoadError",
+    "FetchError", "OpRunError", "OutOfMemoryError", "BackwardError", "SaveLoadError",
 ]
 
 
@@ -90,6 +90,11 @@ class FetchError(PaddleNBError, KeyError):
 
 class OpRunError(PaddleNBError, RuntimeError):
     """An op failed while running; the message names it and its call site."""
+
+
+class OutOfMemoryError(OpRunError, MemoryError):
+    """An allocation failed; the message names the op (or tensor) that asked, the
+    variable, the shape and dtype, and the bytes requested."""
 
 
 class BackwardError(PaddleNBError, ValueError):

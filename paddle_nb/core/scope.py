@@ -17,6 +17,7 @@ A kid holds its parent, so the parent lives as long as any kid is used.
 """
 
 import contextlib
+import contextvars
 import itertools
 
 from paddle_nb.core.events import EVENTS
@@ -335,27 +336,31 @@ class StepScopes(list):
 
 
 class _ScopeContext:
-    """Holds the default scope; ``scope_guard`` swaps it for a ``with`` block."""
+    """Holds the process's global scope (one, as PaddlePaddle's)."""
 
     def __init__(self):
-        self.stack = [Scope(label="global")]
+        self.root = Scope(label="global")
 
 
 _CONTEXT = _ScopeContext()
+# the scopes that the enclosing scope_guards pushed, innermost last, per thread (a ContextVar
+# holding a tuple): a thread inside its own scope_guard never sees another thread's scope
+_GUARDED = contextvars.ContextVar("paddle_nb_scope_guards", default=())
 
 
 def global_scope():
     """The default scope: the one ``Executor.run`` uses when given none."""
-    return _CONTEXT.stack[-1]
+    guarded = _GUARDED.get()
+    return guarded[-1] if guarded else _CONTEXT.root
 
 
 @contextlib.contextmanager
 def scope_guard(scope):
-    """Make ``scope`` the global scope inside a ``with`` block."""
+    """Make ``scope`` the global scope inside a ``with`` block (for the calling thread)."""
     if not isinstance(scope, Scope):
         raise TypeError(f"scope_guard: expected a Scope, got {scope!r}")
-    _CONTEXT.stack.append(scope)
+    token = _GUARDED.set(_GUARDED.get() + (scope,))
     try:
         yield scope
     finally:
-        _CONTEXT.stack.pop()
+        _GUARDED.reset(token)

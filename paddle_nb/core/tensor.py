@@ -24,7 +24,7 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import LoDError, NotAllocatedError, ScopeDestroyedError
+from paddle_nb.errors import LoDError, NotAllocatedError, OutOfMemoryError, ScopeDestroyedError
 
 __all__ = ["LoDTensor"]
 
@@ -58,8 +58,14 @@ class LoDTensor:
         array = self._array
         if array is not None and self._place == place and array.dtype == dtype and array.shape == shape:
             return array
-        with place.device_guard():
-            new = place.xp.empty(shape, dtype=dtype)
+        try:
+            with place.device_guard():
+                new = place.xp.empty(shape, dtype=dtype)
+        except MemoryError as err:     # name what asked, not only NumPy's sizes
+            nbytes = dtype.itemsize * int(numpy.prod(shape, dtype=object))
+            raise OutOfMemoryError(
+                f"mutable_data: could not allocate {nbytes} bytes for {self._who()} "
+                f"({dtype}{list(shape)}) on {place!r}; the tensor keeps what it held") from err
         self.hold(new, place)
         return new
 

@@ -13,8 +13,14 @@ ends, as seed 003 destroys the scope hierarchy when the minibatch
 completes. A run that fails part-way puts every persistable back as it was.
 Listeners (``exe.subscribe``) receive a RunRecord of each run; with none,
 nothing is recorded.
+
+One Executor may be shared by threads running programs on different scopes:
+what a run must undo on failure (its RunState) is kept per thread, and the
+plans it caches are read-only once built. Two threads running in the *same*
+scope race on its variables, as two PaddlePaddle executors would.
 """
 
+import threading
 
 import numpy
 
@@ -22,13 +28,14 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import FetchError, OpRunError
+from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
+from paddle_nb.executor.failures import op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
                                       fetch_name, fetch_targets, has_lod, declared_shape)
 from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import (BlockPlan, allocated, check_persistable_dtype, gather,
-                                     op_run_error, output_values)
+                                     output_values)
 from paddle_nb.executor.record import Recorder
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
@@ -58,7 +65,13 @@ class Executor:
         self.listeners = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
         self._plans = {}
-        self._state = None
+        self._runs = _PerThread()    # the RunState of the run in progress, one per thread
+
+    @property
+    def run_state(self):
+        """The calling thread's RunState (None outside a scope-path run): what the fast
+        path's errors and the feeds consult about the run in progress."""
+        return self._runs.state
 
     # -- subscribers ------------------------------------------------------------------------------
     def subscribe(self, listener):
@@ -75,6 +88,9 @@ class Executor:
         scope = global_scope() if scope is None else scope
         if not isinstance(scope, Scope):
             raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
+        if not scope.is_alive():
+            raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
+                                      "run; expected a live scope (make one with pd.Scope())")
         feed = feed_dict(feed)
         fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))
@@ -84,7 +100,7 @@ class Executor:
             return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
         recorder = Recorder(program, scope, self) if listeners else None
         run_scope = scope.new_scope(label="run")
-        self._state = RunState(program, scope, run_scope, recorder)
+        state = self._runs.state = RunState(program, scope, run_scope, recorder)
         try:
             if recorder:            # before the feed, so the record has the fed tensors' allocation
                 recorder.start()
@@ -92,17 +108,17 @@ class Executor:
             self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
             results = fetch_from_scope(self, program, run_scope, fetch_names, return_numpy)
         except BaseException:
-            self._state.restore()
+            state.restore()
             if recorder:
                 recorder.finish(failed=True)
                 self._notify(listeners, recorder.record)
             run_scope.destroy()
-            self._state = None
+            self._runs.state = None
             raise
         if recorder:
             recorder.finish()
         run_scope.destroy()
-        self._state = None
+        self._runs.state = None
         if recorder:
             self._notify(listeners, recorder.record)
         return results
@@ -112,13 +128,15 @@ class Executor:
         fast = plan.fast_block
         if fast is None:
             fast = plan.fast_block = FastBlock(plan, self)
-        feed_arrays, fed_persistables = [], []
+        feed_arrays, fed_persistables, fed_unread = [], [], []
         for name, value in feed.items():
             pos = plan.position(name)
             if pos is not None:
                 feed_arrays.append((pos, self._to_place(value)))
                 if plan.persistable[pos]:
                     fed_persistables.append(pos)
+            elif _declared_persistable(plan.block, name):   # no op uses it: still written
+                fed_unread.append((name, self._to_place(value)))
         env = fast.run(scope, feed_arrays)
         results = []
         for name in fetch_names:
@@ -137,7 +155,9 @@ class Executor:
                 array = declared_shape(plan.vars[pos] if pos is not None else None, array)
             results.append(self._fetched(array, return_numpy))
         fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
-        return results                                           # changes nothing
+        for name, array in fed_unread:                           # changes nothing
+            (scope.find_var(name) or scope.var(name)).get_tensor().hold(array, self.place)   # (copied by _to_place)
+        return results
 
     def _to_place(self, value):
         """A fed value as a new array on this place: a run copies its feeds, on every path
@@ -184,7 +204,7 @@ class Executor:
         self._run_planned(self._plan(program, block_idx, keep), scope, values)
 
     def _run_planned(self, plan, scope, values=None, reuse=None):
-        state = self._state
+        state = self._runs.state
         if plan.framed and not EVENTS.active and \
                 (state is None or state.recorder is None):
             fast = plan.fast_block
@@ -236,7 +256,7 @@ class Executor:
 
     def _run_raw(self, step, scope):
         ctx = RawContext(self.ctx, scope, step.op, step.attrs, self._sub_block_runner(step.op),
-                         self._state)
+                         self._runs.state)
         step.kernel(ctx)
 
     def _sub_block_runner(self, op):
@@ -287,7 +307,7 @@ class Executor:
         the block that declares it). A persistable is staged, so a failed run restores it."""
         name = plan.names[pos]
         var = scope.find_var(name)
-        state = self._state
+        state = self._runs.state
         if plan.persistable[pos]:
             if var is None:
                 var = (state.user_scope if state is not None else scope).var(name)
@@ -315,9 +335,19 @@ class Executor:
         def value(pos):
             cell = cells[pos]
             return cell.data if isinstance(cell, LoDTensor) else cell
-        return op_run_error(step, plan, value, err)
+        return op_run_error(step, plan, value, err, self._runs.state)
 
     @staticmethod
     def _notify(listeners, record):
         for listener in list(listeners):
             listener(record)
+
+
+
+def _declared_persistable(block, name):
+    var = block.find_var(name)
+    return var is not None and var.persistable
+
+
+class _PerThread(threading.local):
+    state = None

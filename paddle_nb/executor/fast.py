@@ -16,8 +16,9 @@ import functools
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.executor.plan import (check_persistable_dtype, flat_positions, op_run_error,
-                                     output_values)
+from paddle_nb.errors import ScopeDestroyedError
+from paddle_nb.executor.failures import op_plan_error, op_run_error
+from paddle_nb.executor.plan import check_persistable_dtype, flat_positions, output_values
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
@@ -31,7 +32,7 @@ class FastBlock:
     def __init__(self, plan, executor):
         self.plan = plan
         self.executor = executor
-        kernels = [_bind_kernel(step, plan, executor.ctx) for step in plan.steps]
+        kernels = [self._bind(step) for step in plan.steps]
         self._execute, self.source = unroll(f"block_{plan.block.idx}", plan.steps, kernels,
                                             _store, self._fail)
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
@@ -42,7 +43,9 @@ class FastBlock:
         self.local_index = {n: p for p, n in enumerate(plan.names) if plan.local[p]}
         self.outer = [p for p in range(len(plan.names)) if not plan.local[p]]
         self.written_outer = sorted(p for p in written if not plan.local[p])
-        self._linked = self._links = self._unlinked = None     # see _link
+        # persistables the block reads before writing: each run checks they have a value
+        self.needs = [p for p in plan.first_reads if plan.persistable[p]]
+        self._linkage = (None, None, None)      # see _link
         self.written_any = sorted(written)
 
     def run(self, scope, feed_arrays):
@@ -103,6 +106,9 @@ class FastBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
+        for pos in self.needs:     # a parameter never initialized (no startup program run)
+            if env[pos] is None:
+                plan.check_persistables_ready(env)
         made = self._execute(env)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
@@ -117,18 +123,18 @@ class FastBlock:
         scope.attach_frame(Frame(index, env, place, made))
 
     def _bind_outer(self, parent, reuse):
-        """A new env with the outer names' values, for a scope (a kid of ``parent``) holding
-        nothing of the block's yet. Within one run of a control-flow op (``reuse``), the values found
-        above the scope's parent are found once (unless the block writes outer variables)
-        and copied from a template."""
+        """A new env with the outer names' values, for a scope (a kid of ``parent``)
+        holding nothing of the block's yet. Within one run of a control-flow op (``reuse``),
+        the values found above the scope's parent are found once (unless the block writes
+        outer variables) and copied from a template."""
         frame, own, up = parent.frame_state()
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
             # same layout every step); the other outer names lie above the parent
-            if frame.index is not self._linked:
-                self._link(frame.index)
-            positions = self._unlinked
+            linked, links, positions = self._linkage
+            if linked is not frame.index:
+                linked, links, positions = self._link(frame.index)
             if not own and up is not None:
                 anchor = up
         hit = reuse.get(self) if reuse is not None else None
@@ -144,24 +150,39 @@ class FastBlock:
             env = template.copy()
         if frame is not None:
             arrays = frame.arrays
-            for pos, at in self._links:
+            for pos, at in links:
                 env[pos] = arrays[at]
         return env
 
     def _link(self, index):
-        """Remember where the outer names lie in a parent frame of layout ``index``."""
+        """Remember where the outer names lie in a parent frame of layout ``index``: one
+        tuple, replaced whole, so a thread sharing this block never reads half of it."""
         names = self.plan.names
-        self._linked = index
-        self._links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
-        self._unlinked = [pos for pos in self.outer if names[pos] not in index]
+        links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
+        unlinked = [pos for pos in self.outer if names[pos] not in index]
+        self._linkage = (index, links, unlinked)
+        return self._linkage
+
+    def _bind(self, step):
+        """The step's bound kernel; a direct form that fails while being built (a
+        constant too big for memory) fails as the op, naming it and its line."""
+        try:
+            return _bind_kernel(step, self.plan, self.executor.ctx)
+        except Exception as err:
+            raise op_plan_error(step, self.plan, err) from err
 
     def _fail(self, k, env, err):
-        return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err)
+        return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err,
+                            self.executor.run_state)
 
     def commit(self, scope, env, place, fed=()):
         """Write the persistables the block wrote, and those fed (as PaddlePaddle does; the
         executor copied the feeds), back to the user's scope."""
         plan = self.plan
+        if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
+            raise ScopeDestroyedError(
+                f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
+                "(by a kernel or another thread): its results could not be written back")
         fed = [pos for pos in fed if pos not in self.written]
         for pos in (*self.written, *fed):
             array = env[pos]

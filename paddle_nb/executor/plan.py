@@ -9,14 +9,15 @@ The plan also knows each temporary's last use, so the executor can release
 it right after (PaddlePaddle's eager deletion).
 """
 
-from paddle_nb.errors import NotAllocatedError, OpBuildError, OpNotFoundError, OpRunError
+from paddle_nb.errors import OpBuildError, OpNotFoundError, OpRunError
+from paddle_nb.executor.failures import missing_persistable
 from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
 
-__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "op_run_error",
-           "allocated", "gather", "output_values"]
+__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "allocated",
+           "gather", "output_values"]
 
 
 class Step:
@@ -121,11 +122,7 @@ class BlockPlan:
         """Refuse to run when a persistable some op reads has no value (``env[pos]`` None)."""
         for pos in self.first_reads:
             if self.persistable[pos] and env[pos] is None:
-                step = self.first_reader(pos)
-                raise OpRunError(
-                    f"'{self.names[pos]}' is persistable but has no value in the scope, and op "
-                    f"#{step.index} '{step.op.type}' (built at {step.op.site()}) reads it: run "
-                    "the startup program in this scope first")
+                raise OpRunError(missing_persistable(self.names[pos], self.first_reader(pos)))
 
     def _reads_before_writes(self):
         written, first_reads = set(), []
@@ -189,27 +186,6 @@ def flat_positions(slots):
         elif s >= 0:
             out.append(s)
     return out
-
-
-def op_run_error(step, plan, value_at, err):
-    """An OpRunError naming the op, its block, where it was built and its inputs (dtype and
-    shape, or 'no value yet'; ``value_at(pos)`` reads a value on either path); an input
-    without a value explains a TypeError."""
-    op = step.op
-    reads = []
-    for slot, names in op.inputs.items():
-        for n in names:
-            pos = plan.position(n)
-            value = value_at(pos) if pos is not None else None
-            if value is None:
-                reads.append(f"{slot}={n} (no value yet)")
-            elif hasattr(value, "dtype") and hasattr(value, "shape"):
-                reads.append(f"{slot}={n} {value.dtype}{list(value.shape)}")
-    if isinstance(err, (TypeError, AttributeError)) and any("no value" in r for r in reads):
-        err = NotAllocatedError("an input has no value: it is read before any op writes it")
-    return OpRunError(f"while running op #{step.index} '{op.type}' in block {op.block.idx}, "
-                      f"built at {op.site()}: {type(err).__name__}: {err}\n"
-                      f"  inputs: {', '.join(reads) or 'none'}")
 
 
 # -- the scope loop's cells: the tensors a plan's names are bound to ----------------------------

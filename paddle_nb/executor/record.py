@@ -150,4 +150,5 @@ class Recorder:
         self._current = -1
         self.record.failed = failed
         self.record.seconds = time.perf_counter() - self._t0
-        self.record.scopes = snapshot_scope(self.user_scope, self.released, self.with_values)
+        if self.user_scope.is_alive():    # (a listener may have destroyed it mid-run)
+            self.record.scopes = snapshot_scope(self.user_scope, self.released, self.with_values)

@@ -32,7 +32,9 @@ def evaluate(program, scope, block_idx=0, ctx=None):
         opdef = registry.get(op.type)
         attrs = opdef.complete_attrs(op.attrs, strict=False)
         if opdef.raw:
-            def run_block(idx, kid_scope):
+            def run_block(idx, kid_scope, values=None, same_outer=False):
+                for name, array in (values or {}).items():   # a step's inputs (an RNN's)
+                    kid_scope.var(name).get_tensor().hold(array, ctx.place)
                 evaluate(program, kid_scope, idx, ctx)
             opdef.kernel(RawContext(ctx, scope, op, attrs, run_block))
             continue

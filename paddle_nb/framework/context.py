@@ -1,11 +1,15 @@
-"""The default programs and ``program_guard``: explicit context, no hidden globals.
+"""The default programs and ``program_guard``: explicit context, kept per thread.
 
 ``default_main_program()`` is where layers append ops; ``program_guard(main,
 startup)`` swaps it (and, when given, the startup program that receives
-parameter initializers) inside a ``with`` block.
+parameter initializers) inside a ``with`` block. The default pair is one per
+process, as PaddlePaddle's; the stack of guards lives in a ``ContextVar``, so
+two threads (or asyncio tasks) each inside their own ``program_guard`` never
+see each other's programs, and a new thread starts from the defaults.
 """
 
 import contextlib
+import contextvars
 
 from paddle_nb.errors import VarNotFoundError
 from paddle_nb.framework.program import Program
@@ -14,25 +18,28 @@ __all__ = ["default_main_program", "default_startup_program", "program_guard", "
 
 
 class _ProgramContext:
-    """Holds the stack of (main, startup) pairs that ``program_guard`` pushes."""
+    """The process's default (main, startup) pair."""
 
     def __init__(self):
         self.default_main = Program()
         self.default_startup = Program()
-        self.stack = []
 
 
 _CONTEXT = _ProgramContext()
+# the (main, startup) pairs that the enclosing program_guards pushed, innermost last: a tuple,
+# never mutated, so a thread's stack is its own even when a context is copied
+_GUARDS = contextvars.ContextVar("paddle_nb_program_guards", default=())
 
 
 def default_main_program():
     """The program layers append to: the innermost ``program_guard``'s main, or the default."""
-    return _CONTEXT.stack[-1][0] if _CONTEXT.stack else _CONTEXT.default_main
+    guards = _GUARDS.get()
+    return guards[-1][0] if guards else _CONTEXT.default_main
 
 
 def default_startup_program():
     """The innermost ``program_guard``'s startup program, or the default one."""
-    for _, startup in reversed(_CONTEXT.stack):
+    for _, startup in reversed(_GUARDS.get()):
         if startup is not None:
             return startup
     return _CONTEXT.default_startup
@@ -43,7 +50,8 @@ def program_guard(main_program, startup_program=None):
     """Append to ``main_program`` inside the ``with``; initializers go to ``startup_program``.
 
     Without a startup program, each parameter's initializer is put in the
-    main program's preamble and runs once per scope.
+    main program's preamble and runs once per scope. The guard holds for the
+    calling thread only.
     """
     if not isinstance(main_program, Program):
         raise TypeError(f"program_guard: expected a Program, got {main_program!r}")
@@ -51,11 +59,11 @@ def program_guard(main_program, startup_program=None):
         raise TypeError(f"program_guard: expected a startup Program, got {startup_program!r}")
     old_startup = main_program._startup
     main_program._startup = startup_program
-    _CONTEXT.stack.append((main_program, startup_program))
+    token = _GUARDS.set(_GUARDS.get() + ((main_program, startup_program),))
     try:
         yield main_program
     finally:
-        _CONTEXT.stack.pop()
+        _GUARDS.reset(token)
         main_program._startup = old_startup
 
 

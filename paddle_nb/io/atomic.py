@@ -8,17 +8,23 @@ the old directory is kept until the new one is complete. The swap is two
 renames, and between them (a few microseconds) ``dirname`` does not exist:
 that is the one non-atomic window. A crash inside it leaves the old
 directory whole under ``.<name>.old-*`` next to where it was.
+
+A symbolic link is followed, as ``open`` follows it: the link stays, and the
+file or directory it names is replaced, by a temporary in *that* directory.
+A path naming anything but a regular file or a directory (a device node, a
+FIFO, a socket) is refused before anything is written.
 """
 
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 
 from paddle_nb.errors import SaveLoadError
 
-__all__ = ["write_file", "staged_directory", "inside"]
+__all__ = ["write_file", "staged_directory", "inside", "save_target"]
 
 
 def write_file(path, write):
@@ -30,11 +36,11 @@ def write_file(path, write):
     >>> sorted(os.listdir(d)), open(os.path.join(d, "a.bin"), "rb").read()
     (['a.bin'], b'hi')
     """
-    path = os.path.abspath(path)
+    path, kind = save_target(path, "write the file")
+    if kind == "directory":
+        raise SaveLoadError(f"cannot write the file '{path}': a directory of that name exists")
     parent, base = os.path.split(path)
     os.makedirs(parent, exist_ok=True)
-    if os.path.isdir(path):
-        raise SaveLoadError(f"cannot write the file '{path}': a directory of that name exists")
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -60,11 +66,11 @@ def staged_directory(dirname):
     that cannot be renamed (a mount point, or the working directory or one of
     its ancestors) is written in place instead: each file whole, not the set.
     """
-    dirname = os.path.abspath(dirname)
+    dirname, kind = save_target(dirname, "save into")
     parent, base = os.path.split(dirname)
-    if os.path.exists(dirname) and not os.path.isdir(dirname):
+    if kind == "file":
         raise SaveLoadError(f"cannot save into '{dirname}': it is a file, not a directory")
-    if os.path.isdir(dirname) and _pinned(dirname):
+    if kind == "directory" and _pinned(dirname):
         yield dirname
         return
     os.makedirs(parent, exist_ok=True)
@@ -77,6 +83,41 @@ def staged_directory(dirname):
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
+
+
+def save_target(path, action="write"):
+    """(the real path that saving to ``path`` replaces, what is there now): "file",
+    "directory" or None (nothing yet). Symbolic links are followed; a loop of them, or
+    anything that is not a regular file or a directory, is refused with a SaveLoadError.
+
+    >>> import tempfile, os
+    >>> d = os.path.realpath(tempfile.mkdtemp()); os.symlink("model", os.path.join(d, "link"))
+    >>> save_target(os.path.join(d, "link")) == (os.path.join(d, "model"), None)
+    True
+    """
+    shown = os.path.abspath(path)
+    real = os.path.realpath(shown)
+    if os.path.islink(real):         # realpath stops at a link when the links form a loop
+        raise SaveLoadError(f"cannot {action} '{shown}': its symbolic links form a loop")
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real, None
+    if stat.S_ISREG(mode):
+        return real, "file"
+    if stat.S_ISDIR(mode):
+        return real, "directory"
+    through = f" (the symbolic link leads to '{real}')" if real != shown else ""
+    raise SaveLoadError(f"cannot {action} '{shown}': it is {_kind(mode)}, not a regular file "
+                        f"or a directory{through}; nothing was written")
+
+
+def _kind(mode):
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return f"a special file (mode {oct(stat.S_IFMT(mode))})"
 
 
 def _pinned(dirname):

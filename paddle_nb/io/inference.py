@@ -25,7 +25,7 @@ from paddle_nb.framework.program import Program
 from paddle_nb.framework.captures import op_captures   # what a kept op's sub-blocks read
 from paddle_nb.framework.variable import Variable, VarType
 from paddle_nb.io.export26 import normalize
-from paddle_nb.io.atomic import inside, staged_directory, write_file
+from paddle_nb.io.atomic import inside, save_target, staged_directory, write_file
 from paddle_nb.io.params import (
     is_persistable, load_vars, os_errors, select_vars, values_from_scope, write_values,
 )
@@ -61,6 +61,8 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     if prefix:
         model_path, params_path = _prefix_paths(dirname, model_filename, params_filename)
         with os_errors("cannot save the inference model to", dirname):
+            for path in (model_path, params_path):    # both refused before either is written
+                save_target(path, "save the inference model to")
             params_dir, params_name = os.path.split(params_path)
             os.makedirs(params_dir or os.curdir, exist_ok=True)
             if values:

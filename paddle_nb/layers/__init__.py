@@ -4,7 +4,7 @@ Names and arguments follow PaddlePaddle 1.8's ``fluid.layers``; each output
 shows its inferred shape as soon as the line runs.
 """
 
-from paddle_nb.layers.control_flow import IfElse, While, cond
+from paddle_nb.layers.control_flow import WHILE_LIMITS, IfElse, While, cond
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 from paddle_nb.layers.rnn import StaticRNN
 from paddle_nb.layers.seed_api import create_ifelseop, create_rnn
@@ -23,7 +23,7 @@ from paddle_nb.layers.tensor import (
 )
 
 __all__ = [
-    "IfElse", "While", "cond", "StaticRNN", "create_rnn", "create_ifelseop",
+    "IfElse", "While", "WHILE_LIMITS", "cond", "StaticRNN", "create_rnn", "create_ifelseop",
     "LayerHelper", "ParamAttr", "data", "data_layer", "fc", "fc_layer", "embedding", "conv2d",
     "pool2d", "batch_norm", "dropout", "relu", "sigmoid", "tanh", "exp", "log", "sqrt",
     "square", "abs", "softmax", "cross_entropy", "softmax_with_cross_entropy",

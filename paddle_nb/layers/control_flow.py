@@ -9,13 +9,15 @@ sub-block gets a fresh kid scope of the scope that runs the owning op.
 """
 
 import contextlib
+import numbers
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.variable import VarType
 from paddle_nb.layers.helper import LayerHelper
+from paddle_nb.ops.control_flow import WHILE_LIMITS
 
-__all__ = ["IfElse", "cond", "While"]
+__all__ = ["IfElse", "cond", "While", "WHILE_LIMITS", "with_every_slot"]
 
 
 def _check_bool(var, who, one_value=False):
@@ -25,6 +27,19 @@ def _check_bool(var, who, one_value=False):
     if one_value and any(d > 1 for d in var.shape):
         raise OpBuildError(f"{who}: the condition '{var.name}' must hold one value, got shape "
                            f"{list(var.shape)}")
+
+
+def with_every_slot(op, inputs=(), outputs=()):
+    """Write the slots named even when they hold no variable (a branch reading nothing from
+    outside): PaddlePaddle's executor refuses a control-flow op whose OpDesc lacks one
+    ("Operator conditional_block's input (Input) is not set"), and append_op leaves empty
+    slots out. Returns ``op``."""
+    for slots, listed in ((inputs, op.desc.inputs), (outputs, op.desc.outputs)):
+        present = {v.parameter for v in listed}
+        for slot in slots:
+            if slot not in present:
+                listed.add(parameter=slot)
+    return op
 
 
 def _scopes_var(helper, block):
@@ -84,10 +99,10 @@ class IfElse:
             self._branch = None
         reads, writes = block_captures(sub)
         mask = self._masks[0 if flag else 1]
-        self.parent.append_op(
+        with_every_slot(self.parent.append_op(
             "conditional_block", {"Cond": [mask], "Input": reads},
             {"Out": writes, "Scope": _scopes_var(self.helper, self.parent)},
-            {"sub_block": sub.idx, "is_scalar_condition": False})
+            {"sub_block": sub.idx, "is_scalar_condition": False}), ["Input"], ["Out"])
 
     def input(self, x):
         """The rows of ``x`` that belong to the current branch."""
@@ -132,9 +147,10 @@ def _branch(helper, parent, pred, fn, is_true):
             sub.append_op("assign", {"X": v}, {"Out": outer})
             outs.append(outer)
     reads, writes = block_captures(sub)
-    parent.append_op("conditional_block", {"Cond": [pred], "Input": reads},
-                     {"Out": writes, "Scope": _scopes_var(helper, parent)},
-                     {"sub_block": sub.idx, "is_scalar_condition": True})
+    with_every_slot(parent.append_op(
+        "conditional_block", {"Cond": [pred], "Input": reads},
+        {"Out": writes, "Scope": _scopes_var(helper, parent)},
+        {"sub_block": sub.idx, "is_scalar_condition": True}), ["Input"], ["Out"])
     return outs, result
 
 
@@ -159,16 +175,21 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 class While:
     """A loop: ``with w.block():`` the body, which must update ``cond``.
 
-    Each iteration runs in its own step scope. The op's ``max_iterations``
-    attribute (a million by default) turns a loop whose condition never
-    becomes false into a clear error instead of a hang.
+    Each iteration runs in its own step scope. A guard turns a loop whose
+    condition never becomes false into a clear OpRunError instead of a hang
+    or an exhausted machine: it stops at ``max_iterations`` iterations or when
+    the step scopes hold ``max_step_scope_bytes``, whichever comes first.
+    None takes the process-wide default, ``WHILE_LIMITS`` (100,000 iterations,
+    1 GiB), read when the loop runs; a number is stored in the op.
     """
 
-    def __init__(self, cond, is_test=False, name=None, max_iterations=1_000_000):
+    def __init__(self, cond, is_test=False, name=None, max_iterations=None,
+                 max_step_scope_bytes=None):
         _check_bool(cond, "While", one_value=True)
         self.cond = cond
         self.is_test = is_test
-        self.max_iterations = max_iterations
+        self.limits = {"max_iterations": _limit(max_iterations, "max_iterations"),
+                       "max_step_scope_bytes": _limit(max_step_scope_bytes, "max_step_scope_bytes")}
         self.helper = LayerHelper("while", name)
 
     @contextlib.contextmanager
@@ -182,8 +203,17 @@ class While:
             raise OpBuildError(f"While: the loop body never updates its condition "
                                f"'{self.cond.name}'; write it in the body (for example "
                                f"less_than(i, n, cond={self.cond.name}))")
-        parent.append_op("while", {"X": [n for n in reads if n != self.cond.name],
-                                   "Condition": self.cond},
-                         {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
-                         {"sub_block": sub.idx, "is_test": self.is_test,
-                          "max_iterations": self.max_iterations})
+        with_every_slot(parent.append_op(
+            "while", {"X": [n for n in reads if n != self.cond.name], "Condition": self.cond},
+            {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
+            {"sub_block": sub.idx, "is_test": self.is_test, **self.limits}), ["X"], ["Out"])
+
+
+def _limit(value, name):
+    """A loop's own limit as the op stores it: 0 for None (the WHILE_LIMITS default)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise OpBuildError(f"While: {name} must be a positive int or None (the WHILE_LIMITS "
+                           f"default), got {value!r}")
+    return int(value)

@@ -15,6 +15,7 @@ import contextlib
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.variable import VarType
+from paddle_nb.layers.control_flow import with_every_slot
 from paddle_nb.layers.helper import LayerHelper
 
 __all__ = ["StaticRNN"]
@@ -127,7 +128,7 @@ class StaticRNN:
                                                dtype=inner.dtype))
         scopes = self.parent.create_var(name=self.program.unique_name("_generated_var"),
                                         type=VarType.STEP_SCOPES)
-        self.parent.append_op(
+        op = self.parent.append_op(
             "recurrent",
             {"inputs": self.inputs, "initial_states": [m[1] for m in self.memories],
              "parameters": reads},
@@ -135,6 +136,7 @@ class StaticRNN:
             {"ex_states": [m[0].name for m in self.memories],
              "states": [m[2] for m in self.memories], "sub_block": self.sub.idx,
              "reverse": False, "is_train": True, "has_states": bool(self.memories)})
+        with_every_slot(op, ["inputs", "initial_states", "parameters"], ["outputs"])
         self._results = outs
 
     def __call__(self):

@@ -9,7 +9,7 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     activation, elementwise, feed_fetch, lod, control_flow, recurrent, shape, join, tensor,
     creation, conv, norm, norm_sample, metric, logic, linalg, math, reduce, loss,
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
-    index, select, expand,
+    index, select, expand, coalesce,
 )
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op

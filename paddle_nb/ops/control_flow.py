@@ -8,11 +8,15 @@ them: the values of the forward pass are still there, as seed 003 says.
 The kernels reach the executor only through ``ctx.run_block``.
 """
 
+import numbers
+
 from paddle_nb.core.scope import StepScopes
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import OpRunError
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
 
-__all__ = ["scalar_condition"]
+__all__ = ["scalar_condition", "scope_bytes", "WhileLimits", "WHILE_LIMITS"]
 
 
 def scalar_condition(ctx, name, op_type):
@@ -41,6 +45,24 @@ def _conditional_block(ctx):
         kid = ctx.scope.new_scope(label=f"block {attrs['sub_block']}")
         scopes.append(kid)
         ctx.run_block(attrs["sub_block"], kid)
+    elif not attrs["is_scalar_condition"]:
+        _empty_rows(ctx)
+
+
+def _empty_rows(ctx):
+    """A per-row branch over no rows (IfElse on an empty batch, or every row on the
+    other side) yields no rows: each output declared [-1, ...] that has no value gets an
+    empty [0, ...] array, so that merge_lod_tensor merges 0 rows instead of failing."""
+    block = getattr(ctx.op, "block", None)
+    for name in ctx.output_names("Out"):
+        var = block.find_var(name) if block is not None else None
+        if var is None or not var.is_tensor() or var.persistable:
+            continue
+        shape = var.shape
+        if not shape or shape[0] != -1 or any(d < 0 for d in shape[1:]):
+            continue
+        if ctx.scope.find_array(name) is None:
+            ctx.out_tensor(name).set(ctx.xp.empty((0,) + tuple(shape[1:]), var.dtype), ctx.place)
 
 
 def _zeros_like_into(ctx, source, target):
@@ -113,28 +135,111 @@ register(OpDef(
     doc="run the grad block inside the forward branch scope; copy the inputs' gradients out"))
 
 
+class WhileLimits:
+    """The guard of every ``while`` loop: the process-wide defaults, in one place.
+
+    A loop stops with an OpRunError at whichever comes first: ``max_iterations``
+    iterations, or ``max_step_scope_bytes`` bytes of tensors held by the step
+    scopes it keeps for the backward pass (an ``is_test`` loop keeps none). A
+    loop built with ``While(cond, max_iterations=..., max_step_scope_bytes=...)``
+    has its own limits (the op's attributes; 0 means these defaults).
+
+    >>> old = WHILE_LIMITS.set(max_iterations=1_000_000)    # for a long loop
+    >>> old
+    {'max_iterations': 100000, 'max_step_scope_bytes': 1073741824}
+    >>> _ = WHILE_LIMITS.set(**old)
+    """
+
+    __slots__ = ("max_iterations", "max_step_scope_bytes")
+
+    def __init__(self, max_iterations, max_step_scope_bytes):
+        self.set(max_iterations=max_iterations, max_step_scope_bytes=max_step_scope_bytes)
+
+    def set(self, max_iterations=None, max_step_scope_bytes=None):
+        """Change the limits given (positive whole numbers); return all the old ones."""
+        old = {name: getattr(self, name, None) for name in self.__slots__}
+        for name, value in (("max_iterations", max_iterations),
+                            ("max_step_scope_bytes", max_step_scope_bytes)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+                raise ValueError(f"WHILE_LIMITS.{name}: expected a positive int, got {value!r}")
+            setattr(self, name, int(value))
+        return old
+
+    def __repr__(self):
+        return (f"WhileLimits(max_iterations={self.max_iterations}, "
+                f"max_step_scope_bytes={self.max_step_scope_bytes})")
+
+
+# A trivial body runs about 70,000 iterations a CPU second, so an endless one stops in about a
+# second; 1 GiB of step scopes stops a big body long before the machine runs out of memory.
+WHILE_LIMITS = WhileLimits(max_iterations=100_000, max_step_scope_bytes=1 << 30)
+
+
 def _while(ctx):
     attrs = ctx.attrs
     cond = ctx.input_names("Condition")[0]
     scopes = _scopes_var(ctx, "StepScopes").set_value(StepScopes())
     carried = [n for n in ctx.output_names("Out") if n != cond]
-    step = 0
+    max_steps = attrs["max_iterations"] or WHILE_LIMITS.max_iterations
+    max_bytes = attrs["max_step_scope_bytes"] or WHILE_LIMITS.max_step_scope_bytes
+    step = held = 0
     while scalar_condition(ctx, cond, "while"):
-        if step >= attrs["max_iterations"]:
-            raise RuntimeError(
-                f"while: condition '{cond}' is still true after {step} iterations; does the "
-                "loop body update it? (raise the op's max_iterations attribute for longer loops)")
+        if step >= max_steps:
+            raise _runaway(ctx, f"max_iterations={max_steps} is reached", step, held)
         starts = {} if attrs["is_test"] else _values(ctx, carried)
         kid = ctx.scope.new_scope(label=f"step {step}")
         ctx.run_block(attrs["sub_block"], kid)
+        step += 1
         if attrs["is_test"]:
             kid.destroy()
-        else:
-            for name, array in starts.items():   # the step's inputs, for the backward pass
-                if kid.find_local_var(name) is None:
-                    kid.var(name).get_tensor().hold(array, ctx.place)
-            scopes.append(kid)
-        step += 1
+            continue
+        for name, array in starts.items():   # the step's inputs, for the backward pass
+            if kid.find_local_var(name) is None:
+                kid.var(name).get_tensor().hold(array, ctx.place)
+        scopes.append(kid)
+        held += scope_bytes(kid)
+        if held > max_bytes:
+            raise _runaway(ctx, f"max_step_scope_bytes={_size(max_bytes)} is exceeded", step, held)
+
+
+def _runaway(ctx, what, steps, held):
+    """The OpRunError of a loop stopped by its guard: which loop, which limit, how far."""
+    op, attrs = ctx.op, ctx.attrs
+    where = f"op #{op.index()} 'while' in block {op.block.idx}" if hasattr(op, "block") else "'while'"
+    site = op.site() if hasattr(op, "site") else "an unknown line"
+    cond = ctx.input_names("Condition")[0]
+    return OpRunError(
+        f"while loop ({where}, body block {attrs['sub_block']}) stopped: its condition '{cond}' "
+        f"is still true after {steps} iterations, and {what} (its step scopes hold "
+        f"{_size(held)}). Does the body update the condition? For a longer loop, raise the "
+        "limit: While(cond, max_iterations=..., max_step_scope_bytes=...) for this loop, or "
+        f"paddle_nb.layers.WHILE_LIMITS.set(...) for every loop\n  loop built at {site}")
+
+
+def _size(nbytes):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit} ({nbytes} bytes)"
+    return f"{nbytes} bytes"
+
+
+def scope_bytes(scope):
+    """The bytes of the tensors that ``scope`` and its kids hold (a frame counts what its
+    block made; a list holder, such as a tensor array, counts each tensor in it)."""
+    frame, own, _ = scope.frame_state()
+    total = frame.nbytes if frame is not None else 0
+    for name in own:
+        holder = scope.find_local_var(name).holder
+        if isinstance(holder, LoDTensor):
+            total += holder.data.nbytes if holder.data is not None else 0
+        elif isinstance(holder, list) and not isinstance(holder, StepScopes):
+            total += sum(t.data.nbytes for t in holder
+                         if isinstance(t, LoDTensor) and t.data is not None)
+    for kid in scope.kids:
+        total += scope_bytes(kid)
+    return total
 
 
 def _values(ctx, names):
@@ -252,8 +357,15 @@ def _while_grad_maker(g):
                     "inner_grads": [inner.get(x, "") for x in xs]})]
 
 
+def _non_negative(value):
+    return None if value >= 0 else "must be >= 0 (0: the WHILE_LIMITS default)"
+
+
 WHILE_ATTRS = {"sub_block": Attr("block"), "is_test": Attr("bool", False),
-               "max_iterations": Attr("long", 1_000_000, comment="guard against endless loops"),
+               "max_iterations": Attr("long", 0, _non_negative,
+                                      comment="paddle_nb's guard; 0: WHILE_LIMITS.max_iterations"),
+               "max_step_scope_bytes": Attr("long", 0, _non_negative,
+                                            comment="paddle_nb's guard; 0: WHILE_LIMITS's"),
                "skip_eager_deletion_vars": Attr("strs", [])}
 register(OpDef(
     "while", inputs=[Slot("X", duplicable=True, dispensable=True), "Condition"],

@@ -1,7 +1,8 @@
 """Convolution over NCHW images: ``conv2d`` and ``depthwise_conv2d`` with their grads.
 
 conv2d turns the windows of the padded input into columns (im2col, a strided
-view copied once) and multiplies them by the filter, one GEMM per group. Its
+view copied once into a work array reused across runs) and multiplies them by
+the filter, one GEMM per image and group. Its
 grad runs the same two pieces backwards: the filter's gradient is one GEMM of
 the output gradient with the columns, the input's gradient multiplies back by
 the filter and adds the columns into place (col2im). These three functions
@@ -15,7 +16,7 @@ from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 from paddle_nb.ops.window import (WINDOW_ATTRS, add_windows, both, from_nchw, from_nchw_shape,
                                   nchw_shape, out_hw, out_size, pad, pair_check, positive,
-                                  rank4, resolve_padding, to_nchw, windows)
+                                  rank4, resolve_padding, scratch, to_nchw, windows)
 
 __all__ = ["out_size", "resolve_padding", "CONV_ATTRS", "conv_forward", "conv_filter_grad",
            "conv_input_grad", "check_groups"]
@@ -30,20 +31,28 @@ CONV_ATTRS = {
 # ---- the three GEMMs (NCHW arrays; pads, dil already resolved) ----
 
 def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
-    """Columns (N, G, C/G*kh*kw, OH*OW) of padded ``x``: one copy, of the windows."""
-    cols = windows(xp, pad(xp, x, pads), k_hw, strides, dil, o_hw)
-    return cols.reshape(x.shape[0], groups, -1, o_hw[0] * o_hw[1])
+    """Columns (N, G, C/G*kh*kw, OH*OW) of padded ``x``: the windows copied once into a
+    reused work array, or x itself for a 1x1 stride-1 filter (its columns are its pixels)."""
+    n, p = x.shape[0], o_hw[0] * o_hw[1]
+    if tuple(k_hw) == (1, 1) and tuple(strides) == (1, 1) and not any(pads):
+        return x.reshape(n, groups, -1, p)
+    view = windows(xp, pad(xp, x, pads, reuse=True), k_hw, strides, dil, o_hw)
+    cols = scratch(xp, view.shape, x.dtype)
+    xp.copyto(cols, view)
+    return cols.reshape(n, groups, -1, p)
 
 
 def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
-    """y[n, m] = sum over m's group of w[m] * windows of x: (N, M, OH, OW)."""
+    """y[n, m] = sum over m's group of w[m] * windows of x: (N, M, OH, OW), one GEMM per image
+    and group."""
     cols = _columns(xp, x, w.shape[2:], strides, pads, dil, o_hw, groups)
     wg = w.reshape(groups, w.shape[0] // groups, -1)
     return xp.matmul(wg, cols).reshape((x.shape[0], w.shape[0]) + tuple(o_hw))
 
 
 def conv_filter_grad(xp, x, dy, w_shape, strides, pads, dil, groups):
-    """dL/dw for y = conv(x, w): one GEMM of dy with x's columns, summed over the batch."""
+    """dL/dw for y = conv(x, w): one GEMM of dy with x's columns per image, summed over the
+    batch (a single (M, N*P) x (N*P, K) GEMM is slower: its long inner dimension)."""
     o_hw = tuple(dy.shape[2:])
     cols = _columns(xp, x, w_shape[2:], strides, pads, dil, o_hw, groups)
     dyg = dy.reshape(dy.shape[0], groups, w_shape[0] // groups, -1)
@@ -53,22 +62,29 @@ def conv_filter_grad(xp, x, dy, w_shape, strides, pads, dil, groups):
 def conv_input_grad(xp, dy, w, x_hw, strides, pads, dil, groups):
     """dL/dx for y = conv(x, w), x of spatial size ``x_hw``: w^T times dy, then col2im.
 
-    The padded image is made just big enough for every window; rows and columns
-    past the last window (when the stride skips them) get no gradient.
+    col2im adds kh * kw blocks into the image; it runs with the batch as the *last*
+    axis, so that each block's rows are long contiguous runs (OW * N values at stride
+    1) instead of OW-long pieces. The filter's rows go in (kh, kw, C/G) order so the
+    GEMM leaves each kernel position's block contiguous. The padded image is just big
+    enough for every window; rows and columns the stride skips get no gradient.
     """
     n, o_hw = dy.shape[0], tuple(dy.shape[2:])
-    c = w.shape[1] * groups
-    wg = w.reshape(groups, w.shape[0] // groups, -1)
-    dyg = dy.reshape(n, groups, w.shape[0] // groups, -1)
-    if wg.shape[1] == 1:    # one output channel per group (depthwise): an outer product
-        dcols = wg.transpose(0, 2, 1) * dyg
+    m, cg, kh, kw = w.shape
+    mg = m // groups
+    wt = w.reshape(groups, mg, cg, kh * kw).transpose(0, 3, 2, 1).reshape(groups, -1, mg)
+    dyl = xp.ascontiguousarray(dy.transpose(1, 2, 3, 0)).reshape(groups, mg, -1)
+    if mg == 1:    # one output channel per group (depthwise): an outer product
+        dcols = wt * dyl
     else:
-        dcols = xp.matmul(wg.transpose(0, 2, 1), dyg)
-    dcols = dcols.reshape((n, c) + tuple(w.shape[2:]) + o_hw)
+        dcols = xp.matmul(wt, dyl)
+    dcols = dcols.reshape((groups, kh, kw, cg) + o_hw + (n,))
     full = [x_hw[i] + pads[2 * i] + pads[2 * i + 1] for i in range(2)]
-    dx = xp.zeros((n, c, full[0], full[1]), dtype=dy.dtype)
-    dx = add_windows(dx, dcols, strides, dil, o_hw)
-    return dx[:, :, pads[0]:pads[0] + x_hw[0], pads[2]:pads[2] + x_hw[1]]
+    dx = xp.zeros((groups, cg, full[0], full[1], n), dtype=dy.dtype)
+    add_windows(dx.transpose(0, 1, 4, 2, 3), lambda i, j: dcols[:, i, j].transpose(0, 1, 4, 2, 3),
+                (kh, kw), strides, dil, o_hw)
+    dx = dx[:, :, pads[0]:pads[0] + x_hw[0], pads[2]:pads[2] + x_hw[1]]
+    return xp.ascontiguousarray(dx.reshape((groups * cg,) + tuple(x_hw) + (n,))
+                                .transpose(3, 0, 1, 2))
 
 
 # ---- conv2d and depthwise_conv2d ----

@@ -60,8 +60,11 @@ def _merge(ctx, x, mask, in_true, in_false, *, level):
     xp = ctx.xp
     m = _mask(xp, mask)
     ref = in_true if in_true is not None else in_false
-    if ref is None:
-        raise ValueError("neither branch produced a value (InTrue and InFalse are empty)")
+    if ref is None:     # (an IfElse gives an empty branch [0, ...] rows when it knows the shape)
+        raise ValueError(f"merge_lod_tensor: neither InTrue nor InFalse has a value (Mask has "
+                         f"{m.shape[0]} rows); expected the branches to have run, or their "
+                         "outputs to be declared [-1, known sizes...] so that an empty branch "
+                         "yields 0 rows")
     out = xp.zeros((m.shape[0],) + tuple(ref.shape[1:]), dtype=ref.dtype)
     if in_true is not None and in_true.shape[0]:
         out[m] = in_true

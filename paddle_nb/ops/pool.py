@@ -3,11 +3,13 @@
 A pooling op takes the max or the mean of each window (window.py). Fixed
 windows are walked one kernel position at a time: each position sees a
 strided view of the padded input (padded with -inf for max, so padding never
-wins), and the max or sum runs over the kh * kw views. *Adaptive* windows tile the input into a given output
+wins), and the max or sum runs over the kh * kw views; a window that is the
+whole image is one reduction. *Adaptive* windows tile the input into a given output
 size: window i covers [floor(i*H/OH), ceil((i+1)*H/OH)), so neighbours may
 overlap by a row and sizes may differ by one. Their mean is two small matrix
 products (rows, then columns); their max gathers the windows, padded to the
-longest by repeating each window's last index. ``max_pool2d_with_index`` (what
+longest by repeating each window's last index. Max pooling's gradient goes to
+the first pixel of each window that equals Out. ``max_pool2d_with_index`` (what
 ``AdaptiveMaxPool2D`` and ``max_pool2d(return_mask=True)`` write) also returns
 where each max came from (h * W + w, int32); its grad sends the output
 gradient back there. Ties go to the first max in row-major order, as in Paddle.
@@ -38,7 +40,8 @@ def _pool_plan(shape, ksize, strides, paddings, global_pooling, adaptive, ceil_m
     if adaptive:
         return tuple(ksize), (0, 0, 0, 0), tuple(ksize)
     pads, _ = resolve_padding(hw, ksize, strides, paddings, (1, 1), algorithm)
-    return tuple(ksize), pads, out_hw(hw, ksize, strides, pads, ceil_mode=ceil_mode, what="X")
+    return tuple(ksize), pads, out_hw(hw, ksize, strides, pads, ceil_mode=ceil_mode, what="X",
+                                      truncate=True)
 
 
 def _lowest(xp, dtype):
@@ -121,8 +124,10 @@ def _adaptive_pool_grad(xp, x, dout, pooling_type):
 # ---- fixed windows ----
 
 def _padded(xp, x, k, strides, pads, o_hw, pooling_type):
+    """x padded for the windows, in the reused "pad" work array (every caller here reads it
+    before returning, and returns none of it)."""
     full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
-    return pad(xp, x, full, _lowest(xp, x.dtype) if pooling_type == "max" else 0)
+    return pad(xp, x, full, _lowest(xp, x.dtype) if pooling_type == "max" else 0, reuse=True)
 
 
 def _fixed_max(xp, x, k, strides, pads, o_hw):
@@ -144,8 +149,40 @@ def _fixed_max(xp, x, k, strides, pads, o_hw):
     return best, rows * x.shape[3] + cols
 
 
+def _tiles(x, k, strides, pads, o_hw):
+    """x as (N, C, OH, kh, OW, kw) when the windows tile it exactly (stride == kernel, no
+    padding, sizes multiples of the kernel): a reshape, no copy. Else None."""
+    if (tuple(strides) != tuple(k) or any(pads) or x.shape[2] != o_hw[0] * k[0]
+            or x.shape[3] != o_hw[1] * k[1]):
+        return None
+    return x.reshape(tuple(x.shape[:2]) + (o_hw[0], k[0], o_hw[1], k[1]))
+
+
+def _tile_pool(xp, t6, pooling_type):
+    """Max or mean of tiles: first across the kh rows of each tile (whole image rows, long
+    contiguous runs), then across the kw columns of the (N, C, OH, OW, kw) result."""
+    op = xp.maximum if pooling_type == "max" else xp.add
+    rows = t6[:, :, :, 0].copy()
+    for i in range(1, t6.shape[3]):
+        op(rows, t6[:, :, :, i], out=rows)
+    out = rows[..., 0].copy()
+    for j in range(1, t6.shape[5]):
+        op(out, rows[..., j], out=out)
+    return out if pooling_type == "max" else out / t6.dtype.type(t6.shape[3] * t6.shape[5])
+
+
 def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
-    """Running max or sum over the kernel positions' views, then the mean's divisor."""
+    """Running max or sum over the kernel positions' views, then the mean's divisor.
+
+    A single window covering the whole image (global pooling) is one reduction, and
+    windows that tile the image (stride == kernel) are a reshape (:func:`_tile_pool`)."""
+    if tuple(o_hw) == (1, 1) and tuple(k) == tuple(x.shape[2:]) and not any(pads):
+        if pooling_type == "max":
+            return x.max(axis=(2, 3), keepdims=True)
+        return x.mean(axis=(2, 3), keepdims=True, dtype=x.dtype)
+    t6 = _tiles(x, k, strides, pads, o_hw)
+    if t6 is not None:
+        return _tile_pool(xp, t6, pooling_type)
     out = None
     padded = _padded(xp, x, k, strides, pads, o_hw, pooling_type)
     for _, _, view in window_slices(padded, k, strides, (1, 1), o_hw):
@@ -161,13 +198,43 @@ def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
 
 
 def _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive):
-    """Spread each output's gradient evenly over its window (col2im of a broadcast)."""
+    """Spread each output's gradient evenly over its window: the same block added at
+    every kernel position (col2im of a broadcast, never materialized); for tiles, one
+    broadcast copy."""
     n, c, h, w = x.shape
     full = _full_pads((h, w), k, strides, pads, o_hw)
     g = dout / _avg_divisor(xp, (h, w), k, strides, pads, o_hw, exclusive, x.dtype)
-    cols = xp.broadcast_to(g[:, :, None, None], (n, c) + tuple(k) + tuple(o_hw))
+    t6 = _tiles(x, k, strides, pads, o_hw)
+    if t6 is not None:
+        return xp.broadcast_to(g[:, :, :, None, :, None], t6.shape).reshape(x.shape)
     dx = xp.zeros((n, c, h + full[0] + full[1], w + full[2] + full[3]), dtype=x.dtype)
-    dx = add_windows(dx, cols, strides, (1, 1), o_hw)
+    dx = add_windows(dx, lambda i, j: g, k, strides, (1, 1), o_hw)
+    return dx[:, :, full[0]:full[0] + h, full[2]:full[2] + w]
+
+
+def _fixed_max_grad(xp, x, out, dout, k, strides, pads, o_hw):
+    """Each output's gradient to its window's first max, found from Out (no argmax pass).
+
+    Kernel positions are visited in row-major order, carrying the gradient not yet
+    given: a position takes it where its pixel equals Out, and what it took is
+    subtracted (r - r * 1 is exactly 0), so ties go to the first max, as in Paddle.
+    """
+    padded = _padded(xp, x, k, strides, pads, o_hw, "max")
+    full = _full_pads(x.shape[2:], k, strides, pads, o_hw)
+    dx = xp.zeros(padded.shape, dtype=dout.dtype)
+    left, took = dout.copy(), xp.empty_like(dout)
+    last, disjoint = k[0] * k[1] - 1, strides[0] >= k[0] and strides[1] >= k[1]
+    for p, ((_, _, view), (_, _, dview)) in enumerate(zip(
+            window_slices(padded, k, strides, (1, 1), o_hw),
+            window_slices(dx, k, strides, (1, 1), o_hw))):
+        xp.multiply(left, view == out, out=took)
+        if disjoint:        # windows that do not overlap: each pixel written once
+            dview[...] = took
+        else:
+            dview += took
+        if p < last:
+            left -= took
+    h, w = x.shape[2:]
     return dx[:, :, full[0]:full[0] + h, full[2]:full[2] + w]
 
 
@@ -209,7 +276,7 @@ def _pool_grad_kernel(ctx, x, out, dout, *, strides, paddings, padding_algorithm
     if adaptive and not global_pooling:
         dx = _adaptive_pool_grad(xp, x, dout, pooling_type)
     elif pooling_type == "max":
-        dx = _scatter_to_index(xp, _fixed_max(xp, x, k, strides, pads, o_hw)[1], dout, x.shape)
+        dx = _fixed_max_grad(xp, x, to_nchw(out, data_format), dout, k, strides, pads, o_hw)
     else:
         dx = _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive)
     return from_nchw(dx, data_format).astype(x.dtype, copy=False)

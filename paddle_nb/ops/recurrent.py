@@ -11,6 +11,7 @@ first, passing each memory's gradient back one step at a time.
 """
 
 from paddle_nb.core.scope import StepScopes
+from paddle_nb.errors import ScopeDestroyedError
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, register
 
@@ -22,16 +23,28 @@ def _order(n, reverse):
 
 
 def _sequence_length(ctx, names):
-    lengths = {n: ctx.tensor(n).array().shape[0] for n in names}
-    if len(set(lengths.values())) > 1:
+    shapes = {n: tuple(ctx.tensor(n).array().shape) for n in names}
+    if not shapes:
+        raise ValueError("recurrent: expected at least one step input")
+    lengths = {n: s[0] if s else None for n, s in shapes.items()}
+    if len(set(lengths.values())) > 1 or None in lengths.values():
         raise ValueError("recurrent: step inputs must share their first (time) dimension, got "
                          + ", ".join(f"{n}: {t}" for n, t in lengths.items()))
-    if not lengths:
-        raise ValueError("recurrent: expected at least one step input")
-    return next(iter(lengths.values()))
+    steps = next(iter(lengths.values()))
+    if steps == 0:    # no step: no output to stack (PaddlePaddle's leaves them unset)
+        raise ValueError(
+            "recurrent: the step inputs have 0 time steps ("
+            + ", ".join(f"{n}: {list(s)}" for n, s in shapes.items())
+            + "); a StaticRNN runs its step block once per step: expected sequences of at "
+            "least one step, laid out [T, batch, ...]")
+    return steps
 
 
-def local_array(scope, name, what):
+def _local_array(scope, name, what):
+    if not scope.is_alive():   # a listener, a kernel or another thread destroyed it mid-run
+        raise ScopeDestroyedError(
+            f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
+            "ran (by a listener, a kernel or another thread)")
     array = scope.local_array(name)
     if array is None:
         raise ValueError(f"recurrent: the step block did not compute {what} '{name}'")
@@ -58,14 +71,14 @@ def _recurrent(ctx):
             if previous is None:
                 values[pre] = boot
                 continue
-            value = local_array(previous, state, "memory")
+            value = _local_array(previous, state, "memory")
             if value.shape != boot.shape:
                 raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
                                  f"but its update '{state}' has shape {value.shape}")
             values[pre] = value
         ctx.run_block(attrs["sub_block"], kid, values, same_outer=True)
         for name in outputs:
-            collected[name][t] = local_array(kid, name, "step output")
+            collected[name][t] = _local_array(kid, name, "step output")
         scopes.append(kid)
         previous = kid
     for name in outputs:

@@ -4,16 +4,20 @@ A 2-D window op slides a kh x kw window (its taps spaced by ``dilations``,
 moved by ``strides``) over an image padded by ``paddings`` ([h, w] or
 [top, bottom, left, right]; ``padding_algorithm`` "SAME" or "VALID" computes
 them instead). The windows of an NCHW image are one strided *view*
-(:func:`windows`, no copy); putting window values back (col2im) is
-:func:`add_windows`, one strided slice per kernel position. Shape rules use
+(:func:`windows`, no copy), copied once into a reused work array
+(:func:`scratch`) when a GEMM needs columns; putting window values back (col2im)
+is :func:`add_windows`, one strided slice per kernel position. Shape rules use
 the same arithmetic as kernels, with -1 (unknown) staying unknown.
 """
+
+import threading
 
 from paddle_nb.ops.registry import Attr, fail
 
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
-           "rank4", "windows", "pad", "window_slices", "add_windows", "adaptive_bounds"]
+           "rank4", "windows", "pad", "scratch", "window_slices", "add_windows",
+           "adaptive_bounds"]
 
 
 # ---- attribute checks ----
@@ -49,16 +53,22 @@ WINDOW_ATTRS = {
 
 # ---- sizes and paddings (-1 = unknown stays unknown) ----
 
-def out_size(size, k, stride, pad0, pad1, dilation=1, ceil_mode=False):
+def out_size(size, k, stride, pad0, pad1, dilation=1, ceil_mode=False, truncate=False):
     """Output length of a window sliding over ``size``.
+
+    ``truncate`` divides as C++ does (toward zero), as PaddlePaddle's pool2d does: a window
+    larger than the (padded) input then still gives one output, over the part that exists.
 
     >>> out_size(5, 3, 2, 1, 1), out_size(5, 2, 2, 0, 0, ceil_mode=True), out_size(-1, 3, 1, 0, 0)
     (3, 3, -1)
+    >>> out_size(2, 3, 2, 0, 0), out_size(2, 3, 2, 0, 0, truncate=True)
+    (0, 1)
     """
     if size < 0:
         return -1
-    span = size + pad0 + pad1 - (dilation * (k - 1) + 1)
-    return (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    span = size + pad0 + pad1 - (dilation * (k - 1) + 1) + (stride - 1 if ceil_mode else 0)
+    steps = -(-span // stride) if truncate and span < 0 else span // stride
+    return steps + 1
 
 
 def resolve_padding(hw, ksize, strides, paddings, dilations, algorithm):
@@ -81,10 +91,11 @@ def resolve_padding(hw, ksize, strides, paddings, dilations, algorithm):
     return tuple(pads), tuple(dilations)
 
 
-def out_hw(hw, ksize, strides, pads, dilations=(1, 1), ceil_mode=False, what="Input"):
+def out_hw(hw, ksize, strides, pads, dilations=(1, 1), ceil_mode=False, what="Input",
+           truncate=False):
     """(OH, OW) of the windows; fails, naming ``what``, when an image is too small."""
     out = tuple(out_size(hw[i], ksize[i], strides[i], pads[2 * i], pads[2 * i + 1],
-                         dilations[i], ceil_mode) for i in range(2))
+                         dilations[i], ceil_mode, truncate) for i in range(2))
     if any(size >= 0 and o <= 0 for size, o in zip(hw, out)):
         fail(f"{what} of spatial size {tuple(hw)} is too small for a {tuple(ksize)} window with "
              f"paddings {pads}, dilations {tuple(dilations)}: the output would be {out}")
@@ -131,15 +142,50 @@ def windows(xp, x, ksize, strides, dilations, out_hw):
     return xp.lib.stride_tricks.as_strided(x, shape, steps)
 
 
-def pad(xp, x, pads, value=0):
+def pad(xp, x, pads, value=0, reuse=False):
+    """x with its last two axes padded by (top, bottom, left, right), filled with ``value``.
+
+    A filled array with x written into its middle: cheaper than ``xp.pad``'s general
+    machinery. ``reuse=True`` writes into the "pad" :func:`scratch` array, for a caller
+    that consumes the result before returning (im2col).
+    """
     if not any(pads):
         return x
-    width = ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3]))
-    return xp.pad(x, width, mode="constant", constant_values=value)
+    h, w = x.shape[-2:]
+    shape = x.shape[:-2] + (h + pads[0] + pads[1], w + pads[2] + pads[3])
+    if reuse:
+        out = scratch(xp, shape, x.dtype, "pad")
+        out.fill(value)
+    else:
+        out = xp.full(shape, value, x.dtype)
+    out[..., pads[0]:pads[0] + h, pads[2]:pads[2] + w] = x
+    return out
+
+
+_SCRATCH = threading.local()
+
+
+def scratch(xp, shape, dtype, slot="cols"):
+    """A work array of ``shape`` reused across calls (one per thread, array module and slot).
+
+    im2col columns are big (kh * kw times the image) and die at the end of the kernel;
+    allocating them afresh costs page faults on every run. Only one caller may hold a
+    slot at a time: take it, fill it, use it, and do not return it.
+    """
+    size = 1
+    for d in shape:
+        size *= int(d)
+    nbytes = size * dtype.itemsize        # dtype: an array's .dtype (NumPy's, also on CuPy)
+    bufs = _SCRATCH.__dict__.setdefault("bufs", {})
+    key = (xp.__name__, slot)
+    buf = bufs.get(key)
+    if buf is None or buf.nbytes < nbytes:
+        buf = bufs[key] = xp.empty(max(nbytes, 1), dtype=xp.uint8)
+    return buf[:nbytes].view(dtype).reshape(shape)
 
 
 def window_slices(x, ksize, strides, dilations, out_hw):
-    """For each kernel position (i, j): the strided view (N, C, OH, OW) of the pixels it sees.
+    """For each kernel position (i, j): the strided view (..., OH, OW) of the pixels it sees.
 
     Looping over the kh * kw positions (never over windows) keeps each step a
     whole-array operation: pooling is a running max or sum of these views.
@@ -148,17 +194,18 @@ def window_slices(x, ksize, strides, dilations, out_hw):
     for i in range(ksize[0]):
         for j in range(ksize[1]):
             h0, w0 = i * dilations[0], j * dilations[1]
-            yield i, j, x[:, :, h0:h0 + sh * (oh - 1) + 1:sh, w0:w0 + sw * (ow - 1) + 1:sw]
+            yield i, j, x[..., h0:h0 + sh * (oh - 1) + 1:sh, w0:w0 + sw * (ow - 1) + 1:sw]
 
 
-def add_windows(dst, cols, strides, dilations, out_hw):
-    """col2im: add cols (N, C, kh, kw, OH, OW) back into the padded image ``dst``, in place.
+def add_windows(dst, block, ksize, strides, dilations, out_hw):
+    """col2im: add ``block(i, j)`` (..., OH, OW) into the padded image ``dst``, in place.
 
     One strided slice per kernel position (kh * kw of them), each adding a whole
-    (N, C, OH, OW) block: the overlaps of neighbouring windows add up.
+    block: the overlaps of neighbouring windows add up. ``block`` is a function so
+    that callers lay their columns out as suits them (contiguous per position).
     """
-    for i, j, view in window_slices(dst, cols.shape[2:4], strides, dilations, out_hw):
-        view += cols[:, :, i, j]
+    for i, j, view in window_slices(dst, ksize, strides, dilations, out_hw):
+        view += block(i, j)
     return dst
 
 

@@ -5,7 +5,8 @@ Three panes in one widget, kept up to date in place (display it once):
 - the block tree: every block with its parent, op and variable counts;
   clicking a block selects it;
 - the selected block's dataflow graph (``viz.graph``; DOT text where no
-  Graphviz layout engine is installed);
+  Graphviz layout engine is installed); a click on a folded node ("3 x 16
+  ops") opens it, as ``graph(block, expand=[its id])`` would;
 - the scope hierarchy of the last run, taken just before the executor
   destroyed the run's scopes: every variable's state, shape, dtype, place
   and bytes, with what changed since the previous run marked.
@@ -57,6 +58,7 @@ class Dashboard(PaddleWidget):
     blocks = traitlets.List().tag(sync=True)      # [{idx, parent, ops, vars, op_types, change}]
     selected_block = traitlets.Int(0).tag(sync=True)
     graphs = traitlets.Dict().tag(sync=True)      # "idx" -> {block, svg, dot, hint}
+    expanded = traitlets.Dict().tag(sync=True)    # "idx" -> ids of the folded nodes opened
     scopes = traitlets.Dict().tag(sync=True)      # the scope tree, each var with its change
     declared = traitlets.List().tag(sync=True)    # names declared in the program, in no scope
     changes = traitlets.List().tag(sync=True)     # [{path, name, what, before, after}]
@@ -89,7 +91,7 @@ class Dashboard(PaddleWidget):
             blocks.append({"idx": block.idx, "parent": block.parent_idx, "ops": n,
                            "vars": len(block.vars), "op_types": [op.type for op in block.ops],
                            "change": change})
-            graphs[str(block.idx)] = _picture(block)
+            graphs[str(block.idx)] = _picture(block, self.expanded.get(str(block.idx), ()))
             self._op_counts[block.idx] = n
         with self.hold_sync():
             self.blocks = jsonable(blocks)
@@ -98,6 +100,17 @@ class Dashboard(PaddleWidget):
                 self.selected_block = 0
             self.program_version = self.program.version
         return True
+
+    @traitlets.observe("expanded")
+    def _redraw_opened(self, change):
+        """A folded node was clicked open (or the folds reset): redraw the blocks it changed."""
+        old, new = change["old"] or {}, change["new"] or {}
+        graphs = dict(self.graphs)
+        for key in dict.fromkeys(list(old) + list(new)):
+            if old.get(key) != new.get(key) and key.isdigit() and \
+                    int(key) < self.program.num_blocks:
+                graphs[key] = _picture(self.program.block(int(key)), new.get(key, ()))
+        self.graphs = jsonable(graphs)
 
     # -- the scope pane ---------------------------------------------------------------------------
     def _show_live_scope(self):
@@ -205,9 +218,9 @@ class Dashboard(PaddleWidget):
         super().close()
 
 
-def _picture(block):
+def _picture(block, expand=()):
     try:
-        return graph_picture(block)
+        return graph_picture(block, expand)
     except Exception as err:          # a drawing bug must not break the dashboard
         return {"block": block.idx, "svg": "", "dot": str(block),
                 "hint": f"the graph could not be drawn ({type(err).__name__}: {err})"}

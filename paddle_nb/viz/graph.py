@@ -17,14 +17,13 @@ from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
-from paddle_nb.viz.fold import Folds, node_id
+from paddle_nb.viz.fold import Folds, name_prefix, node_id
+from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, fmt_shape, page
 
-__all__ = ["graph", "var_kind", "DEFAULT_MAX_OPS"]
+__all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
-DEFAULT_MAX_OPS = 60
-OWNS_COLOUR = "#674ea7"
-UPDATE_COLOUR = "#38761d"
+DEFAULT_MAX_NODES = 60
 GRAPH_ATTR = {"compound": "true", "rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
               "fontname": "Helvetica", "fontsize": "10"}
 # Above this many nodes, bound dot's network-simplex passes (nslimit): with long edges (a
@@ -35,14 +34,17 @@ NODE_ATTR = {"fontname": "Helvetica", "fontsize": "10", "height": "0.3", "margin
 EDGE_ATTR = {"arrowsize": "0.6", "color": "#555555", "fontname": "Helvetica", "fontsize": "8"}
 
 
-def graph(block_or_program, collapse=None, max_ops=DEFAULT_MAX_OPS):
+def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=()):
     """The dataflow graph of a Program (every block) or of one Block (and its sub-blocks).
 
-    ``collapse`` folds parts into single nodes: ``"blocks"`` (each sub-block one node),
-    ``"prefix"`` (the ops of one layer, ``fc_0.*``, per role), ``"repeats"`` (runs of
-    identical layers), glob patterns such as ``"fc_0.*"``, or a list of these. ``None``
-    folds only when more than ``max_ops`` ops would be drawn (prefix, then repeats, then
-    blocks, until it fits); ``False`` never folds. Returns a ``graphviz.Digraph``.
+    ``collapse`` folds parts into single nodes (see ``viz/fold.py``): ``"repeats"``
+    (consecutive copies of the same wiring: ResNet blocks, layers, loop steps), ``"params"``
+    (parameters into their op's label), ``"temps"`` (intermediates drawn as edges),
+    ``"prefix"`` (the ops of one layer, ``fc_0.*``, per role), ``"segments"``, ``"blocks"``
+    (each sub-block one node), glob patterns such as ``"fc_0.*"``, or a list of these.
+    ``None`` folds only while more than ``max_nodes`` nodes would be drawn, in that order;
+    ``False`` never folds. ``expand`` lists ids of folded nodes to draw open (the id is in
+    each folded node's tooltip, ``repeat-b0-12``). Returns a ``graphviz.Digraph``.
 
     >>> import paddle_nb as pd
     >>> prog = pd.Program()
@@ -61,8 +63,8 @@ def graph(block_or_program, collapse=None, max_ops=DEFAULT_MAX_OPS):
         raise TypeError(f"graph: expected a Program or a Block, got "
                         f"{type(block_or_program).__name__}")
     blocks = _drawn_blocks(program, root)
-    folds = Folds(program, blocks)
-    note = folds.apply(collapse, max_ops)
+    folds = Folds(program, blocks, expand)
+    note = folds.apply(collapse, max_nodes)
     name = "program" if root is None else f"block_{root.idx}"
     dot = _graph_class(graphviz)(name=name, graph_attr=GRAPH_ATTR, node_attr=NODE_ATTR,
                                  edge_attr=EDGE_ATTR)
@@ -153,48 +155,30 @@ def _type_text(var):
     return f"{dtype}{fmt_shape(var.shape)}{lod}"
 
 
-class _Drawing:
+class _Drawing(EdgeDrawing):
     """Turns blocks (and the folds chosen for them) into DOT nodes, clusters and edges."""
 
     def __init__(self, program, blocks, folds):
         self.program, self.blocks, self.folds = program, blocks, folds
         self.drawn = {b.idx for b in blocks}
-        self.touch = {}         # (decl block idx, name) -> ([writer op keys], [reader op keys])
-        self.vars = {}          # (decl block idx, name) -> framework Variable
+        self.touch, self.vars = folds.touch, folds.vars   # who writes and reads each variable
+        self.resolve = folds.resolve
         self.nodes = {}         # node id -> data-* attributes, for svg_of
         self.edges = {}         # (tail, head) -> edge facts, merged
         self.extra = []         # (tail, head, attrs): ownership ties and step links
         self.heads = {}         # block idx -> a node inside its cluster (for lhead ties)
-        for b in blocks:
-            for name, var in b.vars.items():
-                self.vars[(b.idx, name)] = var
-            for k, op in enumerate(b.ops):
-                for slot, names in ((1, op.input_arg_names), (0, op.output_arg_names)):
-                    for name in dict.fromkeys(names):
-                        vk = self.resolve(b, name)
-                        if vk is not None:
-                            self.touch.setdefault(vk, ([], []))[slot].append((b.idx, k))
 
     # -- naming -------------------------------------------------------------------------------
-    def resolve(self, block, name):
-        var = block.find_var(name)
-        if var is None:
-            return None
-        vk = (var.block.idx, name)
-        self.vars.setdefault(vk, var)
-        return vk
-
     def op_node(self, key):
         return self.folds.unit.get(key) or node_id("op", *key)
 
     def var_node(self, vk):
-        """The node id of a variable, or None when it is folded away."""
-        if vk[0] in self.folds.block_node:
-            return None
-        writers, readers = self.touch.get(vk, ((), ()))
-        if writers and all(self.folds.unit.get(k) for k in list(writers) + list(readers)):
-            return None
-        return node_id("var", *vk)
+        """The node id of a variable, or None when it is folded away or drawn as an edge."""
+        return node_id("var", *vk) if self.folds.var_shown(vk) else None
+
+    def hidden_param(self, vk):
+        """A parameter (or other persistable) written into its ops' labels, not drawn."""
+        return self.vars[vk].persistable and not self.folds.var_shown(vk)
 
     # -- nodes --------------------------------------------------------------------------------
     def emit(self, dot):
@@ -213,7 +197,7 @@ class _Drawing:
         self._ties()
         self._step_links()
         for (tail, head), e in self.edges.items():
-            dot.edge(tail, head, _attributes=_edge_attrs(e))
+            dot.edge(tail, head, _attributes=edge_attrs(e))
         for tail, head, attrs in self.extra:
             dot.edge(tail, head, _attributes=attrs)
 
@@ -246,10 +230,30 @@ class _Drawing:
                     self._unit(c, self.folds.block_node[kid.idx])
                 else:
                     self._cluster(c, kid)
+            self._beside(c, block)
             if not first:
                 first.append(f"anchor-b{idx}")
                 c.node(first[0], "(empty block)", shape="plaintext", fontcolor="#777777")
             self.heads[idx] = first[0]
+
+    def _beside(self, g, block):
+        """Each parameter (a persistable nothing above writes) on the rank of the first op that
+        reads it, beside it: otherwise dot puts every such source node in one row on top. A
+        persistable only written (PaddlePaddle's ``fetch`` list) sits beside its writer."""
+        for name in block.vars:
+            vk = (block.idx, name)
+            var, vid = self.vars[vk], self.var_node(vk)
+            writers, readers = self.touch.get(vk, ((), ()))
+            anchor = readers[0] if readers else (writers[0] if writers else None)
+            if not (vid and var.persistable and anchor) or \
+                    any(w[0] == block.idx and w[1] < anchor[1] for w in writers):
+                continue
+            op = self.op_node(anchor)
+            if anchor[0] == block.idx and op in self.nodes:
+                with g.subgraph() as pair:
+                    pair.attr(rank="same")
+                    pair.node(vid)
+                    pair.node(op)
 
     def _title(self, block):
         if block.idx == 0:
@@ -287,8 +291,26 @@ class _Drawing:
                  "tooltip": _op_tooltip(op, k, role)}
         if owns:
             attrs.update(peripheries="2", color=OWNS_COLOUR)
-        g.node(nid, f"#{k} {op.type}", _attributes=attrs)
+        g.node(nid, f"#{k} {op.type}" + self._params_line([(block.idx, k)]),
+               _attributes=attrs)
         self.nodes[nid] = {"block": block.idx, "op": k, "op-type": op.type, "role": role}
+
+    def _params_line(self, keys):
+        """``\\nconv2d_0.w_0 [64, 3, 7, 7]`` (or a count) for parameters folded into labels."""
+        names = []
+        for b, k in keys:
+            block = self.program.block(b)
+            for name in block.ops[k].input_arg_names:
+                vk = self.resolve(block, name)
+                if vk and self.hidden_param(vk) and name not in names:
+                    names.append(name)
+        if not names:
+            return ""
+        if len(names) == 1:
+            var = self.vars[self.resolve(self.program.block(keys[0][0]), names[0])]
+            return f"\\n{names[0]} {fmt_shape(var.shape)}" if var.is_tensor() else ""
+        return f"\\n+{len(names)} params ({name_prefix(names[0])}.*" + \
+            (", ...)" if len({name_prefix(n) for n in names}) > 1 else ")")
 
     def _unit(self, g, nid):
         unit = self.folds.units[nid]
@@ -296,89 +318,19 @@ class _Drawing:
         types = list(dict.fromkeys(op.type for op in ops))
         shown = ", ".join(types[:4]) + (", ..." if len(types) > 4 else "")
         roles = list(dict.fromkeys(OpRole.name(op.role) for op in ops))
-        label = f"{unit['title']}\\n{len(ops)} ops: {shown}"
+        first, last = unit["ops"][0][1], unit["ops"][-1][1]
+        where = f"#{first}-#{last}" if unit["kind"] != "block" else f"{len(ops)} ops"
+        count = "" if unit["kind"] == "repeat" else f"{len(ops)} ops: "
+        label = f"{unit['title']}\\n{count}{shown}\\n{where}" + self._params_line(unit["ops"])
         attrs = {"shape": "box3d", "style": "filled", "fillcolor": ROLE_COLOURS[roles[0]],
                  "id": nid, "class": f"fold {unit['kind']} role-{roles[0]}",
-                 "tooltip": f"{unit['title']}: {len(ops)} ops ({', '.join(types)}); "
-                            f"roles {', '.join(roles)}"}
+                 "tooltip": f"{nid}: {unit['title']}, {len(ops)} ops ({', '.join(types)}); "
+                            f"roles {', '.join(roles)}; graph(..., expand=['{nid}']) opens it"}
         if unit["kind"] == "block":
             attrs.update(shape="component", fillcolor="#eeeeee", color=OWNS_COLOUR)
         g.node(nid, label, _attributes=attrs)
-        self.nodes[nid] = {"block": unit["block"], "fold": unit["title"], "ops": len(ops)}
-
-    # -- edges --------------------------------------------------------------------------------
-    def _data_edges(self):
-        for b in self.blocks:
-            for k, op in enumerate(b.ops):
-                node = self.op_node((b.idx, k))
-                for name in dict.fromkeys(op.input_arg_names):
-                    vk = self.resolve(b, name)
-                    if vk is None:
-                        continue
-                    vid = self.var_node(vk)
-                    if vid:
-                        self._edge(vid, node, capture=vk[0] != b.idx)
-                        continue
-                    for w in self.touch[vk][0]:
-                        wid = self.op_node(w)
-                        if wid != node:
-                            self._edge(wid, node, through=name, back=w[0] == b.idx and w[1] > k)
-                for name in dict.fromkeys(op.output_arg_names):
-                    vk = self.resolve(b, name)
-                    vid = vk and self.var_node(vk)
-                    if vid:
-                        readers = self.touch[vk][1]
-                        update = any(r[0] == b.idx and r[1] < k for r in readers)
-                        self._edge(node, vid, capture=vk[0] != b.idx, back=update)
-
-    def _edge(self, tail, head, capture=False, back=False, through=None):
-        e = self.edges.setdefault((tail, head), {"capture": capture, "back": back, "names": []})
-        if through and through not in e["names"]:
-            e["names"].append(through)
-
-    def _ties(self):
-        """A bold edge from each op to the sub-block it owns (to the cluster, via lhead)."""
-        for b in self.blocks:
-            for k, op in enumerate(b.ops):
-                node = self.op_node((b.idx, k))
-                for sub in op.sub_block_ids():
-                    if sub not in self.drawn:
-                        continue
-                    attrs = {"color": OWNS_COLOUR, "penwidth": "2", "label": "sub_block",
-                             "fontcolor": OWNS_COLOUR, "class": "owns"}
-                    folded = self.folds.block_node.get(sub)
-                    if folded is None:
-                        tie = dict(attrs, lhead=f"cluster_b{sub}")
-                        self.extra.append((node, self.heads[sub], tie))
-                    elif folded != node:
-                        self.extra.append((node, folded, attrs))
-
-    def _step_links(self):
-        """A recurrent op's links between outer sequences/states and its step block."""
-        for b in self.blocks:
-            for op in b.ops:
-                sub = op.attr("sub_block") if op.type == "recurrent" else None
-                if sub is None or sub not in self.drawn or sub in self.folds.block_node:
-                    continue
-                inner = self.program.block(sub)
-
-                def here(name):
-                    return (sub, name) if name in inner.vars else None
-                links = [(self.resolve(b, n), here(n), "[t]") for n in op.input("inputs")]
-                ex = op.attr("ex_states") or []
-                links += [(self.resolve(b, i), here(e), "init")
-                          for i, e in zip(op.input("initial_states"), ex)]
-                states = op.attr("states") or []
-                links += [(here(s), here(e), "next step") for s, e in zip(states, ex)]
-                links += [(here(n), self.resolve(b, n), "stack") for n in op.output("outputs")]
-                for src, dst, label in links:
-                    tail, head = src and self.var_node(src), dst and self.var_node(dst)
-                    if tail and head:
-                        attrs = {"style": "dotted", "color": OWNS_COLOUR, "label": label,
-                                 "fontcolor": OWNS_COLOUR, "class": "step"}
-                        if label == "next step":
-                            attrs["constraint"] = "false"
-                        self.extra.append((tail, head, attrs))
+        self.nodes[nid] = {"block": unit["block"], "fold": unit["title"], "ops": len(ops),
+                           "fold-id": nid}
 
 
 def _depth(block):
@@ -386,27 +338,6 @@ def _depth(block):
     while block.parent is not None:
         depth, block = depth + 1, block.parent
     return depth
-
-
-def _edge_attrs(e):
-    attrs, classes = {}, []
-    if e["capture"]:
-        attrs.update(style="dashed", color=OWNS_COLOUR)
-        classes.append("capture")
-    if e["back"]:
-        attrs.update(constraint="false", color=UPDATE_COLOUR)
-        classes.append("update")
-    names = e["names"]
-    if names:                   # between folded nodes: name the variable when there is one
-        if len(names) == 1 and not e["back"]:
-            attrs["label"] = names[0]
-        attrs["tooltip"] = ", ".join(names)
-        classes.append("through")
-        if e["back"]:           # an optimizer's update of a folded layer: there, but quiet
-            attrs.update(color="#b6d7a8", arrowsize="0.4")
-    if classes:
-        attrs["class"] = " ".join(classes)
-    return attrs
 
 
 def _op_tooltip(op, k, role):

@@ -149,16 +149,17 @@ def walk_dicts(tree):
 
 
 # -- pictures made by the rest of paddle_nb.viz ---------------------------------------------------
-def graph_picture(block):
+def graph_picture(block, expand=()):
     """The dataflow graph of ``block`` as ``{"block", "svg", "dot", "hint", "note"}``.
 
-    Drawn by ``paddle_nb.viz.graph`` and laid out by ``display.svg_of`` (one drawing for the
-    whole package: its SVG nodes carry data-op/data-var); ``svg`` is empty and ``hint``
-    says how to get pictures when no Graphviz layout engine is installed.
+    Drawn by ``paddle_nb.viz.graph`` (with the folded nodes ``expand`` names opened) and laid
+    out by ``display.svg_of`` (one drawing for the whole package: its SVG nodes carry
+    data-op/data-var/data-fold-id); ``svg`` is empty and ``hint`` says how to get pictures
+    when no Graphviz layout engine is installed.
     """
     from paddle_nb.viz.display import svg_of
     from paddle_nb.viz.graph import graph
-    digraph = graph(block)
+    digraph = graph(block, expand=expand)
     picture = {"block": int(block.idx), "svg": "", "dot": digraph.source, "hint": "",
                "note": getattr(digraph, "paddle_note", "") or ""}
     try:

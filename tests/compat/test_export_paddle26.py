@@ -139,8 +139,8 @@ def _ifelse(x):
 # the body, so only the slot names are compared.
 CAPTURING = {"conditional_block", "while"}
 # Attributes paddle_nb keeps that PaddlePaddle 2.6 does not declare (and ignores, as
-# check_both_ways shows): While's guard against a loop that never ends.
-KEPT = {"while": {"max_iterations"}}
+# check_both_ways shows): While's guards against a loop that never ends (count, bytes).
+KEPT = {"while": {"max_iterations", "max_step_scope_bytes"}}
 
 
 def _normalized_op(name, op_type):

@@ -34,8 +34,10 @@ def pool_ref(ins, attrs):
         oh, ow = k
     else:
         up = [st[0] - 1, st[1] - 1] if attrs.get("ceil_mode", False) else [0, 0]
-        oh = (h - k[0] + pads[0] + pads[1] + up[0]) // st[0] + 1
-        ow = (w - k[1] + pads[2] + pads[3] + up[1]) // st[1] + 1
+        # C++ division (toward zero), as PaddlePaddle's pool2d: a window larger than the
+        # image still gives one output, over the part of the window that is inside
+        oh = math.trunc((h - k[0] + pads[0] + pads[1] + up[0]) / st[0]) + 1
+        ow = math.trunc((w - k[1] + pads[2] + pads[3] + up[1]) / st[1]) + 1
     out = np.zeros((n, c, oh, ow))
     for i in range(oh):
         for j in range(ow):
@@ -139,6 +141,13 @@ INDEX = [
     index(distinct(1, 3, 4, 6), "global", ksize=[2, 2], global_pooling=True),
     index(np.ones((1, 1, 3, 3), F), "ties go to the first max", grad=(), ksize=[2, 2]),
 ]
+
+# a 3x3 window, stride 2, over a 2x2 image (squeezenet1_0 at 32x32): one output, as
+# PaddlePaddle 2.6.2 gives (max of the 4 values; their mean, exclusive)
+POOL += [Case(inputs={"X": distinct(2, 3, 2, 2)}, attrs={"ksize": [3, 3], "strides": [2, 2],
+                                                        "pooling_type": kind},
+              ref=pool_ref, grad=("X",), name=f"{kind}: window larger than the image")
+         for kind in ("max", "avg")]
 
 CASES = {"pool2d": POOL, "max_pool2d_with_index": INDEX}
 

@@ -17,7 +17,7 @@ import paddle_nb as pd                                           # noqa: E402
 from paddle_nb.framework.operator import OpRole                  # noqa: E402
 from paddle_nb.viz import graph                                  # noqa: E402
 from paddle_nb.viz.display import graph_html, svg_of             # noqa: E402
-from paddle_nb.viz.graph import DEFAULT_MAX_OPS                  # noqa: E402
+from paddle_nb.viz.graph import DEFAULT_MAX_NODES                # noqa: E402
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES         # noqa: E402
 from tests.viz import build_ifelse, build_mlp, build_rnn, owner_of  # noqa: E402
 
@@ -45,15 +45,18 @@ def clusters(dot):
     where, parent, stack = {}, {}, []
     for line in dot.source.splitlines():
         opened = re.match(r"\s*subgraph (cluster_b\d+) \{", line)
+        inner = [c for c in stack if c]                     # anonymous {rank=same} groups: None
         if opened:
-            parent[opened.group(1)] = stack[-1] if stack else None
+            parent[opened.group(1)] = inner[-1] if inner else None
             stack.append(opened.group(1))
+        elif line.strip() == "{":
+            stack.append(None)
         elif line.strip() == "}" and stack:
             stack.pop()
         else:
             node = NODE.match(line)
             if node:
-                where[node.group(1)] = stack[-1] if stack else None
+                where[node.group(1)] = inner[-1] if inner else None
     return where, parent
 
 
@@ -250,25 +253,29 @@ def big_program(layers):
     return main
 
 
-def test_a_mid_sized_program_folds_by_prefix_only():
+# The default used to fold by name prefix first (one node per fc layer and role), so a
+# 12-layer MLP drew 40-odd layer nodes; it now finds the repeated layers by structure.
+def test_a_mid_sized_program_folds_its_layers_as_one_repeat_per_role():
     main = big_program(12)
-    assert len(main.global_block().ops) > DEFAULT_MAX_OPS
+    assert len(main.global_block().ops) > DEFAULT_MAX_NODES
     dot = graph(main)
-    assert "folded by prefix to stay readable" in dot.paddle_note
-    assert "fold-b0-fc_5-backward" in nodes(dot)
+    assert "folded by repeats to stay readable" in dot.paddle_note
+    ns = nodes(dot)
+    assert ns["repeat-b0-0"]["label"].startswith("12 x 3 ops\\nmul, elementwise_add, relu")
+    backward = [a for a in ns.values() if "role-backward" in a.get("class", "")]
+    assert any(a["label"].startswith("11 x 3 ops") for a in backward)
 
 
 def test_a_big_program_folds_until_it_fits_and_says_so():
     main = big_program(30)
     n_ops = len(main.global_block().ops)
-    assert n_ops > DEFAULT_MAX_OPS
     dot = graph(main)
     ns = nodes(dot)
-    ops = [n for n, a in ns.items() if not n.startswith("var-")]
-    assert len(ops) <= DEFAULT_MAX_OPS
-    assert any(n.startswith("repeat-b0-fc-forward") for n in ns)
-    assert f"{n_ops} ops, folded by prefix and repeats" in dot.paddle_note
-    assert "collapse=False" in dot.source
+    assert len(ns) <= DEFAULT_MAX_NODES            # every node counts: ops, folds, variables
+    assert ns["repeat-b0-0"]["label"].startswith("30 x 3 ops")
+    assert "fold repeat role-forward" == ns["repeat-b0-0"]["class"]
+    assert f"{n_ops} ops" in dot.paddle_note and "folded by repeats" in dot.paddle_note
+    assert "collapse=False" in dot.source and "expand=" in dot.source
     assert len([n for n in nodes(graph(main, collapse=False)) if n.startswith("op-")]) == n_ops
 
 
@@ -316,4 +323,4 @@ def test_a_thousand_op_program_renders_in_a_few_seconds(capsys):
     with capsys.disabled():
         print(f"\n{n_ops} ops: graph {t1 - t0:.2f} s, dot {t2 - t1:.2f} s, "
               f"{len(nodes(dot))} nodes ({dot.paddle_note})")
-    assert "repeat&#45;b0&#45;fc&#45;forward" in svg and "x120 forward" in svg
+    assert "repeat&#45;b0&#45;0" in svg and "120 x 3 ops" in svg

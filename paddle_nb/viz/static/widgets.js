@@ -135,8 +135,16 @@ function drawDashboard(model) {
   const tree = h("div", { class: "pnb-pane pnb-blocks" }, h("div", { class: "pnb-pane-title" }, "blocks"),
     blockTree(blocks, -1, selected, select));
   const g = (model.get("graphs") || {})[String(selected)];
-  const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected },
-    h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow`), graphView(g));
+  // A click on a folded node ("3 x 16 ops") opens it: Python redraws with expand=[its id].
+  const expanded = model.get("expanded") || {};
+  const opened = expanded[String(selected)] || [];
+  const setOpened = (ids) => {
+    model.set("expanded", { ...expanded, [String(selected)]: ids }); model.save_changes(); };
+  const refold = opened.length ? h("button", { class: "pnb-btn", "data-action": "refold",
+    onclick: () => setOpened([]) }, `fold again (${opened.length} opened)`) : null;
+  const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length },
+    h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, refold),
+    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }));
   const changes = model.get("changes") || [];
   const scopes = model.get("scopes");
   const declared = model.get("declared") || [];
@@ -172,12 +180,16 @@ function blockTree(blocks, parent, selected, select) {
     blockTree(blocks, b.idx, selected, select))));
 }
 
-function graphView(g) {
+function graphView(g, openFold) {
   if (!g) return h("div", { class: "pnb-muted" }, "no graph");
   const note = g.note ? h("div", { class: "pnb-muted" }, g.note) : null;
   if (g.svg) {
     const box = h("div", { class: "pnb-svg", "data-graph": "svg" });
     box.innerHTML = g.svg;
+    if (openFold) box.querySelectorAll("g[data-fold-id]").forEach((el) => {
+      el.style.cursor = "pointer";
+      el.addEventListener("click", () => openFold(el.getAttribute("data-fold-id")));
+    });
     return h("div", {}, box, note);
   }
   return h("div", {}, h("div", { class: "pnb-hint", "data-hint": "graphviz" }, g.hint),

@@ -154,23 +154,23 @@ class Executor:
             if array.ndim == 0:
                 array = declared_shape(plan.vars[pos] if pos is not None else None, array)
             results.append(self._fetched(array, return_numpy))
-        fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
-        for name, array in fed_unread:                           # changes nothing
-            (scope.find_var(name) or scope.var(name)).get_tensor().hold(array, self.place)   # (copied by _to_place)
+        fast.commit(scope, env, self.place, fed_persistables,   # only now: a failed run
+                    [array for _, array in feed_arrays])         # changes nothing
+        for name, array in fed_unread:
+            (scope.find_var(name) or scope.var(name)).get_tensor().hold(array.copy(), self.place)
         return results
 
     def _to_place(self, value):
-        """A fed value as a new array on this place: a run copies its feeds, on every path
-        (the scope loop's ``LoDTensor.set`` copies), so nothing the run leaves in a scope
-        aliases the caller's array."""
+        """A fed value as an array on this place, not copied if it is one already: the fast
+        path only reads it, and copies at commit what a scope would keep (FastBlock.commit)."""
         if isinstance(value, LoDTensor):
             value = value.array()
         if self.place.is_gpu():
             with self.place.device_guard():
-                return self.place.xp.array(value, copy=True)
+                return self.place.xp.asarray(value)
         if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
             return value.get()
-        return numpy.array(value, copy=True)
+        return numpy.asarray(value)
 
     def _fetched(self, array, return_numpy):
         host = array.get() if self.place.is_gpu() else numpy.array(array, copy=True)

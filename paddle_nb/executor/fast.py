@@ -175,9 +175,11 @@ class FastBlock:
         return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err,
                             self.executor.run_state)
 
-    def commit(self, scope, env, place, fed=()):
-        """Write the persistables the block wrote, and those fed (as PaddlePaddle does; the
-        executor copied the feeds), back to the user's scope."""
+    def commit(self, scope, env, place, fed=(), feeds=()):
+        """Write the persistables the block wrote, and those fed (as PaddlePaddle does),
+        back to the user's scope. No scope keeps a caller's array (the scope path copies
+        each feed into its scope): a fed persistable is copied, and so is a result that
+        is a view of one of the ``feeds`` (a reshape2 of a feed into a parameter)."""
         plan = self.plan
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
@@ -188,11 +190,19 @@ class FastBlock:
             array = env[pos]
             if array is None:
                 continue
+            if pos in fed or (array.base is not None and _views_any(array, feeds, place)):
+                array = array.copy()
             name = plan.names[pos]
             var = scope.find_var(name) or scope.var(name)
             tensor = var.get_tensor()
             if tensor.data is not array:
                 tensor.hold(array, place)
+
+
+def _views_any(array, feeds, place):
+    """True when ``array`` may share memory with one of ``feeds`` (a bounds check)."""
+    shares = place.xp.may_share_memory
+    return any(shares(array, feed) for feed in feeds)
 
 
 def _bind_kernel(step, plan, ctx):

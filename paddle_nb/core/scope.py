@@ -165,9 +165,9 @@ class Scope:
         return self._vars.keys()
 
     def frame_state(self):
-        """``(frame, own_variables(), up)`` in one call: what the executor asks of each
-        scope it runs a sub-block in (an RNN asks it twice per time step)."""
-        return self._frame, self._vars.keys(), self._parent
+        """``(frame, whether own_variables() has any, up)`` in one call: what the executor
+        asks of each scope it runs a sub-block in (an RNN asks it twice per time step)."""
+        return self._frame, bool(self._vars), self._parent
 
     def find_scope_of(self, name):
         """The scope (this one or an ancestor) that holds ``name``, else None."""

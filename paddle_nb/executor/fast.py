@@ -82,10 +82,11 @@ class FastBlock:
         frame, own, up = scope.frame_state()
         if frame is not None:          # the block ran in this scope before: its Variables now
             scope.materialize()
-            frame = None
+            own = bool(scope.own_variables())
         index = self.local_index
-        if own:                # variables the caller made in the scope itself: bound, not framed
-            index = {n: p for n, p in index.items() if n not in own}
+        if own:                # variables made in the scope itself (by the caller, or from
+            made_here = scope.own_variables()     # the frame): bound, not framed
+            index = {n: p for n, p in index.items() if n not in made_here}
         if index is self.local_index and up is not None:
             env = self._bind_outer(up, reuse)
         else:

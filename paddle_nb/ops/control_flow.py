@@ -228,9 +228,9 @@ def _size(nbytes):
 def scope_bytes(scope):
     """The bytes of the tensors that ``scope`` and its kids hold (a frame counts what its
     block made; a list holder, such as a tensor array, counts each tensor in it)."""
-    frame, own, _ = scope.frame_state()
+    frame = scope.frame
     total = frame.nbytes if frame is not None else 0
-    for name in own:
+    for name in scope.own_variables():
         holder = scope.find_local_var(name).holder
         if isinstance(holder, LoDTensor):
             total += holder.data.nbytes if holder.data is not None else 0

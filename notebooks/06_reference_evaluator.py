@@ -104,7 +104,7 @@ for number, line in enumerate(source.splitlines(), start=1):
 # - **`result = opdef.kernel(ctx, *args, **attrs)`**. The computation: arrays in, arrays
 #   out. The kernel does not see the scope.
 # - **`results = ...` and the last loop**. One result per output slot; each array is put
-#   into the tensor of the output's name (`_hold` takes the array as the tensor's memory
+#   into the tensor of the output's name (`hold` takes the array as the tensor's memory
 #   on the place), found through the scope chain or created in this scope.
 #
 # What it leaves out is as telling: no checks of the feeds, no plan, no release of
@@ -124,7 +124,7 @@ for fragment in ["ctx = ctx or KernelContext(CPUPlace())",
                  "if opdef.raw:",
                  "evaluate(program, kid_scope, idx, ctx)",
                  "result = opdef.kernel(ctx, *args, **attrs)",
-                 "get_tensor()._hold(array, ctx.place)"]:
+                 "get_tensor().hold(array, ctx.place)"]:
     assert fragment in source, fragment
 print(len(source.splitlines()), "lines")
 assert len(source.splitlines()) <= 40

@@ -126,7 +126,7 @@ def _backward(block, targets, target_gradients, leaves, no_grad):
     needs = _needs_grad(block, ops, leaves, no_grad)
     program = block.program
     state = _State(block, no_grad)
-    with program._role_guard(OpRole.BACKWARD):
+    with program.role_guard(OpRole.BACKWARD):
         _seed(block, targets, target_gradients, state)
         for op in reversed(ops):
             _append_grad_ops(op, needs, state)
@@ -194,10 +194,10 @@ def _append_grad_ops(op, needs, state):
     if not outputs_with_grad or not inputs_needing:
         return
     attrs = opdef.complete_attrs(op.attrs, strict=False)
-    g = GradContext(op.type, op.inputs, op.outputs, attrs)
-    g.op = op
-    g.backward_block = lambda idx, seeds, local_seeds=False, extra_needs=(): _sub_backward(
-        op.block.program, idx, seeds, needs | set(extra_needs), state, local_seeds)
+    def backward_block(idx, seeds, local_seeds=False, extra_needs=()):
+        return _sub_backward(op.block.program, idx, seeds, needs | set(extra_needs), state,
+                             local_seeds)
+    g = GradContext(op.type, op.inputs, op.outputs, attrs, op=op, backward_block=backward_block)
     for spec in opdef.grad(g):
         _append_spec(spec, needs, state)
 
@@ -217,7 +217,7 @@ def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
             if name not in outer.written and base is not None and base.is_tensor():
                 outer.block.append_op("fill_zeros_like", {"X": base}, {"Out": outer.write(name)})
                 outer.written.add(name)
-    with program._block_guard(parent_idx=fwd_idx) as gblock:
+    with program.block_guard(parent_idx=fwd_idx) as gblock:
         gblock.desc.forward_block_idx = fwd_idx
         state = _State(gblock, outer.no_grad, sub=True)
         for name in seeds:

@@ -18,7 +18,6 @@ which runs once per scope. So optimizer state lives in the user's scope next
 to the parameters, and a later run never re-initializes it.
 """
 
-import contextlib
 import numbers
 import weakref
 
@@ -26,6 +25,7 @@ from paddle_nb.backward import append_backward
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Variable
+from paddle_nb.ops.registry import known_product
 from paddle_nb.regularizer import L2Decay, WeightDecayRegularizer
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "SGDOptimizer", "MomentumOptimizer",
@@ -51,7 +51,7 @@ class Optimizer:
 
     def __init__(self, learning_rate, regularization=None, name=None):
         if isinstance(learning_rate, Variable):
-            if _known_size(learning_rate.shape) not in (1, -1):
+            if known_product(learning_rate.shape) not in (1, -1):
                 raise ValueError(f"learning_rate: a Variable learning rate must hold one value, "
                                  f"got shape {learning_rate.shape}")
         elif not isinstance(learning_rate, numbers.Real) or isinstance(learning_rate, bool) \
@@ -77,7 +77,7 @@ class Optimizer:
         if not isinstance(loss, Variable):
             raise TypeError(f"minimize: expected the loss Variable, got {loss!r}")
         program = loss.block.program
-        with _initializers_to(program, startup_program):
+        with program.initializers_to(startup_program):
             params_grads = append_backward(loss, parameter_list, no_grad_set)
             optimize_ops = self.apply_gradients(params_grads)
         return optimize_ops, params_grads
@@ -94,7 +94,7 @@ class Optimizer:
         for param, _ in pairs:                         # not optimize ops
             self._create_accumulators(program, param)
         ops = []
-        with program._role_guard(OpRole.OPTIMIZE):
+        with program.role_guard(OpRole.OPTIMIZE):
             for param, grad in pairs:
                 grad, attrs = self._regularize(block, param, grad)
                 attrs["op_role_var"] = [param.name, grad.name]
@@ -145,7 +145,7 @@ class Optimizer:
         """A persistable variable of the global block, initialized to ``value`` like a parameter."""
         var = program.global_block().create_var(name=name, shape=shape, dtype=dtype,
                                                 persistable=True, stop_gradient=True)
-        program._initialize(var, Constant(value))
+        program.initialize(var, Constant(value))
         return var
 
     # -- per-parameter ops -------------------------------------------------------------------------
@@ -256,23 +256,3 @@ class Adam(Optimizer):
 SGDOptimizer, MomentumOptimizer, AdamOptimizer = SGD, Momentum, Adam   # fluid's longer names
 
 
-@contextlib.contextmanager
-def _initializers_to(program, startup_program):
-    """Send initializers made inside the ``with`` to ``startup_program`` (when given)."""
-    if startup_program is None:
-        yield
-        return
-    old, program._startup = program._startup, startup_program
-    try:
-        yield
-    finally:
-        program._startup = old
-
-
-def _known_size(shape):
-    n = 1
-    for d in shape:
-        if d < 0:
-            return -1
-        n *= d
-    return n

@@ -38,7 +38,7 @@ class Scope:
     every scope in ``_kids`` has this scope as its parent. A scope may also
     hold a :class:`Frame`: variables not yet made into Variables, whose names
     are not in ``_vars``; anything that hands out a Variable or lists the
-    variables turns the frame into Variables first (``_materialize``).
+    variables turns the frame into Variables first (``materialize``).
     """
 
     __slots__ = ("_vars", "_parent", "_kids", "_dead", "_frame", "id", "label", "__weakref__")
@@ -59,7 +59,7 @@ class Scope:
         """The local variable ``name``, created empty if absent (create-or-get)."""
         self._check_alive()
         if self._frame is not None:
-            self._materialize()
+            self.materialize()
         var = self._vars.get(name)
         if var is None:
             if not isinstance(name, str) or not name:
@@ -69,14 +69,14 @@ class Scope:
                 EVENTS.emit("var_created", self, name=name)
         return var
 
-    def _local_tensor(self, name):
+    def local_tensor(self, name):
         """The tensor of local variable ``name``, made (with its empty tensor) if absent.
 
         The executor binds a block's variables with this: one step per name
         instead of var() -> get_tensor() -> get_mutable() -> set_value().
         """
         if self._frame is not None:
-            self._materialize()
+            self.materialize()
         var = self._vars.get(name)
         if var is None and not EVENTS.active:
             var = self._vars[name] = Variable._make(name, self)
@@ -95,12 +95,12 @@ class Scope:
                 return var
             frame = scope._frame
             if frame is not None and name in frame.index:
-                scope._materialize()
+                scope.materialize()
                 return scope._vars[name]
             scope = scope._parent
         return None
 
-    def _find_array(self, name):
+    def find_array(self, name):
         """The array of tensor variable ``name`` seen from this scope (None when absent or
         empty), read without turning frames into Variables: the executor binds with this."""
         scope = self
@@ -117,7 +117,7 @@ class Scope:
             scope = scope._parent
         return None
 
-    def _local_array(self, name):
+    def local_array(self, name):
         """The array of this scope's own tensor variable ``name``, else None (no Variable made)."""
         frame = self._frame
         if frame is not None:
@@ -130,13 +130,13 @@ class Scope:
         holder = var._holder
         return holder._array if isinstance(holder, LoDTensor) else None
 
-    def _attach_frame(self, frame):
+    def attach_frame(self, frame):
         """Hold ``frame``'s values as this scope's variables (none of its names may be here)."""
         if self._frame is not None:
-            self._materialize()
+            self.materialize()
         self._frame = frame
 
-    def _materialize(self):
+    def materialize(self):
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
         frame, self._frame = self._frame, None
         place = frame.place
@@ -145,7 +145,29 @@ class Scope:
             array = frame.arrays[pos]
             tensor = self.var(name).get_tensor()
             if array is not None:
-                tensor._hold(array, place)
+                tensor.hold(array, place)
+
+    # -- the executor's protocol: frames, read without making Variables ---------------------
+    @property
+    def frame(self):
+        """The :class:`Frame` of a block run's values not yet made Variables, or None."""
+        return self._frame
+
+    @property
+    def up(self):
+        """The parent scope (None at the root), without a liveness check: for the executor's
+        walks up the hierarchy, which only ever start from a live scope."""
+        return self._parent
+
+    def own_variables(self):
+        """The names of the Variables made in this scope (a live view): a frame's names are
+        not among them, and nothing is materialized."""
+        return self._vars.keys()
+
+    def frame_state(self):
+        """``(frame, whether own_variables() has any, up)`` in one call: what the executor
+        asks of each scope it runs a sub-block in (an RNN asks it twice per time step)."""
+        return self._frame, bool(self._vars), self._parent
 
     def find_scope_of(self, name):
         """The scope (this one or an ancestor) that holds ``name``, else None."""
@@ -161,21 +183,21 @@ class Scope:
         """The variable ``name`` of this scope only, else None."""
         self._check_alive()
         if self._frame is not None and name in self._frame.index:
-            self._materialize()
+            self.materialize()
         return self._vars.get(name)
 
     def local_var_names(self):
         """The names of this scope's own variables, in creation order."""
         self._check_alive()
         if self._frame is not None:
-            self._materialize()
+            self.materialize()
         return list(self._vars)
 
     def erase(self, names):
         """Destroy the local variables named (a name or a list); unknown names are ignored."""
         self._check_alive()
         if self._frame is not None:
-            self._materialize()
+            self.materialize()
         if isinstance(names, str):
             names = [names]
         for name in names:

@@ -66,7 +66,7 @@ class LoDTensor:
             raise OutOfMemoryError(
                 f"mutable_data: could not allocate {nbytes} bytes for {self._who()} "
                 f"({dtype}{list(shape)}) on {place!r}; the tensor keeps what it held") from err
-        self._hold(new, place)
+        self.hold(new, place)
         return new
 
     def set(self, array, place=None):
@@ -91,12 +91,14 @@ class LoDTensor:
         if new.dtype == numpy.dtype(numpy.float64) and not _is_float64_source(array):
             new = new.astype(numpy.float32)   # Python floats become float32, as in Paddle
         convert_dtype(new.dtype)            # refuse dtypes paddle_nb cannot describe
-        self._hold(new, place)
+        self.hold(new, place)
         return self
 
-    def _hold(self, array, place):
-        """Replace the held array, keeping the memory counts right."""
-        self._free()
+    def hold(self, array, place):
+        """Take ``array`` as the value, without a copy (``set`` copies), keeping the memory
+        counts right: the executor's write. Kernels never write into an array they were
+        given (they return new ones), so an array held twice is never changed under anyone."""
+        self.free()
         self._array = array
         self._place = place
         MEMORY.allocate(place, array.nbytes)
@@ -106,7 +108,7 @@ class LoDTensor:
                         name=owner._name if owner else None, place=place,
                         nbytes=array.nbytes, shape=array.shape, dtype=array.dtype)
 
-    def _free(self):
+    def free(self):
         """Give the memory back (the tensor becomes empty again)."""
         array = self._array
         if array is None:
@@ -121,7 +123,7 @@ class LoDTensor:
 
     def _destroy(self, why):
         """Free the memory and make every later use raise ScopeDestroyedError."""
-        self._free()
+        self.free()
         self._dead = why
 
     def __del__(self):
@@ -132,6 +134,29 @@ class LoDTensor:
             pass
 
     # -- reading ----------------------------------------------------------------------------
+    @property
+    def data(self):
+        """The held array or None: the executor's read (no liveness check, no copy)."""
+        return self._array
+
+    @property
+    def destroyed_why(self):
+        """None while the tensor lives; after, why it was destroyed (for display)."""
+        return self._dead
+
+    def snapshot(self):
+        """What :meth:`restore` puts back: the held array (not a copy), place and LoD."""
+        return self._array, self._place, self._lod
+
+    def restore(self, snapshot):
+        """Hold a :meth:`snapshot`'s array and LoD again (a failed run undoes its writes)."""
+        array, place, lod = snapshot
+        if self._array is not array:
+            self.free()
+            if array is not None:
+                self.hold(array, place)
+        self._lod = lod
+
     def is_allocated(self):
         self._check_alive()
         return self._array is not None

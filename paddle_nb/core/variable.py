@@ -51,6 +51,22 @@ class Variable:
         self._check_alive()
         return self._scope
 
+    @property
+    def holder(self):
+        """The held value (a LoDTensor, a StepScopes, ...) or None, without checks: the
+        executor's read."""
+        return self._holder
+
+    @property
+    def destroyed_why(self):
+        """None while the variable lives; after, why it was destroyed (for display)."""
+        return self._dead
+
+    def restore_holder(self, holder):
+        """Hold ``holder`` again (a failed run puts back what a variable held before it)."""
+        self._check_alive()
+        self._holder = holder
+
     def is_initialized(self):
         """True once the variable holds a value (of any type)."""
         self._check_alive()
@@ -107,7 +123,7 @@ class Variable:
     def _release_holder(self):
         holder = self._holder
         if isinstance(holder, LoDTensor) and holder._owner is self:
-            holder._free()
+            holder.free()
         self._holder = None
 
     def _destroy(self, why):

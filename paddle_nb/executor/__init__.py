@@ -5,9 +5,9 @@ cached per program version; ``reference.evaluate`` is the same meaning in
 thirty lines; ``record`` turns a run into plain data for the widgets.
 """
 
-from paddle_nb.executor.executor import RUN_LISTENERS, Executor
+from paddle_nb.executor.executor import Executor
 from paddle_nb.executor.record import OpRecord, RunRecord, ScopeRecord, VarRecord, snapshot_scope
 from paddle_nb.executor.reference import evaluate
 
-__all__ = ["Executor", "RUN_LISTENERS", "RunRecord", "OpRecord", "ScopeRecord", "VarRecord",
+__all__ = ["Executor", "RunRecord", "OpRecord", "ScopeRecord", "VarRecord",
            "snapshot_scope", "evaluate"]

@@ -29,20 +29,19 @@ from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
-from paddle_nb.executor.failures import missing_persistable, op_run_error
+from paddle_nb.executor.failures import op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
                                       fetch_name, fetch_targets, has_lod, declared_shape)
 from paddle_nb.executor.staging import RunState
-from paddle_nb.executor.plan import BlockPlan, check_persistable_dtype
+from paddle_nb.executor.plan import (BlockPlan, allocated, check_persistable_dtype, gather,
+                                     output_values)
 from paddle_nb.executor.record import Recorder
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
 from paddle_nb.ops.context import KernelContext, RawContext
 
-__all__ = ["Executor", "RUN_LISTENERS"]
-
-RUN_LISTENERS = []   # listeners of every executor's runs (the Dashboard subscribes here)
+__all__ = ["Executor"]
 
 
 class Executor:
@@ -69,8 +68,9 @@ class Executor:
         self._runs = _PerThread()    # the RunState of the run in progress, one per thread
 
     @property
-    def _state(self):
-        """The calling thread's RunState (None outside a scope-path run)."""
+    def run_state(self):
+        """The calling thread's RunState (None outside a scope-path run): what the fast
+        path's errors and the feeds consult about the run in progress."""
         return self._runs.state
 
     # -- subscribers ------------------------------------------------------------------------------
@@ -95,7 +95,7 @@ class Executor:
         fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))
         feed_targets = check_feed(program, plan, feed)
-        listeners = self.listeners + RUN_LISTENERS
+        listeners = self.listeners        # this executor's own: watching one slows no other
         if not listeners and not EVENTS.active and not plan.has_raw and not has_lod(feed):
             return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
         recorder = Recorder(program, scope, self) if listeners else None
@@ -110,13 +110,13 @@ class Executor:
         except BaseException:
             state.restore()
             if recorder:
-                recorder.finish(run_scope, failed=True)
+                recorder.finish(failed=True)
                 self._notify(listeners, recorder.record)
             run_scope.destroy()
             self._runs.state = None
             raise
         if recorder:
-            recorder.finish(run_scope)
+            recorder.finish()
         run_scope.destroy()
         self._runs.state = None
         if recorder:
@@ -146,20 +146,23 @@ class Executor:
                 array = self._to_place(feed[name])
             if array is None:
                 var = scope.find_var(name)
-                if var is not None and isinstance(var._holder, LoDTensor):
-                    array = var._holder._array
+                if var is not None and isinstance(var.holder, LoDTensor):
+                    array = var.holder.data
             if array is None:
                 raise FetchError(f"fetch target '{name}' has no value after the run: no op "
                                  "of the program computes it and it was not fed")
             if array.ndim == 0:
                 array = declared_shape(plan.vars[pos] if pos is not None else None, array)
             results.append(self._fetched(array, return_numpy))
-        fast.commit(scope, env, self.place, fed_persistables)   # only now: a failed run
-        for name, array in fed_unread:                           # changes nothing
-            (scope.find_var(name) or scope.var(name)).get_tensor()._hold(array.copy(), self.place)
+        fast.commit(scope, env, self.place, fed_persistables,   # only now: a failed run
+                    [array for _, array in feed_arrays])         # changes nothing
+        for name, array in fed_unread:
+            (scope.find_var(name) or scope.var(name)).get_tensor().hold(array.copy(), self.place)
         return results
 
     def _to_place(self, value):
+        """A fed value as an array on this place, not copied if it is one already: the fast
+        path only reads it, and copies at commit what a scope would keep (FastBlock.commit)."""
         if isinstance(value, LoDTensor):
             value = value.array()
         if self.place.is_gpu():
@@ -176,15 +179,6 @@ class Executor:
         tensor = LoDTensor()
         tensor.set(host, self.place)
         return tensor
-
-    def _check_persistables_ready(self, plan, env):
-        for pos in plan.first_reads:
-            if plan.persistable[pos] and env[pos] is None:
-                raise OpRunError(missing_persistable(plan.names[pos], plan.first_reader(pos)))
-
-    def _op_error_env(self, step, plan, env, err):
-        """The OpRunError of a step that failed on the fast path (values in ``env``)."""
-        return op_run_error(step, plan, lambda pos: env[pos], err, self._state)
 
     def eval(self, targets, program=None, feed=None, scope=None):
         """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
@@ -220,57 +214,45 @@ class Executor:
             return
         if values:
             for name, array in values.items():
-                scope.var(name).get_tensor()._hold(array, self.place)
+                scope.var(name).get_tensor().hold(array, self.place)
         cells = self._bind(plan, scope)
-        if state is not None and state.recorder is not None:
-            state.recorder.run_steps(self, plan, cells, scope)
-        else:
-            self._run_steps(plan, cells, scope)
+        self._run_steps(plan, cells, scope, state.recorder if state is not None else None)
 
-    def _run_steps(self, plan, cells, scope):
+    def _run_steps(self, plan, cells, scope, recorder=None):
+        """The scope loop; a ``recorder`` (executor/record.py) times and notes each op."""
         ctx = self.ctx
         for step in plan.steps:
-            if step.initializer and _allocated(cells, step.outs):
-                continue          # a preamble initializer: this scope already has the value
+            rec = recorder.op_started(plan, step, scope) if recorder is not None else None
+            if step.initializer and allocated(cells, step.outs):
+                if rec is not None:          # a preamble initializer: this scope already
+                    rec.skipped = True       # has the value
+                continue
             try:
                 if step.raw:
                     self._run_raw(step, scope)
-                    continue
-                if step.simple_in:
-                    args = [cells[i]._array if i >= 0 else None for i in step.ins]
                 else:
-                    args = _gather(cells, step.ins)
-                out = step.kernel(ctx if step.wanted is None else ctx.for_outputs(step.wanted),
-                                  *args, **step.attrs)
-                self._store(step, cells, out)
+                    if step.simple_in:
+                        args = [cells[i].data if i >= 0 else None for i in step.ins]
+                    else:
+                        args = gather(cells, step.ins)
+                    out = step.kernel(ctx if step.wanted is None else
+                                      ctx.for_outputs(step.wanted), *args, **step.attrs)
+                    self._store(step, cells, out)
             except OpRunError:
                 raise
             except Exception as err:
                 raise self._op_error(step, plan, cells, err) from err
             for pos in step.release:
-                cells[pos]._free()
+                if recorder is not None:
+                    recorder.released.add(id(cells[pos]))
+                cells[pos].free()
+            if rec is not None:
+                recorder.op_finished(rec, step)
 
     def _store(self, step, cells, out):
-        outs = step.outs
         place = self.place
-        if len(outs) == 1:
-            pos = outs[0]
-            if isinstance(pos, tuple):
-                for p, value in zip(pos, out):
-                    if value is not None:
-                        cells[p]._hold(value, place)
-            elif pos >= 0:
-                cells[pos]._hold(out, place)
-            return
-        for pos, value in zip(outs, out):
-            if value is None:
-                continue
-            if isinstance(pos, tuple):
-                for p, v in zip(pos, value):
-                    if v is not None:
-                        cells[p]._hold(v, place)
-            elif pos >= 0:
-                cells[pos]._hold(value, place)
+        for pos, value in output_values(step.outs, out):
+            cells[pos].hold(value, place)
 
     def _run_raw(self, step, scope):
         ctx = RawContext(self.ctx, scope, step.op, step.attrs, self._sub_block_runner(step.op),
@@ -310,17 +292,17 @@ class Executor:
                 zip(plan.names, plan.local, plan.persistable, plan.tensor)):
             if local and not persistable:
                 if tensor:
-                    cells.append(scope._local_tensor(name))
+                    cells.append(scope.local_tensor(name))
                     continue
                 var = scope.var(name)
             else:
-                var = self._bound_var(plan, pos, scope)
+                var = self.bound_var(plan, pos, scope)
             cells.append(var.get_tensor() if tensor else var)
         return cells
 
-    def _bound_var(self, plan, pos, scope):
+    def bound_var(self, plan, pos, scope):
         """The Variable that a block run in ``scope`` reads and writes for a name it does
-        not make itself: found up the scopes, else made where it belongs (a persistable in
+        not make itself (the scope loop binds with it, the fast path writes back with it): found up the scopes, else made where it belongs (a persistable in
         the user's scope, recorded so that a failed run erases it; another in the scope of
         the block that declares it). A persistable is staged, so a failed run restores it."""
         name = plan.names[pos]
@@ -331,8 +313,8 @@ class Executor:
                 var = (state.user_scope if state is not None else scope).var(name)
                 if state is not None:
                     state.created.append(name)
-            elif isinstance(var._holder, LoDTensor):
-                check_persistable_dtype(plan, pos, var._holder._array)
+            elif isinstance(var.holder, LoDTensor):
+                check_persistable_dtype(plan, pos, var.holder.data)
             if state is not None:
                 state.stage(var)
         elif var is None:
@@ -347,13 +329,13 @@ class Executor:
             scope = scope.parent if scope.parent is not None else scope
         return scope
 
-    # -- feed and fetch -------------------------------------------------------------------------------
+    # -- errors and listeners ---------------------------------------------------------------------
     def _op_error(self, step, plan, cells, err):
         """The OpRunError of a step that failed on the scope path (values in tensors)."""
         def value(pos):
             cell = cells[pos]
-            return cell._array if isinstance(cell, LoDTensor) else cell
-        return op_run_error(step, plan, value, err, self._state)
+            return cell.data if isinstance(cell, LoDTensor) else cell
+        return op_run_error(step, plan, value, err, self._runs.state)
 
     @staticmethod
     def _notify(listeners, record):
@@ -369,24 +351,3 @@ def _declared_persistable(block, name):
 
 class _PerThread(threading.local):
     state = None
-
-
-def _allocated(cells, outs):
-    for pos in outs:
-        if pos >= 0 and cells[pos]._array is None:
-            return False
-    return True
-
-
-def _gather(cells, ins):
-    args = []
-    for i in ins:
-        if isinstance(i, tuple):
-            args.append([cells[p]._array for p in i])
-        else:
-            args.append(cells[i]._array if i >= 0 else None)
-    return args
-
-
-
-

@@ -90,10 +90,10 @@ def _destroyed_during_run(state, missing):
                 "program ran (by a listener, a kernel or another thread); nothing can run in "
                 "it any more")
     for var, *_ in state.saved.values():
-        if var._dead is not None and var._name in missing:
-            return (f"'{var._name}' was {var._dead} while the program ran (by a listener, a "
-                    "kernel or another thread); the op reads it: keep variables in the scope "
-                    "until the run returns")
+        if var.destroyed_why is not None and var.name in missing:
+            return (f"'{var.name}' was {var.destroyed_why} while the program ran (by a "
+                    "listener, a kernel or another thread); the op reads it: keep variables in "
+                    "the scope until the run returns")
     return None
 
 

@@ -17,8 +17,8 @@ from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import ScopeDestroyedError
-from paddle_nb.executor.failures import op_plan_error
-from paddle_nb.executor.plan import check_persistable_dtype, flat_positions
+from paddle_nb.executor.failures import op_plan_error, op_run_error
+from paddle_nb.executor.plan import check_persistable_dtype, flat_positions, output_values
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
@@ -54,13 +54,15 @@ class FastBlock:
         env = [None] * len(plan.names)
         for pos in self.persistable:
             var = scope.find_var(plan.names[pos])
-            if var is not None and isinstance(var._holder, LoDTensor):
-                env[pos] = var._holder._array
+            if var is not None and isinstance(var.holder, LoDTensor):
+                env[pos] = var.holder.data
                 check_persistable_dtype(plan, pos, env[pos])
+        fed = 0                 # the run holds its feeds (copies) as the scope loop does
         for pos, array in feed_arrays:
             env[pos] = array
-        executor._check_persistables_ready(plan, env)
-        MEMORY.transient_peak(executor.place, self._execute(env))
+            fed += array.nbytes
+        plan.check_persistables_ready(env)
+        MEMORY.transient_peak(executor.place, self._execute(env, fed))
         return env
 
     def run_framed(self, scope, values, reuse=None):
@@ -70,28 +72,31 @@ class FastBlock:
         op puts a step's inputs in the step scope. Variables of outer scopes are
         read through the scope chain without making Variables of frames; those
         the block writes are written back when it has run, to the Variables that
-        ``Executor._bound_var`` finds or makes (persistables staged, so a failed
+        ``Executor.bound_var`` finds or makes (persistables staged, so a failed
         run puts them back). ``reuse``, when the control-flow op promises that
         nothing but its blocks changes outer variables while it runs them (an
         RNN), is a dict in which it keeps what its block runs looked up.
         """
         plan, executor = self.plan, self.executor
         names = plan.names
-        if scope._frame is not None:   # the block ran in this scope before: its Variables now
-            scope._materialize()
+        frame, own, up = scope.frame_state()
+        if frame is not None:          # the block ran in this scope before: its Variables now
+            scope.materialize()
+            own = bool(scope.own_variables())
         index = self.local_index
-        if scope._vars:        # variables the caller made in the scope itself: bound, not framed
-            index = {n: p for n, p in index.items() if n not in scope._vars}
-        if index is self.local_index and scope._frame is None and scope._parent is not None:
-            env = self._bind_outer(scope, reuse)
+        if own:                # variables made in the scope itself (by the caller, or from
+            made_here = scope.own_variables()     # the frame): bound, not framed
+            index = {n: p for n, p in index.items() if n not in made_here}
+        if index is self.local_index and up is not None:
+            env = self._bind_outer(up, reuse)
         else:
             env = [None] * len(names)
             for pos in self.outer:
-                env[pos] = scope._find_array(names[pos])
+                env[pos] = scope.find_array(names[pos])
         if len(index) != len(self.local_index):
             for name, pos in self.local_index.items():
                 if name not in index:
-                    env[pos] = scope._find_array(name)
+                    env[pos] = scope.find_array(name)
         if values:
             for name, array in values.items():
                 pos = index.get(name)
@@ -101,30 +106,29 @@ class FastBlock:
                 pos = plan.position(name)   # not one of the block's own: a Variable in the scope
                 if pos is not None:
                     env[pos] = array
-                scope.var(name).get_tensor()._hold(array, executor.place)
+                scope.var(name).get_tensor().hold(array, executor.place)
         for pos in self.needs:     # a parameter never initialized (no startup program run)
             if env[pos] is None:
-                executor._check_persistables_ready(plan, env)
+                plan.check_persistables_ready(env)
         made = self._execute(env)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
             name = names[pos]
             if name not in index and env[pos] is not None:
-                tensor = executor._bound_var(plan, pos, scope).get_tensor()
+                tensor = executor.bound_var(plan, pos, scope).get_tensor()
                 made -= env[pos].nbytes             # counted by the tensor, not the frame
-                if tensor._array is not env[pos]:
-                    tensor._hold(env[pos], place)
+                if tensor.data is not env[pos]:
+                    tensor.hold(env[pos], place)
                 if reuse:                           # what other runs looked up may be stale
                     reuse.clear()
-        scope._attach_frame(Frame(index, env, place, made))
+        scope.attach_frame(Frame(index, env, place, made))
 
-    def _bind_outer(self, scope, reuse):
-        """A new env with the outer names' values, for a scope holding nothing of the
-        block's yet. Within one run of a control-flow op (``reuse``), the values found
-        above the scope's parent are found once (unless the block writes outer variables)
-        and copied from a template."""
-        parent = scope._parent
-        frame = parent._frame
+    def _bind_outer(self, parent, reuse):
+        """A new env with the outer names' values, for a scope (a kid of ``parent``)
+        holding nothing of the block's yet. Within one run of a control-flow op (``reuse``),
+        the values found above the scope's parent are found once (unless the block writes
+        outer variables) and copied from a template."""
+        frame, own, up = parent.frame_state()
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
@@ -132,8 +136,8 @@ class FastBlock:
             linked, links, positions = self._linkage
             if linked is not frame.index:
                 linked, links, positions = self._link(frame.index)
-            if not parent._vars and parent._parent is not None:
-                anchor = parent._parent
+            if not own and up is not None:
+                anchor = up
         hit = reuse.get(self) if reuse is not None else None
         if hit is not None and hit[0] is anchor and hit[1] is positions:
             env = hit[2].copy()
@@ -141,7 +145,7 @@ class FastBlock:
             names = self.plan.names
             template = [None] * len(names)
             for pos in positions:
-                template[pos] = anchor._find_array(names[pos])
+                template[pos] = anchor.find_array(names[pos])
             if reuse is not None and not self.written_outer:
                 reuse[self] = (anchor, positions, template)
             env = template.copy()
@@ -169,11 +173,14 @@ class FastBlock:
             raise op_plan_error(step, self.plan, err) from err
 
     def _fail(self, k, env, err):
-        return self.executor._op_error_env(self.plan.steps[k], self.plan, env, err)
+        return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err,
+                            self.executor.run_state)
 
-    def commit(self, scope, env, place, fed=()):
-        """Write the persistables the block wrote, and those fed (as PaddlePaddle does: a
-        copy, so the caller's array stays the caller's), back to the user's scope."""
+    def commit(self, scope, env, place, fed=(), feeds=()):
+        """Write the persistables the block wrote, and those fed (as PaddlePaddle does),
+        back to the user's scope. No scope keeps a caller's array (the scope path copies
+        each feed into its scope): a fed persistable is copied, and so is a result that
+        is a view of one of the ``feeds`` (a reshape2 of a feed into a parameter)."""
         plan = self.plan
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
@@ -184,13 +191,19 @@ class FastBlock:
             array = env[pos]
             if array is None:
                 continue
-            if pos in fed:
+            if pos in fed or (array.base is not None and _views_any(array, feeds, place)):
                 array = array.copy()
             name = plan.names[pos]
             var = scope.find_var(name) or scope.var(name)
             tensor = var.get_tensor()
-            if tensor._array is not array:
-                tensor._hold(array, place)
+            if tensor.data is not array:
+                tensor.hold(array, place)
+
+
+def _views_any(array, feeds, place):
+    """True when ``array`` may share memory with one of ``feeds`` (a bounds check)."""
+    shares = place.xp.may_share_memory
+    return any(shares(array, feed) for feed in feeds)
 
 
 def _bind_kernel(step, plan, ctx):
@@ -221,18 +234,8 @@ def _meta(var):
 
 def _store(env, outs, out):
     """Put a multi-output op's results in ``env``; return their bytes."""
-    if len(outs) == 1:
-        out = (out,)
     nbytes = 0
-    for pos, value in zip(outs, out):
-        if value is None:
-            continue
-        if isinstance(pos, tuple):
-            for p, v in zip(pos, value):
-                if v is not None:
-                    env[p] = v
-                    nbytes += v.nbytes
-        elif pos >= 0:
-            env[pos] = value
-            nbytes += value.nbytes
+    for pos, value in output_values(outs, out):
+        env[pos] = value
+        nbytes += value.nbytes
     return nbytes

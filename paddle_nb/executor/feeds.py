@@ -92,11 +92,11 @@ def feed_scope(executor, program, plan, run_scope, feed, targets):
         for op in feed_ops:
             columns[op.attr("col", 0)] = targets.get(op.output("Out")[0])
         feed_list = [columns.get(c) for c in range(max(columns) + 1)]
-        holder = executor._state.user_scope.var(holder_name)
+        holder = executor.run_state.user_scope.var(holder_name)
         holder.set_value(feed_list)
         for op in feed_ops:
             feed.pop(op.output("Out")[0], None)
-    state = executor._state
+    state = executor.run_state
     for name, value in feed.items():
         if glob.vars[name].persistable:      # PaddlePaddle writes a fed persistable into the
             var = state.user_scope.find_var(name)   # scope: staged, so a failed run undoes it

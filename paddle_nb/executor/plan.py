@@ -10,12 +10,14 @@ it right after (PaddlePaddle's eager deletion).
 """
 
 from paddle_nb.errors import OpBuildError, OpNotFoundError, OpRunError
+from paddle_nb.executor.failures import missing_persistable
 from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
 
-__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions"]
+__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "allocated",
+           "gather", "output_values"]
 
 
 class Step:
@@ -60,14 +62,14 @@ class BlockPlan:
         missing = []
         preamble = program.preamble_length() if block_idx == 0 else 0
         for k, op in enumerate(block.ops):
-            opdef = registry._REGISTRY.get(op.type)
+            opdef = registry.lookup(op.type)
             if opdef is None:
                 missing.append(op.type)
                 continue
             _refuse_unknown_inputs(op, opdef, block_idx, k)
             attrs = opdef.complete_attrs(op.attrs, strict=False)
-            ins = tuple(self._slot(op, s, op.input(s.name)) for s in opdef.inputs)
-            outs = tuple(self._slot(op, s, op.output(s.name)) for s in opdef.outputs)
+            ins = tuple(self._slot(s, op.input(s.name)) for s in opdef.inputs)
+            outs = tuple(self._slot(s, op.output(s.name)) for s in opdef.outputs)
             init = k < preamble and is_initializer(op)
             self.steps.append(Step(k, op, opdef, attrs, ins, outs, init))
         if missing:
@@ -102,7 +104,7 @@ class BlockPlan:
             self.names.append(name)
         return pos
 
-    def _slot(self, op, slot, names):
+    def _slot(self, slot, names):
         if not names:
             return -1
         if slot.duplicable:
@@ -116,9 +118,11 @@ class BlockPlan:
         """The first step that reads position ``pos``."""
         return next(s for s in self.steps if pos in flat_positions(s.ins))
 
-    def reads_before_writes(self):
-        """Positions of variables some step reads before any step writes them."""
-        return self.first_reads
+    def check_persistables_ready(self, env):
+        """Refuse to run when a persistable some op reads has no value (``env[pos]`` None)."""
+        for pos in self.first_reads:
+            if self.persistable[pos] and env[pos] is None:
+                raise OpRunError(missing_persistable(self.names[pos], self.first_reader(pos)))
 
     def _reads_before_writes(self):
         written, first_reads = set(), []
@@ -182,3 +186,40 @@ def flat_positions(slots):
         elif s >= 0:
             out.append(s)
     return out
+
+
+# -- the scope loop's cells: the tensors a plan's names are bound to ----------------------------
+
+def allocated(cells, outs):
+    """True when every output position's tensor holds a value."""
+    for pos in outs:
+        if pos >= 0 and cells[pos].data is None:
+            return False
+    return True
+
+
+def output_values(outs, out):
+    """(position, value) for each value a step's kernel returned (``out``: one value for
+    one output slot, else a tuple; a list for a duplicable slot), absent ones skipped."""
+    if len(outs) == 1:
+        out = (out,)
+    for pos, value in zip(outs, out):
+        if value is None:
+            continue
+        if isinstance(pos, tuple):
+            for p, v in zip(pos, value):
+                if v is not None:
+                    yield p, v
+        elif pos >= 0:
+            yield pos, value
+
+
+def gather(cells, ins):
+    """A step's arguments: each input's array (a list for a duplicable slot, None if absent)."""
+    args = []
+    for i in ins:
+        if isinstance(i, tuple):
+            args.append([cells[p].data for p in i])
+        else:
+            args.append(cells[i].data if i >= 0 else None)
+    return args

@@ -7,8 +7,8 @@ taken just before the run's scopes were destroyed: every scope, every
 variable with its state (declared, created, typed, allocated, freed), shape,
 dtype, place and bytes, and values when the executor's ``record_values`` is
 on. Recording runs only when someone subscribed: it is a listener on the
-core's events plus a timed copy of the run loop, never a branch in the
-plain loop.
+core's events, and the executor's scope loop calls ``op_started`` and
+``op_finished`` around each op (the unobserved fast path never records).
 """
 
 import dataclasses
@@ -20,9 +20,6 @@ from paddle_nb.core.tensor import LoDTensor
 
 __all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
            "var_record"]
-
-STATES = ("declared", "created", "typed", "allocated", "freed")
-
 
 @dataclasses.dataclass
 class VarRecord:
@@ -87,11 +84,11 @@ class RunRecord:
 
 
 def var_record(var, released, with_values):
-    holder = var._holder
+    holder = var.holder
     if holder is None:
         return VarRecord(var.name, "created")
     if isinstance(holder, LoDTensor):
-        array = holder._array
+        array = holder.data
         if array is None:
             state = "freed" if (id(holder) in released) else "typed"
             return VarRecord(var.name, state)
@@ -99,15 +96,15 @@ def var_record(var, released, with_values):
         if with_values:
             value = holder.numpy()
         return VarRecord(var.name, "allocated", tuple(array.shape), str(array.dtype),
-                         repr(holder._place), int(array.nbytes), value=value)
+                         repr(holder.place), int(array.nbytes), value=value)
     return VarRecord(var.name, "created", holder=type(holder).__name__)
 
 
 def snapshot_scope(scope, released=(), with_values=False):
     """A ScopeRecord of ``scope`` and everything below it."""
     names = scope.local_var_names()        # (a frame's values become Variables first)
-    records = [var_record(scope._vars[n], released, with_values) for n in names]
-    kids = [snapshot_scope(k, released, with_values) for k in scope._kids]
+    records = [var_record(scope.find_local_var(n), released, with_values) for n in names]
+    kids = [snapshot_scope(k, released, with_values) for k in scope.kids]
     return ScopeRecord(scope.id, scope.label, records, kids)
 
 
@@ -120,6 +117,7 @@ class Recorder:
         self.with_values = executor.record_values
         self.released = set()
         self._current = -1
+        self._starts = []          # when each op of record.ops started
         self._t0 = time.perf_counter()
 
     def start(self):
@@ -128,44 +126,26 @@ class Recorder:
     def _on_event(self, event):
         if event.kind == "scope_created" and event.scope.label is None:
             return
-        if event.kind == "tensor_freed":
-            pass
         self.record.events.append((self._current, event.kind, getattr(event.scope, "id", None),
                                    event.name, event.nbytes, repr(event.place) if event.place else None))
 
-    def run_steps(self, executor, plan, cells, scope):
-        """The executor's loop, timed op by op, marking released temporaries."""
-        from paddle_nb.executor.executor import _allocated, _gather
-        from paddle_nb.errors import OpRunError
-        ctx = executor.ctx
+    def op_started(self, plan, step, scope):
+        """An OpRecord for ``step``, now running; the events until the next op are its."""
         ops = self.record.ops
-        for step in plan.steps:
-            self._current = len(ops)
-            t0 = time.perf_counter()
-            rec = OpRecord(plan.block.idx, step.index, step.op.type, 0.0, scope.id)
-            ops.append(rec)
-            if step.initializer and _allocated(cells, step.outs):
-                rec.skipped = True
-                continue
-            try:
-                if step.raw:
-                    executor._run_raw(step, scope)
-                    self._current = ops.index(rec)
-                    rec.seconds = time.perf_counter() - t0
-                    continue
-                kctx = ctx if step.wanted is None else ctx.for_outputs(step.wanted)
-                out = step.kernel(kctx, *_gather(cells, step.ins), **step.attrs)
-            except OpRunError:
-                raise
-            except Exception as err:
-                raise executor._op_error(step, plan, cells, err) from err
-            executor._store(step, cells, out)
-            for pos in step.release:
-                self.released.add(id(cells[pos]))
-                cells[pos]._free()
-            rec.seconds = time.perf_counter() - t0
+        self._current = len(ops)
+        rec = OpRecord(plan.block.idx, step.index, step.op.type, 0.0, scope.id)
+        ops.append(rec)
+        self._starts.append(time.perf_counter())
+        return rec
 
-    def finish(self, run_scope, failed=False):
+    def op_finished(self, rec, step):
+        """``rec``'s op has run (and its temporaries were released): time it."""
+        at = len(self._starts) - 1
+        if step.raw:          # its sub-blocks' ops were recorded after it: events are its again
+            at = self._current = self.record.ops.index(rec)
+        rec.seconds = time.perf_counter() - self._starts[at]
+
+    def finish(self, failed=False):
         EVENTS.unsubscribe(self._on_event)
         self._current = -1
         self.record.failed = failed

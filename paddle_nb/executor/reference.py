@@ -23,7 +23,7 @@ def evaluate(program, scope, block_idx=0, ctx=None):
 
     def value(name):
         var = scope.find_var(name) or scope.var(name)
-        return var.get_tensor()._array
+        return var.get_tensor().data
 
     preamble = program.preamble_length() if block_idx == 0 else 0
     for k, op in enumerate(block.ops):
@@ -34,7 +34,7 @@ def evaluate(program, scope, block_idx=0, ctx=None):
         if opdef.raw:
             def run_block(idx, kid_scope, values=None, same_outer=False):
                 for name, array in (values or {}).items():   # a step's inputs (an RNN's)
-                    kid_scope.var(name).get_tensor()._hold(array, ctx.place)
+                    kid_scope.var(name).get_tensor().hold(array, ctx.place)
                 evaluate(program, kid_scope, idx, ctx)
             opdef.kernel(RawContext(ctx, scope, op, attrs, run_block))
             continue
@@ -49,4 +49,4 @@ def evaluate(program, scope, block_idx=0, ctx=None):
             names = op.output(slot.name)
             for name, array in zip(names, out if slot.duplicable else [out]):
                 if array is not None:
-                    (scope.find_var(name) or scope.var(name)).get_tensor()._hold(array, ctx.place)
+                    (scope.find_var(name) or scope.var(name)).get_tensor().hold(array, ctx.place)

@@ -24,24 +24,18 @@ class RunState:
 
     def stage(self, var):
         if id(var) not in self.saved:
-            held = var._holder
-            if isinstance(held, LoDTensor):
-                self.saved[id(var)] = (var, held, held._array, held._place, held._lod)
-            else:
-                self.saved[id(var)] = (var, held, None, None, None)
+            held = var.holder
+            self.saved[id(var)] = (var, held, held.snapshot() if isinstance(held, LoDTensor)
+                                   else None)
 
     def restore(self):
-        for var, held, array, place, lod in self.saved.values():
-            if var._dead is not None:
+        for var, held, snapshot in self.saved.values():
+            if var.destroyed_why is not None:
                 continue
-            if isinstance(held, LoDTensor) and var._holder is held:
-                if held._array is not array:
-                    held._free()
-                    if array is not None:
-                        held._hold(array, place)
-                held._lod = lod
-            elif var._holder is not held:
-                var._holder = held
+            if isinstance(held, LoDTensor) and var.holder is held:
+                held.restore(snapshot)
+            elif var.holder is not held:
+                var.restore_holder(held)
         for name in self.created:
             if self.user_scope.is_alive():
                 self.user_scope.erase(name)

@@ -7,7 +7,7 @@ small kernel, and an RNN runs its step block once per time step. So each
 block is written out once as the source of one function, one line per op,
 and compiled; ``FastBlock.source`` shows it::
 
-    def block_1(env):
+    def block_1(env, made=0):
         ...
             k = 0                      # #0 mul
             out = f0(env[0], env[1])
@@ -15,8 +15,9 @@ and compiled; ``FastBlock.source`` shows it::
             made += out.nbytes
 
 ``f0``... are the steps' kernels, bound to their context and attributes.
-``made`` counts the bytes of the values the ops made and ``peak`` its
-highest value, as the loop did. When an op fails, ``k`` says which one.
+``made`` counts the bytes the run holds (the feeds, then each value an op
+makes, less each one released) and ``peak`` its highest value, as the
+scope loop's tensors count them. When an op fails, ``k`` says which one.
 """
 
 import linecache
@@ -27,6 +28,7 @@ from paddle_nb.executor.plan import flat_positions
 __all__ = ["unroll"]
 
 _INDENT = "        "
+_FORGOTTEN = []   # linecache names of collected block functions, dropped at the next unroll
 
 
 def unroll(name, steps, kernels, store, fail):
@@ -34,10 +36,13 @@ def unroll(name, steps, kernels, store, fail):
 
     ``store(env, outs, out)`` puts a multi-output result in place and returns
     its bytes; ``fail(k, env, err)`` makes the error raised when step ``k``
-    fails. The function returns the peak bytes of the values made.
+    fails. The function returns the peak bytes held: ``made`` (the bytes of the values
+    it starts with, which the run counts as its own: the feeds) plus those made since.
     """
+    while _FORGOTTEN:   # not in the finalizer: a collection inside linecache.checkcache's
+        linecache.cache.pop(_FORGOTTEN.pop(), None)     # loop over the cache made it fail
     namespace = {"_store": store, "_fail": fail}
-    lines = [f"def {name}(env):", "    k = 0", "    made = peak = 0", "    try:"]
+    lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
         namespace[f"f{k}"] = kernel
         body = _op_lines(k, step)
@@ -58,7 +63,7 @@ def unroll(name, steps, kernels, store, fail):
     exec(compile(source, filename, "exec"), namespace)
     function = namespace[name]
     # tracebacks show the source while the function lives; then linecache forgets it
-    weakref.finalize(function, linecache.cache.pop, filename, None)
+    weakref.finalize(function, _FORGOTTEN.append, filename)
     return function, source
 
 

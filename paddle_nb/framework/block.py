@@ -119,14 +119,15 @@ class Block:
                                             regularizer)
         program._bump()
         try:
-            program._initialize(param)
+            program.initialize(param)
         except Exception:
-            glob._forget_var(name)      # nothing half-written: no parameter without initializer
+            glob.remove_var(name)      # nothing half-written: no parameter without initializer
             raise
         return param
 
-    def _forget_var(self, name):
-        """Remove a variable's VarDesc (used to undo a failed declaration)."""
+    def remove_var(self, name):
+        """Remove a variable's VarDesc (undoing a failed declaration, pruning): no op may
+        still name it."""
         self.vars.pop(name, None)
         for k, desc in enumerate(self.desc.vars):
             if desc.name == name:

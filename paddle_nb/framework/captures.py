@@ -10,7 +10,7 @@ without looking inside. Nested sub-blocks count as part of their owner.
 >>> prog = pd.Program()
 >>> g = prog.global_block()
 >>> _ = g.create_var(name="w", shape=(2,)); _ = g.create_var(name="out", shape=(2,))
->>> with prog._block_guard() as sub:
+>>> with prog.block_guard() as sub:
 ...     t = sub.create_var(name="t", shape=(2,))
 ...     _ = sub.append_op("relu", {"X": "w"}, {"Out": "t"})
 ...     _ = sub.append_op("assign", {"X": "t"}, {"Out": "out"})
@@ -18,7 +18,7 @@ without looking inside. Nested sub-blocks count as part of their owner.
 (['w'], ['out'])
 """
 
-__all__ = ["block_captures"]
+__all__ = ["block_captures", "op_captures"]
 
 
 def block_captures(block):
@@ -27,6 +27,16 @@ def block_captures(block):
     reads, writes = [], []
     _walk(block, set(), reads, writes, set(block.vars))
     return reads, writes
+
+
+def op_captures(op):
+    """Names ``op``'s sub-blocks read from outside themselves: what keeping ``op`` needs
+    besides its inputs (pruning, inference export)."""
+    program = op.block.program
+    names = set()
+    for idx in op.sub_block_ids():
+        names.update(block_captures(program.block(idx))[0])
+    return names
 
 
 def _walk(block, written, reads, writes, local):

@@ -59,7 +59,7 @@ class Operator:
     @property
     def opdef(self):
         """The registered OpDef, or None for an op type paddle_nb does not know."""
-        return registry._REGISTRY.get(self.desc.type)
+        return registry.lookup(self.desc.type)
 
     @property
     def inputs(self):

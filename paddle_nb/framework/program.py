@@ -81,7 +81,7 @@ class Program:
         self._current = max(parent, 0)
 
     @contextlib.contextmanager
-    def _block_guard(self, parent_idx=None):
+    def block_guard(self, parent_idx=None):
         """Create a block, make it current, and make the block that was current before
         current again in ``finally`` (the new block's parent, unless ``parent_idx`` said
         otherwise, as a grad block made for a sub-block does)."""
@@ -92,13 +92,29 @@ class Program:
         finally:
             self._current = before
 
+    _block_guard = block_guard   # the older name, which tests and notebooks still use
+
     @contextlib.contextmanager
-    def _role_guard(self, role):
+    def role_guard(self, role):
+        """Mark the ops appended in the with-block with ``role`` (OpRole: backward, optimize)."""
         old, self._role = self._role, role
         try:
             yield
         finally:
             self._role = old
+
+    @contextlib.contextmanager
+    def initializers_to(self, startup):
+        """Put the initializer ops of persistables declared in the with-block in program
+        ``startup``, as ``program_guard`` does (None: leave them where they go now)."""
+        if startup is None:
+            yield
+            return
+        old, self._startup = self._startup, startup
+        try:
+            yield
+        finally:
+            self._startup = old
 
     # -- names and versions -------------------------------------------------------------------
     def unique_name(self, prefix):
@@ -111,7 +127,7 @@ class Program:
     def _bump(self):
         self.version += 1
 
-    def _initialize(self, param, initializer=None):
+    def initialize(self, param, initializer=None):
         """Put ``param``'s initializer op in the startup program or the preamble.
 
         ``initializer`` serves persistables that are not Parameters (an
@@ -227,7 +243,7 @@ class Program:
                 used = {n for b in other.blocks for op in b.ops
                         for n in op.input_arg_names + op.output_arg_names}
                 for name in [n for n in block.vars if "@GRAD" in n and n not in used]:
-                    block._forget_var(name)
+                    block.remove_var(name)
         return other
 
     def _copy_construction_info(self, source):

@@ -8,7 +8,7 @@ dropped, while the parameter's initializer before it is kept. Sub-blocks
 owned by a kept op are kept whole; variables no kept op touches are dropped.
 """
 
-from paddle_nb.framework.captures import block_captures
+from paddle_nb.framework.captures import op_captures
 
 __all__ = ["prune", "needed_ops"]
 
@@ -25,17 +25,9 @@ def needed_ops(block, targets):
         kept.append(k)
         needed.difference_update(outs)
         needed.update(op.input_arg_names)
-        needed.update(_captures(op))
+        needed.update(op_captures(op))
     return sorted(kept)
 
-
-def _captures(op):
-    """Names a kept op's sub-blocks read from outside themselves."""
-    program = op.block.program
-    names = set()
-    for idx in op.sub_block_ids():
-        names.update(block_captures(program.block(idx))[0])
-    return names
 
 
 def prune(program, targets):
@@ -59,7 +51,7 @@ def prune(program, targets):
             used.update(op.input_arg_names)
             used.update(op.output_arg_names)
     for name in [n for n in block.vars if n not in used]:
-        block._forget_var(name)
+        block.remove_var(name)
     return _drop_unowned_blocks(pruned, program)
 
 

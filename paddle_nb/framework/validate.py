@@ -62,7 +62,7 @@ def check_op_types(program):
     missing, slots = {}, {}
     for block in program.desc.blocks:
         for op in block.ops:
-            opdef = registry._REGISTRY.get(op.type)
+            opdef = registry.lookup(op.type)
             if opdef is None:
                 missing.setdefault(op.type, []).append(block.idx)
                 continue

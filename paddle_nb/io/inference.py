@@ -22,7 +22,7 @@ import os
 from paddle_nb.errors import SaveLoadError
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
-from paddle_nb.framework.prune import _captures   # what a kept op's sub-blocks read
+from paddle_nb.framework.captures import op_captures   # what a kept op's sub-blocks read
 from paddle_nb.framework.variable import Variable, VarType
 from paddle_nb.io.export26 import normalize
 from paddle_nb.io.atomic import inside, save_target, staged_directory, write_file
@@ -146,7 +146,7 @@ def _cut_at_feeds(block, feeds, targets):
             keep.add(k)
             needed.difference_update(op.output_arg_names)
             needed.update(op.input_arg_names)
-            needed.update(_captures(op))
+            needed.update(op_captures(op))
             needed.difference_update(feeds)
     for k in range(len(block.ops) - 1, -1, -1):
         if k not in keep:
@@ -157,7 +157,7 @@ def _cut_at_feeds(block, feeds, targets):
             used.update(op.input_arg_names)
             used.update(op.output_arg_names)
     for name in [n for n in block.vars if n not in used]:
-        block._forget_var(name)
+        block.remove_var(name)
 
 
 def _add_feed_fetch(block, feeds, targets):

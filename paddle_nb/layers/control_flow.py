@@ -93,7 +93,7 @@ class IfElse:
             self._masks = self._split(self.cond)
         self._branch = flag
         try:
-            with self.program._block_guard() as sub:
+            with self.program.block_guard() as sub:
                 yield sub
         finally:
             self._branch = None
@@ -138,7 +138,7 @@ class IfElse:
 def _branch(helper, parent, pred, fn, is_true):
     """One scalar conditional block running ``fn``; returns its outputs copied outside."""
     program = helper.program
-    with program._block_guard() as sub:
+    with program.block_guard() as sub:
         result = fn() if fn is not None else None
         values = [] if result is None else list(result) if isinstance(result, (list, tuple)) else [result]
         outs = []
@@ -196,7 +196,7 @@ class While:
     def block(self):
         program = self.helper.program
         parent = program.current_block()
-        with program._block_guard() as sub:
+        with program.block_guard() as sub:
             yield sub
         reads, writes = block_captures(sub)
         if self.cond.name not in writes:

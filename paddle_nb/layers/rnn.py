@@ -46,7 +46,7 @@ class StaticRNN:
     def step(self):
         """The step block: everything built inside runs once per time step."""
         self.parent = self.program.current_block()
-        with self.program._block_guard() as sub:
+        with self.program.block_guard() as sub:
             self.sub = sub
             yield sub
         self._complete()

@@ -36,10 +36,14 @@ def align_shapes(x, y, axis):
     return x, y
 
 
-def broadcast_shape(x, y):
-    """NumPy broadcasting of two equal-rank shapes in which -1 means unknown."""
+def broadcast_shape(x, y, what=None):
+    """NumPy broadcasting of two shapes in which -1 means unknown (the shorter one is
+    padded with leading 1s); the error names ``what`` (default: the two shapes)."""
+    x, y = tuple(x), tuple(y)
+    rank = max(len(x), len(y))
+    a_dims, b_dims = (1,) * (rank - len(x)) + x, (1,) * (rank - len(y)) + y
     out = []
-    for a, b in zip(x, y):
+    for a, b in zip(a_dims, b_dims):
         if a == b or b == 1:
             out.append(a)
         elif a == 1:
@@ -47,7 +51,8 @@ def broadcast_shape(x, y):
         elif a == -1 or b == -1:
             out.append(max(a, b))
         else:
-            fail(f"shapes {x} and {y} do not broadcast: dimension {len(out)} is {a} and {b}")
+            fail(f"{what or f'shapes {x} and {y}'} do not broadcast: dimension {len(out)} is "
+                 f"{a} and {b}")
     return tuple(out)
 
 

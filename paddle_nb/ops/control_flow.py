@@ -61,7 +61,7 @@ def _empty_rows(ctx):
         shape = var.shape
         if not shape or shape[0] != -1 or any(d < 0 for d in shape[1:]):
             continue
-        if ctx.scope._find_array(name) is None:
+        if ctx.scope.find_array(name) is None:
             ctx.out_tensor(name).set(ctx.xp.empty((0,) + tuple(shape[1:]), var.dtype), ctx.place)
 
 
@@ -98,7 +98,7 @@ def _conditional_block_grad(ctx):
     for out, name in zip(ctx.input_names("Out"), ctx.input_names("Out@GRAD")):
         var = ctx.scope.find_var(name)
         if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
-            grad_scope.var(grad_var_name(out)).get_tensor()._hold(var.get_tensor().array(),
+            grad_scope.var(grad_var_name(out)).get_tensor().hold(var.get_tensor().array(),
                                                                   ctx.place)
     ctx.run_block(attrs["sub_block"], grad_scope)
     _copy_inner_grads(ctx, grad_scope, inputs, outputs, attrs["inner_grads"])
@@ -197,7 +197,7 @@ def _while(ctx):
             continue
         for name, array in starts.items():   # the step's inputs, for the backward pass
             if kid.find_local_var(name) is None:
-                kid.var(name).get_tensor()._hold(array, ctx.place)
+                kid.var(name).get_tensor().hold(array, ctx.place)
         scopes.append(kid)
         held += scope_bytes(kid)
         if held > max_bytes:
@@ -228,15 +228,16 @@ def _size(nbytes):
 def scope_bytes(scope):
     """The bytes of the tensors that ``scope`` and its kids hold (a frame counts what its
     block made; a list holder, such as a tensor array, counts each tensor in it)."""
-    total = scope._frame.nbytes if scope._frame is not None else 0
-    for var in scope._vars.values():
-        holder = var._holder
+    frame = scope.frame
+    total = frame.nbytes if frame is not None else 0
+    for name in scope.own_variables():
+        holder = scope.find_local_var(name).holder
         if isinstance(holder, LoDTensor):
-            total += holder._array.nbytes if holder._array is not None else 0
+            total += holder.data.nbytes if holder.data is not None else 0
         elif isinstance(holder, list) and not isinstance(holder, StepScopes):
-            total += sum(t._array.nbytes for t in holder
-                         if isinstance(t, LoDTensor) and t._array is not None)
-    for kid in scope._kids:
+            total += sum(t.data.nbytes for t in holder
+                         if isinstance(t, LoDTensor) and t.data is not None)
+    for kid in scope.kids:
         total += scope_bytes(kid)
     return total
 
@@ -269,7 +270,7 @@ def _while_grad(ctx):
         ctx.run_block(attrs["sub_block"], grad_scope,
                       {grad_var_name(x): g for x, g in carry.items() if g is not None})
         for x, inner in zip(xs, inner_names):
-            value = grad_scope._local_array(inner) if inner else None
+            value = grad_scope.local_array(inner) if inner else None
             if x in carry:
                 carry[x] = value if value is not None else ctx.xp.zeros_like(ctx.tensor(x).array())
             elif value is not None:
@@ -320,7 +321,7 @@ def _while_grad_linked(ctx, scopes, xs, outs):
                     continue
                 _zeros_like_into(ctx, base, out_name)
             # shared, not copied (PaddlePaddle's ShareDataWith): kernels never write in place
-            grad_scope.var(in_name).get_tensor()._hold(ctx.tensor(out_name).array(), ctx.place)
+            grad_scope.var(in_name).get_tensor().hold(ctx.tensor(out_name).array(), ctx.place)
         ctx.run_block(ctx.attrs["sub_block"], grad_scope)
         for x, out in zip(xs, outs):
             if out == EMPTY_VAR:

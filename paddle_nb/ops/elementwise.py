@@ -6,6 +6,8 @@ Out. Each grad op reads X, Y and Out@GRAD and writes X@GRAD and Y@GRAD,
 summed back over broadcast dimensions.
 """
 
+import functools
+
 from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, sum_to
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
@@ -15,11 +17,32 @@ __all__ = ["BINARY", "numpy_rule"]
 AXIS = {"axis": Attr("int", -1, comment="the dimension of X where Y's first dimension lines up")}
 
 
-def _infer(x, y, *, axis):
-    if x.dtype != y.dtype:
-        fail(f"X and Y must have the same dtype, got {x.dtype} and {y.dtype}")
-    xs, ys = align_shapes(x.shape, y.shape, axis)
-    return x.with_shape(broadcast_shape(xs, ys))
+# PaddlePaddle 2.6 registers kernels for bool operands only for these two
+BOOL_OPS = ("elementwise_mul", "elementwise_div")
+
+
+def _infer_for(name):
+    def infer(x, y, *, axis):
+        if x.dtype != y.dtype:
+            fail(f"X and Y must have the same dtype, got {x.dtype} and {y.dtype}")
+        if x.dtype.kind == "b" and name not in BOOL_OPS:
+            fail(f"{name} has no kernel for bool operands (PaddlePaddle has none); cast X "
+                 "and Y to an integer or float dtype")
+        xs, ys = align_shapes(x.shape, y.shape, axis)
+        return x.with_shape(broadcast_shape(xs, ys))
+    return infer
+
+
+def _divide(xp, x, y):
+    """X / Y; integers (and bools) divide as C++ does, truncating toward zero, in their own
+    dtype as PaddlePaddle does (7 / -2 = -3); an integer zero divisor is an error."""
+    if x.dtype.kind == "f" or x.dtype.kind == "c":
+        return x / y
+    if not y.all():
+        raise ZeroDivisionError("elementwise_div: integer division by zero")
+    if x.dtype.kind == "b":
+        return x & y              # True / True is True, False / True is False
+    return (x - xp.fmod(x, y)) // y    # x - fmod(x, y) is a multiple of y: // is exact
 
 
 def _grad_infer(x, y, dout, *, axis):
@@ -34,7 +57,7 @@ BINARY = {
                         lambda xp, x, y, g: g, lambda xp, x, y, g: -g, "Out = X - Y"),
     "elementwise_mul": (lambda xp, x, y: x * y,
                         lambda xp, x, y, g: g * y, lambda xp, x, y, g: g * x, "Out = X * Y"),
-    "elementwise_div": (lambda xp, x, y: x / y,
+    "elementwise_div": (_divide,
                         lambda xp, x, y, g: g / y, lambda xp, x, y, g: -g * x / (y * y),
                         "Out = X / Y"),
     "elementwise_max": (lambda xp, x, y: xp.maximum(x, y),
@@ -77,9 +100,11 @@ def _register_binary(name, forward, dx, dy, doc):
 
     def direct(ctx, metas, attrs):
         x, y = metas
-        if ufunc and x.dtype == y.dtype and numpy_rule(len(x.shape), len(y.shape), attrs["axis"]):
-            return getattr(ctx.xp, ufunc)
-        return None
+        if not (x.dtype == y.dtype and numpy_rule(len(x.shape), len(y.shape), attrs["axis"])):
+            return None
+        if ufunc == "divide" and x.dtype.kind not in "fc":    # C++'s integer division
+            return functools.partial(_divide, ctx.xp)
+        return getattr(ctx.xp, ufunc) if ufunc else None
 
     def grad_direct(ctx, metas, attrs):
         """Float operands NumPy's broadcasting lines up: each gradient summed back to its
@@ -95,7 +120,7 @@ def _register_binary(name, forward, dx, dy, doc):
                     sum_to(dy(xp, x, y, g), y.shape) if want_y else None)
         return grads
 
-    register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer,
+    register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer_for(name),
                    kernel=kernel, direct=direct, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
                                                in_grads=("X", "Y")), doc=doc))
     register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],

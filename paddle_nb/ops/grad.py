@@ -32,13 +32,24 @@ class OpSpec:
 
 
 class GradContext:
-    """The forward op as a gradient maker sees it."""
+    """The forward op as a gradient maker sees it.
 
-    def __init__(self, type, inputs, outputs, attrs):
+    ``op`` and ``backward_block`` are set by the backward pass (paddle_nb.backward) and
+    are None when a maker is called on its own (the contract suite): ``op`` is the forward
+    Operator, ``backward_block(idx, seeds, local_seeds=False, extra_needs=())`` builds the
+    grad block of sub-block ``idx`` and returns ``(grad block index, {name: inner grad})``;
+    only control-flow makers use them.
+    """
+
+    __slots__ = ("type", "inputs", "outputs", "attrs", "op", "backward_block")
+
+    def __init__(self, type, inputs, outputs, attrs, op=None, backward_block=None):
         self.type = type
         self.inputs = inputs      # slot -> [names]
         self.outputs = outputs
         self.attrs = attrs        # the forward op's own (declared) attributes
+        self.op = op
+        self.backward_block = backward_block
 
     def input(self, slot):
         return list(self.inputs.get(slot, []))

@@ -13,9 +13,9 @@ import math
 
 import numpy
 
-from paddle_nb.ops.broadcast import sum_to
+from paddle_nb.ops.broadcast import broadcast_shape, sum_to
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, register
 
 __all__ = ["matmul_shape", "matmul_v2_shape"]
 
@@ -28,16 +28,6 @@ FUSED_EXTRA = {"mkldnn_data_type": Attr("str", "float32"),
 INT8_EXTRA = {"use_quantizer": Attr("bool", False), "Scale_x": Attr("float", 1.0),
               "Scale_y": Attr("float", 1.0), "Scale_out": Attr("float", 1.0),
               "force_fp32_output": Attr("bool", False)}
-
-
-def _known_product(dims):
-    """The product of ``dims``, or -1 when one of them is unknown."""
-    p = 1
-    for d in dims:
-        if d < 0:
-            return -1
-        p *= d
-    return p
 
 
 def _same(a, b):
@@ -82,7 +72,7 @@ def _mul_infer(x, y, *, x_num_col_dims, y_num_col_dims, **_):
         if len(m.shape) <= n:
             fail(f"{slot} must have rank > {slot.lower()}_num_col_dims = {n}, "
                  f"got shape {tuple(m.shape)}")
-    width, height = _known_product(x.shape[xn:]), _known_product(y.shape[:yn])
+    width, height = known_product(x.shape[xn:]), known_product(y.shape[:yn])
     if not _same(width, height):
         fail(f"X flattened at x_num_col_dims={xn} has width {width} but Y flattened at "
              f"y_num_col_dims={yn} has height {height} (X shape {tuple(x.shape)}, "
@@ -137,7 +127,7 @@ def matmul_shape(xs, ys, transpose_x, transpose_y):
         fail(f"X's width must equal Y's height: X of shape {tuple(xs)} (transpose_X="
              f"{transpose_x}) has {kx} columns, Y of shape {tuple(ys)} (transpose_Y="
              f"{transpose_y}) has {ky} rows")
-    if xb and yb and not _same(_known_product(xb), _known_product(yb)):
+    if xb and yb and not _same(known_product(xb), known_product(yb)):
         fail(f"X and Y must hold as many matrices: X of shape {tuple(xs)} has batch {xb}, "
              f"Y of shape {tuple(ys)} has batch {yb}")
     out = list(xb or yb) + [m, n]
@@ -193,23 +183,6 @@ MATMUL_ATTRS = {
 # ---- matmul_v2 (numpy.matmul) -----------------------------------------------------------------
 
 
-def _broadcast_batch(xb, yb, xs, ys):
-    rank = max(len(xb), len(yb))
-    xb, yb = (1,) * (rank - len(xb)) + tuple(xb), (1,) * (rank - len(yb)) + tuple(yb)
-    out = []
-    for a, b in zip(xb, yb):
-        if a == b or b == 1:
-            out.append(a)
-        elif a == 1:
-            out.append(b)
-        elif a < 0 or b < 0:
-            out.append(max(a, b))
-        else:
-            fail(f"the batch dimensions of X (shape {tuple(xs)}) and Y (shape {tuple(ys)}) "
-                 f"do not broadcast: {a} against {b}")
-    return tuple(out)
-
-
 def matmul_v2_shape(xs, ys, trans_x, trans_y):
     """Out's shape for ``matmul_v2`` (numpy.matmul with transposes), or a ShapeError.
 
@@ -225,7 +198,8 @@ def matmul_v2_shape(xs, ys, trans_x, trans_y):
     if not _same(a[-1], b[-2]):
         fail(f"X's width must equal Y's height: X of shape {tuple(xs)} (trans_x={trans_x}) "
              f"has {a[-1]} columns, Y of shape {tuple(ys)} (trans_y={trans_y}) has {b[-2]} rows")
-    out = _broadcast_batch(a[:-2], b[:-2], xs, ys)
+    out = broadcast_shape(a[:-2], b[:-2], f"the batch dimensions of X (shape {tuple(xs)}) "
+                          f"and Y (shape {tuple(ys)})")
     out += (a[-2],) if len(xs) > 1 else ()
     out += (b[-1],) if len(ys) > 1 else ()
     return out or (1,)

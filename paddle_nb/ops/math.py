@@ -12,16 +12,7 @@ triangle of the last two dims; its gradient keeps the same triangle of Out@GRAD.
 """
 
 from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-
-
-def _known_product(dims):
-    p = 1
-    for d in dims:
-        if d < 0:
-            return -1
-        p *= d
-    return p
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, register
 
 
 # ---- scale ------------------------------------------------------------------------------------
@@ -34,7 +25,7 @@ SCALE_ATTRS = {
 
 
 def _scale_infer(x, scale_tensor, *, scale, bias, bias_after_scale):
-    if scale_tensor is not None and _known_product(scale_tensor.shape) not in (1, -1):
+    if scale_tensor is not None and known_product(scale_tensor.shape) not in (1, -1):
         fail(f"ScaleTensor must hold one value, got shape {tuple(scale_tensor.shape)}")
     return x
 
@@ -131,7 +122,7 @@ def _mean_kernel(ctx, x):
 
 
 def _mean_grad_infer(x, dout):
-    if _known_product(dout.shape) not in (1, -1):
+    if known_product(dout.shape) not in (1, -1):
         fail(f"Out@GRAD must hold one value, got shape {tuple(dout.shape)}")
     return x
 
@@ -163,7 +154,7 @@ CUMSUM_ATTRS = {
 
 def _cumsum_infer(x, *, axis, flatten, exclusive, reverse):
     if flatten:
-        return x.with_shape((_known_product(x.shape),))
+        return x.with_shape((known_product(x.shape),))
     rank = max(len(x.shape), 1)         # a 0-D X is one element: axis 0 or -1
     if not -rank <= axis < rank:
         fail(f"axis {axis} is out of range for X of shape {tuple(x.shape)}")

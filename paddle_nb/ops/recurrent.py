@@ -45,7 +45,7 @@ def _local_array(scope, name, what):
         raise ScopeDestroyedError(
             f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
             "ran (by a listener, a kernel or another thread)")
-    array = scope._local_array(name)
+    array = scope.local_array(name)
     if array is None:
         raise ValueError(f"recurrent: the step block did not compute {what} '{name}'")
     return array
@@ -92,7 +92,7 @@ def _recurrent_grad(ctx):
     ex_states, states = attrs["ex_states"], attrs["states"]
     inputs, params = ctx.input_names("inputs"), ctx.input_names("parameters")
     boots, outputs = ctx.input_names("initial_states"), ctx.input_names("outputs")
-    out_grads = [(grad_var_name(name), ctx.scope._find_array(g))
+    out_grads = [(grad_var_name(name), ctx.scope.find_array(g))
                  for name, g in zip(outputs, ctx.input_names("outputs@GRAD"))]
     out_grads = [(name, g) for name, g in out_grads if g is not None]
     state_grads = [grad_var_name(s) for s in states]
@@ -112,9 +112,9 @@ def _recurrent_grad(ctx):
             values[name] = values[name] + g if name in values else g
         ctx.run_block(attrs["sub_block"], grad_scope, values, same_outer=True)
         for parts, grad_name in input_grad_names:
-            parts[t] = grad_scope._local_array(grad_name)
+            parts[t] = grad_scope.local_array(grad_name)
         for name, grad_name in param_grad_names:
-            g = grad_scope._local_array(grad_name)
+            g = grad_scope.local_array(grad_name)
             if g is None:
                 continue
             total = param_grads.get(name)
@@ -124,7 +124,7 @@ def _recurrent_grad(ctx):
                 total += g
         carry = {}
         for pre_grad, state in links:
-            g = grad_scope._local_array(pre_grad)
+            g = grad_scope.local_array(pre_grad)
             if g is not None:
                 carry[state] = g
     _write_grads(ctx, inputs, "inputs@GRAD", lambda n: _stack(xp, input_grads[n], ctx.tensor(n)))

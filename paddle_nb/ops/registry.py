@@ -28,8 +28,8 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import AttrError, OpNotFoundError, ShapeError
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "exists", "types", "describe",
-           "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail"]
+__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types", "describe",
+           "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail", "known_product"]
 
 AttrType = framework_pb2.AttrType
 GRAD_SUFFIX = "@GRAD"
@@ -53,6 +53,20 @@ class Meta(NamedTuple):
 
     def with_dtype(self, dtype):
         return self._replace(dtype=convert_dtype(dtype))
+
+
+def known_product(dims):
+    """The product of ``dims`` (a shape's element count), or -1 when one is unknown (-1).
+
+    >>> known_product((2, 3, 4)), known_product((-1, 3)), known_product(())
+    (24, -1, 1)
+    """
+    p = 1
+    for d in dims:
+        if d < 0:
+            return -1
+        p *= d
+    return p
 
 
 def fail(message):
@@ -253,17 +267,6 @@ class OpDef:
                 values[name] = attr.default
         return values
 
-    def to_proto(self):
-        """This op's schema as PaddlePaddle's OpProto message."""
-        proto = framework_pb2.OpProto(type=self.type, comment=self.doc)
-        for slots, field in ((self.inputs, proto.inputs), (self.outputs, proto.outputs)):
-            for s in slots:
-                field.add(name=s.name, comment=s.comment, duplicable=s.duplicable,
-                          dispensable=s.dispensable)
-        for name, a in self.attrs.items():
-            proto.attrs.add(name=name, type=a.attr_type, comment=a.comment)
-        return proto
-
     def __repr__(self):
         return f"<OpDef {self.type}>"
 
@@ -287,6 +290,12 @@ def get(op_type):
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise OpNotFoundError(f"op type '{op_type}' is not registered in paddle_nb{hint}")
     return opdef
+
+
+def lookup(op_type):
+    """The OpDef of ``op_type``, or None when paddle_nb does not know it (no error: for
+    callers that report every unknown type at once)."""
+    return _REGISTRY.get(op_type)
 
 
 def exists(op_type):

@@ -130,7 +130,7 @@ def _alive(ctx, steps):
 def _step_scope(ctx, label, index, arrays, made):
     """A kid scope holding ``arrays`` (named by ``index``) as its variables."""
     kid = ctx.scope.new_scope(label=label)
-    kid._attach_frame(Frame(index, arrays, ctx.place, sum(int(a.nbytes) for a in made)))
+    kid.attach_frame(Frame(index, arrays, ctx.place, sum(int(a.nbytes) for a in made)))
     return kid
 
 
@@ -242,7 +242,7 @@ register(OpDef(
 # -- the backward pass: back through time, reading the step scopes ----------------------------------
 def _grad_or_none(ctx, slot, k):
     names = ctx.input_names(slot)
-    return ctx.scope._find_array(names[k]) if k < len(names) and names[k] != EMPTY_VAR else None
+    return ctx.scope.find_array(names[k]) if k < len(names) and names[k] != EMPTY_VAR else None
 
 
 def _kept_scopes(ctx, count):
@@ -265,10 +265,10 @@ def _back_direction(xp, cell, scopes, times, weights, d_out, dh, dc):
     w_ih, w_hh = weights[0], weights[1]
     steps = len(scopes)
     d_xg, d_hg, xs, hs = [None] * steps, [None] * steps, [None] * steps, [None] * steps
-    names = list(scopes[0]._frame.index) if scopes[0]._frame is not None \
+    names = list(scopes[0].frame.index) if scopes[0].frame is not None \
         else scopes[0].local_var_names()
     for s in range(steps - 1, -1, -1):
-        v, t = {name: scopes[s]._local_array(name) for name in names}, times[s]
+        v, t = {name: scopes[s].local_array(name) for name in names}, times[s]
         dh_new, dc_new, mask = dh + d_out[t], dc, v.get("mask")
         if mask is not None:                 # a finished sequence passes its gradient through
             dh_new, dh_keep = xp.where(mask, dh_new, 0), xp.where(mask, 0, dh)
@@ -285,7 +285,7 @@ def _back_direction(xp, cell, scopes, times, weights, d_out, dh, dc):
              gh.sum(axis=(0, 1))]
     d_x = gx @ w_ih
     if "dropout" in names:                   # x was the layer below's output times this
-        d_x = d_x * xp.stack([scopes[s]._local_array("dropout") for s in _by_time(times)])
+        d_x = d_x * xp.stack([scopes[s].local_array("dropout") for s in _by_time(times)])
     return grads, d_x, dh, dc
 
 

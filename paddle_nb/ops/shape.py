@@ -32,7 +32,8 @@ MKLDNN = {"use_quantizer": Attr("bool", False, comment=UNUSED),
           "mkldnn_data_type": Attr("str", "float32", comment=UNUSED)}
 
 
-def _known_product(dims):
+def _product_of_known(dims):
+    """The product of the known dimensions (each -1 left out)."""
     return math.prod(d for d in dims if d != -1)
 
 
@@ -61,8 +62,8 @@ def reshape_shape(x_shape, shape):
     copied = [i for i, s in enumerate(shape) if s == 0 and x_shape[i] == -1]
     if x_shape.count(-1) > len(copied):      # an unknown X dimension is folded in: no check
         return tuple(out)
-    have = _known_product(x_shape)
-    known = _known_product(d for i, d in enumerate(out) if i != unknown)
+    have = _product_of_known(x_shape)
+    known = _product_of_known(d for i, d in enumerate(out) if i != unknown)
     if unknown is None:
         if have != known:
             fail(f"shape {list(shape)} asks for {known} elements but X of shape {x_shape} "

@@ -11,8 +11,8 @@ Three panes in one widget, kept up to date in place (display it once):
   destroyed the run's scopes: every variable's state, shape, dtype, place
   and bytes, with what changed since the previous run marked.
 
-Runs arrive as RunRecords from the executor (``exe.subscribe``) or from every
-executor (``RUN_LISTENERS``). The program is followed as it is built: after
+Runs arrive as RunRecords from the executor it is given (``exe.subscribe``):
+listeners belong to one executor, so a Dashboard slows no other executor. The program is followed as it is built: after
 each notebook cell (IPython's ``post_run_cell`` event) and after each run the
 Dashboard compares ``program.version`` with the version it drew — one integer
 comparison — and redraws the block tree and graphs only when they differ.
@@ -26,7 +26,6 @@ import traitlets
 
 from paddle_nb.core.scope import global_scope
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.executor.executor import RUN_LISTENERS
 from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
@@ -39,8 +38,9 @@ class Dashboard(PaddleWidget):
     """Block tree, dataflow graph and scope hierarchy, refreshed after every run.
 
     ``program`` defaults to the default main program; runs of other programs (the
-    startup program) refresh the scope pane only. ``scope`` limits the runs shown to
-    those in that scope; ``executor`` to that executor's runs (default: every executor).
+    startup program) refresh the scope pane only. It follows the runs of ``executor``
+    (without one, no runs: it shows the program and the live scope); ``scope`` limits the
+    runs shown to those in that scope.
 
     >>> import numpy as np, paddle_nb as pd
     >>> prog, scope, exe = pd.Program(), pd.Scope(), pd.Executor()
@@ -71,12 +71,8 @@ class Dashboard(PaddleWidget):
         self.scope, self.executor = scope, executor
         self._seen = {}                         # (path, name) -> what was shown last time
         self._op_counts = {}
-        if executor is not None:
-            self._unsubscribe = executor.subscribe(weak_method(self.on_run, executor.listeners))
-        else:
-            listener = weak_method(self.on_run, RUN_LISTENERS)
-            RUN_LISTENERS.append(listener)
-            self._unsubscribe = lambda: listener in RUN_LISTENERS and RUN_LISTENERS.remove(listener)
+        self._unsubscribe = executor.subscribe(weak_method(self.on_run, executor.listeners)) \
+            if executor is not None else (lambda: None)
         self._unhook = on_cell_executed(self.refresh)
         self.refresh()
         self._show_live_scope()

@@ -109,19 +109,19 @@ def _record_html(record):
            f"{rows}</table>")
     body = head + _section(f"ops in the order they ran ({len(record.ops)})", ops, opened=False)
     if record.scopes is not None:
-        declared = trees._declared(record.scopes, record.program)
+        declared = trees.declared_vars(record.scopes, record.program)
         body += _section("scopes just before the run's scopes were destroyed",
                          trees.scope_tree_body(record.scopes, declared, values=True), opened=True)
     return page(body, "states")
 
 
 def _core_var_html(var):
-    if var._dead is not None:
+    if var.destroyed_why is not None:
         return page(f'<div data-var="{esc(var.name)}" data-state="freed">'
                     f'<span class="pnb-name">{esc(var.name)}</span> {state_chip("freed")} '
-                    f'<span class="pnb-muted">{esc(var._dead)}</span></div>', "states")
+                    f'<span class="pnb-muted">{esc(var.destroyed_why)}</span></div>', "states")
     rec = var_record(var, (), True)
-    scope = var._scope
+    scope = var.scope
     where = f"{scope.id} {esc(scope.label)}" if scope.label else f"{scope.id}"
     body = (f'<div data-var="{esc(rec.name)}" data-state="{rec.state}" data-scope="{scope.id}">'
             f'<b>Variable</b> <span class="pnb-name">{esc(rec.name)}</span> {state_chip(rec.state)}'
@@ -134,9 +134,9 @@ def _core_var_html(var):
 
 
 def _tensor_html(tensor):
-    if tensor._dead is not None:
-        state, extra = "freed", f'<span class="pnb-muted">{esc(tensor._dead)}</span>'
-    elif tensor._array is None:
+    if tensor.destroyed_why is not None:
+        state, extra = "freed", f'<span class="pnb-muted">{esc(tensor.destroyed_why)}</span>'
+    elif tensor.data is None:
         state, extra = "typed", '<span class="pnb-muted">no shape, no memory yet</span>'
     else:
         lod = f" · lod {tensor.lod()}" if tensor.lod() else ""
@@ -166,7 +166,7 @@ def _operator_html(op):
     subs = op.sub_block_ids()
     owns = chip(f"owns block {', '.join(map(str, subs))}", ROLE_COLOURS[role]) if subs else ""
     return page(f'<div data-block="{op.block.idx}" data-op="{k}" data-op-type="{esc(op.type)}">'
-                f'{trees._op_details(k, op, role).replace("<details>", "<details open>", 1)}'
+                f'{trees.op_details(k, op, role).replace("<details>", "<details open>", 1)}'
                 f'<span class="pnb-muted">block {op.block.idx}</span>'
                 f"{owns}"
                 "</div>")

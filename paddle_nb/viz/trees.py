@@ -25,7 +25,8 @@ from paddle_nb.viz.preview import preview
 from paddle_nb.viz.style import (ROLE_COLOURS, VAR_STYLES, View, chip, esc, fmt_bytes, fmt_shape,
                                  page, state_chip)
 
-__all__ = ["block_tree", "scope_tree", "block_tree_body", "scope_tree_body", "resolve_scopes"]
+__all__ = ["block_tree", "scope_tree", "block_tree_body", "scope_tree_body", "resolve_scopes",
+           "op_details", "declared_vars"]
 
 
 # -- the block tree ------------------------------------------------------------------------------
@@ -87,7 +88,7 @@ def _block_html(block, owner):
                        if 0 <= i < block.program.num_blocks)
         role = OpRole.name(op.role)
         items.append(f'<li data-block="{idx}" data-op="{k}" data-op-type="{esc(op.type)}" '
-                     f'data-role="{role}">{_op_details(k, op, role)}{subs}</li>')
+                     f'data-role="{role}">{op_details(k, op, role)}{subs}</li>')
     if items:
         parts.append(f'<ol class="pnb-ops" start="0">{"".join(items)}</ol>')
     return (f'<div class="pnb-block" data-block="{idx}" data-parent="{block.parent_idx}">'
@@ -111,7 +112,7 @@ def _var_row(block, var):
             f"<td>{esc(dtype)}{esc(shape)}{esc(lod)}</td><td>{esc(wrote)}</td></tr>")
 
 
-def _op_details(k, op, role):
+def op_details(k, op, role):
     def slots(m):
         return ", ".join(f"{s}={'/'.join(n)}" for s, n in m.items() if n)
     line = (f'{chip(role, ROLE_COLOURS[role], "op_role", role=role)} <b>#{k} {esc(op.type)}</b>'
@@ -143,7 +144,7 @@ def scope_tree(scope_or_record, program=None, values=False):
       h  created
     """
     record, program = resolve_scopes(scope_or_record, program, values)
-    declared = _declared(record, program)
+    declared = declared_vars(record, program)
     body = scope_tree_body(record, declared, values)
     return View(page(body, "states"), _text(record, declared))
 
@@ -166,7 +167,7 @@ def resolve_scopes(obj, program=None, values=False):
                     f"{type(obj).__name__}")
 
 
-def _declared(record, program):
+def declared_vars(record, program):
     """``[(block idx, Variable)]``: the program's variables held by no scope of ``record``."""
     if program is None:
         return []

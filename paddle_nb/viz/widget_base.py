@@ -174,7 +174,7 @@ def graph_picture(block, expand=()):
 def weak_method(method, registry=None):
     """A function calling ``method`` while its object lives, then leaving ``registry``.
 
-    Listeners go into module-level lists (``RUN_LISTENERS``) and IPython's event hooks;
+    Listeners go into an executor's list (``exe.listeners``) and IPython's event hooks;
     holding the widget weakly lets a widget that nobody shows any more be collected.
     """
     ref = weakref.WeakMethod(method)

@@ -4,7 +4,7 @@ A scope holding a Frame answers every public question as if the frame's names
 were Variables: asking for one (``var``, ``find_var``, ``find_local_var``,
 ``local_var_names``, ``erase``) turns the whole frame into Variables first, in
 the frame's index order, with the same arrays; lookups that hand out no
-Variable (``_find_array``, ``_local_array``, ``find_scope_of``, ``repr``, a
+Variable (``find_array``, ``local_array``, ``find_scope_of``, ``repr``, a
 ``find_var`` of another name) leave the frame alone. The frame's bytes are
 counted in MEMORY while it lives: materializing moves them to the tensors,
 destroying the scope gives them back, and ``Frame.release`` counts once.
@@ -33,7 +33,7 @@ def _framed(scope=None, **values):
     """``scope`` (a new root by default) holding a frame of ``values`` in keyword order."""
     scope = pd.Scope() if scope is None else scope
     names = list(values)
-    scope._attach_frame(_frame({n: k for k, n in enumerate(names)}, [values[n] for n in names]))
+    scope.attach_frame(_frame({n: k for k, n in enumerate(names)}, [values[n] for n in names]))
     return scope
 
 
@@ -66,7 +66,7 @@ def test_find_var_of_a_framed_name_gives_a_variable_holding_the_same_array():
 def test_the_frame_order_is_its_index_not_the_array_positions():
     a, b = np.zeros(1), np.ones(1)
     scope = pd.Scope()
-    scope._attach_frame(_frame({"second": 1, "first": 0}, [a, b]))
+    scope.attach_frame(_frame({"second": 1, "first": 0}, [a, b]))
     assert scope.local_var_names() == ["second", "first"]
     assert scope.find_var("second").get_tensor().array() is b
     assert scope.find_var("first").get_tensor().array() is a
@@ -123,7 +123,7 @@ def test_a_declared_name_without_a_value_becomes_an_empty_variable():
 def test_local_tensor_materializes_and_gives_the_framed_tensor():
     x = np.arange(4.0)
     scope = _framed(x=x)
-    assert scope._local_tensor("x").array() is x
+    assert scope.local_tensor("x").array() is x
     assert scope._frame is None
 
 
@@ -142,9 +142,9 @@ def test_find_array_from_a_kid_reads_the_parents_frame_without_materializing(mad
     x = np.arange(3.0)
     parent = _framed(x=x, empty=None)
     kid = parent.new_scope()
-    assert kid._find_array("x") is x
-    assert kid._find_array("empty") is None
-    assert kid._find_array("nowhere") is None
+    assert kid.find_array("x") is x
+    assert kid.find_array("empty") is None
+    assert kid.find_array("nowhere") is None
     assert parent._frame is not None and parent._vars == {}
     assert made == []
 
@@ -155,8 +155,8 @@ def test_find_array_reads_variables_too():
     root.var("w").get_tensor().set(w, CPU)
     root.var("unset")
     kid = _framed(root.new_scope(), x=np.zeros(1))
-    np.testing.assert_array_equal(kid._find_array("w"), w)
-    assert kid._find_array("unset") is None
+    np.testing.assert_array_equal(kid.find_array("w"), w)
+    assert kid.find_array("unset") is None
     assert kid._frame is not None
 
 
@@ -166,8 +166,8 @@ def test_a_framed_name_shadows_the_parents_variable():
     parent.var("x").get_tensor().set(outer, CPU)
     inner = np.ones(2)
     kid = _framed(parent.new_scope(), x=inner)
-    assert kid._find_array("x") is inner
-    assert kid._local_array("x") is inner
+    assert kid.find_array("x") is inner
+    assert kid.local_array("x") is inner
     assert kid.find_scope_of("x") is kid
     assert kid._frame is not None
     var = kid.find_var("x")
@@ -181,9 +181,9 @@ def test_local_array_sees_only_this_scope():
     parent.var("w").get_tensor().set(np.ones(2), CPU)
     x = np.zeros(3)
     kid = _framed(parent.new_scope(), x=x, empty=None)
-    assert kid._local_array("x") is x
-    assert kid._local_array("empty") is None
-    assert kid._local_array("w") is None
+    assert kid.local_array("x") is x
+    assert kid.local_array("empty") is None
+    assert kid.local_array("w") is None
     assert kid._frame is not None
 
 
@@ -251,7 +251,7 @@ def test_a_frame_counting_less_than_its_arrays_still_ends_at_the_baseline(quiet_
     base = MEMORY.in_use(CPU)
     seed, made = np.zeros(4), np.ones(2)
     scope = pd.Scope()
-    scope._attach_frame(_frame({"seed": 0, "made": 1}, [seed, made], nbytes=made.nbytes))
+    scope.attach_frame(_frame({"seed": 0, "made": 1}, [seed, made], nbytes=made.nbytes))
     assert MEMORY.in_use(CPU) - base == made.nbytes
     assert scope.find_var("seed").get_tensor().array() is seed
     assert MEMORY.in_use(CPU) - base == seed.nbytes + made.nbytes

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from tests.layers import counted_while
 from paddle_nb.core.events import EVENTS
 from paddle_nb.errors import FeedError, FetchError, OpRunError
 from paddle_nb.ops import registry
@@ -520,15 +521,9 @@ def test_the_reference_evaluator_agrees_with_the_executor_on_while_and_cond():
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[3])
-        i = pd.layers.fill_constant([1], "int64", 0)
         n = pd.layers.fill_constant([1], "int64", 4)
         acc = pd.layers.scale(x, 1.0)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(acc * 0.5 + x, acc)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
+        i = counted_while(4, lambda i: pd.layers.assign(acc * 0.5 + x, acc))
         picked = pd.layers.cond(pd.layers.less_than(n, i),
                                 lambda: pd.layers.reduce_sum(acc),
                                 lambda: pd.layers.reduce_mean(acc))

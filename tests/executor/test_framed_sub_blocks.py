@@ -17,7 +17,7 @@ import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.fast import FastBlock
-from tests.layers import elman_rnn
+from tests.layers import elman_rnn, tanh_fc_while
 
 CPU = pd.CPUPlace()
 T, B, I, H = 3, 2, 4, 5
@@ -65,17 +65,7 @@ def _while():
     """h <- tanh(h W + b) three times, from h = x; one SGD step on W and b."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[2, 3], dtype="float64", append_batch_size=False)
-        h = pd.layers.assign(x)
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 3)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="bias")), h)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
-        loss = pd.layers.reduce_sum(h * h)
+        _, h, i, loss = tanh_fc_while(3)
         pd.optimizer.SGD(0.05).minimize(loss)
     feed = {"x": np.random.default_rng(1).standard_normal((2, 3))}
     return prog, feed, [h, loss, i]
@@ -383,7 +373,7 @@ def test_run_block_on_a_step_block_leaves_a_frame_that_find_var_materializes(fra
     assert framed == [op.attr("sub_block")]
     assert kid._frame is not None and kid._vars == {}
     state = op.attr("states")[0]
-    np.testing.assert_allclose(kid._local_array(state), want, rtol=1e-12)
+    np.testing.assert_allclose(kid.local_array(state), want, rtol=1e-12)
     var = kid.find_var(state)
     assert kid._frame is None
     np.testing.assert_allclose(var.get_tensor().numpy(), want, rtol=1e-12)
@@ -403,7 +393,7 @@ def test_run_block_puts_values_the_block_does_not_declare_in_real_variables(fram
     assert kid.find_var("extra").get_tensor().array() is extra
     assert kid._frame is not None                     # finding "extra" made nothing else
     assert "extra" not in kid._frame.index
-    np.testing.assert_allclose(kid._local_array(op.attr("states")[0]), want, rtol=1e-12)
+    np.testing.assert_allclose(kid.local_array(op.attr("states")[0]), want, rtol=1e-12)
 
 
 def test_run_block_writes_a_block_variable_the_caller_made_into_that_variable(framed):

@@ -12,7 +12,7 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb.errors import FeedError, OpRunError
-from tests.layers import elman_rnn
+from tests.layers import counted_while, elman_rnn
 
 pytestmark = pytest.mark.gpu
 
@@ -154,15 +154,8 @@ def test_ifelse_and_while_run_on_the_gpu(device):
         with ie.false_block():
             ie.output(ie.input(a) * ie.input(a))
         picked, = ie()
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 5)
         s = pd.layers.fill_constant([1], "int64", 0)
-        cond = pd.layers.less_than(i, n)
-        loop = pd.layers.While(cond)
-        with loop.block():
-            pd.layers.assign(s + i, s)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=cond)
+        counted_while(5, lambda i: pd.layers.assign(s + i, s))
     av = np.arange(12, dtype="float64").reshape(4, 3)
     mask = np.array([[True], [False], [False], [True]])
     got, total = pd.Executor(pd.GPUPlace(0)).run(prog, feed={"a": av, "c": mask},

@@ -17,12 +17,6 @@ X = np.random.default_rng(2).uniform(-1, 1, (2, 3)).astype("float32")
 TYPES = ["uniform_random", "fill_constant", "mul", "elementwise_add", "relu", "mean"]
 
 
-@pytest.fixture(autouse=True)
-def no_global_listeners(monkeypatch):
-    """Only this test's listeners (a Dashboard elsewhere may have subscribed globally)."""
-    monkeypatch.setattr(executor_module, "RUN_LISTENERS", [])
-
-
 def program():
     """#0 init w, #1 init b, #2 mul -> t0, #3 add -> t1, #4 relu -> t2, #5 mean -> loss."""
     prog = pd.Program()
@@ -74,13 +68,16 @@ def test_unsubscribing_stops_the_records():
     stop()                                         # twice is harmless
 
 
-def test_a_global_listener_hears_every_executor(monkeypatch):
+def test_a_listener_hears_its_executor_only():
+    """Listeners are per executor (no module-global list): watching one executor leaves
+    every other on its fast path, unrecorded."""
     prog, loss = program()
-    records = []
-    monkeypatch.setattr(executor_module, "RUN_LISTENERS", [records.append])
-    _run(pd.Executor(CPU), prog, loss, pd.Scope())
-    _run(pd.Executor(CPU), prog, loss, pd.Scope())
-    assert len(records) == 2
+    records, watched, other = [], pd.Executor(CPU), pd.Executor(CPU)
+    watched.subscribe(records.append)
+    _run(watched, prog, loss, pd.Scope())
+    _run(other, prog, loss, pd.Scope())
+    assert len(records) == 1
+    assert not hasattr(executor_module, "RUN_LISTENERS")
 
 
 # -- events ----------------------------------------------------------------------------------------

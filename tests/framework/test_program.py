@@ -168,9 +168,9 @@ def test_clone_for_test_drops_backward_and_optimize_ops():
     from paddle_nb.framework.operator import OpRole
     prog = _small_program()
     n = len(prog.global_block().ops)
-    with prog._role_guard(OpRole.BACKWARD):
+    with prog.role_guard(OpRole.BACKWARD):
         prog.global_block().append_op("scale", inputs={"X": "x"})
-    with prog._role_guard(OpRole.OPTIMIZE):
+    with prog.role_guard(OpRole.OPTIMIZE):
         prog.global_block().append_op("scale", inputs={"X": "x"})
     assert len(prog.global_block().ops) == n + 2
     assert len(prog.clone().global_block().ops) == n + 2

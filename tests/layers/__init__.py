@@ -1,8 +1,9 @@
 """Tests of the layers that own sub-blocks (seed 003): IfElse, cond, While, StaticRNN.
 
-The helpers below are shared by the test modules: central differences of a
-program's scalar loss with respect to a fed array or a parameter held in a
-scope, and a listener that keeps the RunRecords an executor hands out.
+The helpers below are shared by the test modules (here and in tests/executor): central
+differences of a program's scalar loss with respect to a fed array or a parameter held in
+a scope, and the control-flow programs several modules run (a counted While, a tanh-fc
+While, an Elman StaticRNN).
 """
 
 import numpy as np
@@ -63,3 +64,27 @@ def elman_rnn(steps, batch, width, hidden):
         rnn.update_memory(h_pre, h)
         rnn.step_output(h)
     return x, h0, rnn()
+
+
+def counted_while(n, body=lambda i: None):
+    """In the current program: ``i = 0; while i < n: body(i); i += 1``. Returns ``i``."""
+    i = pd.layers.fill_constant([1], "int64", 0)
+    limit = pd.layers.fill_constant([1], "int64", n)
+    c = pd.layers.less_than(i, limit)
+    with pd.layers.While(c).block():
+        body(i)
+        pd.layers.increment(i)
+        pd.layers.less_than(i, limit, cond=c)
+    return i
+
+
+def tanh_fc_while(steps=3):
+    """In the current program: h <- tanh(h W + bias), ``steps`` times, from h = x, with W and
+    bias global-block parameters and x float64 [2, 3] data that needs gradients.
+    Returns (x, h, the loop counter, loss = sum(h * h))."""
+    x = pd.layers.data("x", shape=[2, 3], dtype="float64", append_batch_size=False)
+    x.stop_gradient = False
+    h = pd.layers.assign(x)
+    i = counted_while(steps, lambda i: pd.layers.assign(
+        pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="bias")), h))
+    return x, h, i, pd.layers.reduce_sum(h * h)

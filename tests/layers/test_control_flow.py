@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpBuildError, OpRunError
-from tests.layers import central_difference
+from tests.layers import central_difference, tanh_fc_while
 from tests.ops import harness
 
 CPU = pd.CPUPlace()
@@ -256,18 +256,7 @@ def _while_program(steps=3):
     """h <- tanh(h W + b), ``steps`` times, from h = x; W, b captured from the global block."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[2, 3], dtype="float64", append_batch_size=False)
-        x.stop_gradient = False
-        h = pd.layers.assign(x)
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", steps)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(pd.layers.tanh(pd.layers.fc(h, 3, param_attr="W", bias_attr="bias")), h)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
-        loss = pd.layers.reduce_sum(h * h)
+        x, h, _, loss = tanh_fc_while(steps)
         gx, = pd.gradients([loss], [x])
         pairs = pd.append_backward(loss)
     return prog, h, loss, gx, pairs

@@ -132,7 +132,7 @@ def hand_made_scope():
     scope.var("allocated").get_tensor().mutable_data(pd.CPUPlace(), "float32", (2, 3))
     freed = scope.var("freed").get_tensor()
     freed.mutable_data(pd.CPUPlace(), "float64", (4,))
-    freed._free()
+    freed.free()
     kid = scope.new_scope(label="kid")
     kid.var("k").get_tensor().mutable_data(pd.CPUPlace(), "int64", (5,))
     return scope, freed

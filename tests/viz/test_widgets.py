@@ -12,7 +12,6 @@ import pytest
 pytest.importorskip("anywidget")
 
 import paddle_nb as pd                                          # noqa: E402
-from paddle_nb.executor.executor import RUN_LISTENERS           # noqa: E402
 from paddle_nb.viz import Dashboard, memory_timeline, rnn_explorer, run_replay  # noqa: E402
 from paddle_nb.viz.replay import RunReplay                      # noqa: E402
 from paddle_nb.viz.widget_base import GRAPHVIZ_HINT             # noqa: E402
@@ -168,19 +167,21 @@ def test_dashboard_new_block_and_selection(rnn_net):
     assert labels == ["user", "run", "step 0", "step 1", "step 2"]
 
 
-def test_dashboard_listens_to_every_executor_without_one(mlp):
+def test_dashboard_listens_to_its_executor_only(mlp):
+    """Listeners are per executor: a Dashboard moves no other executor off its fast path."""
     prog, scope, exe, feed, loss = mlp
-    listeners = len(RUN_LISTENERS)
-    dash = Dashboard(prog, scope)
+    other = pd.Executor()
+    dash = Dashboard(prog, scope, exe)
     try:
-        assert len(RUN_LISTENERS) == listeners + 1
-        pd.Executor().run(prog, feed=feed, fetch_list=[loss], scope=scope)
+        assert len(exe.listeners) == 1 and other.listeners == []
+        other.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+        assert dash.runs == 0
+        exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
         assert dash.runs == 1
     finally:
         dash.close()
-    assert len(RUN_LISTENERS) == listeners
-    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
-    assert dash.runs == 1
+    assert exe.listeners == []
+    assert Dashboard(prog, scope).runs == 0          # no executor: no runs followed
 
 
 def test_without_graphviz_the_graph_is_dot_text_with_a_hint(mlp, monkeypatch, tmp_path):

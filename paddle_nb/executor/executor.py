@@ -32,7 +32,7 @@ from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
 from paddle_nb.executor.failures import op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
-                                      fetch_name, fetch_targets, has_lod, declared_shape)
+                                      fetch_name, fetch_targets, has_lod)
 from paddle_nb.executor.staging import RunState
 from paddle_nb.executor.plan import (BlockPlan, allocated, check_persistable_dtype, gather,
                                      output_values)
@@ -151,8 +151,10 @@ class Executor:
             if array is None:
                 raise FetchError(f"fetch target '{name}' has no value after the run: no op "
                                  "of the program computes it and it was not fed")
-            if array.ndim == 0:
-                array = declared_shape(plan.vars[pos] if pos is not None else None, array)
+            if array.ndim == 0 and pos is not None:
+                shape = plan.scalar_shape(pos)
+                if shape is not None:
+                    array = array.reshape(shape)
             results.append(self._fetched(array, return_numpy))
         fast.commit(scope, env, self.place, fed_persistables,   # only now: a failed run
                     [array for _, array in feed_arrays])         # changes nothing

@@ -111,16 +111,22 @@ def feed_scope(executor, program, plan, run_scope, feed, targets):
         if isinstance(value, LoDTensor) and value.lod():
             tensor.set_lod(value.lod())
 
-def declared_shape(var, array):
-    """A 0-D value fetched as the [1] (or [1, 1]) its program declares.
+def scalar_shape(var):
+    """The [1] (or [1, 1]) shape ``var`` declares for a one-value tensor, or None.
 
     Full reductions give 0-D tensors, as in PaddlePaddle 2.5+; a program written by
     PaddlePaddle 1.x declares shape [1] for them, and its fetches keep that shape."""
-    if array.ndim == 0 and var is not None and var.is_tensor():
+    if var is not None and var.is_tensor():
         shape = var.shape
         if shape and all(d == 1 for d in shape):
-            return array.reshape(shape)
-    return array
+            return tuple(shape)
+    return None
+
+
+def declared_shape(var, array):
+    """A 0-D value fetched as the [1] its program declares (see :func:`scalar_shape`)."""
+    shape = scalar_shape(var) if array.ndim == 0 else None
+    return array if shape is None else array.reshape(shape)
 
 
 def fetch_from_scope(executor, program, run_scope, names, return_numpy):

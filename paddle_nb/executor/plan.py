@@ -11,6 +11,7 @@ it right after (PaddlePaddle's eager deletion).
 
 from paddle_nb.errors import OpBuildError, OpNotFoundError, OpRunError
 from paddle_nb.executor.failures import missing_persistable
+from paddle_nb.executor.feeds import scalar_shape
 from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
@@ -88,6 +89,7 @@ class BlockPlan:
             not any(p and l for p, l in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         self.fast_block = None     # the executor's compiled form (executor/fast.py)
+        self._scalar_shapes = {}   # fetch position -> its [1] shape or None (scalar_shape)
         self.first_reads = self._reads_before_writes()
         # for checking feeds: data variables' (dtype, shape) as read, the feed ops' targets,
         # and the temporaries some op reads before any op writes them (feeds to ask for)
@@ -113,6 +115,14 @@ class BlockPlan:
 
     def position(self, name):
         return self._pos.get(name)
+
+    def scalar_shape(self, pos):
+        """The [1] shape a 0-D value at ``pos`` is fetched as (feeds.scalar_shape), or None;
+        read from the desc once per plan."""
+        cache = self._scalar_shapes
+        if pos not in cache:
+            cache[pos] = scalar_shape(self.vars[pos])
+        return cache[pos]
 
     def first_reader(self, pos):
         """The first step that reads position ``pos``."""

@@ -103,11 +103,27 @@ def _sgd_kernel(ctx, param, lr, grad, master, *, multi_precision):
     return ctx.xp.subtract(param, step, out=step), None   # the new value in the step's memory
 
 
+def _sgd_direct(ctx, metas, attrs):
+    """The kernel's usual case without its checks: a float Param and a Grad of the same
+    known shape and dtype (rank 1 or more, so the step is an array), no master copy."""
+    param, lr, grad, master = metas
+    if attrs["multi_precision"] or master is not None or param.dtype.kind != "f" or \
+            grad.dtype != param.dtype or tuple(grad.shape) != tuple(param.shape) or \
+            not param.shape or min(param.shape) < 0:
+        return None
+    subtract, dtype = ctx.xp.subtract, param.dtype
+
+    def sgd(param, lr, grad, master):
+        step = lr.reshape(()).astype(dtype, copy=False) * grad
+        return subtract(param, step, out=step), None
+    return sgd
+
+
 register(OpDef(
     "sgd", inputs=["Param", Slot("LearningRate", comment="one value"), "Grad", master_slots()[0]],
     outputs=[Slot("ParamOut", comment="in a program, the parameter itself"), master_slots()[1]],
     attrs={"multi_precision": MULTI_PRECISION},
-    infer=_sgd_infer, kernel=_sgd_kernel,
+    infer=_sgd_infer, kernel=_sgd_kernel, direct=_sgd_direct,
     doc="ParamOut = Param - LearningRate * Grad\n"
         "Plain stochastic gradient descent."))
 

@@ -107,10 +107,7 @@ class FastBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
-        for pos in self.needs:     # a parameter never initialized (no startup program run)
-            if env[pos] is None:
-                plan.check_persistables_ready(env)
-        made = self._execute(env)     # nothing is released: the peak is all made
+        made = self._execute(env)     # (a parameter with no value fails in _fail, clearly)     # nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is self.local_index else self.written_any:
             name = names[pos]
@@ -173,6 +170,9 @@ class FastBlock:
             raise op_plan_error(step, self.plan, err) from err
 
     def _fail(self, k, env, err):
+        for pos in self.needs:     # a parameter never initialized (no startup program run):
+            if env[pos] is None:   # say that, not what the op made of the missing value
+                self.plan.check_persistables_ready(env)
         return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err,
                             self.executor.run_state)
 

@@ -56,3 +56,18 @@ def device(request, monkeypatch):
         import cupy
         return cupy
     return fake_cupy.install(monkeypatch)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say, in a few lines, why tests were skipped (most are GPU cases on a machine without
+    one), so that a skip count in the hundreds does not look like something broken."""
+    reasons = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    if not reasons:
+        return
+    terminalreporter.write_line("skipped, by reason (the most common):")
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1])[:6]:
+        terminalreporter.write_line(f"  {count:5d}  {reason[:110]}")

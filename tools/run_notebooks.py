@@ -40,7 +40,8 @@ def cells_of(script):
         cell.id = f"c{number:02d}-{cell.cell_type}"   # the same ids at every run: small diffs
         cell.metadata.pop("execution", None)
     notebook.metadata = {
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                       "language": "python"},
         "language_info": {"name": "python"},
     }
     return notebook

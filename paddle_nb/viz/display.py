@@ -59,7 +59,8 @@ def _program_html(program):
     n_ops = sum(len(b.ops) for b in program.blocks)
     n_params = len(program.all_parameters())
     head = (f'<div data-program="{program.num_blocks}"><b>Program</b> <span class="pnb-muted">'
-            f"{program.num_blocks} blocks · {n_ops} ops · {n_params} parameters</span></div>")
+            f"{program.num_blocks} block{'s' if program.num_blocks != 1 else ''} · {n_ops} ops · "
+            f"{n_params} parameters</span></div>")
     return page(head + _graph_section(program) + _section("block tree",
                 trees.block_tree_body(program), opened=n_ops <= 60), "roles", "vars")
 

@@ -10,7 +10,8 @@ inline and scoped under ``.pnb``: no network, no CDN, nothing global.
 import html
 
 __all__ = ["ROLE_COLOURS", "STATE_COLOURS", "STATE_MEANINGS", "VAR_STYLES", "VAR_MEANINGS", "CSS",
-           "View", "esc", "chip", "state_chip", "legend", "fmt_bytes", "fmt_shape", "page"]
+           "NEST_STYLE", "OPS_STYLE", "View", "esc", "chip", "state_chip", "legend", "fmt_bytes",
+           "fmt_shape", "page"]
 
 # Op roles (paddle_nb.framework.operator.OpRole.name) -> fill colour.
 ROLE_COLOURS = {
@@ -54,6 +55,12 @@ VAR_MEANINGS = {
     "temp": "temporary",
     "scopes": "step scopes (the scopes of a sub-block's runs)",
 }
+
+# The nesting marks and the op list's numbering also as inline styles: an untrusted notebook
+# (JupyterLab, nbviewer) drops the <style> sheet but keeps inline styles, and without them a
+# block tree read flat with lettered ops.
+NEST_STYLE = "border-left: 3px solid; padding-left: 6px; margin: 4px 0 4px 6px; border-color: "
+OPS_STYLE = "list-style: none; padding-left: 12px; margin: 2px 0"
 
 CSS = """
 .pnb { font-family: var(--jp-content-font-family, -apple-system, "Segoe UI", sans-serif);

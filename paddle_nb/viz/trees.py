@@ -22,8 +22,8 @@ from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr, block_to_text
 from paddle_nb.framework.program import Program
 from paddle_nb.viz.graph import var_kind
 from paddle_nb.viz.preview import preview
-from paddle_nb.viz.style import (ROLE_COLOURS, VAR_STYLES, View, chip, esc, fmt_bytes, fmt_shape,
-                                 page, state_chip)
+from paddle_nb.viz.style import (NEST_STYLE, OPS_STYLE, ROLE_COLOURS, VAR_STYLES, View, chip,
+                                 esc, fmt_bytes, fmt_shape, page, state_chip)
 
 __all__ = ["block_tree", "scope_tree", "block_tree_body", "scope_tree_body", "resolve_scopes",
            "op_details", "declared_vars"]
@@ -90,8 +90,9 @@ def _block_html(block, owner):
         items.append(f'<li data-block="{idx}" data-op="{k}" data-op-type="{esc(op.type)}" '
                      f'data-role="{role}">{op_details(k, op, role)}{subs}</li>')
     if items:
-        parts.append(f'<ol class="pnb-ops" start="0">{"".join(items)}</ol>')
-    return (f'<div class="pnb-block" data-block="{idx}" data-parent="{block.parent_idx}">'
+        parts.append(f'<ol class="pnb-ops" start="0" style="{OPS_STYLE}">{"".join(items)}</ol>')
+    return (f'<div class="pnb-block" data-block="{idx}" data-parent="{block.parent_idx}" '
+            f'style="{NEST_STYLE}#9fc5e8">'
             f'<details open><summary>{head}</summary>{"".join(parts)}</details></div>')
 
 
@@ -224,7 +225,8 @@ def _scope_html(rec, depth, siblings, values):
     opened = " open" if depth <= 1 or siblings <= 3 else ""
     inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values) for k in rec.kids)
     label = esc(rec.label or "")
-    return (f'<div class="pnb-scope" data-scope="{rec.id}" data-scope-label="{label}"'
+    return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="{rec.id}" '
+            f'data-scope-label="{label}"'
             f' data-bytes="{own}" data-total-bytes="{subtree}">'
             f"<details{opened}><summary>{head}</summary>{table}{inner}</details></div>")
 
@@ -250,7 +252,7 @@ def _declared_html(declared):
     rows = "".join(f'<tr data-var="{esc(v.name)}" data-state="declared" data-scope="none" '
                    f'data-block="{b}"><td class="pnb-name">{esc(v.name)}</td>'
                    f"<td>{state_chip('declared')}</td><td>block {b}</td></tr>" for b, v in declared)
-    return (f'<div class="pnb-scope" data-scope="none"><details><summary><b>declared only</b> '
+    return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="none"><details><summary><b>declared only</b> '
             f'<span class="pnb-muted">{len(declared)} variables of the program that no scope '
             f"holds</span></summary><table><tr><th>variable</th><th>state</th><th>declared in"
             f"</th></tr>{rows}</table></details></div>")

@@ -7,7 +7,6 @@ are captures, which colour each role gets, how many nodes folding leaves.
 
 import re
 import shutil
-import time
 
 import pytest
 
@@ -311,16 +310,9 @@ def test_without_dot_the_source_is_shown_with_how_to_get_pictures(monkeypatch):
 
 @pytest.mark.slow
 @needs_dot
-def test_a_thousand_op_program_renders_in_a_few_seconds(capsys):
+def test_a_thousand_op_program_renders_folded():
+    """(bench/bench_draw.py times the drawing; tests assert no timings.)"""
     main = big_program(120)
-    n_ops = len(main.global_block().ops)
-    assert n_ops >= 950
-    t0 = time.perf_counter()
-    dot = graph(main)
-    t1 = time.perf_counter()
-    svg = svg_of(dot)
-    t2 = time.perf_counter()
-    with capsys.disabled():
-        print(f"\n{n_ops} ops: graph {t1 - t0:.2f} s, dot {t2 - t1:.2f} s, "
-              f"{len(nodes(dot))} nodes ({dot.paddle_note})")
+    assert len(main.global_block().ops) >= 950
+    svg = svg_of(graph(main))
     assert "repeat&#45;b0&#45;0" in svg and "120 x 3 ops" in svg

@@ -41,12 +41,12 @@ def _sequence_length(ctx, names):
 
 
 def _local_array(scope, name, what):
-    if not scope.is_alive():   # a listener, a kernel or another thread destroyed it mid-run
-        raise ScopeDestroyedError(
-            f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
-            "ran (by a listener, a kernel or another thread)")
     array = scope.local_array(name)
     if array is None:
+        if not scope.is_alive():   # a listener, a kernel or another thread destroyed it mid-run
+            raise ScopeDestroyedError(
+                f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
+                "ran (by a listener, a kernel or another thread)")
         raise ValueError(f"recurrent: the step block did not compute {what} '{name}'")
     return array
 

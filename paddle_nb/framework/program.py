@@ -94,6 +94,11 @@ class Program:
 
     _block_guard = block_guard   # the older name, which tests and notebooks still use
 
+    @property
+    def role(self):
+        """The OpRole that ops appended now get (``role_guard`` changes it)."""
+        return self._role
+
     @contextlib.contextmanager
     def role_guard(self, role):
         """Mark the ops appended in the with-block with ``role`` (OpRole: backward, optimize)."""
@@ -130,11 +135,6 @@ class Program:
         """Mark the program changed: an executor re-prepares a program whose version moved.
         Blocks, variables and operators call this whenever they change the desc."""
         self.version += 1
-
-    @property
-    def role(self):
-        """The OpRole that ops appended now get (``role_guard`` changes it)."""
-        return self._role
 
     def initialize(self, param, initializer=None):
         """Put ``param``'s initializer op in the startup program or the preamble.

@@ -19,10 +19,9 @@ machine with one thread).
 """
 
 import importlib.util
-import tracemalloc
 
 from bench import _common  # noqa: F401  (one thread, set before NumPy is imported)
-from bench._common import Table, busy_note, interleaved, ms, torch_or_none, us, x
+from bench._common import Table, busy_note, interleaved, ms, peak_bytes, torch_or_none, us, x
 
 import numpy
 
@@ -219,19 +218,6 @@ class TorchMLP:
         return loss.item()
 
 
-def _peak_bytes(fn):
-    """Bytes one call of ``fn`` adds at its peak over what was allocated before it."""
-    fn()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 def bench_mlp(torch):
     main, startup, loss, how = mlp_program()
     exe = pd.Executor(pd.CPUPlace())
@@ -261,7 +247,7 @@ def bench_mlp(torch):
     t_fw, t_np = interleaved([fw_step, np_step], number=2, repeat=31, warmup=3)
     out = {"mlp_step_s": t_fw, "mlp_step_numpy_s": t_np, "mlp_step_ratio": t_fw / t_np,
            "mlp_sgd": how, "mlp_ops": len(main.global_block().ops),
-           "mlp_peak_bytes": _peak_bytes(fw_step), "mlp_peak_numpy_bytes": _peak_bytes(np_step)}
+           "mlp_peak_bytes": peak_bytes(fw_step), "mlp_peak_numpy_bytes": peak_bytes(np_step)}
     if torch is not None:
         model = TorchMLP(torch, *values)
         xt, lt = torch.from_numpy(xv), torch.from_numpy(label[:, 0].copy())

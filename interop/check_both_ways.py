@@ -36,21 +36,19 @@ subprocesses, each writing a JSON report into ``--work``, then prints one table 
 non-zero when anything differs by more than rtol 1e-4 (atol 1e-6) or failed to load or run.
 """
 
-import argparse
 import json
 import pathlib
-import subprocess
 import sys
-import time
 import traceback
 
 import numpy as np
 
 try:                  # imported as interop.check_both_ways (the corpus test does)
-    from interop import nb_export, nb_models
+    from interop import nb_export, nb_models, sides
 except ImportError:   # run as a script: interop/ is sys.path[0]
     import nb_export  # paddle_nb's side of the export check
     import nb_models
+    import sides
 
 RTOL, ATOL = 1e-4, 1e-6
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -283,16 +281,12 @@ def _predict(predictor, io, k):
 
 # -- both ------------------------------------------------------------------------------------------
 def run_side(python, side, args):
-    command = [python, str(pathlib.Path(__file__).resolve()), side, "--fixtures",
-               str(args.fixtures), "--work", str(args.work)]
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    """Run one side as a subprocess: (its report's rows, its seconds)."""
+    seconds = sides.run_side(pathlib.Path(__file__).resolve(), side, python,
+                             ["--fixtures", str(args.fixtures), "--work", str(args.work)])
     out = args.work / f"{side}.json"
-    if done.returncode != 0 or not out.is_file():
-        sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"check_both_ways: the {side} side ({python}) failed, exit status "
-                         f"{done.returncode}")
+    if not out.is_file():
+        raise SystemExit(f"check_both_ways: the {side} side ({python}) wrote no {out}")
     return json.loads(out.read_text()), seconds
 
 
@@ -327,14 +321,9 @@ def print_summary(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("side", nargs="?", default="all", choices=("all", "nb", "paddle"))
+    parser = sides.parser(__doc__, work=ROOT / "build/interop/work")
     parser.add_argument("--fixtures", type=pathlib.Path, default=ROOT / "build/interop/paddle26",
                         help="what interop/make_fixtures.py wrote")
-    parser.add_argument("--work", type=pathlib.Path, default=ROOT / "build/interop/work",
-                        help="paddle_nb's exported models and the reports go here")
-    parser.add_argument("--nb-python", default=str(ROOT / ".venv/bin/python"))
-    parser.add_argument("--paddle-python", default=str(ROOT / ".venv-interop/bin/python"))
     args = parser.parse_args(argv)
     args.fixtures, args.work = args.fixtures.resolve(), args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)

@@ -21,10 +21,8 @@ The default command runs both sides as subprocesses (they cannot share a process
 line per program and exits non-zero when anything differs (rtol 1e-4, atol 1e-6) or failed.
 """
 
-import argparse
 import json
 import pathlib
-import subprocess
 import sys
 import traceback
 
@@ -33,7 +31,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from interop import synth                                          # noqa: E402
+from interop import sides, synth                                   # noqa: E402
 from interop.check_both_ways import compare                        # noqa: E402
 
 
@@ -141,26 +139,18 @@ def _worst(results):
 
 # -- both ------------------------------------------------------------------------------------------
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("side", nargs="?", default="all", choices=("all", "nb", "paddle"))
+    parser = sides.parser(__doc__, work=ROOT / "build/interop/corpus_work")
     parser.add_argument("--corpus", type=pathlib.Path,
                         default=ROOT / "tests/fixtures/paddle26/corpus")
-    parser.add_argument("--work", type=pathlib.Path, default=ROOT / "build/interop/corpus_work")
-    parser.add_argument("--nb-python", default=str(ROOT / ".venv/bin/python"))
-    parser.add_argument("--paddle-python", default=str(ROOT / ".venv-interop/bin/python"))
     args = parser.parse_args(argv)
     args.corpus, args.work = args.corpus.resolve(), args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.side != "all":
         (nb_side if args.side == "nb" else paddle_side)(args.corpus, args.work)
         return 0
-    for side, python in (("nb", args.nb_python), ("paddle", args.paddle_python)):
-        done = subprocess.run([python, __file__, side, "--corpus", str(args.corpus),
-                               "--work", str(args.work)], cwd=ROOT, capture_output=True,
-                              text=True)
-        if done.returncode != 0:
-            sys.stderr.write(done.stdout + done.stderr)
-            raise SystemExit(f"check_corpus: the {side} side ({python}) failed")
+    for side, python in sides.sides(args):
+        sides.run_side(__file__, side, python,
+                       ["--corpus", str(args.corpus), "--work", str(args.work)])
     report = json.loads((args.work / "paddle.json").read_text())
     for big in [*args.work.glob("*.pdiparams"), *args.work.glob("*.persistables")]:
         big.unlink()                  # VGG's and AlexNet's parameters: a gigabyte together

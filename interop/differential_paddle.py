@@ -15,15 +15,18 @@ paddle_nb and paddle cannot share a process, so the default command (``all``) ru
 side as a subprocess and prints one line per program; it exits non-zero on any difference.
 """
 
-import argparse
 import contextlib
 import json
 import pathlib
-import subprocess
 import sys
 import traceback
 
 import numpy as np
+
+try:                  # imported as interop.differential_paddle
+    from interop import sides
+except ImportError:   # run as a script: interop/ is sys.path[0]
+    import sides
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RTOL, ATOL = 1e-5, 1e-6
@@ -141,24 +144,17 @@ def _rel(got, want):
 
 # -- both ------------------------------------------------------------------------------------------
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("side", nargs="?", default="all", choices=["all", "nb", "paddle"])
-    parser.add_argument("--work", type=pathlib.Path, default=ROOT / "build/interop/differential")
+    parser = sides.parser(__doc__, work=ROOT / "build/interop/differential")
     parser.add_argument("--count", type=int, default=30)
-    parser.add_argument("--nb-python", default=str(ROOT / ".venv/bin/python"))
-    parser.add_argument("--paddle-python", default=str(ROOT / ".venv-interop/bin/python"))
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.side == "nb":
         return nb_side(args.work, args.count)
     if args.side == "paddle":
         return paddle_side(args.work)
-    for python, side in ((args.nb_python, "nb"), (args.paddle_python, "paddle")):
-        done = subprocess.run([python, __file__, side, "--work", str(args.work), "--count",
-                               str(args.count)], cwd=ROOT, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.stderr.write(done.stdout + done.stderr)
-            raise SystemExit(f"differential_paddle: the {side} side ({python}) failed")
+    for side, python in sides.sides(args):
+        sides.run_side(__file__, side, python,
+                       ["--work", str(args.work), "--count", str(args.count)])
     return _print_report(args.work)
 
 

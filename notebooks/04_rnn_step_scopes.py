@@ -429,7 +429,7 @@ assert np.allclose(same, got1)
 #
 # **Exercise 2.** `StaticRNN` has no `reverse` option, but the `recurrent` op has a
 # `reverse` attribute. Build the tiny RNN again, set the attribute on the built op
-# (`op._set_attr("reverse", True)`), run it, and check (a) that the step scopes are now
+# (`op.set_attr("reverse", True)`), run it, and check (a) that the step scopes are now
 # made in the order `step 2, step 1, step 0`, and (b) the result against a NumPy loop that
 # walks the sequence backwards.
 #
@@ -450,7 +450,7 @@ assert np.allclose(same, got1)
 #         rr.step_output(ar)
 #     outr = rr()
 # op, = [o for o in rev.global_block().ops if o.type == "recurrent"]
-# op._set_attr("reverse", True)
+# op.set_attr("reverse", True)
 # got_r, = exe.run(rev, feed=feed2, fetch_list=[outr], scope=scope2)      # the same W2, U2
 # labels = [s.label for s in records[-1].scopes.kids[0].kids]
 # print(labels)

@@ -8,21 +8,19 @@ The cases aim at what the speed work changed: max pooling's gradient found from 
 rounded so that windows hold ties, as after a relu; the first max must take the gradient),
 global pooling as one reduction, 1x1 filters whose columns are the pixels, col2im with the
 batch last, at the shapes LeNet-5 and ResNet-18 use (smaller batches). Each case runs as in
-interop/ops/conv_refs.py (its ``run``: the op alone, forward, then the gradients of
+interop/ops/conv_refs.py (its ``write``: the op alone, forward, then the gradients of
 sum(Out * G)); the result goes to tests/fixtures/paddle26/ops/cnn_refs.npz in the same layout,
 read by tests/ops/test_cnn_paddle.py.
 """
 
-import json
 import pathlib
 import sys
 
 import numpy as np
-import paddle
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "interop" / "ops"))
-from conv_refs import conv, pool, run  # noqa: E402  (the same runner and case layout)
+from conv_refs import conv, pool, write  # noqa: E402  (the same runner and layout)
 
 OUT = ROOT / "tests/fixtures/paddle26/ops/cnn_refs.npz"
 rng = np.random.default_rng(16)
@@ -70,19 +68,7 @@ CASES = [
 
 
 def main():
-    paddle.enable_static()
-    arrays, meta = {}, []
-    for i, (name, op_type, inputs, attrs, grads, main_out) in enumerate(CASES):
-        G, outs, dgrads = run(name, op_type, inputs, attrs, grads, main_out)
-        arrays[f"{i}/G"] = G
-        for kind, d in (("in", inputs), ("out", outs), ("grad", dgrads)):
-            for slot, v in d.items():
-                arrays[f"{i}/{kind}/{slot}"] = v
-        meta.append([name, op_type, attrs, grads])
-        print(f"{i:2d} {op_type:20s} {name}: out {outs[main_out].shape}")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, cases=np.array(json.dumps(meta)), **arrays)
-    print("wrote", OUT.relative_to(ROOT))
+    write(CASES, OUT)
 
 
 if __name__ == "__main__":

@@ -138,10 +138,11 @@ def run(name, op_type, inputs, attrs, grads, main_out):
     return G, dict(zip(outs, got[:len(outs)])), dict(zip(grads, got[len(outs):]))
 
 
-def main():
+def write(cases, out):
+    """Run every case and save it all in ``out``, in the layout the module docstring gives."""
     paddle.enable_static()
     arrays, meta = {}, []
-    for i, (name, op_type, inputs, attrs, grads, main_out) in enumerate(CASES):
+    for i, (name, op_type, inputs, attrs, grads, main_out) in enumerate(cases):
         G, outs, dgrads = run(name, op_type, inputs, attrs, grads, main_out)
         arrays[f"{i}/G"] = G
         for kind, d in (("in", inputs), ("out", outs), ("grad", dgrads)):
@@ -149,9 +150,13 @@ def main():
                 arrays[f"{i}/{kind}/{slot}"] = v
         meta.append([name, op_type, attrs, grads])
         print(f"{i:2d} {op_type:28s} {name}: out {outs[main_out].shape}")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, cases=np.array(json.dumps(meta)), **arrays)
-    print("wrote", OUT.relative_to(ROOT))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, cases=np.array(json.dumps(meta)), **arrays)
+    print("wrote", out.relative_to(ROOT))
+
+
+def main():
+    write(CASES, OUT)
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ class Scope:
         if var is None:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"scope.var: expected a non-empty str name, got {name!r}")
-            var = self._vars[name] = Variable._make(name, self)
+            var = self._vars[name] = Variable.for_scope(name, self)
             if EVENTS.active:
                 EVENTS.emit("var_created", self, name=name)
         return var
@@ -79,9 +79,8 @@ class Scope:
             self.materialize()
         var = self._vars.get(name)
         if var is None and not EVENTS.active:
-            var = self._vars[name] = Variable._make(name, self)
-            tensor = var._holder = LoDTensor()
-            tensor._owner = var
+            tensor = LoDTensor()
+            self._vars[name] = Variable.for_scope(name, self, holding=tensor)
             return tensor
         return (var or self.var(name)).get_tensor()
 
@@ -107,8 +106,8 @@ class Scope:
         while scope is not None:
             var = scope._vars.get(name)
             if var is not None:
-                holder = var._holder
-                return holder._array if isinstance(holder, LoDTensor) else None
+                holder = var.holder
+                return holder.data if isinstance(holder, LoDTensor) else None
             frame = scope._frame
             if frame is not None:
                 pos = frame.index.get(name)
@@ -127,8 +126,8 @@ class Scope:
         var = self._vars.get(name)
         if var is None:
             return None
-        holder = var._holder
-        return holder._array if isinstance(holder, LoDTensor) else None
+        holder = var.holder
+        return holder.data if isinstance(holder, LoDTensor) else None
 
     def attach_frame(self, frame):
         """Hold ``frame``'s values as this scope's variables (none of its names may be here)."""
@@ -203,7 +202,7 @@ class Scope:
         for name in names:
             var = self._vars.pop(name, None)
             if var is not None:
-                var._destroy(f"erased from scope {self.id}")
+                var.destroy(f"erased from scope {self.id}")
                 if EVENTS.active:
                     EVENTS.emit("var_erased", self, name=name)
 
@@ -254,7 +253,7 @@ class Scope:
         if self._vars:
             reason = f"{why} (scope {self.id})"
             for var in self._vars.values():
-                var._destroy(reason)
+                var.destroy(reason)
             self._vars = {}
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)

@@ -32,17 +32,20 @@ __all__ = ["LoDTensor"]
 class LoDTensor:
     """A lazily allocated array on a place, with optional sequence offsets (LoD).
 
-    Invariant: ``_array`` is None or an array of ``place.xp`` whose bytes are
-    counted in :data:`~paddle_nb.core.memory.MEMORY` under ``place``.
+    Invariant: ``data`` is None or an array of ``place.xp`` whose bytes are
+    counted in :data:`~paddle_nb.core.memory.MEMORY` under ``place``. ``data`` and
+    ``owner`` are plain attributes, read without checks (the executor reads ``data`` for
+    every input, where a property would cost as much as the lookup); only this class and
+    the owning Variable write them (``hold``, ``set`` and ``free`` keep the invariant).
     """
 
-    __slots__ = ("_array", "_place", "_lod", "_owner", "_dead", "__weakref__")
+    __slots__ = ("data", "_place", "_lod", "owner", "_dead", "__weakref__")
 
     def __init__(self):
-        self._array = None
+        self.data = None     # the held array, or None
         self._place = None
         self._lod = []
-        self._owner = None   # the core Variable holding this tensor, for events and errors
+        self.owner = None    # the core Variable that holds this tensor, for events and errors
         self._dead = None    # a message once the owning scope destroyed it
 
     # -- allocation -------------------------------------------------------------------------
@@ -55,7 +58,7 @@ class LoDTensor:
         shape = tuple(int(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"mutable_data: shape {shape} of {self._who()} has a negative dimension")
-        array = self._array
+        array = self.data
         if array is not None and self._place == place and array.dtype == dtype and array.shape == shape:
             return array
         try:
@@ -78,7 +81,7 @@ class LoDTensor:
         place = place or self._place or CPUPlace()
         if isinstance(array, LoDTensor):
             lod = array._lod
-            array = array.numpy() if array._place != place else array._array
+            array = array.numpy() if array._place != place else array.data
             self._lod = [list(level) for level in lod]
         if place.is_gpu():
             xp = place.xp
@@ -99,46 +102,42 @@ class LoDTensor:
         counts right: the executor's write. Kernels never write into an array they were
         given (they return new ones), so an array held twice is never changed under anyone."""
         self.free()
-        self._array = array
+        self.data = array
         self._place = place
         MEMORY.allocate(place, array.nbytes)
         if EVENTS.active:
-            owner = self._owner
-            EVENTS.emit("tensor_allocated", owner._scope if owner else None,
-                        name=owner._name if owner else None, place=place,
+            owner = self.owner
+            EVENTS.emit("tensor_allocated", owner.made_in if owner else None,
+                        name=owner.name if owner else None, place=place,
                         nbytes=array.nbytes, shape=array.shape, dtype=array.dtype)
 
     def free(self):
         """Give the memory back (the tensor becomes empty again)."""
-        array = self._array
+        array = self.data
         if array is None:
             return
-        self._array = None
+        self.data = None
         MEMORY.release(self._place, array.nbytes)
         if EVENTS.active:
-            owner = self._owner
-            EVENTS.emit("tensor_freed", owner._scope if owner else None,
-                        name=owner._name if owner else None, place=self._place,
+            owner = self.owner
+            EVENTS.emit("tensor_freed", owner.made_in if owner else None,
+                        name=owner.name if owner else None, place=self._place,
                         nbytes=array.nbytes)
 
-    def _destroy(self, why):
-        """Free the memory and make every later use raise ScopeDestroyedError."""
+    def destroy(self, why):
+        """Free the memory and make every later use raise ScopeDestroyedError (the owning
+        Variable calls this when its scope destroys it)."""
         self.free()
         self._dead = why
 
     def __del__(self):
         try:
-            if self._array is not None:
-                MEMORY.release(self._place, self._array.nbytes)
+            if self.data is not None:
+                MEMORY.release(self._place, self.data.nbytes)
         except Exception:
             pass
 
     # -- reading ----------------------------------------------------------------------------
-    @property
-    def data(self):
-        """The held array or None: the executor's read (no liveness check, no copy)."""
-        return self._array
-
     @property
     def destroyed_why(self):
         """None while the tensor lives; after, why it was destroyed (for display)."""
@@ -146,12 +145,12 @@ class LoDTensor:
 
     def snapshot(self):
         """What :meth:`restore` puts back: the held array (not a copy), place and LoD."""
-        return self._array, self._place, self._lod
+        return self.data, self._place, self._lod
 
     def restore(self, snapshot):
         """Hold a :meth:`snapshot`'s array and LoD again (a failed run undoes its writes)."""
         array, place, lod = snapshot
-        if self._array is not array:
+        if self.data is not array:
             self.free()
             if array is not None:
                 self.hold(array, place)
@@ -159,37 +158,37 @@ class LoDTensor:
 
     def is_allocated(self):
         self._check_alive()
-        return self._array is not None
+        return self.data is not None
 
     @property
     def shape(self):
         """The dimensions as a tuple, or None while nothing is allocated."""
         self._check_alive()
-        return None if self._array is None else tuple(self._array.shape)
+        return None if self.data is None else tuple(self.data.shape)
 
     @property
     def dtype(self):
         """A ``numpy.dtype``, or None while nothing is allocated."""
         self._check_alive()
-        return None if self._array is None else self._array.dtype
+        return None if self.data is None else self.data.dtype
 
     @property
     def place(self):
         self._check_alive()
-        return self._place if self._array is not None else None
+        return self._place if self.data is not None else None
 
     @property
     def nbytes(self):
         self._check_alive()
-        return 0 if self._array is None else int(self._array.nbytes)
+        return 0 if self.data is None else int(self.data.nbytes)
 
     def array(self):
         """The held array itself (NumPy or CuPy), without a copy."""
         self._check_alive()
-        if self._array is None:
+        if self.data is None:
             raise NotAllocatedError(f"{self._who()} holds no data yet: expected an allocated "
                                     "tensor (call mutable_data or set first)")
-        return self._array
+        return self.data
 
     def numpy(self):
         """A host (NumPy) copy of the data."""
@@ -219,9 +218,9 @@ class LoDTensor:
             if k + 1 < len(lod) and len(lod[k + 1]) != level[-1] + 1:
                 raise LoDError(f"LoD level {k} of {self._who()} ends at {level[-1]}, so level "
                                f"{k + 1} needs {level[-1] + 1} offsets, got {len(lod[k + 1])}")
-        if lod and self._array is not None and lod[-1][-1] != self._array.shape[0]:
+        if lod and self.data is not None and lod[-1][-1] != self.data.shape[0]:
             raise LoDError(f"LoD of {self._who()}: the last level ends at {lod[-1][-1]}, "
-                           f"expected the first dimension {self._array.shape[0]}")
+                           f"expected the first dimension {self.data.shape[0]}")
         self._lod = lod
 
     def recursive_sequence_lengths(self):
@@ -239,22 +238,22 @@ class LoDTensor:
 
     # -- helpers ----------------------------------------------------------------------------
     def _who(self):
-        owner = self._owner
-        return f"the tensor of variable '{owner._name}'" if owner is not None else "this LoDTensor"
+        owner = self.owner
+        return f"the tensor of variable '{owner.name}'" if owner is not None else "this LoDTensor"
 
     def _check_alive(self):
         if self._dead is not None:
-            owner = self._owner
-            who = f"variable '{owner._name}'" if owner is not None else "this LoDTensor"
+            owner = self.owner
+            who = f"variable '{owner.name}'" if owner is not None else "this LoDTensor"
             raise ScopeDestroyedError(f"{who} was destroyed: {self._dead}")
 
     def __repr__(self):
         if self._dead is not None:
             return f"LoDTensor(<destroyed: {self._dead}>)"
-        if self._array is None:
+        if self.data is None:
             return "LoDTensor(<not allocated>)"
         lod = f", lod={self._lod}" if self._lod else ""
-        return (f"LoDTensor(shape={tuple(self._array.shape)}, dtype={self._array.dtype}, "
+        return (f"LoDTensor(shape={tuple(self.data.shape)}, dtype={self.data.dtype}, "
                 f"place={self._place!r}{lod})")
 
 

@@ -25,21 +25,29 @@ __all__ = ["Variable"]
 
 
 class Variable:
-    """A run-time variable: a name, the scope that owns it, and one held value."""
+    """A run-time variable: a name, the scope that owns it, and one held value.
 
-    __slots__ = ("_name", "_scope", "_holder", "_dead", "__weakref__")
+    ``holder`` (the held LoDTensor, StepScopes, ... or None) is a plain attribute, the
+    executor's read without checks; it is written only through this class's methods.
+    """
+
+    __slots__ = ("_name", "_scope", "holder", "_dead", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("paddle_nb.core.Variable cannot be constructed directly: only a Scope "
                         "creates variables (use scope.var(name))")
 
     @classmethod
-    def _make(cls, name, scope):
+    def for_scope(cls, name, scope, holding=None):
+        """A new variable of ``scope``, empty or ``holding`` a new LoDTensor: the Scope's
+        factory (users call ``scope.var(name)``, which registers the variable)."""
         var = object.__new__(cls)
         var._name = name
         var._scope = scope
-        var._holder = None
+        var.holder = holding
         var._dead = None
+        if holding is not None:
+            holding.owner = var
         return var
 
     @property
@@ -52,10 +60,10 @@ class Variable:
         return self._scope
 
     @property
-    def holder(self):
-        """The held value (a LoDTensor, a StepScopes, ...) or None, without checks: the
-        executor's read."""
-        return self._holder
+    def made_in(self):
+        """The scope that made this variable, without a liveness check (``scope`` checks):
+        what the events about its tensor name, even once the variable is gone."""
+        return self._scope
 
     @property
     def destroyed_why(self):
@@ -65,26 +73,26 @@ class Variable:
     def restore_holder(self, holder):
         """Hold ``holder`` again (a failed run puts back what a variable held before it)."""
         self._check_alive()
-        self._holder = holder
+        self.holder = holder
 
     def is_initialized(self):
         """True once the variable holds a value (of any type)."""
         self._check_alive()
-        return self._holder is not None
+        return self.holder is not None
 
     def is_type(self, cls):
         self._check_alive()
-        return isinstance(self._holder, cls)
+        return isinstance(self.holder, cls)
 
     def holder_type(self):
         """The type of the held value, or None when empty."""
         self._check_alive()
-        return None if self._holder is None else type(self._holder)
+        return None if self.holder is None else type(self.holder)
 
     def get(self, cls):
         """The held value, which must be a ``cls``."""
         self._check_alive()
-        holder = self._holder
+        holder = self.holder
         if isinstance(holder, cls):
             return holder
         what = "nothing" if holder is None else f"a {type(holder).__name__}"
@@ -94,7 +102,7 @@ class Variable:
     def get_mutable(self, cls):
         """The held ``cls``, made empty on first use (seed 004's GetMutable<T>)."""
         self._check_alive()
-        holder = self._holder
+        holder = self.holder
         if holder is None:
             holder = self.set_value(cls())
         elif not isinstance(holder, cls):
@@ -104,7 +112,7 @@ class Variable:
 
     def get_tensor(self):
         """``get_mutable(LoDTensor)``: the variable's tensor, made empty on first use."""
-        holder = self._holder
+        holder = self.holder
         if type(holder) is LoDTensor and self._dead is None:
             return holder
         return self.get_mutable(LoDTensor)
@@ -114,24 +122,25 @@ class Variable:
         self._check_alive()
         self._release_holder()
         if isinstance(value, LoDTensor):
-            value._owner = self
-        self._holder = value
+            value.owner = self
+        self.holder = value
         if EVENTS.active:
             EVENTS.emit("var_typed", self._scope, name=self._name, holder=type(value).__name__)
         return value
 
     def _release_holder(self):
-        holder = self._holder
-        if isinstance(holder, LoDTensor) and holder._owner is self:
+        holder = self.holder
+        if isinstance(holder, LoDTensor) and holder.owner is self:
             holder.free()
-        self._holder = None
+        self.holder = None
 
-    def _destroy(self, why):
-        """Destroy the held value; every later use raises ScopeDestroyedError."""
-        holder = self._holder
-        if isinstance(holder, LoDTensor) and holder._owner is self:
-            holder._destroy(why)
-        self._holder = None
+    def destroy(self, why):
+        """Destroy the held value; every later use raises ScopeDestroyedError (its scope
+        calls this when it erases the variable or is destroyed)."""
+        holder = self.holder
+        if isinstance(holder, LoDTensor) and holder.owner is self:
+            holder.destroy(why)
+        self.holder = None
         self._dead = why           # the message is only written if someone asks
 
     def _check_alive(self):
@@ -141,5 +150,5 @@ class Variable:
     def __repr__(self):
         if self._dead is not None:
             return f"<Variable '{self._name}' (destroyed)>"
-        held = "empty" if self._holder is None else repr(self._holder)
+        held = "empty" if self.holder is None else repr(self.holder)
         return f"<Variable '{self._name}': {held}>"

@@ -87,7 +87,7 @@ class Block:
         desc = self.desc.vars.add()
         _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, type, stop_gradient)
         var = self.vars[name] = Variable(self, desc)
-        self.program._bump()
+        self.program.bump_version()
         return var
 
     def create_parameter(self, name=None, shape=None, dtype="float32", initializer=None,
@@ -117,7 +117,7 @@ class Block:
         initializer = initializer or default_initializer(shape)
         param = glob.vars[name] = Parameter(glob, desc, trainable, optimize_attr, initializer,
                                             regularizer)
-        program._bump()
+        program.bump_version()
         try:
             program.initialize(param)
         except Exception:
@@ -133,7 +133,7 @@ class Block:
             if desc.name == name:
                 del self.desc.vars[k]
                 break
-        self.program._bump()
+        self.program.bump_version()
 
     def all_parameters(self):
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
@@ -157,7 +157,7 @@ class Block:
             var = self.find_var(name)
             if var is not None and var.writer is op:
                 var.writer = next((o for o in reversed(self.ops) if name in o.output_arg_names), None)
-        self.program._bump()
+        self.program.bump_version()
 
     def _insert_op(self, index, type, inputs, outputs, attrs):
         opdef = registry.get(type)
@@ -175,7 +175,7 @@ class Block:
         op = Operator(self, desc)
         self.ops.insert(index, op)
         self._declare_outputs(opdef, outs, metas, op)
-        self.program._bump()
+        self.program.bump_version()
         return op
 
     def _resolve(self, opdef, slots, given, kind):
@@ -250,7 +250,7 @@ class Block:
         for slot, names in outs.items():
             new.outputs.add(parameter=slot, arguments=names)
         if all(name in values for name in given):     # declared attributes only: the usual case
-            new.MergeFromString(attrs_blob(opdef, values, self.program._role))
+            new.MergeFromString(attrs_blob(opdef, values, self.program.role))
         else:
             for name, value in values.items():
                 write_attr(new.attrs.add(), name, opdef.attrs[name].attr_type, value)
@@ -261,7 +261,7 @@ class Block:
                     write_attr(new.attrs.add(), name, kind, value)
             if "op_role" not in given:
                 write_attr(new.attrs.add(), "op_role", COMMON_ATTRS["op_role"].attr_type,
-                           self.program._role)
+                           self.program.role)
         write_attr(new.attrs.add(), "op_callstack", COMMON_ATTRS["op_callstack"].attr_type,
                    callstack)
         if index == len(self.ops):

@@ -57,14 +57,12 @@ def program_guard(main_program, startup_program=None):
         raise TypeError(f"program_guard: expected a Program, got {main_program!r}")
     if startup_program is not None and not isinstance(startup_program, Program):
         raise TypeError(f"program_guard: expected a startup Program, got {startup_program!r}")
-    old_startup = main_program._startup
-    main_program._startup = startup_program
     token = _GUARDS.set(_GUARDS.get() + ((main_program, startup_program),))
     try:
-        yield main_program
+        with main_program.startup_guard(startup_program):
+            yield main_program
     finally:
         _GUARDS.reset(token)
-        main_program._startup = old_startup
 
 
 def get_variable(name):

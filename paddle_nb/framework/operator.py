@@ -104,17 +104,20 @@ class Operator:
     def has_attr(self, name):
         return any(a.name == name for a in self.desc.attrs)
 
-    def _set_attr(self, name, value):
-        """Change an attribute already present (used by clone(for_test))."""
+    def set_attr(self, name, value):
+        """Change an attribute the op already has (``clone(for_test)`` sets ``is_test``);
+        an attribute it lacks raises KeyError."""
         from paddle_nb.framework.attrs import write_attr
         for k, a in enumerate(self.desc.attrs):
             if a.name == name:
                 attr_type = a.type
                 del self.desc.attrs[k]
                 write_attr(self.desc.attrs.add(), name, attr_type, value)
-                self.block.program._bump()
+                self.block.program.bump_version()
                 return
         raise KeyError(name)
+
+    _set_attr = set_attr     # PaddlePaddle's spelling, which its users' scripts call
 
     @property
     def role(self):

@@ -52,7 +52,7 @@ class Program:
         desc.parent_idx = parent_idx
         block = Block(self, desc)
         self.blocks.append(block)
-        self._bump()
+        self.bump_version()
         return block
 
     def global_block(self):
@@ -94,6 +94,11 @@ class Program:
 
     _block_guard = block_guard   # the older name, which tests and notebooks still use
 
+    @property
+    def role(self):
+        """The OpRole that ops appended now get (``role_guard`` changes it)."""
+        return self._role
+
     @contextlib.contextmanager
     def role_guard(self, role):
         """Mark the ops appended in the with-block with ``role`` (OpRole: backward, optimize)."""
@@ -104,17 +109,19 @@ class Program:
             self._role = old
 
     @contextlib.contextmanager
-    def initializers_to(self, startup):
+    def startup_guard(self, startup):
         """Put the initializer ops of persistables declared in the with-block in program
-        ``startup``, as ``program_guard`` does (None: leave them where they go now)."""
-        if startup is None:
-            yield
-            return
+        ``startup`` (None: in this program's preamble), as ``program_guard`` does."""
         old, self._startup = self._startup, startup
         try:
             yield
         finally:
             self._startup = old
+
+    def initializers_to(self, startup):
+        """``startup_guard(startup)``, except that None leaves the initializers where they
+        go now (an optimizer's ``minimize(startup_program=None)``)."""
+        return self.startup_guard(startup if startup is not None else self._startup)
 
     # -- names and versions -------------------------------------------------------------------
     def unique_name(self, prefix):
@@ -124,7 +131,9 @@ class Program:
         """A fresh temporary's name: ``relu_0.tmp_0``."""
         return f"{self._names(prefix)}.tmp_0"
 
-    def _bump(self):
+    def bump_version(self):
+        """Mark the program changed: an executor re-prepares a program whose version moved.
+        Blocks, variables and operators call this whenever they change the desc."""
         self.version += 1
 
     def initialize(self, param, initializer=None):
@@ -191,10 +200,21 @@ class Program:
             desc.ParseFromString(bytes(data))
         except Exception as err:
             raise ProtoDecodeError(f"cannot decode a ProgramDesc from {len(data)} bytes: {err}") from None
-        return cls._from_desc(desc)
+        return cls.from_desc(desc)
 
     @classmethod
-    def _from_desc(cls, desc):
+    def from_desc(cls, desc, source=None):
+        """A Program over ``desc`` (validated, not copied). With ``source``, it also takes
+        source's construction-time information, which the desc does not hold: what
+        ``clone`` and ``prune`` return.
+        """
+        program = cls._view(desc)
+        if source is not None:
+            program._copy_construction_info(source)
+        return program
+
+    @classmethod
+    def _view(cls, desc):
         from paddle_nb.framework.validate import validate_program_desc
         validate_program_desc(desc)
         program = cls.__new__(cls)
@@ -229,8 +249,7 @@ class Program:
     def clone(self, for_test=False):
         """A deep copy. ``for_test`` sets ``is_test`` on ops that have it (dropout, batch_norm)
         and leaves out backward and optimizer ops, and the gradient variables no op uses."""
-        other = Program._from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()))
-        other._copy_construction_info(self)
+        other = Program.from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()), self)
         if for_test:
             for block in other.blocks:
                 for k in reversed(range(len(block.ops))):
@@ -238,7 +257,7 @@ class Program:
                     if op.role & (OpRole.BACKWARD | OpRole.OPTIMIZE):
                         block.remove_op(k)
                     elif op.opdef is not None and "is_test" in op.opdef.attrs:
-                        op._set_attr("is_test", True)
+                        op.set_attr("is_test", True)
             for block in other.blocks:        # and the gradients no op uses any more
                 used = {n for b in other.blocks for op in b.ops
                         for n in op.input_arg_names + op.output_arg_names}

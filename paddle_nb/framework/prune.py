@@ -95,6 +95,4 @@ def _drop_unowned_blocks(pruned, original):
                     attr.block_idx = new_index[attr.block_idx]
                 elif attr.type == framework_pb2.AttrType.BLOCKS:
                     attr.blocks_idx[:] = [new_index[i] for i in attr.blocks_idx]
-    result = Program._from_desc(desc)
-    result._copy_construction_info(original)
-    return result
+    return Program.from_desc(desc, original)

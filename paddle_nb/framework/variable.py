@@ -87,7 +87,7 @@ class Variable:
         tensor = self._tensor_or_fail()
         del tensor.dims[:]
         tensor.dims.extend(whole_dims(shape, f"variable '{self.name}'"))
-        self.block.program._bump()
+        self.block.program.bump_version()
 
     @property
     def dtype(self):
@@ -102,7 +102,7 @@ class Variable:
     @dtype.setter
     def dtype(self, dtype):
         self._tensor_or_fail().data_type = to_var_type(dtype)
-        self.block.program._bump()
+        self.block.program.bump_version()
 
     @property
     def lod_level(self):
@@ -127,7 +127,7 @@ class Variable:
     @persistable.setter
     def persistable(self, value):
         self.desc.persistable = bool(value)
-        self.block.program._bump()
+        self.block.program.bump_version()
 
     @property
     def stop_gradient(self):

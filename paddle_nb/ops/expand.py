@@ -67,10 +67,10 @@ EXPAND_ATTRS = {"shape": Attr("ints", [], comment="the target; -1 keeps X's dim"
 
 
 def _expand_infer(x, shape_t, shape_list, *, shape):
-    if shape_t is None and not shape_list:
-        return x.with_shape(expand_shape(x.shape, shape))
     dims = ints_at_build(shape, shape_t, shape_list, ("Shape", "expand_shapes_tensor"))
-    return x.with_shape(expand_shape(x.shape, dims, known=False))
+    # a tensor's entries are -1 until run time: only the attribute's alone can be checked
+    only_attr = shape_t is None and not shape_list
+    return x.with_shape(expand_shape(x.shape, dims, known=only_attr))
 
 
 def _expand(ctx, x, shape_t, shape_list, *, shape):
@@ -143,10 +143,9 @@ def tile_shape(x_shape, repeats, known=True):
 
 
 def _tile_infer(x, reps_t, reps_list, *, repeat_times):
-    if reps_t is None and not reps_list:
-        return x.with_shape(tile_shape(x.shape, repeat_times))
     reps = ints_at_build(repeat_times, reps_t, reps_list, ("RepeatTimes", "repeat_times_tensor"))
-    return x.with_shape(tile_shape(x.shape, reps, known=False))
+    only_attr = reps_t is None and not reps_list       # as in _expand_infer
+    return x.with_shape(tile_shape(x.shape, reps, known=only_attr))
 
 
 def _tile(ctx, x, reps_t, reps_list, *, repeat_times):

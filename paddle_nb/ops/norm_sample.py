@@ -70,6 +70,16 @@ def _forward(xp, x, scale, bias, lay, epsilon):
     return y.reshape(x.shape).astype(x.dtype, copy=False), mean, var, inv_std
 
 
+def _outputs(xp, x, scale, bias, lay, epsilon, keep_inv_std=False):
+    """The forward op's outputs: Y, the mean and the variance (or, for instance_norm,
+    1/sqrt(var + eps)), the statistics in the shape and dtype the op saves them in."""
+    y, mean, var, inv_std = _forward(xp, x, scale, bias, lay, epsilon)
+    st = _stat_dtype(x.dtype)
+    kept = inv_std if keep_inv_std else var
+    return (y, mean.reshape(lay.stats).astype(st, copy=False),
+            kept.reshape(lay.stats).astype(st, copy=False))
+
+
 def _backward(ctx, x, scale, mean, inv_std, dy, lay):
     """X@GRAD, Scale@GRAD, Bias@GRAD of _forward, from the saved mean and 1/std; only the
     gradients the op writes (``ctx.want``) are computed.
@@ -140,11 +150,7 @@ def _ln_infer(x, scale, bias, *, epsilon, begin_norm_axis):
 
 
 def _ln_kernel(ctx, x, scale, bias, *, epsilon, begin_norm_axis):
-    lay = _ln_layout(x.shape, begin_norm_axis)
-    y, mean, var, _ = _forward(ctx.xp, x, scale, bias, lay, epsilon)
-    st = _stat_dtype(x.dtype)
-    return (y, mean.reshape(lay.stats).astype(st, copy=False),
-            var.reshape(lay.stats).astype(st, copy=False))
+    return _outputs(ctx.xp, x, scale, bias, _ln_layout(x.shape, begin_norm_axis), epsilon)
 
 
 def _ln_grad_infer(x, scale, bias, mean, var, dy, **attrs):
@@ -215,11 +221,7 @@ def _gn_infer(x, scale, bias, *, epsilon, groups, data_layout):
 
 
 def _gn_kernel(ctx, x, scale, bias, *, epsilon, groups, data_layout):
-    lay = _gn_layout(x.shape, groups, data_layout)
-    y, mean, var, _ = _forward(ctx.xp, x, scale, bias, lay, epsilon)
-    st = _stat_dtype(x.dtype)
-    return (y, mean.reshape(lay.stats).astype(st, copy=False),
-            var.reshape(lay.stats).astype(st, copy=False))
+    return _outputs(ctx.xp, x, scale, bias, _gn_layout(x.shape, groups, data_layout), epsilon)
 
 
 def _gn_grad_infer(x, scale, bias, y, mean, var, dy, **attrs):
@@ -277,11 +279,7 @@ def _in_infer(x, scale, bias, *, epsilon):
 
 
 def _in_kernel(ctx, x, scale, bias, *, epsilon):
-    lay = _in_layout(x.shape)
-    y, mean, _, inv_std = _forward(ctx.xp, x, scale, bias, lay, epsilon)
-    st = _stat_dtype(x.dtype)
-    return (y, mean.reshape(lay.stats).astype(st, copy=False),
-            inv_std.reshape(lay.stats).astype(st, copy=False))
+    return _outputs(ctx.xp, x, scale, bias, _in_layout(x.shape), epsilon, keep_inv_std=True)
 
 
 def _in_grad_infer(x, scale, mean, inv_std, dy, **attrs):

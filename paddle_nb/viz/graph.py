@@ -193,9 +193,7 @@ class _Drawing(EdgeDrawing):
         for b in self.blocks:
             if b.parent_idx not in self.drawn or b is self.blocks[0]:
                 self._cluster(dot, b)
-        self._data_edges()
-        self._ties()
-        self._step_links()
+        self.draw_edges()
         for (tail, head), e in self.edges.items():
             dot.edge(tail, head, _attributes=edge_attrs(e))
         for tail, head, attrs in self.extra:

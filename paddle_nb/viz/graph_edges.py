@@ -21,6 +21,13 @@ class EdgeDrawing:
     naming methods ``resolve``, ``op_node``, ``var_node``, ``hidden_param``.
     """
 
+    def draw_edges(self):
+        """Fill ``edges`` and ``extra``: dataflow and captures, then ownership ties, then
+        the RNN step links (graph.py draws them after the nodes and clusters)."""
+        self._data_edges()
+        self._ties()
+        self._step_links()
+
     def _data_edges(self):
         for b in self.blocks:
             for k, op in enumerate(b.ops):

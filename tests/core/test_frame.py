@@ -41,12 +41,12 @@ def _framed(scope=None, **values):
 def made(monkeypatch):
     """The names of the Variables made while the test runs."""
     names = []
-    original = variable_module.Variable._make.__func__
+    original = variable_module.Variable.for_scope.__func__
 
-    def counting(cls, name, scope):
+    def counting(cls, name, scope, holding=None):
         names.append(name)
-        return original(cls, name, scope)
-    monkeypatch.setattr(variable_module.Variable, "_make", classmethod(counting))
+        return original(cls, name, scope, holding)
+    monkeypatch.setattr(variable_module.Variable, "for_scope", classmethod(counting))
     return names
 
 

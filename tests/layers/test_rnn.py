@@ -24,7 +24,7 @@ T, B, I, H = 3, 2, 4, 5
 
 def _reverse(prog):
     op, = [op for op in prog.global_block().ops if op.type == "recurrent"]
-    op._set_attr("reverse", True)
+    op.set_attr("reverse", True)
 
 
 def _elman(reverse=False):

@@ -11,26 +11,21 @@ PaddlePaddle's programs, runs them the same three steps and must agree to 1e-5.
 """
 
 import json
-import pathlib
 
 import numpy as np
 import pytest
 
 import paddle_nb as pd
 from paddle_nb.ops import registry
-from tests.ops import harness
+from tests.ops import harness, paddle26
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops"
 PROGRAMS = ["adamw", "momentum", "adam_clipnorm", "adam_clipvalue", "rmsprop", "adagrad", "lamb",
             "adamax", "sgd_l1"]
 RTOL, ATOL = 1e-5, 1e-7
 
 
 def _load(name):
-    found = FIXTURES / name
-    if not found.is_file():
-        pytest.skip(f"{found} is absent (interop/ops/optim_refs.py writes it)")
-    return found
+    return paddle26.fixture(name, "interop/ops/optim_refs.py")
 
 
 def _missing_ops(types):
@@ -85,7 +80,7 @@ def test_the_programs_hold_paddles_optimizer_ops_and_keep_their_bytes(name):
 
 
 def _op_cases():
-    path = FIXTURES / "optim_ops.npz"
+    path = paddle26.FIXTURES / "optim_ops.npz"
     if not path.is_file():
         return []
     values = np.load(path)

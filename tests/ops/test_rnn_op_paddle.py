@@ -9,25 +9,21 @@ bidirectional nets with lengths; there paddle_nb is checked against central diff
 """
 
 import json
-import pathlib
 
 import numpy as np
 import pytest
 
 import paddle_nb as pd
 from paddle_nb.ops import registry
+from tests.ops import paddle26
 from tests.ops.cases_rnn import numpy_rnn
 from tests.ops.test_rnn_op import build, run
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops"
 RTOL, ATOL = 1e-5, 1e-6
 
 
 def fixture(name):
-    found = FIXTURES / name
-    if not found.is_file():
-        pytest.skip(f"{found} is absent (interop/ops/rnn_refs.py writes it)")
-    return found
+    return paddle26.fixture(name, "interop/ops/rnn_refs.py")
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +34,7 @@ def manifest():
 def _run_inference(kind, entry):
     values = dict(np.load(fixture(f"rnn_{kind}_io.npz")))
     exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
-    program, feeds, fetches = pd.io.load_inference_model(str(FIXTURES / f"rnn_{kind}"), exe,
+    program, feeds, fetches = pd.io.load_inference_model(str(paddle26.FIXTURES / f"rnn_{kind}"), exe,
                                                          scope=scope)
     assert feeds == entry["feeds"] and [v.name for v in fetches] == entry["fetches"]
     got = exe.run(program, feed={f: values[f"feed/{f}"] for f in feeds}, fetch_list=fetches,

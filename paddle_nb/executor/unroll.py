@@ -39,8 +39,12 @@ def unroll(name, steps, kernels, store, fail):
     fails. The function returns the peak bytes held: ``made`` (the bytes of the values
     it starts with, which the run counts as its own: the feeds) plus those made since.
     """
-    while _FORGOTTEN:   # not in the finalizer: a collection inside linecache.checkcache's
-        linecache.cache.pop(_FORGOTTEN.pop(), None)     # loop over the cache made it fail
+    while True:         # not in the finalizer: a collection inside linecache.checkcache's
+        try:            # loop over the cache made it fail. (pop, not a test then pop:
+            forgotten = _FORGOTTEN.pop()    # another thread may be unrolling too)
+        except IndexError:
+            break
+        linecache.cache.pop(forgotten, None)
     namespace = {"_store": store, "_fail": fail}
     lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):

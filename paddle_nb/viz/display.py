@@ -199,14 +199,13 @@ def svg_of(dot):
 def graph_html(dot):
     """``dot`` as inline SVG, or its DOT source and how to get `dot` when `dot` is missing."""
     import graphviz
-    try:
-        body = f'<div data-graph="svg">{svg_of(dot)}</div>'
+    try:        # (a folded graph's note is drawn in the picture, under the graph)
+        return f'<div data-graph="svg">{svg_of(dot)}</div>'
     except (graphviz.ExecutableNotFound, OSError):
-        body = (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
+        note = getattr(dot, "paddle_note", "")
+        return (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
                 f"<details><summary>DOT source</summary><pre>{esc(dot.source)}</pre></details>"
-                "</div>")
-    note = getattr(dot, "paddle_note", "")
-    return body + (f'<div class="pnb-muted">{esc(note)}</div>' if note else "")
+                "</div>" + (f'<div class="pnb-muted">{esc(note)}</div>' if note else ""))
 
 
 # -- registering with IPython -------------------------------------------------------------------

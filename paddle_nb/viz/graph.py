@@ -13,6 +13,8 @@ parameter) is green and does not push the reader down. Big programs fold
 ``display.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
 """
 
+import textwrap
+
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.program import Program
@@ -72,8 +74,9 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     drawing.emit(dot)
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
-    if note:
-        dot.attr(label=note, labelloc="b", labeljust="l")
+    if note:    # wrapped: one long line is cut at the picture's right edge
+        dot.attr(label="\\l".join(textwrap.wrap(note, 90)) + "\\l", labelloc="b",
+                 labeljust="l")
     dot.paddle_nodes = drawing.nodes
     dot.paddle_note = note
     return dot

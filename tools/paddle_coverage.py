@@ -151,8 +151,9 @@ def page(rows, manifest, corpus):
         "Times: the median of a few inference runs, batch as in the corpus, one CPU thread "
         "or more as each framework chooses. PaddlePaddle's (its static `Executor`) were "
         f"measured by `make_corpus.py --time` on {', '.join(timed_on) or 'no date (not timed)'}"
-        f"; paddle_nb's (its `Executor`) at {now}, measured on the same machine when both "
-        f"scripts run in one `make interop`. {_ratio(rows)}",
+        f"; paddle_nb's (its `Executor`) at {now}. The two are comparable only when one "
+        "`make interop` measured both, minutes apart on one machine (a machine shared with other "
+        f"work moves each by up to 2x). {_ratio(rows)}",
         "",
         "## Programs",
         "",

@@ -83,9 +83,9 @@ lab: venv sysdeps
 	@install -D -m 644 tools/lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.d/paddle_nb.json
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
 
-## notebooks: sync each notebooks/NN_name.py with its .ipynb (jupytext: the newer wins), re-run it and
+## notebooks: sync each notebooks/scripts/NN_name.py with its .ipynb (jupytext: the newer wins), re-run it and
 ## store its outputs readable without a kernel (pictures as PNG drawn by chromium); NOTEBOOKS=... picks some
-NOTEBOOKS ?= $(wildcard notebooks/[0-9][0-9]_*.py)
+NOTEBOOKS ?= $(wildcard notebooks/scripts/[0-9][0-9]_*.py)
 notebooks: venv sysdeps
 	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(PY) tools/run_notebooks.py $(NOTEBOOKS)
 

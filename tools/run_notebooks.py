@@ -1,15 +1,15 @@
 """Run the teaching notebooks and store their outputs: what `make notebooks` does.
 
-Each notebook is a jupytext pair (notebooks/jupytext.toml): ``NN_name.py``, the cells as a
-percent-format script that people review and edit, and ``NN_name.ipynb``, the same cells with
-the outputs readers see before running anything. For each pair this script
+Each notebook is a jupytext pair (notebooks/jupytext.toml): ``scripts/NN_name.py``, the cells
+as a percent-format script that people review and edit, and ``NN_name.ipynb``, the same cells
+with the outputs readers see before running anything. For each pair this script
 
 1. syncs it (``jupytext --sync``: the file edited last gives the cells to the other one),
 2. runs the cells top to bottom in a fresh python3 kernel, in notebooks/, as the tests do,
 3. makes the outputs readable unopened and untrusted (tools/static_outputs.py), and
 4. writes the .ipynb, with stable cell ids and no timings, so a re-run gives a small diff.
 
-    .venv/bin/python tools/run_notebooks.py [notebooks/NN_name.py ...]   # default: all of them
+    .venv/bin/python tools/run_notebooks.py [notebooks/scripts/NN_name.py ...]   # default: all
 """
 import argparse
 import os
@@ -22,6 +22,7 @@ import nbformat
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+SCRIPTS = NOTEBOOKS / "scripts"   # jupytext.toml's "scripts//py:percent": one folder down
 CELL_TIMEOUT_S = 120
 sys.path.insert(0, str(ROOT / "tools"))
 import static_outputs  # noqa: E402  (beside this script)
@@ -86,7 +87,7 @@ def run(script):
     execute(notebook)
     static_outputs.make_static(notebook)
     nbformat.validate(notebook)
-    target = script.with_suffix(".ipynb")
+    target = NOTEBOOKS / script.with_suffix(".ipynb").name
     nbformat.write(notebook, target)
     # jupytext refuses to open a pair whose script is older than its .ipynb (it would take
     # the cells from the script and could lose edits made to the .ipynb): both are current.
@@ -97,9 +98,9 @@ def run(script):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scripts", nargs="*", type=pathlib.Path,
-                        help="notebooks/NN_name.py files (default: every one)")
+                        help="notebooks/scripts/NN_name.py files (default: every one)")
     args = parser.parse_args(argv)
-    scripts = [p.resolve() for p in args.scripts] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    scripts = [p.resolve() for p in args.scripts] or sorted(SCRIPTS.glob("[0-9][0-9]_*.py"))
     for script in scripts:
         target = run(script)
         print(f"ran {target.relative_to(ROOT)}", flush=True)

@@ -3,8 +3,9 @@
 JupyterLab saves through the server's contents API, and jupytext's contents manager (the
 notebook extra installs it, and it enables itself) writes every format that
 notebooks/jupytext.toml pairs. This test saves through that same API, on copies of a pair
-in a private server: an edit saved to the ``.ipynb`` reaches the ``.py``, and the ``.py``
-opens as a notebook whose edit reaches the ``.ipynb``. No browser is needed; the server
+in a private server, laid out as notebooks/ is (the script in ``scripts/``): an edit saved
+to the ``.ipynb`` reaches ``scripts/<name>.py``, and that script opens as a notebook whose
+edit reaches the ``.ipynb``. No browser is needed; the server
 helper comes from the browser tests, which skip without chromium.
 """
 import json
@@ -33,20 +34,20 @@ def contents(base, token, name, model=None):
 def test_saving_either_side_writes_both(tmp_path):
     jupytext = pytest.importorskip("jupytext")
     work = tmp_path / "notebooks"
-    work.mkdir()
-    for name in (f"{PAIR}.ipynb", f"{PAIR}.py", "jupytext.toml"):
+    (work / "scripts").mkdir(parents=True)
+    for name in (f"{PAIR}.ipynb", f"scripts/{PAIR}.py", "jupytext.toml"):
         shutil.copy(ROOT / "notebooks" / name, work / name)
     with jupyter_lab(work, tmp_path / "lab.log", kernels=False) as (base, token):
         model = contents(base, token, f"{PAIR}.ipynb")
         model["content"]["cells"][0]["source"] += "\n\nAn edit made in JupyterLab."
         contents(base, token, f"{PAIR}.ipynb", {"type": "notebook", "format": "json",
                                                 "content": model["content"]})
-        script = jupytext.read(work / f"{PAIR}.py")
+        script = jupytext.read(work / "scripts" / f"{PAIR}.py")
         assert script.cells[0].source.endswith("An edit made in JupyterLab.")
 
-        model = contents(base, token, f"{PAIR}.py")   # the script, opened as a notebook
+        model = contents(base, token, f"scripts/{PAIR}.py")   # the script, as a notebook
         model["content"]["cells"][-1]["source"] += "\n# an edit made to the script"
-        contents(base, token, f"{PAIR}.py", {"type": "notebook", "format": "json",
+        contents(base, token, f"scripts/{PAIR}.py", {"type": "notebook", "format": "json",
                                              "content": model["content"]})
     notebook = jupytext.read(work / f"{PAIR}.ipynb")
     assert notebook.cells[-1].source.endswith("# an edit made to the script")

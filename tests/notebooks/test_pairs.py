@@ -1,6 +1,7 @@
 """Each notebook is a jupytext pair, and both files of a pair hold the same cells.
 
-notebooks/jupytext.toml pairs every ``NN_name.ipynb`` with ``NN_name.py`` (percent format).
+notebooks/jupytext.toml pairs every ``NN_name.ipynb`` with ``scripts/NN_name.py`` (percent
+format), a subfolder so that JupyterLab's file browser lists each notebook once.
 People edit either side (JupyterLab with jupytext saves both); a pair whose sides differ means
 one side was edited without the other being synced. The fix is in the failure message:
 ``jupytext --sync`` (the newer file wins) or ``make notebooks`` (which also re-runs them).
@@ -16,7 +17,8 @@ jupytext = pytest.importorskip("jupytext", reason="no jupytext (the notebook ext
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
-SCRIPTS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.py"))
+SCRIPT_DIR = NOTEBOOK_DIR / "scripts"
+SCRIPTS = sorted(SCRIPT_DIR.glob("[0-9][0-9]_*.py"))
 
 
 def cells(path, fmt):
@@ -29,19 +31,25 @@ def test_every_notebook_has_its_script_and_back():
     stems = {p.stem for p in NOTEBOOKS}
     scripts = {p.stem for p in SCRIPTS}
     assert stems, "no notebooks/NN_*.ipynb found"
-    assert stems == scripts, (f"unpaired: .ipynb without .py {sorted(stems - scripts)}, "
-                              f".py without .ipynb {sorted(scripts - stems)}; "
+    assert stems == scripts, (f"unpaired: .ipynb without scripts/*.py {sorted(stems - scripts)}, "
+                              f"scripts/*.py without .ipynb {sorted(scripts - stems)}; "
                               "run `jupytext --sync notebooks/<name>` to write the missing side")
 
 
 def test_jupytext_config_pairs_ipynb_with_percent_scripts():
     config = (NOTEBOOK_DIR / "jupytext.toml").read_text(encoding="utf-8")
-    assert 'formats = "ipynb,py:percent"' in config
+    assert 'formats = "ipynb,scripts//py:percent"' in config
+
+
+def test_notebook_folder_lists_each_notebook_once():
+    """No script beside the notebooks: JupyterLab would list each tour entry twice."""
+    beside = sorted(p.name for p in NOTEBOOK_DIR.glob("*.py"))
+    assert not beside, f"scripts belong in notebooks/scripts/ (jupytext.toml), found {beside}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_pair_holds_the_same_cells(path):
-    script = path.with_suffix(".py")
+    script = SCRIPT_DIR / path.with_suffix(".py").name
     if not script.exists():
         pytest.skip(f"{script.name} is missing (the pairing test above fails)")
     in_notebook, in_script = cells(path, "ipynb"), cells(script, "py:percent")
@@ -49,8 +57,8 @@ def test_pair_holds_the_same_cells(path):
         return
     first = next((i for i, (a, b) in enumerate(zip(in_notebook, in_script)) if a != b),
                  min(len(in_notebook), len(in_script)))
-    pytest.fail(f"{path.name} and {script.name} differ: {len(in_notebook)} and {len(in_script)} "
-                f"cells, first difference in cell {first}:\n"
+    pytest.fail(f"{path.name} and scripts/{script.name} differ: {len(in_notebook)} and "
+                f"{len(in_script)} cells, first difference in cell {first}:\n"
                 f"{first_different_line(in_notebook[first:first + 1], in_script[first:first + 1])}"
                 "\n"
                 f"Sync them: jupytext --sync notebooks/{path.name} (the newer file wins), or "

@@ -46,6 +46,8 @@ except ImportError:
     viz = None
 
 DATA = pathlib.Path("data")
+if not DATA.is_dir():      # opened as scripts/08_real_paddle_models.py: the kernel starts there
+    DATA = pathlib.Path("..", "data")
 exe = pd.Executor(pd.CPUPlace())
 assert (DATA / "mlp2.pdmodel").is_file(), "run this notebook from notebooks/"
 
@@ -118,7 +120,8 @@ assert tensor_desc.data_type == framework_pb2.VarType.FP32 and list(tensor_desc.
 
 # %%
 scope = pd.Scope()
-program, feed_names, fetch_vars = pd.io.load_inference_model("data/mlp2", exe, scope=scope)
+program, feed_names, fetch_vars = pd.io.load_inference_model(str(DATA / "mlp2"), exe,
+                                                               scope=scope)
 
 print("feed: ", feed_names)
 print("fetch:", [v.name for v in fetch_vars])
@@ -367,7 +370,8 @@ np.testing.assert_allclose(resnet_logits, ref_resnet["logits"], rtol=1e-4, atol=
 
 # %%
 lstm_scope = pd.Scope()
-lstm, lstm_feeds, lstm_fetches = pd.io.load_inference_model("data/lstm2", exe, scope=lstm_scope)
+lstm, lstm_feeds, lstm_fetches = pd.io.load_inference_model(str(DATA / "lstm2"), exe,
+                                                             scope=lstm_scope)
 (rnn_op,) = [op for op in lstm.global_block().ops if op.type == "rnn"]
 print("ops:", [op.type for op in lstm.global_block().ops])
 print("rnn attributes:", {k: rnn_op.attr(k) for k in

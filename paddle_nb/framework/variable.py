@@ -25,6 +25,9 @@ def whole_dims(shape, what):
     naming ``what`` and the user's line: a dimension is a whole number, -1 or more."""
     dims = []
     for d in shape:
+        if type(d) is int and d >= -1:   # the usual case
+            dims.append(d)
+            continue
         if d is None:
             d = -1
         if isinstance(d, (bool, numpy.bool_)) or not isinstance(d, (int, numpy.integer)) \

@@ -97,13 +97,17 @@ class _OutOfRange(ValueError):
     """An integer the attribute's protobuf field cannot hold."""
 
 
+_INT_LIMITS = {32: (-2 ** 31, 2 ** 31), 64: (-2 ** 63, 2 ** 63)}
+
+
 def _as_int(v, bits=64):
-    if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, numpy.integer)):
-        raise TypeError
-    v = int(v)
-    if not -2 ** (bits - 1) <= v < 2 ** (bits - 1):
-        raise _OutOfRange(f"{v} does not fit a {bits}-bit integer "
-                          f"({-2 ** (bits - 1)} to {2 ** (bits - 1) - 1})")
+    low, high = _INT_LIMITS[bits]
+    if type(v) is not int:       # (the usual case, a Python int, skips these checks)
+        if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, numpy.integer)):
+            raise TypeError
+        v = int(v)
+    if not low <= v < high:
+        raise _OutOfRange(f"{v} does not fit a {bits}-bit integer ({low} to {high - 1})")
     return v
 
 

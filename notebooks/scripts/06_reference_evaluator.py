@@ -388,15 +388,14 @@ timeline
 # completed attributes, the positions of its inputs and outputs in one list of names, and
 # the temporaries whose last use it is. Plans are cached under the program's identity and
 # its `version`, a counter that every change to the program increases, together with the
-# block and the names to keep. (`exe._plans` is private; we look at it only to see the
-# cache.)
+# block and the names to keep; `exe.cached_plans()` lists them.
 
 # %%
 def cached():
     """(program, version, block, names kept) of each plan the executor holds."""
     names = {id(main): "main", id(startup): "startup"}
-    return [(names.get(pid, "other"), version, block, keep)
-            for (pid, version, block, keep) in exe._plans]
+    return [(names.get(id(program), "other"), version, block, keep)
+            for (program, version, block, keep) in exe.cached_plans()]
 
 
 print("main's version:", main.version)

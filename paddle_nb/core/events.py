@@ -15,7 +15,7 @@ A listener is any callable taking one :class:`Event`. Emitting sites test
 """
 
 import contextlib
-import dataclasses
+import typing
 
 __all__ = ["Event", "EventBus", "EVENTS"]
 
@@ -23,9 +23,11 @@ KINDS = ("scope_created", "scope_destroyed", "var_created", "var_erased",
          "var_typed", "tensor_allocated", "tensor_freed")
 
 
-@dataclasses.dataclass(frozen=True)
-class Event:
-    """One thing that happened. ``scope`` is the Scope it happened in."""
+class Event(typing.NamedTuple):
+    """One thing that happened. ``scope`` is the Scope it happened in.
+
+    (A named tuple: immutable, and made in half the time of a frozen dataclass. An observed
+    run emits several per op.)"""
 
     kind: str
     scope: object

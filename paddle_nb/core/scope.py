@@ -34,21 +34,33 @@ _IDS = itertools.count()
 class Scope:
     """A node of the scope hierarchy.
 
-    Invariant: every Variable in ``_vars`` belongs to this scope alone, and
+    Invariant: every Variable in ``own_vars`` belongs to this scope alone, and
     every scope in ``_kids`` has this scope as its parent. A scope may also
     hold a :class:`Frame`: variables not yet made into Variables, whose names
-    are not in ``_vars``; anything that hands out a Variable or lists the
+    are not in ``own_vars``; anything that hands out a Variable or lists the
     variables turns the frame into Variables first (``materialize``).
+
+    Three attributes are the executor's protocol, read on every sub-block run
+    (an RNN reads them twice per time step), so they are plain attributes
+    that only this class changes (read them, never write them):
+
+    - ``own_vars``: name -> Variable, the Variables made in this scope; a
+      frame's values are not among them (``local_var_names`` lists both);
+
+    - ``frame``: the :class:`Frame` of a block run's values not yet made
+      Variables, or None (``attach_frame`` and ``materialize`` change it);
+    - ``up``: the parent scope (None at the root), read without the liveness
+      check of ``parent``, for walks up the hierarchy from a live scope.
     """
 
-    __slots__ = ("_vars", "_parent", "_kids", "_dead", "_frame", "id", "label", "__weakref__")
+    __slots__ = ("own_vars", "up", "_kids", "_dead", "frame", "id", "label", "__weakref__")
 
     def __init__(self, _parent=None, label=None):
-        self._vars = {}
-        self._parent = _parent
+        self.own_vars = {}
+        self.up = _parent
         self._kids = []
         self._dead = None
-        self._frame = None
+        self.frame = None
         self.id = next(_IDS)
         self.label = label        # what made it ("run", "step 3", ...), for display
         if EVENTS.active:
@@ -58,13 +70,13 @@ class Scope:
     def var(self, name):
         """The local variable ``name``, created empty if absent (create-or-get)."""
         self._check_alive()
-        if self._frame is not None:
+        if self.frame is not None:
             self.materialize()
-        var = self._vars.get(name)
+        var = self.own_vars.get(name)
         if var is None:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"scope.var: expected a non-empty str name, got {name!r}")
-            var = self._vars[name] = Variable.for_scope(name, self)
+            var = self.own_vars[name] = Variable.for_scope(name, self)
             if EVENTS.active:
                 EVENTS.emit("var_created", self, name=name)
         return var
@@ -75,12 +87,12 @@ class Scope:
         The executor binds a block's variables with this: one step per name
         instead of var() -> get_tensor() -> get_mutable() -> set_value().
         """
-        if self._frame is not None:
+        if self.frame is not None:
             self.materialize()
-        var = self._vars.get(name)
+        var = self.own_vars.get(name)
         if var is None and not EVENTS.active:
             tensor = LoDTensor()
-            self._vars[name] = Variable.for_scope(name, self, holding=tensor)
+            self.own_vars[name] = Variable.for_scope(name, self, holding=tensor)
             return tensor
         return (var or self.var(name)).get_tensor()
 
@@ -89,14 +101,14 @@ class Scope:
         self._check_alive()
         scope = self
         while scope is not None:
-            var = scope._vars.get(name)
+            var = scope.own_vars.get(name)
             if var is not None:
                 return var
-            frame = scope._frame
+            frame = scope.frame
             if frame is not None and name in frame.index:
                 scope.materialize()
-                return scope._vars[name]
-            scope = scope._parent
+                return scope.own_vars[name]
+            scope = scope.up
         return None
 
     def find_array(self, name):
@@ -104,26 +116,26 @@ class Scope:
         empty), read without turning frames into Variables: the executor binds with this."""
         scope = self
         while scope is not None:
-            var = scope._vars.get(name)
+            var = scope.own_vars.get(name)
             if var is not None:
                 holder = var.holder
                 return holder.data if isinstance(holder, LoDTensor) else None
-            frame = scope._frame
+            frame = scope.frame
             if frame is not None:
                 pos = frame.index.get(name)
                 if pos is not None:
                     return frame.arrays[pos]
-            scope = scope._parent
+            scope = scope.up
         return None
 
     def local_array(self, name):
         """The array of this scope's own tensor variable ``name``, else None (no Variable made)."""
-        frame = self._frame
+        frame = self.frame
         if frame is not None:
             pos = frame.index.get(name)
             if pos is not None:
                 return frame.arrays[pos]
-        var = self._vars.get(name)
+        var = self.own_vars.get(name)
         if var is None:
             return None
         holder = var.holder
@@ -131,13 +143,13 @@ class Scope:
 
     def attach_frame(self, frame):
         """Hold ``frame``'s values as this scope's variables (none of its names may be here)."""
-        if self._frame is not None:
+        if self.frame is not None:
             self.materialize()
-        self._frame = frame
+        self.frame = frame
 
     def materialize(self):
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
-        frame, self._frame = self._frame, None
+        frame, self.frame = self.frame, None
         place = frame.place
         frame.release()
         for name, pos in frame.index.items():
@@ -147,60 +159,39 @@ class Scope:
                 tensor.hold(array, place)
 
     # -- the executor's protocol: frames, read without making Variables ---------------------
-    @property
-    def frame(self):
-        """The :class:`Frame` of a block run's values not yet made Variables, or None."""
-        return self._frame
-
-    @property
-    def up(self):
-        """The parent scope (None at the root), without a liveness check: for the executor's
-        walks up the hierarchy, which only ever start from a live scope."""
-        return self._parent
-
-    def own_variables(self):
-        """The names of the Variables made in this scope (a live view): a frame's names are
-        not among them, and nothing is materialized."""
-        return self._vars.keys()
-
-    def frame_state(self):
-        """``(frame, whether own_variables() has any, up)`` in one call: what the executor
-        asks of each scope it runs a sub-block in (an RNN asks it twice per time step)."""
-        return self._frame, bool(self._vars), self._parent
-
     def find_scope_of(self, name):
         """The scope (this one or an ancestor) that holds ``name``, else None."""
         self._check_alive()
         scope = self
         while scope is not None:
-            if name in scope._vars or (scope._frame is not None and name in scope._frame.index):
+            if name in scope.own_vars or (scope.frame is not None and name in scope.frame.index):
                 return scope
-            scope = scope._parent
+            scope = scope.up
         return None
 
     def find_local_var(self, name):
         """The variable ``name`` of this scope only, else None."""
         self._check_alive()
-        if self._frame is not None and name in self._frame.index:
+        if self.frame is not None and name in self.frame.index:
             self.materialize()
-        return self._vars.get(name)
+        return self.own_vars.get(name)
 
     def local_var_names(self):
         """The names of this scope's own variables, in creation order."""
         self._check_alive()
-        if self._frame is not None:
+        if self.frame is not None:
             self.materialize()
-        return list(self._vars)
+        return list(self.own_vars)
 
     def erase(self, names):
         """Destroy the local variables named (a name or a list); unknown names are ignored."""
         self._check_alive()
-        if self._frame is not None:
+        if self.frame is not None:
             self.materialize()
         if isinstance(names, str):
             names = [names]
         for name in names:
-            var = self._vars.pop(name, None)
+            var = self.own_vars.pop(name, None)
             if var is not None:
                 var.destroy(f"erased from scope {self.id}")
                 if EVENTS.active:
@@ -217,7 +208,7 @@ class Scope:
     @property
     def parent(self):
         self._check_alive()
-        return self._parent
+        return self.up
 
     @property
     def kids(self):
@@ -235,7 +226,7 @@ class Scope:
         """Destroy this scope, its variables and its kids, and leave the parent's kids."""
         if self._dead is not None:
             return
-        parent = self._parent
+        parent = self.up
         if parent is not None and parent._dead is None:
             try:
                 parent._kids.remove(self)
@@ -247,14 +238,14 @@ class Scope:
         for kid in self._kids:
             kid._destroy_tree(why)
         self._kids = []
-        if self._frame is not None:
-            self._frame.release()
-            self._frame = None
-        if self._vars:
+        if self.frame is not None:
+            self.frame.release()
+            self.frame = None
+        if self.own_vars:
             reason = f"{why} (scope {self.id})"
-            for var in self._vars.values():
+            for var in self.own_vars.values():
                 var.destroy(reason)
-            self._vars = {}
+            self.own_vars = {}
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
         self._dead = why           # the message is only written if someone asks
@@ -271,9 +262,9 @@ class Scope:
         return False
 
     def depth(self):
-        depth, scope = 0, self._parent
+        depth, scope = 0, self.up
         while scope is not None:
-            depth, scope = depth + 1, scope._parent
+            depth, scope = depth + 1, scope.up
         return depth
 
     def _check_alive(self):
@@ -284,7 +275,7 @@ class Scope:
         if self._dead is not None:
             return f"<Scope {self.id} (destroyed)>"
         label = f" {self.label!r}" if self.label else ""
-        count = len(self._vars) + (len(self._frame.index) if self._frame is not None else 0)
+        count = len(self.own_vars) + (len(self.frame.index) if self.frame is not None else 0)
         return (f"<Scope {self.id}{label}: {count} variables, "
                 f"{len(self._kids)} kids>")
 

@@ -190,6 +190,14 @@ class Executor:
         feed = {k: v for k, v in feed_dict(feed).items() if pruned.global_block().find_var(k)}
         return self.run(pruned, feed=feed, fetch_list=names, scope=scope)
 
+    def cached_plans(self):
+        """``(program, version, block_idx, keep)`` of each block plan this executor holds,
+        oldest first. A plan (each op's kernel, completed attributes and variable positions)
+        is made on a block's first run and reused while the program's ``version`` (which
+        every edit increases) and the names kept (the fetch targets) stay the same."""
+        return [(plan.program_ref, version, block_idx, keep)
+                for (_, version, block_idx, keep), plan in self._plans.items()]
+
     # -- the interpreter -------------------------------------------------------------------------
     def run_block(self, program, block_idx, scope, keep=(), values=None):
         """Run every op of block ``block_idx`` in ``scope``.
@@ -205,8 +213,11 @@ class Executor:
         """
         self._run_planned(self._plan(program, block_idx, keep), scope, values)
 
-    def _run_planned(self, plan, scope, values=None, reuse=None):
-        state = self._runs.state
+    def _run_planned(self, plan, scope, values=None, reuse=None, state=None):
+        """Run ``plan`` in ``scope``: framed when nobody observes the run, else the scope
+        loop. ``state`` is the calling thread's RunState (looked up when not given)."""
+        if state is None:
+            state = self._runs.state
         if plan.framed and not EVENTS.active and \
                 (state is None or state.recorder is None):
             fast = plan.fast_block
@@ -252,16 +263,23 @@ class Executor:
                 recorder.op_finished(rec, step)
 
     def _store(self, step, cells, out):
-        place = self.place
-        for pos, value in output_values(step.outs, out):
+        place, outs = self.place, step.outs
+        if len(outs) == 1 and not isinstance(outs[0], tuple):     # one output: most ops
+            if outs[0] >= 0 and out is not None:
+                cells[outs[0]].hold(out, place)
+            return
+        for pos, value in output_values(outs, out):
             cells[pos].hold(value, place)
 
     def _run_raw(self, step, scope):
-        ctx = RawContext(self.ctx, scope, step.op, step.attrs, self._sub_block_runner(step.op),
-                         self._runs.state)
+        state = self._runs.state
+        ctx = RawContext(self.ctx, scope, step.op, step.attrs,
+                         self._sub_block_runner(step.op, state), state)
         step.kernel(ctx)
 
-    def _sub_block_runner(self, op):
+    def _sub_block_runner(self, op, state):
+        """The function a control-flow op calls to run its sub-blocks, within the run whose
+        RunState is ``state`` (the op runs on that run's thread)."""
         program = op.block.program
         plans = {}             # the op runs its sub-block many times: find the plan once
         reuse = {}             # and, if the op allows, what its blocks read from above
@@ -270,7 +288,7 @@ class Executor:
             plan = plans.get(block_idx)
             if plan is None:
                 plan = plans[block_idx] = self._plan(program, block_idx, ())
-            self._run_planned(plan, scope, values, reuse if same_outer else None)
+            self._run_planned(plan, scope, values, reuse if same_outer else None, state)
         return run_sub_block
 
     # -- preparing and binding -------------------------------------------------------------------

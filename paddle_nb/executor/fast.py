@@ -77,26 +77,26 @@ class FastBlock:
         nothing but its blocks changes outer variables while it runs them (an
         RNN), is a dict in which it keeps what its block runs looked up.
         """
-        plan, executor = self.plan, self.executor
+        plan, executor, local = self.plan, self.executor, self.local_index
         names = plan.names
-        frame, own, up = scope.frame_state()
-        if frame is not None:          # the block ran in this scope before: its Variables now
+        if scope.frame is not None:    # the block ran in this scope before: its Variables now
             scope.materialize()
-            own = bool(scope.own_variables())
-        index = self.local_index
-        if own:                # variables made in the scope itself (by the caller, or from
-            made_here = scope.own_variables()     # the frame): bound, not framed
-            index = {n: p for n, p in index.items() if n not in made_here}
-        if index is self.local_index and up is not None:
+        made_here = scope.own_vars
+        up = scope.up
+        if not made_here and up is not None:      # the usual case: a new kid scope
+            index = local
             env = self._bind_outer(up, reuse)
         else:
+            # variables made in the scope itself (by the caller, or from the frame) are
+            # bound, not framed
+            index = {n: p for n, p in local.items() if n not in made_here} if made_here else local
             env = [None] * len(names)
             for pos in self.outer:
                 env[pos] = scope.find_array(names[pos])
-        if len(index) != len(self.local_index):
-            for name, pos in self.local_index.items():
-                if name not in index:
-                    env[pos] = scope.find_array(name)
+            if index is not local:
+                for name, pos in local.items():
+                    if name not in index:
+                        env[pos] = scope.find_array(name)
         if values:
             for name, array in values.items():
                 pos = index.get(name)
@@ -107,9 +107,10 @@ class FastBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
-        made = self._execute(env)     # (a parameter with no value fails in _fail, clearly)     # nothing is released: the peak is all made
+        made = self._execute(env)     # nothing is released: the peak is all made (a parameter
+        #                               with no value fails in _fail, clearly)
         place = executor.place
-        for pos in self.written_outer if index is self.local_index else self.written_any:
+        for pos in self.written_outer if index is local else self.written_any:
             name = names[pos]
             if name not in index and env[pos] is not None:
                 tensor = executor.bound_var(plan, pos, scope).get_tensor()
@@ -125,7 +126,7 @@ class FastBlock:
         holding nothing of the block's yet. Within one run of a control-flow op (``reuse``),
         the values found above the scope's parent are found once (unless the block writes
         outer variables) and copied from a template."""
-        frame, own, up = parent.frame_state()
+        frame = parent.frame
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the
@@ -133,8 +134,8 @@ class FastBlock:
             linked, links, positions = self._linkage
             if linked is not frame.index:
                 linked, links, positions = self._link(frame.index)
-            if not own and up is not None:
-                anchor = up
+            if not parent.own_vars and parent.up is not None:
+                anchor = parent.up
         hit = reuse.get(self) if reuse is not None else None
         if hit is not None and hit[0] is anchor and hit[1] is positions:
             env = hit[2].copy()

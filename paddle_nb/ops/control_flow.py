@@ -230,8 +230,8 @@ def scope_bytes(scope):
     block made; a list holder, such as a tensor array, counts each tensor in it)."""
     frame = scope.frame
     total = frame.nbytes if frame is not None else 0
-    for name in scope.own_variables():
-        holder = scope.find_local_var(name).holder
+    for var in scope.own_vars.values():
+        holder = var.holder
         if isinstance(holder, LoDTensor):
             total += holder.data.nbytes if holder.data is not None else 0
         elif isinstance(holder, list) and not isinstance(holder, StepScopes):

@@ -40,15 +40,13 @@ def _sequence_length(ctx, names):
     return steps
 
 
-def _local_array(scope, name, what):
-    array = scope.local_array(name)
-    if array is None:
-        if not scope.is_alive():   # a listener, a kernel or another thread destroyed it mid-run
-            raise ScopeDestroyedError(
-                f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
-                "ran (by a listener, a kernel or another thread)")
-        raise ValueError(f"recurrent: the step block did not compute {what} '{name}'")
-    return array
+def _missing(scope, name, what):
+    """The error for a step value ``local_array`` did not find."""
+    if not scope.is_alive():       # a listener, a kernel or another thread destroyed it mid-run
+        return ScopeDestroyedError(
+            f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
+            "ran (by a listener, a kernel or another thread)")
+    return ValueError(f"recurrent: the step block did not compute {what} '{name}'")
 
 
 def _recurrent(ctx):
@@ -71,14 +69,19 @@ def _recurrent(ctx):
             if previous is None:
                 values[pre] = boot
                 continue
-            value = _local_array(previous, state, "memory")
+            value = previous.local_array(state)
+            if value is None:
+                raise _missing(previous, state, "memory")
             if value.shape != boot.shape:
                 raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
                                  f"but its update '{state}' has shape {value.shape}")
             values[pre] = value
         ctx.run_block(attrs["sub_block"], kid, values, same_outer=True)
         for name in outputs:
-            collected[name][t] = _local_array(kid, name, "step output")
+            value = kid.local_array(name)
+            if value is None:
+                raise _missing(kid, name, "step output")
+            collected[name][t] = value
         scopes.append(kid)
         previous = kid
     for name in outputs:

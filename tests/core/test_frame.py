@@ -57,7 +57,7 @@ def test_find_var_of_a_framed_name_gives_a_variable_holding_the_same_array():
     var = scope.find_var("a")
     assert var is not None and var.name == "a"
     assert var.get_tensor().array() is a
-    assert scope._frame is None
+    assert scope.frame is None
     assert scope.local_var_names() == ["b", "a"]         # the frame's order, not the asked one
     assert scope.find_local_var("b").get_tensor().array() is b
     assert scope.find_var("a") is var                      # made once
@@ -75,7 +75,7 @@ def test_the_frame_order_is_its_index_not_the_array_positions():
 def test_var_of_a_new_name_materializes_the_frame_then_creates_it():
     scope = _framed(x=np.zeros(2))
     fresh = scope.var("fresh")
-    assert scope._frame is None
+    assert scope.frame is None
     assert scope.local_var_names() == ["x", "fresh"]
     assert not fresh.get_tensor().is_allocated()
 
@@ -93,9 +93,9 @@ def test_find_var_of_another_name_leaves_the_frame_alone():
     kid = _framed(root.new_scope(), x=np.zeros(2))
     assert kid.find_var("w") is w
     assert kid.find_var("nowhere") is None
-    assert kid._frame is not None
+    assert kid.frame is not None
     assert kid.find_local_var("w") is None
-    assert kid._frame is not None
+    assert kid.frame is not None
 
 
 def test_find_var_through_a_framed_middle_scope_leaves_that_frame_alone():
@@ -104,9 +104,9 @@ def test_find_var_through_a_framed_middle_scope_leaves_that_frame_alone():
     middle = _framed(root.new_scope(), x=np.zeros(2))
     kid = middle.new_scope()
     assert kid.find_var("w") is w
-    assert middle._frame is not None
+    assert middle.frame is not None
     var = kid.find_var("x")                         # now it is the middle scope's name
-    assert middle._frame is None and middle.find_local_var("x") is var
+    assert middle.frame is None and middle.find_local_var("x") is var
     assert kid.local_var_names() == []
 
 
@@ -124,15 +124,15 @@ def test_local_tensor_materializes_and_gives_the_framed_tensor():
     x = np.arange(4.0)
     scope = _framed(x=x)
     assert scope.local_tensor("x").array() is x
-    assert scope._frame is None
+    assert scope.frame is None
 
 
 def test_attaching_a_second_frame_materializes_the_first():
     a, b = np.zeros(1), np.ones(1)
     scope = _framed(a=a)
     _framed(scope, b=b)
-    assert scope._frame is not None and list(scope._frame.index) == ["b"]
-    assert list(scope._vars) == ["a"]
+    assert scope.frame is not None and list(scope.frame.index) == ["b"]
+    assert list(scope.own_vars) == ["a"]
     assert scope.local_var_names() == ["a", "b"]
     assert scope.find_var("b").get_tensor().array() is b
 
@@ -145,7 +145,7 @@ def test_find_array_from_a_kid_reads_the_parents_frame_without_materializing(mad
     assert kid.find_array("x") is x
     assert kid.find_array("empty") is None
     assert kid.find_array("nowhere") is None
-    assert parent._frame is not None and parent._vars == {}
+    assert parent.frame is not None and parent.own_vars == {}
     assert made == []
 
 
@@ -157,7 +157,7 @@ def test_find_array_reads_variables_too():
     kid = _framed(root.new_scope(), x=np.zeros(1))
     np.testing.assert_array_equal(kid.find_array("w"), w)
     assert kid.find_array("unset") is None
-    assert kid._frame is not None
+    assert kid.frame is not None
 
 
 def test_a_framed_name_shadows_the_parents_variable():
@@ -169,7 +169,7 @@ def test_a_framed_name_shadows_the_parents_variable():
     assert kid.find_array("x") is inner
     assert kid.local_array("x") is inner
     assert kid.find_scope_of("x") is kid
-    assert kid._frame is not None
+    assert kid.frame is not None
     var = kid.find_var("x")
     assert var.get_tensor().array() is inner
     assert var is not parent.find_var("x")
@@ -184,7 +184,7 @@ def test_local_array_sees_only_this_scope():
     assert kid.local_array("x") is x
     assert kid.local_array("empty") is None
     assert kid.local_array("w") is None
-    assert kid._frame is not None
+    assert kid.frame is not None
 
 
 def test_find_scope_of_a_framed_name_is_its_scope_without_materializing():
@@ -194,13 +194,13 @@ def test_find_scope_of_a_framed_name_is_its_scope_without_materializing():
     assert kid.find_scope_of("x") is root
     assert kid.find_scope_of("y") is kid
     assert kid.find_scope_of("nowhere") is None
-    assert root._frame is not None
+    assert root.frame is not None
 
 
 def test_repr_counts_the_frame_variables():
     scope = _framed(a=np.zeros(1), b=None)
     assert "2 variables" in repr(scope)
-    assert scope._frame is not None
+    assert scope.frame is not None
     scope.var("c")
     assert "3 variables" in repr(scope)
 
@@ -280,13 +280,13 @@ def test_a_dropped_frame_releases_its_bytes(quiet_gc):
 def test_destroy_releases_the_frame_bytes_and_makes_no_variables(quiet_gc, made):
     base = MEMORY.in_use(CPU)
     scope = _framed(a=np.zeros(4), b=None, c=np.zeros(2))
-    frame = scope._frame            # held here, so only an explicit release can give the bytes back
+    frame = scope.frame            # held here, so only an explicit release can give the bytes back
     assert MEMORY.in_use(CPU) - base == 6 * 8
     scope.destroy()
     assert MEMORY.in_use(CPU) == base
     assert frame.place is None      # released
     assert made == []
-    assert scope._frame is None
+    assert scope.frame is None
     assert not scope.is_alive()
     with pytest.raises(Destroyed):
         scope.find_var("a")
@@ -297,7 +297,7 @@ def test_destroying_a_parent_releases_a_framed_kid(quiet_gc, made):
     root = pd.Scope()
     kid = _framed(root.new_scope(), a=np.zeros(4))
     grandkid = _framed(kid.new_scope(), b=np.zeros(2))
-    frames = [kid._frame, grandkid._frame]        # held: only an explicit release counts
+    frames = [kid.frame, grandkid.frame]        # held: only an explicit release counts
     assert MEMORY.in_use(CPU) - base == 6 * 8
     root.destroy()
     assert MEMORY.in_use(CPU) == base
@@ -308,7 +308,7 @@ def test_destroying_a_parent_releases_a_framed_kid(quiet_gc, made):
 def test_drop_kids_releases_framed_kids(quiet_gc):
     base = MEMORY.in_use(CPU)
     root = pd.Scope()
-    frame = _framed(root.new_scope(), a=np.zeros(4))._frame
+    frame = _framed(root.new_scope(), a=np.zeros(4)).frame
     root.drop_kids()
     assert MEMORY.in_use(CPU) == base and root.kids == []
     assert frame.place is None
@@ -317,7 +317,7 @@ def test_drop_kids_releases_framed_kids(quiet_gc):
 def test_materializing_moves_the_bytes_from_the_frame_to_the_tensors(quiet_gc):
     base = MEMORY.in_use(CPU)
     scope = _framed(a=np.zeros(4), b=None, c=np.zeros(2))
-    frame = scope._frame
+    frame = scope.frame
     assert MEMORY.in_use(CPU) - base == 6 * 8
     scope.local_var_names()
     assert MEMORY.in_use(CPU) - base == 6 * 8

@@ -537,3 +537,23 @@ def test_the_reference_evaluator_agrees_with_the_executor_on_while_and_cond():
     got = _evaluate(prog, {"x": X}, [acc, i, picked])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_cached_plans_lists_one_plan_per_block_run_and_a_new_one_after_an_edit():
+    prog, startup = pd.Program(), pd.Program()
+    with pd.program_guard(prog, startup):
+        x = pd.layers.data("x", shape=[3])
+        y = pd.layers.fc(x, 2)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"x": X}
+    exe.run(prog, feed=feed, fetch_list=[y], scope=scope)
+    exe.run(prog, feed=feed, fetch_list=[y], scope=scope)       # the same plan again
+    plans = [(p, v, b, k) for p, v, b, k in exe.cached_plans() if p is prog]
+    assert plans == [(prog, prog.version, 0, (y.name,))]
+    with pd.program_guard(prog, startup):
+        z = pd.layers.scale(y, 2.0)                                  # an edit: a new version
+    exe.run(prog, feed=feed, fetch_list=[z], scope=scope)
+    versions = [v for p, v, _, _ in exe.cached_plans() if p is prog]
+    assert len(versions) == 2 and versions[-1] == prog.version > versions[0]
+    assert any(p is startup for p, _, _, _ in exe.cached_plans())

@@ -17,7 +17,7 @@ import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.fast import FastBlock
-from tests.layers import elman_rnn, tanh_fc_while
+from tests.layers import counted_while, elman_rnn, row_ifelse, tanh_fc_while
 
 CPU = pd.CPUPlace()
 T, B, I, H = 3, 2, 4, 5
@@ -78,12 +78,8 @@ def _ifelse():
         a = pd.layers.data("a", shape=[3], dtype="float64")
         b = pd.layers.data("b", shape=[3], dtype="float64")
         c = pd.layers.data("c", shape=[1], dtype="bool")
-        ie = pd.layers.IfElse(c)
-        with ie.true_block():
-            ie.output(ie.input(a) * ie.input(b))
-        with ie.false_block():
-            ie.output(pd.layers.tanh(pd.layers.fc(ie.input(b), 3, param_attr="w", bias_attr=False)))
-        o, = ie()
+        o, = row_ifelse(c, [a, b], lambda a, b: a * b, lambda a, b: pd.layers.tanh(
+            pd.layers.fc(b, 3, param_attr="w", bias_attr=False)))
         loss = pd.layers.reduce_sum(o * o)
         pd.optimizer.SGD(0.1).minimize(loss)
     rng = np.random.default_rng(2)
@@ -217,14 +213,7 @@ def test_a_framed_while_body_reads_each_iterations_value_of_an_outer_variable(fr
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.fill_constant([2], "float64", 0.0)
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 5)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(pd.layers.scale(x, 2.0, bias=1.0), x)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
+        counted_while(5, lambda i: pd.layers.assign(pd.layers.scale(x, 2.0, bias=1.0), x))
     got, = pd.Executor(CPU).run(prog, fetch_list=[x], scope=pd.Scope())
     np.testing.assert_array_equal(got, [31.0, 31.0])
     assert framed == [1] * 5
@@ -371,11 +360,11 @@ def test_run_block_on_a_step_block_leaves_a_frame_that_find_var_materializes(fra
     kid = parent.new_scope()
     pd.Executor(CPU).run_block(prog, op.attr("sub_block"), kid, values=values)
     assert framed == [op.attr("sub_block")]
-    assert kid._frame is not None and kid._vars == {}
+    assert kid.frame is not None and kid.own_vars == {}
     state = op.attr("states")[0]
     np.testing.assert_allclose(kid.local_array(state), want, rtol=1e-12)
     var = kid.find_var(state)
-    assert kid._frame is None
+    assert kid.frame is None
     np.testing.assert_allclose(var.get_tensor().numpy(), want, rtol=1e-12)
     assert kid.find_local_var(state) is var
     assert set(kid.local_var_names()) == set(prog.block(op.attr("sub_block")).vars)
@@ -389,10 +378,10 @@ def test_run_block_puts_values_the_block_does_not_declare_in_real_variables(fram
     kid = parent.new_scope()
     extra = np.arange(3.0)
     pd.Executor(CPU).run_block(prog, op.attr("sub_block"), kid, values={**values, "extra": extra})
-    assert list(kid._vars) == ["extra"] and kid._frame is not None
+    assert list(kid.own_vars) == ["extra"] and kid.frame is not None
     assert kid.find_var("extra").get_tensor().array() is extra
-    assert kid._frame is not None                     # finding "extra" made nothing else
-    assert "extra" not in kid._frame.index
+    assert kid.frame is not None                     # finding "extra" made nothing else
+    assert "extra" not in kid.frame.index
     np.testing.assert_allclose(kid.local_array(op.attr("states")[0]), want, rtol=1e-12)
 
 
@@ -402,8 +391,8 @@ def test_run_block_writes_a_block_variable_the_caller_made_into_that_variable(fr
     state = op.attr("states")[0]
     made = kid.var(state)
     pd.Executor(CPU).run_block(prog, op.attr("sub_block"), kid, values=values)
-    assert state not in kid._frame.index
-    assert kid._vars[state] is made
+    assert state not in kid.frame.index
+    assert kid.own_vars[state] is made
     np.testing.assert_allclose(made.get_tensor().numpy(), want, rtol=1e-12)
     assert kid.find_var(state) is made
 
@@ -415,11 +404,11 @@ def test_run_block_frames_count_their_bytes_until_the_scope_is_destroyed(quiet_g
     base = MEMORY.in_use(CPU)
     kid = parent.new_scope()
     pd.Executor(CPU).run_block(prog, op.attr("sub_block"), kid, values=values)
-    frame = kid._frame              # held here: only an explicit release gives its bytes back
+    frame = kid.frame              # held here: only an explicit release gives its bytes back
     held = MEMORY.in_use(CPU) - base
     assert held == frame.nbytes >= 5 * want.nbytes            # at least the five values it made
     if materialize:
         kid.local_var_names()
-        assert kid._frame is None and MEMORY.in_use(CPU) - base >= held
+        assert kid.frame is None and MEMORY.in_use(CPU) - base >= held
     kid.destroy()
     assert MEMORY.in_use(CPU) == base

@@ -12,7 +12,7 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb.errors import FeedError, OpRunError
-from tests.layers import counted_while, elman_rnn
+from tests.layers import counted_while, elman_rnn, row_ifelse
 
 pytestmark = pytest.mark.gpu
 
@@ -148,12 +148,8 @@ def test_ifelse_and_while_run_on_the_gpu(device):
     with pd.program_guard(prog):
         a = pd.layers.data("a", shape=[3], dtype="float64")
         c = pd.layers.data("c", shape=[1], dtype="bool")
-        ie = pd.layers.IfElse(c)
-        with ie.true_block():
-            ie.output(pd.layers.scale(ie.input(a), 2.0))
-        with ie.false_block():
-            ie.output(ie.input(a) * ie.input(a))
-        picked, = ie()
+        picked, = row_ifelse(c, [a], lambda rows: pd.layers.scale(rows, 2.0),
+                             lambda rows: rows * rows)
         s = pd.layers.fill_constant([1], "int64", 0)
         counted_while(5, lambda i: pd.layers.assign(s + i, s))
     av = np.arange(12, dtype="float64").reshape(4, 3)

@@ -19,6 +19,7 @@ import paddle_nb as pd
 from paddle_nb.core.events import EVENTS
 from paddle_nb.errors import OpRunError, OutOfMemoryError, ScopeDestroyedError
 from paddle_nb.ops import registry
+from tests.layers import row_ifelse
 
 CPU = pd.CPUPlace()
 HERE = __file__
@@ -87,12 +88,8 @@ def _ifelse():
         x = pd.layers.data("x", shape=[2])
         total = pd.layers.reduce_sum(x, dim=[1], keep_dim=True)
         negative = pd.layers.less_than(total, pd.layers.scale(total, 0.0))
-        ie = pd.layers.IfElse(negative)
-        with ie.true_block():
-            ie.output(pd.layers.scale(ie.input(x), 2.0))
-        with ie.false_block():
-            ie.output(pd.layers.scale(ie.input(x), -1.0))
-        out = ie()[0]
+        out, = row_ifelse(negative, [x], lambda rows: pd.layers.scale(rows, 2.0),
+                          lambda rows: pd.layers.scale(rows, -1.0))
     return prog, out
 
 

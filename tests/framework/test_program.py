@@ -9,6 +9,7 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb.errors import ProtoDecodeError
+from tests.layers import counted_while
 
 
 def nested_program(owner):
@@ -222,15 +223,9 @@ def loop_and_cond_program():
     """A While loop (block 1) that doubles ``acc`` three times, then a cond (blocks 2, 3)."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 3)
         acc = pd.layers.fill_constant([1], "float32", 1.0)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(acc * 2.0, acc)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
+        i = counted_while(3, lambda i: pd.layers.assign(acc * 2.0, acc))
+        n = pd.layers.fill_constant([1], "int64", 3)
         out = pd.layers.cond(pd.layers.less_than(n, i),
                              lambda: pd.layers.fill_constant([1], "float32", 5.0),
                              lambda: pd.layers.fill_constant([1], "float32", 7.0))

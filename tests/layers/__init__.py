@@ -3,7 +3,7 @@
 The helpers below are shared by the test modules (here and in tests/executor): central
 differences of a program's scalar loss with respect to a fed array or a parameter held in
 a scope, and the control-flow programs several modules run (a counted While, a tanh-fc
-While, an Elman StaticRNN).
+While, an Elman StaticRNN, an IfElse over a mask's rows).
 """
 
 import numpy as np
@@ -64,6 +64,18 @@ def elman_rnn(steps, batch, width, hidden):
         rnn.update_memory(h_pre, h)
         rnn.step_output(h)
     return x, h0, rnn()
+
+
+def row_ifelse(cond, inputs, true_fn, false_fn):
+    """In the current program: an IfElse over the rows of ``cond`` ([rows, 1] bool). Each
+    branch function gets its rows of ``inputs`` (``ie.input``) and returns one output or a
+    tuple of them; returns ``ie()``, the outputs merged back in row order."""
+    ie = pd.layers.IfElse(cond)
+    for branch, fn in ((ie.true_block, true_fn), (ie.false_block, false_fn)):
+        with branch():
+            outs = fn(*[ie.input(v) for v in inputs])
+            ie.output(*(outs if isinstance(outs, tuple) else (outs,)))
+    return ie()
 
 
 def counted_while(n, body=lambda i: None):

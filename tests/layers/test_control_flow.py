@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpBuildError, OpRunError
-from tests.layers import central_difference, tanh_fc_while
+from tests.layers import central_difference, counted_while, row_ifelse, tanh_fc_while
 from tests.ops import harness
 
 CPU = pd.CPUPlace()
@@ -43,14 +43,9 @@ def _ifelse_program():
         c = pd.layers.data("c", shape=[1], dtype="bool")
         for v in (a, b):
             v.stop_gradient = False
-        ie = pd.layers.IfElse(c)
-        with ie.true_block():
-            at, bt = ie.input(a), ie.input(b)
-            ie.output(at * bt, pd.layers.scale(at, 2.0))
-        with ie.false_block():
-            af, bf = ie.input(a), ie.input(b)
-            ie.output(af - bf, pd.layers.fc(bf, D, param_attr="w", bias_attr=False))
-        o1, o2 = ie()
+        o1, o2 = row_ifelse(c, [a, b], lambda at, bt: (at * bt, pd.layers.scale(at, 2.0)),
+                            lambda af, bf: (af - bf, pd.layers.fc(bf, D, param_attr="w",
+                                                                  bias_attr=False)))
         loss = pd.layers.reduce_sum(o1 * o1) + pd.layers.reduce_sum(pd.layers.tanh(o2))
         ga, gb = pd.gradients([loss], [a, b])
         pairs = pd.append_backward(loss)
@@ -232,15 +227,8 @@ def test_select_output_sends_the_value_to_one_slot():
 def test_while_sums_zero_to_nine_one_step_scope_per_iteration():
     prog = pd.Program()
     with pd.program_guard(prog):
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 10)
         s = pd.layers.fill_constant([1], "int64", 0)
-        c = pd.layers.less_than(i, n)
-        loop = pd.layers.While(c)
-        with loop.block():
-            pd.layers.assign(s + i, s)
-            pd.layers.increment(i)
-            pd.layers.less_than(i, n, cond=c)
+        i = counted_while(10, lambda i: pd.layers.assign(s + i, s))
     records = []
     exe = pd.Executor(CPU)
     exe.subscribe(records.append)

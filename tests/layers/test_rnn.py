@@ -16,7 +16,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpBuildError, OpRunError
-from tests.layers import central_difference, elman_rnn
+from tests.layers import central_difference, elman_rnn, row_ifelse
 
 CPU = pd.CPUPlace()
 T, B, I, H = 3, 2, 4, 5
@@ -276,12 +276,7 @@ def test_ifelse_inside_a_step_net_has_a_backward():
         rnn = pd.layers.StaticRNN()
         with rnn.step():
             x_t = rnn.step_input(x)
-            ie = pd.layers.IfElse(c)
-            with ie.true_block():
-                ie.output(ie.input(x_t) * 2.0)
-            with ie.false_block():
-                ie.output(ie.input(x_t) * 3.0)
-            rnn.step_output(ie()[0])
+            rnn.step_output(row_ifelse(c, [x_t], lambda r: r * 2.0, lambda r: r * 3.0)[0])
         out = rnn()
         gx, = pd.gradients([pd.layers.reduce_sum(out)], [x])
     feed = {"x": np.ones((T, B, I)), "c": np.array([[True], [False]])}

@@ -7,6 +7,7 @@ same MLP after append_backward and SGD, an IfElse program and a StaticRNN progra
 import numpy as np
 
 import paddle_nb as pd
+from tests.layers import row_ifelse
 
 T, BATCH, IN, HID = 4, 2, 3, 5
 
@@ -31,12 +32,8 @@ def build_ifelse():
         x = pd.layers.data("x", shape=[3])
         zero = pd.layers.fill_constant(shape=[1], value=0.0, dtype="float32")
         cond = pd.layers.less_than(pd.layers.reduce_sum(x, dim=1, keep_dim=True), zero)
-        ie = pd.layers.IfElse(cond)
-        with ie.true_block():
-            ie.output(pd.layers.scale(ie.input(x), scale=-1.0))
-        with ie.false_block():
-            ie.output(pd.layers.fc(ie.input(x), 3))
-        out, = ie()
+        out, = row_ifelse(cond, [x], lambda rows: pd.layers.scale(rows, scale=-1.0),
+                          lambda rows: pd.layers.fc(rows, 3))
     return main, out
 
 

@@ -22,6 +22,10 @@ class Initializer:
 
     def append_to(self, block, var, index):
         op_type, attrs = self.op(var.shape, var.dtype)
+        if attrs.get("seed") == 0 and block.program.random_seed:
+            # as PaddlePaddle's: an unseeded random initializer takes its program's random_seed
+            # (``startup.random_seed = 90`` makes every run start from the same parameters)
+            attrs["seed"] = block.program.random_seed
         return block.insert_op(index, op_type, outputs={"Out": var}, attrs=attrs)
 
     def __repr__(self):
@@ -40,7 +44,8 @@ class Constant(Initializer):
 
 
 class Uniform(Initializer):
-    """Uniform on [low, high); ``seed`` 0 draws from the run's generator."""
+    """Uniform on [low, high); ``seed`` 0 takes the program's ``random_seed``, and when that
+    is 0 too, draws from the run's generator."""
 
     def __init__(self, low=-1.0, high=1.0, seed=0):
         self.low, self.high, self.seed = float(low), float(high), int(seed)

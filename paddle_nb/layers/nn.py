@@ -118,8 +118,11 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
 
 def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
             dropout_implementation="downgrade_in_infer"):
-    """Zero each element with probability ``dropout_prob`` while training."""
+    """Zero each element with probability ``dropout_prob`` while training. Without a
+    ``seed``, the program's ``random_seed`` (when not 0) fixes the masks, as in PaddlePaddle."""
     helper = LayerHelper("dropout", name)
+    if not seed and helper.program.random_seed:
+        seed = helper.program.random_seed
     return helper.out("dropout", {"X": x},
                       {"dropout_prob": dropout_prob, "is_test": is_test,
                        "fix_seed": seed is not None, "seed": seed or 0,

@@ -9,6 +9,7 @@ an inline SVG inside a small widget.
 """
 
 import html
+import math
 
 import traitlets
 
@@ -19,6 +20,9 @@ __all__ = ["memory_series", "timeline_svg", "TimelineWidget", "memory_timeline"]
 
 PLACE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b"]
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 760, 200, 78, 16, 26, 96
+LABEL_ANGLE = 50             # degrees: column labels rise to the right, ending under their column
+LABEL_GAP = 12               # px from the plot's bottom edge to a label's end
+CHAR_PX = 6.0                # the widest mean advance of a 10 px sans-serif font's characters
 
 
 def memory_series(replay):
@@ -95,15 +99,26 @@ class _Chart:
 
     def columns(self, titles, labels):
         """A hover target per position, and its label (every k-th one when crowded)."""
-        out, every, base = [], self.n // 40 + 1, HEIGHT - BOTTOM + 12
+        out, every, base = [], self.n // 40 + 1, HEIGHT - BOTTOM + LABEL_GAP
         for p, title in enumerate(titles):
             out.append(f'<rect class="pnb-col" data-pos="{p}" x="{self.x(p) - self.col / 2:.1f}" '
                        f'y="{TOP}" width="{self.col:.1f}" height="{self.h}" fill="transparent">'
                        f'<title>{html.escape(title)}</title></rect>')
             if p % every == 0:
+                label = _fit(labels[p], self.label_room(p))
                 out.append(f'<text x="{self.x(p):.1f}" y="{base}" text-anchor="end" transform='
-                           f'"rotate(-50 {self.x(p):.1f} {base})">{html.escape(labels[p])}</text>')
+                           f'"rotate(-{LABEL_ANGLE} {self.x(p):.1f} {base})">'
+                           f'{html.escape(label)}</text>')
         return out
+
+    def label_room(self, p):
+        """The length in px that column ``p``'s slanted label may have and stay inside the
+        picture: it runs down and left from its end under the column, to the bottom edge or
+        to the left edge, whichever comes first."""
+        angle = math.radians(LABEL_ANGLE)
+        down = (BOTTOM - LABEL_GAP - 3) / math.sin(angle)      # 3 px for the descenders
+        left = (self.x(p) - 2) / math.cos(angle)
+        return min(down, left)
 
     def curves(self, series):
         out = []
@@ -131,6 +146,13 @@ class _Chart:
                        f'fill-opacity="0.75"><title>{m["kind"]} {html.escape(m["var"])} '
                        f'({format_bytes(m["nbytes"])})</title></polygon>')
         return out
+
+
+def _fit(label, room_px):
+    """``label``, cut with an ellipsis to at most ``room_px`` wide (the column's hover title
+    still names it whole)."""
+    most = max(int(room_px // CHAR_PX), 1)
+    return label if len(label) <= most else label[:most - 1] + "\u2026"
 
 
 def _marker(kind, cx, cy):

@@ -25,6 +25,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 NOTEBOOK = "widgets_fixture.ipynb"
 WAIT_MS = 60_000
+# the text elements of an <svg> that the browser drew (partly) outside it
+TEXT_OUTSIDE_SVG = """svg => {
+    const box = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+        .filter(([, r]) => r.left < box.left - 1 || r.right > box.right + 1
+                           || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        .map(([text]) => text);
+}"""
 
 
 def run_all_cells(page):
@@ -147,6 +155,8 @@ def check_timeline(page, shots):
     assert timeline.locator(".pnb-mark[data-state='allocated']").count() > 0
     timeline.locator("rect.pnb-col[data-pos='2']").hover()
     expect(timeline.locator("[data-detail]")).to_have_attribute("data-pos", "2")
+    outside = timeline.locator("svg.pnb-timeline").evaluate(TEXT_OUTSIDE_SVG)
+    assert outside == [], f"timeline labels drawn outside the picture: {outside}"
     timeline.screenshot(path=str(shots / "memory_timeline.png"))
 
 
@@ -201,3 +211,33 @@ def test_widgets_in_a_static_html_export(tmp_path, monkeypatch):
     # The widget JavaScript came from local files; the one thing left unanswered is
     # nbconvert's MathJax, which this page does not need.
     assert all("mathjax" in u.lower() for u in blocked), blocked
+
+
+def test_a_training_steps_memory_timeline_keeps_its_labels_inside_in_chromium():
+    """A training step's column labels are long op types (softmax_with_cross_entropy_grad):
+    drawn by Chromium, each lies inside the timeline's picture (cut with an ellipsis)."""
+    require_browser()
+    import numpy as np
+    import paddle_nb as pd
+    from paddle_nb.viz import memory_timeline
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[4])
+        label = pd.layers.data("label", shape=[1], dtype="int64")
+        logits = pd.layers.fc(pd.layers.fc(x, 8, act="relu"), 3)
+        loss = pd.layers.mean(pd.layers.softmax_with_cross_entropy(logits, label))
+        pd.optimizer.SGD(0.1).minimize(loss)
+    exe, scope, records = pd.Executor(pd.CPUPlace(), seed=0), pd.Scope(), []
+    exe.run(startup, scope=scope)
+    exe.subscribe(records.append)
+    exe.run(main, feed={"x": np.ones((2, 4), "float32"), "label": np.zeros((2, 1), "int64")},
+            fetch_list=[loss], scope=scope)
+    svg = memory_timeline(records[-1]).svg
+    assert "softmax_with_cross_entropy_grad" in svg          # whole in a column's title
+    with sync_playwright() as pw, offline_page(pw) as (page, blocked):
+        page.set_content(f"<html><body style='margin:0'>{svg}</body></html>")
+        outside = page.locator("svg.pnb-timeline").evaluate(TEXT_OUTSIDE_SVG)
+        page.locator("svg.pnb-timeline").screenshot(
+            path=str(screenshot_dir() / "memory_timeline_training.png"))
+    assert outside == [], f"timeline labels drawn outside the picture: {outside}"
+    assert blocked == []

@@ -280,3 +280,37 @@ def test_default_initializers_are_xavier_for_weights_and_zeros_for_biases():
     limit = (6.0 / (4 + 6)) ** 0.5
     assert glob.ops[0].attr("min") == pytest.approx(-limit)
     assert glob.ops[0].attr("max") == pytest.approx(limit)
+
+
+def test_a_programs_random_seed_seeds_its_unseeded_random_ops_as_in_paddlepaddle():
+    """PaddlePaddle 2.6, same program: ``startup.random_seed = 90`` gives the startup's
+    uniform_random seed 90, ``main.random_seed = 7`` gives dropout seed 7 and fix_seed."""
+    import numpy as np
+
+    def build(startup_seed, main_seed, w_init=None):
+        main, startup = pd.Program(), pd.Program()
+        main.random_seed, startup.random_seed = main_seed, startup_seed
+        with pd.program_guard(main, startup):
+            x = pd.layers.data("x", shape=[3])
+            y = pd.layers.dropout(pd.layers.fc(x, 2, param_attr=w_init), 0.5)
+        return main, startup, y
+
+    main, startup, _ = build(90, 7)
+    assert [(op.type, op.attr("seed")) for op in startup.global_block().ops
+            if op.has_attr("seed")] == [("uniform_random", 90)]
+    drop, = [op for op in main.global_block().ops if op.type == "dropout"]
+    assert (drop.attr("seed"), drop.attr("fix_seed")) == (7, True)
+
+    def weights(startup_seed, executor_seed, w_init=None):
+        _, startup, _ = build(startup_seed, 0, w_init)
+        scope = pd.Scope()
+        pd.Executor(pd.CPUPlace(), seed=executor_seed).run(startup, scope=scope)
+        return scope.find_var("fc_0.w_0").get_tensor().numpy()
+
+    np.testing.assert_array_equal(weights(90, 1), weights(90, 2))    # the program's seed wins
+    assert not np.array_equal(weights(0, 1), weights(0, 2))          # unseeded: the run's draws
+    explicit = pd.ParamAttr(initializer=pd.initializer.Uniform(-1, 1, seed=5))
+    _, startup, _ = build(90, 0, explicit)
+    assert startup.global_block().ops[0].attr("seed") == 5           # a seed given stays
+    drop, = [op for op in build(0, 0)[0].global_block().ops if op.type == "dropout"]
+    assert (drop.attr("seed"), drop.attr("fix_seed")) == (0, False)

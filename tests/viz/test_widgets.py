@@ -270,6 +270,29 @@ def test_memory_timeline_counts_bytes_per_place(forward_mlp):
     assert 'data-state="allocated"' in s["svg"] and 'data-state="freed"' in s["svg"]
 
 
+def test_memory_timeline_labels_are_cut_to_stay_inside_the_picture():
+    """Slanted column labels run down and left from under their column: a long op type
+    (softmax_with_cross_entropy_grad) is cut with an ellipsis, whole in the column's title."""
+    import math
+    import re
+    from paddle_nb.viz import timeline as tl
+    long = "softmax_with_cross_entropy_grad"
+    labels = ["start", long, "mul", long, "end"]
+    titles = [f"op {k}: {t}" for k, t in enumerate(labels)]
+    svg = tl.timeline_svg({"CPUPlace()": [0, 8, 16, 8, 0]}, [], titles, labels)
+    texts = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" text-anchor="end" '
+                       r'transform="rotate\(-(\d+) [^"]*">([^<]*)</text>', svg)
+    assert [t[3] for t in texts][0] == "start" and len(texts) == len(labels)
+    for x, y, angle, label in texts:
+        a = math.radians(int(angle))
+        length = len(label) * tl.CHAR_PX
+        assert float(x) - length * math.cos(a) >= 0, label            # not past the left edge
+        assert float(y) + length * math.sin(a) <= tl.HEIGHT, label    # nor the bottom edge
+    cut = [t[3] for t in texts if t[3].endswith("\u2026")]
+    assert cut and all(long.startswith(c[:-1]) for c in cut)
+    assert svg.count(f"<title>op 1: {long}</title>") == 1
+
+
 # -- the RNN explorer ---------------------------------------------------------------------------
 def test_rnn_explorer_slider_shows_each_step_scope(rnn_net):
     prog, scope, exe, feed, out = rnn_net

@@ -182,23 +182,27 @@ class FastBlock:
         back to the user's scope. No scope keeps a caller's array (the scope path copies
         each feed into its scope): a fed persistable is copied, and so is a result that
         is a view of one of the ``feeds`` (a reshape2 of a feed into a parameter)."""
-        plan = self.plan
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
                 f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
                 "(by a kernel or another thread): its results could not be written back")
-        fed = [pos for pos in fed if pos not in self.written]
-        for pos in (*self.written, *fed):
+        names = self.plan.names
+        for pos in self.written:
             array = env[pos]
-            if array is None:
-                continue
-            if pos in fed or (array.base is not None and _views_any(array, feeds, place)):
-                array = array.copy()
-            name = plan.names[pos]
-            var = scope.find_var(name) or scope.var(name)
-            tensor = var.get_tensor()
-            if tensor.data is not array:
-                tensor.hold(array, place)
+            if array is not None:
+                if array.base is not None and _views_any(array, feeds, place):
+                    array = array.copy()
+                _write(scope, names[pos], array, place)
+        for pos in fed:
+            if env[pos] is not None and pos not in self.written:
+                _write(scope, names[pos], env[pos].copy(), place)
+
+
+def _write(scope, name, array, place):
+    """Give the user's variable ``name`` (found up the scopes, else made) ``array``."""
+    tensor = (scope.find_var(name) or scope.var(name)).get_tensor()
+    if tensor.data is not array:
+        tensor.hold(array, place)
 
 
 def _views_any(array, feeds, place):

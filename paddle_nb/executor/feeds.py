@@ -26,24 +26,28 @@ def feed_dict(feed):
     """``feed`` as a new dict of name -> value; a Variable key stands for its name."""
     if feed is None:
         return {}
-    if not isinstance(feed, Mapping):
+    if type(feed) is not dict and not isinstance(feed, Mapping):
         raise FeedError(f"Executor.run: feed must be a dict of {{name: array}}, got a "
                         f"{type(feed).__name__}" + (f" of {len(feed)} items" if
                                                     isinstance(feed, (list, tuple)) else "") +
                         "; for example feed={'x': x_array, 'label': label_array}")
     out = {}
     for key, value in feed.items():
-        name = key.name if isinstance(key, Variable) else key
-        if not isinstance(name, str):
-            raise FeedError(f"Executor.run: a feed key must be a variable's name, got {key!r} "
-                            f"({type(key).__name__})")
-        out[name] = value
+        if type(key) is not str:          # (a str key, the usual one, needs no other test)
+            name = key.name if isinstance(key, Variable) else key
+            if not isinstance(name, str):
+                raise FeedError(f"Executor.run: a feed key must be a variable's name, got "
+                                f"{key!r} ({type(key).__name__})")
+            key = name
+        out[key] = value
     return out
 
 
 def fetch_targets(fetch_list):
     """The fetch list as a list: one Variable or name alone is a list of one, as PaddlePaddle
     takes it."""
+    if type(fetch_list) is list:         # the usual form: read, never changed, by the caller
+        return fetch_list
     if fetch_list is None:
         return []
     if isinstance(fetch_list, (str, Variable)):

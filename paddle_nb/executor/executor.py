@@ -232,35 +232,41 @@ class Executor:
         self._run_steps(plan, cells, scope, state.recorder if state is not None else None)
 
     def _run_steps(self, plan, cells, scope, recorder=None):
-        """The scope loop; a ``recorder`` (executor/record.py) times and notes each op."""
-        ctx = self.ctx
+        """The scope loop: each step through ``run_op``, then its temporaries released; a
+        ``recorder`` (executor/record.py) times and notes each op."""
         for step in plan.steps:
             rec = recorder.op_started(plan, step, scope) if recorder is not None else None
             if step.initializer and allocated(cells, step.outs):
                 if rec is not None:          # a preamble initializer: this scope already
                     rec.skipped = True       # has the value
                 continue
-            try:
-                if step.raw:
-                    self._run_raw(step, scope)
-                else:
-                    if step.simple_in:
-                        args = [cells[i].data if i >= 0 else None for i in step.ins]
-                    else:
-                        args = gather(cells, step.ins)
-                    out = step.kernel(ctx if step.wanted is None else
-                                      ctx.for_outputs(step.wanted), *args, **step.attrs)
-                    self._store(step, cells, out)
-            except OpRunError:
-                raise
-            except Exception as err:
-                raise self._op_error(step, plan, cells, err) from err
+            self.run_op(plan, step, cells, scope)
             for pos in step.release:
                 if recorder is not None:
                     recorder.released.add(id(cells[pos]))
                 cells[pos].free()
             if rec is not None:
                 recorder.op_finished(rec, step)
+
+    def run_op(self, plan, step, cells, scope):
+        """Execute one step of ``plan`` on the scope loop: its kernel on its inputs' arrays,
+        its outputs held by their tensors in ``cells`` (a control-flow op runs its sub-blocks
+        in kids of ``scope``). A failure becomes an OpRunError naming the op and its line."""
+        try:
+            if step.raw:
+                self._run_raw(step, scope)
+                return
+            if step.simple_in:
+                args = [cells[i].data if i >= 0 else None for i in step.ins]
+            else:
+                args = gather(cells, step.ins)
+            out = step.kernel(self.ctx if step.wanted is None else
+                              self.ctx.for_outputs(step.wanted), *args, **step.attrs)
+            self._store(step, cells, out)
+        except OpRunError:
+            raise
+        except Exception as err:
+            raise self._op_error(step, plan, cells, err) from err
 
     def _store(self, step, cells, out):
         place, outs = self.place, step.outs

@@ -16,6 +16,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import uuid
 
 import jupytext
 import nbformat
@@ -80,14 +81,27 @@ def merged_streams(outputs):
     return merged
 
 
+def stable_widget_ids(notebook, name):
+    """``notebook`` with its widget models renamed by their order of creation, so that a
+    re-run stores the same ids (the kernel draws random ones): each id in the stored widget
+    state becomes a UUID derived from the notebook's name and the model's position."""
+    state = notebook.metadata.get("widgets", {}).get(
+        "application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    text = nbformat.writes(notebook)
+    for k, old in enumerate(list(state)):
+        text = text.replace(old, uuid.uuid5(uuid.NAMESPACE_URL, f"paddle_nb/{name}/{k}").hex)
+    return nbformat.reads(text, as_version=4)
+
+
 def run(script):
     """Sync, run and store the pair of ``script``; return the .ipynb's path."""
     sync(script)
     notebook = cells_of(script)
     execute(notebook)
     static_outputs.make_static(notebook)
-    nbformat.validate(notebook)
     target = NOTEBOOKS / script.with_suffix(".ipynb").name
+    notebook = stable_widget_ids(notebook, target.name)
+    nbformat.validate(notebook)
     nbformat.write(notebook, target)
     # jupytext refuses to open a pair whose script is older than its .ipynb (it would take
     # the cells from the script and could lose edits made to the .ipynb): both are current.

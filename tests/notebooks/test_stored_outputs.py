@@ -88,3 +88,38 @@ def test_html_picture_becomes_png():
     import base64
     assert base64.b64decode(picture.data["image/png"]).startswith(b"\x89PNG")
     assert plain.data["text/html"] == "<b>plain</b>"   # plain HTML survives the sanitizer
+
+
+def test_make_notebooks_stores_the_same_widget_ids_at_every_run():
+    """tools/run_notebooks.py renames the kernel's random widget model ids by their order of
+    creation: two runs with different ids store the same notebook."""
+    import sys
+    import uuid
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        spec = importlib.util.spec_from_file_location("run_notebooks",
+                                                      ROOT / "tools" / "run_notebooks.py")
+        tool = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tool)
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+
+    def executed(ids):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+            "version_major": 2, "version_minor": 0,
+            "state": {ids[0]: {"model_name": "LayoutModel", "state": {}},
+                      ids[1]: {"model_name": "X", "state": {"layout": f"IPY_MODEL_{ids[0]}"}}}}}
+        cell = nbformat.v4.new_code_cell("w", id="c00-code")
+        cell.outputs = [nbformat.v4.new_output("display_data", data={
+            WIDGET_VIEW: {"model_id": ids[1], "version_major": 2, "version_minor": 0},
+            "text/plain": "w"})]
+        nb.cells = [cell]
+        return tool.stable_widget_ids(nb, "01_x.ipynb")
+
+    first, second = (executed([uuid.uuid4().hex, uuid.uuid4().hex]) for _ in range(2))
+    assert nbformat.writes(first) == nbformat.writes(second)
+    state = first.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    layout, view = list(state)
+    assert state[view]["state"]["layout"] == f"IPY_MODEL_{layout}"          # links kept
+    assert first.cells[0].outputs[0]["data"][WIDGET_VIEW]["model_id"] == view

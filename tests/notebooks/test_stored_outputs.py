@@ -120,6 +120,9 @@ def test_make_notebooks_stores_the_same_widget_ids_at_every_run():
     first, second = (executed([uuid.uuid4().hex, uuid.uuid4().hex]) for _ in range(2))
     assert nbformat.writes(first) == nbformat.writes(second)
     state = first.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    layout, view = list(state)
+    (layout,), (view,) = ([k for k, v in state.items() if v["model_name"] == m]
+                          for m in ("LayoutModel", "X"))
+    assert {layout, view} == {uuid.uuid5(uuid.NAMESPACE_URL, f"paddle_nb/01_x.ipynb/{k}").hex
+                              for k in (0, 1)}
     assert state[view]["state"]["layout"] == f"IPY_MODEL_{layout}"          # links kept
     assert first.cells[0].outputs[0]["data"][WIDGET_VIEW]["model_id"] == view

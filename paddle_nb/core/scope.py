@@ -46,7 +46,6 @@ class Scope:
 
     - ``own_vars``: name -> Variable, the Variables made in this scope; a
       frame's values are not among them (``local_var_names`` lists both);
-
     - ``frame``: the :class:`Frame` of a block run's values not yet made
       Variables, or None (``attach_frame`` and ``materialize`` change it);
     - ``up``: the parent scope (None at the root), read without the liveness

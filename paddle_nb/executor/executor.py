@@ -269,12 +269,8 @@ class Executor:
             raise self._op_error(step, plan, cells, err) from err
 
     def _store(self, step, cells, out):
-        place, outs = self.place, step.outs
-        if len(outs) == 1 and not isinstance(outs[0], tuple):     # one output: most ops
-            if outs[0] >= 0 and out is not None:
-                cells[outs[0]].hold(out, place)
-            return
-        for pos, value in output_values(outs, out):
+        place = self.place
+        for pos, value in output_values(step.outs, out):
             cells[pos].hold(value, place)
 
     def _run_raw(self, step, scope):

@@ -209,19 +209,22 @@ def allocated(cells, outs):
 
 
 def output_values(outs, out):
-    """(position, value) for each value a step's kernel returned (``out``: one value for
+    """[(position, value)] for each value a step's kernel returned (``out``: one value for
     one output slot, else a tuple; a list for a duplicable slot), absent ones skipped."""
     if len(outs) == 1:
+        pos = outs[0]
+        if not isinstance(pos, tuple):       # one output, the usual op: no loop
+            return [(pos, out)] if pos >= 0 and out is not None else []
         out = (out,)
+    pairs = []
     for pos, value in zip(outs, out):
         if value is None:
             continue
         if isinstance(pos, tuple):
-            for p, v in zip(pos, value):
-                if v is not None:
-                    yield p, v
+            pairs.extend((p, v) for p, v in zip(pos, value) if v is not None)
         elif pos >= 0:
-            yield pos, value
+            pairs.append((pos, value))
+    return pairs
 
 
 def gather(cells, ins):

@@ -230,14 +230,7 @@ def _doubling(kind):
         x = pd.layers.data("x", shape=[3], dtype="float64")
         y = pd.layers.data("y", shape=[3], dtype="float64")
         if kind == "while":
-            i = pd.layers.fill_constant([1], "int64", 0)
-            n = pd.layers.fill_constant([1], "int64", 3)
-            c = pd.layers.less_than(i, n)
-            loop = pd.layers.While(c)
-            with loop.block():
-                pd.layers.assign(pd.layers.scale(w, 2.0), w)
-                pd.layers.increment(i)
-                pd.layers.less_than(i, n, cond=c)
+            counted_while(3, lambda i: pd.layers.assign(pd.layers.scale(w, 2.0), w))
         else:
             p = pd.layers.fill_constant([1], "bool", True)
 

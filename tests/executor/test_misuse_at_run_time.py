@@ -19,7 +19,7 @@ import paddle_nb as pd
 from paddle_nb.core.events import EVENTS
 from paddle_nb.errors import OpRunError, OutOfMemoryError, ScopeDestroyedError
 from paddle_nb.ops import registry
-from tests.layers import row_ifelse
+from tests.layers import counted_while, row_ifelse
 
 CPU = pd.CPUPlace()
 HERE = __file__
@@ -147,14 +147,7 @@ def _while_with_fc():
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
         h = pd.layers.data("h", shape=[2])
-        i = pd.layers.fill_constant([1], "int64", 0)
-        n = pd.layers.fill_constant([1], "int64", 2)
-        more = pd.layers.less_than(i, n)
-        loop = pd.layers.While(more)
-        with loop.block():
-            pd.layers.assign(pd.layers.fc(h, 2), h)
-            pd.layers.increment(i, in_place=True)
-            pd.layers.less_than(i, n, cond=more)
+        counted_while(2, lambda i: pd.layers.assign(pd.layers.fc(h, 2), h))
     return main, h, {"h": np.ones((2, 2), "float32")}
 
 

@@ -26,6 +26,7 @@ from paddle_nb.layers import ParamAttr, create_ifelseop, create_rnn, data_layer,
 from paddle_nb import io
 from paddle_nb.backward import append_backward, gradients
 from paddle_nb import optimizer, regularizer
+from paddle_nb import nn, static, tensor, utils
 from paddle_nb import display_hook
 
 __all__ = [
@@ -38,7 +39,17 @@ __all__ = [
     "io",
     "append_backward", "gradients",
     "optimizer", "regularizer",
+    "nn", "static", "tensor", "utils",
 ]
+
+# PaddlePaddle 2.x's tensor functions sit at paddle's top level (``paddle.reshape``); they are
+# listed once, in paddle_nb.tensor.__all__, and none may hide a name above.
+_taken = set(__all__) & set(tensor.__all__)
+if _taken:
+    raise ImportError(f"paddle_nb.tensor would hide top-level names: {sorted(_taken)}")
+globals().update({_name: getattr(tensor, _name) for _name in tensor.__all__})
+__all__ += tensor.__all__
+del _taken
 
 
 def __getattr__(name):

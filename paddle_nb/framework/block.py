@@ -91,7 +91,7 @@ class Block:
         return var
 
     def create_parameter(self, name=None, shape=None, dtype="float32", initializer=None,
-                         trainable=True, optimize_attr=None, regularizer=None):
+                         trainable=True, optimize_attr=None, regularizer=None, need_clip=True):
         """A Parameter in the global block, whatever block this is (seed 002).
 
         Its initializer op goes into the startup program when ``program_guard``
@@ -116,7 +116,7 @@ class Block:
         desc.is_parameter = True
         initializer = initializer or default_initializer(shape)
         param = glob.vars[name] = Parameter(glob, desc, trainable, optimize_attr, initializer,
-                                            regularizer)
+                                            regularizer, need_clip)
         program.bump_version()
         try:
             program.initialize(param)

@@ -7,7 +7,14 @@ seed calls construction-time information: the op that last wrote it
 (``writer``). Arithmetic on Variables appends ops: ``x + y`` appends an
 ``elementwise_add``, ``x * 2.0`` a ``scale``, ``x @ w`` a ``matmul_v2``.
 ``Parameter`` adds trainable, optimize_attr and initializer.
+
+Tensor methods (``x.mean()``, ``x.reshape([2, -1])``, ``x.astype("int64")``) are the 2.x
+tensor functions of ``paddle_nb.tensor``: that layer comes after this one, so it registers
+them here (``register_tensor_methods``) when it is imported, and ``Variable.__getattr__``
+looks a method up in that table. Nothing is patched onto the class.
 """
+
+import functools
 
 import numpy
 
@@ -17,7 +24,20 @@ from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.ops.registry import Meta
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Variable", "Parameter", "VarType", "whole_dims"]
+__all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_methods",
+           "TENSOR_METHODS"]
+
+# method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
+TENSOR_METHODS = {}
+
+
+def register_tensor_methods(methods):
+    """Make each ``name: function`` of ``methods`` callable as ``variable.name(...)``; a name
+    may be registered once (two families claiming one method is a mistake)."""
+    for name, function in methods.items():
+        if name in TENSOR_METHODS and TENSOR_METHODS[name] is not function:
+            raise ValueError(f"tensor method {name!r} is registered twice")
+        TENSOR_METHODS[name] = function
 
 
 def whole_dims(shape, what):
@@ -165,6 +185,12 @@ class Variable:
                             "not a tensor: it has no shape or dtype")
         return tensor
 
+    def __getattr__(self, name):
+        method = TENSOR_METHODS.get(name)
+        if method is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+        return functools.partial(method, self)
+
     # -- arithmetic appends ops ----------------------------------------------------------------
     def __add__(self, other):
         return _arith(self, other, "elementwise_add")
@@ -267,15 +293,18 @@ class Parameter(Variable):
     ``trainable``, ``optimize_attr`` (for example ``{"learning_rate": 0.5}``,
     which scales the optimizer's learning rate for this parameter) and
     ``initializer`` are construction-time information, kept on the Python
-    object as seed 002 says; the VarDesc records ``is_parameter``.
+    object as seed 002 says; the VarDesc records ``is_parameter``. ``need_clip``
+    (PaddlePaddle 2.x's ``ParamAttr(need_clip=...)``) says whether gradient clipping
+    applies to this parameter's gradient.
     """
 
-    __slots__ = ("trainable", "optimize_attr", "initializer", "regularizer")
+    __slots__ = ("trainable", "optimize_attr", "initializer", "regularizer", "need_clip")
 
     def __init__(self, block, desc, trainable=True, optimize_attr=None, initializer=None,
-                 regularizer=None):
+                 regularizer=None, need_clip=True):
         super().__init__(block, desc)
         self.trainable = trainable
         self.optimize_attr = dict(optimize_attr or {"learning_rate": 1.0})
         self.initializer = initializer
         self.regularizer = regularizer
+        self.need_clip = need_clip

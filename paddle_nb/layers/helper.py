@@ -4,20 +4,28 @@ A layer names itself once (``fc_0``), names its temporaries after itself
 (``fc_0.tmp_0``, ``fc_0.tmp_1``) and its parameters too (``fc_0.w_0``,
 ``fc_0.b_0``), appends ops to the current block, and adds an activation.
 ``ParamAttr`` says how a parameter is made: its name, initializer,
-learning-rate scale, regularizer and whether it is trainable.
+learning-rate scale, regularizer, whether it is trainable and whether
+gradient clipping applies to it.
+
+Both APIs build through this one helper. The Fluid-1.8 layers (``pd.layers``)
+count names per program; the 2.x API (``paddle_nb.nn``, the tensor functions)
+asks :func:`layer_helper`, whose names come from PaddlePaddle 2.x's process-wide
+generator (``paddle_nb.framework.unique_name``), so a 2.x script names its
+parameters as PaddlePaddle does.
 """
 
+from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.initializer import Constant, Initializer, Xavier
 
-__all__ = ["LayerHelper", "ParamAttr"]
+__all__ = ["LayerHelper", "ParamAttr", "layer_helper"]
 
 
 class ParamAttr:
     """How to make a parameter (PaddlePaddle's ``fluid.ParamAttr``)."""
 
     def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None,
-                 trainable=True):
+                 trainable=True, do_model_average=True, need_clip=True):
         if initializer is not None and not isinstance(initializer, Initializer):
             raise TypeError(f"ParamAttr: initializer must be a paddle_nb.initializer, got {initializer!r}")
         self.name = name
@@ -25,6 +33,8 @@ class ParamAttr:
         self.learning_rate = float(learning_rate)
         self.regularizer = regularizer
         self.trainable = trainable
+        self.do_model_average = do_model_average
+        self.need_clip = need_clip
 
     @staticmethod
     def of(attr):
@@ -43,13 +53,17 @@ class ParamAttr:
 
 
 class LayerHelper:
-    """Names, parameters and ops for one call of a layer function."""
+    """Names, parameters and ops for one call of a layer function.
 
-    def __init__(self, layer_type, name=None):
+    ``unique`` makes the layer's and its parameters' names (``prefix`` -> ``prefix_N``):
+    the main program's counter by default (Fluid 1.8), ``unique_name.generate`` for 2.x.
+    """
+
+    def __init__(self, layer_type, name=None, unique=None):
         self.program = default_main_program()
-        self.name = name or self.program.unique_name(layer_type)
+        self.unique = unique or self.program.unique_name
+        self.name = name or self.unique(layer_type)
         self._tmps = 0
-        self._params = {"w": 0, "b": 0}
 
     @property
     def block(self):
@@ -60,15 +74,16 @@ class LayerHelper:
         self._tmps += 1
         return name
 
-    def param(self, attr, shape, dtype="float32", is_bias=False):
-        """A Parameter made as ``attr`` (a ParamAttr) says, in the global block."""
-        kind = "b" if is_bias else "w"
-        name = attr.name or f"{self.name}.{kind}_{self._params[kind]}"
-        self._params[kind] += 1
-        init = attr.initializer or (Constant(0.0) if is_bias else Xavier())
+    def param(self, attr, shape, dtype="float32", is_bias=False, default_initializer=None):
+        """A Parameter made as ``attr`` (a ParamAttr) says, in the global block: named
+        ``<layer>.w_N`` (``.b_N`` for a bias) unless the attr names it; initialized by the
+        attr's initializer, else ``default_initializer``, else Xavier (zeros for a bias)."""
+        name = attr.name or self.unique(f"{self.name}.{'b' if is_bias else 'w'}")
+        init = attr.initializer or default_initializer or (Constant(0.0) if is_bias else Xavier())
         return self.block.create_parameter(
             name=name, shape=shape, dtype=dtype, initializer=init, trainable=attr.trainable,
-            optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer)
+            optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer,
+            need_clip=attr.need_clip)
 
     def append(self, op_type, inputs=None, outputs=None, attrs=None):
         return self.block.append_op(op_type, inputs=inputs, outputs=outputs, attrs=attrs)
@@ -88,3 +103,9 @@ class LayerHelper:
         if not isinstance(act, str):
             raise TypeError(f"act must be an activation name such as 'relu', got {act!r}")
         return self.out(act, {"X": var})
+
+
+def layer_helper(layer_type, name=None):
+    """The helper the 2.x API builds with: names from PaddlePaddle 2.x's process-wide
+    generator, so ``F.relu(x)`` writes ``relu_0.tmp_0`` and ``nn.Linear`` ``linear_0.w_0``."""
+    return LayerHelper(layer_type, name, unique=unique_name.generate)

@@ -1,0 +1,56 @@
+"""PaddlePaddle 2.x's unique names: one counter per key, shared by every program.
+
+PaddlePaddle 2.x names a layer, its parameters and its temporaries from a process-wide
+generator: the first ``paddle.nn.Linear`` is ``linear_0`` whichever program it is built in,
+its weight ``linear_0.w_0``, and the next ``F.linear`` call's output ``linear_1.tmp_0``. The
+2.x API here (``paddle_nb.nn``, ``paddle_nb.static``, the tensor functions) takes its names
+from this generator so that a script builds the same parameter names as in PaddlePaddle, and
+a checkpoint saved there loads here. ``guard()`` starts a fresh generator inside a ``with``
+(PaddlePaddle's ``paddle.utils.unique_name.guard``). The generator in use is kept in a
+``ContextVar``: a thread starts from the process's generator unless it enters a guard.
+
+The Fluid-1.8 layers (``pd.layers``) keep their per-program counters (``Program.unique_name``).
+
+>>> with guard():
+...     generate("linear"), generate("linear"), generate("linear_0.w")
+('linear_0', 'linear_1', 'linear_0.w_0')
+"""
+
+import contextlib
+import contextvars
+
+from paddle_nb.framework.names import UniqueNames
+
+__all__ = ["generate", "guard", "switch"]
+
+_PROCESS = UniqueNames()
+_CURRENT = contextvars.ContextVar("paddle_nb_unique_names", default=None)
+
+
+def _generator():
+    return _CURRENT.get() or _PROCESS
+
+
+def generate(key):
+    """``key_N``, N counting the names made from ``key`` by the generator in use."""
+    return _generator()(key)
+
+
+def switch(new_generator=None):
+    """Make ``new_generator`` (a fresh one when None) the generator in use; return the old."""
+    old = _generator()
+    _CURRENT.set(new_generator if new_generator is not None else UniqueNames())
+    return old
+
+
+@contextlib.contextmanager
+def guard(new_generator=None):
+    """Names start again from 0 inside the ``with`` (a string prefix is not supported)."""
+    if new_generator is not None and not isinstance(new_generator, UniqueNames):
+        raise TypeError("unique_name.guard: paddle_nb takes a generator made by switch() "
+                        f"or nothing, got {new_generator!r}")
+    token = _CURRENT.set(new_generator if new_generator is not None else UniqueNames())
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)

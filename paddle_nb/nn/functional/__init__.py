@@ -1,0 +1,28 @@
+"""``paddle.nn.functional`` in static mode: functions that append ops and return Variables.
+
+Each family lives in its own module and lists its names in its ``__all__``; they are
+imported here one block per module, and ``__all__`` is their union.
+"""
+
+from paddle_nb.nn.functional import (
+    activation, common, conv, input, loss, norm, pooling, sampling,
+)
+
+# -- activation ----------------------------------------------------------------------------
+
+# -- common --------------------------------------------------------------------------------
+
+# -- input ---------------------------------------------------------------------------------
+
+# -- conv ----------------------------------------------------------------------------------
+
+# -- pooling -------------------------------------------------------------------------------
+
+# -- sampling ------------------------------------------------------------------------------
+
+# -- norm ----------------------------------------------------------------------------------
+
+# -- loss ----------------------------------------------------------------------------------
+
+__all__ = [*activation.__all__, *common.__all__, *input.__all__, *conv.__all__,
+           *pooling.__all__, *sampling.__all__, *norm.__all__, *loss.__all__]

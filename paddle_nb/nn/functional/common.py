@@ -1,0 +1,3 @@
+"""paddle.nn.functional's common functions: linear, bilinear, dropout and its kinds, cosine_similarity."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""paddle.nn.functional's input functions: one_hot, embedding."""
+
+__all__ = []

@@ -1,0 +1,1 @@
+"""The layer classes of ``paddle.nn``, one module per family (``paddle_nb.nn`` lists them)."""

@@ -1,0 +1,3 @@
+"""Activation layers of paddle.nn (ReLU, GELU, Softmax, PReLU, ...)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Containers of paddle.nn: Sequential, LayerList, LayerDict, ParameterList."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Convolution layers of paddle.nn: Conv1D/2D/3D and their Transpose."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Normalization layers of paddle.nn: BatchNorm*, LayerNorm, GroupNorm, InstanceNorm*, LocalResponseNorm."""
+
+__all__ = []

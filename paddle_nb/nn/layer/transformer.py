@@ -1,0 +1,3 @@
+"""paddle.nn's attention: MultiHeadAttention, TransformerEncoder/Decoder(Layer), Transformer."""
+
+__all__ = []

@@ -1,0 +1,29 @@
+"""PaddlePaddle 2.x's tensor functions (``paddle.add``, ``paddle.reshape``, ...), static mode.
+
+Each family lives in its own module and lists its names in its ``__all__``; they are
+imported here one block per module, and ``paddle_nb`` re-exports ``__all__`` at its top
+level, as ``paddle`` does.
+"""
+
+from paddle_nb.tensor import (
+    attribute, creation, linalg, logic, manipulation, math, search, stat,
+)
+
+# -- attribute -----------------------------------------------------------------------------
+
+# -- creation ------------------------------------------------------------------------------
+
+# -- linalg --------------------------------------------------------------------------------
+
+# -- logic ---------------------------------------------------------------------------------
+
+# -- manipulation --------------------------------------------------------------------------
+
+# -- math ----------------------------------------------------------------------------------
+
+# -- search --------------------------------------------------------------------------------
+
+# -- stat ----------------------------------------------------------------------------------
+
+__all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
+           *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__]

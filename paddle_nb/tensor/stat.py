@@ -1,0 +1,3 @@
+"""Statistics at paddle's top level: mean, var, std, median, quantile."""
+
+__all__ = []

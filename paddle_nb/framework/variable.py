@@ -191,6 +191,13 @@ class Variable:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
         return functools.partial(method, self)
 
+    # indexing is the tensor layer's too (slice, strided_slice, gather, set_value)
+    def __getitem__(self, index):
+        return _tensor_method(self, "__getitem__")(index)
+
+    def __setitem__(self, index, value):
+        _tensor_method(self, "__setitem__")(index, value)
+
     # -- arithmetic appends ops ----------------------------------------------------------------
     def __add__(self, other):
         return _arith(self, other, "elementwise_add")
@@ -236,6 +243,14 @@ class Variable:
         extra = f", {', '.join(flags)}" if flags else ""
         lod = f", lod_level={self.lod_level}" if self.lod_level else ""
         return f"{type(self).__name__}({self.name}: {_type_str(self)}{lod}{extra})"
+
+
+def _tensor_method(var, name):
+    method = TENSOR_METHODS.get(name)
+    if method is None:
+        raise TypeError(f"variable '{var.name}': {name} needs paddle_nb.tensor, which registers "
+                        "it (import paddle_nb)")
+    return functools.partial(method, var)
 
 
 def _type_str(var):

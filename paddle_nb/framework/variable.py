@@ -198,6 +198,11 @@ class Variable:
     def __setitem__(self, index, value):
         _tensor_method(self, "__setitem__")(index, value)
 
+    def __iter__(self):      # (else Python would iterate by indexing 0, 1, 2, ... forever)
+        raise TypeError(f"variable '{self.name}' is a static Variable: it has no values to "
+                        "iterate over while the program is built; index it (x[0]) or split it "
+                        "(paddle.unbind)")
+
     # -- arithmetic appends ops ----------------------------------------------------------------
     def __add__(self, other):
         return _arith(self, other, "elementwise_add")

@@ -52,10 +52,10 @@ class SGD(Optimizer):
 class Momentum(Optimizer):
     """``velocity = momentum * velocity + grad; param -= learning_rate * velocity``.
 
-    The velocity is a persistable ``{param}_velocity_0``, zero at first. The
-    optimizer's L2Decay (a float ``weight_decay`` is one) is folded into the
-    ``momentum`` op's own attributes (``regularization_method="l2_decay"``), as
-    PaddlePaddle does; a parameter's own regularizer appends its ops instead.
+    The velocity is a persistable ``{param}_velocity_0``, zero at first. An
+    L2Decay (a float ``weight_decay`` is one; a parameter's own wins) is folded
+    into the ``momentum`` op's own attributes (``regularization_method="l2_decay"``),
+    as PaddlePaddle does; an L1Decay appends its ops.
     """
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
@@ -71,11 +71,7 @@ class Momentum(Optimizer):
         return [("velocity", param.shape, 0.0)]
 
     def _regularize(self, block, param, grad, in_place):
-        own = getattr(param, "regularizer", None)
-        if self.fluid_decay:          # Fluid-1.8 code folded whichever L2Decay applied
-            folded = own or self.regularization
-        else:                          # 2.x folds the optimizer's, for a param without its own
-            folded = None if own is not None else self.regularization
+        folded = self.regularizer_of(param)      # the parameter's own wins
         if type(folded) is L2Decay:
             return grad, {"regularization_method": "l2_decay",
                           "regularization_coeff": folded.coeff}

@@ -221,7 +221,10 @@ class Optimizer:
             return lr
         scaled = block.create_var(name=block.program.unique_name(f"{param.name}.learning_rate"),
                                   shape=lr.shape, dtype=lr.dtype)
-        block.append_op("scale", inputs={"X": lr}, outputs={"Out": scaled}, attrs={"scale": scale})
+        # PaddlePaddle marks it a learning-rate op of the optimizer (op_role 0x12)
+        with block.program.role_guard(OpRole.LRSCHED | OpRole.OPTIMIZE):
+            block.append_op("scale", inputs={"X": lr}, outputs={"Out": scaled},
+                            attrs={"scale": scale})
         return scaled
 
     # -- state -----------------------------------------------------------------------------------
@@ -250,7 +253,7 @@ class Optimizer:
         return var
 
     # -- weight decay ------------------------------------------------------------------------------
-    def _regularizer_of(self, param):
+    def regularizer_of(self, param):
         """A parameter's own regularizer wins over the optimizer's."""
         return getattr(param, "regularizer", None) or self.regularization
 
@@ -265,7 +268,7 @@ class Optimizer:
 
     def _regularize(self, block, param, grad, in_place):
         """The gradient with its decay term added, and extra attrs for the update op."""
-        regularizer = self._regularizer_of(param)
+        regularizer = self.regularizer_of(param)
         if regularizer is not None:
             grad = regularizer.append_ops(block, param, grad, in_place=in_place)
         return grad, {}

@@ -68,6 +68,10 @@ def _flat_parameters(parameters):
     ``params`` list, no per-group options)."""
     if parameters is None:
         return None
+    if isinstance(parameters, WeightDecayRegularizer) or not hasattr(parameters, "__iter__"):
+        raise TypeError(f"parameters: expected a list of Parameters (layer.parameters()), got "
+                        f"{parameters!r}; a regularizer goes in weight_decay= (or the Fluid-1.8 "
+                        "keyword regularization=)")
     flat = []
     for item in parameters:
         if isinstance(item, dict):

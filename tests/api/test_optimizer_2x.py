@@ -169,5 +169,7 @@ def test_bad_arguments_are_refused_with_their_name():
         pd.optimizer.AdamW(0.1, weight_decay=pd.regularizer.L2Decay(0.1))
     with pytest.raises(ValueError, match="rho"):
         pd.optimizer.RMSProp(0.1, rho=1.5)
+    with pytest.raises(TypeError, match="a regularizer goes in weight_decay="):
+        pd.optimizer.SGD(0.1, pd.regularizer.L2Decay(0.1))      # Fluid 1.8's second argument
     with pytest.raises(ValueError, match="clip_norm"):
         pd.nn.ClipGradByGlobalNorm(-1.0)

@@ -10,10 +10,14 @@ parameter shape) it creates one parameter with ``ParamAttr(initializer=...)`` an
 startup program's ops: their types and attributes (JSON; ``op_role`` and the call stack
 left out). Random values cannot match (the generators differ), so
 tests/api/test_initializer_api.py compares the ops and attributes, and the values' statistics.
-Also ``calculate_gain`` for each nonlinearity in ``GAINS``. Output: ``initializer_api.json``.
+For the random cases of ``DRAWN`` it also keeps the serialized startup program (base64) and
+the mean, standard deviation, minimum and maximum of PaddlePaddle's draw, so that paddle_nb
+can run PaddlePaddle's own startup program and compare. Also ``calculate_gain`` for each
+nonlinearity in ``GAINS``. Output: ``initializer_api.json``.
 """
 
 import argparse
+import base64
 import json
 import pathlib
 
@@ -46,6 +50,7 @@ CASES = {
 }
 GAINS = [("sigmoid", None), ("linear", None), ("conv2d", None), ("tanh", None), ("relu", None),
          ("leaky_relu", None), ("leaky_relu", 0.2), ("selu", None)]
+DRAWN = ["truncated_normal", "xavier_uniform_conv", "kaiming_normal_conv_tanh"]
 IGNORED_ATTRS = {"op_callstack", "op_namescope", "op_device", "with_quant_attr", "op_role",
                  "op_role_var"}
 
@@ -56,14 +61,35 @@ def case_parts(name):
     return make, shape, (dtype[0] if dtype else "float32")
 
 
-def startup_ops(paddle, name):
+def startup_program(paddle, name):
     make, shape, dtype = case_parts(name)
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
         attr = paddle.ParamAttr(name="w", initializer=make(paddle))
         paddle.static.create_parameter(shape, dtype, attr=attr)
+    return startup
+
+
+def startup_ops(startup):
     return [(op.type, {k: op.attr(k) for k in op.attr_names if k not in IGNORED_ATTRS})
             for op in startup.global_block().ops]
+
+
+def stats(values):
+    """[mean, std, min, max] of a draw."""
+    values = np.asarray(values, np.float64)
+    return [values.mean(), values.std(), values.min(), values.max()]
+
+
+def drawn(paddle, startup):
+    """PaddlePaddle's startup program (base64, no call stacks) and the statistics of its draw."""
+    for op in startup.global_block().ops:
+        op.desc.remove_attr("op_callstack")
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        paddle.static.Executor(paddle.CPUPlace()).run(startup)
+    return {"program": base64.b64encode(startup.desc.serialize_to_string()).decode(),
+            "stats": stats(np.array(scope.find_var("w").get_tensor()))}
 
 
 def main():
@@ -72,7 +98,9 @@ def main():
     args = parser.parse_args()
     import paddle
     paddle.enable_static()
-    out = {"ops": {name: startup_ops(paddle, name) for name in CASES},
+    programs = {name: startup_program(paddle, name) for name in CASES}
+    out = {"ops": {name: startup_ops(program) for name, program in programs.items()},
+           "drawn": {name: drawn(paddle, programs[name]) for name in DRAWN},
            "gains": [paddle.nn.initializer.calculate_gain(n, p) for n, p in GAINS]}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "initializer_api.json").write_text(json.dumps(out, indent=1, sort_keys=True))

@@ -7,6 +7,7 @@ its attributes must be PaddlePaddle's. Random draws cannot be PaddlePaddle's num
 generators), so their statistics are checked against the distribution instead.
 """
 
+import base64
 import json
 import math
 import pathlib
@@ -62,6 +63,18 @@ def test_the_startup_op_is_paddles(recorded, name):
             if not value and key.endswith("_values"):
                 continue          # the other dtypes' empty value lists
             assert _same(op.attr(key), value, key), (name, key, op.attr(key), value)
+
+
+@pytest.mark.parametrize("name", refs.DRAWN)
+def test_paddles_startup_program_runs_here_and_draws_like_paddle(recorded, name):
+    startup = paddle_nb.Program.parse(base64.b64decode(recorded["drawn"][name]["program"]))
+    scope = paddle_nb.Scope()
+    paddle_nb.Executor(paddle_nb.CPUPlace(), seed=7).run(startup, scope=scope)
+    mine = refs.stats(scope.find_var("w").get_tensor().numpy())
+    mean, std, low, high = recorded["drawn"][name]["stats"]
+    assert abs(mine[0] - mean) < 0.25 * std and abs(mine[1] - std) < 0.2 * std
+    if name == "truncated_normal":      # both cut at two standard deviations of 0.5
+        assert -1.0 - 1e-6 <= min(mine[2], low) and max(mine[3], high) <= 1.0 + 1e-6
 
 
 def test_calculate_gain_is_paddles(recorded):

@@ -164,19 +164,20 @@ class Optimizer:
         with program.role_guard(OpRole.OPTIMIZE):
             if self._grad_clip is not None:
                 pairs = list(self._grad_clip(pairs))
-            extra = {}
+            extra = {}          # PaddlePaddle 2.x: every decay term before the first update
             if not self.fluid_decay:
-                pairs, extra = self._decay_all(block, pairs)
-            ops = []
-            for param, grad in pairs:
-                attrs = extra.get(param.name, {})
-                if self.fluid_decay:
-                    grad, attrs = self._regularize(block, param, grad, in_place=False)
-                attrs["op_role_var"] = [param.name, grad.name]
-                ops.append(self._append_update(block, param, grad, self._param_lr(block, param, lr),
-                                               attrs))
+                extra = {p.name: self._regularize(block, p, g, in_place=True)[1] for p, g in pairs}
+            ops = [self._update_one(block, param, grad, lr, extra) for param, grad in pairs]
             self._finish_update(block, pairs)
         return ops
+
+    def _update_one(self, block, param, grad, lr, extra):
+        """The update op of one parameter (after its decay ops, the Fluid-1.8 way)."""
+        attrs = extra.get(param.name, {})
+        if self.fluid_decay:
+            grad, attrs = self._regularize(block, param, grad, in_place=False)
+        attrs["op_role_var"] = [param.name, grad.name]
+        return self._append_update(block, param, grad, self._param_lr(block, param, lr), attrs)
 
     def step(self):
         """PaddlePaddle's dygraph step: not in static mode."""
@@ -261,17 +262,9 @@ class Optimizer:
         """A parameter's own regularizer wins over the optimizer's."""
         return getattr(param, "regularizer", None) or self.regularization
 
-    def _decay_all(self, block, pairs):
-        """PaddlePaddle 2.x's order: every decay term before the first update, each summed
-        into its gradient in place. Returns the pairs and extra update-op attrs per param."""
-        extra = {}
-        for param, grad in pairs:
-            grad_after, attrs = self._regularize(block, param, grad, in_place=True)
-            extra[param.name] = attrs
-        return pairs, extra
-
     def _regularize(self, block, param, grad, in_place):
-        """The gradient with its decay term added, and extra attrs for the update op."""
+        """The gradient with its decay term added (summed into ``grad`` itself when
+        ``in_place``, as PaddlePaddle 2.x writes it), and extra attrs for the update op."""
         regularizer = self.regularizer_of(param)
         if regularizer is not None:
             grad = regularizer.append_ops(block, param, grad, in_place=in_place)

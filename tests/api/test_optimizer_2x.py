@@ -173,3 +173,25 @@ def test_bad_arguments_are_refused_with_their_name():
         pd.optimizer.SGD(0.1, pd.regularizer.L2Decay(0.1))      # Fluid 1.8's second argument
     with pytest.raises(ValueError, match="clip_norm"):
         pd.nn.ClipGradByGlobalNorm(-1.0)
+
+
+def test_adamw_writes_each_parameters_lr_ratio():
+    # (PaddlePaddle 2.6's CPU kernel refuses an lr_ratio other than 1: only the attribute
+    # is compared here)
+    optimizer = pd.optimizer.AdamW(0.1, weight_decay=0.5, lr_ratio=lambda p: 0.5 if p.name == "w"
+                                   else 1.0)
+    main, _, _, _ = regression(optimizer)
+    ratios = {op.input("Param")[0]: op.attr("lr_ratio")
+              for op in main.global_block().ops if op.type == "adamw"}
+    assert ratios == {"w": 0.5, "b": 1.0}
+
+
+def test_a_scheduler_state_round_trips():
+    scheduler = schedulers.StepDecay(0.5, step_size=2)
+    for _ in range(3):
+        scheduler.step()
+    state = scheduler.state_dict()
+    assert state["last_epoch"] == 3 and state["last_lr"] == pytest.approx(0.05)
+    fresh = schedulers.StepDecay(0.5, step_size=2)
+    fresh.set_state_dict(state)
+    assert fresh() == pytest.approx(0.05) and fresh.last_epoch == 3

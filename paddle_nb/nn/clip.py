@@ -126,10 +126,8 @@ class ClipGradByGlobalNorm(ClipGradBase):
             square = _temp(block, "squared_l2_norm", grad, shape=(1,))
             block.append_op("squared_l2_norm", inputs={"X": grad}, outputs={"Out": square})
             squares.append(square)
-        total = squares[0]
-        if len(squares) > 1:
-            total = _temp(block, "add_n", squares[0])
-            block.append_op("sum", inputs={"X": squares}, outputs={"Out": total})
+        total = _temp(block, "add_n", squares[0])      # (a sum even of one, as 2.6 writes)
+        block.append_op("sum", inputs={"X": squares}, outputs={"Out": total})
         norm = _temp(block, "sqrt", total)
         block.append_op("sqrt", inputs={"X": total}, outputs={"Out": norm})
         limit = _temp(block, "fill_constant", norm)

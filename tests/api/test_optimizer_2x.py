@@ -124,7 +124,7 @@ def test_global_norm_clip_scales_every_gradient_together_except_need_clip_false(
     main, startup, _, _ = regression(
         pd.optimizer.SGD(1.0, grad_clip=pd.nn.ClipGradByGlobalNorm(0.05)), b_attr=b_attr)
     types = [op.type for op in main.global_block().ops if op.role == 2]
-    assert types == ["squared_l2_norm", "sqrt", "fill_constant", "elementwise_max",
+    assert types == ["squared_l2_norm", "sum", "sqrt", "fill_constant", "elementwise_max",
                      "elementwise_div", "elementwise_mul", "sgd", "sgd"]
     scope, _ = run_steps(main, startup, 1)
     gw, gb = grads(W0.astype(np.float64), B0.astype(np.float64))

@@ -184,8 +184,8 @@ def test_param_learning_rate_scale_halves_the_step():
         steps.append((value(scope, "w") - w0, value(scope, "b") - b0))
     np.testing.assert_allclose(steps[1][0], 0.5 * steps[0][0], rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(steps[1][1], steps[0][1], rtol=1e-6)     # b keeps the full rate
-    scales = [op for op in half.global_block().ops
-              if op.type == "scale" and op.input("X") == ["learning_rate_0"]]
+    scales = [op for op in half.global_block().ops       # (the second learning rate made in this
+              if op.type == "scale" and op.input("X") == ["learning_rate_1"]]   # process, as in Paddle)
     assert len(scales) == 1 and scales[0].attr("scale") == 0.5
     assert scales[0].role == OpRole.LRSCHED | OpRole.OPTIMIZE      # as PaddlePaddle marks it
 

@@ -29,6 +29,7 @@ import numbers
 import weakref
 
 from paddle_nb.backward import append_backward
+from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Parameter, Variable
@@ -212,7 +213,7 @@ class Optimizer:
                 return state["lr"]
             scheduled = hasattr(self._learning_rate, "last_lr")
             value = self._learning_rate() if scheduled else self._learning_rate
-            state["lr"] = self._persistable(program, program.unique_name("learning_rate"),
+            state["lr"] = self._persistable(program, unique_name.generate("learning_rate"),
                                             (), "float32", float(value))
             if scheduled:
                 program.lr_scheduler = self._learning_rate
@@ -224,7 +225,7 @@ class Optimizer:
         scale = float(param.optimize_attr.get("learning_rate", 1.0))
         if scale == 1.0:
             return lr
-        scaled = block.create_var(name=block.program.unique_name(f"{param.name}.learning_rate"),
+        scaled = block.create_var(name=unique_name.generate(f"{param.name}.learning_rate"),
                                   shape=lr.shape, dtype=lr.dtype)
         # PaddlePaddle marks it a learning-rate op of the optimizer (op_role 0x12)
         with block.program.role_guard(OpRole.LRSCHED | OpRole.OPTIMIZE):
@@ -241,7 +242,7 @@ class Optimizer:
         state = self._state.setdefault(program, {})
         for name, shape, fill in self._accumulator_specs(param):
             if (name, param.name) not in state:
-                var_name = program.unique_name(f"{param.name}_{name}")
+                var_name = unique_name.generate(f"{param.name}_{name}")
                 state[(name, param.name)] = self._persistable(program, var_name, shape,
                                                               param.dtype, fill)
 

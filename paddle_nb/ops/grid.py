@@ -1,0 +1,223 @@
+"""Sampling at given points: ``affine_grid`` and ``grid_sampler``, with their grads.
+
+``affine_grid`` maps a regular grid of normalized coordinates in [-1, 1]
+(x across the width first, then y, then z) through an affine matrix Theta per
+image: Output[n, h, w] = Theta[n] @ (x_w, y_h, 1). With ``align_corners`` the
+extreme coordinates are the corner pixels' centres; without, the grid is
+shrunk by (size - 1) / size so they are the corners' outer edges.
+
+``grid_sampler`` reads X [N, C, H, W] at the points of Grid [N, Ho, Wo, 2]
+((x, y) in [-1, 1], the same convention). A point is first scaled to pixel
+units, then kept inside by ``padding_mode``: ``zeros`` leaves it (pixels
+outside read 0), ``border`` clamps it, ``reflection`` mirrors it back (about
+the corner centres with align_corners, the outer edges without). ``bilinear``
+blends the 4 pixels around it, ``nearest`` rounds it (half to even). The
+gradient goes to X (each output's gradient spread back over the pixels it
+read) and to Grid (the blend's slope, times the scaling and the padding's).
+"""
+
+from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.window import one_of
+
+__all__ = ["base_grid"]
+
+
+# ---- affine_grid ----
+
+def _linspace(xp, size, align_corners, dtype):
+    if size <= 1:
+        return xp.zeros(max(size, 0), dtype)
+    line = xp.linspace(-1.0, 1.0, size, dtype=dtype)
+    return line if align_corners else line * dtype.type((size - 1) / size)
+
+
+def base_grid(xp, sizes, align_corners, dtype):
+    """(*sizes, n + 1): the normalized coordinates (x, y[, z], 1) of every output pixel."""
+    n = len(sizes)
+    lines = [_linspace(xp, s, align_corners, dtype) for s in sizes]
+    mesh = xp.meshgrid(*lines, indexing="ij")                # D, H, W order
+    coords = [mesh[n - 1 - i] for i in range(n)]            # x (width) first
+    return xp.stack(coords + [xp.ones(tuple(sizes), dtype)], axis=-1)
+
+
+def _shape_of(output_shape_tensor, output_shape):
+    if output_shape_tensor is not None:
+        return [int(v) for v in output_shape_tensor.reshape(-1).tolist()]
+    return list(output_shape)
+
+
+def _affine_infer(theta, output_shape_tensor, *, output_shape, align_corners):
+    if len(theta.shape) != 3 or tuple(theta.shape[1:]) not in ((2, 3), (3, 4)):
+        fail(f"Theta must be [N, 2, 3] (2-D) or [N, 3, 4] (3-D), got shape {tuple(theta.shape)}")
+    n = theta.shape[1]
+    if output_shape_tensor is not None:
+        return theta.with_shape((theta.shape[0],) + (-1,) * n + (n,))
+    if len(output_shape) != n + 2:
+        fail(f"output_shape must hold {n + 2} values [N, C, {'D, ' if n == 3 else ''}H, W] for "
+             f"Theta of shape {tuple(theta.shape)}, got {list(output_shape)}")
+    return theta.with_shape((theta.shape[0],) + tuple(output_shape[2:]) + (n,))
+
+
+def _affine_kernel(ctx, theta, output_shape_tensor, *, output_shape, align_corners):
+    xp = ctx.xp
+    sizes = _shape_of(output_shape_tensor, output_shape)[2:]
+    base = base_grid(xp, sizes, align_corners, theta.dtype)
+    flat = base.reshape(-1, base.shape[-1])
+    out = xp.matmul(flat[None], theta.transpose(0, 2, 1))    # (N, P, n)
+    return out.reshape((theta.shape[0],) + tuple(sizes) + (theta.shape[1],))
+
+
+def _affine_grad_kernel(ctx, theta, output_shape_tensor, dout, *, output_shape, align_corners):
+    xp = ctx.xp
+    sizes = _shape_of(output_shape_tensor, output_shape)[2:]
+    flat = base_grid(xp, sizes, align_corners, dout.dtype).reshape(-1, len(sizes) + 1)
+    dflat = dout.reshape(dout.shape[0], -1, len(sizes))
+    return xp.matmul(dflat.transpose(0, 2, 1), flat[None])
+
+
+OUTPUT_SHAPE = Slot("OutputShape", dispensable=True, comment="int32 [4] or [5], at run time")
+AFFINE_ATTRS = {"output_shape": Attr("ints", [], comment="[N, C, H, W] or [N, C, D, H, W]"),
+                "align_corners": Attr("bool", True)}
+
+register(OpDef(
+    "affine_grid", inputs=["Theta", OUTPUT_SHAPE], outputs=["Output"], attrs=AFFINE_ATTRS,
+    infer=_affine_infer, kernel=_affine_kernel,
+    grad=grad_op("affine_grid_grad", inputs=("Theta", "OutputShape"), out_grads=("Output",),
+                 in_grads=("Theta",)),
+    doc="Output [N, H, W, 2] = Theta [N, 2, 3] applied to the normalized grid (x, y, 1)"))
+register(OpDef(
+    "affine_grid_grad", inputs=["Theta", OUTPUT_SHAPE, "Output@GRAD"], outputs=["Theta@GRAD"],
+    attrs=AFFINE_ATTRS, infer=lambda theta, s, dout, **a: theta, kernel=_affine_grad_kernel,
+    no_need_buffer=("Theta",),
+    doc="the gradient of affine_grid: Output@GRAD times the grid, summed over the pixels"))
+
+
+# ---- grid_sampler ----
+
+def _unnormalize(g, size, align_corners):
+    """(pixel coordinate, its derivative by g)."""
+    if align_corners:
+        scale = (size - 1) / 2
+        return (g + 1) * scale, scale
+    return ((g + 1) * size - 1) / 2, size / 2
+
+
+def _reflect(xp, c, low2, high2):
+    """c mirrored into [low2 / 2, high2 / 2], and the sign of its derivative."""
+    if low2 == high2:
+        return xp.zeros_like(c), xp.zeros_like(c)
+    lo, span = low2 / 2, (high2 - low2) / 2
+    d = c - lo
+    sign = xp.where(d < 0, -1.0, 1.0)
+    d = xp.abs(d)
+    flips = xp.floor(d / span)
+    extra = d - flips * span
+    even = (flips % 2) == 0
+    return xp.where(even, extra + lo, span - extra + lo), xp.where(even, sign, -sign)
+
+
+def _source(xp, g, size, padding_mode, align_corners):
+    """(pixel coordinate, d coordinate / d g) after the padding mode."""
+    c, slope = _unnormalize(g, size, align_corners)
+    slope = xp.full(g.shape, slope, dtype=g.dtype)
+    if padding_mode == "reflection":
+        c, sign = _reflect(xp, c, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(xp, c, -1, 2 * size - 1)
+        slope = slope * sign
+    if padding_mode in ("border", "reflection"):
+        inside = (c > 0) & (c < size - 1)
+        c, slope = xp.clip(c, 0, size - 1), slope * inside
+    return c.astype(g.dtype, copy=False), slope.astype(g.dtype, copy=False)
+
+
+def _taps(xp, cx, cy, mode, w, h):
+    """[(ix, iy, weight, d weight / d cx, d weight / d cy)] for each point."""
+    if mode == "nearest":
+        ix, iy = xp.rint(cx).astype(xp.int64), xp.rint(cy).astype(xp.int64)
+        one, zero = xp.ones_like(cx), xp.zeros_like(cx)
+        return [(ix, iy, one, zero, zero)]
+    x0, y0 = xp.floor(cx), xp.floor(cy)
+    fx, fy = cx - x0, cy - y0
+    x0, y0 = x0.astype(xp.int64), y0.astype(xp.int64)
+    return [(x0, y0, (1 - fx) * (1 - fy), -(1 - fy), -(1 - fx)),
+            (x0 + 1, y0, fx * (1 - fy), 1 - fy, -fx),
+            (x0, y0 + 1, (1 - fx) * fy, -fy, 1 - fx),
+            (x0 + 1, y0 + 1, fx * fy, fy, fx)]
+
+
+def _gather(xp, x, ix, iy):
+    """x[n, :, iy, ix] as (N, C, Ho, Wo), 0 where (ix, iy) is outside; and the inside mask."""
+    n, c, h, w = x.shape
+    inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+    batch = xp.arange(n).reshape(n, 1, 1)
+    vals = x[batch, :, xp.clip(iy, 0, h - 1), xp.clip(ix, 0, w - 1)]     # (N, Ho, Wo, C)
+    return vals.transpose(0, 3, 1, 2) * inside[:, None], inside
+
+
+def _plan(xp, x, grid, mode, padding_mode, align_corners):
+    h, w = x.shape[2:]
+    cx, sx = _source(xp, grid[..., 0], w, padding_mode, align_corners)
+    cy, sy = _source(xp, grid[..., 1], h, padding_mode, align_corners)
+    return _taps(xp, cx, cy, mode, w, h), sx, sy
+
+
+def _sampler_infer(x, grid, *, mode, padding_mode, align_corners):
+    if len(x.shape) != 4:
+        fail(f"X must be a 4-D tensor [N, C, H, W] (paddle_nb samples images only), got shape "
+             f"{tuple(x.shape)}")
+    if len(grid.shape) != 4 or grid.shape[3] != 2:
+        fail(f"Grid must be [N, H_out, W_out, 2], got shape {tuple(grid.shape)}")
+    if x.shape[0] >= 0 and grid.shape[0] >= 0 and x.shape[0] != grid.shape[0]:
+        fail(f"X and Grid must have the same batch size, got shapes {tuple(x.shape)} and "
+             f"{tuple(grid.shape)}")
+    return x.with_shape(tuple(x.shape[:2]) + tuple(grid.shape[1:3]))
+
+
+def _sampler_kernel(ctx, x, grid, *, mode, padding_mode, align_corners):
+    xp = ctx.xp
+    taps, _, _ = _plan(xp, x, grid, mode, padding_mode, align_corners)
+    out = 0
+    for ix, iy, wt, _, _ in taps:
+        out = out + _gather(xp, x, ix, iy)[0] * wt[:, None]
+    return out.astype(x.dtype, copy=False)
+
+
+def _sampler_grad_kernel(ctx, x, grid, dout, *, mode, padding_mode, align_corners):
+    xp = ctx.xp
+    n, c, h, w = x.shape
+    taps, sx, sy = _plan(xp, x, grid, mode, padding_mode, align_corners)
+    dx = xp.zeros(n * c * h * w, dtype=x.dtype) if ctx.want(0) else None
+    dgx, dgy = xp.zeros_like(grid[..., 0]), xp.zeros_like(grid[..., 1])
+    base = (xp.arange(n * c) * (h * w)).reshape(n, c, 1, 1)
+    for ix, iy, wt, dwx, dwy in taps:
+        vals, inside = _gather(xp, x, ix, iy)
+        if dx is not None:
+            flat = base + (xp.clip(iy, 0, h - 1) * w + xp.clip(ix, 0, w - 1))[:, None]
+            weights = dout * (wt * inside)[:, None]
+            dx += xp.bincount(flat.reshape(-1), weights=weights.reshape(-1), minlength=dx.size)
+        seen = (dout * vals).sum(axis=1)
+        dgx, dgy = dgx + seen * dwx, dgy + seen * dwy
+    dgrid = xp.stack([dgx * sx, dgy * sy], axis=-1).astype(grid.dtype, copy=False)
+    return (dx.reshape(x.shape) if dx is not None else None), dgrid
+
+
+SAMPLER_ATTRS = {
+    "mode": Attr("str", "bilinear", one_of("bilinear", "nearest")),
+    "padding_mode": Attr("str", "zeros", one_of("zeros", "border", "reflection")),
+    "align_corners": Attr("bool", True),
+}
+
+register(OpDef(
+    "grid_sampler", inputs=["X", "Grid"], outputs=["Output"], attrs=SAMPLER_ATTRS,
+    infer=_sampler_infer, kernel=_sampler_kernel,
+    grad=grad_op("grid_sampler_grad", inputs=("X", "Grid"), out_grads=("Output",),
+                 in_grads=("X", "Grid")),
+    doc="Output [N, C, Ho, Wo] = X [N, C, H, W] read at the points of Grid [N, Ho, Wo, 2]"))
+register(OpDef(
+    "grid_sampler_grad", inputs=["X", "Grid", "Output@GRAD"],
+    outputs=[Slot("X@GRAD", dispensable=True), Slot("Grid@GRAD", dispensable=True)],
+    attrs=SAMPLER_ATTRS, infer=lambda x, grid, dout, **a: (x, grid),
+    kernel=_sampler_grad_kernel,
+    doc="the gradients of grid_sampler: Output@GRAD spread back to X's pixels, and the "
+        "blend's slope to Grid"))

@@ -4,8 +4,9 @@
 X [N, C, H, W] -> Y [N, C * kh * kw, L], L the number of blocks (OH * OW),
 the rows in (c, i, j) order. ``fold`` is its adjoint: each column is added
 back into place in an image of ``output_sizes``, overlapping blocks summing.
-So each is the other's gradient. Paddings are [top, left, bottom, right]
-(PaddlePaddle's order for these two ops), or [h, w].
+So each is the other's gradient. unfold's paddings are [top, left, bottom,
+right] (PaddlePaddle's order), or [h, w]; fold, as PaddlePaddle 2.6's, pads
+both sides of H by paddings[0] and of W by paddings[1], whatever follows.
 """
 
 from paddle_nb.ops.grad import grad_op
@@ -40,22 +41,25 @@ def _flat_pads(paddings):
     return (p[0], p[2], p[1], p[3])
 
 
-def _blocks(hw, kernel_sizes, strides, paddings, dilations, what):
-    return out_sizes(hw, kernel_sizes, strides, _flat_pads(paddings), dilations, what=what)
+def _fold_pads(paddings):
+    """(top, bottom, left, right) as fold reads its paddings: [h, w, ...] on both sides."""
+    return (paddings[0], paddings[0], paddings[1], paddings[1])
 
 
-def im2col(xp, x, kernel_sizes, strides, paddings, dilations):
-    """[N, C, H, W] -> [N, C * kh * kw, L]."""
-    pads = _flat_pads(paddings)
-    outs = _blocks(x.shape[2:], kernel_sizes, strides, paddings, dilations, "X")
+def _blocks(hw, kernel_sizes, strides, pads, dilations, what):
+    return out_sizes(hw, kernel_sizes, strides, pads, dilations, what=what)
+
+
+def im2col(xp, x, kernel_sizes, strides, pads, dilations):
+    """[N, C, H, W] -> [N, C * kh * kw, L]; pads (top, bottom, left, right)."""
+    outs = _blocks(x.shape[2:], kernel_sizes, strides, pads, dilations, "X")
     view = windows_nd(xp, pad_nd(xp, x, pads), kernel_sizes, strides, dilations, outs)
     return xp.ascontiguousarray(view).reshape(x.shape[0], -1, outs[0] * outs[1])
 
 
-def col2im(xp, y, hw, kernel_sizes, strides, paddings, dilations):
+def col2im(xp, y, hw, kernel_sizes, strides, pads, dilations):
     """[N, C * kh * kw, L] -> [N, C, H, W], overlapping blocks summed."""
-    pads = _flat_pads(paddings)
-    outs = _blocks(hw, kernel_sizes, strides, paddings, dilations, "output_sizes")
+    outs = _blocks(hw, kernel_sizes, strides, pads, dilations, "output_sizes")
     kh, kw = kernel_sizes
     cols = y.reshape((y.shape[0], -1, kh, kw) + tuple(outs))
     full = (hw[0] + pads[0] + pads[1], hw[1] + pads[2] + pads[3])
@@ -69,7 +73,7 @@ def _unfold_infer(x, *, kernel_sizes, strides, paddings, dilations):
     if len(x.shape) != 4:
         fail(f"X must be a 4-D tensor [N, C, H, W], got shape {tuple(x.shape)}")
     n, c, h, w = x.shape
-    outs = _blocks((h, w), kernel_sizes, strides, paddings, dilations, "X")
+    outs = _blocks((h, w), kernel_sizes, strides, _flat_pads(paddings), dilations, "X")
     k = kernel_sizes[0] * kernel_sizes[1]
     return x.with_shape((n, c * k if c >= 0 else -1,
                          outs[0] * outs[1] if min(outs) >= 0 else -1))
@@ -82,7 +86,8 @@ def _fold_infer(x, *, output_sizes, kernel_sizes, strides, paddings, dilations):
     k = kernel_sizes[0] * kernel_sizes[1]
     if ck >= 0 and ck % k:
         fail(f"X's {ck} rows must be divisible by kernel_sizes {list(kernel_sizes)} = {k}")
-    outs = _blocks(output_sizes, kernel_sizes, strides, paddings, dilations, "output_sizes")
+    outs = _blocks(output_sizes, kernel_sizes, strides, _fold_pads(paddings), dilations,
+                   "output_sizes")
     if length >= 0 and length != outs[0] * outs[1]:
         fail(f"X has {length} blocks but output_sizes {list(output_sizes)} with kernel_sizes "
              f"{list(kernel_sizes)} holds {outs[0]} x {outs[1]} = {outs[0] * outs[1]}")
@@ -92,14 +97,15 @@ def _fold_infer(x, *, output_sizes, kernel_sizes, strides, paddings, dilations):
 register(OpDef(
     "unfold", inputs=["X"], outputs=["Y"], attrs=FOLD_ATTRS, infer=_unfold_infer,
     kernel=lambda ctx, x, **a: im2col(ctx.xp, x, a["kernel_sizes"], a["strides"],
-                                      a["paddings"], a["dilations"]),
+                                      _flat_pads(a["paddings"]), a["dilations"]),
     grad=grad_op("unfold_grad", inputs=("X",), out_grads=("Y",)),
     doc="Y [N, C*kh*kw, L] = every kh x kw block of X [N, C, H, W] as a column (im2col)"))
 register(OpDef(
     "unfold_grad", inputs=["X", "Y@GRAD"], outputs=["X@GRAD"], attrs=FOLD_ATTRS,
     infer=lambda x, dy, **a: x, no_need_buffer=("X",),
     kernel=lambda ctx, x, dy, **a: col2im(ctx.xp, dy, x.shape[2:], a["kernel_sizes"],
-                                          a["strides"], a["paddings"], a["dilations"]),
+                                          a["strides"], _flat_pads(a["paddings"]),
+                                          a["dilations"]),
     doc="the gradient of unfold: Y@GRAD's columns added back into place (col2im)"))
 
 FOLD_ALL = {"output_sizes": Attr("ints", [1, 1], _pair("output_sizes")), **FOLD_ATTRS}
@@ -107,12 +113,12 @@ FOLD_ALL = {"output_sizes": Attr("ints", [1, 1], _pair("output_sizes")), **FOLD_
 register(OpDef(
     "fold", inputs=["X"], outputs=["Y"], attrs=FOLD_ALL, infer=_fold_infer,
     kernel=lambda ctx, x, **a: col2im(ctx.xp, x, a["output_sizes"], a["kernel_sizes"],
-                                      a["strides"], a["paddings"], a["dilations"]),
+                                      a["strides"], _fold_pads(a["paddings"]), a["dilations"]),
     grad=grad_op("fold_grad", inputs=("X",), out_grads=("Y",)),
     doc="Y [N, C, H, W] = the columns of X [N, C*kh*kw, L] added into place (col2im)"))
 register(OpDef(
     "fold_grad", inputs=["X", "Y@GRAD"], outputs=["X@GRAD"], attrs=FOLD_ALL,
     infer=lambda x, dy, **a: x, no_need_buffer=("X",),
     kernel=lambda ctx, x, dy, **a: im2col(ctx.xp, dy, a["kernel_sizes"], a["strides"],
-                                          a["paddings"], a["dilations"]),
+                                          _fold_pads(a["paddings"]), a["dilations"]),
     doc="the gradient of fold: Y@GRAD's blocks as columns (im2col)"))

@@ -41,8 +41,9 @@ def source_index(xp, size, before, after, mode):
 
 PAD3D_ATTRS = {
     "paddings": Attr("ints", [0, 0, 0, 0, 0, 0],
-                     lambda v: None if len(v) == 6 else f"paddings needs 6 values, got {len(v)}",
-                     comment="[left, right, top, bottom, front, back]"),
+                     lambda v: None if len(v) in (0, 6) else f"paddings needs 6 values, got "
+                     f"{len(v)}", comment="[left, right, top, bottom, front, back] ([] with the "
+                     "Paddings tensor)"),
     "mode": Attr("str", "constant", one_of("constant", "reflect", "replicate", "circular")),
     "value": Attr("float", 0.0, comment="the fill of constant mode"),
     "data_format": Attr("str", "NCDHW", one_of("NCDHW", "NDHWC")),
@@ -66,8 +67,10 @@ def _pad3d_infer(x, paddings_tensor, *, paddings, mode, value, data_format):
     if paddings_tensor is not None and tuple(paddings_tensor.shape) not in ((6,), (-1,)):
         fail(f"Paddings must have shape (6,), got {tuple(paddings_tensor.shape)}")
     shape = channel_first_shape(x.shape, data_format)
+    if paddings_tensor is None and len(paddings) != 6:
+        fail(f"paddings needs 6 values when no Paddings tensor is given, got {list(paddings)}")
     outs = []
-    for size, (b, a) in zip(shape[2:], _dhw_pads(paddings)):
+    for size, (b, a) in zip(shape[2:], _dhw_pads(paddings or [0] * 6)):
         if paddings_tensor is not None or size < 0:
             outs.append(-1)
             continue

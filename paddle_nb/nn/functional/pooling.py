@@ -134,7 +134,8 @@ def _max_nd(x, n, kernel_size, stride, padding, return_mask, ceil_mode, data_for
     k, s, p, algorithm = _window(kernel_size, stride, padding, n, last, ceil_mode)
     if return_mask:
         return _pool(f"max_pool{n}d_with_index", x, _index_attrs(k, s, p), mask=True)
-    out, _ = _pool(f"pool{n}d", x, _pool_attrs("max", k, s, p, algorithm, ceil_mode, True,
+    # (exclusive means nothing to a max; 2.6 writes True for pool2d, False for pool3d)
+    out, _ = _pool(f"pool{n}d", x, _pool_attrs("max", k, s, p, algorithm, ceil_mode, n == 2,
                                                data_format))
     return out
 

@@ -69,7 +69,9 @@ def pooling(paddle, nn, F, data):
             nn.AdaptiveAvgPool3D(2)(x5), nn.AdaptiveMaxPool1D(3)(x3),
             nn.AdaptiveMaxPool2D(2, return_mask=True)(x4)[0], nn.AdaptiveMaxPool3D([1, 2, 2])(x5),
             F.max_pool1d(x3, 3, 2, 1, return_mask=True)[0],
-            F.avg_pool2d(x4, 3, padding="SAME"), F.max_pool3d(x5, 2, stride=1, padding=1)]
+            F.avg_pool2d(x4, 3, padding="SAME"), F.max_pool3d(x5, 2, stride=1, padding=1),
+            nn.MaxUnPool2D(2)(*nn.MaxPool2D(2, return_mask=True)(x4)),
+            F.max_unpool1d(*F.max_pool1d(x3, 2, return_mask=True), 2)]
 
 
 def sampling(paddle, nn, F, data):
@@ -84,6 +86,7 @@ def sampling(paddle, nn, F, data):
             F.interpolate(x5, size=[3, 4, 2], mode="trilinear", data_format="NCDHW"),
             F.interpolate(x4, size=[2, 3], mode="area"),
             nn.PixelShuffle(2)(x4), nn.PixelUnshuffle(2)(x4), nn.ChannelShuffle(2)(x4),
+            F.temporal_shift(x4, 2, 0.25),
             nn.Fold([6, 6], 2, paddings=1)(nn.Unfold(2, paddings=1)(x4)),
             F.grid_sample(x4, F.affine_grid(theta, [2, 4, 3, 5], align_corners=False),
                           padding_mode="border", align_corners=False)]

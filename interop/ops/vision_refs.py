@@ -1,5 +1,5 @@
 """PaddlePaddle 2.6.2's own numbers for the vision ops (paddle_nb/ops/{conv3d,pool3d,pad,
-interp,grid,pixel,fold}.py).
+interp,grid,pixel,fold,unpool}.py).
 
 Run with the interop virtual environment, never with paddle_nb's:
 
@@ -149,6 +149,15 @@ def _pixel():
             F.unfold(v["x"], [2, 2], strides=[1, 2], paddings=[1, 0, 0, 1], dilations=[2, 1]),
             F.fold(v["c"], [4, 5], [2, 3], strides=[1, 2], paddings=[1, 0], dilations=[2, 1]),
             F.fold(F.unfold(v["x"], 2, paddings=1), [4, 5], 2, paddings=1)]),
+        "temporal_shift": ({"x": (arr(6, 4, 2, 3), True)}, lambda v: [
+            F.temporal_shift(v["x"], 3), F.temporal_shift(v["x"], 2, 0.3, data_format="NHWC")]),
+        # the masks index the output: the pools' inputs are as wide as the unpools' outputs
+        "unpool": ({"x3": (arr(1, 2, 6), True), "x4": (arr(1, 2, 4, 4), True),
+                    "x5": (arr(1, 1, 2, 4, 4), True)}, lambda v: [
+            F.max_unpool1d(*F.max_pool1d(v["x3"], 2, return_mask=True), 2),
+            F.max_unpool2d(*F.max_pool2d(v["x4"], 2, return_mask=True), 2),
+            F.max_unpool2d(*F.max_pool2d(v["x4"], 2, return_mask=True), 2, output_size=[5, 4]),
+            F.max_unpool3d(*F.max_pool3d(v["x5"], 2, return_mask=True), 2)]),
     }
 
 

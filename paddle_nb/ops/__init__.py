@@ -12,7 +12,7 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     index, select, expand, coalesce,
 )
 from paddle_nb.ops import (  # noqa: F401  (the vision ops: 3-D windows, padding, resampling)
-    conv3d, pool3d, pad, pixel, fold, grid,
+    conv3d, pool3d, pad, pixel, fold, grid, unpool,
 )
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op

@@ -1,4 +1,5 @@
-"""Rearranging pixels: ``pixel_shuffle``, ``pixel_unshuffle``, ``channel_shuffle``.
+"""Rearranging pixels: ``pixel_shuffle``, ``pixel_unshuffle``, ``channel_shuffle``,
+``temporal_shift``.
 
 Each is a reshape, a transpose and a reshape, so each gradient is the inverse
 rearrangement of Out@GRAD. pixel_shuffle (factor r) turns C * r * r channels
@@ -6,7 +7,8 @@ into an image r times larger: channel c * r * r + i * r + j becomes pixel
 (h * r + i, w * r + j) of channel c; pixel_unshuffle undoes it. channel_shuffle
 (g groups) reads the channels as a (g, C / g) grid and writes them transposed,
 so that grouped convolutions that follow mix the groups; its inverse is the
-same shuffle with C / g groups.
+same shuffle with C / g groups. temporal_shift (video models) reads X as
+[N, T, C, H, W] segments and moves some channels one segment along T.
 """
 
 from paddle_nb.ops.registry import Attr, OpDef, fail, register
@@ -136,3 +138,54 @@ def _channel_grad(dout, groups, nhwc):
 
 _register("channel_shuffle", "groups", _channel_infer, shuffle_channels, _channel_grad,
           "Out = X with its channels read as a (groups, C/groups) grid and written transposed")
+
+
+# ---- temporal_shift ----
+
+def _temporal(x, seg_num, shift_ratio, nhwc, backward):
+    """Shift the first C * r channels one segment back in time (out[t] = x[t - 1]), the next
+    C * r forward (out[t] = x[t + 1]), zeros coming in; ``backward`` shifts the other way
+    (the gradient)."""
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    nt, c, h, w = x.shape
+    v = x.reshape(nt // seg_num, seg_num, c, h, w)
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    out = v.copy()
+    first, second = (slice(None, c1), slice(c1, c2))
+    back, fwd = (second, first) if backward else (first, second)
+    out[:, :, back] = 0
+    out[:, 1:, back] = v[:, :-1, back]
+    out[:, :, fwd] = 0
+    out[:, :-1, fwd] = v[:, 1:, fwd]
+    out = out.reshape(nt, c, h, w)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def _temporal_infer(x, *, seg_num, shift_ratio, data_format):
+    _rank4(x)
+    if x.shape[0] >= 0 and x.shape[0] % seg_num:
+        fail(f"X's first dimension {x.shape[0]} (N * seg_num) must be divisible by "
+             f"seg_num={seg_num}")
+    return x
+
+
+TEMPORAL_ATTRS = {"seg_num": Attr("int", 1, _positive),
+                  "shift_ratio": Attr("float", 0.25, lambda v: None if 0 <= v <= 0.5 else
+                                      "must be in [0, 0.5]"),
+                  "data_format": LAYOUT}
+
+register(OpDef(
+    "temporal_shift", inputs=["X"], outputs=["Out"], attrs=TEMPORAL_ATTRS,
+    infer=_temporal_infer,
+    kernel=lambda ctx, x, **a: _temporal(x, a["seg_num"], a["shift_ratio"],
+                                         a["data_format"] == "NHWC", False),
+    grad=grad_op("temporal_shift_grad", inputs=()),
+    doc="Out = X [N*T, C, H, W] with C*r channels shifted one segment back in time and C*r "
+        "forward"))
+register(OpDef(
+    "temporal_shift_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=TEMPORAL_ATTRS,
+    infer=lambda dout, **a: dout,
+    kernel=lambda ctx, dout, **a: _temporal(dout, a["seg_num"], a["shift_ratio"],
+                                            a["data_format"] == "NHWC", True),
+    doc="the gradient of temporal_shift: Out@GRAD shifted the other way"))

@@ -182,8 +182,12 @@ def test_affine_grid_and_grid_sample():
                            {"padding_mode": "reflection", "align_corners": False})["Output"])
 
 
-def test_what_paddle_nb_lacks_says_so():
-    with pytest.raises(NotImplementedError, match="max_unpool2d is not available"):
-        F.max_unpool2d(None, None, 2)
-    with pytest.raises(NotImplementedError, match="MaxUnPool1D is not available"):
-        nn.MaxUnPool1D(2)
+def test_max_unpool_puts_each_max_back_where_it_was():
+    x = arr(1, 2, 4, 4)
+    (out, back), _ = run(lambda x: [nn.MaxPool2D(2, return_mask=True)(x)[0],
+                                    nn.MaxUnPool2D(2)(*nn.MaxPool2D(2, return_mask=True)(x))],
+                         x=x)
+    windows = x.reshape(1, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 2, 2, 2, 4)
+    keep = windows == windows.max(axis=-1, keepdims=True)
+    want = (windows * keep).reshape(1, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5)
+    close(back, want.reshape(1, 2, 4, 4))

@@ -146,3 +146,28 @@ BAD = {
                                                     "output_sizes": [4, 5]},
                  error=ShapeError, match="holds 3 x 4")],
 }
+
+
+def temporal_ref(ins, attrs):
+    x, t, r = _nchw(ins["X"], attrs), attrs["seg_num"], attrs.get("shift_ratio", 0.25)
+    nt, c = x.shape[:2]
+    c1, c2 = int(c * r), int(c * 2 * r)
+    y = np.zeros_like(x)
+    for i in range(nt):
+        seg = i % t
+        for ch in range(c):
+            src = seg - 1 if ch < c1 else seg + 1 if ch < c2 else seg
+            if 0 <= src < t:
+                y[i, ch] = x[i - seg + src, ch]
+    return {"Out": _back(y, attrs)}
+
+
+CASES["temporal_shift"] = [
+    Case(inputs={"X": arr(6, 4, 2, 2)}, attrs={"seg_num": 3}, ref=temporal_ref, grad=("X",),
+         name="nchw"),
+    Case(inputs={"X": arr(4, 2, 1, 8)}, attrs={"seg_num": 2, "shift_ratio": 0.3,
+                                               "data_format": "NHWC"},
+         ref=temporal_ref, grad=("X",), name="nhwc"),
+]
+BAD["temporal_shift"] = [Bad(inputs={"X": _m(5, 4, 2, 2)}, attrs={"seg_num": 2},
+                             error=ShapeError, match="divisible by seg_num")]

@@ -126,3 +126,41 @@ BAD = {
         Bad(inputs={"X": Meta((1, 2, 2, 2, 2), np.dtype(F), 0)}, attrs={"ksize": [3, 3, 3]},
             error=ShapeError, match="too small")],
 }
+
+
+# ---- unpool, unpool3d ----
+
+def unpool_ref(ins, attrs):
+    x, idx = ins["X"], ins["Indices"]
+    n = x.ndim - 2
+    outs = attrs.get("output_size") or [(x.shape[2 + i] - 1) * attrs["strides"][i]
+                                        - 2 * attrs.get("paddings", [0] * n)[i]
+                                        + attrs["ksize"][i] for i in range(n)]
+    y = np.zeros(x.shape[:2] + tuple(outs))
+    for b, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+        for pos in np.ndindex(*x.shape[2:]):
+            y[b, c].reshape(-1)[idx[(b, c) + pos]] = x[(b, c) + pos]
+    return {"Out": y}
+
+
+def _unpool_case(n, name, **attrs):
+    """Values and distinct positions for them in the output (even ones; odd in batch 1)."""
+    shape = (2, 2) + (2,) * n
+    base = np.arange(int(np.prod(shape[2:]))).reshape(shape[2:]) * 2
+    idx = np.broadcast_to(base, shape).astype(np.int32).copy()
+    idx[1] += 1
+    return Case(inputs={"X": distinct(*shape), "Indices": idx},
+                attrs={"ksize": [2] * n, "strides": [2] * n, **attrs}, ref=unpool_ref,
+                grad=("X",), name=name)
+
+
+CASES["unpool"] = [_unpool_case(2, "2-d"), _unpool_case(2, "2-d output_size",
+                                                       output_size=[5, 4])]
+CASES["unpool3d"] = [_unpool_case(3, "3-d")]
+BAD["unpool"] = [Bad(inputs={"X": Meta((1, 2, 2, 2), np.dtype(F), 0),
+                             "Indices": Meta((1, 2, 2, 1), np.dtype("int32"), 0)},
+                     attrs={"ksize": [2, 2], "strides": [2, 2]}, error=ShapeError,
+                     match="Indices must have X's shape")]
+BAD["unpool3d"] = [Bad(inputs={"X": Meta((1, 2, 2, 2), np.dtype(F), 0),
+                               "Indices": Meta((1, 2, 2, 2), np.dtype("int32"), 0)},
+                       error=ShapeError, match="X must be a 5-D tensor")]

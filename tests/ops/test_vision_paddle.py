@@ -5,7 +5,8 @@
 conv3d / conv3d_transpose (written with data_format "NCHW"), pool3d,
 max_pool3d_with_index, pad3d and pad (F.pad of 3-, 4- and 5-D tensors), the
 linear / bicubic / trilinear / 5-D nearest resizes, affine_grid and grid_sampler,
-the pixel and channel shuffles, unfold and fold, and their grad ops from
+the pixel and channel shuffles, temporal_shift, unfold and fold, unpool and
+unpool3d, and their grad ops from
 ``append_backward`` of ``sum(out * w)``. paddle_nb parses each serialized program,
 runs it on the same feeds and must fetch the same values, shapes and dtypes,
 gradients included; each output's declared VarDesc (2.6's shape rule) must agree
@@ -81,5 +82,6 @@ def test_the_programs_use_the_ops_this_work_is_about():
     for op in ["conv3d", "conv3d_transpose", "pool3d", "max_pool3d_with_index", "pad3d", "pad",
                "linear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2",
                "nearest_interp_v2", "affine_grid", "grid_sampler", "pixel_shuffle",
-               "pixel_unshuffle", "channel_shuffle", "unfold", "fold"]:
+               "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "temporal_shift",
+               "unpool", "unpool3d"]:
         assert op in seen and op + "_grad" in seen, op

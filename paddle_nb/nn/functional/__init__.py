@@ -29,7 +29,7 @@ from paddle_nb.nn.functional.pooling import (  # noqa: E402
 # -- sampling ------------------------------------------------------------------------------
 from paddle_nb.nn.functional.sampling import (  # noqa: E402
     affine_grid, channel_shuffle, fold, grid_sample, interpolate, pad, pixel_shuffle,
-    pixel_unshuffle, unfold, upsample, zeropad2d,
+    pixel_unshuffle, temporal_shift, unfold, upsample, zeropad2d,
 )
 
 # -- norm ----------------------------------------------------------------------------------

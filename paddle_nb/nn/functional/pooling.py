@@ -232,27 +232,69 @@ def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
     return _adaptive_max(x, 3, output_size, return_mask)
 
 
-# ---- not here ----
+# ---- max unpooling ----
 
-def _no_unpool(n):
-    return NotImplementedError(
-        f"max_unpool{n}d is not available in paddle_nb (it has no unpool op); keep the values "
-        f"of max_pool{n}d(..., return_mask=True) and upsample with interpolate instead")
+def _unpool_size(x, ksize, strides, paddings, output_size):
+    """The output's spatial size: given (checked against the default's stride range), or
+    (in - 1) * stride + ksize - 2 * padding."""
+    n = len(ksize)
+    default = [(x.shape[-n + d] - 1) * strides[d] + ksize[d] - 2 * paddings[d]
+               for d in range(n)]
+    if output_size is None:
+        return default
+    sizes = list(output_size)
+    sizes = sizes[2:] if len(sizes) == n + 2 else sizes
+    if len(sizes) != n:
+        raise ValueError(f"output_size should hold {n} or {n + 2} values, got {output_size}")
+    for d in range(n):
+        if not default[d] - strides[d] < sizes[d] < default[d] + strides[d]:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f"{default[d] - strides[d]} and {default[d] + strides[d]})")
+    return sizes
+
+
+def _unpool(op_type, x, indices, ksize, strides, paddings, output_size, data_format):
+    attrs = {"ksize": ksize, "strides": strides, "paddings": paddings,
+             "output_size": _unpool_size(x, ksize, strides, paddings, output_size)}
+    if op_type == "unpool":
+        attrs["unpooling_type"] = "max"
+    if data_format is not None:
+        attrs["data_format"] = data_format
+    return layer_helper(op_type).out(op_type, {"X": x, "Indices": indices}, attrs)
+
+
+def _unpool_window(kernel_size, stride, padding, n):
+    ksize = to_list(kernel_size, n, "kernel_size")
+    strides = ksize if stride is None else to_list(stride, n, "stride")
+    return ksize, strides, to_list(padding, n, "padding")
 
 
 def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="NCL",
                  output_size=None, name=None):
-    """Not available in paddle_nb: raises NotImplementedError (no unpool op)."""
-    raise _no_unpool(1)
+    """max_pool1d undone: each value of x [N, C, L] put back where ``indices`` (its mask)
+    says, zeros elsewhere (unsqueeze2, ``unpool``, squeeze2)."""
+    if data_format != "NCL":
+        raise ValueError(f"max_unpool1d: data_format must be 'NCL', got '{data_format}'")
+    k, s, p = _unpool_window(kernel_size, stride, padding, 1)
+    out = _unpool("unpool", unsqueeze(x, [2]), unsqueeze(indices, [2]), [1] + k, [1] + s,
+                  [0] + p, None if output_size is None else [1] + list(output_size)[-1:],
+                  None)
+    return squeeze(out, [2])
 
 
 def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="NCHW",
                  output_size=None, name=None):
-    """Not available in paddle_nb: raises NotImplementedError (no unpool op)."""
-    raise _no_unpool(2)
+    """max_pool2d undone: each value of x [N, C, H, W] put back where ``indices`` says."""
+    if data_format != "NCHW":
+        raise ValueError(f"max_unpool2d: data_format must be 'NCHW', got '{data_format}'")
+    k, s, p = _unpool_window(kernel_size, stride, padding, 2)
+    return _unpool("unpool", x, indices, k, s, p, output_size, data_format)
 
 
 def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW",
                  output_size=None, name=None):
-    """Not available in paddle_nb: raises NotImplementedError (no unpool op)."""
-    raise _no_unpool(3)
+    """max_pool3d undone: each value of x [N, C, D, H, W] put back where ``indices`` says."""
+    if data_format != "NCDHW":
+        raise ValueError(f"max_unpool3d: data_format must be 'NCDHW', got '{data_format}'")
+    k, s, p = _unpool_window(kernel_size, stride, padding, 3)
+    return _unpool("unpool3d", x, indices, k, s, p, output_size, data_format)

@@ -16,7 +16,8 @@ from paddle_nb.nn.functional.pooling import (adaptive_avg_pool1d, adaptive_avg_p
 from paddle_nb.nn.functional.vision_steps import squeeze, unsqueeze
 
 __all__ = ["pad", "zeropad2d", "interpolate", "upsample", "unfold", "fold", "grid_sample",
-           "affine_grid", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+           "affine_grid", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+           "temporal_shift"]
 
 
 def _one(op_type, inputs, attrs, slot="Out", helper_name=None):
@@ -211,3 +212,11 @@ def channel_shuffle(x, groups, data_format="NCHW", name=None):
     return _one("channel_shuffle", {"X": x}, {"groups": groups,
                                               "data_format": _format(data_format,
                                                                      "channel_shuffle")})
+
+
+def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+    """x [N * seg_num, C, H, W] with C * shift_ratio channels shifted one segment back in
+    time and as many forward (TSM)."""
+    return _one("temporal_shift", {"X": x}, {"seg_num": seg_num, "shift_ratio": shift_ratio,
+                                             "data_format": _format(data_format,
+                                                                    "temporal_shift")})

@@ -181,27 +181,47 @@ class AdaptiveMaxPool3D(AdaptiveMaxPool1D):
         return P.adaptive_max_pool3d(x, self.output_size, self.return_mask)
 
 
-class _NoUnPool(Layer):
-    dims = 1
+class _MaxUnPoolNd(Layer):
+    def __init__(self, kernel_size, stride, padding, data_format, output_size):
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.data_format, self.output_size = data_format, output_size
 
-    def __init__(self, kernel_size, stride=None, padding=0, data_format=None, output_size=None,
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class MaxUnPool1D(_MaxUnPoolNd):
+    """MaxPool1D(return_mask=True) undone: values back at their mask's positions."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL", output_size=None,
                  name=None):
-        raise NotImplementedError(
-            f"{type(self).__name__} is not available in paddle_nb (it has no unpool op); keep "
-            f"the values of MaxPool{self.dims}D(return_mask=True) and upsample with "
-            "nn.Upsample instead")
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+    def forward(self, x, indices):
+        return P.max_unpool1d(x, indices, self.ksize, self.stride, self.padding,
+                              self.data_format, self.output_size)
 
 
-class MaxUnPool1D(_NoUnPool):
-    """Not available in paddle_nb: raises NotImplementedError (no unpool op)."""
-    dims = 1
+class MaxUnPool2D(_MaxUnPoolNd):
+    """MaxPool2D(return_mask=True) undone: values back at their mask's positions."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCHW",
+                 output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+    def forward(self, x, indices):
+        return P.max_unpool2d(x, indices, self.ksize, self.stride, self.padding,
+                              self.data_format, self.output_size)
 
 
-class MaxUnPool2D(_NoUnPool):
-    """Not available in paddle_nb: raises NotImplementedError (no unpool op)."""
-    dims = 2
+class MaxUnPool3D(_MaxUnPoolNd):
+    """MaxPool3D(return_mask=True) undone: values back at their mask's positions."""
 
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW",
+                 output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
 
-class MaxUnPool3D(_NoUnPool):
-    """Not available in paddle_nb: raises NotImplementedError (no unpool op)."""
-    dims = 3
+    def forward(self, x, indices):
+        return P.max_unpool3d(x, indices, self.ksize, self.stride, self.padding,
+                              self.data_format, self.output_size)

@@ -4,7 +4,8 @@ Each case is ``build(paddle, nn, F, data) -> [outputs]``: it uses only the names
 PaddlePaddle 2.6 script uses (``paddle.nn.Conv2D``, ``paddle.nn.functional.pad``...), so the
 same function builds the program in PaddlePaddle 2.6.2 (interop/api/vision_api_refs.py, which
 records what 2.6 wrote and computed) and in paddle_nb (tests/api/test_vision_api.py).
-``data(name, shape)`` makes a fed, differentiable input in each framework. Parameters get
+``data(name, dtype="float32")`` makes a fed input in each framework (differentiable when
+a float). Parameters get
 values made from their names (``param_value``), the same on both sides.
 """
 
@@ -24,6 +25,9 @@ def param_value(name, shape):
 def _feeds(seed, **shapes):
     rng = np.random.default_rng(seed)
     return {k: rng.standard_normal(s).astype("float32") for k, s in shapes.items()}
+
+
+INT_FEEDS = {"size": np.array([5, 3], "int32"), "height": np.array([4], "int32")}
 
 
 def conv_layers(paddle, nn, F, data):
@@ -76,6 +80,7 @@ def pooling(paddle, nn, F, data):
 
 def sampling(paddle, nn, F, data):
     x3, x4, x5, theta = data("x3"), data("x4"), data("x5"), data("theta")
+    size, height = data("size", "int32"), data("height", "int32")
     return [nn.Pad1D([2, 1], mode="reflect")(x3), nn.Pad2D([1, 0, 2, 1], mode="replicate")(x4),
             nn.Pad3D(1, mode="circular")(x5), nn.ZeroPad2D([1, 2, 0, 1])(x4),
             F.pad(x4, [0, 0, 1, 0, 2, 1, 0, 1], value=0.5),
@@ -85,6 +90,8 @@ def sampling(paddle, nn, F, data):
             F.interpolate(x4, scale_factor=1.5, mode="bicubic", align_corners=True),
             F.interpolate(x5, size=[3, 4, 2], mode="trilinear", data_format="NCDHW"),
             F.interpolate(x4, size=[2, 3], mode="area"),
+            F.interpolate(x4, size=size, mode="bilinear"),
+            F.interpolate(x4, size=[height, 5], mode="nearest"),
             nn.PixelShuffle(2)(x4), nn.PixelUnshuffle(2)(x4), nn.ChannelShuffle(2)(x4),
             F.temporal_shift(x4, 2, 0.25),
             nn.Fold([6, 6], 2, paddings=1)(nn.Unfold(2, paddings=1)(x4)),
@@ -105,5 +112,6 @@ CASES = {
     "conv_functions": (conv_functions, _feeds(3, **{k: FEEDS[k] for k in (
         "x3", "x4", "x5", "w1", "w1t", "b1", "w2", "wt", "w3", "w3t")})),
     "pooling": (pooling, _feeds(4, **{k: FEEDS[k] for k in ("x3", "x4", "x5")})),
-    "sampling": (sampling, _feeds(5, **{k: FEEDS[k] for k in ("x3", "x4", "x5", "theta")})),
+    "sampling": (sampling, {**_feeds(5, **{k: FEEDS[k] for k in ("x3", "x4", "x5", "theta")}),
+                            **INT_FEEDS}),
 }

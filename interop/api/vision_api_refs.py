@@ -47,9 +47,9 @@ def run_case(name, build, feeds):
     paddle.enable_static()
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):
-        def data(key):
-            var = paddle.static.data(key, list(feeds[key].shape), "float32")
-            var.stop_gradient = False
+        def data(key, dtype="float32"):
+            var = paddle.static.data(key, list(feeds[key].shape), dtype)
+            var.stop_gradient = dtype != "float32"
             return var
         outs = build(paddle, paddle.nn, paddle.nn.functional, data)
         forward = _ops(main)
@@ -65,7 +65,8 @@ def run_case(name, build, feeds):
         exe.run(startup)
         for pname, shape in params:
             scope.find_var(pname).get_tensor().set(param_value(pname, shape), paddle.CPUPlace())
-        names = [o.name for o in outs] + [f"{k}@GRAD" for k in feeds] + \
+        names = [o.name for o in outs] + [f"{k}@GRAD" for k, v in feeds.items()
+                                          if v.dtype == np.float32] + \
             [f"{p}@GRAD" for p, _ in params]
         fetched = exe.run(main, feed=feeds, fetch_list=names)
     record = {"outputs": [o.name for o in outs], "forward": forward, "params": params,

@@ -53,9 +53,9 @@ def _build(name):
     build, feeds = CASES[name]
     main, startup = pd.Program(), pd.Program()
     with unique_name.guard(), pd.program_guard(main, startup):
-        def data(key):
-            return pd.layers.data(key, list(feeds[key].shape), append_batch_size=False,
-                                  stop_gradient=False)
+        def data(key, dtype="float32"):
+            return pd.layers.data(key, list(feeds[key].shape), dtype, append_batch_size=False,
+                                  stop_gradient=dtype != "float32")
         outs = build(pd, nn, F, data)
     return main, startup, outs
 

@@ -9,6 +9,7 @@ squeeze2, as 2.6 builds it. ``padding`` is an int, a list (one value per spatial
 per axis, or a pair per axis of the whole tensor), or "SAME" / "VALID".
 """
 
+from paddle_nb.framework.variable import Variable
 from paddle_nb.nn.functional.vision_steps import (add_bias, add_with_axis, assign, conv_helper,
                                                   squeeze, unsqueeze)
 
@@ -82,6 +83,10 @@ def _channels(x, weight, channel_last, groups, rank, what):
 def _output_extras(output_size, output_padding, n):
     if output_size is None:
         size = []
+    elif isinstance(output_size, Variable) or (isinstance(output_size, (list, tuple)) and any(
+            isinstance(v, Variable) for v in output_size)):
+        raise NotImplementedError("output_size given as a Tensor is not available in paddle_nb; "
+                                  "give ints (or use output_padding)")
     else:
         if output_padding != 0:
             raise ValueError("output_padding option is mutually exclusive with output_size")

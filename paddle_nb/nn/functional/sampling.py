@@ -5,7 +5,8 @@ Each function appends the op PaddlePaddle 2.6 appends. ``pad`` writes ``pad`` fo
 border given for every axis, else ``pad3d`` (a 3-D or 4-D tensor unsqueezed to 5-D first,
 squeezed after, as 2.6 builds it). ``interpolate`` writes ``<mode>_interp_v2`` with
 data_layout "NCHW" or "NHWC" for every rank, the size either in out_d / out_h / out_w, in
-``scale``, or in an ``OutSize`` / ``Scale`` tensor; mode "area" is an adaptive average pool.
+``scale``, or in tensors (``OutSize``, a ``SizeTensor`` list, ``Scale``); mode "area" is an
+adaptive average pool.
 """
 
 from paddle_nb.framework.variable import Variable
@@ -75,17 +76,39 @@ RANK_OF = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,),
 INTERP_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
 
-def _interp_sizes(size, scale_factor, n, inputs, attrs):
-    """Fill the size attributes (or the OutSize / Scale inputs) as 2.6 does."""
+def _size_tensors(helper, size):
+    """2.6's SizeTensor: each Variable of ``size`` as it is, each int in a ``fill_constant``
+    ([1], int32, on the CPU) written into the resize's helper's first temporaries."""
+    tensors = []
+    for dim in size:
+        if isinstance(dim, Variable):
+            tensors.append(dim)
+            continue
+        name = helper.tmp_name()
+        helper.append("fill_constant", {}, {"Out": name},
+                      {"shape": [1], "dtype": "int32", "value": float(dim),
+                       "str_value": str(dim), "force_cpu": True})
+        tensors.append(helper.block.var(name))
+    return tensors
+
+
+def _interp_sizes(helper, size, scale_factor, n, inputs, attrs):
+    """Fill the size attributes (or the OutSize / SizeTensor / Scale inputs) as 2.6 does."""
     if size is not None and scale_factor is not None:
         raise ValueError("Only one of size or scale_factor should be defined.")
-    if isinstance(size, Variable):
-        inputs["OutSize"] = size
+    names = ("out_d", "out_h", "out_w")[3 - n:]
+    if isinstance(size, Variable):       # 2.6 casts it to int32 first, whatever it was
+        inputs["OutSize"] = layer_helper("cast").out(
+            "cast", {"X": size}, {"in_dtype": size.dtype, "out_dtype": "int32"})
     elif size is not None:
         size = list(size)
-        if len(size) != n or not all(isinstance(s, int) and s > 0 for s in size):
-            raise ValueError(f"size needs {n} positive ints (or a Tensor), got {size}")
-        attrs.update(zip(("out_d", "out_h", "out_w")[3 - n:], size))
+        if len(size) != n or not all(isinstance(s, Variable) or (isinstance(s, int) and s > 0)
+                                     for s in size):
+            raise ValueError(f"size needs {n} positive ints or Tensors (or one Tensor), got "
+                             f"{size}")
+        if any(isinstance(s, Variable) for s in size):
+            inputs["SizeTensor"] = _size_tensors(helper, size)
+        attrs.update(zip(names, (-1 if isinstance(s, Variable) else s for s in size)))
     elif isinstance(scale_factor, Variable):
         inputs["Scale"] = scale_factor
     else:
@@ -124,8 +147,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "interp_method": method,
              "align_corners": align_corners, "align_mode": align_mode,
              "data_layout": "NCHW" if data_format in ("NCW", "NCHW", "NCDHW") else "NHWC"}
-    _interp_sizes(size, scale_factor, rank - 2, inputs, attrs)
-    return _one(f"{method}_interp_v2", inputs, attrs)
+    op_type = f"{method}_interp_v2"
+    helper = layer_helper(op_type)
+    _interp_sizes(helper, size, scale_factor, rank - 2, inputs, attrs)
+    return helper.out(op_type, inputs, attrs)
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,

@@ -7,7 +7,8 @@ Run with the interop virtual environment, never with paddle_nb's:
 
 For each case of interop/api/vision_api_cases.py it builds the program with paddle's public
 API in static mode, records what 2.6 wrote (the forward ops with their types and attributes,
-the parameters' names and shapes, the startup program's initializer ops), gives every
+the variables declared, the parameters' names and shapes, the startup program's initializer
+ops), gives every
 parameter the value ``param_value(name)``, adds ``loss = sum(out * out)`` over every output
 and ``append_backward``, and stores the outputs and the
 gradients of every input and parameter in ``vision_api.npz``: ``<case>/record`` (JSON as
@@ -53,6 +54,8 @@ def run_case(name, build, feeds):
             return var
         outs = build(paddle, paddle.nn, paddle.nn.functional, data)
         forward = _ops(main)
+        declared = [[v.name, list(v.shape), str(v.dtype).replace("paddle.", "")]
+                    for v in main.global_block().vars.values()]
         params = [[p.name, list(p.shape)] for p in main.all_parameters()]
         loss = None
         for o in outs:
@@ -70,6 +73,7 @@ def run_case(name, build, feeds):
             [f"{p}@GRAD" for p, _ in params]
         fetched = exe.run(main, feed=feeds, fetch_list=names)
     record = {"outputs": [o.name for o in outs], "forward": forward, "params": params,
+              "vars": declared,
               "startup": _ops(startup)}
     values = {f"{name}/record": np.frombuffer(json.dumps(record).encode(), np.uint8)}
     values.update({f"{name}/feed/{k}": v for k, v in feeds.items()})

@@ -48,15 +48,15 @@ def _shape_of(output_shape_tensor, output_shape):
 
 
 def _affine_infer(theta, output_shape_tensor, *, output_shape, align_corners):
+    """[N, -1, -1, 2] (or [N, -1, -1, -1, 3]): PaddlePaddle 2.6's rule leaves the grid's
+    sizes unknown until the program runs, even when ``output_shape`` gives them."""
     if len(theta.shape) != 3 or tuple(theta.shape[1:]) not in ((2, 3), (3, 4)):
         fail(f"Theta must be [N, 2, 3] (2-D) or [N, 3, 4] (3-D), got shape {tuple(theta.shape)}")
     n = theta.shape[1]
-    if output_shape_tensor is not None:
-        return theta.with_shape((theta.shape[0],) + (-1,) * n + (n,))
-    if len(output_shape) != n + 2:
+    if output_shape_tensor is None and len(output_shape) != n + 2:
         fail(f"output_shape must hold {n + 2} values [N, C, {'D, ' if n == 3 else ''}H, W] for "
              f"Theta of shape {tuple(theta.shape)}, got {list(output_shape)}")
-    return theta.with_shape((theta.shape[0],) + tuple(output_shape[2:]) + (n,))
+    return theta.with_shape((theta.shape[0],) + (-1,) * n + (n,))
 
 
 def _affine_kernel(ctx, theta, output_shape_tensor, *, output_shape, align_corners):

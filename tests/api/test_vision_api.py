@@ -91,6 +91,8 @@ def test_builds_what_paddle_builds(name):
     _compare_ops(startup.global_block().ops, record["startup"], f"{name} (startup)")
     assert [[p.name, list(p.shape)] for p in main.all_parameters()] == record["params"]
     assert [o.name for o in outs] == record["outputs"]
+    declared = [[v.name, list(v.shape), str(v.dtype)] for v in main.global_block().vars.values()]
+    assert declared == record["vars"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

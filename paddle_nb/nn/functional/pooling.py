@@ -42,11 +42,17 @@ def _window(kernel_size, stride, padding, n, channel_last, ceil_mode):
     return ksize, strides, paddings, algorithm
 
 
-def _pool(op_type, x, attrs, mask=False):
-    """Append a pool op through a helper named after it: (out, mask or None)."""
+def _pool(op_type, x, attrs, mask=False, unused_mask=False):
+    """Append a pool op through a helper named after it: (out, mask or None).
+
+    ``unused_mask``: declare the int32 ``<helper>.tmp_1`` that 2.6's max_pool1d / max_pool3d
+    make for a Mask the pool op does not have (so the programs declare the same variables)."""
     helper = layer_helper(op_type)
     if not mask:
-        return helper.out(op_type, {"X": x}, attrs), None
+        out = helper.out(op_type, {"X": x}, attrs)
+        if unused_mask:
+            helper.block.create_var(name=helper.tmp_name(), dtype="int32")
+        return out, None
     out, where = helper.tmp_name(), helper.tmp_name()
     helper.append(op_type, {"X": x}, {"Out": out, "Mask": where}, attrs)
     return helper.block.var(out), helper.block.var(where)
@@ -136,7 +142,7 @@ def _max_nd(x, n, kernel_size, stride, padding, return_mask, ceil_mode, data_for
         return _pool(f"max_pool{n}d_with_index", x, _index_attrs(k, s, p), mask=True)
     # (exclusive means nothing to a max; 2.6 writes True for pool2d, False for pool3d)
     out, _ = _pool(f"pool{n}d", x, _pool_attrs("max", k, s, p, algorithm, ceil_mode, n == 2,
-                                               data_format))
+                                               data_format), unused_mask=n == 3)
     return out
 
 
@@ -150,7 +156,8 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     if return_mask:
         out, mask = _pool("max_pool2d_with_index", x, _index_attrs(k, s, p), mask=True)
         return squeeze(out, [2]), squeeze(mask, [2])
-    out, _ = _pool("pool2d", x, _pool_attrs("max", k, s, p, algorithm, ceil_mode, True, "NCHW"))
+    out, _ = _pool("pool2d", x, _pool_attrs("max", k, s, p, algorithm, ceil_mode, True, "NCHW"),
+                   unused_mask=True)
     return squeeze(out, [2])
 
 

@@ -56,8 +56,11 @@ def add_bias(helper, pre_bias, bias, channel_dim):
     then ``elementwise_add`` (axis -1) into the helper's next temporary."""
     if bias is None:
         return pre_bias
+    # the sum is declared before the bias's reshape, as 2.6 declares it
+    out = helper.block.create_var(name=helper.tmp_name(), dtype=pre_bias.dtype)
     rank = len(pre_bias.shape)
     if channel_dim != -1 and rank != len(bias.shape):
         bias = reshape(bias, [1] * channel_dim + list(bias.shape) +
                        [1] * (rank - len(bias.shape) - channel_dim))
-    return helper.out("elementwise_add", {"X": pre_bias, "Y": bias}, {"axis": -1})
+    helper.append("elementwise_add", {"X": pre_bias, "Y": bias}, {"Out": out.name}, {"axis": -1})
+    return out

@@ -134,6 +134,12 @@ def _grid():
             sample(v, padding_mode="reflection", align_corners=False),
             sample(v, mode="nearest"), sample(v, mode="nearest", padding_mode="border",
                                               align_corners=False)]),
+        "grid_sample_3d": ({"x": (arr(1, 2, 3, 3, 4), True),
+                            "g": (grid(1, 2, 2, 3, 3, spread=1.4), True),
+                            "theta": (arr(1, 3, 4), True)}, lambda v: [
+            sample(v), sample(v, padding_mode="reflection", align_corners=False),
+            sample(v, mode="nearest", padding_mode="border"),
+            F.affine_grid(v["theta"], [1, 2, 2, 3, 2], align_corners=False)]),
     }
 
 

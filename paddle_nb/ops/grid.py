@@ -7,14 +7,18 @@ extreme coordinates are the corner pixels' centres; without, the grid is
 shrunk by (size - 1) / size so they are the corners' outer edges.
 
 ``grid_sampler`` reads X [N, C, H, W] at the points of Grid [N, Ho, Wo, 2]
-((x, y) in [-1, 1], the same convention). A point is first scaled to pixel
-units, then kept inside by ``padding_mode``: ``zeros`` leaves it (pixels
-outside read 0), ``border`` clamps it, ``reflection`` mirrors it back (about
-the corner centres with align_corners, the outer edges without). ``bilinear``
-blends the 4 pixels around it, ``nearest`` rounds it (half to even). The
-gradient goes to X (each output's gradient spread back over the pixels it
-read) and to Grid (the blend's slope, times the scaling and the padding's).
+((x, y) in [-1, 1], the same convention), or a volume X [N, C, D, H, W] at
+the points of Grid [N, Do, Ho, Wo, 3] ((x, y, z)). A point is first scaled
+to pixel units, then kept inside by ``padding_mode``: ``zeros`` leaves it
+(pixels outside read 0), ``border`` clamps it, ``reflection`` mirrors it back
+(about the corner centres with align_corners, the outer edges without).
+``bilinear`` blends the 4 pixels around it (the 8 voxels of a volume),
+``nearest`` rounds it (half to even). The gradient goes to X (each output's
+gradient spread back over the pixels it read) and to Grid (the blend's
+slope, times the scaling and the padding's).
 """
+
+import itertools
 
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
@@ -131,75 +135,102 @@ def _source(xp, g, size, padding_mode, align_corners):
     return c.astype(g.dtype, copy=False), slope.astype(g.dtype, copy=False)
 
 
-def _taps(xp, cx, cy, mode, w, h):
-    """[(ix, iy, weight, d weight / d cx, d weight / d cy)] for each point."""
+def _taps(xp, coords, mode):
+    """[(indices per axis, weight, d weight / d coordinate per axis)] for each point.
+
+    ``coords`` are the pixel coordinates in axis order (D,) H, W. Linear ("bilinear", and
+    trilinear for a volume) blends the 2^n corners around a point; nearest rounds it."""
     if mode == "nearest":
-        ix, iy = xp.rint(cx).astype(xp.int64), xp.rint(cy).astype(xp.int64)
-        one, zero = xp.ones_like(cx), xp.zeros_like(cx)
-        return [(ix, iy, one, zero, zero)]
-    x0, y0 = xp.floor(cx), xp.floor(cy)
-    fx, fy = cx - x0, cy - y0
-    x0, y0 = x0.astype(xp.int64), y0.astype(xp.int64)
-    return [(x0, y0, (1 - fx) * (1 - fy), -(1 - fy), -(1 - fx)),
-            (x0 + 1, y0, fx * (1 - fy), 1 - fy, -fx),
-            (x0, y0 + 1, (1 - fx) * fy, -fy, 1 - fx),
-            (x0 + 1, y0 + 1, fx * fy, fy, fx)]
+        zero = xp.zeros_like(coords[0])
+        return [([xp.rint(c).astype(xp.int64) for c in coords], xp.ones_like(zero),
+                 [zero] * len(coords))]
+    lows = [xp.floor(c) for c in coords]
+    fracs = [c - lo for c, lo in zip(coords, lows)]
+    lows = [lo.astype(xp.int64) for lo in lows]
+    taps = []
+    for corner in itertools.product((0, 1), repeat=len(coords)):
+        parts = [f if up else 1 - f for f, up in zip(fracs, corner)]
+        slopes = [xp.ones_like(f) if up else -xp.ones_like(f) for f, up in zip(fracs, corner)]
+        weight, dweights = 1, []
+        for a in range(len(coords)):
+            weight = weight * parts[a]
+            others = 1
+            for b in range(len(coords)):
+                others = others * (slopes[b] if b == a else parts[b])
+            dweights.append(others)
+        taps.append(([lo + up for lo, up in zip(lows, corner)], weight, dweights))
+    return taps
 
 
-def _gather(xp, x, ix, iy):
-    """x[n, :, iy, ix] as (N, C, Ho, Wo), 0 where (ix, iy) is outside; and the inside mask."""
-    n, c, h, w = x.shape
-    inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-    batch = xp.arange(n).reshape(n, 1, 1)
-    vals = x[batch, :, xp.clip(iy, 0, h - 1), xp.clip(ix, 0, w - 1)]     # (N, Ho, Wo, C)
-    return vals.transpose(0, 3, 1, 2) * inside[:, None], inside
+def _gather(xp, x, index):
+    """x[n, :, *index] as (N, C, *out), 0 where the index is outside; and the inside mask."""
+    sizes = x.shape[2:]
+    inside = 1
+    for i, s in zip(index, sizes):
+        inside = inside & (i >= 0) & (i < s)
+    batch = xp.arange(x.shape[0]).reshape((-1,) + (1,) * (index[0].ndim - 1))
+    clipped = tuple(xp.clip(i, 0, s - 1) for i, s in zip(index, sizes))
+    vals = x[(batch, slice(None)) + clipped]                  # (N, *out, C)
+    return xp.moveaxis(vals, -1, 1) * inside[:, None], inside
 
 
 def _plan(xp, x, grid, mode, padding_mode, align_corners):
-    h, w = x.shape[2:]
-    cx, sx = _source(xp, grid[..., 0], w, padding_mode, align_corners)
-    cy, sy = _source(xp, grid[..., 1], h, padding_mode, align_corners)
-    return _taps(xp, cx, cy, mode, w, h), sx, sy
+    """(taps, d coordinate / d grid per axis) with the axes in (D,) H, W order; the grid's
+    last axis holds them the other way round: (x, y[, z])."""
+    n = x.ndim - 2
+    sources = [_source(xp, grid[..., n - 1 - a], x.shape[2 + a], padding_mode, align_corners)
+               for a in range(n)]
+    return _taps(xp, [c for c, _ in sources], mode), [sl for _, sl in sources]
 
 
 def _sampler_infer(x, grid, *, mode, padding_mode, align_corners):
-    if len(x.shape) != 4:
-        fail(f"X must be a 4-D tensor [N, C, H, W] (paddle_nb samples images only), got shape "
+    n = len(x.shape) - 2
+    if n not in (2, 3):
+        fail(f"X must be a 4-D [N, C, H, W] or 5-D [N, C, D, H, W] tensor, got shape "
              f"{tuple(x.shape)}")
-    if len(grid.shape) != 4 or grid.shape[3] != 2:
-        fail(f"Grid must be [N, H_out, W_out, 2], got shape {tuple(grid.shape)}")
+    if len(grid.shape) != n + 2 or grid.shape[-1] != n:
+        fail(f"Grid must be [N, {'D_out, ' if n == 3 else ''}H_out, W_out, {n}] for X of shape "
+             f"{tuple(x.shape)}, got shape {tuple(grid.shape)}")
     if x.shape[0] >= 0 and grid.shape[0] >= 0 and x.shape[0] != grid.shape[0]:
         fail(f"X and Grid must have the same batch size, got shapes {tuple(x.shape)} and "
              f"{tuple(grid.shape)}")
-    return x.with_shape(tuple(x.shape[:2]) + tuple(grid.shape[1:3]))
+    return x.with_shape(tuple(x.shape[:2]) + tuple(grid.shape[1:-1]))
 
 
 def _sampler_kernel(ctx, x, grid, *, mode, padding_mode, align_corners):
     xp = ctx.xp
-    taps, _, _ = _plan(xp, x, grid, mode, padding_mode, align_corners)
+    taps, _ = _plan(xp, x, grid, mode, padding_mode, align_corners)
     out = 0
-    for ix, iy, wt, _, _ in taps:
-        out = out + _gather(xp, x, ix, iy)[0] * wt[:, None]
+    for index, wt, _ in taps:
+        out = out + _gather(xp, x, index)[0] * wt[:, None]
     return out.astype(x.dtype, copy=False)
 
 
 def _sampler_grad_kernel(ctx, x, grid, dout, *, mode, padding_mode, align_corners):
     xp = ctx.xp
-    n, c, h, w = x.shape
-    taps, sx, sy = _plan(xp, x, grid, mode, padding_mode, align_corners)
-    dx = xp.zeros(n * c * h * w, dtype=x.dtype) if ctx.want(0) else None
-    dgx, dgy = xp.zeros_like(grid[..., 0]), xp.zeros_like(grid[..., 1])
-    base = (xp.arange(n * c) * (h * w)).reshape(n, c, 1, 1)
-    for ix, iy, wt, dwx, dwy in taps:
-        vals, inside = _gather(xp, x, ix, iy)
+    sizes, n = x.shape[2:], x.ndim - 2
+    taps, slopes = _plan(xp, x, grid, mode, padding_mode, align_corners)
+    volume = 1
+    for s in sizes:
+        volume *= s
+    dx = xp.zeros(x.shape[0] * x.shape[1] * volume, dtype=x.dtype) if ctx.want(0) else None
+    dcoords = [xp.zeros_like(grid[..., 0]) for _ in range(n)]
+    base = (xp.arange(x.shape[0] * x.shape[1]) * volume).reshape(
+        x.shape[:2] + (1,) * (dout.ndim - 2))
+    for index, wt, dweights in taps:
+        vals, inside = _gather(xp, x, index)
         if dx is not None:
-            flat = base + (xp.clip(iy, 0, h - 1) * w + xp.clip(ix, 0, w - 1))[:, None]
+            flat = 0
+            for i, s in zip(index, sizes):
+                flat = flat * s + xp.clip(i, 0, s - 1)
             weights = dout * (wt * inside)[:, None]
-            dx += xp.bincount(flat.reshape(-1), weights=weights.reshape(-1), minlength=dx.size)
+            dx += xp.bincount((base + flat[:, None]).reshape(-1), weights=weights.reshape(-1),
+                              minlength=dx.size)
         seen = (dout * vals).sum(axis=1)
-        dgx, dgy = dgx + seen * dwx, dgy + seen * dwy
-    dgrid = xp.stack([dgx * sx, dgy * sy], axis=-1).astype(grid.dtype, copy=False)
-    return (dx.reshape(x.shape) if dx is not None else None), dgrid
+        dcoords = [d + seen * dw for d, dw in zip(dcoords, dweights)]
+    dgrid = xp.stack([dcoords[n - 1 - k] * slopes[n - 1 - k] for k in range(n)], axis=-1)
+    return (dx.reshape(x.shape) if dx is not None else None), dgrid.astype(grid.dtype,
+                                                                           copy=False)
 
 
 SAMPLER_ATTRS = {
@@ -213,7 +244,8 @@ register(OpDef(
     infer=_sampler_infer, kernel=_sampler_kernel,
     grad=grad_op("grid_sampler_grad", inputs=("X", "Grid"), out_grads=("Output",),
                  in_grads=("X", "Grid")),
-    doc="Output [N, C, Ho, Wo] = X [N, C, H, W] read at the points of Grid [N, Ho, Wo, 2]"))
+    doc="Output [N, C, Ho, Wo] = X [N, C, H, W] read at the points of Grid [N, Ho, Wo, 2] "
+        "(or a volume at Grid [N, Do, Ho, Wo, 3])"))
 register(OpDef(
     "grid_sampler_grad", inputs=["X", "Grid", "Output@GRAD"],
     outputs=[Slot("X@GRAD", dispensable=True), Slot("Grid@GRAD", dispensable=True)],

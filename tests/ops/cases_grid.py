@@ -78,6 +78,29 @@ def sampler_ref(ins, attrs):
     return {"Output": out}
 
 
+def sampler3d_ref(ins, attrs):
+    """The volume version: the 8 voxels around each point, trilinear weights."""
+    x, grid = ins["X"].astype(np.float64), ins["Grid"].astype(np.float64)
+    n, c, d, h, w = x.shape
+    out = np.zeros((n, c) + grid.shape[1:4])
+
+    def at(b, zz, yy, xx):
+        inside = 0 <= zz < d and 0 <= yy < h and 0 <= xx < w
+        return x[b, :, zz, yy, xx] if inside else np.zeros(c)
+    for b, i, j, k in np.ndindex(n, *grid.shape[1:4]):
+        p = [_pixel(grid[b, i, j, k, a], size, attrs) for a, size in enumerate((w, h, d))]
+        if attrs.get("mode", "bilinear") == "nearest":
+            out[b, :, i, j, k] = at(b, *(int(np.rint(v)) for v in p[::-1]))
+            continue
+        lo = [math.floor(v) for v in p]
+        f = [v - q for v, q in zip(p, lo)]
+        for dx, dy, dz in np.ndindex(2, 2, 2):
+            wt = ((f[0] if dx else 1 - f[0]) * (f[1] if dy else 1 - f[1])
+                  * (f[2] if dz else 1 - f[2]))
+            out[b, :, i, j, k] += wt * at(b, lo[2] + dz, lo[1] + dy, lo[0] + dx)
+    return {"Output": out}
+
+
 def _grid(*shape, spread=1.0):
     return (rng.uniform(-spread, spread, shape)).astype(F)
 
@@ -111,6 +134,16 @@ CASES = {
                 align_corners=False),
         _sample("nearest zeros", mode="nearest", align_corners=False),
         _sample("nearest border", spread=1.3, mode="nearest", padding_mode="border"),
+        Case(inputs={"X": arr(1, 2, 3, 3, 4), "Grid": _grid(1, 2, 2, 3, 3, spread=1.2)},
+             ref=sampler3d_ref, grad=("X", "Grid"), name="volume trilinear zeros", rtol=1e-4,
+             atol=1e-5),
+        Case(inputs={"X": arr(1, 2, 3, 3, 4), "Grid": _grid(1, 2, 2, 3, 3, spread=1.5)},
+             attrs={"padding_mode": "reflection", "align_corners": False},
+             ref=sampler3d_ref, grad=("X", "Grid"), name="volume reflection edges",
+             rtol=1e-4, atol=1e-5),
+        Case(inputs={"X": arr(1, 2, 3, 3, 4), "Grid": _grid(1, 2, 2, 3, 3, spread=1.2)},
+             attrs={"mode": "nearest", "padding_mode": "border"},
+             ref=sampler3d_ref, grad=("X", "Grid"), name="volume nearest border"),
     ],
 }
 

@@ -199,7 +199,8 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
 
 
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
-    """x [N, C, H, W] read at the points of grid [N, Ho, Wo, 2] (x, y in [-1, 1])."""
+    """x [N, C, H, W] read at the points of grid [N, Ho, Wo, 2] (x, y in [-1, 1]), or a
+    volume [N, C, D, H, W] at grid [N, Do, Ho, Wo, 3]."""
     if mode not in ("bilinear", "nearest"):
         raise ValueError(f"grid_sample: mode must be 'bilinear' or 'nearest', got '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):

@@ -64,10 +64,14 @@ def conv_nd_forward(xp, x, w, strides, pads, dil, outs, groups):
 
 
 def conv_nd_filter_grad(xp, x, dy, w_shape, strides, pads, dil, groups):
-    """dL/dw: the output gradient times the columns, summed over the batch."""
+    """dL/dw: the output gradient times the columns, one GEMM per image accumulated in
+    place (no (N, G, M/G, K) stack of per-image products to sum)."""
     cols = _columns(xp, x, w_shape[2:], strides, pads, dil, dy.shape[2:], groups)
     dyg = dy.reshape(dy.shape[0], groups, w_shape[0] // groups, -1)
-    return xp.matmul(dyg, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w_shape)
+    dw = xp.matmul(dyg[0], cols[0].transpose(0, 2, 1))
+    for n in range(1, dy.shape[0]):
+        dw += xp.matmul(dyg[n], cols[n].transpose(0, 2, 1))
+    return dw.reshape(w_shape)
 
 
 def conv_nd_input_grad(xp, dy, w, sizes, strides, pads, dil, groups):

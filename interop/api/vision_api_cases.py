@@ -99,10 +99,30 @@ def sampling(paddle, nn, F, data):
                           padding_mode="border", align_corners=False)]
 
 
+def channel_last(paddle, nn, F, data):
+    x3, x4, x5 = data("x3l"), data("x4l"), data("x5l")
+    return [nn.Conv2D(4, 3, 3, padding=1, data_format="NHWC")(x4),
+            nn.Conv2D(4, 2, 3, padding=1, padding_mode="circular", data_format="NHWC")(x4),
+            nn.Conv3D(2, 3, 2, stride=[1, 2, 1], data_format="NDHWC")(x5),
+            nn.Conv2DTranspose(4, 2, 3, stride=2, data_format="NHWC")(x4),
+            nn.Conv1DTranspose(3, 2, 2, data_format="NLC")(x3),
+            nn.MaxPool2D(2, data_format="NHWC")(x4),
+            nn.AvgPool3D(2, ceil_mode=True, data_format="NDHWC")(x5),
+            nn.AdaptiveAvgPool2D(3, data_format="NHWC")(x4),
+            F.interpolate(x4, scale_factor=[1.5, 0.5], mode="bilinear", data_format="NHWC"),
+            nn.Upsample(size=[3, 5, 2], mode="trilinear", align_corners=True,
+                        data_format="NDHWC")(x5),
+            F.interpolate(x3, size=[9], mode="linear", data_format="NWC"),
+            F.pad(x3, [1, 2], value=0.5, data_format="NLC"),
+            nn.Pad2D([1, 0, 0, 2], mode="reflect", data_format="NHWC")(x4),
+            nn.PixelShuffle(2, data_format="NHWC")(x4)]
+
+
 FEEDS = {
-    "x3": (2, 3, 6), "x3l": (2, 6, 3), "w1t": (3, 2, 3), "x4": (2, 4, 6, 6), "x5": (2, 2, 3, 4, 4), "w1": (4, 3, 3), "b1": (4,),
+    "x3": (2, 3, 6), "x3l": (2, 6, 3), "w1t": (3, 2, 3), "x4": (2, 4, 6, 6),
+    "x5": (2, 2, 3, 4, 4), "w1": (4, 3, 3), "b1": (4,),
     "w2": (4, 4, 2, 2), "wt": (4, 4, 3, 2), "w3": (4, 1, 2, 2, 2), "w3t": (2, 4, 2, 2, 2),
-    "theta": (2, 2, 3),
+    "theta": (2, 2, 3), "x4l": (2, 6, 6, 4), "x5l": (2, 3, 4, 4, 2),
 }
 
 CASES = {
@@ -112,6 +132,7 @@ CASES = {
     "conv_functions": (conv_functions, _feeds(3, **{k: FEEDS[k] for k in (
         "x3", "x4", "x5", "w1", "w1t", "b1", "w2", "wt", "w3", "w3t")})),
     "pooling": (pooling, _feeds(4, **{k: FEEDS[k] for k in ("x3", "x4", "x5")})),
+    "channel_last": (channel_last, _feeds(6, **{k: FEEDS[k] for k in ("x3l", "x4l", "x5l")})),
     "sampling": (sampling, {**_feeds(5, **{k: FEEDS[k] for k in ("x3", "x4", "x5", "theta")}),
                             **INT_FEEDS}),
 }

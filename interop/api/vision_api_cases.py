@@ -101,7 +101,11 @@ def sampling(paddle, nn, F, data):
 
 def channel_last(paddle, nn, F, data):
     x3, x4, x5 = data("x3l"), data("x4l"), data("x5l")
-    return [nn.Conv2D(4, 3, 3, padding=1, data_format="NHWC")(x4),
+    w1, w2, w3, b1, b3 = data("w1"), data("w2"), data("w3l"), data("b1"), data("b3")
+    return [F.conv1d(x3, w1, b1, padding=1, data_format="NLC"),
+            F.conv2d(x4, w2, b1, stride=2, data_format="NHWC"),
+            F.conv3d(x5, w3, b3, padding="SAME", data_format="NDHWC"),
+            nn.Conv2D(4, 3, 3, padding=1, data_format="NHWC")(x4),
             nn.Conv2D(4, 2, 3, padding=1, padding_mode="circular", data_format="NHWC")(x4),
             nn.Conv3D(2, 3, 2, stride=[1, 2, 1], data_format="NDHWC")(x5),
             nn.Conv2DTranspose(4, 2, 3, stride=2, data_format="NHWC")(x4),
@@ -122,7 +126,8 @@ FEEDS = {
     "x3": (2, 3, 6), "x3l": (2, 6, 3), "w1t": (3, 2, 3), "x4": (2, 4, 6, 6),
     "x5": (2, 2, 3, 4, 4), "w1": (4, 3, 3), "b1": (4,),
     "w2": (4, 4, 2, 2), "wt": (4, 4, 3, 2), "w3": (4, 1, 2, 2, 2), "w3t": (2, 4, 2, 2, 2),
-    "theta": (2, 2, 3), "x4l": (2, 6, 6, 4), "x5l": (2, 3, 4, 4, 2),
+    "theta": (2, 2, 3), "x4l": (2, 6, 6, 4), "x5l": (2, 3, 4, 4, 2), "w3l": (3, 2, 2, 2, 2),
+    "b3": (3,),
 }
 
 CASES = {
@@ -132,7 +137,8 @@ CASES = {
     "conv_functions": (conv_functions, _feeds(3, **{k: FEEDS[k] for k in (
         "x3", "x4", "x5", "w1", "w1t", "b1", "w2", "wt", "w3", "w3t")})),
     "pooling": (pooling, _feeds(4, **{k: FEEDS[k] for k in ("x3", "x4", "x5")})),
-    "channel_last": (channel_last, _feeds(6, **{k: FEEDS[k] for k in ("x3l", "x4l", "x5l")})),
+    "channel_last": (channel_last, _feeds(6, **{k: FEEDS[k] for k in (
+        "x3l", "x4l", "x5l", "w1", "w2", "w3l", "b1", "b3")})),
     "sampling": (sampling, {**_feeds(5, **{k: FEEDS[k] for k in ("x3", "x4", "x5", "theta")}),
                             **INT_FEEDS}),
 }

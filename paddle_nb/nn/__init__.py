@@ -19,10 +19,22 @@ from paddle_nb.nn.layer_base import Layer
 # -- container -----------------------------------------------------------------------------
 
 # -- conv ----------------------------------------------------------------------------------
+from paddle_nb.nn.layer.conv import (  # noqa: E402
+    Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose,
+)
 
 # -- pooling -------------------------------------------------------------------------------
+from paddle_nb.nn.layer.pooling import (  # noqa: E402
+    AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D, AdaptiveMaxPool1D,
+    AdaptiveMaxPool2D, AdaptiveMaxPool3D, AvgPool1D, AvgPool2D, AvgPool3D, MaxPool1D,
+    MaxPool2D, MaxPool3D, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D,
+)
 
 # -- sampling ------------------------------------------------------------------------------
+from paddle_nb.nn.layer.sampling import (  # noqa: E402
+    ChannelShuffle, Fold, Pad1D, Pad2D, Pad3D, PixelShuffle, PixelUnshuffle, Unfold, Upsample,
+    UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad2D,
+)
 
 # -- norm ----------------------------------------------------------------------------------
 

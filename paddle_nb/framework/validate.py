@@ -15,10 +15,8 @@ before it runs anything, so one error names every op type paddle_nb lacks.
 
 import re
 
-from google.protobuf import unknown_fields
-
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
-from paddle_nb.proto import framework_pb2
+from paddle_nb.proto import framework_pb2, unknown_fields_of
 
 __all__ = ["validate_program_desc", "check_op_types"]
 
@@ -107,19 +105,33 @@ def _describe_missing(desc, path):
             if index is not None:
                 msg = msg[int(index)]
         field = msg.DESCRIPTOR.fields_by_name[steps[-1]]
-        found = [u.data for u in unknown_fields.UnknownFieldSet(msg)
+        found = [u.data for u in unknown_fields_of(msg)
                  if u.field_number == field.number]
     except Exception:          # an unexpected path: fall back to naming it
         return f"{path} is missing"
-    names = re.match(r"^blocks\[(\d+)\]\.vars\[(\d+)\]", path)
-    if names:
-        var = desc.blocks[int(names.group(1))].vars[int(names.group(2))]
-        if var.HasField("name") and isinstance(var.name, str):
-            where = f"{path} (variable '{var.name}')"
+    where = _owner(desc, path) or path
     if found and field.enum_type is not None:
         return (f"{where} holds {found[0]}, which is not a {field.enum_type.name} value "
                 "paddle_nb knows (written by a newer PaddlePaddle, or corrupted)")
     return f"{where} is missing"
+
+
+def _owner(desc, path):
+    """``path`` told by the variable or the op and attribute it is in, or None."""
+    found = re.match(r"^blocks\[(\d+)\]\.(vars|ops)\[(\d+)\](?:\.attrs\[(\d+)\])?\.?(.*)$", path)
+    if found is None:
+        return None
+    block, kind, index, attr, rest = found.groups()
+    item = getattr(desc.blocks[int(block)], kind)[int(index)]
+    name = item.name if kind == "vars" else item.type
+    if not (item.HasField("name" if kind == "vars" else "type") and isinstance(name, str)):
+        return None
+    where = f"{path} (variable '{name}')" if kind == "vars" else f"op #{index} '{name}' in block {block}"
+    if kind == "ops" and attr is not None:
+        attr_desc = item.attrs[int(attr)]
+        named = attr_desc.HasField("name") and isinstance(attr_desc.name, str)
+        where += f": attribute '{attr_desc.name}'" if named else f": attribute #{attr}"
+    return where if kind == "vars" or not rest else f"{where}, field {rest}"
 
 
 # -- strings ---------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 
     run(program, feed, fetch_list, scope)
      └─ run_block(plan of block 0, a new kid scope of `scope`)   one scope per block run
-         └─ run_op(step)   kernel(ctx, *input arrays, **attrs) -> output arrays
+         └─ run_op(step)   kernel(ctx, *input arrays, **attrs) -> output arrays,
+             │             each checked against its declared dtype and shape
              └─ a control-flow op calls run_block(sub-block, a new kid scope)
 
 Persistable variables (parameters, optimizer state) live in the user's
@@ -29,6 +30,7 @@ from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
+from paddle_nb.executor.declared import check_results
 from paddle_nb.executor.failures import op_run_error
 from paddle_nb.executor.fast import FastBlock
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
@@ -262,6 +264,7 @@ class Executor:
                 args = gather(cells, step.ins)
             out = step.kernel(self.ctx if step.wanted is None else
                               self.ctx.for_outputs(step.wanted), *args, **step.attrs)
+            check_results(step, plan, out, cells)    # as declared, before anything reads it
             self._store(step, cells, out)
         except OpRunError:
             raise
@@ -301,6 +304,7 @@ class Executor:
             if len(self._plans) > 64:
                 self._plans.clear()
             plan = BlockPlan(program, block_idx)
+            plan.check_only_used(set(keep))
             if block_idx == 0:
                 plan.plan_releases(set(keep))
             plan.program_ref = program   # keeps id(program) from being reused while cached

@@ -39,11 +39,12 @@ class FastBlock:
         self.plan = plan
         self.executor = executor
         self._kernels = [self._bind(step) for step in plan.steps]
-        # the first run checks each result against its declaration; then run_checked
-        # turns False and the block is compiled again without the checks (_passed)
+        # the first run checks each result against its declaration; once one has passed,
+        # run_checked turns False and the next run compiles the block without the checks
         self.run_checked = True
-        self._execute, self.source = unroll(f"block_{plan.block.idx}", plan.steps,
+        self._checked, self.source = unroll(f"block_{plan.block.idx}", plan.steps,
                                             self._kernels, _store, self._fail, self._check)
+        self._plain = None
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
         written = {p for step in plan.steps for p in flat_positions(step.outs)}
         self.written = sorted(p for p in written if plan.persistable[p])
@@ -71,20 +72,24 @@ class FastBlock:
             env[pos] = array
             fed += array.nbytes
         plan.check_persistables_ready(env)
-        MEMORY.transient_peak(executor.place, self._execute(env, fed))
-        if self.run_checked:
-            self._passed()
+        MEMORY.transient_peak(executor.place, self._function()(env, fed))
+        self.run_checked = False
         return env
 
     def _check(self, k, out, env):
         check_results(self.plan.steps[k], self.plan, out, env)
 
-    def _passed(self):
-        """A run has checked every result: later runs use the block without the checks
-        (one function replaced whole, so a thread running the old one finishes it)."""
-        self.run_checked = False
-        self._execute, self.source = unroll(f"block_{self.plan.block.idx}", self.plan.steps,
-                                            self._kernels, _store, self._fail)
+    def _function(self):
+        """The unrolled block: checked until a run has passed, then plain (compiled on the
+        first run that needs it, so a program run once, a startup program, compiles once)."""
+        if self.run_checked:
+            return self._checked
+        plain = self._plain
+        if plain is None:
+            plain, self.source = unroll(f"block_{self.plan.block.idx}", self.plan.steps,
+                                        self._kernels, _store, self._fail)
+            self._plain = plain        # (two threads may both compile it: either will do)
+        return plain
 
     def run_framed(self, scope, values, reuse=None):
         """Run a sub-block in ``scope``, leaving its own variables there as a Frame.
@@ -128,10 +133,9 @@ class FastBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
-        made = self._execute(env)     # nothing is released: the peak is all made (a parameter
-        #                               with no value fails in _fail, clearly)
-        if self.run_checked:
-            self._passed()
+        made = self._function()(env)   # nothing is released: the peak is all made (a parameter
+        #                                with no value fails in _fail, clearly)
+        self.run_checked = False
         place = executor.place
         for pos in self.written_outer if index is local else self.written_any:
             name = names[pos]

@@ -1,4 +1,4 @@
-"""One program per attribute type PaddlePaddle 2.6.2's framework.proto has, as PaddlePaddle writes it.
+"""A program per attribute type of PaddlePaddle 2.6.2's framework.proto, as PaddlePaddle writes it.
 
 Run with the interop virtual environment, never with paddle_nb's:
 

@@ -86,8 +86,8 @@ def run_case(name, feeds, build):
         var = block.var(n)
         dtype = str(var.dtype).replace("paddle.", "")
         record[f"{name}/declared/{n}"] = np.array(f"{dtype} {','.join(map(str, var.shape))}")
-        print(f"  {n}: declared {dtype}{list(var.shape)}, computed "
-              f"{np.asarray(fetched[names.index(n)]).dtype}{list(np.shape(fetched[names.index(n)]))}")
+        value = np.asarray(fetched[names.index(n)])
+        print(f"  {n}: declared {dtype}{list(var.shape)}, computed {value.dtype}{list(value.shape)}")
     return record
 
 

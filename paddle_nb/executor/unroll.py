@@ -40,7 +40,8 @@ def unroll(name, steps, kernels, store, fail, check=None):
 
     ``store(env, outs, out)`` puts a multi-output result in place and returns
     its bytes; ``fail(k, env, err)`` makes the error raised when step ``k``
-    fails; ``check(k, out, env)``, when given, sees each step's result first. The function returns the peak bytes held: ``made`` (the bytes of the values
+    fails; ``check(k, out, env)``, when given, sees each step's result first.
+    The function returns the peak bytes held: ``made`` (the bytes of the values
     it starts with, which the run counts as its own: the feeds) plus those made since.
     """
     while True:         # not in the finalizer: a collection inside linecache.checkcache's

@@ -152,12 +152,14 @@ def _owner(desc, path):
     name = item.name if kind == "vars" else item.type
     if not (item.HasField("name" if kind == "vars" else "type") and isinstance(name, str)):
         return None
-    where = f"{path} (variable '{name}')" if kind == "vars" else f"op #{index} '{name}' in block {block}"
-    if kind == "ops" and attr is not None:
+    if kind == "vars":
+        return f"{path} (variable '{name}')"
+    where = f"op #{index} '{name}' in block {block}"
+    if attr is not None:
         attr_desc = item.attrs[int(attr)]
         named = attr_desc.HasField("name") and isinstance(attr_desc.name, str)
         where += f": attribute '{attr_desc.name}'" if named else f": attribute #{attr}"
-    return where if kind == "vars" or not rest else f"{where}, field {rest}"
+    return f"{where}, field {rest}" if rest else where
 
 
 # -- strings ---------------------------------------------------------------------------------------

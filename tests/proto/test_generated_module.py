@@ -30,7 +30,8 @@ def register_as_paddle():
         message = todo.pop()
         todo.extend(message.nested_type)
         for field in (f for f in message.field if f.type_name):
-            field.type_name = field.type_name.replace(".paddle_nb.proto.", ".paddle.framework.proto.")
+            field.type_name = field.type_name.replace(".paddle_nb.proto.",
+                                                      ".paddle.framework.proto.")
     file.name, file.package = "paddle/fluid/framework/framework.proto", "paddle.framework.proto"
     descriptor_pool.Default().AddSerializedFile(file.SerializeToString())
 """

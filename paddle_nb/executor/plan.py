@@ -86,6 +86,7 @@ class BlockPlan:
         # it (executor/declared.py); check_only_used leaves out the values nothing reads
         self.declared = [(d, v.shape) if d is not None and t else None
                          for v, d, t in zip(self.vars, self.dtypes, self.tensor)]
+        self.verified = False      # the scope loop has run it once, checking every result
         self.has_raw = any(step.raw for step in self.steps)
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)

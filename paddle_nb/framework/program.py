@@ -205,6 +205,27 @@ class Program:
         return cls.from_desc(desc)
 
     @classmethod
+    def from_paddle(cls, program):
+        """A Program from a PaddlePaddle ``paddle.static.Program``, through its serialized
+        desc (``program.desc.serialize_to_string()``): paddle itself is not imported."""
+        serialize = getattr(getattr(program, "desc", None), "serialize_to_string", None)
+        if serialize is None:
+            raise TypeError("Program.from_paddle: expected a PaddlePaddle paddle.static.Program "
+                            f"(with .desc.serialize_to_string()), got {type(program).__name__}")
+        return cls.parse(serialize())
+
+    def to_paddle(self):
+        """This program as a PaddlePaddle ``paddle.static.Program`` (made with
+        ``Program.parse_from_string`` from the serialized desc); needs PaddlePaddle installed."""
+        try:
+            import paddle
+        except ImportError:
+            raise ImportError("Program.to_paddle needs PaddlePaddle, which is not installed "
+                              "(pip install paddlepaddle==2.6.2); Program.serialize() gives the "
+                              "bytes PaddlePaddle reads") from None
+        return paddle.static.Program.parse_from_string(self.serialize())
+
+    @classmethod
     def from_desc(cls, desc, source=None):
         """A Program over ``desc`` (validated, not copied). With ``source``, it also takes
         source's construction-time information, which the desc does not hold: what

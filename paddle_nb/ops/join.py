@@ -172,15 +172,15 @@ def _sliced(shape, boxes):
 
 
 def slice_shape(shape, axes, starts, ends, decrease_axis):
-    """The shape ``slice`` gives Input (Python's clamping; decrease_axis dims dropped)."""
+    """The shape ``slice`` gives Input (Python's clamping; decrease_axis dims dropped; all of
+    them dropped leaves a 0-D tensor, as in PaddlePaddle 2.6: ``x[1]`` of a 1-D x)."""
     boxes = _boxes(shape, axes, starts, ends)
     out = _sliced(shape, boxes)
     for d in decrease_axis:
         if d not in boxes or out[d] not in (1, -1):
             fail(f"decrease_axis {list(decrease_axis)} must name sliced axes of size 1, but "
                  f"the slice of Input of shape {tuple(shape)} has shape {out}")
-    kept = tuple(d for i, d in enumerate(out) if i not in set(decrease_axis))
-    return kept or (1,)
+    return tuple(d for i, d in enumerate(out) if i not in set(decrease_axis))
 
 
 SLICE_ATTRS = {

@@ -81,22 +81,20 @@ def _sce_keep(xp, label, ignore_index, normalize):
 
 def _sce_kernel(ctx, x, label, pos_weight, *, normalize, ignore_index):
     xp = ctx.xp
-    softplus_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)   # log(1 + exp(-x))
-    if pos_weight is None:
-        out = x - x * label + softplus_neg
-    else:     # pos_weight weighs the log(sigmoid(x)) term, as PaddlePaddle's kernel does
-        out = (1 - label) * x + pos_weight * softplus_neg
+    log_term = xp.log1p(xp.exp(-xp.abs(x)))
+    if pos_weight is not None:   # PaddlePaddle weighs only this term (not log(1 + exp(-x)))
+        log_term = log_term * pos_weight
+    out = xp.maximum(x, 0) - x * label + log_term
     keep, count = _sce_keep(xp, label, ignore_index, normalize)
     return (xp.where(keep, out, 0) / count).astype(x.dtype, copy=False)
 
 
 def _sce_grad_kernel(ctx, x, label, pos_weight, dout, *, normalize, ignore_index):
+    # sigmoid(x) * pos_weight - label, as PaddlePaddle computes it: with a pos_weight this is
+    # not the derivative of the forward above (the two agree when pos_weight is 1)
     xp = ctx.xp
     sig = 1 / (1 + xp.exp(-x))
-    if pos_weight is None:
-        dx = sig - label
-    else:
-        dx = (1 - label) - pos_weight * (1 - sig)
+    dx = sig - label if pos_weight is None else sig * pos_weight - label
     keep, count = _sce_keep(xp, label, ignore_index, normalize)
     return (xp.where(keep, dx * dout, 0) / count).astype(x.dtype, copy=False)
 
@@ -108,8 +106,9 @@ _register_pair(
     grad_op("sigmoid_cross_entropy_with_logits_grad", inputs=("X", "Label", "pos_weight")),
     ["X", "Label", Slot("pos_weight", dispensable=True), "Out@GRAD"], ["X@GRAD"],
     lambda x, label, pos_weight, dout, **_: x, _sce_grad_kernel,
-    "Out = (1 - Label) * X + w * log(1 + exp(-X)) (w = pos_weight, default 1), computed\n"
-    "stably; 0 where Label == ignore_index; divided by the labels kept when normalize")
+    "Out = max(X, 0) - X * Label + w * log(1 + exp(-|X|)) (w = pos_weight, default 1; with\n"
+    "w = 1 this is the cross entropy of sigmoid(X)); 0 where Label == ignore_index; divided\n"
+    "by the labels kept when normalize. X@GRAD = sigmoid(X) * w - Label, as in PaddlePaddle")
 
 # ---- huber_loss -------------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ X holds log-probabilities [N, C] (or [N, C, H, W], one distribution per pixel);
 Label the class of each sample (or pixel): [N] (or [N, H, W]). Each sample's loss
 is -Weight[label] * X[n, label]; a label equal to ``ignore_index`` counts for
 nothing. ``Total_weight`` is the sum of the weights of the labels kept, the
-divisor of ``reduction="mean"``; the grad reads it back.
+divisor of ``reduction="mean"`` (0 with "none", as PaddlePaddle
+leaves it); the grad reads it back.
 """
 
 from paddle_nb.ops.grad import grad_op
@@ -58,7 +59,7 @@ def _nll_kernel(ctx, x, label, weight, *, ignore_index, reduction):
     index, w = _picked(ctx, x, label, weight, ignore_index)
     logp = xp.take_along_axis(x, index[:, None], axis=1)[:, 0]
     loss = -w * logp
-    total = w.sum()
+    total = w.sum() if reduction != "none" else xp.zeros((), x.dtype)   # 2.6 leaves it 0
     if reduction == "sum":
         loss = loss.sum()
     elif reduction == "mean":

@@ -3,7 +3,7 @@
 Each value is divided by a power of the energy of its neighbours across channels:
 MidOut = k + alpha * sum(X[c']^2 for c' in the window of n channels around c),
 Out = X * MidOut^-beta. The window of channel c runs from c - (n-1)//2 for n
-channels (cut at the edges). The grad sums, for each channel, over the windows
+channels (cut at the edges; n is odd, as PaddlePaddle requires). The grad sums, for each channel, over the windows
 that contain it: the same window sum with the window mirrored.
 """
 
@@ -13,7 +13,8 @@ from paddle_nb.ops.registry import Attr, OpDef, fail, register
 __all__ = []
 
 LRN_ATTRS = {
-    "n": Attr("int", 5, lambda v: None if v > 0 else "must be > 0", comment="window size"),
+    "n": Attr("int", 5, lambda v: None if v > 0 and v % 2 else "must be odd and > 0",
+              comment="the window size, centred on each channel"),
     "k": Attr("float", 2.0, comment="the bias"),
     "alpha": Attr("float", 1e-4, comment="the scale of the sum of squares"),
     "beta": Attr("float", 0.75, comment="the power"),

@@ -196,9 +196,15 @@ def _log_loss_grad_kernel(ctx, p, label, dloss, *, epsilon):
     return dp.astype(p.dtype, copy=False)
 
 
+def _log_loss_infer(p, label, *, epsilon):
+    if len(p.shape) != 2 or p.shape[1] not in (1, -1):
+        fail(f"Predicted must be [N, 1], one probability per row, got shape {tuple(p.shape)}")
+    return _same_shape(p, label, "Predicted", "Labels")
+
+
 _register_pair(
-    "log_loss", ["Predicted", "Labels"], ["Loss"], LOG_LOSS_ATTRS,
-    lambda p, label, **_: _same_shape(p, label, "Predicted", "Labels"), _log_loss_kernel,
+    "log_loss", ["Predicted", "Labels"], ["Loss"], LOG_LOSS_ATTRS, _log_loss_infer,
+    _log_loss_kernel,
     grad_op("log_loss_grad", inputs=("Predicted", "Labels"), out_grads=("Loss",),
             in_grads=("Predicted",)),
     ["Predicted", "Labels", "Loss@GRAD"], ["Predicted@GRAD"],

@@ -9,8 +9,8 @@ by step (``loss_steps``) with the op types and names 2.6 writes. ``reduction`` i
 >>> import paddle_nb as pd, numpy as np
 >>> from paddle_nb.framework import unique_name
 >>> with unique_name.guard(), pd.program_guard(pd.Program(), pd.Program()):
-...     x = pd.static.data("x", [2, 3])
-...     y = pd.static.data("y", [2, 3])
+...     x = pd.layers.data("x", [2, 3], append_batch_size=False)
+...     y = pd.layers.data("y", [2, 3], append_batch_size=False)
 ...     loss = mse_loss(x, y)
 >>> [op.type for op in loss.block.ops], loss.name, loss.shape
 (['elementwise_sub', 'square', 'reduce_mean'], 'mean_0.tmp_0', ())
@@ -132,13 +132,18 @@ def kl_div(input, label, reduction="mean", name=None):
 
 
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
-    """relu(-label * (input - other) + margin), reduced (its mean is the ``mean`` op)."""
+    """relu(-label * (input - other) + margin), reduced; the last op writes the function's
+    own temporary (``margin_ranking_loss_0.tmp_0``): relu, ``reduce_sum`` or ``mean``."""
     S.check_reduction("margin_ranking_loss", reduction)
+    helper = layer_helper("margin_ranking_loss")
     diff = S.elementwise("elementwise_sub", input, other)
-    signed = S.elementwise("elementwise_mul", S.scale(label, -1.0, key="scale"), diff)
-    shifted = S.elementwise("elementwise_add", signed, S.fill(margin, [1], input.dtype))
-    loss = S.named("relu", {"X": shifted})
-    if reduction == "mean":
-        return S.named("mean", {"X": loss}, key="margin_ranking_loss")
-    return S.reduce_loss(loss, reduction)
-
+    out = S.elementwise("elementwise_mul", S.scale(label, -1.0, key="scale"), diff)
+    if margin != 0.0:
+        out = S.elementwise("elementwise_add", out, S.fill(margin, [1], input.dtype))
+    if reduction == "none":
+        return helper.out("relu", {"X": out})
+    out = S.named("relu", {"X": out})
+    if reduction == "sum":
+        return helper.out("reduce_sum", {"X": out},
+                          {"dim": [0], "keep_dim": False, "reduce_all": True})
+    return helper.out("mean", {"X": out})

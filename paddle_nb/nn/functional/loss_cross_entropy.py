@@ -39,7 +39,9 @@ def _swce(logits, label, soft_label, ignore_index, numeric_stable_mode, return_s
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
-    """(1 - epsilon) * label + epsilon * prior_dist (uniform over the last dimension by default)."""
+    """(1 - epsilon) * label + epsilon * prior_dist (uniform over the last dimension by default).
+    As in PaddlePaddle 2.6, ``label`` is marked stop_gradient: no gradient flows back."""
+    label.stop_gradient = True
     inputs = {"X": label}
     if prior_dist is not None:
         inputs["PriorDist"] = prior_dist

@@ -47,7 +47,10 @@ def operator(op_type, inputs, attrs=None):
 
 
 def fill(value, shape, dtype):
-    """``paddle.full``'s fill_constant: ``fill_constant_N.tmp_0``."""
+    """``paddle.full``'s fill_constant: ``fill_constant_N.tmp_0``. 2.6 makes two helpers
+    named ``fill_constant`` for one op, so the count moves by two (the first ``fill`` of
+    a program writes ``fill_constant_1.tmp_0``)."""
+    unique_name.generate("fill_constant")
     return named("fill_constant", {}, {"shape": list(shape), "value": float(value),
                                        "str_value": str(float(value)), "dtype": dtype,
                                        "force_cpu": False, "place_type": -1})

@@ -209,6 +209,9 @@ class _InstanceNormBase(Layer):
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
                  bias_attr=None, data_format="NCHW", name=None):
         super().__init__()
+        if (weight_attr is False) != (bias_attr is False):
+            raise ValueError(f"{type(self).__name__}: weight_attr and bias_attr must be False "
+                             "together (both parameters or neither), as in PaddlePaddle")
         self._epsilon, self._data_format = epsilon, data_format
         self._num_features = num_features
         self.scale, self.bias = _affine(self, [num_features], weight_attr, bias_attr)

@@ -39,7 +39,8 @@ def with_ignored(values, value, *cells):
     return values
 
 
-# name -> (op type, {slot: (value, wants grad)}, attrs, {out slot: dtype}, main out slot)
+# name -> (op type, {slot: (value, wants grad)}, attrs, {out slot: dtype}, main out slot
+#          [, W's shape where the main output's is not known])
 F32 = "float32"
 CASES = {
     "bce_loss": ("bce_loss", {"X": (prob(3, 4), True), "Label": (prob(3, 4), False)}, {},
@@ -95,10 +96,23 @@ CASES = {
                {"Out": F32, "MidOut": F32}, "Out"),
     "lrn_n5": ("lrn", {"X": (normal(1, 6, 2, 2), True)},
                {"n": 5, "alpha": 0.1, "beta": 0.6, "k": 1.5}, {"Out": F32, "MidOut": F32}, "Out"),
+    # warpctc declares Loss [-1, 1]: W's shape is given
+    "warpctc": ("warpctc", {"Logits": (normal(5, 2, 4), True),
+                            "Label": (np.array([[1, 2, 2], [3, 1, 0]], dtype="int32"), False),
+                            "LogitsLength": (np.array([5, 4]), False),
+                            "LabelLength": (np.array([3, 2]), False)},
+                {"blank": 0, "norm_by_times": False}, {"Loss": F32, "WarpCTCGrad": F32}, "Loss",
+                (2, 1)),
+    "warpctc_norm_by_times": ("warpctc", {"Logits": (normal(4, 2, 3), True),
+                                          "Label": (np.array([[1], [2]], dtype="int32"), False),
+                                          "LogitsLength": (np.array([4, 3]), False),
+                                          "LabelLength": (np.array([1, 1]), False)},
+                              {"blank": 0, "norm_by_times": True},
+                              {"Loss": F32, "WarpCTCGrad": F32}, "Loss", (2, 1)),
 }
 
 
-def run_case(name, op_type, ins_spec, attrs, out_spec, main_slot):
+def run_case(name, op_type, ins_spec, attrs, out_spec, main_slot, w_shape=None):
     main, startup = paddle.static.Program(), paddle.static.Program()
     feeds = {slot: value for slot, (value, _) in ins_spec.items()}
     with paddle.static.program_guard(main, startup):
@@ -111,7 +125,7 @@ def run_case(name, op_type, ins_spec, attrs, out_spec, main_slot):
                 for slot, dtype in out_spec.items()}
         helper.append_op(type=op_type, inputs=ins, outputs=outs, attrs=attrs)
         main_out = outs[main_slot]
-        feeds["W"] = normal(*main_out.shape)
+        feeds["W"] = normal(*(w_shape or main_out.shape))
         w = paddle.static.data(f"{name}_w", feeds["W"].shape, "float32")
         paddle.static.append_backward(paddle.sum(main_out * w))
     grad_slots = [s for s, (_, grad) in ins_spec.items() if grad]

@@ -210,3 +210,52 @@ BAD = {
                      error=ShapeError, match="Weight must have shape")],
     "lrn": [Bad({"X": meta(2, 3, 4)}, error=ShapeError, match="X must be 4-D")],
 }
+
+
+# ---- warpctc: every alignment enumerated ----
+
+def _collapse(path, blank):
+    out = [c for i, c in enumerate(path) if (i == 0 or c != path[i - 1])]
+    return [c for c in out if c != blank]
+
+
+def _ctc_ref(ins, attrs):
+    import itertools
+    logits, blank = ins["Logits"].astype(D), attrs.get("blank", 0)
+    losses = []
+    for b in range(logits.shape[1]):
+        steps = int(ins["LogitsLength"][b])
+        target = list(ins["Label"][b, :int(ins["LabelLength"][b])])
+        probs = np.exp(logits[:steps, b])
+        probs /= probs.sum(1, keepdims=True)
+        total = sum(np.prod([probs[t, c] for t, c in enumerate(path)])
+                    for path in itertools.product(range(logits.shape[2]), repeat=steps)
+                    if _collapse(path, blank) == target)
+        losses.append([-np.log(total)])
+    return {"Loss": np.array(losses)}
+
+
+def _ctc(logits, label, logits_length, label_length, name, grad=("Logits",), **attrs):
+    ins = {"Logits": logits, "Label": np.asarray(label, dtype=np.int32),
+           "LogitsLength": np.asarray(logits_length, dtype=np.int64),
+           "LabelLength": np.asarray(label_length, dtype=np.int64)}
+    return Case(inputs=ins, attrs=attrs, ref=_ctc_ref, grad=grad, grad_outputs=("Loss",),
+                name=name)
+
+
+CASES["warpctc"] = [
+    _ctc(arr(4, 2, 3), [[1, 2], [2, 2]], [4, 4], [2, 2], "two sequences, a repeat"),
+    _ctc(arr(5, 2, 3), [[1, 1, 0], [2, 0, 0]], [5, 3], [2, 1], "padded lengths, blank 0"),
+    _ctc(arr(3, 1, 3), [[0]], [3], [1], "blank 2", blank=2),
+    # norm_by_times scales the gradient only (not the loss): no central differences
+    _ctc(arr(3, 2, 2), [[1], [1]], [3, 2], [1, 1], "norm_by_times", grad=(),
+         norm_by_times=True),
+]
+BAD["warpctc"] = [
+    Bad({"Logits": meta(4, 3), "Label": meta(2, 2, dtype=np.int32),
+         "LogitsLength": meta(2, dtype=np.int64), "LabelLength": meta(2, dtype=np.int64)},
+        error=ShapeError, match=r"Logits must be \[max_time, batch, classes\]"),
+    Bad({"Logits": meta(4, 2, 3), "Label": meta(2, 2, dtype=np.int32),
+         "LogitsLength": meta(2, dtype=np.int64), "LabelLength": meta(2, dtype=np.int64)},
+        attrs={"blank": 3}, error=ShapeError, match="blank"),
+]

@@ -22,7 +22,10 @@ RTOL, ATOL = 1e-5, 1e-6
 CASES = ["bce_loss", "sce_plain", "sce_pos_weight", "sce_ignore_normalize", "huber_loss",
          "kldiv_none", "kldiv_mean", "kldiv_batchmean", "kldiv_sum", "log_loss", "label_smooth",
          "label_smooth_prior", "nll_mean_weight", "nll_none_ignore", "nll_4d_mean",
-         "nll_4d_sum_weight", "lrn_n3", "lrn_n5"]
+         "nll_4d_sum_weight", "lrn_n3", "lrn_n5", "warpctc", "warpctc_norm_by_times"]
+# PaddlePaddle declares warpctc's WarpCTCGrad as shape (), though it holds [T, B, C]: paddle_nb
+# declares the shape it holds
+UNDECLARED = {("warpctc", "WarpCTCGrad")}
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,8 @@ def test_the_kernel_and_shape_inference_give_paddles_outputs(refs, case):
     inferred = harness.infer(m["type"], ins, m["attrs"])
     for slot, want in part(refs, case, "out").items():
         close(got[slot], want, f"{case}: {slot}")
-        assert list(inferred[slot].shape) == m["declared"][slot], (case, slot)
+        if (m["type"], slot) not in UNDECLARED:
+            assert list(inferred[slot].shape) == m["declared"][slot], (case, slot)
 
 
 @pytest.mark.parametrize("case", CASES)

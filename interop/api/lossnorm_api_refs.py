@@ -24,7 +24,7 @@ import paddle.nn.functional as F
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from interop.api.lossnorm_cases import CASES, FEEDS, FLOAT_GRAD  # noqa: E402
+from interop.api.lossnorm_cases import CASES, FEEDS, FLOAT_GRAD, W_SHAPES  # noqa: E402
 
 
 def ops_of(program):
@@ -53,12 +53,13 @@ def run_case(name, build):
         out = build(F, nn, data)
         built = ops_of(main)
         params = main.all_parameters()
+        w_shape = W_SHAPES.get(name, tuple(out.shape))     # fed; declared as out's shape
         w = paddle.static.data("W", out.shape, "float32")
         wrt = [v for k, v in declared.items() if k in FLOAT_GRAD and not v.stop_gradient] + \
               [p for p in params if p.trainable]
         grads = paddle.static.gradients([out], wrt, target_gradients=[w])
     feeds = {k: FEEDS[k] for k in declared}
-    feeds["W"] = np.random.default_rng(5).standard_normal(out.shape).astype("float32")
+    feeds["W"] = np.random.default_rng(5).standard_normal(w_shape).astype("float32")
     exe, scope = paddle.static.Executor(paddle.CPUPlace()), paddle.static.Scope()
     values = {p.name: param_value(i, p) for i, p in enumerate(params)}
     with paddle.static.scope_guard(scope):

@@ -33,9 +33,11 @@ FEEDS = {
     "img": _n(2, 3, 2, 2), "img4d_label": np.array([[[0, 2], [1, 1]], [[2, 0], [0, 1]]]),
     "seq": _n(2, 3, 4), "nlc": _n(2, 4, 3), "vol": _n(2, 3, 2, 1, 2), "grp": _n(2, 4, 2, 3),
     "b3": _n(3), "p1": _p(4, 1), "q1": _p(4, 1), "mean3": _n(3) * 0.1, "var3": _p(3) + 0.5,
-    "lrn_in": _n(2, 5, 2, 2),
+    "lrn_in": _n(2, 5, 2, 2), "ctc_logits": _n(5, 2, 4),
+    "ctc_labels": np.array([[1, 2, 2], [3, 1, 0]], dtype="int32"),
+    "ctc_in_len": np.array([5, 4]), "ctc_label_len": np.array([3, 2]),
 }
-FLOAT_GRAD = {"x", "y", "p", "p1", "img", "seq", "nlc", "vol", "grp", "lrn_in"}
+FLOAT_GRAD = {"ctc_logits", "x", "y", "p", "p1", "img", "seq", "nlc", "vol", "grp", "lrn_in"}
 
 
 def _eval(layer):
@@ -93,7 +95,16 @@ CASES = {
                                                                       d("sign4"), margin=0.1),
     "triplet_margin_loss": lambda F, nn, d: F.triplet_margin_loss(d("x"), d("y"), d("p")),
     "gaussian_nll_loss": lambda F, nn, d: F.gaussian_nll_loss(d("x"), d("y"), d("q")),
+    "ctc_loss": lambda F, nn, d: F.ctc_loss(d("ctc_logits"), d("ctc_labels"), d("ctc_in_len"),
+                                            d("ctc_label_len")),
+    "ctc_loss_sum_norm": lambda F, nn, d: F.ctc_loss(d("ctc_logits"), d("ctc_labels"),
+                                                     d("ctc_in_len"), d("ctc_label_len"),
+                                                     reduction="sum", norm_by_times=True),
+    "margin_ranking_loss_none": lambda F, nn, d: F.margin_ranking_loss(d("x"), d("y"), d("t"),
+                                                                       reduction="none"),
     # layers
+    "CTCLoss_none": lambda F, nn, d: nn.CTCLoss(blank=0, reduction="none")(
+        d("ctc_logits"), d("ctc_labels"), d("ctc_in_len"), d("ctc_label_len")),
     "CrossEntropyLoss_soft": lambda F, nn, d: nn.CrossEntropyLoss(soft_label=True)(d("x"),
                                                                                    d("q")),
     "MSELoss_none": lambda F, nn, d: nn.MSELoss(reduction="none")(d("x"), d("y")),
@@ -134,3 +145,6 @@ CASES = {
 # 2.6 writes these with ops paddle_nb composes differently (see each function's module)
 VALUES_ONLY = {"hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
                "gaussian_nll_loss", "F_local_response_norm", "LocalResponseNorm"}
+
+# the shape W (the gradient seed) is fed with where the output declares an unknown (-1)
+W_SHAPES = {"CTCLoss_none": (2,)}

@@ -35,7 +35,7 @@ from paddle_nb.nn.layer.loss import (  # noqa: F401
     CrossEntropyLoss, MSELoss, L1Loss, SmoothL1Loss, BCELoss, BCEWithLogitsLoss,
     NLLLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss,
     TripletMarginLoss, TripletMarginWithDistanceLoss, SoftMarginLoss,
-    MultiLabelSoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
+    MultiLabelSoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CTCLoss,
 )
 
 # -- rnn -----------------------------------------------------------------------------------

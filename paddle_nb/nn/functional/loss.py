@@ -33,7 +33,7 @@ __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth", "mse_l
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "soft_margin_loss",
            "multi_label_soft_margin_loss", "sigmoid_focal_loss", "dice_loss",
-           "poisson_nll_loss", "gaussian_nll_loss"]
+           "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss"]
 
 
 def mse_loss(input, label, reduction="mean", name=None):
@@ -147,3 +147,25 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
         return helper.out("reduce_sum", {"X": out},
                           {"dim": [0], "keep_dim": False, "reduce_all": True})
     return helper.out("mean", {"X": out})
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean",
+             norm_by_times=False):
+    """The CTC loss of padded sequences (``warpctc``): ``log_probs`` [max_time, batch,
+    classes] (unnormalized; the op takes the softmax), ``labels`` [batch, max_label_length];
+    "mean" averages the losses divided by their label lengths."""
+    S.check_reduction("ctc_loss", reduction)
+    helper = layer_helper("warpctc")
+    loss, grad = helper.tmp_name(), helper.tmp_name()
+    loss = S.append(loss, "warpctc", {"Logits": log_probs, "Label": labels,
+                                      "LogitsLength": input_lengths,
+                                      "LabelLength": label_lengths},
+                    {"blank": int(blank), "norm_by_times": bool(norm_by_times)},
+                    slot="Loss", extra={"WarpCTCGrad": grad})
+    loss = S.squeeze(loss, [-1])
+    if reduction == "mean":
+        per_label = S.operator("elementwise_div",
+                               {"X": loss, "Y": S.cast(label_lengths, loss.dtype, "tmp")},
+                               {"axis": -1})
+        return S.reduce("mean", per_label)
+    return S.reduce_loss(loss, reduction)

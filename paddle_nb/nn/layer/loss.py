@@ -11,7 +11,7 @@ from paddle_nb.nn.layer_base import Layer
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
            "NLLLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
-           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
 
 
 class CrossEntropyLoss(Layer):
@@ -210,3 +210,15 @@ class GaussianNLLLoss(Layer):
     def forward(self, input, label, variance):
         return F.gaussian_nll_loss(input, label, variance, self.full, self.epsilon,
                                    self.reduction)
+
+
+class CTCLoss(Layer):
+    """``F.ctc_loss`` with ``blank`` and ``reduction`` kept."""
+
+    def __init__(self, blank=0, reduction="mean"):
+        super().__init__()
+        self.blank, self.reduction = blank, reduction
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
+                          self.reduction, norm_by_times)

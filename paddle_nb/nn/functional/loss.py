@@ -17,6 +17,7 @@ by step (``loss_steps``) with the op types and names 2.6 writes. ``reduction`` i
 """
 
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.layers.loss import append_square_error_cost
 from paddle_nb.nn.functional import loss_steps as S
 from paddle_nb.nn.functional.loss_composite import (
     cosine_embedding_loss, dice_loss, gaussian_nll_loss, hinge_embedding_loss,
@@ -62,9 +63,8 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
 
 def square_error_cost(input, label):
     """(input - label)^2 elementwise, named after the function (``square_error_cost_0.tmp_1``)."""
-    helper = layer_helper("square_error_cost")
-    diff = helper.out("elementwise_sub", {"X": input, "Y": label}, {"axis": -1})
-    return helper.out("square", {"X": diff})
+    return append_square_error_cost(layer_helper("square_error_cost"), input, label,
+                                     {"axis": -1})
 
 
 def log_loss(input, label, epsilon=1e-4, name=None):

@@ -11,6 +11,7 @@ reduction, whose "mean" with an ``ignore_index`` divides by the labels kept.
 import numpy
 
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.layers.loss import append_softmax_with_cross_entropy
 from paddle_nb.nn.functional import loss_steps as S
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth"]
@@ -28,14 +29,12 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
 
 def _swce(logits, label, soft_label, ignore_index, numeric_stable_mode, return_softmax, axis,
           use_softmax):
-    helper = layer_helper("softmax_with_cross_entropy")
-    softmax, loss = helper.tmp_name(), helper.tmp_name()
     attrs = {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
              "numeric_stable_mode": bool(numeric_stable_mode), "axis": int(axis),
              "use_softmax": bool(use_softmax)}
-    loss = S.append(loss, "softmax_with_cross_entropy", {"Logits": logits, "Label": label},
-                    attrs, slot="Loss", extra={"Softmax": softmax})
-    return (loss, helper.block.var(softmax)) if return_softmax else loss
+    loss, softmax = append_softmax_with_cross_entropy(
+        layer_helper("softmax_with_cross_entropy"), logits, label, attrs)
+    return (loss, softmax) if return_softmax else loss
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):

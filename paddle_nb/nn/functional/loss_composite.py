@@ -1,18 +1,17 @@
 """Losses PaddlePaddle 2.6 writes as compositions of elementwise ops (no loss op of their own).
 
-soft_margin_loss, multi_label_soft_margin_loss, sigmoid_focal_loss, dice_loss and
-poisson_nll_loss append the op types 2.6 appends, in its order. The margin losses
-(hinge_embedding, cosine_embedding, triplet_margin) and gaussian_nll_loss compute what
-2.6 computes with fewer ops: 2.6's static ``paddle.where`` broadcasts its arguments
-through a chain of ``fill_any_like``/``cast``/``elementwise_add`` ops, and its
-``p_norm`` and ``assert`` ops have no kernel here; their values match, their op lists
-are shorter.
+Most append the op types 2.6 appends, in its order, with its names (``where`` copies
+the chain of ``fill_any_like``/``cast``/``elementwise_add`` ops by which 2.6's static
+``paddle.where`` broadcasts its arguments). triplet_margin_loss and gaussian_nll_loss
+compute what 2.6 computes with other ops: 2.6 writes ``p_norm`` and ``assert``, which
+have no kernel here.
 """
 
 import math
 
 import numpy
 
+from paddle_nb.core.dtypes import to_var_type
 from paddle_nb.nn.functional import loss_steps as S
 
 __all__ = ["soft_margin_loss", "multi_label_soft_margin_loss", "sigmoid_focal_loss", "dice_loss",
@@ -120,35 +119,54 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     return S.reduce_loss(loss, reduction)
 
 
-def _where_label(label, value, loss):
-    """loss where label == value, else 0."""
-    hit = S.operator("equal", {"X": label, "Y": S.number(value, label.dtype)}, CMP)
-    zeros = S.named("fill_any_like", {"X": loss}, {"value": 0.0, "dtype": -1}, key="full_like")
-    return S.named("where", {"Condition": hit, "X": loss, "Y": zeros})
+def _full_like(x, dtype=None):
+    """``paddle.zeros_like``: ``fill_any_like`` writing ``full_like_N.tmp_0``."""
+    number = to_var_type(x.dtype if dtype is None else dtype)
+    return S.named("fill_any_like", {"X": x}, {"value": 0.0, "dtype": number}, key="full_like")
+
+
+def where(condition, x, y):
+    """``paddle.where`` as 2.6 builds it in static mode: when the three shapes differ, each is
+    broadcast by adding zeros shaped like all three (two casts make the sum numeric)."""
+    if tuple(condition.shape) == tuple(x.shape) == tuple(y.shape):
+        return S.named("where", {"Condition": condition, "X": x, "Y": y})
+    zeros_x, zeros_y, zeros_c = _full_like(x), _full_like(y), _full_like(condition, "bool")
+    zeros_c, numeric = S.cast(zeros_c, x.dtype), S.cast(condition, x.dtype)
+    zeros = S.elementwise("elementwise_add", S.elementwise("elementwise_add", zeros_x, zeros_y),
+                          zeros_c)
+    x, y = S.elementwise("elementwise_add", x, zeros), S.elementwise("elementwise_add", y, zeros)
+    condition = S.cast(S.elementwise("elementwise_add", numeric, zeros), "bool")
+    return S.named("where", {"Condition": condition, "X": x, "Y": y})
+
+
+def _is(label, value):
+    """``label == value`` with a Python number: ``tmp_N``."""
+    return S.operator("equal", {"X": label, "Y": S.number(value, label.dtype)}, CMP)
 
 
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     """input where label is 1, max(0, margin - input) where label is -1; reduced."""
     S.check_reduction("hinge_embedding_loss", reduction)
-    positive = _where_label(label, 1.0, input)
-    negative = _where_label(label, -1.0, S.named("relu", {"X": S.scale(input, -1.0, margin)}))
+    zero = S.fill(0.0, [1], input.dtype)
+    positive = where(_is(label, 1.0), input, zero)
+    negative = where(_is(label, -1.0), S.named("relu", {"X": S.scale(input, -1.0, margin)}), zero)
     return S.reduce_loss(_add(positive, negative), reduction)
 
 
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
     """1 - cos(input1, input2) where label is 1, max(0, cos - margin) where it is -1; reduced.
-    The cosine runs along the last axis."""
+    The cosine runs along the last axis (each squared magnitude plus 1e-11)."""
     S.check_reduction("cosine_embedding_loss", reduction)
     dot = S.reduce("sum", _mul(input1, input2), dim=[-1])
-    norms = _mul(S.reduce("sum", S.named("square", {"X": input1}), dim=[-1]),
-                 S.reduce("sum", S.named("square", {"X": input2}), dim=[-1]))
-    cos = S.operator("elementwise_div", {"X": dot, "Y": S.named("sqrt", {"X": norms})},
-                     {"axis": -1})
-    label = S.cast(label, input1.dtype)
-    positive = _where_label(label, 1.0, S.scale(cos, -1.0, 1.0))
-    negative = _where_label(label, -1.0, S.named("clip", {"X": S.scale(cos, 1.0, -margin)},
-                                                 {"min": 0.0, "max": FLOAT_MAX}))
-    return S.reduce_loss(_add(positive, negative), reduction)
+    squares = [S.scale(S.reduce("sum", S.named("square", {"X": v}), dim=[-1]), 1.0, 10e-12)
+               for v in (input1, input2)]
+    denominator = S.named("sqrt", {"X": _mul(*squares)})
+    cos = S.operator("elementwise_div", {"X": dot, "Y": denominator}, {"axis": -1})
+    zeros = _full_like(cos)
+    positive = S.scale(cos, -1.0, 1.0)
+    negative = S.named("clip", {"X": S.scale(cos, 1.0, -margin)}, {"min": 0.0, "max": FLOAT_MAX})
+    out = _add(where(_is(label, 1), positive, zeros), where(_is(label, -1), negative, zeros))
+    return S.reduce_loss(out, reduction)
 
 
 def _pairwise(x, y, p, epsilon):

@@ -33,7 +33,8 @@ FEEDS = {
     "img": _n(2, 3, 2, 2), "img4d_label": np.array([[[0, 2], [1, 1]], [[2, 0], [0, 1]]]),
     "seq": _n(2, 3, 4), "nlc": _n(2, 4, 3), "vol": _n(2, 3, 2, 1, 2), "grp": _n(2, 4, 2, 3),
     "b3": _n(3), "p1": _p(4, 1), "q1": _p(4, 1), "mean3": _n(3) * 0.1, "var3": _p(3) + 0.5,
-    "lrn_in": _n(2, 5, 2, 2), "ctc_logits": _n(5, 2, 4),
+    "lrn_in": _n(2, 5, 2, 2), "big": (rng.random((4, 3)) * 3).astype("float32"),
+    "norm1": np.array([2.5], dtype="float32"), "ctc_logits": _n(5, 2, 4),
     "ctc_labels": np.array([[1, 2, 2], [3, 1, 0]], dtype="int32"),
     "ctc_in_len": np.array([5, 4]), "ctc_label_len": np.array([3, 2]),
 }
@@ -102,7 +103,28 @@ CASES = {
                                                      reduction="sum", norm_by_times=True),
     "margin_ranking_loss_none": lambda F, nn, d: F.margin_ranking_loss(d("x"), d("y"), d("t"),
                                                                        reduction="none"),
+    "poisson_nll_loss_full": lambda F, nn, d: F.poisson_nll_loss(d("p"), d("big"), full=True,
+                                                                 log_input=False),
+    "sigmoid_focal_normalizer": lambda F, nn, d: F.sigmoid_focal_loss(
+        d("x"), d("q"), normalizer=d("norm1"), alpha=0.5, gamma=1.5, reduction="mean"),
+    "multi_label_weight": lambda F, nn, d: F.multi_label_soft_margin_loss(
+        d("x"), d("q"), weight=d("w43"), reduction="none"),
     # layers
+    "CrossEntropyLoss_weight_ignore": lambda F, nn, d: nn.CrossEntropyLoss(
+        weight=d("w3"), ignore_index=2)(d("x"), d("label")),
+    "L1Loss": lambda F, nn, d: nn.L1Loss()(d("x"), d("y")),
+    "BCELoss_weight": lambda F, nn, d: nn.BCELoss(weight=d("w43"))(d("p"), d("q")),
+    "HingeEmbeddingLoss": lambda F, nn, d: nn.HingeEmbeddingLoss(reduction="sum")(d("x"),
+                                                                                  d("t")),
+    "CosineEmbeddingLoss": lambda F, nn, d: nn.CosineEmbeddingLoss(reduction="none")(
+        d("x"), d("y"), d("sign4")),
+    "TripletMarginLoss_swap": lambda F, nn, d: nn.TripletMarginLoss(p=1.0, swap=True)(
+        d("x"), d("y"), d("p")),
+    "SoftMarginLoss": lambda F, nn, d: nn.SoftMarginLoss(reduction="none")(d("x"), d("t")),
+    "MultiLabelSoftMarginLoss": lambda F, nn, d: nn.MultiLabelSoftMarginLoss()(d("x"), d("q")),
+    "PoissonNLLLoss": lambda F, nn, d: nn.PoissonNLLLoss(reduction="sum")(d("x"), d("q")),
+    "GaussianNLLLoss_full": lambda F, nn, d: nn.GaussianNLLLoss(full=True)(d("x"), d("y"),
+                                                                           d("q")),
     "CTCLoss_none": lambda F, nn, d: nn.CTCLoss(blank=0, reduction="none")(
         d("ctc_logits"), d("ctc_labels"), d("ctc_in_len"), d("ctc_label_len")),
     "CrossEntropyLoss_soft": lambda F, nn, d: nn.CrossEntropyLoss(soft_label=True)(d("x"),
@@ -143,7 +165,8 @@ CASES = {
 }
 
 # 2.6 writes these with ops paddle_nb composes differently (see each function's module)
-VALUES_ONLY = {"triplet_margin_loss", "gaussian_nll_loss", "F_local_response_norm", "LocalResponseNorm"}
+VALUES_ONLY = {"triplet_margin_loss", "gaussian_nll_loss", "TripletMarginLoss_swap",
+               "GaussianNLLLoss_full", "F_local_response_norm", "LocalResponseNorm"}
 
 # the shape W (the gradient seed) is fed with where the output declares an unknown (-1)
 W_SHAPES = {"CTCLoss_none": (2,)}

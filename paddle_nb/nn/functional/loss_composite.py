@@ -47,7 +47,7 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
                                             key="log_sigmoid"))
     loss = S.scale(_add(positive, negative), -1.0)
     if weight is not None:
-        loss = S.elementwise("elementwise_mul", loss, weight)
+        loss = _mul(loss, weight)
     return S.reduce_loss(S.reduce("mean", loss, dim=[-1]), reduction)
 
 
@@ -89,11 +89,11 @@ def dice_loss(input, label, epsilon=0.00001, name=None):
 
 def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean",
                      name=None):
-    """exp(input) - label * input (``log_input``) or input - label * log(input + eps), reduced."""
+    """exp(input) - label * input (``log_input``) or input - label * log(input + eps), reduced;
+    ``full`` adds Stirling's label * log(label) - label + log(2 pi label) / 2 where label > 1."""
     S.check_reduction("poisson_nll_loss", reduction)
-    if full:
-        raise NotImplementedError("poisson_nll_loss: full=True (the Stirling term) is not "
-                                  "available in paddle_nb; add it with paddle ops if needed")
+    if epsilon <= 0:
+        raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
     label = S.cast(label, input.dtype)
     if log_input:
         loss = S.operator("elementwise_sub", {"X": S.named("exp", {"X": input}),
@@ -101,7 +101,18 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
     else:
         log = S.named("log", {"X": S.scale(input, 1.0, epsilon)})
         loss = S.operator("elementwise_sub", {"X": input, "Y": _mul(label, log)}, {"axis": -1})
+    if full:
+        loss = _add(loss, _stirling(label))
     return S.reduce_loss(loss, reduction)
+
+
+def _stirling(label):
+    """label * log(label) - label + log(2 pi label) / 2 where label > 1, else 0."""
+    term = S.operator("elementwise_sub", {"X": _mul(label, S.named("log", {"X": label})),
+                                          "Y": label}, {"axis": -1})
+    term = _add(term, S.scale(S.named("log", {"X": S.scale(label, 2 * math.pi)}), 0.5))
+    above = S.operator("greater_than", {"X": label, "Y": S.number(1, label.dtype)}, CMP)
+    return where(above, term, _full_like(term))
 
 
 def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",

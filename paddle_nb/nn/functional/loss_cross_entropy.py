@@ -75,11 +75,15 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         return loss if soft_label else S.squeeze(loss, [axis - rank])
     if reduction == "sum":
         return S.reduce("sum", loss)
+    if not soft_label and ignore_index != DEFAULT_IGNORE:
+        # divide by the count (or the total weight) of the labels kept
+        total = S.reduce("sum", loss)
+        kept = _kept(label, ignore_index, input.dtype if weights is None else weights.dtype)
+        if weights is not None:
+            kept = S.elementwise("elementwise_mul", kept, weights)
+        return _safe_divide(total, S.reduce("sum", kept))
     if weights is not None:
         return _safe_divide(S.reduce("sum", loss), S.reduce("sum", weights))
-    if not soft_label and ignore_index != DEFAULT_IGNORE:
-        total = S.reduce("sum", loss)
-        return _safe_divide(total, S.reduce("sum", _kept(label, ignore_index, input.dtype)))
     return S.reduce("mean", loss)
 
 

@@ -7,9 +7,9 @@ main program's ops (type and output names), the parameters (name, shape, trainab
 the startup program's ops; then, with each parameter set to a value drawn here, the
 output, the gradients of ``sum(out * W)`` with respect to the fed floats and the trainable
 parameters (``paddle.static.gradients`` seeded with ``W``) and the parameters after the run
-(a batch norm's running statistics move). Written to ``lossnorm_api.npz``: per case
-``<c>/meta`` (JSON), ``<c>/feed/<name>``, ``<c>/param/<name>``, ``<c>/out``,
-``<c>/grad/<name>`` and ``<c>/after/<name>``.
+(a batch norm's running statistics move). Written to ``lossnorm_api.npz``: the feeds once, ``feed/<name>``, and per case
+``<c>/meta`` (JSON), ``<c>/W``, ``<c>/param/<name>``, ``<c>/out``, ``<c>/grad/<name>``
+and ``<c>/after/<name>``.
 """
 
 import argparse
@@ -69,7 +69,9 @@ def run_case(name, build):
         fetched = exe.run(main, feed=feeds,
                           fetch_list=[out] + [g for g in grads if g is not None] + params)
     pairs = [(v.name, g) for v, g in zip(wrt, grads) if g is not None]
-    record = {f"{name}/feed/{k}": v for k, v in feeds.items()}
+    record = {f"feed/{k}": v for k, v in feeds.items() if k != "W"}    # shared by the cases
+    record[f"{name}/W"] = feeds["W"]
+    meta_feeds = sorted(k for k in feeds if k != "W")
     record.update({f"{name}/param/{k}": v for k, v in values.items()})
     record[f"{name}/out"] = fetched[0]
     record.update({f"{name}/grad/{n}": v for (n, _), v in zip(pairs, fetched[1:])})
@@ -78,7 +80,7 @@ def run_case(name, build):
     meta = {"ops": built, "out": out.name, "out_shape": list(out.shape),
             "out_dtype": str(fetched[0].dtype),
             "params": [[p.name, list(p.shape), bool(p.trainable)] for p in params],
-            "startup": ops_of(startup), "grads": [n for n, _ in pairs]}
+            "startup": ops_of(startup), "grads": [n for n, _ in pairs], "feeds": meta_feeds}
     record[f"{name}/meta"] = np.array(json.dumps(meta))
     return record
 
@@ -91,7 +93,9 @@ def main():
     paddle.enable_static()
     record = {}
     for name, build in CASES.items():
-        record.update(run_case(name, build))
+        for key, value in run_case(name, build).items():
+            assert key not in record or np.array_equal(record[key], value), key
+            record[key] = value
     np.savez_compressed(out / "lossnorm_api.npz", paddle=np.array(paddle.__version__), **record)
     print(f"wrote {out / 'lossnorm_api.npz'}: {len(CASES)} cases, PaddlePaddle "
           f"{paddle.__version__}")

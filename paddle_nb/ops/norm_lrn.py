@@ -3,8 +3,8 @@
 Each value is divided by a power of the energy of its neighbours across channels:
 MidOut = k + alpha * sum(X[c']^2 for c' in the window of n channels around c),
 Out = X * MidOut^-beta. The window of channel c runs from c - (n-1)//2 for n
-channels (cut at the edges; n is odd, as PaddlePaddle requires). The grad sums, for each channel, over the windows
-that contain it: the same window sum with the window mirrored.
+channels (cut at the edges; n is odd, as PaddlePaddle requires). The grad sums, for
+each channel, over the windows that contain it: the same window sum, mirrored.
 """
 
 from paddle_nb.ops.grad import grad_op

@@ -52,7 +52,8 @@ def l1_loss(input, label, reduction="mean", name=None):
 
 
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
-    """The Huber loss of label - input: quadratic within ``delta``, linear beyond (``huber_loss``)."""
+    """The Huber loss of label - input (``huber_loss``): quadratic within ``delta``, linear
+    beyond."""
     S.check_reduction("smooth_l1_loss", reduction)
     helper = layer_helper("huber_loss")
     residual, out = helper.tmp_name(), helper.tmp_name()
@@ -78,7 +79,8 @@ def _weighted(loss, weight):
 
 
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
-    """-(label log(input) + (1 - label) log(1 - input)) for probabilities ``input`` (``bce_loss``)."""
+    """-(label log(input) + (1 - label) log(1 - input)) for probabilities ``input``
+    (``bce_loss``)."""
     S.check_reduction("binary_cross_entropy", reduction)
     loss = S.named("bce_loss", {"X": input, "Label": label}, key="binary_cross_entropy")
     return S.reduce_loss(_weighted(loss, weight), reduction)

@@ -11,7 +11,8 @@ from paddle_nb.nn.layer_base import Layer
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
            "NLLLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
-           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+           "CTCLoss"]
 
 
 class CrossEntropyLoss(Layer):

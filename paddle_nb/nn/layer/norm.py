@@ -13,8 +13,10 @@ layer is training. ``layer.eval()`` before the forward builds the test-time form
 >>> with unique_name.guard(), pd.program_guard(pd.Program(), pd.Program()):
 ...     bn = BatchNorm2D(3)
 ...     y = bn(pd.layers.data("x", [2, 3, 4, 4], append_batch_size=False))
->>> [p.name for p in bn.parameters()], y.name
-(['batch_norm2d_0.w_0', 'batch_norm2d_0.b_0', 'batch_norm2d_0.w_1', 'batch_norm2d_0.w_2'], 'batch_norm_0.tmp_2')
+>>> [p.name for p in bn.parameters()]
+['batch_norm2d_0.w_0', 'batch_norm2d_0.b_0', 'batch_norm2d_0.w_1', 'batch_norm2d_0.w_2']
+>>> y.name, [op.type for op in y.block.ops]
+('batch_norm_0.tmp_2', ['batch_norm'])
 """
 
 import math

@@ -96,6 +96,15 @@ CASES = {
                {"Out": F32, "MidOut": F32}, "Out"),
     "lrn_n5": ("lrn", {"X": (normal(1, 6, 2, 2), True)},
                {"n": 5, "alpha": 0.1, "beta": 0.6, "k": 1.5}, {"Out": F32, "MidOut": F32}, "Out"),
+    "cross_entropy2": ("cross_entropy2", {"X": (prob(4, 3), True),
+                                          "Label": (np.array([[0], [2], [1], [2]]), False)},
+                       {"ignore_index": 1}, {"Y": F32, "XShape": F32, "MatchX": F32}, "Y"),
+    "hinge_loss": ("hinge_loss", {"Logits": (normal(5, 1) * 2, True),
+                                  "Labels": (np.array([[0], [1], [1], [0], [1]], "float32"),
+                                             False)},
+                   {}, {"Loss": F32}, "Loss"),
+    "rank_loss": ("rank_loss", {"Label": (prob(4, 1), False), "Left": (normal(4, 1), True),
+                                "Right": (normal(4, 1), True)}, {}, {"Out": F32}, "Out"),
     # warpctc declares Loss [-1, 1]: W's shape is given
     "warpctc": ("warpctc", {"Logits": (normal(5, 2, 4), True),
                             "Label": (np.array([[1, 2, 2], [3, 1, 0]], dtype="int32"), False),
@@ -132,20 +141,21 @@ def run_case(name, op_type, ins_spec, attrs, out_spec, main_slot, w_shape=None):
     grads = {s: ins[s].name + "@GRAD" for s in grad_slots}
     names = {"W": w.name, **{s: v.name for s, v in ins.items()}}
     out_names = {s: v.name for s, v in outs.items()}
+    fetch_outs = {s: n for s, n in out_names.items() if s != "XShape"}   # holds no value
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup)
     fetched = exe.run(main, feed={names[s]: v for s, v in feeds.items()},
-                      fetch_list=list(out_names.values()) + list(grads.values()))
+                      fetch_list=list(fetch_outs.values()) + list(grads.values()))
     record = {f"{name}/feed/{s}": v for s, v in feeds.items()}
-    record.update({f"{name}/out/{s}": v for s, v in zip(out_names, fetched)})
-    record.update({f"{name}/grad/{s}": v for s, v in zip(grads, fetched[len(out_names):])})
+    record.update({f"{name}/out/{s}": v for s, v in zip(fetch_outs, fetched)})
+    record.update({f"{name}/grad/{s}": v for s, v in zip(grads, fetched[len(fetch_outs):])})
     record[f"{name}/program"] = np.frombuffer(main.desc.serialize_to_string(), np.uint8)
     (op,) = [o for o in main.global_block().ops if o.type == op_type]
     written = {a: op.attr(a) for a in op.attr_names
                if not a.startswith("op_") and a != "with_quant_attr"}
     declared = {s: list(main.global_block().var(n).shape) for s, n in out_names.items()}
     meta = {"type": op_type, "attrs": written, "main": main_slot, "feeds": names,
-            "outs": out_names, "grads": grads, "declared": declared}
+            "outs": fetch_outs, "grads": grads, "declared": declared}
     record[f"{name}/meta"] = np.array(json.dumps(meta))
     return record
 

@@ -11,7 +11,9 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
 )
-from paddle_nb.ops import loss_ctc, loss_more, loss_nll, norm_lrn  # noqa: F401  (losses, norms)
+from paddle_nb.ops import (  # noqa: F401  (losses, norms)
+    loss_ctc, loss_more, loss_nll, loss_rank, norm_lrn,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

@@ -1,4 +1,6 @@
-"""``nll_loss``: the negative log-likelihood of class indices, given log-probabilities.
+"""Losses that pick each sample's label entry: ``nll_loss`` and ``cross_entropy2``.
+
+``nll_loss`` is the negative log-likelihood of class indices, given log-probabilities.
 
 X holds log-probabilities [N, C] (or [N, C, H, W], one distribution per pixel);
 Label the class of each sample (or pixel): [N] (or [N, H, W]). Each sample's loss
@@ -90,3 +92,58 @@ register(OpDef(
     inputs=["X", "Label", Slot("Weight", dispensable=True), "Total_weight", "Out@GRAD"],
     outputs=["X@GRAD"], attrs=NLL_ATTRS, infer=lambda x, *rest, **_: x,
     kernel=_nll_grad_kernel, doc="the gradient of nll_loss: -Weight[Label] * Out@GRAD at Label"))
+
+
+# ---- cross_entropy2 ----
+# What Fluid's ``layers.cross_entropy`` writes for hard labels since PaddlePaddle 1.6 (older
+# saved programs hold it): Y = -log(X[label]) over X's last dimension, with MatchX =
+# X[label] kept for the grad (``cross_entropy_grad2``: -Y@GRAD / MatchX at the label).
+
+CE2_ATTRS = {"ignore_index": Attr("int", -100, comment="a label with loss and gradient 0")}
+
+
+def _ce2_infer(x, label, *, ignore_index):
+    xs, ls = tuple(x.shape), tuple(label.shape)
+    if x.dtype.kind != "f":
+        fail(f"X must be a floating-point tensor of probabilities, got {x.dtype}")
+    if len(xs) < 1 or len(ls) != len(xs) or ls[-1] not in (1, -1) or any(
+            a >= 0 and b >= 0 and a != b for a, b in zip(xs[:-1], ls[:-1])):
+        fail(f"Label must have X's shape with a last dimension of 1: X has shape {xs}, Label "
+             f"has shape {ls}")
+    if label.dtype.kind not in "iu":
+        fail(f"Label must be an integer (int64) tensor of class indices, got {label.dtype}")
+    y = x.with_shape(xs[:-1] + (1,))
+    return y, x.with_shape(xs + (0,)), y
+
+
+def _ce2_kernel(ctx, x, label, *, ignore_index):
+    xp = ctx.xp
+    keep = label != ignore_index
+    index = xp.where(keep, label, 0).astype("int64", copy=False)
+    match = xp.take_along_axis(x, index, axis=-1)
+    y = xp.where(keep, -xp.log(match), 0).astype(x.dtype, copy=False)
+    xshape = xp.zeros(x.shape + (0,), dtype=x.dtype)
+    return y, xshape, xp.where(keep, match, 0).astype(x.dtype, copy=False)
+
+
+def _ce2_grad_kernel(ctx, label, match, xshape, dy, *, ignore_index):
+    xp = ctx.xp
+    shape = xshape.shape[:-1]
+    keep = label != ignore_index
+    hit = xp.arange(shape[-1]) == xp.where(keep, label, -1)
+    return xp.where(hit, -dy / xp.where(keep, match, 1), 0).astype(dy.dtype, copy=False)
+
+
+register(OpDef(
+    "cross_entropy2", inputs=["X", "Label"],
+    outputs=["Y", Slot("XShape", comment="X's shape + (0,), for the grad"),
+             Slot("MatchX", comment="X at each label")],
+    attrs=CE2_ATTRS, infer=_ce2_infer, kernel=_ce2_kernel,
+    grad=grad_op("cross_entropy_grad2", inputs=("Label",), outputs=("MatchX", "XShape"),
+                 out_grads=("Y",)),
+    doc="Y = -log(X[Label]) along X's last dimension (hard labels; 0 where ignore_index)"))
+register(OpDef(
+    "cross_entropy_grad2", inputs=["Label", "MatchX", "XShape", "Y@GRAD"], outputs=["X@GRAD"],
+    attrs=CE2_ATTRS, infer=lambda label, match, xshape, dy, **_: xshape.with_shape(
+        tuple(xshape.shape[:-1])), kernel=_ce2_grad_kernel,
+    doc="the gradient of cross_entropy2: -Y@GRAD / MatchX at the label, 0 elsewhere"))

@@ -259,3 +259,63 @@ BAD["warpctc"] = [
          "LogitsLength": meta(2, dtype=np.int64), "LabelLength": meta(2, dtype=np.int64)},
         attrs={"blank": 3}, error=ShapeError, match="blank"),
 ]
+
+
+# ---- cross_entropy2, hinge_loss, rank_loss ----
+
+def _ce2_ref(ins, attrs):
+    x, label = ins["X"].astype(D), ins["Label"]
+    ignore = attrs.get("ignore_index", -100)
+    y = np.zeros(label.shape)
+    match = np.zeros(label.shape)
+    for idx in np.ndindex(label.shape[:-1]):
+        c = int(label[idx][0])
+        if c != ignore:
+            match[idx] = x[idx][c]
+            y[idx] = -np.log(x[idx][c])
+    return {"Y": y, "MatchX": match}
+
+
+def _hinge_ref(ins, attrs):
+    sign = 2 * ins["Labels"].astype(D) - 1
+    return {"Loss": np.maximum(1 - sign * ins["Logits"], 0)}
+
+
+def _rank_ref(ins, attrs):
+    d = ins["Left"].astype(D) - ins["Right"]
+    return {"Out": np.log(1 + np.exp(d)) - ins["Label"] * d}
+
+
+def _probs(*shape):
+    e = np.exp(rng.standard_normal(shape))
+    return (e / e.sum(-1, keepdims=True)).astype(F)
+
+
+def _away_from_the_kink(logits, labels):
+    sign = 2 * labels - 1
+    return np.where(np.abs(1 - sign * logits) < 0.1, logits + 0.3 * sign, logits).astype(F)
+
+
+_LABELS01 = (rng.random((5, 1)) > 0.5).astype(F)
+CASES.update({
+    "cross_entropy2": [
+        Case(inputs={"X": _probs(4, 3), "Label": np.array([[0], [2], [1], [2]])}, ref=_ce2_ref,
+             grad=("X",), grad_outputs=("Y",), name="rows"),
+        Case(inputs={"X": _probs(2, 2, 3), "Label": np.array([[[1], [0]], [[2], [1]]])},
+             attrs={"ignore_index": 1}, ref=_ce2_ref, grad=("X",), grad_outputs=("Y",),
+             name="3-D, ignore_index"),
+    ],
+    "hinge_loss": [Case(inputs={"Logits": _away_from_the_kink(arr(5, 1), _LABELS01),
+                                "Labels": _LABELS01}, ref=_hinge_ref, grad=("Logits",),
+                        name="labels 0 and 1")],
+    "rank_loss": [Case(inputs={"Label": prob(4, 1), "Left": arr(4, 1), "Right": arr(4, 1)},
+                       ref=_rank_ref, grad=("Left", "Right"), name="soft labels")],
+})
+BAD.update({
+    "cross_entropy2": [Bad({"X": meta(4, 3), "Label": meta(4, 3, dtype=np.int64)},
+                           error=ShapeError, match="last dimension of 1")],
+    "hinge_loss": [Bad({"Logits": meta(4, 2), "Labels": meta(4, 2)}, error=ShapeError,
+                       match=r"Logits must be a column \[N, 1\]")],
+    "rank_loss": [Bad({"Label": meta(4, 1), "Left": meta(4, 1), "Right": meta(3, 1)},
+                      error=ShapeError, match="Right must have 4 rows")],
+})

@@ -34,7 +34,8 @@ FEEDS = {
     "seq": _n(2, 3, 4), "nlc": _n(2, 4, 3), "vol": _n(2, 3, 2, 1, 2), "grp": _n(2, 4, 2, 3),
     "b3": _n(3), "p1": _p(4, 1), "q1": _p(4, 1), "mean3": _n(3) * 0.1, "var3": _p(3) + 0.5,
     "lrn_in": _n(2, 5, 2, 2), "big": (rng.random((4, 3)) * 3).astype("float32"),
-    "norm1": np.array([2.5], dtype="float32"), "ctc_logits": _n(5, 2, 4),
+    "norm1": np.array([2.5], dtype="float32"),
+    "seq_label": np.array([[0, 2, 1, 1], [2, 2, 0, 1]]), "ctc_logits": _n(5, 2, 4),
     "ctc_labels": np.array([[1, 2, 2], [3, 1, 0]], dtype="int32"),
     "ctc_in_len": np.array([5, 4]), "ctc_label_len": np.array([3, 2]),
 }
@@ -109,6 +110,11 @@ CASES = {
         d("x"), d("q"), normalizer=d("norm1"), alpha=0.5, gamma=1.5, reduction="mean"),
     "multi_label_weight": lambda F, nn, d: F.multi_label_soft_margin_loss(
         d("x"), d("q"), weight=d("w43"), reduction="none"),
+    "nll_loss_3d_none": lambda F, nn, d: F.nll_loss(d("seq"), d("seq_label"), reduction="none"),
+    "nll_loss_3d_mean": lambda F, nn, d: F.nll_loss(d("seq"), d("seq_label"), weight=d("w3")),
+    "cross_entropy_axis1": lambda F, nn, d: F.cross_entropy(d("img"), d("img4d_label"), axis=1),
+    "cross_entropy_axis1_none": lambda F, nn, d: F.cross_entropy(d("img"), d("img4d_label"),
+                                                                 axis=1, reduction="none"),
     # layers
     "CrossEntropyLoss_weight_ignore": lambda F, nn, d: nn.CrossEntropyLoss(
         weight=d("w3"), ignore_index=2)(d("x"), d("label")),

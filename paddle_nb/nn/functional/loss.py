@@ -104,16 +104,27 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
-    """-weight[label] * input[label] for log-probabilities ``input`` [N, C] or [N, C, H, W]."""
+    """-weight[label] * input[label] for log-probabilities ``input`` [N, C, ...] and class
+    indices ``label`` [N, ...]; other ranks than 2 and 4 go through [N, C, 1, -1]."""
     S.check_reduction("nll_loss", reduction)
+    shape, rank = [int(d) for d in input.shape], len(input.shape)
+    if rank < 2 or len(label.shape) not in (rank - 1, rank):
+        raise ValueError(f"nll_loss: expected input [N, C, ...] and label [N, ...], got input "
+                         f"shape {shape} and label shape {list(label.shape)}")
     helper = layer_helper("nll_loss")
+    if rank not in (2, 4):
+        input = S.reshape(input, [shape[0], shape[1], 1, -1])
+        label = S.reshape(label, [shape[0], 1, -1])
     out, total = helper.tmp_name(), helper.tmp_name()
     inputs = {"X": input, "Label": label}
     if weight is not None:
         inputs["Weight"] = weight
-    return S.append(out, "nll_loss", inputs, {"ignore_index": int(ignore_index),
-                                              "reduction": reduction},
-                    extra={"Total_weight": total})
+    out = S.append(out, "nll_loss", inputs, {"ignore_index": int(ignore_index),
+                                             "reduction": reduction},
+                   extra={"Total_weight": total})
+    if rank not in (2, 4) and reduction == "none":
+        out = S.reshape(out, [shape[0]] + shape[2:])
+    return out
 
 
 def kl_div(input, label, reduction="mean", name=None):

@@ -115,6 +115,12 @@ class SyncBatchNorm(_BatchNormBase):
 
     FORMATS = ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC")
 
+    @classmethod
+    def convert_sync_batchnorm(cls, layer):
+        """``layer`` with its batch norms synced across devices: on one device they already
+        compute what SyncBatchNorm would, so ``layer`` comes back as it is."""
+        return layer
+
 
 class BatchNorm(Layer):
     """The Fluid-style batch norm (``paddle.nn.BatchNorm``): ``num_channels``, ``act``,

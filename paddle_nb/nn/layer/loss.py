@@ -17,7 +17,17 @@ __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "
 
 class CrossEntropyLoss(Layer):
     """``F.cross_entropy`` with the options kept: weight, ignore_index, reduction,
-    soft_label, axis, use_softmax, label_smoothing."""
+    soft_label, axis, use_softmax, label_smoothing.
+
+    >>> import paddle_nb as pd
+    >>> from paddle_nb.framework import unique_name
+    >>> with unique_name.guard(), pd.program_guard(pd.Program(), pd.Program()):
+    ...     logits = pd.layers.data("logits", [4, 3], append_batch_size=False)
+    ...     label = pd.layers.data("label", [4], dtype="int64", append_batch_size=False)
+    ...     loss = CrossEntropyLoss()(logits, label)
+    >>> [op.type for op in loss.block.ops], loss.name, loss.shape
+    (['unsqueeze2', 'softmax_with_cross_entropy', 'reduce_mean'], 'mean_0.tmp_0', ())
+    """
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
                  axis=-1, use_softmax=True, label_smoothing=0.0, name=None):

@@ -162,7 +162,16 @@ class BatchNorm(Layer):
 
 class LayerNorm(Layer):
     """Normalize each sample over its trailing ``normalized_shape`` dims; the scale and
-    shift have one value per normalized element (shape [prod(normalized_shape)])."""
+    shift have one value per normalized element (shape [prod(normalized_shape)]).
+
+    >>> import paddle_nb as pd
+    >>> from paddle_nb.framework import unique_name
+    >>> with unique_name.guard(), pd.program_guard(pd.Program(), pd.Program()):
+    ...     ln = LayerNorm([4, 5])
+    ...     y = ln(pd.layers.data("x", [2, 3, 4, 5], append_batch_size=False))
+    >>> [(p.name, p.shape) for p in ln.parameters()], y.name
+    ([('layer_norm_0.w_0', (20,)), ('layer_norm_0.b_0', (20,))], 'layer_norm_1.tmp_2')
+    """
 
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  name=None):

@@ -168,3 +168,25 @@ def test_batch_norm_parameters_are_named_and_initialized_as_paddle_does():
     state = bn.state_dict(scope)
     assert list(state) == ["bias", "_mean", "_variance"]
     np.testing.assert_array_equal(state["_variance"], np.ones(3, "float32"))
+
+
+def test_a_classifier_with_batch_norm_and_cross_entropy_trains():
+    """fc, BatchNorm1D, fc and F.cross_entropy, minimized by SGD: the loss falls and the
+    running statistics move from their start (0 and 1)."""
+    gen = np.random.default_rng(0)
+    x = gen.standard_normal((16, 4)).astype("float32")
+    label = (x[:, 0] > 0).astype("int64") + (x[:, 1] > 0).astype("int64")
+    with unique_name.guard(), pd.program_guard(main := pd.Program(), startup := pd.Program()):
+        xs = pd.layers.data("x", [16, 4], append_batch_size=False)
+        ls = pd.layers.data("label", [16], dtype="int64", append_batch_size=False)
+        bn = nn.BatchNorm1D(8)
+        logits = pd.layers.fc(bn(pd.layers.fc(xs, 8, act="relu")), 3)
+        loss = F.cross_entropy(logits, ls)
+        pd.optimizer.SGD(0.5).minimize(loss)
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    losses = [float(exe.run(main, feed={"x": x, "label": label}, fetch_list=[loss],
+                            scope=scope)[0]) for _ in range(30)]
+    assert losses[-1] < 0.5 * losses[0], losses
+    state = bn.state_dict(scope)
+    assert not np.allclose(state["_mean"], 0) and not np.allclose(state["_variance"], 1)

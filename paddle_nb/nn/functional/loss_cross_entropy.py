@@ -16,7 +16,6 @@ from paddle_nb.nn.functional import loss_steps as S
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth"]
 
-DEFAULT_IGNORE = -100
 CMP = {"axis": -1, "force_cpu": False}
 
 
@@ -67,6 +66,9 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     loss = _swce(input, label, soft_label, ignore_index, True, False, axis - rank, use_softmax)
     weights = None
     if weight is not None:
+        if not soft_label and weight.shape[-1] != input.shape[axis]:
+            raise ValueError(f"cross_entropy: weight must have one value per class "
+                             f"({input.shape[axis]}), got shape {list(weight.shape)}")
         weights = (_soft_weights if soft_label else _hard_weights)(
             label, weight, ignore_index, axis - rank, loss)
         loss = S.elementwise("elementwise_mul", S.cast(loss, input.dtype) if soft_label else loss,
@@ -75,8 +77,9 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         return loss if soft_label else S.squeeze(loss, [axis - rank])
     if reduction == "sum":
         return S.reduce("sum", loss)
-    if not soft_label and ignore_index != DEFAULT_IGNORE:
-        # divide by the count (or the total weight) of the labels kept
+    if not soft_label and ignore_index >= 0:
+        # divide by the count (or the total weight) of the labels kept (2.6 does this for a
+        # class index only: a negative ignore_index other than -100 counts in the mean)
         total = S.reduce("sum", loss)
         kept = _kept(label, ignore_index, input.dtype if weights is None else weights.dtype)
         if weights is not None:
@@ -102,15 +105,25 @@ def _safe_divide(total, count):
 
 
 def _hard_weights(label, weight, ignore_index, axis, loss):
-    """weight[label] per sample (0 where the label is ignored), shaped as the loss."""
-    if axis != -1:
-        raise NotImplementedError("cross_entropy: paddle_nb takes `weight` with hard labels only "
-                                  "along the last axis; move the class axis last (transpose)")
+    """weight[label] per sample (0 where the label is ignored), shaped as the label."""
+    rank = len(label.shape)
     index = S.elementwise("elementwise_mul", _kept(label, ignore_index, label.dtype), label)
-    mask = S.squeeze(_kept(label, ignore_index, weight.dtype), [axis])
+    mask = _kept(label, ignore_index, weight.dtype)
+    if rank > 1 and label.shape[axis] == 1:
+        mask = S.squeeze(mask, [axis])
+    if axis % rank != rank - 1:       # the class axis moves last: gather_nd's index rows
+        perm = [d for d in range(rank) if d != axis % rank] + [axis % rank]
+        index = _transpose(index, perm)
     picked = S.elementwise("elementwise_mul",
                            S.named("gather_nd", {"X": weight, "Index": index}), mask)
-    return S.reshape(picked, list(loss.shape))
+    return S.reshape(picked, list(label.shape))
+
+
+def _transpose(x, perm):
+    """``paddle.transpose``: transpose2 writing ``transpose_N.tmp_0``."""
+    helper = layer_helper("transpose")
+    out, xshape = helper.tmp_name(), helper.tmp_name()
+    return S.append(out, "transpose2", {"X": x}, {"axis": list(perm)}, extra={"XShape": xshape})
 
 
 def _soft_weights(label, weight, ignore_index, axis, loss):

@@ -118,6 +118,10 @@ CASES = {
     "cross_entropy_axis1_weight": lambda F, nn, d: F.cross_entropy(
         d("img"), d("img4d_label"), axis=1, weight=d("w3"), ignore_index=0),
     "cross_entropy_negative_ignore": lambda F, nn, d: _ce(F, nn, d, ignore_index=-1),
+    "cross_entropy_column_none": lambda F, nn, d: F.cross_entropy(d("x"), d("label1"),
+                                                                  reduction="none"),
+    "cross_entropy_smoothing_none": lambda F, nn, d: _ce(F, nn, d, label_smoothing=0.2,
+                                                         reduction="none"),
     # layers
     "CrossEntropyLoss_weight_ignore": lambda F, nn, d: nn.CrossEntropyLoss(
         weight=d("w3"), ignore_index=2)(d("x"), d("label")),

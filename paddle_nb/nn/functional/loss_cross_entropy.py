@@ -53,16 +53,24 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     ``soft_label``, distributions; ``weight`` weighs each class; ``ignore_index`` is a label
     that counts for nothing; ``label_smoothing`` mixes the one-hot label with uniform."""
     S.check_reduction("cross_entropy", reduction)
+    if soft_label and ignore_index > 0:
+        raise ValueError(f"cross_entropy: ignore_index must be -100 with soft labels, got "
+                         f"{ignore_index}")
     rank = len(input.shape)
     axis = axis if axis >= 0 else axis + rank
-    if not soft_label and len(label.shape) == rank - 1:
+    no_class_dim = len(label.shape) == rank - 1      # the loss loses the class dim again
+    if no_class_dim:
         label = S.unsqueeze(label, [axis - rank])
-    if label_smoothing > 0 and not soft_label:
-        hot = S.named("one_hot_v2", {"X": S.squeeze(label, [axis - rank])},
-                      {"depth": int(input.shape[axis]), "dtype": numpy.dtype("float32"),
-                       "allow_out_of_range": False})
-        label = S.cast(label_smooth(hot, epsilon=label_smoothing), input.dtype, "tmp")
-        soft_label = True
+    elif len(label.shape) != rank:
+        raise ValueError(f"cross_entropy: label must have input's rank {rank} or one less, got "
+                         f"shape {list(label.shape)}")
+    if label_smoothing > 0:
+        if no_class_dim:
+            label = S.named("one_hot_v2", {"X": S.squeeze(label, [axis - rank])},
+                            {"depth": int(input.shape[-1]), "dtype": numpy.dtype("float32"),
+                             "allow_out_of_range": False})
+        label = S.cast(label_smooth(label, epsilon=label_smoothing), input.dtype, "tmp")
+        soft_label, no_class_dim = True, False
     loss = _swce(input, label, soft_label, ignore_index, True, False, axis - rank, use_softmax)
     weights = None
     if weight is not None:
@@ -74,7 +82,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         loss = S.elementwise("elementwise_mul", S.cast(loss, input.dtype) if soft_label else loss,
                              weights)
     if reduction == "none":
-        return loss if soft_label else S.squeeze(loss, [axis - rank])
+        return S.squeeze(loss, [axis - rank]) if no_class_dim else loss
     if reduction == "sum":
         return S.reduce("sum", loss)
     if not soft_label and ignore_index >= 0:

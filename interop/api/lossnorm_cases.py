@@ -35,7 +35,8 @@ FEEDS = {
     "b3": _n(3), "p1": _p(4, 1), "q1": _p(4, 1), "mean3": _n(3) * 0.1, "var3": _p(3) + 0.5,
     "lrn_in": _n(2, 5, 2, 2), "big": (rng.random((4, 3)) * 3).astype("float32"),
     "norm1": np.array([2.5], dtype="float32"),
-    "seq_label": np.array([[0, 2, 1, 1], [2, 2, 0, 1]]), "ctc_logits": _n(5, 2, 4),
+    "seq_label": np.array([[0, 2, 1, 1], [2, 2, 0, 1]]),
+    "label_f": np.array([0.0, 2.0, 0.0, 1.0], dtype="float32"), "ctc_logits": _n(5, 2, 4),
     "ctc_labels": np.array([[1, 2, 2], [3, 1, 0]], dtype="int32"),
     "ctc_in_len": np.array([5, 4]), "ctc_label_len": np.array([3, 2]),
 }
@@ -122,7 +123,14 @@ CASES = {
                                                                   reduction="none"),
     "cross_entropy_smoothing_none": lambda F, nn, d: _ce(F, nn, d, label_smoothing=0.2,
                                                          reduction="none"),
+    "multi_margin_loss": lambda F, nn, d: F.multi_margin_loss(d("x"), d("label"), p=2,
+                                                              margin=0.5),
+    "multi_margin_loss_weight": lambda F, nn, d: F.multi_margin_loss(d("x"), d("label"),
+                                                                     weight=d("w3")),
+    "npair_loss": lambda F, nn, d: F.npair_loss(d("x"), d("y"), d("label_f")),
     # layers
+    "MultiMarginLoss": lambda F, nn, d: nn.MultiMarginLoss(reduction="none")(d("x"),
+                                                                             d("label")),
     "CrossEntropyLoss_weight_ignore": lambda F, nn, d: nn.CrossEntropyLoss(
         weight=d("w3"), ignore_index=2)(d("x"), d("label")),
     "L1Loss": lambda F, nn, d: nn.L1Loss()(d("x"), d("y")),
@@ -179,6 +187,7 @@ CASES = {
 
 # 2.6 writes these with ops paddle_nb composes differently (see each function's module)
 VALUES_ONLY = {"triplet_margin_loss", "gaussian_nll_loss", "TripletMarginLoss_swap",
+               "multi_margin_loss", "multi_margin_loss_weight", "npair_loss", "MultiMarginLoss",
                "GaussianNLLLoss_full", "F_local_response_norm", "LocalResponseNorm"}
 
 # the shape W (the gradient seed) is fed with where the output declares an unknown (-1)

@@ -190,3 +190,12 @@ def test_a_classifier_with_batch_norm_and_cross_entropy_trains():
     assert losses[-1] < 0.5 * losses[0], losses
     state = bn.state_dict(scope)
     assert not np.allclose(state["_mean"], 0) and not np.allclose(state["_variance"], 1)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: F.hsigmoid_loss(None, None, 4, None), lambda: F.margin_cross_entropy(None, None),
+    lambda: F.rnnt_loss(None, None, None, None), lambda: F.edit_distance(None, None),
+    lambda: nn.HSigmoidLoss(4, 3), lambda: nn.RNNTLoss(), lambda: nn.SpectralNorm([3, 4])])
+def test_names_paddle_nb_does_not_build_say_so_and_what_to_use(build):
+    with pytest.raises(NotImplementedError, match=r"is not available in paddle_nb \(.*\); "):
+        build()

@@ -32,7 +32,8 @@ from paddle_nb.nn.functional.loss import (  # noqa: F401
     kl_div, margin_ranking_loss, log_loss, square_error_cost, hinge_embedding_loss,
     cosine_embedding_loss, triplet_margin_loss, triplet_margin_with_distance_loss,
     soft_margin_loss, multi_label_soft_margin_loss, sigmoid_focal_loss, dice_loss,
-    poisson_nll_loss, gaussian_nll_loss, ctc_loss,
+    poisson_nll_loss, gaussian_nll_loss, ctc_loss, multi_margin_loss, npair_loss,
+    hsigmoid_loss, margin_cross_entropy, rnnt_loss, edit_distance,
 )
 
 __all__ = [*activation.__all__, *common.__all__, *input.__all__, *conv.__all__,

@@ -27,6 +27,10 @@ from paddle_nb.nn.functional.loss_composite import (
 from paddle_nb.nn.functional.loss_cross_entropy import (
     cross_entropy, label_smooth, softmax_with_cross_entropy,
 )
+from paddle_nb.nn.functional.loss_pairs import multi_margin_loss, npair_loss
+from paddle_nb.nn.functional.loss_unavailable import (
+    edit_distance, hsigmoid_loss, margin_cross_entropy, rnnt_loss,
+)
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -34,7 +38,8 @@ __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth", "mse_l
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "soft_margin_loss",
            "multi_label_soft_margin_loss", "sigmoid_focal_loss", "dice_loss",
-           "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss"]
+           "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss", "multi_margin_loss",
+           "npair_loss", "hsigmoid_loss", "margin_cross_entropy", "rnnt_loss", "edit_distance"]
 
 
 def mse_loss(input, label, reduction="mean", name=None):

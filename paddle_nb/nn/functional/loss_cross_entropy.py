@@ -121,17 +121,10 @@ def _hard_weights(label, weight, ignore_index, axis, loss):
         mask = S.squeeze(mask, [axis])
     if axis % rank != rank - 1:       # the class axis moves last: gather_nd's index rows
         perm = [d for d in range(rank) if d != axis % rank] + [axis % rank]
-        index = _transpose(index, perm)
+        index = S.transpose(index, perm)
     picked = S.elementwise("elementwise_mul",
                            S.named("gather_nd", {"X": weight, "Index": index}), mask)
     return S.reshape(picked, list(label.shape))
-
-
-def _transpose(x, perm):
-    """``paddle.transpose``: transpose2 writing ``transpose_N.tmp_0``."""
-    helper = layer_helper("transpose")
-    out, xshape = helper.tmp_name(), helper.tmp_name()
-    return S.append(out, "transpose2", {"X": x}, {"axis": list(perm)}, extra={"XShape": xshape})
 
 
 def _soft_weights(label, weight, ignore_index, axis, loss):

@@ -16,7 +16,8 @@ from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["append", "named", "elementwise", "operator", "fill", "number", "reduce", "cast",
-           "squeeze", "unsqueeze", "reshape", "scale", "reduce_loss", "check_reduction"]
+           "squeeze", "unsqueeze", "reshape", "transpose", "scale", "reduce_loss",
+           "check_reduction", "unavailable"]
 
 REDUCE_ATTRS = {"keep_dim": False, "in_dtype": -1, "out_dtype": -1}
 REDUCTIONS = ("none", "mean", "sum")
@@ -100,6 +101,13 @@ def reshape(x, shape):
     return append(out, "reshape2", {"X": x}, attrs, extra={"XShape": xshape})
 
 
+def transpose(x, perm):
+    """``paddle.transpose``: transpose2 writing ``transpose_N.tmp_0``."""
+    helper = layer_helper("transpose")
+    out, xshape = helper.tmp_name(), helper.tmp_name()
+    return append(out, "transpose2", {"X": x}, {"axis": list(perm)}, extra={"XShape": xshape})
+
+
 def scale(x, factor, bias=0.0, key=None):
     """``factor * x + bias`` as a ``scale`` op: ``tmp_N`` (an operator) unless ``key`` names
     the function (``paddle.scale``: ``scale_N.tmp_0``)."""
@@ -122,3 +130,8 @@ def reduce_loss(loss, reduction):
     if reduction == "sum":
         return reduce("sum", loss)
     return loss
+
+
+def unavailable(name, why, instead):
+    """The error a 2.6 name paddle_nb does not build raises: what, why, and what to use."""
+    return NotImplementedError(f"{name} is not available in paddle_nb ({why}); {instead}")

@@ -6,13 +6,14 @@ Calling one appends exactly what the function appends (``nn.MSELoss()(x, y)`` is
 """
 
 from paddle_nb.nn.functional import loss as F
+from paddle_nb.nn.functional.loss_steps import unavailable
 from paddle_nb.nn.layer_base import Layer
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
            "NLLLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-           "CTCLoss"]
+           "CTCLoss", "MultiMarginLoss", "HSigmoidLoss", "RNNTLoss"]
 
 
 class CrossEntropyLoss(Layer):
@@ -233,3 +234,32 @@ class CTCLoss(Layer):
     def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
         return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
                           self.reduction, norm_by_times)
+
+
+class MultiMarginLoss(Layer):
+    """``F.multi_margin_loss`` with p, margin, weight and reduction kept."""
+
+    def __init__(self, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+        super().__init__()
+        self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
+
+    def forward(self, input, label):
+        return F.multi_margin_loss(input, label, self.p, self.margin, self.weight,
+                                   self.reduction)
+
+
+class HSigmoidLoss(Layer):
+    """Hierarchical sigmoid: not available in paddle_nb (its op has no kernel)."""
+
+    def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
+                 is_custom=False, is_sparse=False, name=None):
+        raise unavailable("HSigmoidLoss", "the hierarchical_sigmoid op has no kernel",
+                          "use nn.CrossEntropyLoss over all classes")
+
+
+class RNNTLoss(Layer):
+    """The RNN-transducer loss: not available in paddle_nb (its op has no kernel)."""
+
+    def __init__(self, blank=0, fastemit_lambda=0.001, reduction="mean", name=None):
+        raise unavailable("RNNTLoss", "the warprnnt op has no kernel",
+                          "nn.CTCLoss computes the CTC loss")

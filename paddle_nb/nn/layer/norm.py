@@ -24,11 +24,12 @@ import math
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 from paddle_nb.nn.functional import norm as F
+from paddle_nb.nn.functional.loss_steps import unavailable
 from paddle_nb.nn.layer_base import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm",
            "LayerNorm", "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D",
-           "LocalResponseNorm"]
+           "LocalResponseNorm", "SpectralNorm"]
 
 
 def _affine(layer, shape, weight_attr, bias_attr):
@@ -284,3 +285,12 @@ class LocalResponseNorm(Layer):
 
     def extra_repr(self):
         return f"size={self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class SpectralNorm(Layer):
+    """Spectral normalization of a weight: not available in paddle_nb (``spectral_norm``
+    has no kernel here)."""
+
+    def __init__(self, weight_shape, dim=0, power_iters=1, epsilon=1e-12, dtype="float32"):
+        raise unavailable("SpectralNorm", "the spectral_norm op has no kernel",
+                          "divide the weight by its largest singular value with paddle ops")

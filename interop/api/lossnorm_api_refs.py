@@ -32,6 +32,12 @@ def ops_of(program):
             for op in program.global_block().ops]
 
 
+def initializers(program):
+    """The startup program's ops: type, outputs, and the value and shape they fill in."""
+    return [[op.type, op.output("Out"), float(op.attr("value")), list(op.attr("shape"))]
+            for op in program.global_block().ops]
+
+
 def param_value(index, param):
     """A value each side sets the parameter to: positive for a variance, else around 1 or 0."""
     gen = np.random.default_rng(100 + index)
@@ -80,7 +86,7 @@ def run_case(name, build):
     meta = {"ops": built, "out": out.name, "out_shape": list(out.shape),
             "out_dtype": str(fetched[0].dtype),
             "params": [[p.name, list(p.shape), bool(p.trainable)] for p in params],
-            "startup": ops_of(startup), "grads": [n for n, _ in pairs], "feeds": meta_feeds}
+            "startup": initializers(startup), "grads": [n for n, _ in pairs], "feeds": meta_feeds}
     record[f"{name}/meta"] = np.array(json.dumps(meta))
     return record
 

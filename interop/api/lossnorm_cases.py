@@ -129,6 +129,10 @@ CASES = {
                                                                      weight=d("w3")),
     "npair_loss": lambda F, nn, d: F.npair_loss(d("x"), d("y"), d("label_f")),
     # layers
+    "TripletMarginWithDistanceLoss": lambda F, nn, d: nn.TripletMarginWithDistanceLoss(
+        margin=0.3)(d("x"), d("y"), d("p")),
+    "triplet_margin_with_distance_loss": lambda F, nn, d: F.triplet_margin_with_distance_loss(
+        d("x"), d("y"), d("p"), swap=True, reduction="sum"),
     "MultiMarginLoss": lambda F, nn, d: nn.MultiMarginLoss(reduction="none")(d("x"),
                                                                              d("label")),
     "CrossEntropyLoss_weight_ignore": lambda F, nn, d: nn.CrossEntropyLoss(
@@ -188,6 +192,7 @@ CASES = {
 # 2.6 writes these with ops paddle_nb composes differently (see each function's module)
 VALUES_ONLY = {"triplet_margin_loss", "gaussian_nll_loss", "TripletMarginLoss_swap",
                "multi_margin_loss", "multi_margin_loss_weight", "npair_loss", "MultiMarginLoss",
+               "TripletMarginWithDistanceLoss", "triplet_margin_with_distance_loss",
                "GaussianNLLLoss_full", "F_local_response_norm", "LocalResponseNorm"}
 
 # the shape W (the gradient seed) is fed with where the output declares an unknown (-1)

@@ -246,8 +246,9 @@ def _values(ctx, names):
     values = {}
     for name in names:
         var = ctx.scope.find_var(name)
-        if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
-            values[name] = var.get_tensor().array()
+        # (a tensor array the loop writes is not a step input: it is carried whole)
+        if var is not None and isinstance(var.holder, LoDTensor) and var.holder.is_allocated():
+            values[name] = var.holder.array()
     return values
 
 

@@ -27,4 +27,4 @@ class LoDTensorArray(list):
 
     def shapes(self):
         """Each element's shape (None for an element never written), for display."""
-        return [tuple(t.shape()) if t.is_allocated() else None for t in self]
+        return [tuple(t.shape) if t.is_allocated() else None for t in self]

@@ -1,0 +1,143 @@
+"""Tensor arrays: create_array / array_write / array_read / array_length /
+tensor_array_to_tensor, alone and inside while_loop, against NumPy."""
+
+import numpy as np
+import pytest
+
+import paddle_nb as pd
+from paddle_nb import static
+from paddle_nb.core.tensor_array import LoDTensorArray
+from paddle_nb.errors import OpBuildError, OpRunError, ShapeError
+
+
+def _int(value):
+    return pd.layers.fill_constant([1], "int64", value)
+
+
+def _loop_program(steps, reads=True):
+    """``while i < steps: y = y * 2; arr[i] = y; i += 1``, then the array read back."""
+    main, startup = pd.Program(), pd.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 3])
+        i, n = _int(0), _int(steps)
+        arr = static.create_array("float32")
+
+        def body(i, y):
+            y2 = y * 2.0
+            static.array_write(y2, i, arr)
+            return pd.layers.increment(i, in_place=False), y2
+
+        i_out, y_out = static.nn.while_loop(lambda i, y: pd.layers.less_than(i, n), body, [i, x])
+        length = static.array_length(arr)
+        if not reads:
+            return main, [i_out, y_out, length], arr
+        second = static.array_read(arr, _int(1))
+        stacked, index = static.tensor_array_to_tensor(arr, axis=0, use_stack=True)
+        joined, sizes = static.tensor_array_to_tensor(arr, axis=1)
+    return main, [i_out, y_out, length, second, stacked, index, joined, sizes], arr
+
+
+def test_while_loop_fills_an_array_and_stacks_it():
+    main, fetches, arr = _loop_program(3)
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    got = static.Executor().run(main, feed={"x": x}, fetch_list=fetches)
+    steps = [x * 2 ** (k + 1) for k in range(3)]
+    np.testing.assert_array_equal(got[0], [3])
+    np.testing.assert_allclose(got[1], steps[-1])
+    np.testing.assert_array_equal(got[2], [3])
+    np.testing.assert_allclose(got[3], steps[1])
+    np.testing.assert_allclose(got[4], np.stack(steps))
+    np.testing.assert_array_equal(got[5], [1, 1, 1])
+    np.testing.assert_allclose(got[6], np.concatenate(steps, axis=1))
+    np.testing.assert_array_equal(got[7], [3, 3, 3])
+    assert got[5].dtype == np.int32 and got[2].dtype == np.int64
+
+
+def test_declared_shapes_and_the_while_op_carries_the_array():
+    main, fetches, arr = _loop_program(2)
+    assert arr.type == pd.framework.variable.VarType.LOD_TENSOR_ARRAY and arr.name == arr.name
+    assert tuple(fetches[4].shape) == (-1, -1, 3)
+    assert tuple(fetches[6].shape) == (-1, -1)
+    assert tuple(fetches[2].shape) == (1,) and fetches[2].dtype == np.int64
+    loop = [op for op in main.global_block().ops if op.type == "while"][0]
+    assert arr.name in loop.input("X") and arr.name in loop.output("Out")
+
+
+def test_the_array_survives_the_step_scopes_and_shows_in_the_scope():
+    main, fetches, arr = _loop_program(2)
+    scope = pd.Scope()
+    static.Executor().run(main, feed={"x": np.ones((1, 3), "float32")},
+                          fetch_list=fetches[:1], scope=scope)
+    # the run scope is gone after the run; within a run the array is one Variable of it
+    holder = LoDTensorArray()
+    holder.write(2, np.ones(2, "float32"))
+    assert len(holder) == 3 and holder.shapes() == [None, None, (2,)]
+
+
+def test_zero_iterations_leave_an_empty_array():
+    main, fetches, _ = _loop_program(0, reads=False)
+    got = static.Executor().run(main, feed={"x": np.ones((1, 3), "float32")},
+                                fetch_list=[fetches[2]])
+    np.testing.assert_array_equal(got[0], [0])
+
+
+def test_reading_past_the_end_is_a_clear_error():
+    main = pd.Program()
+    with static.program_guard(main, pd.Program()):
+        x = static.data("x", [2])
+        arr = static.array_write(x, _int(0))
+        out = static.array_read(arr, _int(4))
+    with pytest.raises(OpRunError, match="index 4 of tensor array"):
+        static.Executor().run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[out])
+
+
+def test_bad_indices_are_refused_at_build_time():
+    with static.program_guard(pd.Program(), pd.Program()):
+        x = static.data("x", [2])
+        arr = static.create_array("float32")
+        with pytest.raises(TypeError, match="int64 Variable"):
+            static.array_write(x, 0, arr)
+        with pytest.raises(ShapeError, match="I must hold one element"):
+            static.array_write(x, pd.layers.fill_constant([2], "int64", 0), arr)
+        with pytest.raises(TypeError, match="not a tensor array"):
+            static.array_write(x, _int(0), x)
+        with pytest.raises(ShapeError, match="axis must be in"):
+            static.array_write(x, _int(0), arr)
+            static.tensor_array_to_tensor(arr, axis=3)
+
+
+def test_create_array_with_initial_values():
+    main = pd.Program()
+    with static.program_guard(main, pd.Program()):
+        a = static.data("a", [2])
+        b = static.data("b", [2])
+        arr = static.create_array("float32", [a, b])
+        n = static.array_length(arr)
+        out, _ = static.tensor_array_to_tensor(arr, axis=0)
+    feed = {"a": np.array([1, 2], "float32"), "b": np.array([3, 4], "float32")}
+    got = static.Executor().run(main, feed=feed, fetch_list=[n, out])
+    np.testing.assert_array_equal(got[0], [2])
+    np.testing.assert_array_equal(got[1], [1, 2, 3, 4])
+
+
+def test_while_loop_checks_its_functions():
+    with static.program_guard(pd.Program(), pd.Program()):
+        i = _int(0)
+        with pytest.raises(OpBuildError, match="bool Variable of one element"):
+            static.nn.while_loop(lambda i: i, lambda i: i, [i])
+        with pytest.raises(OpBuildError, match="returns 2 values"):
+            static.nn.while_loop(lambda i: pd.layers.less_than(i, _int(3)),
+                                 lambda i: (i, i), [i])
+
+
+def test_a_run_record_shows_the_array_with_its_elements():
+    main, fetches, arr = _loop_program(2, reads=False)
+    exe = static.Executor()
+    records = []
+    exe.subscribe(records.append)
+    scope = pd.Scope()
+    main.global_block().var(arr.name).persistable = True     # so the user's scope keeps it
+    exe.run(main, feed={"x": np.ones((1, 3), "float32")}, fetch_list=fetches[:1], scope=scope)
+    shown = [v for s in records[0].scopes.walk() for v in s.vars if v.name == arr.name]
+    assert shown and shown[0].holder == "LoDTensorArray of 2: [1, 3], [1, 3]"
+    assert shown[0].nbytes == 24

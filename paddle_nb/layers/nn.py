@@ -127,7 +127,7 @@ def batch_norm_with(helper, input, act=None, is_test=False, momentum=0.9, epsilo
                     moving_variance_name=None, use_global_stats=False, reserve_space=False):
     """``batch_norm``'s op, named by ``helper``: unnamed running statistics are the layer's
     next parameters (``batch_norm_0.w_1``, ``.w_2``, as PaddlePaddle 2.x names them);
-    ``reserve_space`` adds 2.x's ``ReserveSpace`` output."""
+    ``reserve_space``: 2.x's outputs (``ReserveSpace`` when training; Y named last)."""
     from paddle_nb.framework.initializer import Constant
     c = input.shape[1 if data_layout == "NCHW" else -1]
     scale = helper.param(ParamAttr.of(param_attr) if param_attr else ParamAttr(initializer=Constant(1.0)),
@@ -137,11 +137,15 @@ def batch_norm_with(helper, input, act=None, is_test=False, momentum=0.9, epsilo
                                   trainable=False), [c], input.dtype)
     var = helper.param(ParamAttr(name=moving_variance_name, initializer=Constant(1.0),
                                  trainable=False), [c], input.dtype)
-    y = helper.tmp_name()
-    outputs = {"Y": y, "MeanOut": mean, "VarianceOut": var,
-               "SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()}
-    if reserve_space:
-        outputs["ReserveSpace"] = helper.tmp_name()
+    if reserve_space:          # 2.x's order: saved statistics, ReserveSpace (training), Y
+        outputs = {"SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()}
+        if not is_test:
+            outputs["ReserveSpace"] = helper.tmp_name()
+        y = outputs["Y"] = helper.tmp_name()
+    else:
+        y = helper.tmp_name()
+        outputs = {"Y": y, "SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()}
+    outputs.update(MeanOut=mean, VarianceOut=var)
     helper.append("batch_norm",
                   {"X": input, "Scale": scale, "Bias": bias, "Mean": mean, "Variance": var},
                   outputs, {"momentum": momentum, "epsilon": epsilon, "is_test": is_test,

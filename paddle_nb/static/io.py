@@ -17,10 +17,13 @@ import os
 
 from paddle_nb.core.scope import global_scope
 from paddle_nb.errors import SaveLoadError
+from paddle_nb.framework import context
 from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.variable import Variable
 from paddle_nb.framework.program import Program
 from paddle_nb.io import inference as fluid_io
 from paddle_nb.io.export26 import normalize
+from paddle_nb.layers.helper import layer_helper
 from paddle_nb.io.params import (
     is_persistable, load_vars, os_errors, save_persistables, select_vars,
     values_from_scope,
@@ -44,8 +47,11 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
     if not path_prefix or os.path.basename(path_prefix) == "":
         raise SaveLoadError(f"save_inference_model: path_prefix must end in a file name "
                             f"prefix (such as 'out/model'), got {path_prefix!r}")
-    fluid_io.save_inference_model(path_prefix, _var_list(feed_vars), _var_list(fetch_vars),
-                                  executor, main_program=program, scope=kwargs.get("scope"),
+    program = default_main_program() if program is None else program
+    inference = normalize_program(program, feed_vars, fetch_vars)
+    fetches = [op.input("X")[0] for op in inference.global_block().ops if op.type == "fetch"]
+    fluid_io.save_inference_model(path_prefix, _var_list(feed_vars), fetches, executor,
+                                  main_program=program, scope=kwargs.get("scope"),
                                   prefix=True)
 
 
@@ -61,9 +67,22 @@ def load_inference_model(path_prefix, executor, **kwargs):
 
 
 def normalize_program(program, feed_vars, fetch_vars, **kwargs):
-    """The inference program save_inference_model writes (pruned, feed and fetch ops)."""
+    """The inference program save_inference_model writes (pruned, feed and fetch ops).
+
+    As PaddlePaddle 2.6 does, each non-bool fetch Variable first gets a ``scale`` by 1.0
+    appended to ``program`` itself (``save_infer_model/scale_i.tmp_0``), and the model
+    fetches those: an activation's output stays a fetchable variable after inference
+    passes fuse the activation away.
+    """
     feeds = [v.name if hasattr(v, "name") else v for v in _var_list(feed_vars)]
-    fetches = [v.name if hasattr(v, "name") else v for v in _var_list(fetch_vars)]
+    fetches = []
+    with context.program_guard(program):
+        for i, var in enumerate(_var_list(fetch_vars)):
+            if isinstance(var, Variable) and var.dtype.kind != "b":
+                helper = layer_helper("scale", f"save_infer_model/scale_{i}")
+                var = helper.out("scale", {"X": var},
+                                 {"scale": 1.0, "bias": 0.0, "bias_after_scale": True})
+            fetches.append(var.name if isinstance(var, Variable) else var)
     return fluid_io.inference_program(program, feeds, fetches)
 
 

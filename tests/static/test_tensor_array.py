@@ -141,3 +141,18 @@ def test_a_run_record_shows_the_array_with_its_elements():
     shown = [v for s in records[0].scopes.walk() for v in s.vars if v.name == arr.name]
     assert shown and shown[0].holder == "LoDTensorArray of 2: [1, 3], [1, 3]"
     assert shown[0].nbytes == 24
+
+
+def test_the_scope_tree_lists_an_arrays_elements():
+    pytest.importorskip("IPython")
+    from paddle_nb.viz.trees import scope_tree
+    scope = pd.Scope(label="demo")
+    array = scope.var("arr").set_value(LoDTensorArray())
+    array.write(0, np.ones((2, 3), "float32"))
+    array.write(2, np.ones((2, 3), "float32"))
+    scope.var("none").set_value(LoDTensorArray())
+    view = scope_tree(scope)
+    assert str(view).splitlines()[1:] == [
+        "  arr  allocated  holds LoDTensorArray of 3: [2, 3], empty, [2, 3]  48 B",
+        "  none  created  holds LoDTensorArray of 0"]
+    assert "LoDTensorArray of 3: [2, 3], empty, [2, 3]" in view.html

@@ -6,12 +6,14 @@
 ``axis`` and also gives each element's size along it (``OutIndex``). They are raw ops: the
 array lives in the scope (a ``LoDTensorArray``) and a loop's step scopes reach the array of
 the block that declares it. Shape inference gives an array the shape and dtype of one
-element, as PaddlePaddle does. Forward only: no grad ops are declared yet.
+element, as PaddlePaddle does. Forward only for now: a gradient asked through an array
+(PaddlePaddle has them) raises a BackwardError naming the op, never a silent zero.
 """
 
 import numpy
 
 from paddle_nb.core.tensor_array import LoDTensorArray
+from paddle_nb.errors import BackwardError
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
 
 __all__ = []
@@ -40,6 +42,12 @@ def _array(ctx, slot, make=False):
     return var.get(LoDTensorArray)
 
 
+def _no_grad_yet(g):
+    raise BackwardError(f"{g.type}: gradients through tensor arrays are not available in "
+                        "paddle_nb yet; stop them (stop_gradient=True on what the array holds) "
+                        "or collect the steps' values without an array (concat, stack)")
+
+
 def _index(ctx):
     array = ctx.tensor(ctx.input_names("I")[0]).array()
     if array.size != 1:
@@ -62,7 +70,7 @@ def _write(ctx):
 
 
 register(OpDef("write_to_array", inputs=["X", "I"], outputs=["Out"], infer=_write_infer,
-               kernel=_write, raw=True,
+               kernel=_write, raw=True, grad=_no_grad_yet,
                doc="Out[I] = X: write X into tensor array Out at index I, growing it"))
 
 
@@ -82,7 +90,7 @@ def _read(ctx):
 
 
 register(OpDef("read_from_array", inputs=["X", "I", Slot("X_W", dispensable=True)],
-               outputs=["Out"], infer=_read_infer, kernel=_read, raw=True,
+               outputs=["Out"], infer=_read_infer, kernel=_read, raw=True, grad=_no_grad_yet,
                doc="Out = X[I]: element I of tensor array X"))
 
 
@@ -135,6 +143,6 @@ def _to_tensor(ctx):
 
 register(OpDef("tensor_array_to_tensor", inputs=["X"], outputs=["Out", "OutIndex"],
                attrs={"axis": Attr("int", 0), "use_stack": Attr("bool", False)},
-               infer=_to_tensor_infer, kernel=_to_tensor, raw=True,
+               infer=_to_tensor_infer, kernel=_to_tensor, raw=True, grad=_no_grad_yet,
                doc="stack (use_stack) or concatenate the elements of tensor array X along "
                    "axis; OutIndex: each element's size along it"))

@@ -156,3 +156,16 @@ def test_the_scope_tree_lists_an_arrays_elements():
         "  arr  allocated  holds LoDTensorArray of 3: [2, 3], empty, [2, 3]  48 B",
         "  none  created  holds LoDTensorArray of 0"]
     assert "LoDTensorArray of 3: [2, 3], empty, [2, 3]" in view.html
+
+
+def test_a_gradient_through_an_array_is_a_clear_error():
+    main = pd.Program()
+    with static.program_guard(main, pd.Program()):
+        x = static.data("x", [2])
+        x.stop_gradient = False
+        arr = static.array_write(x * 2.0, _int(0))
+        out, _ = static.tensor_array_to_tensor(arr, axis=0)
+        loss = pd.layers.mean(out)
+        with pytest.raises(pd.errors.BackwardError, match="tensor_array_to_tensor: gradients "
+                                                          "through tensor arrays"):
+            static.gradients([loss], [x])

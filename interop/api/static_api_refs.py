@@ -91,6 +91,19 @@ def switch_script(v):
     return [out, listed]
 
 
+def misc_script(v):
+    pred = paddle.static.data("pred", [None, 4], "float32")
+    label = paddle.static.data("label", [None, 1], "int64")
+    w = paddle.create_parameter([4, 2], "float32")
+    b = paddle.static.create_parameter([2], "float32", is_bias=True)
+    g = paddle.static.create_global_var([2], 0.5, "float32", persistable=True)
+    shown = paddle.static.Print(pred, message="pred")
+    acc = paddle.static.accuracy(shown, label, k=2)
+    return [acc, shown, b + g, w]
+
+
+MISC_FEED = {"pred": rng.standard_normal((4, 4)).astype("float32"),
+             "label": np.array([[0], [3], [1], [2]], "int64")}
 X3 = rng.standard_normal((2, 3)).astype("float32")
 SCRIPTS = {
     "layers": (layers_script, [LAYERS_FEED]),
@@ -98,6 +111,7 @@ SCRIPTS = {
     "cond": (cond_script, [{"x": X3, "p": np.array([True])}, {"x": X3, "p": np.array([False])}]),
     "case": (case_script, [{"x": X3, "p1": np.array([a]), "p2": np.array([b])}
                            for a, b in ((True, True), (False, True), (False, False))]),
+    "misc": (misc_script, [MISC_FEED]),
     "switch": (switch_script, [{"x": X3, "k": np.array([k], "int64")} for k in (0, 1, 2, 3)]),
 }
 

@@ -26,7 +26,7 @@ from paddle_nb.layers.helper import layer_helper
 from paddle_nb.static.mode import SETTINGS
 
 __all__ = ["data", "program_guard", "InputSpec", "name_scope", "device_guard", "cpu_places",
-           "cuda_places", "create_global_var", "accuracy", "py_func"]
+           "cuda_places", "create_global_var", "accuracy", "py_func", "Print"]
 
 
 def data(name, shape, dtype=None, lod_level=0):
@@ -149,6 +149,19 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
                   {"Accuracy": acc, "Correct": correct or helper.tmp_name(),
                    "Total": total or helper.tmp_name()})
     return helper.block.var(acc)
+
+
+def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,   # noqa: N802
+          print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
+          print_phase="both"):
+    """``input`` passed on unchanged by a ``print`` op that shows it on each run (and its
+    gradient in the backward pass, by ``print_phase``); returns ``print_N.tmp_0``."""
+    helper = layer_helper("print")
+    return helper.out("print", {"In": input}, {
+        "first_n": first_n, "message": message or "", "summarize": summarize,
+        "print_tensor_name": print_tensor_name, "print_tensor_type": print_tensor_type,
+        "print_tensor_shape": print_tensor_shape, "print_tensor_lod": print_tensor_lod,
+        "print_phase": print_phase.upper()})
 
 
 def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):

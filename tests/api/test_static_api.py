@@ -17,11 +17,12 @@ import pytest
 import paddle_nb as pd
 from paddle_nb import static
 from paddle_nb.framework import unique_name
+from paddle_nb.static import mode
 
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "paddle26" / "api"
 REFS = np.load(FIXTURES / "static_api.npz")
 OWN = r"(fc|conv2d|batch_norm|embedding|array|array_length|array_read|tensor_array_to_tensor" \
-      r"|_generated_var|logical_not|cast|equal|select_input)_\d+"
+      r"|_generated_var|logical_not|cast|equal|select_input|create_parameter|print|accuracy)_\d+"
 
 
 def _full(value, dtype="int64"):
@@ -83,7 +84,18 @@ def switch_script():
     return [out, listed]
 
 
-SCRIPTS = {"layers": layers_script, "while_array": while_script, "cond": cond_script,
+def misc_script():
+    pred = static.data("pred", [None, 4], "float32")
+    label = static.data("label", [None, 1], "int64")
+    w = mode.create_parameter([4, 2], "float32")
+    b = static.create_parameter([2], "float32", is_bias=True)
+    g = static.create_global_var([2], 0.5, "float32", persistable=True)
+    shown = static.Print(pred, message="pred")
+    acc = static.accuracy(shown, label, k=2)
+    return [acc, shown, b + g, w]
+
+
+SCRIPTS = {"misc": misc_script, "layers": layers_script, "while_array": while_script, "cond": cond_script,
            "case": case_script, "switch": switch_script}
 
 
@@ -109,6 +121,7 @@ def _own_names(program):
 def _run(program, name, fetch_list):
     scope = pd.Scope()
     exe = static.Executor()
+    exe.run(pd.Program.parse(REFS[f"{name}/startup"].tobytes()), scope=scope)
     for key in REFS.files:
         if key.startswith(f"{name}/param/"):
             scope.var(key.rsplit("/", 1)[1]).get_tensor().set(REFS[key])

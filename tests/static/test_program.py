@@ -142,3 +142,24 @@ def test_gradients_and_append_backward_are_reexported():
     got = static.Executor().run(main, feed={"x": np.array([1, 2], "float32")}, fetch_list=[gx])
     np.testing.assert_allclose(got[0], [1, 2])
     assert static.append_backward is pd.append_backward
+
+
+def test_print_shows_the_value_and_its_gradient(capsys):
+    main = pd.Program()
+    with unique_name.guard(), static.program_guard(main, pd.Program()):
+        x = static.data("x", [3])
+        x.stop_gradient = False
+        shown = static.Print(x, message="look", summarize=2)
+        loss = pd.layers.mean(shown * 2.0)
+        (gx,) = static.gradients([loss], [x])
+    assert shown.name == "print_0.tmp_0"
+    got = static.Executor().run(main, feed={"x": np.array([1, 2, 3], "float32")},
+                                fetch_list=[shown, gx])
+    np.testing.assert_array_equal(got[0], [1, 2, 3])
+    np.testing.assert_allclose(got[1], [2 / 3] * 3, rtol=1e-6)
+    printed = capsys.readouterr().out
+    assert "look\nVariable: x\n" in printed and "  - data: 1.0 2.0\n" in printed
+    assert "  - shape: [3]" in printed and printed.count("Variable:") == 2   # value and grad
+    with static.program_guard(pd.Program(), pd.Program()), \
+            pytest.raises(pd.errors.AttrError, match="print_phase"):
+        static.Print(static.data("y", [1]), print_phase="sometimes")

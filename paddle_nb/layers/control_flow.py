@@ -196,7 +196,8 @@ def cond_with(names, pred, true_fn=None, false_fn=None):
     if not t_outs:
         return None
     mask = names.out("cast", {"X": pred}, {"in_dtype": "bool", "out_dtype": "int32"})
-    merged = [names.out("select_input", {"X": [f, t], "Mask": mask}) for t, f in zip(t_outs, f_outs)]
+    merged = [names.out("select_input", {"X": [f, t], "Mask": mask})
+              for t, f in zip(t_outs, f_outs)]
     return merged if isinstance(t_result, (list, tuple)) else merged[0]
 
 

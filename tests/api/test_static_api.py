@@ -95,8 +95,8 @@ def misc_script():
     return [acc, shown, b + g, w]
 
 
-SCRIPTS = {"misc": misc_script, "layers": layers_script, "while_array": while_script, "cond": cond_script,
-           "case": case_script, "switch": switch_script}
+SCRIPTS = {"misc": misc_script, "layers": layers_script, "while_array": while_script,
+           "cond": cond_script, "case": case_script, "switch": switch_script}
 
 
 def _build(script):
@@ -150,8 +150,9 @@ def test_same_ops_and_names_as_paddle(name):
     assert _op_types(main) == _op_types(theirs)
     assert _own_names(main) == _own_names(theirs)
     names = [o.name for o in outs]
-    own = [n for n, t in zip(names, REFS[f"{name}/fetch_names"]) if re.fullmatch(OWN, t.split(".")[0])]
-    assert own == [t for t in REFS[f"{name}/fetch_names"] if re.fullmatch(OWN, t.split(".")[0])]
+    theirs_names = [str(t) for t in REFS[f"{name}/fetch_names"]]
+    owned = [k for k, t in enumerate(theirs_names) if re.fullmatch(OWN, t.split(".")[0])]
+    assert [names[k] for k in owned] == [theirs_names[k] for k in owned]
 
 
 @pytest.mark.parametrize("name", list(SCRIPTS))
@@ -171,7 +172,8 @@ def test_same_parameters_and_initializers_as_paddle():
     assert [op.type for op in startup.global_block().ops] == \
         [op.type for op in theirs.global_block().ops]
     mine = {p.name: (tuple(p.shape), p.trainable) for p in main.all_parameters()}
-    assert sorted(mine) == sorted(k.split("/")[-1] for k in REFS.files if k.startswith("layers/param/"))
+    params = [k.split("/")[-1] for k in REFS.files if k.startswith("layers/param/")]
+    assert sorted(mine) == sorted(params)
     conv = [op for op in startup.global_block().ops if op.type == "gaussian_random"][0]
     want = [op for op in theirs.global_block().ops if op.type == "gaussian_random"][0]
     assert conv.attr("std") == pytest.approx(want.attr("std"))

@@ -27,7 +27,7 @@ def boxes(*lead, size=10.0):
     return np.concatenate([xy, xy + wh], axis=-1).astype(F)
 
 
-# -- yolo_box ----------------------------------------------------------------------------------------
+# -- yolo_box -------------------------------------------------------------------------------------
 def yolo_ref(ins, attrs):
     x, img = ins["X"].astype(np.float64), ins["ImgSize"]
     anchors, classes = attrs["anchors"], attrs["class_num"]
@@ -62,7 +62,7 @@ def yolo_ref(ins, attrs):
 YOLO = {"anchors": [10, 13, 16, 30], "class_num": 2, "conf_thresh": 0.3, "downsample_ratio": 8}
 
 
-# -- box_coder ---------------------------------------------------------------------------------------
+# -- box_coder ------------------------------------------------------------------------------------
 def coder_ref(ins, attrs):
     prior, target = ins["PriorBox"].astype(np.float64), ins["TargetBox"].astype(np.float64)
     var = ins.get("PriorBoxVar")
@@ -99,7 +99,7 @@ def coder_ref(ins, attrs):
     return {"OutputBox": out}
 
 
-# -- prior_box ---------------------------------------------------------------------------------------
+# -- prior_box ------------------------------------------------------------------------------------
 def prior_ref(ins, attrs):
     _, _, h, w = ins["Input"].shape
     _, _, ih, iw = ins["Image"].shape
@@ -128,7 +128,7 @@ def prior_ref(ins, attrs):
     return {"Boxes": out, "Variances": var}
 
 
-# -- roi_align ---------------------------------------------------------------------------------------
+# -- roi_align ------------------------------------------------------------------------------------
 def bilinear(img, y, x):
     h, w = img.shape[1:]
     if y < -1 or y > h or x < -1 or x > w:
@@ -166,7 +166,7 @@ def roi_ref(ins, attrs):
     return {"Out": out}
 
 
-# -- NMS ---------------------------------------------------------------------------------------------
+# -- NMS ------------------------------------------------------------------------------------------
 def iou_matrix(b, normalized):
     one = 0.0 if normalized else 1.0
     x1, y1 = np.maximum(b[:, None, 0], b[None, :, 0]), np.maximum(b[:, None, 1], b[None, :, 1])

@@ -46,6 +46,9 @@ def _candidates(scores, threshold, top_k):
 
 
 def _nms_infer(bboxes, scores, rois_num=None, **attrs):
+    if rois_num is not None:
+        fail("RoisNum (boxes [M, C, 4] with scores [M, C] per ROI) is not available in "
+             "paddle_nb: pass BBoxes [N, M, 4] and Scores [N, C, M]")
     if len(bboxes.shape) != 3 or bboxes.shape[2] not in (4, -1):
         fail(f"BBoxes must be [N, M, 4] (the [M, C, 4] form with RoisNum is not available), "
              f"got shape {list(bboxes.shape)}")

@@ -282,7 +282,10 @@ BAD = {
     "roi_align": [Bad({"X": Meta((1, 2, 4, 4), np.dtype(F)), "ROIs": Meta((3, 5), np.dtype(F))},
                       {}, ShapeError, r"ROIs must be \[R, 4\]")],
     "multiclass_nms3": [Bad({"BBoxes": Meta((5, 2, 4), np.dtype(F)), "Scores": Meta((5, 2),
-                             np.dtype(F))}, {}, ShapeError, r"Scores must be \[N, C, M\]")],
+                             np.dtype(F))}, {}, ShapeError, r"Scores must be \[N, C, M\]"),
+                        Bad({"BBoxes": Meta((5, 2, 4), np.dtype(F)), "Scores": Meta((5, 2),
+                             np.dtype(F)), "RoisNum": Meta((1,), np.dtype(np.int32))}, {},
+                            ShapeError, "RoisNum .* is not available")],
     "matrix_nms": [Bad({"BBoxes": Meta((1, 6, 4), np.dtype(F)), "Scores": Meta((1, 2, 5),
                         np.dtype(F))}, {}, ShapeError, "6 boxes per image")],
 }

@@ -1,5 +1,5 @@
 """PaddlePaddle 2.6.2's own numbers for the detection post-processing ops
-(paddle_nb/ops/detection_box.py, detection_nms.py, detection_roi.py).
+(paddle_nb/ops/detection_box.py, detection_nms.py, detection_roi.py, detection_proposals.py).
 
 Run with the interop virtual environment, never with paddle_nb's:
 
@@ -28,6 +28,14 @@ def _boxes(n, m, size=10.0):
     xy = rng.uniform(0, size * 0.7, (n, m, 2))
     wh = rng.uniform(size * 0.1, size * 0.3, (n, m, 2))
     return np.concatenate([xy, xy + wh], axis=-1).astype("float32")
+
+
+def _sized_rois():
+    """Nine boxes of sides from 10 to 800 pixels (every FPN level), in no order."""
+    half = np.array([5, 250, 20, 400, 60, 8, 120, 300, 90], "float64")[:, None]
+    center = rng.uniform(300, 500, (9, 2))
+    half = half * rng.uniform(0.8, 1.2, (9, 2))
+    return np.concatenate([center - half, center + half], axis=1).astype("float32")
 
 
 def multiclass_nms3(bboxes, scores, **attrs):
@@ -112,7 +120,34 @@ CASES = {
                                        post_threshold=0.1, nms_top_k=-1, keep_top_k=-1,
                                        use_gaussian=True, gaussian_sigma=1.5,
                                        return_index=True, return_rois_num=True))),
+    "generate_proposals": ({"scores": rng.uniform(0, 1, (2, 3, 4, 4)).astype("float32"),
+                            "deltas": (rng.standard_normal((2, 12, 4, 4)) * 0.3).astype("float32"),
+                            "imsize": np.array([[30, 40], [25, 20]], "float32"),
+                            "anchors": _boxes(4, 4 * 3, 30.0).reshape(4, 4, 3, 4),
+                            "var": np.full((4, 4, 3, 4), 0.5, "float32")},
+                           lambda v: list(V.generate_proposals(
+                               v["scores"], v["deltas"], v["imsize"], v["anchors"], v["var"],
+                               pre_nms_top_n=20, post_nms_top_n=8, nms_thresh=0.6,
+                               min_size=2.0, return_rois_num=True))
+                           + list(V.generate_proposals(
+                               v["scores"], v["deltas"], v["imsize"], v["anchors"], v["var"],
+                               pre_nms_top_n=-1, post_nms_top_n=-1, nms_thresh=0.7, eta=0.9,
+                               min_size=0.1, pixel_offset=True, return_rois_num=True))),
+    "distribute_fpn_proposals": ({"rois": _sized_rois(),
+                                  "rn": np.array([4, 5], "int32")},
+                                 lambda v: _flatten(V.distribute_fpn_proposals(
+                                     v["rois"], 2, 5, 4, 224, rois_num=v["rn"]))
+                                 + _flatten(V.distribute_fpn_proposals(
+                                     v["rois"], 2, 4, 3, 112, pixel_offset=True,
+                                     rois_num=v["rn"]))),
 }
+
+
+def _flatten(items):
+    out = []
+    for item in items:
+        out += list(item) if isinstance(item, (list, tuple)) else [item]
+    return out
 
 
 def run_case(name, feeds, build):
@@ -121,10 +156,11 @@ def run_case(name, feeds, build):
         outs = build({k: data(k, a) for k, a in feeds.items()})
     exe = paddle.static.Executor(paddle.CPUPlace())
     names = [o.name for o in outs]
-    fetched = exe.run(main, feed=feeds, fetch_list=names)
+    # (generate_proposals' outputs carry a LoD: fetched as tensors, kept as their arrays)
+    fetched = exe.run(main, feed=feeds, fetch_list=names, return_numpy=False)
     record = {f"{name}/program": np.frombuffer(main.desc.serialize_to_string(), np.uint8)}
     record.update({f"{name}/feed/{k}": v for k, v in feeds.items()})
-    record.update({f"{name}/fetch/{n}": np.asarray(v) for n, v in zip(names, fetched)})
+    record.update({f"{name}/fetch/{n}": np.array(v) for n, v in zip(names, fetched)})
     return record
 
 

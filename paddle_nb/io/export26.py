@@ -86,7 +86,8 @@ OP_VERSIONS = {
     "instance_norm": 1, "lamb": 1, "leaky_relu": 1, "less_equal": 1, "less_than": 1,
     "lookup_table_v2": 1, "matmul": 1, "mish": 1, "momentum": 1, "not_equal": 1, "softplus": 1,
     # paddle.static's print and the detection ops (paddle_nb/ops/debug.py, detection_*.py)
-    "matrix_nms": 1, "print": 1, "roi_align": 3, "yolo_box": 1,
+    "distribute_fpn_proposals": 2, "generate_proposals_v2": 1, "matrix_nms": 1, "print": 1,
+    "roi_align": 3, "yolo_box": 1,
 }
 
 

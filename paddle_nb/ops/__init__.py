@@ -12,7 +12,9 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     index, select, expand, coalesce,
 )
 from paddle_nb.ops import tensor_array, debug  # noqa: F401  (LOD_TENSOR_ARRAY ops, print)
-from paddle_nb.ops import detection_box, detection_nms, detection_roi  # noqa: F401
+from paddle_nb.ops import (  # noqa: F401  (detection post-processing)
+    detection_box, detection_nms, detection_proposals, detection_roi,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

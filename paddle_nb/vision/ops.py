@@ -9,7 +9,8 @@ PicoDet and PP-YOLOE models end with. Forward only: these ops have no gradients 
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["yolo_box", "box_coder", "prior_box", "roi_align", "matrix_nms", "multiclass_nms"]
+__all__ = ["yolo_box", "box_coder", "prior_box", "roi_align", "matrix_nms", "multiclass_nms",
+           "generate_proposals", "distribute_fpn_proposals"]
 
 
 def _outputs(helper, op_type, inputs, slots, attrs):
@@ -110,3 +111,42 @@ def _nms_results(got, return_index, return_rois_num):
     out, index = got[0], got[1]
     rois_num = got[2] if return_rois_num else None
     return out, rois_num, (index if return_index else None)
+
+
+def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000,
+                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                       pixel_offset=False, return_rois_num=False, name=None):
+    """(rpn_rois [K, 4], rpn_roi_probs [K, 1], rpn_rois_num [N] or None): RPN proposals
+    (the ``generate_proposals_v2`` op)."""
+    helper = layer_helper("generate_proposals_v2", name)
+    slots = ["RpnRois", "RpnRoiProbs"] + (["RpnRoisNum"] if return_rois_num else [])
+    got = _outputs(helper, "generate_proposals_v2", {
+        "Scores": scores, "BboxDeltas": bbox_deltas, "ImShape": img_size, "Anchors": anchors,
+        "Variances": variances}, slots, {
+        "pre_nms_topN": pre_nms_top_n, "post_nms_topN": post_nms_top_n,
+        "nms_thresh": nms_thresh, "min_size": min_size, "eta": eta,
+        "pixel_offset": pixel_offset})
+    for var in got:
+        var.stop_gradient = True
+    return got[0], got[1], (got[2] if return_rois_num else None)
+
+
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale,
+                             pixel_offset=False, rois_num=None, name=None):
+    """(multi_rois: one [R_l, 4] per level, restore_ind [R, 1], rois_num_per_level: one [N]
+    per level, or None without ``rois_num``): each ROI sent to its FPN level."""
+    helper = layer_helper("distribute_fpn_proposals", name)
+    levels = max_level - min_level + 1
+    multi = [helper.tmp_name() for _ in range(levels)]
+    restore = helper.tmp_name()
+    outputs = {"MultiFpnRois": multi, "RestoreIndex": restore}
+    inputs = {"FpnRois": fpn_rois}
+    if rois_num is not None:
+        inputs["RoisNum"] = rois_num
+        outputs["MultiLevelRoIsNum"] = [helper.tmp_name() for _ in range(levels)]
+    helper.append("distribute_fpn_proposals", inputs, outputs, {
+        "min_level": min_level, "max_level": max_level, "refer_level": refer_level,
+        "refer_scale": refer_scale, "pixel_offset": pixel_offset})
+    block = helper.block
+    counts = [block.var(n) for n in outputs.get("MultiLevelRoIsNum", [])] or None
+    return [block.var(n) for n in multi], block.var(restore), counts

@@ -289,3 +289,96 @@ BAD = {
     "matrix_nms": [Bad({"BBoxes": Meta((1, 6, 4), np.dtype(F)), "Scores": Meta((1, 2, 5),
                         np.dtype(F))}, {}, ShapeError, "6 boxes per image")],
 }
+
+
+# -- generate_proposals_v2 and distribute_fpn_proposals --------------------------------------------
+def proposals_ref(ins, attrs):
+    sc, de, im = ins["Scores"], ins["BboxDeltas"], ins["ImShape"]
+    anchors, var = ins["Anchors"].reshape(-1, 4), ins["Variances"].reshape(-1, 4)
+    n, a, h, w = sc.shape
+    off = 1.0 if attrs["pixel_offset"] else 0.0
+    rois, probs, counts = [], [], []
+    for b in range(n):
+        cands = []                                   # (score, box) in (h, w, anchor) order
+        for i in range(h):
+            for j in range(w):
+                for k in range(a):
+                    an, v = anchors[(i * w + j) * a + k], var[(i * w + j) * a + k]
+                    d = de[b, 4 * k:4 * k + 4, i, j]
+                    aw, ah = an[2] - an[0] + off, an[3] - an[1] + off
+                    cx = v[0] * d[0] * aw + an[0] + aw / 2
+                    cy = v[1] * d[1] * ah + an[1] + ah / 2
+                    bw = math.exp(min(v[2] * d[2], math.log(1000 / 16))) * aw
+                    bh = math.exp(min(v[3] * d[3], math.log(1000 / 16))) * ah
+                    box = [min(max(cx - bw / 2, 0), im[b, 1] - off),
+                           min(max(cy - bh / 2, 0), im[b, 0] - off),
+                           min(max(cx + bw / 2 - off, 0), im[b, 1] - off),
+                           min(max(cy + bh / 2 - off, 0), im[b, 0] - off)]
+                    cands.append((float(sc[b, k, i, j]), box))
+        cands.sort(key=lambda t: -t[0])
+        cands = cands[:attrs["pre_nms_topN"]] if attrs["pre_nms_topN"] > 0 else cands
+        low = max(attrs["min_size"], 1.0)
+        cands = [(s, bx) for s, bx in cands
+                 if bx[2] - bx[0] + off >= low and bx[3] - bx[1] + off >= low]
+        if not cands:
+            cands = [(0.0, [0.0] * 4)]
+        else:
+            ious = iou_matrix(np.array([bx for _, bx in cands]), not attrs["pixel_offset"])
+            alive, kept = np.ones(len(cands), bool), []
+            for i in range(len(cands)):
+                if alive[i]:
+                    kept.append(cands[i])
+                    alive &= ious[i] <= attrs["nms_thresh"]
+            cands = kept[:attrs["post_nms_topN"]] if attrs["post_nms_topN"] > 0 else kept
+        rois += [bx for _, bx in cands]
+        probs += [[s] for s, _ in cands]
+        counts.append(len(cands))
+    return {"RpnRois": np.array(rois), "RpnRoiProbs": np.array(probs),
+            "RpnRoisNum": np.array(counts)}
+
+
+def distribute_ref(ins, attrs):
+    rois, nums = ins["FpnRois"], ins["RoisNum"]
+    off = 1.0 if attrs["pixel_offset"] else 0.0
+    owner = np.repeat(np.arange(len(nums)), nums)
+    levels = []
+    for x1, y1, x2, y2 in rois:
+        lv = math.floor(math.log2(math.sqrt((x2 - x1 + off) * (y2 - y1 + off))
+                                  / attrs["refer_scale"] + 1e-8) + attrs["refer_level"])
+        levels.append(min(max(lv, attrs["min_level"]), attrs["max_level"]))
+    multi, counts, order = [], [], []
+    for lv in range(attrs["min_level"], attrs["max_level"] + 1):
+        picked = [r for r in range(len(rois)) if levels[r] == lv]
+        order += picked
+        multi.append(rois[picked].reshape(-1, 4))
+        counts.append(np.array([sum(owner[r] == b for r in picked) for b in range(len(nums))]))
+    restore = np.array([order.index(r) for r in range(len(rois))]).reshape(-1, 1)
+    return {"MultiFpnRois": multi, "RestoreIndex": restore, "MultiLevelRoIsNum": counts}
+
+
+def sized_rois(sides):
+    centers = rng.uniform(200, 300, (len(sides), 2))
+    half = np.array(sides, float)[:, None] / 2 * rng.uniform(0.8, 1.2, (len(sides), 2))
+    return np.concatenate([centers - half, centers + half], axis=1).astype(F)
+
+
+PROPOSALS = {"Scores": rng.uniform(0, 1, (2, 2, 3, 3)).astype(F),
+             "BboxDeltas": (rng.standard_normal((2, 8, 3, 3)) * 0.3).astype(F),
+             "ImShape": np.array([[20, 24], [16, 12]], F),
+             "Anchors": boxes(3, 3, 2, size=20.0), "Variances": np.full((3, 3, 2, 4), 0.5, F)}
+CASES["generate_proposals_v2"] = [
+    Case(PROPOSALS, {"pre_nms_topN": 10, "post_nms_topN": 4, "nms_thresh": 0.5,
+                     "min_size": 2.0, "eta": 1.0, "pixel_offset": False}, proposals_ref),
+    Case(PROPOSALS, {"pre_nms_topN": -1, "post_nms_topN": -1, "nms_thresh": 0.7,
+                     "min_size": 0.1, "eta": 1.0, "pixel_offset": True}, proposals_ref)]
+CASES["distribute_fpn_proposals"] = [
+    Case({"FpnRois": sized_rois([10, 300, 40, 700, 120, 15, 250]),
+          "RoisNum": np.array([3, 4], np.int32)},
+         {"min_level": 2, "max_level": 5, "refer_level": 4, "refer_scale": 224,
+          "pixel_offset": pixel_offset}, distribute_ref) for pixel_offset in (False, True)]
+BAD["generate_proposals_v2"] = [
+    Bad({k: Meta(v.shape if k != "BboxDeltas" else (2, 6, 3, 3), np.dtype(F))
+         for k, v in PROPOSALS.items()}, {}, ShapeError, "4 channels per anchor")]
+BAD["distribute_fpn_proposals"] = [
+    Bad({"FpnRois": Meta((5, 4), np.dtype(F))}, {"min_level": 5, "max_level": 2},
+        ShapeError, "max_level")]

@@ -61,7 +61,25 @@ BUILDS = {
         *V.matrix_nms(v["bb"], v["sc"], score_threshold=0.05, post_threshold=0.1,
                       nms_top_k=-1, keep_top_k=-1, use_gaussian=True, gaussian_sigma=1.5,
                       return_index=True)],
+    "generate_proposals": lambda v: [
+        *V.generate_proposals(v["scores"], v["deltas"], v["imsize"], v["anchors"], v["var"],
+                              pre_nms_top_n=20, post_nms_top_n=8, nms_thresh=0.6,
+                              min_size=2.0, return_rois_num=True),
+        *V.generate_proposals(v["scores"], v["deltas"], v["imsize"], v["anchors"], v["var"],
+                              pre_nms_top_n=-1, post_nms_top_n=-1, nms_thresh=0.7, eta=0.9,
+                              min_size=0.1, pixel_offset=True, return_rois_num=True)],
+    "distribute_fpn_proposals": lambda v: _flatten(
+        V.distribute_fpn_proposals(v["rois"], 2, 5, 4, 224, rois_num=v["rn"])
+        + V.distribute_fpn_proposals(v["rois"], 2, 4, 3, 112, pixel_offset=True,
+                                     rois_num=v["rn"])),
 }
+
+
+def _flatten(items):
+    out = []
+    for item in items:
+        out += list(item) if isinstance(item, (list, tuple)) else [item]
+    return out
 
 
 def _feeds(name):
@@ -101,8 +119,8 @@ def test_same_ops_attributes_and_names_as_paddle(name):
     assert [op.type for op in mine_ops] == [op.type for op in their_ops]
     for mine, their in zip(mine_ops, their_ops):
         assert _declared_attrs(mine) == _declared_attrs(their), mine.type
-        assert {s: mine.output(s) for s in ("Out", "Boxes", "OutputBox", "Index")} == \
-            {s: their.output(s) for s in ("Out", "Boxes", "OutputBox", "Index")}
+        slots = ("Out", "Boxes", "OutputBox", "Index", "RpnRois", "MultiFpnRois", "RestoreIndex")
+        assert {s: mine.output(s) for s in slots} == {s: their.output(s) for s in slots}
     fetched = [k.split("/", 2)[2] for k in REFS.files if k.startswith(f"{name}/fetch/")]
     assert sorted(o.name for o in outs if o is not None) == sorted(fetched)
 

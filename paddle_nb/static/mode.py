@@ -22,14 +22,13 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.core.place import GPUPlace, CPUPlace, gpu_available
-from paddle_nb.errors import PaddleNBError
+from paddle_nb.errors import DynamicModeError
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 
 __all__ = [
     "enable_static", "disable_static", "in_dynamic_mode", "seed", "get_seed",
     "set_device", "get_device", "CUDAPlace", "CUDAPinnedPlace", "is_compiled_with_cuda",
     "set_default_dtype", "get_default_dtype", "no_grad", "grad", "create_parameter",
-    "DynamicModeError",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
 ]
 
@@ -38,10 +37,6 @@ __all__ = [
 float16, float32, float64 = numpy.dtype("float16"), numpy.dtype("float32"), numpy.dtype("float64")
 int8, int16, int32, int64 = (numpy.dtype(n) for n in ("int8", "int16", "int32", "int64"))
 uint8, bool = numpy.dtype("uint8"), numpy.dtype("bool")     # noqa: A001 (paddle.bool)
-
-
-class DynamicModeError(PaddleNBError, RuntimeError):
-    """A PaddlePaddle 2.x function that exists only in dynamic (eager) mode."""
 
 
 class _Settings:

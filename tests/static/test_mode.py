@@ -11,9 +11,9 @@ from paddle_nb.static import mode
 
 def test_static_only():
     assert mode.enable_static() is None and mode.in_dynamic_mode() is False
-    with pytest.raises(mode.DynamicModeError, match="static programs only"):
+    with pytest.raises(pd.errors.DynamicModeError, match="static programs only"):
         mode.disable_static()
-    with pytest.raises(mode.DynamicModeError, match="paddle.static.gradients"):
+    with pytest.raises(pd.errors.DynamicModeError, match="paddle.static.gradients"):
         mode.grad([], [])
 
 

@@ -13,22 +13,24 @@ model_path, exe)`` reads too (its "saved with save_persistables" path); the prog
 ``<model_path>.pdmodel`` as in PaddlePaddle. A pickled ``.pdparams`` is refused by name.
 """
 
+import io as bytes_io
 import os
 
 from paddle_nb.core.scope import global_scope
 from paddle_nb.errors import SaveLoadError
+from paddle_nb.executor import Executor
 from paddle_nb.framework import context
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.variable import Variable
 from paddle_nb.framework.program import Program
 from paddle_nb.io import inference as fluid_io
 from paddle_nb.io.export26 import normalize
-from paddle_nb.layers.helper import layer_helper
 from paddle_nb.io.params import (
-    is_persistable, load_vars, os_errors, save_persistables, select_vars,
+    check_value, is_persistable, load_vars, os_errors, save_persistables, select_vars,
     values_from_scope,
 )
-from paddle_nb.ops.tensor_stream import tensor_bytes, read_tensor
+from paddle_nb.layers.helper import layer_helper
+from paddle_nb.ops.tensor_stream import read_tensor, tensor_bytes
 
 __all__ = ["save_inference_model", "load_inference_model", "save", "load",
            "serialize_program", "deserialize_program", "serialize_persistables",
@@ -48,9 +50,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
         raise SaveLoadError(f"save_inference_model: path_prefix must end in a file name "
                             f"prefix (such as 'out/model'), got {path_prefix!r}")
     program = default_main_program() if program is None else program
-    inference = normalize_program(program, feed_vars, fetch_vars)
-    fetches = [op.input("X")[0] for op in inference.global_block().ops if op.type == "fetch"]
-    fluid_io.save_inference_model(path_prefix, _var_list(feed_vars), fetches, executor,
+    fluid_io.save_inference_model(path_prefix, _var_list(feed_vars),
+                                  _scaled_fetches(program, fetch_vars), executor,
                                   main_program=program, scope=kwargs.get("scope"),
                                   prefix=True)
 
@@ -67,14 +68,17 @@ def load_inference_model(path_prefix, executor, **kwargs):
 
 
 def normalize_program(program, feed_vars, fetch_vars, **kwargs):
-    """The inference program save_inference_model writes (pruned, feed and fetch ops).
-
-    As PaddlePaddle 2.6 does, each non-bool fetch Variable first gets a ``scale`` by 1.0
-    appended to ``program`` itself (``save_infer_model/scale_i.tmp_0``), and the model
-    fetches those: an activation's output stays a fetchable variable after inference
-    passes fuse the activation away.
-    """
+    """The inference program save_inference_model writes (pruned, feed and fetch ops),
+    fetching the ``save_infer_model/scale_i`` copies (``_scaled_fetches``)."""
     feeds = [v.name if hasattr(v, "name") else v for v in _var_list(feed_vars)]
+    return fluid_io.inference_program(program, feeds, _scaled_fetches(program, fetch_vars))
+
+
+def _scaled_fetches(program, fetch_vars):
+    """The names to fetch: as PaddlePaddle 2.6 does, each non-bool fetch Variable gets a
+    ``scale`` by 1.0 appended to ``program`` itself (``save_infer_model/scale_i.tmp_0``), so
+    that an activation's output stays a fetchable variable after inference passes fuse the
+    activation away."""
     fetches = []
     with context.program_guard(program):
         for i, var in enumerate(_var_list(fetch_vars)):
@@ -83,7 +87,7 @@ def normalize_program(program, feed_vars, fetch_vars, **kwargs):
                 var = helper.out("scale", {"X": var},
                                  {"scale": 1.0, "bias": 0.0, "bias_after_scale": True})
             fetches.append(var.name if isinstance(var, Variable) else var)
-    return fluid_io.inference_program(program, feeds, fetches)
+    return fetches
 
 
 def serialize_program(feed_vars, fetch_vars, **kwargs):
@@ -110,7 +114,6 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
 def deserialize_persistables(program, data, executor, scope=None):
     """Put the values in ``data`` (``serialize_persistables``'s bytes) into the global scope
     (or ``scope``), one per persistable of ``program`` in name order."""
-    import io as bytes_io
     variables = select_vars(program, predicate=is_persistable)
     stream = bytes_io.BytesIO(data)
     scope = global_scope() if scope is None else scope
@@ -130,7 +133,6 @@ def save(program, model_path, protocol=4, **configs):
     if os.path.basename(model_path) == "":
         raise SaveLoadError(f"paddle.static.save: model_path must end in a name, got "
                             f"{model_path!r}")
-    from paddle_nb.executor import Executor
     save_persistables(Executor(), model_path, main_program=program, scope=configs.get("scope"))
     fluid_io.save(program, model_path + fluid_io.MODEL_SUFFIX)
 
@@ -150,7 +152,6 @@ def load(program, model_path, executor=None, var_list=None):
                 "PaddlePaddle, or with paddle_nb's paddle.static.save")
         raise SaveLoadError(f"paddle.static.load: no directory '{model_path}' (what "
                             "paddle.static.save writes)")
-    from paddle_nb.executor import Executor
     names = None if var_list is None else [v.name for v in var_list]
     chosen = [v for v in select_vars(program, predicate=is_persistable)
               if (names is None or v.name in names)
@@ -179,7 +180,6 @@ def load_program_state(model_path, var_list=None):
 def set_program_state(program, state_dict, scope=None):
     """Put ``state_dict``'s arrays (name -> array) into the global scope (or ``scope``) for
     the program's persistables named there; each must match its VarDesc's shape."""
-    from paddle_nb.io.params import check_value
     scope = global_scope() if scope is None else scope
     for var in select_vars(program, predicate=is_persistable):
         if var.name in state_dict:

@@ -2,18 +2,19 @@
 
 Programs, scopes, the executor and autodiff are paddle_nb's own (re-exported here with
 PaddlePaddle 2.x's signatures); ``program.py`` holds ``data``, ``program_guard`` and
-``InputSpec``, ``executor.py`` the 2.x ``Executor`` and ``CompiledProgram``, ``io.py``
-saving and loading, ``array.py`` tensor arrays, ``nn/`` the static layers and control flow,
-and ``mode.py`` the top-level mode, device, seed and dtype functions.
+``InputSpec``, ``autodiff.py`` append_backward and gradients, ``executor.py`` the 2.x
+``Executor`` and ``CompiledProgram``, ``io.py`` saving and loading, ``array.py`` tensor
+arrays, ``nn/`` the static layers and control flow, and ``mode.py`` the top-level mode,
+device, seed and dtype functions (docs/static_2x.md).
 """
 
-from paddle_nb.backward import append_backward, gradients
 from paddle_nb.core.scope import global_scope, scope_guard
 from paddle_nb.framework.context import default_main_program, default_startup_program
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import ParamAttr
 from paddle_nb.static import nn
+from paddle_nb.static.autodiff import append_backward, gradients
 from paddle_nb.static.array import (
     array_length, array_read, array_write, create_array, tensor_array_to_tensor,
 )

@@ -132,7 +132,7 @@ def test_py_func_and_sequence_layers_say_what_to_use():
         static.nn.sequence_pool(None, "sum")
 
 
-def test_gradients_and_append_backward_are_reexported():
+def test_gradients_and_append_backward_with_2x_signatures():
     main = pd.Program()
     with static.program_guard(main, pd.Program()):
         x = static.data("x", [2])
@@ -141,7 +141,12 @@ def test_gradients_and_append_backward_are_reexported():
         (gx,) = static.gradients([y], [x])
     got = static.Executor().run(main, feed={"x": np.array([1, 2], "float32")}, fetch_list=[gx])
     np.testing.assert_allclose(got[0], [1, 2])
-    assert static.append_backward is pd.append_backward
+    with static.program_guard(pd.Program(), pd.Program()):
+        w = static.create_parameter([2], "float32")
+        pairs = static.append_backward(pd.layers.mean(w * w))
+        assert [p.name for p, _ in pairs] == [w.name]
+        with pytest.raises(pd.errors.BackwardError, match="checkpoints is not available"):
+            static.append_backward(pd.layers.mean(w), checkpoints=[w])
 
 
 def test_print_shows_the_value_and_its_gradient(capsys):

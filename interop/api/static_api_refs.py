@@ -104,6 +104,19 @@ def misc_script(v):
 
 MISC_FEED = {"pred": rng.standard_normal((4, 4)).astype("float32"),
              "label": np.array([[0], [3], [1], [2]], "int64")}
+def auc_script(v):
+    p = paddle.static.data("p", [None, 2], "float32")
+    label = paddle.static.data("label", [None, 1], "int64")
+    auc, batch_auc, stats = paddle.static.auc(p, label, num_thresholds=7, slide_steps=2)
+    return [auc, batch_auc, *stats]
+
+
+def _auc_feed(n):
+    pos = rng.uniform(0, 1, (n, 1)).astype("float32")
+    return {"p": np.concatenate([1 - pos, pos], axis=1),
+            "label": rng.integers(0, 2, (n, 1)).astype("int64")}
+
+
 X3 = rng.standard_normal((2, 3)).astype("float32")
 SCRIPTS = {
     "layers": (layers_script, [LAYERS_FEED]),
@@ -112,6 +125,7 @@ SCRIPTS = {
     "case": (case_script, [{"x": X3, "p1": np.array([a]), "p2": np.array([b])}
                            for a, b in ((True, True), (False, True), (False, False))]),
     "misc": (misc_script, [MISC_FEED]),
+    "auc": (auc_script, [_auc_feed(n) for n in (6, 5, 7, 4)]),
     "switch": (switch_script, [{"x": X3, "k": np.array([k], "int64")} for k in (0, 1, 2, 3)]),
 }
 

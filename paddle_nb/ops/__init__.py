@@ -11,7 +11,7 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
 )
-from paddle_nb.ops import tensor_array, debug  # noqa: F401  (LOD_TENSOR_ARRAY ops, print)
+from paddle_nb.ops import tensor_array, debug, auc  # noqa: F401  (arrays, print, auc)
 from paddle_nb.ops import (  # noqa: F401  (detection post-processing)
     detection_box, detection_nms, detection_proposals, detection_roi,
 )

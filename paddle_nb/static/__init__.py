@@ -26,7 +26,7 @@ from paddle_nb.static.io import (
 )
 from paddle_nb.static.mode import create_parameter
 from paddle_nb.static.program import (
-    InputSpec, Print, accuracy, cpu_places, create_global_var, cuda_places, data, device_guard,
+    InputSpec, Print, accuracy, auc, cpu_places, create_global_var, cuda_places, data, device_guard,
     name_scope, program_guard, py_func,
 )
 
@@ -38,6 +38,6 @@ __all__ = [
     "deserialize_program", "serialize_persistables", "deserialize_persistables",
     "load_program_state", "set_program_state", "normalize_program",
     "name_scope", "device_guard", "cpu_places", "cuda_places", "create_global_var",
-    "create_parameter", "accuracy", "py_func", "Print", "nn",
+    "create_parameter", "accuracy", "py_func", "Print", "auc", "nn",
     "create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor",
 ]

@@ -26,7 +26,7 @@ from paddle_nb.layers.helper import layer_helper
 from paddle_nb.static.mode import SETTINGS
 
 __all__ = ["data", "program_guard", "InputSpec", "name_scope", "device_guard", "cpu_places",
-           "cuda_places", "create_global_var", "accuracy", "py_func", "Print"]
+           "cuda_places", "create_global_var", "accuracy", "py_func", "Print", "auc"]
 
 
 def data(name, shape, dtype=None, lod_level=0):
@@ -149,6 +149,32 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
                   {"Accuracy": acc, "Correct": correct or helper.tmp_name(),
                    "Total": total or helper.tmp_name()})
     return helper.block.var(acc)
+
+
+def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
+        ins_tag_weight=None):
+    """``(auc, batch_auc, [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg])``: the ROC
+    AUC over every batch so far and over the last ``slide_steps`` batches, from four
+    persistable count variables (zeros from the startup program), as PaddlePaddle 2.6
+    builds it: two ``auc`` ops, the windowed one first."""
+    helper = layer_helper("auc")
+    if ins_tag_weight is None:
+        # 2.6 makes a [1, 1] weight of 1.0 here and leaves it unused (a batch counts)
+        unique_name.generate("fill_constant")
+        layer_helper("fill_constant").out("fill_constant", {}, {
+            "shape": [1, 1], "dtype": "float32", "value": 1.0, "str_value": "1.0"})
+    auc_out, batch_auc_out = helper.tmp_name(), helper.tmp_name()
+    window = [(1 + slide_steps) * (num_thresholds + 1) + 1]
+    stats = [create_global_var(shape, 0, "int64", persistable=True)
+             for shape in (window, window, [1, num_thresholds + 1], [1, num_thresholds + 1])]
+    weight = {} if ins_tag_weight is None else {"InsTagWeight": ins_tag_weight}
+    for out, (pos, neg), steps in ((batch_auc_out, stats[:2], slide_steps),
+                                   (auc_out, stats[2:], 0)):
+        helper.append("auc", {"Predict": input, "Label": label, "StatPos": pos,
+                              "StatNeg": neg, **weight},
+                      {"AUC": out, "StatPosOut": pos, "StatNegOut": neg},
+                      {"curve": curve, "num_thresholds": num_thresholds, "slide_steps": steps})
+    return helper.block.var(auc_out), helper.block.var(batch_auc_out), stats
 
 
 def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,   # noqa: N802

@@ -22,7 +22,7 @@ from paddle_nb.static import mode
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "paddle26" / "api"
 REFS = np.load(FIXTURES / "static_api.npz")
 OWN = r"(fc|conv2d|batch_norm|embedding|array|array_length|array_read|tensor_array_to_tensor" \
-      r"|_generated_var|logical_not|cast|equal|select_input|create_parameter|print|accuracy)_\d+"
+      r"|_generated_var|logical_not|cast|equal|select_input|create_parameter|print|accuracy|auc)_\d+"
 
 
 def _full(value, dtype="int64"):
@@ -95,7 +95,14 @@ def misc_script():
     return [acc, shown, b + g, w]
 
 
-SCRIPTS = {"misc": misc_script, "layers": layers_script, "while_array": while_script,
+def auc_script():
+    p = static.data("p", [None, 2], "float32")
+    label = static.data("label", [None, 1], "int64")
+    auc, batch_auc, stats = static.auc(p, label, num_thresholds=7, slide_steps=2)
+    return [auc, batch_auc, *stats]
+
+
+SCRIPTS = {"misc": misc_script, "auc": auc_script, "layers": layers_script, "while_array": while_script,
            "cond": cond_script, "case": case_script, "switch": switch_script}
 
 

@@ -63,12 +63,18 @@ def test_declared_shapes_and_the_while_op_carries_the_array():
     assert arr.name in loop.input("X") and arr.name in loop.output("Out")
 
 
-def test_the_array_survives_the_step_scopes_and_shows_in_the_scope():
-    main, fetches, arr = _loop_program(2)
+def test_the_array_written_in_step_scopes_lives_in_the_scope_that_declares_it():
+    main, fetches, arr = _loop_program(2, reads=False)
+    main.global_block().var(arr.name).persistable = True     # so the user's scope keeps it
     scope = pd.Scope()
     static.Executor().run(main, feed={"x": np.ones((1, 3), "float32")},
                           fetch_list=fetches[:1], scope=scope)
-    # the run scope is gone after the run; within a run the array is one Variable of it
+    held = scope.find_var(arr.name).get(LoDTensorArray)
+    assert held.shapes() == [(1, 3), (1, 3)]
+    np.testing.assert_allclose(held[1].numpy(), np.full((1, 3), 4.0))
+
+
+def test_writing_past_the_end_grows_the_array():
     holder = LoDTensorArray()
     holder.write(2, np.ones(2, "float32"))
     assert len(holder) == 3 and holder.shapes() == [None, None, (2,)]
@@ -169,3 +175,22 @@ def test_a_gradient_through_an_array_is_a_clear_error():
         with pytest.raises(pd.errors.BackwardError, match="tensor_array_to_tensor: gradients "
                                                           "through tensor arrays"):
             static.gradients([loss], [x])
+
+
+def test_an_array_as_a_loop_variable():
+    main = pd.Program()
+    with static.program_guard(main, pd.Program()):
+        x = static.data("x", [2])
+        arr = static.create_array("float32")
+        limit = _int(3)
+
+        def body(i, arr):
+            static.array_write(x * pd.layers.cast(i, "float32"), i, arr)
+            return i + 1, arr
+
+        _, arr_out = static.nn.while_loop(lambda i, a: pd.layers.less_than(i, limit), body,
+                                          [_int(0), arr])
+        stacked, _ = static.tensor_array_to_tensor(arr_out, axis=0, use_stack=True)
+    got = static.Executor().run(main, feed={"x": np.array([1, 2], "float32")},
+                                fetch_list=[stacked])
+    np.testing.assert_allclose(got[0], [[0, 0], [1, 2], [2, 4]])

@@ -39,8 +39,8 @@ LAYERS_FEED = {"x": rng.standard_normal((2, 3, 5, 5)).astype("float32"),
                "ids": np.array([[1, 9], [0, 3]], "int64")}
 
 
-def while_script(v):
-    x = paddle.static.data("x", [None, 3], "float32")
+def while_script(v, batch=None):
+    x = paddle.static.data("x", [batch, 3], "float32")
     y = paddle.static.nn.fc(x, 3)
     i = paddle.full([1], 0, "int64")
     n = paddle.full([1], 3, "int64")
@@ -62,6 +62,18 @@ def while_script(v):
 
 
 WHILE_FEED = {"x": rng.standard_normal((2, 3)).astype("float32")}
+
+
+def while_grad_script(v):
+    """while_script's loop, its stacked array's mean square as the loss, and the gradients
+    of the fc weight and of x through the array and the loop."""
+    outs = while_script(v, batch=2)    # (2.6.2's while_grad cannot fill a [-1, 3] zero)
+    x = paddle.static.default_main_program().global_block().var("x")
+    x.stop_gradient = False
+    stacked = outs[4]
+    loss = paddle.mean(stacked * stacked)
+    w = paddle.static.default_main_program().global_block().var("fc_0.w_0")
+    return [loss, *paddle.static.gradients([loss], [w, x])]
 
 
 def cond_script(v):
@@ -121,6 +133,7 @@ X3 = rng.standard_normal((2, 3)).astype("float32")
 SCRIPTS = {
     "layers": (layers_script, [LAYERS_FEED]),
     "while_array": (while_script, [WHILE_FEED]),
+    "while_grad": (while_grad_script, [WHILE_FEED]),
     "cond": (cond_script, [{"x": X3, "p": np.array([True])}, {"x": X3, "p": np.array([False])}]),
     "case": (case_script, [{"x": X3, "p1": np.array([a]), "p2": np.array([b])}
                            for a, b in ((True, True), (False, True), (False, False))]),

@@ -6,15 +6,27 @@
 ``axis`` and also gives each element's size along it (``OutIndex``). They are raw ops: the
 array lives in the scope (a ``LoDTensorArray``) and a loop's step scopes reach the array of
 the block that declares it. Shape inference gives an array the shape and dtype of one
-element, as PaddlePaddle does. Forward only for now: a gradient asked through an array
-(PaddlePaddle has them) raises a BackwardError naming the op, never a silent zero.
+element, as PaddlePaddle does.
+
+Gradients flow back through an array as PaddlePaddle's do: the gradient of an array is an
+array of gradients. ``tensor_array_to_tensor_grad`` cuts Out@GRAD back into one gradient per
+element; ``write_to_array``'s gradient reads element I of the array's gradient
+(``read_from_array`` with ``X_W``, the written tensor, giving zeros of its shape when that
+element has no gradient); ``read_from_array``'s writes Out@GRAD at I into the array's
+gradient (outside loops: a read inside a ``while`` body raises a BackwardError). An array
+read twice on the way to the loss would need its two gradient arrays summed: that raises.
 """
 
 import numpy
 
+from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.tensor_array import LoDTensorArray
 from paddle_nb.errors import BackwardError
+from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.proto import framework_pb2
+
+_ARRAY = framework_pb2.VarType.LOD_TENSOR_ARRAY
 
 __all__ = []
 
@@ -39,13 +51,29 @@ def _array(ctx, slot, make=False):
         var = ctx.scope.var(name)
     if var.holder is None:
         return var.set_value(LoDTensorArray())
+    if make and isinstance(var.holder, LoDTensor):     # declared a tensor by the backward pass
+        raise ValueError(f"{ctx.op.type}: '{name}' would hold a second gradient of a tensor "
+                         "array (the array is read twice on the way to the loss), and "
+                         "paddle_nb cannot sum gradient arrays: read each array once")
     return var.get(LoDTensorArray)
 
 
-def _no_grad_yet(g):
-    raise BackwardError(f"{g.type}: gradients through tensor arrays are not available in "
-                        "paddle_nb yet; stop them (stop_gradient=True on what the array holds) "
-                        "or collect the steps' values without an array (concat, stack)")
+def _declare_array_grads(g, slot):
+    """Declare the gradients of input ``slot`` as tensor arrays (the backward pass declares
+    a new gradient as a tensor), in the forward op's block; returns their names."""
+    names = g.input_grad(slot)
+    block = g.op.block if g.op is not None else None
+    if block is None:
+        return names
+    if block.idx != 0:
+        raise BackwardError(f"{g.type}: the gradient of tensor array "
+                            f"'{g.input(slot)[0]}' read inside a loop or branch is not "
+                            "available in paddle_nb; read the array after the loop")
+    for name, base in zip(names, g.input(slot)):
+        if block.find_var(name) is None:
+            array = block.find_var(base)
+            block.create_var(name=name, shape=array.shape, dtype=array.dtype, type=_ARRAY)
+    return names
 
 
 def _index(ctx):
@@ -69,29 +97,44 @@ def _write(ctx):
     _array(ctx, "Out", make=True).write(_index(ctx), value, ctx.place)
 
 
+def _write_grad(g):
+    return [OpSpec("read_from_array", {"X": g.output_grad("Out"), "I": g.input("I"),
+                                       "X_W": g.input("X")}, {"Out": g.input_grad("X")})]
+
+
 register(OpDef("write_to_array", inputs=["X", "I"], outputs=["Out"], infer=_write_infer,
-               kernel=_write, raw=True, grad=_no_grad_yet,
+               kernel=_write, raw=True, grad=_write_grad,
                doc="Out[I] = X: write X into tensor array Out at index I, growing it"))
 
 
 # -- read_from_array -----------------------------------------------------------------------------
 def _read_infer(x, i, x_w):
     _index_meta(i)
-    return x
+    return x if x_w is None else x_w       # (a gradient read: shaped as what was written)
 
 
 def _read(ctx):
     array, index = _array(ctx, "X"), _index(ctx)
-    if index >= len(array) or not array[index].is_allocated():
+    out = ctx.out_tensor(ctx.output_names("Out")[0])
+    missing = index >= len(array) or not array[index].is_allocated()
+    if missing and ctx.input_names("X_W"):          # a gradient never written: zeros
+        out.set(ctx.xp.zeros_like(ctx.tensor(ctx.input_names("X_W")[0]).array()), ctx.place)
+        return
+    if missing:
         raise ValueError(f"read_from_array: index {index} of tensor array "
                          f"'{ctx.input_names('X')[0]}' holds no tensor (it has {len(array)} "
                          "elements)")
-    ctx.out_tensor(ctx.output_names("Out")[0]).set(array[index].array(), ctx.place)
+    out.set(array[index].array(), ctx.place)
+
+
+def _read_grad(g):
+    return [OpSpec("write_to_array", {"X": g.output_grad("Out"), "I": g.input("I")},
+                   {"Out": _declare_array_grads(g, "X")})]
 
 
 register(OpDef("read_from_array", inputs=["X", "I", Slot("X_W", dispensable=True)],
-               outputs=["Out"], infer=_read_infer, kernel=_read, raw=True, grad=_no_grad_yet,
-               doc="Out = X[I]: element I of tensor array X"))
+               outputs=["Out"], infer=_read_infer, kernel=_read, raw=True, grad=_read_grad,
+               doc="Out = X[I]: element I of tensor array X (zeros like X_W when it has none)"))
 
 
 # -- lod_array_length ----------------------------------------------------------------------------
@@ -141,8 +184,34 @@ def _to_tensor(ctx):
     ctx.out_tensor(index_name).set(xp.asarray(sizes, dtype="int32"), ctx.place)
 
 
+def _to_tensor_grad_maker(g):
+    return [OpSpec("tensor_array_to_tensor_grad",
+                   {"X": g.input("X"), "Out@GRAD": g.output_grad("Out")},
+                   {"X@GRAD": _declare_array_grads(g, "X")}, dict(g.attrs))]
+
+
+def _to_tensor_grad(ctx):
+    """Out@GRAD cut back into one gradient per element of X (by the elements' sizes)."""
+    attrs = ctx.attrs
+    elements = [t.array() for t in _array(ctx, "X")]
+    grad = ctx.tensor(ctx.input_names("Out@GRAD")[0]).array()
+    axis = attrs["axis"] % grad.ndim
+    if attrs["use_stack"]:
+        parts = [ctx.xp.take(grad, k, axis=axis) for k in range(len(elements))]
+    else:
+        ends = numpy.cumsum([e.shape[axis] for e in elements])[:-1].tolist()
+        parts = ctx.xp.split(grad, ends, axis=axis)
+    out = _array(ctx, "X@GRAD", make=True)
+    for k, part in enumerate(parts):
+        out.write(k, part, ctx.place)
+
+
 register(OpDef("tensor_array_to_tensor", inputs=["X"], outputs=["Out", "OutIndex"],
                attrs={"axis": Attr("int", 0), "use_stack": Attr("bool", False)},
-               infer=_to_tensor_infer, kernel=_to_tensor, raw=True, grad=_no_grad_yet,
+               infer=_to_tensor_infer, kernel=_to_tensor, raw=True, grad=_to_tensor_grad_maker,
                doc="stack (use_stack) or concatenate the elements of tensor array X along "
                    "axis; OutIndex: each element's size along it"))
+register(OpDef("tensor_array_to_tensor_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"],
+               attrs={"axis": Attr("int", 0), "use_stack": Attr("bool", False)},
+               kernel=_to_tensor_grad, raw=True,
+               doc="X@GRAD[k] = the part of Out@GRAD that element k of X became"))

@@ -39,8 +39,8 @@ def layers_script():
     return [c, b, f, e]
 
 
-def while_script():
-    x = static.data("x", [None, 3], "float32")
+def while_script(batch=None):
+    x = static.data("x", [batch, 3], "float32")
     y = static.nn.fc(x, 3)
     i, n = _full(0), _full(3)
     arr = static.create_array("float32")
@@ -56,6 +56,15 @@ def while_script():
     stacked, _ = static.tensor_array_to_tensor(arr, axis=0, use_stack=True)
     joined, _ = static.tensor_array_to_tensor(arr, axis=1)
     return [i_out, y_out, length, second, stacked, joined]
+
+
+def while_grad_script():
+    outs = while_script(batch=2)
+    glob = pd.default_main_program().global_block()
+    x, w = glob.var("x"), glob.var("fc_0.w_0")
+    x.stop_gradient = False
+    loss = pd.layers.reduce_mean(outs[4] * outs[4])
+    return [loss, *static.gradients([loss], [w, x])]
 
 
 def cond_script():
@@ -102,7 +111,9 @@ def auc_script():
     return [auc, batch_auc, *stats]
 
 
-SCRIPTS = {"misc": misc_script, "auc": auc_script, "layers": layers_script, "while_array": while_script,
+WITH_BACKWARD = {"while_grad"}
+SCRIPTS = {"misc": misc_script, "auc": auc_script, "layers": layers_script,
+           "while_array": while_script, "while_grad": while_grad_script,
            "cond": cond_script, "case": case_script, "switch": switch_script}
 
 
@@ -150,10 +161,24 @@ def _check(results, name):
             np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6, err_msg=what)
 
 
+def _forward_op_types(program, loss):
+    """Block 0's ops up to the one writing ``loss``, and the other blocks' ops (the two
+    frameworks' backward passes write different grad ops; the values are compared)."""
+    types = _op_types(program)
+    ops = program.global_block().ops
+    last = max(k for k, op in enumerate(ops) if loss in op.output_arg_names)
+    forward_blocks = [b.idx for b in program.blocks[1:] if b.desc.forward_block_idx == -1]
+    return [types[0][:last + 1]] + [types[i] for i in forward_blocks]
+
+
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_same_ops_and_names_as_paddle(name):
     main, _, outs = _build(SCRIPTS[name])
     theirs = _theirs(name)
+    if name in WITH_BACKWARD:
+        loss = str(REFS[f"{name}/fetch_names"][0])
+        assert _forward_op_types(main, outs[0].name) == _forward_op_types(theirs, loss)
+        return
     assert _op_types(main) == _op_types(theirs)
     assert _own_names(main) == _own_names(theirs)
     names = [o.name for o in outs]
@@ -168,7 +193,9 @@ def test_same_values_as_paddle(name):
     _check(_run(main, name, outs), name)
 
 
-@pytest.mark.parametrize("name", list(SCRIPTS))
+# PaddlePaddle's own backward of a loop that fills a tensor array (its while_grad links the
+# array's gradient by name) does not run here yet: only paddle_nb's is compared, by value
+@pytest.mark.parametrize("name", [n for n in SCRIPTS if n not in WITH_BACKWARD])
 def test_paddles_program_runs_here(name):
     _check(_run(_theirs(name), name, [str(n) for n in REFS[f"{name}/fetch_names"]]), name)
 

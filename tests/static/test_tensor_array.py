@@ -164,17 +164,101 @@ def test_the_scope_tree_lists_an_arrays_elements():
     assert "LoDTensorArray of 3: [2, 3], empty, [2, 3]" in view.html
 
 
-def test_a_gradient_through_an_array_is_a_clear_error():
+def _central(f, value, eps=1e-6):
+    grad = np.zeros(value.shape)
+    for idx in np.ndindex(value.shape):
+        up, down = value.astype(np.float64), value.astype(np.float64)
+        up[idx] += eps
+        down[idx] -= eps
+        grad[idx] = (f(up) - f(down)) / (2 * eps)
+    return grad
+
+
+def test_gradients_flow_back_through_an_array():
     main = pd.Program()
     with static.program_guard(main, pd.Program()):
+        a, b = static.data("a", [2, 3]), static.data("b", [2, 3])
+        a.stop_gradient = b.stop_gradient = False
+        arr = static.array_write(a * 2.0, _int(0))
+        static.array_write(b, _int(1), arr)
+        joined, _ = static.tensor_array_to_tensor(arr, axis=1)
+        loss = pd.layers.mean(joined * joined)
+        ga, gb = static.gradients([loss], [a, b])
+        read = static.array_read(static.array_write(a * 3.0, _int(1)), _int(1))
+        (ga_read,) = static.gradients([pd.layers.mean(read)], [a])
+    feed = {"a": rng_array(2, 3), "b": rng_array(2, 3)}
+    got = static.Executor().run(main, feed=feed, fetch_list=[ga, gb, ga_read])
+    np.testing.assert_allclose(got[0], 8 * feed["a"] / 12, rtol=1e-5)     # mean of 2 x 6
+    np.testing.assert_allclose(got[1], 2 * feed["b"] / 12, rtol=1e-5)
+    np.testing.assert_allclose(got[2], np.full((2, 3), 3 / 6), rtol=1e-5)
+
+
+def test_an_array_read_twice_on_the_way_to_the_loss_is_refused():
+    main = pd.Program()
+    with static.program_guard(main, pd.Program()):
+        a = static.data("a", [2])
+        a.stop_gradient = False
+        arr = static.array_write(a * 2.0, _int(0))
+        joined, _ = static.tensor_array_to_tensor(arr, axis=0)
+        loss = pd.layers.mean(joined) + pd.layers.mean(static.array_read(arr, _int(0)))
+        (ga,) = static.gradients([loss], [a])
+    with pytest.raises(OpRunError, match="cannot sum gradient arrays"):
+        static.Executor().run(main, feed={"a": np.ones(2, "float32")}, fetch_list=[ga])
+
+
+def test_gradients_through_an_array_a_loop_fills():
+    main, startup = pd.Program(), pd.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [2, 3])
+        x.stop_gradient = False
+        w = static.create_parameter([3, 3], "float32",
+                                    default_initializer=pd.initializer.Constant(0.3))
+        arr = static.create_array("float32")
+
+        def body(i, h):
+            h2 = pd.layers.tanh(pd.layers.matmul(h, w))
+            static.array_write(h2, i, arr)
+            return i + 1, h2
+
+        static.nn.while_loop(lambda i, h: pd.layers.less_than(i, _int(3)), body, [_int(0), x])
+        stacked, _ = static.tensor_array_to_tensor(arr, axis=0, use_stack=True)
+        loss = pd.layers.mean(stacked * stacked)
+        gx, gw = static.gradients([loss], [x, w])
+    scope, exe, xv = pd.Scope(), static.Executor(), rng_array(2, 3)
+    exe.run(startup, scope=scope)
+    got = exe.run(main, feed={"x": xv}, fetch_list=[gx, gw], scope=scope)
+
+    def loss_of(x_value, w_value):
+        h, steps = x_value, []
+        for _ in range(3):
+            h = np.tanh(h @ w_value)
+            steps.append(h)
+        return float((np.stack(steps) ** 2).mean())
+
+    wv = np.full((3, 3), 0.3)
+    np.testing.assert_allclose(got[0], _central(lambda v: loss_of(v, wv), xv), rtol=1e-4,
+                               atol=1e-7)
+    np.testing.assert_allclose(got[1], _central(lambda v: loss_of(xv, v), wv), rtol=1e-4,
+                               atol=1e-7)
+
+
+def test_a_gradient_of_an_array_read_inside_a_loop_is_refused():
+    with static.program_guard(pd.Program(), pd.Program()):
         x = static.data("x", [2])
         x.stop_gradient = False
-        arr = static.array_write(x * 2.0, _int(0))
-        out, _ = static.tensor_array_to_tensor(arr, axis=0)
-        loss = pd.layers.mean(out)
-        with pytest.raises(pd.errors.BackwardError, match="tensor_array_to_tensor: gradients "
-                                                          "through tensor arrays"):
-            static.gradients([loss], [x])
+        arr = static.array_write(x * 1.0, _int(0))
+
+        def body(i, h):
+            return i + 1, h + static.array_read(arr, _int(0))
+
+        _, h = static.nn.while_loop(lambda i, h: pd.layers.less_than(i, _int(2)), body,
+                                    [_int(0), x])
+        with pytest.raises(pd.errors.BackwardError, match="inside a loop or branch"):
+            static.gradients([pd.layers.mean(h)], [x])
+
+
+def rng_array(*shape):
+    return np.random.default_rng(sum(shape)).standard_normal(shape).astype("float32")
 
 
 def test_an_array_as_a_loop_variable():

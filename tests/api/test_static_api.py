@@ -22,7 +22,8 @@ from paddle_nb.static import mode
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "paddle26" / "api"
 REFS = np.load(FIXTURES / "static_api.npz")
 OWN = r"(fc|conv2d|batch_norm|embedding|array|array_length|array_read|tensor_array_to_tensor" \
-      r"|_generated_var|logical_not|cast|equal|select_input|create_parameter|print|accuracy|auc)_\d+"
+      r"|_generated_var|logical_not|cast|equal|select_input|create_parameter|print|accuracy" \
+      r"|auc)_\d+"
 
 
 def _full(value, dtype="int64"):

@@ -26,7 +26,7 @@ from paddle_nb.errors import DynamicModeError
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 
 __all__ = [
-    "enable_static", "disable_static", "in_dynamic_mode", "seed", "get_seed",
+    "enable_static", "disable_static", "in_dynamic_mode", "seed",
     "set_device", "get_device", "CUDAPlace", "CUDAPinnedPlace", "is_compiled_with_cuda",
     "set_default_dtype", "get_default_dtype", "no_grad", "grad", "create_parameter",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",

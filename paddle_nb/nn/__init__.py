@@ -15,8 +15,13 @@ from paddle_nb.nn.layer_base import Layer
 # -- activation ----------------------------------------------------------------------------
 
 # -- common --------------------------------------------------------------------------------
+from paddle_nb.nn.layer.common import (  # noqa: E402
+    AlphaDropout, Bilinear, CosineSimilarity, Dropout, Dropout2D, Dropout3D, Embedding, Flatten,
+    Identity, Linear, PairwiseDistance,
+)
 
 # -- container -----------------------------------------------------------------------------
+from paddle_nb.nn.layer.container import LayerDict, LayerList, ParameterList, Sequential  # noqa: E402
 
 # -- conv ----------------------------------------------------------------------------------
 

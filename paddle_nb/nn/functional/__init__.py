@@ -11,8 +11,13 @@ from paddle_nb.nn.functional import (
 # -- activation ----------------------------------------------------------------------------
 
 # -- common --------------------------------------------------------------------------------
+from paddle_nb.nn.functional.common import (  # noqa: E402
+    alpha_dropout, bilinear, cosine_similarity, dropout, dropout2d, dropout3d, linear, normalize,
+    pairwise_distance,
+)
 
 # -- input ---------------------------------------------------------------------------------
+from paddle_nb.nn.functional.input import embedding, one_hot  # noqa: E402
 
 # -- conv ----------------------------------------------------------------------------------
 

@@ -69,8 +69,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         return x
     if axis is None:
         helper = layer_helper("dropout", name)
-        mask = helper.tmp_name()
         out = helper.tmp_name()
+        mask = helper.tmp_name()
         helper.append("dropout", {"X": x}, {"Out": out, "Mask": mask},
                       {"dropout_prob": float(p), "is_test": not training,
                        "dropout_implementation": _MODES[mode]})

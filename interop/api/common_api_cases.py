@@ -49,6 +49,30 @@ def _containers(paddle, v):
     return [seq(v["x"]), named(v["x"]), layers[1](layers[0](v["x"])), seq[0](v["x"])]
 
 
+def _lstm(paddle, v):
+    lstm = paddle.nn.LSTM(3, 4, num_layers=2, direction="bidirect")
+    out, (h, c) = lstm(v["x"], sequence_length=v["len"])
+    return [out, h, c]
+
+
+def _gru(paddle, v):
+    out, h = paddle.nn.GRU(3, 4, time_major=True)(v["xt"], v["h0"])
+    return [out, h]
+
+
+def _simple_rnn(paddle, v):
+    out, h = paddle.nn.SimpleRNN(3, 4, num_layers=2, activation="relu")(v["x"])
+    return [out, h]
+
+
+def _cells(paddle, v):
+    nn = paddle.nn
+    h, (h2, c) = nn.LSTMCell(3, 4)(v["x0"])
+    g, _ = nn.GRUCell(3, 4)(v["x0"], v["s0"])
+    r, _ = nn.SimpleRNNCell(3, 4)(v["x0"])
+    return [h, c, g, r]
+
+
 CASES = {
     "linear": ({"x": _arr("x", 2, 4)}, lambda paddle, v: [
         paddle.nn.Linear(4, 3)(v["x"]),
@@ -72,6 +96,11 @@ CASES = {
         paddle.nn.PairwiseDistance()(v["x"], v["y"]),
         paddle.nn.PairwiseDistance(p=3.0, keepdim=True)(v["x"], v["y"])]),
     "containers": ({"x": _arr("x", 2, 4)}, _containers),
+    "lstm_bidirect_2_layers": ({"x": _arr("x", 2, 5, 3),
+                                "len": np.array([5, 3], "int64")}, _lstm),
+    "gru_time_major": ({"xt": _arr("xt", 5, 2, 3), "h0": _arr("h0", 1, 2, 4)}, _gru),
+    "simple_rnn_relu": ({"x": _arr("x", 2, 4, 3)}, _simple_rnn),
+    "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
 
 RANDOM = {"dropout_train"}

@@ -51,14 +51,25 @@ def _build(name):
     return main, startup, outs, record, ws, list(zip(wrt, grads))
 
 
+def _set_parameters(main, startup, scope):
+    """Every parameter to synth_params; a recurrent layer's flat buffer (the FusedOutput of
+    the startup program's coalesce_tensor) to its weights, flattened in order, as
+    coalesce_tensor would have packed them (PaddlePaddle's rnn kernel reads that buffer)."""
+    values = {p.name: synth_params(p.name, list(p.shape)) for p in main.all_parameters()}
+    for op in startup.global_block().ops:
+        if op.type == "coalesce_tensor":
+            values[op.output("FusedOutput")[0]] = np.concatenate(
+                [values[n].reshape(-1) for n in op.output("Output")])
+    for name, value in values.items():
+        scope.find_var(name).get_tensor().set(value, paddle.CPUPlace())
+
+
 def run_case(name):
     main, startup, outs, record, ws, pairs = _build(name)
     exe, scope = paddle.static.Executor(paddle.CPUPlace()), paddle.static.Scope()
     with paddle.static.scope_guard(scope):
         exe.run(startup)
-        for p in main.all_parameters():
-            scope.find_var(p.name).get_tensor().set(
-                synth_params(p.name, list(p.shape)), paddle.CPUPlace())
+        _set_parameters(main, startup, scope)
         pairs = [(x, g) for x, g in pairs if g is not None]
         fetched = exe.run(main, feed={**CASES[name][0], **ws},
                           fetch_list=list(outs) + [g for _, g in pairs])

@@ -34,6 +34,9 @@ from paddle_nb.nn.layer.container import LayerDict, LayerList, ParameterList, Se
 # -- loss ----------------------------------------------------------------------------------
 
 # -- rnn -----------------------------------------------------------------------------------
+from paddle_nb.nn.layer.rnn import (  # noqa: E402
+    GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase, SimpleRNN, SimpleRNNCell,
+)
 
 # -- transformer ---------------------------------------------------------------------------
 

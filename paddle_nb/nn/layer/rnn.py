@@ -6,7 +6,8 @@ A cell holds ``weight_ih`` [gates * hidden, input], ``weight_hh`` [gates * hidde
 ``bias_ih`` and ``bias_hh`` (``lstm_cell_0.w_0``, ``.w_1``, ``.b_0``, ``.b_1``), all uniform
 in +-1/sqrt(hidden); one step is two ``matmul_v2`` (transposed weights), bias additions and
 the gates' activations, as PaddlePaddle 2.6 writes it. A layer makes one cell per layer and
-direction (``0.cell`` or ``0.cell_fw`` / ``0.cell_bw`` in its state dict), a flat parameter
+direction, registered again under PaddlePaddle's names (``weight_ih_l0``, ``bias_hh_l1_reverse``:
+the names its state dict uses), a flat parameter
 ``lstm_0.w_0`` that the startup program's ``coalesce_tensor`` packs every weight into, and one
 ``rnn`` op between two ``transpose2`` (unless ``time_major``).
 """
@@ -185,7 +186,7 @@ class BiRNN(Layer):
 
 class _Directions(Layer):
     """The holder of one layer's cells: ``cell`` (one direction) or ``cell_fw`` and ``cell_bw``,
-    so a state dict reads ``0.cell.weight_ih`` as PaddlePaddle's."""
+    as PaddlePaddle's RNN and BiRNN wrappers hold them."""
 
     def __init__(self, cells):
         super().__init__(name_scope="rnn_directions")
@@ -221,6 +222,9 @@ class RNNBase(LayerList):
             pair = [make_cell(width, hidden_size, *attrs) for _ in range(self.num_directions)]
             cells += pair
             self.append(_Directions(pair))
+            for cell, suffix in zip(pair, ("", "_reverse")):
+                for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    self.add_parameter(f"{kind}_l{layer}{suffix}", getattr(cell, kind))
         self._all_weights = ([w for c in cells for w in (c.weight_ih, c.weight_hh)]
                              + [b for c in cells for b in (c.bias_ih, c.bias_hh)])
         self._flat_weight = [self._pack(self._all_weights)]

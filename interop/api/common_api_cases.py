@@ -73,6 +73,33 @@ def _cells(paddle, v):
     return [h, c, g, r]
 
 
+def _mha(paddle, v):
+    mha = paddle.nn.MultiHeadAttention(8, 2, kdim=6, vdim=5, need_weights=True)
+    out, weights = mha(v["q"], v["k"], v["v"], attn_mask=v["mask"])
+    return [out, weights, paddle.nn.MultiHeadAttention(8, 2)(v["q"], attn_mask=v["fmask"])]
+
+
+def _encoder(paddle, v):
+    nn = paddle.nn
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu",
+                                       normalize_before=True)
+    stack = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    return [layer(v["q"]), stack(v["q"], v["fmask"])]
+
+
+def _decoder(paddle, v):
+    nn = paddle.nn
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, normalize_before=True)
+    model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
+    mask = model.generate_square_subsequent_mask(3)
+    return [layer(v["q"], v["m"], memory_mask=v["mask"]),
+            model(v["m"], v["q"], tgt_mask=mask), mask]
+
+
+def _encoder_dropout(paddle, v):
+    return [paddle.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)(v["q"])]
+
+
 CASES = {
     "linear": ({"x": _arr("x", 2, 4)}, lambda paddle, v: [
         paddle.nn.Linear(4, 3)(v["x"]),
@@ -100,10 +127,18 @@ CASES = {
                                 "len": np.array([5, 3], "int64")}, _lstm),
     "gru_time_major": ({"xt": _arr("xt", 5, 2, 3), "h0": _arr("h0", 1, 2, 4)}, _gru),
     "simple_rnn_relu": ({"x": _arr("x", 2, 4, 3)}, _simple_rnn),
+    "multi_head_attention": ({"q": _arr("q", 2, 3, 8), "k": _arr("k", 2, 4, 6),
+                              "v": _arr("v", 2, 4, 5), "mask": _ids("mask", 2, 2, 2, 3, 4) > 0,
+                              "fmask": _arr("fmask", 2, 2, 3, 3)}, _mha),
+    "transformer_encoder": ({"q": _arr("q", 2, 3, 8), "fmask": _arr("fmask", 2, 1, 3, 3)},
+                            _encoder),
+    "transformer_decoder": ({"q": _arr("q", 2, 3, 8), "m": _arr("m", 2, 3, 8),
+                             "mask": _ids("mask", 2, 2, 1, 3, 3) > 0}, _decoder),
+    "transformer_encoder_dropout": ({"q": _arr("q", 2, 3, 8)}, _encoder_dropout),
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
 
-RANDOM = {"dropout_train"}
+RANDOM = {"dropout_train", "transformer_encoder_dropout"}
 
 
 def feeds_of(name):

@@ -39,6 +39,10 @@ from paddle_nb.nn.layer.rnn import (  # noqa: E402
 )
 
 # -- transformer ---------------------------------------------------------------------------
+from paddle_nb.nn.layer.transformer import (  # noqa: E402
+    MultiHeadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
+)
 
 # -- clip and initializer ------------------------------------------------------------------
 

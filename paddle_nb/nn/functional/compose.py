@@ -18,7 +18,7 @@ from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["operator", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
+__all__ = ["operator", "operator_scale", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
            "split", "reduce_sum", "scale", "cast", "xshape_op"]
 
 
@@ -32,6 +32,15 @@ def operator(op_type, x, y):
     name = unique_name.generate("tmp")
     block.append_op(op_type, inputs={"X": x, "Y": y}, outputs={"Out": name},
                     attrs={"axis": -1})
+    return block.var(name)
+
+
+def operator_scale(x, factor, bias=0.0):
+    """``x * c`` or ``x - c`` as a Variable operator writes it: one ``scale``, output ``tmp_N``."""
+    block = _current_block()
+    name = unique_name.generate("tmp")
+    block.append_op("scale", inputs={"X": x}, outputs={"Out": name},
+                    attrs={"scale": float(factor), "bias": float(bias), "bias_after_scale": True})
     return block.var(name)
 
 

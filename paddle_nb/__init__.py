@@ -27,6 +27,7 @@ from paddle_nb import io
 from paddle_nb.backward import append_backward, gradients
 from paddle_nb import optimizer, regularizer
 from paddle_nb import nn, static, tensor, utils
+from paddle_nb import linalg
 from paddle_nb import display_hook
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "append_backward", "gradients",
     "optimizer", "regularizer",
     "nn", "static", "tensor", "utils",
+    "linalg",
 ]
 
 # PaddlePaddle 2.x's tensor functions sit at paddle's top level (``paddle.reshape``); they are

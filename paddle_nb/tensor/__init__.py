@@ -14,6 +14,9 @@ from paddle_nb.tensor import (
 # -- creation ------------------------------------------------------------------------------
 
 # -- linalg --------------------------------------------------------------------------------
+from paddle_nb.tensor.linalg import (  # noqa: E402
+    bmm, cross, dist, dot, einsum, inner, kron, matmul, mm, mv, norm, outer, t, trace,
+)
 
 # -- logic ---------------------------------------------------------------------------------
 

@@ -14,12 +14,23 @@ order.
 ['0.weight', '0.bias', '1.weight', '1.bias']
 """
 
-import collections
-
 from paddle_nb.framework.variable import Parameter
 from paddle_nb.nn.layer_base import Layer
 
 __all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
+
+
+def _children(layer):
+    """(key, sublayer) of ``layer``'s own sublayers, in order (Layer's public view)."""
+    return list(layer.named_children())
+
+
+def _replace_all(layer, pairs):
+    """Make ``pairs`` (key, sublayer) ``layer``'s sublayers, in that order."""
+    for key, _ in _children(layer):
+        delattr(layer, key)
+    for key, sublayer in pairs:
+        layer.add_sublayer(key, sublayer)
 
 
 def _index(i, n, what):
@@ -45,26 +56,26 @@ class Sequential(Layer):
 
     def __getitem__(self, name):
         if isinstance(name, slice):
-            return type(self)(*list(self._sub_layers.values())[name])
+            return type(self)(*[layer for _, layer in _children(self)][name])
         if isinstance(name, str):
-            return self._sub_layers[name]
-        values = list(self._sub_layers.values())
+            return getattr(self, name)
+        values = [layer for _, layer in _children(self)]
         return values[_index(name, len(values), "Sequential")]
 
     def __setitem__(self, name, layer):
         self.add_sublayer(str(name), layer)
 
     def __delitem__(self, name):
-        del self._sub_layers[str(name)]
+        delattr(self, str(name))
 
     def __len__(self):
-        return len(self._sub_layers)
+        return len(_children(self))
 
     def __iter__(self):
-        return iter(self._sub_layers.values())
+        return iter([layer for _, layer in _children(self)])
 
     def forward(self, input):
-        for layer in self._sub_layers.values():
+        for _, layer in _children(self):
             input = layer(input)
         return input
 
@@ -78,15 +89,17 @@ class LayerList(Layer):
             self.add_sublayer(str(k), layer)
 
     def _values(self):
-        return list(self._sub_layers.values())
+        return [layer for _, layer in _children(self)]
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(self._values()[idx])
-        return self._sub_layers[str(_index(idx, len(self), "LayerList"))]
+        return getattr(self, str(_index(idx, len(self), "LayerList")))
 
     def __setitem__(self, idx, sublayer):
-        self._sub_layers[str(_index(idx, len(self), "LayerList"))] = sublayer
+        values = self._values()
+        values[_index(idx, len(values), "LayerList")] = sublayer
+        self._renumber(values)
 
     def __delitem__(self, idx):
         values = self._values()
@@ -96,12 +109,10 @@ class LayerList(Layer):
         self._renumber(kept)
 
     def _renumber(self, values):
-        self._sub_layers.clear()
-        for k, layer in enumerate(values):
-            self._sub_layers[str(k)] = layer
+        _replace_all(self, [(str(k), layer) for k, layer in enumerate(values)])
 
     def __len__(self):
-        return len(self._sub_layers)
+        return len(_children(self))
 
     def __iter__(self):
         return iter(self._values())
@@ -130,43 +141,46 @@ class LayerDict(Layer):
             self.update(sublayers)
 
     def __getitem__(self, key):
-        return self._sub_layers[key]
+        if key not in self:
+            raise KeyError(f"LayerDict has no layer {key!r}; it holds {list(self.keys())}")
+        return getattr(self, key)
 
     def __setitem__(self, key, sublayer):
         self.add_sublayer(key, sublayer)
 
     def __delitem__(self, key):
-        del self._sub_layers[key]
+        delattr(self, key)
 
     def __len__(self):
-        return len(self._sub_layers)
+        return len(_children(self))
 
     def __iter__(self):
-        return iter(self._sub_layers)
+        return iter(self.keys())
 
     def __contains__(self, key):
-        return key in self._sub_layers
+        return key in self.keys()
 
     def clear(self):
-        self._sub_layers.clear()
+        _replace_all(self, [])
 
     def pop(self, key):
-        return self._sub_layers.pop(key)
+        layer = self[key]
+        del self[key]
+        return layer
 
     def keys(self):
-        return self._sub_layers.keys()
+        return [key for key, _ in _children(self)]
 
     def items(self):
-        return self._sub_layers.items()
+        return _children(self)
 
     def values(self):
-        return self._sub_layers.values()
+        return [layer for _, layer in _children(self)]
 
     def update(self, sublayers):
         """Add (key, layer) pairs from a mapping or an iterable of pairs; a plain dict's order
         is kept as given."""
-        pairs = sublayers.items() if isinstance(sublayers, (dict, collections.OrderedDict,
-                                                            LayerDict)) else sublayers
+        pairs = sublayers.items() if isinstance(sublayers, (dict, LayerDict)) else sublayers
         for item in pairs:
             if not isinstance(item, (list, tuple)) or len(item) != 2:
                 raise ValueError(f"LayerDict.update: expected (key, layer) pairs, got {item!r}")
@@ -181,19 +195,22 @@ class ParameterList(Layer):
         for k, param in enumerate(parameters or []):
             self.add_parameter(str(k), param)
 
+    def _own(self):
+        return list(self.named_parameters(include_sublayers=False))
+
     def __getitem__(self, idx):
-        return self._parameters[str(_index(idx, len(self), "ParameterList"))]
+        return getattr(self, str(_index(idx, len(self), "ParameterList")))
 
     def __setitem__(self, idx, param):
         if not isinstance(param, Parameter):
             raise TypeError(f"ParameterList: expected a Parameter, got {type(param).__name__}")
-        self._parameters[str(_index(idx, len(self), "ParameterList"))] = param
+        self.add_parameter(str(_index(idx, len(self), "ParameterList")), param)
 
     def __len__(self):
-        return len(self._parameters)
+        return len(self._own())
 
     def __iter__(self):
-        return iter(self._parameters.values())
+        return iter([param for _, param in self._own()])
 
     def append(self, parameter):
         self.add_parameter(str(len(self)), parameter)

@@ -100,6 +100,41 @@ def _encoder_dropout(paddle, v):
     return [paddle.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)(v["q"])]
 
 
+def _products(paddle, v):
+    x, y, a, b = v["x"], v["y"], v["a"], v["b"]
+    return [paddle.matmul(x, y, transpose_y=True), paddle.mm(x, v["w"]),
+            paddle.bmm(v["p"], v["q"]), paddle.dot(a, b), paddle.dot(x, y),
+            paddle.mv(x, v["vec"]), paddle.cross(x, y), paddle.cross(v["p3"], v["q3"], axis=0),
+            paddle.kron(a, b), paddle.t(x), x.matmul(v["w"]), x.t(), a.dot(b)]
+
+
+def _norms(paddle, v):
+    x = v["x"]
+    return [paddle.norm(x), paddle.norm(x, p="fro", axis=[0, 1]),
+            paddle.norm(x, p=1, axis=1, keepdim=True), paddle.norm(x, p=float("inf"), axis=0),
+            paddle.norm(x, p="fro", axis=1), paddle.linalg.norm(x, p=3), x.norm(p=2, axis=-1),
+            paddle.dist(x, v["y"], p=3), paddle.dist(x, v["y"]),
+            paddle.trace(v["sq"]), paddle.trace(v["cube"], offset=1, axis1=1, axis2=2)]
+
+
+def _einsum(paddle, v):
+    return [paddle.einsum("ij,jk->ik", v["x"], v["w"]), paddle.einsum("bij->bji", v["p"]),
+            paddle.einsum("ij,ij", v["x"], v["y"]), paddle.einsum("ii->i", v["sq"]),
+            paddle.einsum("...ij,...jk->...ik", v["p"], v["q"]),
+            paddle.outer(v["a"], v["b"]), paddle.inner(v["x"], v["y"])]
+
+
+LINALG_FEEDS = {"x": _arr("x", 2, 3), "y": _arr("y", 2, 3), "w": _arr("w", 3, 4),
+                "a": _arr("a", 3), "b": _arr("b", 3), "vec": _arr("vec", 3),
+                "p": _arr("p", 2, 2, 3), "q": _arr("q", 2, 3, 2),
+                "p3": _arr("p3", 3, 2), "q3": _arr("q3", 3, 2),
+                "sq": _arr("sq", 3, 3), "cube": _arr("cube", 2, 3, 4)}
+
+
+def _only(*names):
+    return {k: LINALG_FEEDS[k] for k in names}
+
+
 CASES = {
     "linear": ({"x": _arr("x", 2, 4)}, lambda paddle, v: [
         paddle.nn.Linear(4, 3)(v["x"]),
@@ -135,6 +170,10 @@ CASES = {
     "transformer_decoder": ({"q": _arr("q", 2, 3, 8), "m": _arr("m", 2, 3, 8),
                              "mask": _ids("mask", 2, 2, 1, 3, 3) > 0}, _decoder),
     "transformer_encoder_dropout": ({"q": _arr("q", 2, 3, 8)}, _encoder_dropout),
+    "linalg_products": (_only("x", "y", "w", "a", "b", "vec", "p", "q", "p3", "q3"),
+                        _products),
+    "linalg_norms": (_only("x", "y", "sq", "cube"), _norms),
+    "linalg_einsum": (_only("x", "y", "w", "p", "q", "sq", "a", "b"), _einsum),
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
 

@@ -1,7 +1,8 @@
 """Matrix functions: ``trace`` (the sum of a diagonal), with its grad op.
 
 ``trace`` sums the diagonal ``offset`` (above the main one when positive) of the planes
-spanned by ``axis1`` and ``axis2``; its gradient puts the output gradient back on that
+spanned by ``axis1`` and ``axis2`` (taken in increasing order, as PaddlePaddle does: the
+offset counts along the later axis whichever is named first); its gradient puts the output gradient back on that
 diagonal and zeros elsewhere.
 """
 
@@ -21,7 +22,7 @@ def _axes(shape, axis1, axis2):
     a1, a2 = axis1 % rank, axis2 % rank
     if a1 == a2:
         fail(f"axis1 and axis2 must differ, got {axis1} and {axis2} (rank {rank})")
-    return a1, a2
+    return min(a1, a2), max(a1, a2)     # PaddlePaddle takes the plane's axes in order
 
 
 def _trace_infer(x, *, offset, axis1, axis2):

@@ -206,22 +206,27 @@ def _bilinear_kernel(ctx, x, y, weight, bias):
     return (out if bias is None else out + bias).astype(x.dtype, copy=False)
 
 
-def _bilinear_grad(ctx, x, y, weight, bias, dout):
+def _bilinear_grad(ctx, x, y, weight, dout):
     xp = ctx.xp
     dx = xp.einsum("bk,kij,bj->bi", dout, weight, y)
     dy = xp.einsum("bk,kij,bi->bj", dout, weight, x)
     dw = xp.einsum("bk,bi,bj->kij", dout, x, y)
-    dbias = None if bias is None else dout.sum(axis=0, keepdims=True)
+    dbias = dout.sum(axis=0, keepdims=True) if ctx.want(3) else None
     return dx, dy, dw, dbias
+
+
+def _bilinear_grad_infer(x, y, weight, dout):
+    """Bias@GRAD is [1, K] (the grad op does not read Bias: its gradient is dout's column sums)."""
+    return x, y, weight, dout.with_shape((1, weight.shape[0]))
 
 
 register(OpDef("bilinear_tensor_product", inputs=["X", "Y", "Weight", Slot("Bias", dispensable=True)],
                outputs=["Out"], infer=_bilinear_infer, kernel=_bilinear_kernel,
-               grad=grad_op("bilinear_tensor_product_grad", inputs=("X", "Y", "Weight", "Bias"),
+               grad=grad_op("bilinear_tensor_product_grad", inputs=("X", "Y", "Weight"),
                             in_grads=("X", "Y", "Weight", "Bias")),
                doc="Out[b, k] = X[b] @ Weight[k] @ Y[b] + Bias[0, k]"))
 register(OpDef("bilinear_tensor_product_grad",
-               inputs=["X", "Y", "Weight", Slot("Bias", dispensable=True), "Out@GRAD"],
+               inputs=["X", "Y", "Weight", "Out@GRAD"],
                outputs=[Slot(f"{s}@GRAD", dispensable=True) for s in ("X", "Y", "Weight", "Bias")],
-               infer=lambda x, y, w, b, dout: (x, y, w, b), kernel=_bilinear_grad,
+               infer=_bilinear_grad_infer, kernel=_bilinear_grad,
                doc="the gradients of bilinear_tensor_product's X, Y, Weight and Bias"))

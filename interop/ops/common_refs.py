@@ -1,0 +1,112 @@
+"""PaddlePaddle 2.6.2's own numbers for the ops of the common layers and linear algebra
+(paddle_nb/ops/{products,vector_norm,einsum,matrix}.py).
+
+Run with the interop virtual environment, never with paddle_nb's:
+
+    .venv-interop/bin/python interop/ops/common_refs.py --out tests/fixtures/paddle26/ops
+
+Each case builds a small static program with the public paddle API (so the descs are what
+2.6 writes: ``einsum`` with ``InnerCache`` and ``XShape``, ``einsum_grad`` reading them as
+``InnerCache`` and ``x_shape``, ``p_norm`` with ``asvector``...), adds ``loss = sum(out * w)``
+for every float output with a fixed random ``w`` and ``append_backward``, runs it on the CPU
+and stores in ``common_ops.npz``: ``<case>/program`` (the serialized ProgramDesc as uint8),
+``<case>/feed/<name>`` and ``<case>/fetch/<name>`` (outputs, and ``x@GRAD`` for each
+differentiable feed). tests/ops/test_common_paddle.py runs each program in paddle_nb.
+"""
+
+import argparse
+import pathlib
+
+import numpy as np
+import paddle
+import paddle.nn.functional as F
+
+rng = np.random.default_rng(2027)
+
+
+def arr(*shape):
+    return rng.standard_normal(shape).astype("float32")
+
+
+def data(name, value, grad=True):
+    var = paddle.static.data(name, list(value.shape), str(value.dtype))
+    var.stop_gradient = not grad
+    return var
+
+
+def distinct(*shape):
+    """Entries of distinct magnitudes (the inf-norm's gradient is defined)."""
+    n = int(np.prod(shape))
+    values = (np.arange(n) * 0.37 + 0.5) * rng.choice([-1, 1], n)
+    return rng.permutation(values).reshape(shape).astype("float32")
+
+
+# case name -> (feeds {name: (array, differentiable)}, build(vars) -> [outputs])
+CASES = {
+    "products": ({"x": (arr(2, 3), True), "y": (arr(2, 3), True), "p": (arr(2, 2, 3), True),
+                  "q": (arr(2, 3, 2), True), "a": (arr(3), True), "b": (arr(3), True),
+                  "m": (arr(2, 2), True), "n": (arr(3, 2), True)}, lambda v: [
+        paddle.bmm(v["p"], v["q"]), paddle.dot(v["a"], v["b"]), paddle.dot(v["x"], v["y"]),
+        paddle.mv(v["n"], v["m"][0]), paddle.cross(v["x"], v["y"]),
+        paddle.kron(v["m"], v["n"]), paddle.kron(v["a"], v["m"])]),
+    "bilinear": ({"x": (arr(2, 3), True), "y": (arr(2, 4), True), "w": (arr(5, 3, 4), True),
+                  "b": (arr(1, 5), True)}, lambda v: [
+        F.bilinear(v["x"], v["y"], v["w"], v["b"]), F.bilinear(v["x"], v["y"], v["w"])]),
+    "norms": ({"x": (arr(2, 3, 4), True), "d": (distinct(3, 4), True),
+               "y": (arr(3, 4), True)}, lambda v: [
+        paddle.norm(v["x"]), paddle.norm(v["x"], p="fro", axis=[1, 2]),
+        paddle.norm(v["x"], p=3, axis=1, keepdim=True), paddle.norm(v["x"], p=1),
+        paddle.norm(v["d"], p=float("inf"), axis=0), paddle.norm(v["d"], p=float("-inf")),
+        paddle.dist(v["d"], v["y"], p=3), paddle.dist(v["d"], v["y"][0])]),
+    "trace": ({"x": (arr(3, 3), True), "c": (arr(2, 3, 4), True)}, lambda v: [
+        paddle.trace(v["x"]), paddle.trace(v["c"], offset=1, axis1=1, axis2=2),
+        paddle.trace(v["c"], offset=-1, axis1=2, axis2=0)]),
+    "einsum": ({"x": (arr(2, 3), True), "y": (arr(3, 4), True), "s": (arr(3, 3), True),
+                "p": (arr(2, 2, 3), True), "q": (arr(1, 3, 2), True)}, lambda v: [
+        paddle.einsum("ij,jk->ik", v["x"], v["y"]), paddle.einsum("ij->ji", v["x"]),
+        paddle.einsum("ii->i", v["s"]), paddle.einsum("ij,jk", v["x"], v["y"]),
+        paddle.einsum("...ij,...jk->...ik", v["p"], v["q"]),
+        paddle.einsum("ij->", v["x"])]),
+}
+
+
+def run_case(name, feeds, build):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        vars_ = {k: data(k, a, g) for k, (a, g) in feeds.items()}
+        outs = build(vars_)
+        loss, weights = None, {}
+        for k, o in enumerate(o for o in outs if o.dtype == paddle.float32):
+            weights[f"w{k}"] = arr(*o.shape)
+            w = paddle.static.data(f"w{k}", list(o.shape), "float32")
+            term = paddle.sum(o * w)
+            loss = term if loss is None else loss + term
+        paddle.static.append_backward(loss)
+        grads = [f"{k}@GRAD" for k, (a, g) in feeds.items() if g]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    feed = {**{k: a for k, (a, g) in feeds.items()}, **weights}
+    names = [o.name for o in outs]
+    fetched = exe.run(main, feed=feed, fetch_list=names + grads)
+    record = {f"{name}/program": np.frombuffer(main.desc.serialize_to_string(), np.uint8)}
+    record.update({f"{name}/feed/{k}": v for k, v in feed.items()})
+    record.update({f"{name}/fetch/{n}": np.asarray(v) for n, v in zip(names + grads, fetched)})
+    return record
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="tests/fixtures/paddle26/ops")
+    out = pathlib.Path(parser.parse_args().out)
+    out.mkdir(parents=True, exist_ok=True)
+    paddle.enable_static()
+    record = {}
+    for name, (feeds, build) in CASES.items():
+        record.update(run_case(name, feeds, build))
+        print(name, "ok")
+    np.savez_compressed(out / "common_ops.npz", **record)
+    print("paddle", paddle.__version__, "->", out / "common_ops.npz")
+
+
+if __name__ == "__main__":
+    main()

@@ -174,6 +174,9 @@ CASES = {
                         _products),
     "linalg_norms": (_only("x", "y", "sq", "cube"), _norms),
     "linalg_einsum": (_only("x", "y", "w", "p", "q", "sq", "a", "b"), _einsum),
+    "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
+        paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
+        paddle.nn.functional.sequence_mask(v["n"])]),
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
 

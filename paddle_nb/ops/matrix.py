@@ -1,4 +1,5 @@
-"""Matrix functions: ``trace`` (the sum of a diagonal), with its grad op.
+"""Matrix functions: ``trace`` (the sum of a diagonal, with its grad op) and ``diag_embed``
+(vectors laid on diagonals).
 
 ``trace`` sums the diagonal ``offset`` (above the main one when positive) of the planes
 spanned by ``axis1`` and ``axis2`` (taken in increasing order, as PaddlePaddle does: the
@@ -56,3 +57,46 @@ register(OpDef("trace", inputs=["Input"], outputs=["Out"], attrs=TRACE_ATTRS,
 register(OpDef("trace_grad", inputs=["Input", "Out@GRAD"], outputs=["Input@GRAD"],
                attrs=TRACE_ATTRS, infer=lambda x, dout, **_: x, kernel=_trace_grad_kernel,
                doc="the gradient of trace: Out@GRAD on the diagonal, zeros elsewhere"))
+
+
+# ---- diag_embed: vectors onto the diagonals of new matrices ------------------------------
+
+def _embed_axes(rank, dim1, dim2):
+    out_rank = rank + 1
+    for d in (dim1, dim2):
+        if not -out_rank <= d < out_rank:
+            fail(f"dim1 and dim2 must name dimensions of Out (rank {out_rank}), got {dim1}, {dim2}")
+    d1, d2 = dim1 % out_rank, dim2 % out_rank
+    if d1 == d2:
+        fail(f"dim1 and dim2 must differ, got {dim1} and {dim2} (Out has rank {out_rank})")
+    return d1, d2
+
+
+def _diag_embed_infer(x, *, offset, dim1, dim2):
+    if not x.shape:
+        fail("Input must have rank >= 1, got a 0-D tensor")
+    d1, d2 = _embed_axes(len(x.shape), dim1, dim2)
+    n = x.shape[-1]
+    side = -1 if n < 0 else n + abs(offset)
+    batch = iter(x.shape[:-1])
+    return x.with_shape(tuple(side if k in (d1, d2) else next(batch)
+                              for k in range(len(x.shape) + 1)))
+
+
+def _diag_embed_kernel(ctx, x, *, offset, dim1, dim2):
+    xp = ctx.xp
+    d1, d2 = _embed_axes(x.ndim, dim1, dim2)
+    n = x.shape[-1]
+    side = n + abs(offset)
+    out = xp.zeros(x.shape[:-1] + (side, side), dtype=x.dtype)
+    rows = xp.arange(n) + max(-offset, 0)
+    out[..., rows, rows + offset] = x
+    return xp.moveaxis(out, (-2, -1), (d1, d2))
+
+
+register(OpDef("diag_embed", inputs=["Input"], outputs=["Out"],
+               attrs={"offset": Attr("int", 0, comment="the diagonal: 0 the main one, > 0 above"),
+                      "dim1": Attr("int", -2), "dim2": Attr("int", -1)},
+               infer=_diag_embed_infer, kernel=_diag_embed_kernel,
+               doc="Out's diagonal offset over the planes (dim1, dim2) holds Input's last axis; "
+                   "zeros elsewhere (no gradient op, as in PaddlePaddle 2.6)"))

@@ -12,8 +12,8 @@ from paddle_nb.nn.functional import (
 
 # -- common --------------------------------------------------------------------------------
 from paddle_nb.nn.functional.common import (  # noqa: E402
-    alpha_dropout, bilinear, cosine_similarity, dropout, dropout2d, dropout3d, linear, normalize,
-    pairwise_distance,
+    alpha_dropout, bilinear, cosine_similarity, diag_embed, dropout, dropout2d, dropout3d, linear,
+    normalize, pairwise_distance, sequence_mask,
 )
 
 # -- input ---------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """paddle.nn.functional's common functions: linear, bilinear, dropout and its kinds,
-cosine_similarity, normalize, pairwise_distance.
+cosine_similarity, normalize, pairwise_distance, and two of PaddlePaddle's ``F.extension``
+functions: sequence_mask and diag_embed.
 
 Each appends the ops PaddlePaddle 2.6 appends in static mode: ``linear`` is ``matmul_v2``
 then ``elementwise_add`` (``linear_N.tmp_0``, ``linear_N.tmp_1``); ``dropout`` is one
@@ -10,11 +11,12 @@ products; ``normalize`` divides by a ``p_norm``.
 
 import numpy
 
+from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout",
-           "cosine_similarity", "normalize", "pairwise_distance"]
+           "cosine_similarity", "normalize", "pairwise_distance", "sequence_mask", "diag_embed"]
 
 FLOAT32_MAX = float(numpy.finfo(numpy.float32).max)
 
@@ -182,3 +184,23 @@ def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
     return layer_helper("PairwiseDistance", name).out(
         "p_norm", {"X": diff}, {"porder": float(p), "axis": -1, "epsilon": 0.0,
                                 "keepdim": bool(keepdim), "asvector": False})
+
+
+# -- masks and diagonals (PaddlePaddle's F.extension) -------------------------------------
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """Lengths ``x`` as rows ``[1, ..., 1, 0, ..., 0]`` of width ``maxlen`` (an int, an int
+    Variable, or None: the longest length, known when it runs): ``sequence_mask``."""
+    inputs, attrs = {"X": x}, {"out_dtype": dtype, "maxlen": -1}
+    if isinstance(maxlen, Variable):
+        inputs["MaxLenTensor"] = maxlen
+    elif maxlen is not None:
+        attrs["maxlen"] = int(maxlen)
+    return layer_helper("sequence_mask", name).out("sequence_mask", inputs, attrs, slot="Y")
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """``input``'s last axis laid on the diagonal ``offset`` of new planes (dim1, dim2)."""
+    return layer_helper("diag_embed").out("diag_embed", {"Input": input},
+                                          {"offset": int(offset), "dim1": int(dim1),
+                                           "dim2": int(dim2)})

@@ -2,8 +2,9 @@
 paddle_nb/tensor/linalg.py)."""
 
 from paddle_nb.tensor.linalg import (
-    bmm, cross, dist, dot, einsum, inner, kron, matmul, mm, mv, norm, outer, t, trace,
+    bmm, cross, det, dist, dot, einsum, inner, inv, inverse, kron, matmul, mm, mv, norm, outer,
+    slogdet, solve, t, trace,
 )
 
-__all__ = ["bmm", "cross", "dist", "dot", "einsum", "inner", "kron", "matmul", "mm", "mv",
-           "norm", "outer", "t", "trace"]
+__all__ = ["bmm", "cross", "det", "dist", "dot", "einsum", "inner", "inv", "inverse", "kron",
+           "matmul", "mm", "mv", "norm", "outer", "slogdet", "solve", "t", "trace"]

@@ -174,6 +174,12 @@ CASES = {
                         _products),
     "linalg_norms": (_only("x", "y", "sq", "cube"), _norms),
     "linalg_einsum": (_only("x", "y", "w", "p", "q", "sq", "a", "b"), _einsum),
+    # (det and slogdet: 2.6 declares their outputs with the input's shape; their numbers are
+    # compared in tests/ops/test_common_paddle.py)
+    "linalg_square": ({"a": (_arr("a", 3, 3) * 0.3 + np.eye(3, dtype="float32") * 2),
+                       "y": _arr("y", 3, 2)}, lambda paddle, v: [
+        paddle.linalg.inv(v["a"]), paddle.inverse(v["a"]), v["a"].inverse(),
+        paddle.linalg.solve(v["a"], v["y"])]),
     "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
         paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
         paddle.nn.functional.sequence_mask(v["n"])]),

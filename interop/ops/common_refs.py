@@ -41,6 +41,11 @@ def distinct(*shape):
     return rng.permutation(values).reshape(shape).astype("float32")
 
 
+def near_identity(*shape):
+    """Matrices near 3 I: far from singular."""
+    return (rng.standard_normal(shape) * 0.5 + 3 * np.eye(shape[-1])).astype("float32")
+
+
 # case name -> (feeds {name: (array, differentiable)}, build(vars) -> [outputs])
 CASES = {
     "products": ({"x": (arr(2, 3), True), "y": (arr(2, 3), True), "p": (arr(2, 2, 3), True),
@@ -67,6 +72,11 @@ CASES = {
         paddle.einsum("ii->i", v["s"]), paddle.einsum("ij,jk", v["x"], v["y"]),
         paddle.einsum("...ij,...jk->...ik", v["p"], v["q"]),
         paddle.einsum("ij->", v["x"])]),
+    "square_matrix": ({"a": (near_identity(3, 3), True), "b": (near_identity(2, 3, 3), True),
+                       "c": (-near_identity(3, 3), True), "y": (arr(3, 2), True),
+                       "v": (arr(3), True)}, lambda v: [
+        paddle.linalg.inv(v["a"]), paddle.linalg.det(v["b"]), paddle.linalg.slogdet(v["c"]),
+        paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.solve(v["c"], v["v"])]),
     # forward only: 2.6 has no diag_embed_grad and sequence_mask is not differentiable
     "masks": ({"x": (arr(2, 3), False), "n": (np.array([3, 0, 2], "int64"), False),
                "m": (np.array([4], "int32"), False)}, lambda v: [
@@ -77,23 +87,36 @@ CASES = {
 }
 
 
-def run_case(name, feeds, build):
+def _build(feeds, build, shapes=None):
+    """The case's program; with ``shapes`` (the outputs' run-time shapes), also the loss
+    ``sum(out_k * w_k)`` (w_k fed, of out_k's real shape: 2.6 declares some outputs with
+    shapes they do not have, determinant's) and its backward."""
     main, startup = paddle.static.Program(), paddle.static.Program()
-    with paddle.static.program_guard(main, startup):
+    with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):
         vars_ = {k: data(k, a, g) for k, (a, g) in feeds.items()}
         outs = build(vars_)
         loss, weights = None, {}
-        for k, o in enumerate(o for o in outs if o.dtype == paddle.float32):
-            weights[f"w{k}"] = arr(*o.shape)
-            w = paddle.static.data(f"w{k}", list(o.shape), "float32")
+        floats = [(o, s) for o, s in zip(outs, shapes or []) if o.dtype == paddle.float32]
+        for k, (o, shape) in enumerate(floats):
+            weights[f"w{k}"] = arr(*shape)
+            w = paddle.static.data(f"w{k}", [-1] * len(shape), "float32")
             term = paddle.sum(o * w)
             loss = term if loss is None else loss + term
         grads = [f"{k}@GRAD" for k, (a, g) in feeds.items() if g]
-        if grads:
+        if grads and loss is not None:
             paddle.static.append_backward(loss)
+    return main, startup, outs, weights, grads
+
+
+def run_case(name, feeds, build):
     exe = paddle.static.Executor(paddle.CPUPlace())
+    feed = {k: a for k, (a, g) in feeds.items()}
+    main, startup, outs, _, _ = _build(feeds, build)
     exe.run(startup)
-    feed = {**{k: a for k, (a, g) in feeds.items()}, **weights}
+    shapes = [np.shape(v) for v in exe.run(main, feed=feed, fetch_list=outs)]
+    main, startup, outs, weights, grads = _build(feeds, build, shapes)
+    exe.run(startup)
+    feed.update(weights)
     names = [o.name for o in outs]
     fetched = exe.run(main, feed=feed, fetch_list=names + grads)
     record = {f"{name}/program": np.frombuffer(main.desc.serialize_to_string(), np.uint8)}

@@ -11,7 +11,9 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
 )
-from paddle_nb.ops import products, vector_norm, einsum, matrix, sequence_mask  # noqa: F401  (common layers, linalg)
+from paddle_nb.ops import (  # noqa: F401  (common layers, linalg)
+    products, vector_norm, einsum, matrix, sequence_mask, square_matrix,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

@@ -14,7 +14,9 @@ from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
 
 __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "inner", "norm",
-           "dist", "trace", "einsum"]
+           "dist", "trace", "einsum", "inverse"]
+
+# paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve
 
 
 def _out(key, op_type, inputs, attrs=None, name=None):
@@ -155,8 +157,31 @@ def einsum(equation, *operands):
     return helper.block.var(out)
 
 
+def inverse(x, name=None):
+    """The inverse of each square matrix in the last two dimensions (``inverse``)."""
+    return layer_helper("inverse", name).out("inverse", {"Input": x}, {}, slot="Output")
+
+
+inv = inverse
+
+
+def det(x, name=None):
+    """The determinant of each square matrix in the last two dimensions (``determinant``)."""
+    return _out("determinant", "determinant", {"Input": x}, name=name)
+
+
+def slogdet(x, name=None):
+    """[sign, log|det|] of each square matrix, stacked on a new first axis (``slogdeterminant``)."""
+    return _out("slogdeterminant", "slogdeterminant", {"Input": x}, name=name)
+
+
+def solve(x, y, name=None):
+    """The solution of ``x @ out = y`` for square ``x`` (``solve``)."""
+    return _out("solve", "solve", {"X": x, "Y": y}, name=name)
+
+
 register_tensor_methods({
     "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "cross": cross,
     "kron": kron, "t": t, "outer": outer, "inner": inner, "norm": norm, "dist": dist,
-    "trace": trace,
+    "trace": trace, "inverse": inverse,
 })

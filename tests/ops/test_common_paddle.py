@@ -38,6 +38,10 @@ def _cases():
 
 CASES = _cases()
 
+# 2.6.2 declares determinant's and slogdeterminant's outputs with Input's shape ([2, 3, 3],
+# [3, 3]) though they compute [2] and [2]: paddle_nb declares what they compute
+DECLARED_WRONG = {"determinant_0.tmp_0", "slogdeterminant_0.tmp_0"}
+
 
 def _run(name, place):
     if name not in CASES:
@@ -58,6 +62,8 @@ def test_paddles_program_gives_paddles_numbers(name):
         assert value.dtype == want.dtype, f"{name}: {n} is {value.dtype}, paddle {want.dtype}"
         assert value.shape == want.shape, f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
         np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5, err_msg=f"{name}: {n}")
+        if n in DECLARED_WRONG:
+            continue
         declared = block.var(n)            # (-1: a size known only when it runs)
         assert len(declared.shape) == value.ndim and all(
             d in (-1, v) for d, v in zip(declared.shape, value.shape)), \
@@ -87,5 +93,6 @@ def test_the_programs_use_the_ops_this_work_is_about():
                    "bilinear_tensor_product_grad", "bilinear_tensor_product:Bias",
                    "p_norm_grad", "frobenius_norm_grad", "dist_grad", "trace_grad",
                    "einsum_grad", "einsum_grad:x_shape", "einsum_grad:InnerCache",
-                   "diag_embed", "sequence_mask", "sequence_mask:MaxLenTensor"]:
+                   "diag_embed", "sequence_mask", "sequence_mask:MaxLenTensor",
+                   "inverse_grad", "determinant_grad", "slogdeterminant_grad", "solve_grad"]:
         assert wanted in seen, wanted

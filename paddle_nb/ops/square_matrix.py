@@ -1,0 +1,132 @@
+"""Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant`` and
+``solve``, each over a batch of matrices in the last two dimensions, with its grad op.
+
+The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
+``dA = -B^T dB B^T``; for ``d = det A``, ``dA = dd * d * A^-T``; for ``log|det A|``,
+``dA = dlog * A^-T`` (the sign has no gradient); for ``X = A^-1 Y``,
+``dY = A^-T dX`` and ``dA = -dY X^T``.
+"""
+
+from paddle_nb.ops.broadcast import sum_to
+from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.registry import OpDef, Slot, fail, register
+
+__all__ = []
+
+
+def _square(m, slot):
+    s = m.shape
+    if len(s) < 2 or (s[-1] != s[-2] and -1 not in s[-2:]):
+        fail(f"{slot} must be a (batch of) square matrices [..., n, n], got {tuple(s)}")
+
+
+def _t(a):
+    return a.swapaxes(-1, -2)
+
+
+# ---- inverse -----------------------------------------------------------------------------
+
+def _inverse_infer(x):
+    _square(x, "Input")
+    return x
+
+
+register(OpDef("inverse", inputs=["Input"], outputs=["Output"], infer=_inverse_infer,
+               kernel=lambda ctx, x: ctx.xp.linalg.inv(x).astype(x.dtype, copy=False),
+               grad=grad_op("inverse_grad", inputs=(), outputs=("Output",),
+                            out_grads=("Output",), in_grads=("Input",)),
+               doc="Output = Input^-1 for each matrix of the batch"))
+register(OpDef("inverse_grad", inputs=["Output", "Output@GRAD"], outputs=["Input@GRAD"],
+               infer=lambda out, dout: out,
+               kernel=lambda ctx, out, dout: -(_t(out) @ dout @ _t(out)),
+               doc="the gradient of inverse: -B^T dB B^T, B = Output"))
+
+
+# ---- determinant, slogdeterminant ----------------------------------------------------------
+
+def _det_infer(x):
+    _square(x, "Input")
+    return x.with_shape(tuple(x.shape[:-2]))
+
+
+def _det_grad(ctx, x, out, dout):
+    scale = (dout * out)[..., None, None]
+    return (scale * _t(ctx.xp.linalg.inv(x))).astype(x.dtype, copy=False)
+
+
+def _slogdet_infer(x):
+    _square(x, "Input")
+    return x.with_shape((2,) + tuple(x.shape[:-2]))
+
+
+def _slogdet_kernel(ctx, x):
+    sign, logabs = ctx.xp.linalg.slogdet(x)
+    return ctx.xp.stack([sign, logabs]).astype(x.dtype, copy=False)
+
+
+def _slogdet_grad(ctx, x, out, dout):
+    return (dout[1][..., None, None] * _t(ctx.xp.linalg.inv(x))).astype(x.dtype, copy=False)
+
+
+for _name, _infer, _kernel, _grad, _doc in (
+        ("determinant", _det_infer,
+         lambda ctx, x: ctx.xp.asarray(ctx.xp.linalg.det(x)).astype(x.dtype, copy=False),
+         _det_grad, "Out = det(Input) for each matrix of the batch"),
+        ("slogdeterminant", _slogdet_infer, _slogdet_kernel, _slogdet_grad,
+         "Out = [sign(det Input), log|det Input|] stacked on a new first axis")):
+    register(OpDef(_name, inputs=["Input"], outputs=["Out"], infer=_infer, kernel=_kernel,
+                   grad=grad_op(f"{_name}_grad", inputs=("Input",), outputs=("Out",),
+                                in_grads=("Input",)), doc=_doc))
+    register(OpDef(f"{_name}_grad", inputs=["Input", "Out", "Out@GRAD"],
+                   outputs=["Input@GRAD"], infer=lambda x, out, dout: x, kernel=_grad,
+                   doc=f"the gradient of {_name}: Input@GRAD"))
+
+
+# ---- solve -------------------------------------------------------------------------------
+
+def _solve_infer(x, y):
+    _square(x, "X")
+    if x.dtype != y.dtype:
+        fail(f"X and Y must have the same dtype, got {x.dtype} and {y.dtype}")
+    n = x.shape[-1]
+    rows = y.shape[0] if len(y.shape) == 1 else (y.shape[-2] if len(y.shape) >= 2 else None)
+    if rows is None or (rows != n and -1 not in (rows, n)):
+        fail(f"Y must have X's size {n} in its rows: X {tuple(x.shape)}, Y {tuple(y.shape)}")
+    if len(y.shape) == 1:
+        return y.with_shape(tuple(x.shape[:-2]) + (y.shape[0],))
+    batch = tuple(max(a, b) for a, b in zip(
+        (1,) * (len(y.shape) - len(x.shape)) + tuple(x.shape[:-2]),
+        (1,) * (len(x.shape) - len(y.shape)) + tuple(y.shape[:-2])))
+    return y.with_shape(batch + tuple(y.shape[-2:]))
+
+
+def _column(y):
+    return y[..., None] if y.ndim == 1 else y
+
+
+def _solve_kernel(ctx, x, y):
+    xp = ctx.xp
+    out = xp.linalg.solve(x, xp.broadcast_to(_column(y), x.shape[:-2] + _column(y).shape[-2:])
+                          if y.ndim == 1 else y)
+    return (out[..., 0] if y.ndim == 1 else out).astype(x.dtype, copy=False)
+
+
+def _solve_grad(ctx, x, y, out, dout):
+    xp = ctx.xp
+    g, o = _column(dout), _column(out)
+    dy = xp.linalg.solve(_t(x), g)
+    dx = -(dy @ _t(o))
+    dy = dy[..., 0] if y.ndim == 1 else dy
+    return sum_to(dx, x.shape).astype(x.dtype, copy=False), \
+        sum_to(dy, y.shape).astype(y.dtype, copy=False)
+
+
+register(OpDef("solve", inputs=["X", "Y"], outputs=["Out"], infer=_solve_infer,
+               kernel=_solve_kernel,
+               grad=grad_op("solve_grad", inputs=("X", "Y"), outputs=("Out",),
+                            in_grads=("X", "Y")),
+               doc="Out = X^-1 Y: the solution of X Out = Y (Y a vector or matrices)"))
+register(OpDef("solve_grad", inputs=["X", "Y", "Out", "Out@GRAD"],
+               outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
+               infer=lambda x, y, out, dout: (x, y), kernel=_solve_grad,
+               doc="the gradients of solve: Y@GRAD = X^-T dOut, X@GRAD = -Y@GRAD Out^T"))

@@ -1,0 +1,82 @@
+"""Contract cases for paddle_nb/ops/square_matrix.py. References: determinants by cofactor
+expansion, inverses and solutions checked through the defining products (A B = I, A X = Y)
+rather than numpy.linalg's own routines."""
+
+import numpy as np
+
+from paddle_nb.errors import ShapeError
+from paddle_nb.ops.registry import Meta
+from tests.ops.harness import Bad, Case
+
+rng = np.random.default_rng(15)
+F = np.float32
+
+
+def well_conditioned(*shape):
+    """Matrices near 3 I (far from singular, so central differences are accurate)."""
+    a = rng.standard_normal(shape) * 0.5 + 3 * np.eye(shape[-1])
+    return a.astype(F)
+
+
+def cofactor_det(a):
+    if a.shape[0] == 1:
+        return a[0, 0]
+    return sum((-1) ** j * a[0, j] * cofactor_det(np.delete(a[1:], j, axis=1))
+               for j in range(a.shape[0]))
+
+
+def _det_ref(ins, attrs):
+    a = ins["Input"].astype(np.float64)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    return {"Out": np.array([cofactor_det(m) for m in flat]).reshape(a.shape[:-2]).astype(F)}
+
+
+def _slogdet_ref(ins, attrs):
+    det = _det_ref(ins, attrs)["Out"].astype(np.float64)
+    return {"Out": np.stack([np.sign(det), np.log(np.abs(det))]).astype(F)}
+
+
+def _inverse_ref(ins, attrs):
+    """The inverse by solving A B = I column by column with Gauss-Jordan elimination."""
+    a = ins["Input"].astype(np.float64)
+    n = a.shape[-1]
+    out = []
+    for m in a.reshape((-1, n, n)):
+        aug = np.concatenate([m, np.eye(n)], axis=1)
+        for i in range(n):
+            aug[i] /= aug[i, i]
+            for r in range(n):
+                if r != i:
+                    aug[r] -= aug[r, i] * aug[i]
+        out.append(aug[:, n:])
+    return {"Output": np.array(out).reshape(a.shape).astype(F)}
+
+
+def _solve_ref(ins, attrs):
+    inv = _inverse_ref({"Input": ins["X"]}, {})["Output"].astype(np.float64)
+    y = ins["Y"].astype(np.float64)
+    out = (inv @ y[..., None])[..., 0] if y.ndim == 1 else inv @ y
+    return {"Out": out.astype(F)}
+
+
+CASES = {
+    "inverse": [Case(inputs={"Input": well_conditioned(3, 3)}, ref=_inverse_ref,
+                     grad=("Input",), rtol=1e-4, atol=1e-5),
+                Case(inputs={"Input": well_conditioned(2, 2, 2)}, ref=_inverse_ref,
+                     grad=("Input",), rtol=1e-4, atol=1e-5, name="batch")],
+    "determinant": [Case(inputs={"Input": well_conditioned(2, 3, 3)}, ref=_det_ref,
+                         grad=("Input",), rtol=1e-4, atol=1e-4)],
+    "slogdeterminant": [Case(inputs={"Input": well_conditioned(3, 3) * np.float32(-1)},
+                             ref=_slogdet_ref, grad=("Input",), rtol=1e-4, atol=1e-5)],
+    "solve": [Case(inputs={"X": well_conditioned(3, 3), "Y": rng.standard_normal((3, 2)).astype(F)},
+                   ref=_solve_ref, grad=("X", "Y"), rtol=1e-4, atol=1e-5),
+              Case(inputs={"X": well_conditioned(3, 3), "Y": rng.standard_normal(3).astype(F)},
+                   ref=_solve_ref, grad=("X", "Y"), rtol=1e-4, atol=1e-5, name="vector Y")],
+}
+
+BAD = {
+    op: [Bad(inputs={"Input": Meta((2, 3), np.dtype(F))}, error=ShapeError, match=r"square")]
+    for op in ("inverse", "determinant", "slogdeterminant")
+}
+BAD["solve"] = [Bad(inputs={"X": Meta((3, 3), np.dtype(F)), "Y": Meta((4, 2), np.dtype(F))},
+                    error=ShapeError, match=r"size 3 in its rows")]

@@ -12,7 +12,7 @@ only their programs and shapes are compared.
 
 import numpy as np
 
-__all__ = ["CASES", "RANDOM", "feeds_of"]
+__all__ = ["CASES", "RANDOM", "UNKNOWN_BATCH", "feeds_of"]
 
 
 def _arr(key, *shape):
@@ -135,6 +135,15 @@ def _only(*names):
     return {k: LINALG_FEEDS[k] for k in names}
 
 
+def _unknown_batch(paddle, v):
+    """The batch size read when it runs: the data variables are declared [-1, ...] by
+    UNKNOWN_BATCH below."""
+    nn = paddle.nn
+    out, (h, c) = nn.LSTM(3, 4, direction="bidirect")(v["x"])
+    g, _ = nn.GRUCell(3, 4)(v["x0"])
+    return [out, h, c, g]
+
+
 CASES = {
     "linear": ({"x": _arr("x", 2, 4)}, lambda paddle, v: [
         paddle.nn.Linear(4, 3)(v["x"]),
@@ -183,8 +192,11 @@ CASES = {
     "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
         paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
         paddle.nn.functional.sequence_mask(v["n"])]),
+    "unknown_batch": ({"x": _arr("x", 2, 4, 3), "x0": _arr("x0", 2, 3)}, _unknown_batch),
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
+
+UNKNOWN_BATCH = {"unknown_batch"}  # cases whose data variables have an unknown first dimension
 
 RANDOM = {"dropout_train", "transformer_encoder_dropout"}
 

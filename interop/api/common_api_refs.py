@@ -22,7 +22,7 @@ import numpy as np
 import paddle
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
-from interop.api.common_api_cases import CASES, RANDOM  # noqa: E402
+from interop.api.common_api_cases import CASES, RANDOM, UNKNOWN_BATCH  # noqa: E402
 from interop.synth import synth_input, synth_params  # noqa: E402
 
 
@@ -32,7 +32,10 @@ def _build(name):
     with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):
         v = {}
         for key, value in feeds.items():
-            v[key] = paddle.static.data(key, list(value.shape), str(value.dtype))
+            shape = list(value.shape)
+            if name in UNKNOWN_BATCH:
+                shape[0] = -1
+            v[key] = paddle.static.data(key, shape, str(value.dtype))
             v[key].stop_gradient = value.dtype.kind != "f"
         outs = build(paddle, v)
         record = {"ops": [op.type for op in main.global_block().ops],
@@ -42,7 +45,7 @@ def _build(name):
         floats = [o for o in outs if o.dtype in (paddle.float32, paddle.float64)]
         ws, loss = {}, None
         for k, out in enumerate(floats):
-            ws[f"w{k}"] = synth_input(f"{name}.w{k}", list(out.shape))
+            ws[f"w{k}"] = out       # its value once a first run has given out's shape
             w = paddle.static.data(f"w{k}", list(out.shape), "float32")
             term = paddle.sum(out * w)
             loss = term if loss is None else loss + term
@@ -64,6 +67,18 @@ def _set_parameters(main, startup, scope):
         scope.find_var(name).get_tensor().set(value, paddle.CPUPlace())
 
 
+def _weights(name, exe, main, outs):
+    """{w_k: synth_input of out_k's run-time shape}: a first run with ones (size 1 for
+    each -1: they broadcast) gives the shapes a -1 leaves open."""
+    ones = {k: np.ones([max(d, 1) for d in o.shape], "float32") for k, o in outs.items()}
+    if not all(d >= 0 for o in outs.values() for d in o.shape):
+        first = exe.run(main, feed={**CASES[name][0], **ones}, fetch_list=list(outs.values()))
+        shapes = {k: np.shape(v) for k, v in zip(outs, first)}
+    else:
+        shapes = {k: tuple(o.shape) for k, o in outs.items()}
+    return {k: synth_input(f"{name}.{k}", list(shape)) for k, shape in shapes.items()}
+
+
 def run_case(name):
     main, startup, outs, record, ws, pairs = _build(name)
     exe, scope = paddle.static.Executor(paddle.CPUPlace()), paddle.static.Scope()
@@ -71,6 +86,7 @@ def run_case(name):
         exe.run(startup)
         _set_parameters(main, startup, scope)
         pairs = [(x, g) for x, g in pairs if g is not None]
+        ws = _weights(name, exe, main, ws)
         fetched = exe.run(main, feed={**CASES[name][0], **ws},
                           fetch_list=list(outs) + [g for _, g in pairs])
     entries = {f"{name}/{key}": np.array(value) for key, value in record.items()}

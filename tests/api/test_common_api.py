@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from interop.api.common_api_cases import CASES, RANDOM
+from interop.api.common_api_cases import CASES, RANDOM, UNKNOWN_BATCH
 from interop.synth import synth_params
 from paddle_nb.framework import unique_name
 
@@ -48,8 +48,10 @@ def build(name):
     with unique_name.guard(), pd.program_guard(main, startup):
         v = {}
         for key, value in feeds.items():
-            v[key] = pd.layers.data(key, list(value.shape), str(value.dtype),
-                                    append_batch_size=False)
+            shape = list(value.shape)
+            if name in UNKNOWN_BATCH:
+                shape[0] = -1
+            v[key] = pd.layers.data(key, shape, str(value.dtype), append_batch_size=False)
             v[key].stop_gradient = value.dtype.kind != "f"
         outs = make(pd, v)
     return main, startup, v, outs

@@ -18,7 +18,7 @@ from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["operator", "operator_scale", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
+__all__ = ["operator", "operator_scale", "dim_of", "full_dims", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
            "split", "reduce_sum", "scale", "cast", "xshape_op"]
 
 
@@ -72,6 +72,35 @@ def full(shape, value, dtype="float32"):
     return layer_helper("fill_constant").out(
         "fill_constant", {}, {"shape": [int(d) for d in shape], "value": float(value),
                               "dtype": dtype, "str_value": _str_value(value)})
+
+
+def dim_of(x, dim):
+    """``x.shape[dim]`` at run time, as ``paddle.shape(x)[dim]`` writes it: ``shape`` and a
+    ``slice`` (``shape_N.tmp_0_slice_0``)."""
+    shape = layer_helper("shape").out("shape", {"Input": x}, {})
+    name = unique_name.generate(f"{shape.name}_slice")
+    shape.block.append_op("slice", inputs={"Input": shape}, outputs={"Out": name},
+                          attrs={"axes": [0], "starts": [dim], "ends": [dim + 1],
+                                 "decrease_axis": [0], "infer_flags": [1]})
+    return shape.block.var(name)
+
+
+def full_dims(dims, value, dtype="float32"):
+    """``paddle.full`` with a shape of ints and run-time sizes (0-D int32 Variables): the
+    ints become 0-D ``fill_constant``s kept on the CPU, and all go in ``ShapeTensorList``."""
+    unique_name.generate("fill_constant")
+    helper = layer_helper("fill_constant")
+    sizes = [d if not isinstance(d, int) else _cpu_int(d) for d in dims]
+    return helper.out("fill_constant", {"ShapeTensorList": sizes},
+                      {"shape": [d if isinstance(d, int) else -1 for d in dims],
+                       "value": float(value), "dtype": dtype, "str_value": _str_value(value)})
+
+
+def _cpu_int(value):
+    unique_name.generate("fill_constant")
+    return layer_helper("fill_constant").out(
+        "fill_constant", {}, {"shape": [], "value": float(value), "str_value": str(int(value)),
+                              "dtype": "int32", "force_cpu": True})
 
 
 def _str_value(value):

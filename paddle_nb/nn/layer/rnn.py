@@ -17,7 +17,6 @@ import math
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program, default_startup_program
 from paddle_nb.framework.initializer import Constant, Uniform
-from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
 from paddle_nb.nn.layer.container import LayerList
 from paddle_nb.nn.layer_base import Layer
@@ -26,17 +25,17 @@ __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU", "
            "RNNCellBase"]
 
 
-def zero_state(ref, shape, batch_dim, dtype="float32"):
-    """Zeros of ``shape`` whose dimension ``shape.index(-1)`` is ``ref``'s batch size (dimension
-    ``batch_dim`` of ``ref``): ``fill_constant`` when that size is known, else
-    ``fill_constant_batch_size_like``."""
+def zero_states(ref, shapes, batch_dim, dtype="float32"):
+    """Zeros of each of ``shapes``, whose -1 is ``ref``'s batch size (dimension ``batch_dim``
+    of ``ref``): ``fill_constant``s, reading that size at run time (``shape``, ``slice``) when
+    it is unknown when building, as PaddlePaddle 2.6 does."""
     batch = ref.shape[batch_dim]
     if batch >= 0:
-        return compose.full([batch if d == -1 else d for d in shape], 0.0, dtype)
-    return layer_helper("fill_constant_batch_size_like").out(
-        "fill_constant_batch_size_like", {"Input": ref},
-        {"shape": list(shape), "value": 0.0, "dtype": dtype, "input_dim_idx": batch_dim,
-         "output_dim_idx": list(shape).index(-1)})
+        return [compose.full([batch if d == -1 else d for d in shape], 0.0, dtype)
+                for shape in shapes]
+    size = compose.dim_of(ref, batch_dim)
+    return [compose.full_dims([size if d == -1 else d for d in shape], 0.0, dtype)
+            for shape in shapes]
 
 
 class RNNCellBase(Layer):
@@ -68,8 +67,8 @@ class RNNCellBase(Layer):
             i2h = compose.operator("elementwise_add", i2h, self.bias_ih)
         return i2h, compose.matmul(h, self.weight_hh, transpose_y=True)
 
-    def _zeros(self, inputs):
-        return zero_state(inputs, [-1, self.hidden_size], 0, inputs.dtype)
+    def _zeros(self, inputs, count=1):
+        return zero_states(inputs, [[-1, self.hidden_size]] * count, 0, inputs.dtype)
 
     def extra_repr(self):
         return f"{self.input_size}, {self.hidden_size}"
@@ -92,7 +91,7 @@ class SimpleRNNCell(RNNCellBase):
         return (self.hidden_size,)
 
     def forward(self, inputs, states=None):
-        h_prev = self._zeros(inputs) if states is None else states
+        h_prev = self._zeros(inputs)[0] if states is None else states
         i2h, h2h = self._projections(inputs, h_prev)
         if self.bias_hh is not None:
             h2h = compose.operator("elementwise_add", h2h, self.bias_hh)
@@ -120,7 +119,7 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, inputs, states=None):
         if states is None:
-            states = (self._zeros(inputs), self._zeros(inputs))
+            states = self._zeros(inputs, 2)
         h_prev, c_prev = states
         i2h, h2h = self._projections(inputs, h_prev)
         gates = compose.operator("elementwise_add", i2h, h2h)
@@ -146,7 +145,7 @@ class GRUCell(RNNCellBase):
         return (self.hidden_size,)
 
     def forward(self, inputs, states=None):
-        h_prev = self._zeros(inputs) if states is None else states
+        h_prev = self._zeros(inputs)[0] if states is None else states
         x_gates, h_gates = self._projections(inputs, h_prev)
         if self.bias_hh is not None:
             h_gates = compose.operator("elementwise_add", h_gates, self.bias_hh)
@@ -244,8 +243,8 @@ class RNNBase(LayerList):
         batch_dim = 1 if self.time_major else 0
         if initial_states is None:
             shape = [self.num_layers * self.num_directions, -1, self.hidden_size]
-            initial_states = [zero_state(inputs, shape, batch_dim, inputs.dtype)
-                              for _ in range(self.state_components)]
+            initial_states = zero_states(inputs, [shape] * self.state_components, batch_dim,
+                                         inputs.dtype)
         elif self.state_components == 1 and not isinstance(initial_states, (list, tuple)):
             initial_states = [initial_states]
         x = inputs if self.time_major else compose.transpose(inputs, [1, 0, 2])

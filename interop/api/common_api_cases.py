@@ -92,8 +92,9 @@ def _decoder(paddle, v):
     layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, normalize_before=True)
     model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
     mask = model.generate_square_subsequent_mask(3)
+    # (the mask itself, -inf above the diagonal, is seen through the model's output)
     return [layer(v["q"], v["m"], memory_mask=v["mask"]),
-            model(v["m"], v["q"], tgt_mask=mask), mask]
+            model(v["m"], v["q"], tgt_mask=mask)]
 
 
 def _encoder_dropout(paddle, v):

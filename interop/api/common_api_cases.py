@@ -179,6 +179,8 @@ CASES = {
                             _encoder),
     "transformer_decoder": ({"q": _arr("q", 2, 3, 8), "m": _arr("m", 2, 3, 8),
                              "mask": _ids("mask", 2, 2, 1, 3, 3) > 0}, _decoder),
+    "lstm_dropout": ({"x": _arr("x", 2, 4, 3)}, lambda paddle, v: list(
+        paddle.nn.LSTM(3, 4, num_layers=2, dropout=0.5)(v["x"])[1])),
     "transformer_encoder_dropout": ({"q": _arr("q", 2, 3, 8)}, _encoder_dropout),
     "linalg_products": (_only("x", "y", "w", "a", "b", "vec", "p", "q", "p3", "q3"),
                         _products),
@@ -199,7 +201,7 @@ CASES = {
 
 UNKNOWN_BATCH = {"unknown_batch"}  # cases whose data variables have an unknown first dimension
 
-RANDOM = {"dropout_train", "transformer_encoder_dropout"}
+RANDOM = {"dropout_train", "transformer_encoder_dropout", "lstm_dropout"}
 
 
 def feeds_of(name):

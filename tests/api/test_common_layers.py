@@ -127,3 +127,52 @@ def test_bad_arguments_are_refused_clearly():
             F.dropout2d(x, 0.5)
         with pytest.raises(ValueError, match="direction must be"):
             nn.LSTM(3, 4, direction="both")
+
+
+def test_attention_layers_name_their_parameters_as_paddle_does():
+    # the structured names and parameter names PaddlePaddle 2.6.2's named_parameters() gives
+    main, startup, names, prog = _guard()
+    with names, prog:
+        mha = nn.MultiHeadAttention(8, 2, kdim=6, vdim=5)
+        layer = nn.TransformerEncoderLayer(8, 2, 16)
+    assert [(n, p.name, p.shape) for n, p in mha.named_parameters()] == [
+        ("q_proj.weight", "linear_0.w_0", (8, 8)), ("q_proj.bias", "linear_0.b_0", (8,)),
+        ("k_proj.weight", "linear_1.w_0", (6, 8)), ("k_proj.bias", "linear_1.b_0", (8,)),
+        ("v_proj.weight", "linear_2.w_0", (5, 8)), ("v_proj.bias", "linear_2.b_0", (8,)),
+        ("out_proj.weight", "linear_3.w_0", (8, 8)), ("out_proj.bias", "linear_3.b_0", (8,))]
+    assert [(n, p.name) for n, p in layer.named_parameters()][8:] == [
+        ("linear1.weight", "linear_8.w_0"), ("linear1.bias", "linear_8.b_0"),
+        ("linear2.weight", "linear_9.w_0"), ("linear2.bias", "linear_9.b_0"),
+        ("norm1.weight", "layer_norm_0.w_0"), ("norm1.bias", "layer_norm_0.b_0"),
+        ("norm2.weight", "layer_norm_1.w_0"), ("norm2.bias", "layer_norm_1.b_0")]
+
+
+def test_eval_builds_the_inference_forms():
+    main, startup, names, prog = _guard()
+    with names, prog:
+        x = pd.layers.data("x", [2, 5, 3], append_batch_size=False)
+        lstm = nn.LSTM(3, 4, num_layers=2, dropout=0.5)
+        attention = nn.MultiHeadAttention(4, 2, dropout=0.5)
+        lstm.eval()
+        attention.eval()
+        out, _ = lstm(x)
+        attention(out)
+    ops = main.global_block().ops
+    assert [op.attr("is_test") for op in ops if op.type in ("rnn", "dropout")] == [True, True]
+    assert [op.attr("dropout_prob") for op in ops if op.type == "rnn"] == [0.5]
+
+
+def test_attention_refuses_what_paddle_nb_lacks():
+    main, startup, names, prog = _guard()
+    with names, prog:
+        q = pd.layers.data("q", [2, 3, 8], append_batch_size=False)
+        with pytest.raises(NotImplementedError, match="cache is not available"):
+            nn.MultiHeadAttention(8, 2)(q, cache=object())
+        with pytest.raises(ValueError, match="positive multiple of num_heads"):
+            nn.MultiHeadAttention(8, 3)
+        with pytest.raises(ValueError, match="'relu' or 'gelu'"):
+            nn.TransformerEncoderLayer(8, 2, 16, activation="swish")(q)
+        with pytest.raises(NotImplementedError, match="matrix norm"):
+            pd.norm(q, p=1, axis=[0, 1])
+        with pytest.raises(ValueError, match="rank 2 or less"):
+            pd.t(q)

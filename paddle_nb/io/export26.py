@@ -86,6 +86,7 @@ OP_VERSIONS = {
     "instance_norm": 1, "lamb": 1, "leaky_relu": 1, "less_equal": 1, "less_than": 1,
     "lookup_table_v2": 1, "matmul": 1, "mish": 1, "momentum": 1, "not_equal": 1, "softplus": 1,
 }
+OP_VERSIONS.update({"p_norm": 1, "trace": 1})     # the common layers' and linear algebra's ops
 
 
 def normalize(desc):

@@ -13,6 +13,7 @@ import numpy
 
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.layers.nn import append_dropout
 from paddle_nb.nn.functional import compose
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout",
@@ -70,13 +71,9 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     if p == 0:
         return x
     if axis is None:
-        helper = layer_helper("dropout", name)
-        out = helper.tmp_name()
-        mask = helper.tmp_name()
-        helper.append("dropout", {"X": x}, {"Out": out, "Mask": mask},
-                      {"dropout_prob": float(p), "is_test": not training,
-                       "dropout_implementation": _MODES[mode]})
-        return helper.block.var(out)
+        return append_dropout(layer_helper("dropout", name), x,
+                              {"dropout_prob": float(p), "is_test": not training,
+                               "dropout_implementation": _MODES[mode]})
     axes = [axis] if isinstance(axis, int) else list(axis)
     rank = len(x.shape)
     if not axes or any(not -rank <= a < rank for a in axes) or len(axes) > rank:

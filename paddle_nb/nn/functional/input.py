@@ -7,6 +7,7 @@ gradient).
 
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.layers.nn import append_lookup
 
 __all__ = ["one_hot", "embedding"]
 
@@ -34,6 +35,5 @@ def padding_index(padding_idx, rows):
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):
     """The rows of ``weight`` ([num_embeddings, dim]) picked by the integer ids ``x``: shape
     ``x.shape + [dim]``. ``sparse`` is accepted; paddle_nb's gradient is always dense."""
-    return layer_helper("embedding", name).out(
-        "lookup_table_v2", {"Ids": x, "W": weight},
-        {"padding_idx": padding_index(padding_idx, weight.shape[0])})
+    return append_lookup(layer_helper("embedding", name), x, weight,
+                         padding_index(padding_idx, weight.shape[0]))

@@ -2,9 +2,9 @@
 paddle_nb/tensor/linalg.py)."""
 
 from paddle_nb.tensor.linalg import (
-    bmm, cross, det, dist, dot, einsum, inner, inv, inverse, kron, matmul, mm, mv, norm, outer,
-    slogdet, solve, t, trace,
+    bmm, cholesky, cross, det, dist, dot, einsum, inner, inv, inverse, kron, matmul, mm, mv, norm,
+    outer, slogdet, solve, t, trace,
 )
 
-__all__ = ["bmm", "cross", "det", "dist", "dot", "einsum", "inner", "inv", "inverse", "kron",
+__all__ = ["bmm", "cholesky", "cross", "det", "dist", "dot", "einsum", "inner", "inv", "inverse", "kron",
            "matmul", "mm", "mv", "norm", "outer", "slogdet", "solve", "t", "trace"]

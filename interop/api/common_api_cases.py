@@ -25,6 +25,12 @@ def _ids(key, high, *shape):
     return synth_input(key, shape, "int64", high=high)
 
 
+def _symmetric(key, n):
+    """A symmetric positive-definite matrix (near 2 I)."""
+    m = _arr(key, n, n) * np.float32(0.15)
+    return m + m.T + np.eye(n, dtype="float32") * 2
+
+
 def _dropout_train(paddle, v):
     nn, F = paddle.nn, paddle.nn.functional
     return [nn.Dropout(0.3)(v["x"]), F.dropout(v["x"], 0.2, mode="downscale_in_infer"),
@@ -189,9 +195,12 @@ CASES = {
     # (det and slogdet: 2.6 declares their outputs with the input's shape; their numbers are
     # compared in tests/ops/test_common_paddle.py)
     "linalg_square": ({"a": (_arr("a", 3, 3) * 0.3 + np.eye(3, dtype="float32") * 2),
-                       "y": _arr("y", 3, 2)}, lambda paddle, v: [
+                       "y": _arr("y", 3, 2),
+                       "s": _symmetric("s", 3)},
+                      lambda paddle, v: [
         paddle.linalg.inv(v["a"]), paddle.inverse(v["a"]), v["a"].inverse(),
-        paddle.linalg.solve(v["a"], v["y"])]),
+        paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.cholesky(v["s"]),
+        paddle.cholesky(v["s"], upper=True)]),
     "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
         paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
         paddle.nn.functional.sequence_mask(v["n"])]),

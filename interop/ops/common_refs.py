@@ -46,6 +46,12 @@ def near_identity(*shape):
     return (rng.standard_normal(shape) * 0.5 + 3 * np.eye(shape[-1])).astype("float32")
 
 
+def spd(*shape):
+    """A symmetric positive-definite matrix."""
+    a = rng.standard_normal(shape)
+    return (a @ a.T + 3 * np.eye(shape[-1])).astype("float32")
+
+
 # case name -> (feeds {name: (array, differentiable)}, build(vars) -> [outputs])
 CASES = {
     "products": ({"x": (arr(2, 3), True), "y": (arr(2, 3), True), "p": (arr(2, 2, 3), True),
@@ -74,9 +80,10 @@ CASES = {
         paddle.einsum("ij->", v["x"])]),
     "square_matrix": ({"a": (near_identity(3, 3), True), "b": (near_identity(2, 3, 3), True),
                        "c": (-near_identity(3, 3), True), "y": (arr(3, 2), True),
-                       "v": (arr(3), True)}, lambda v: [
+                       "v": (arr(3), True), "s": (spd(3, 3), True)}, lambda v: [
         paddle.linalg.inv(v["a"]), paddle.linalg.det(v["b"]), paddle.linalg.slogdet(v["c"]),
-        paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.solve(v["c"], v["v"])]),
+        paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.solve(v["c"], v["v"]),
+        paddle.linalg.cholesky(v["s"]), paddle.linalg.cholesky(v["s"], upper=True)]),
     # forward only: 2.6 has no diag_embed_grad and sequence_mask is not differentiable
     "masks": ({"x": (arr(2, 3), False), "n": (np.array([3, 0, 2], "int64"), False),
                "m": (np.array([4], "int32"), False)}, lambda v: [

@@ -1,15 +1,15 @@
-"""Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant`` and
-``solve``, each over a batch of matrices in the last two dimensions, with its grad op.
+"""Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``
+and ``cholesky``, each over a batch of matrices in the last two dimensions, with its grad op.
 
 The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 ``dA = -B^T dB B^T``; for ``d = det A``, ``dA = dd * d * A^-T``; for ``log|det A|``,
 ``dA = dlog * A^-T`` (the sign has no gradient); for ``X = A^-1 Y``,
-``dY = A^-T dX`` and ``dA = -dY X^T``.
+``dY = A^-T dX`` and ``dA = -dY X^T``; the Cholesky factor's is in ``_cholesky_grad``.
 """
 
 from paddle_nb.ops.broadcast import sum_to
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, Slot, fail, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 
@@ -130,3 +130,40 @@ register(OpDef("solve_grad", inputs=["X", "Y", "Out", "Out@GRAD"],
                outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
                infer=lambda x, y, out, dout: (x, y), kernel=_solve_grad,
                doc="the gradients of solve: Y@GRAD = X^-T dOut, X@GRAD = -Y@GRAD Out^T"))
+
+
+# ---- cholesky ----------------------------------------------------------------------------
+
+def _cholesky_infer(x, *, upper):
+    _square(x, "X")
+    return x
+
+
+def _cholesky_kernel(ctx, x, *, upper):
+    """The factor of the symmetric part (X + X^T) / 2 (X is meant to be symmetric; PaddlePaddle
+    reads one triangle of it, so the two differ only for a non-symmetric X)."""
+    lower = ctx.xp.linalg.cholesky((x + _t(x)) / 2)
+    return (_t(lower) if upper else lower).astype(x.dtype, copy=False)
+
+
+def _cholesky_grad(ctx, out, dout, *, upper):
+    """For A = L L^T: S = L^-T Phi(L^T dL) L^-1, Phi the lower triangle with its diagonal
+    halved; dA = (S + S^T) / 2 (A is symmetric)."""
+    xp = ctx.xp
+    lower, dlower = (_t(out), _t(dout)) if upper else (out, dout)
+    p = xp.tril(_t(lower) @ dlower)
+    p = p - 0.5 * xp.eye(p.shape[-1], dtype=p.dtype) * p
+    inv = xp.linalg.inv(lower)
+    s = _t(inv) @ p @ inv
+    return ((s + _t(s)) / 2).astype(out.dtype, copy=False)
+
+
+register(OpDef("cholesky", inputs=["X"], outputs=["Out"],
+               attrs={"upper": Attr("bool", False, comment="Out = U with X = U^T U")},
+               infer=_cholesky_infer, kernel=_cholesky_kernel,
+               grad=grad_op("cholesky_grad", inputs=(), outputs=("Out",)),
+               doc="Out = L with X = L L^T (lower; U = L^T when upper), for symmetric "
+                   "positive-definite X"))
+register(OpDef("cholesky_grad", inputs=["Out", "Out@GRAD"], outputs=["X@GRAD"],
+               attrs={"upper": Attr("bool", False)}, infer=lambda out, dout, **_: out,
+               kernel=_cholesky_grad, doc="the gradient of cholesky: X@GRAD (symmetric)"))

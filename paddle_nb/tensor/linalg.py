@@ -14,7 +14,7 @@ from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
 
 __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "inner", "norm",
-           "dist", "trace", "einsum", "inverse"]
+           "dist", "trace", "einsum", "inverse", "cholesky"]
 
 # paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve
 
@@ -180,8 +180,14 @@ def solve(x, y, name=None):
     return _out("solve", "solve", {"X": x, "Y": y}, name=name)
 
 
+def cholesky(x, upper=False, name=None):
+    """The Cholesky factor of each symmetric positive-definite matrix: lower L with
+    x = L L^T, or upper U = L^T (``cholesky``)."""
+    return _out("cholesky", "cholesky", {"X": x}, {"upper": bool(upper)}, name)
+
+
 register_tensor_methods({
     "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "cross": cross,
     "kron": kron, "t": t, "outer": outer, "inner": inner, "norm": norm, "dist": dist,
-    "trace": trace, "inverse": inverse,
+    "trace": trace, "inverse": inverse, "cholesky": cholesky,
 })

@@ -59,6 +59,27 @@ def _solve_ref(ins, attrs):
     return {"Out": out.astype(F)}
 
 
+def spd(*shape):
+    """Symmetric positive-definite matrices."""
+    a = rng.standard_normal(shape)
+    return (a @ np.swapaxes(a, -1, -2) + 3 * np.eye(shape[-1])).astype(F)
+
+
+def _cholesky_ref(ins, attrs):
+    """Cholesky-Banachiewicz, row by row."""
+    a = ins["X"].astype(np.float64)
+    n = a.shape[-1]
+    out = np.zeros_like(a)
+    for m, lower in zip(a.reshape(-1, n, n), out.reshape(-1, n, n)):
+        for i in range(n):
+            for j in range(i + 1):
+                s = m[i, j] - lower[i, :j] @ lower[j, :j]
+                lower[i, j] = np.sqrt(s) if i == j else s / lower[j, j]
+    if attrs.get("upper"):
+        out = np.swapaxes(out, -1, -2)
+    return {"Out": out.astype(F)}
+
+
 CASES = {
     "inverse": [Case(inputs={"Input": well_conditioned(3, 3)}, ref=_inverse_ref,
                      grad=("Input",), rtol=1e-4, atol=1e-5),
@@ -74,9 +95,17 @@ CASES = {
                    ref=_solve_ref, grad=("X", "Y"), rtol=1e-4, atol=1e-5, name="vector Y")],
 }
 
+CASES["cholesky"] = [
+    Case(inputs={"X": spd(3, 3)}, ref=_cholesky_ref, grad=("X",), rtol=1e-4, atol=1e-5),
+    Case(inputs={"X": spd(2, 3, 3)}, attrs={"upper": True}, ref=_cholesky_ref, grad=("X",),
+         rtol=1e-4, atol=1e-5, name="batch, upper"),
+]
+
 BAD = {
     op: [Bad(inputs={"Input": Meta((2, 3), np.dtype(F))}, error=ShapeError, match=r"square")]
     for op in ("inverse", "determinant", "slogdeterminant")
 }
+BAD["cholesky"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,
+                      match=r"square")]
 BAD["solve"] = [Bad(inputs={"X": Meta((3, 3), np.dtype(F)), "Y": Meta((4, 2), np.dtype(F))},
                     error=ShapeError, match=r"size 3 in its rows")]

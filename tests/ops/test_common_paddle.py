@@ -94,5 +94,6 @@ def test_the_programs_use_the_ops_this_work_is_about():
                    "p_norm_grad", "frobenius_norm_grad", "dist_grad", "trace_grad",
                    "einsum_grad", "einsum_grad:x_shape", "einsum_grad:InnerCache",
                    "diag_embed", "sequence_mask", "sequence_mask:MaxLenTensor",
-                   "inverse_grad", "determinant_grad", "slogdeterminant_grad", "solve_grad"]:
+                   "inverse_grad", "determinant_grad", "slogdeterminant_grad", "solve_grad",
+                   "cholesky_grad"]:
         assert wanted in seen, wanted

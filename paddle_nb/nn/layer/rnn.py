@@ -6,10 +6,10 @@ A cell holds ``weight_ih`` [gates * hidden, input], ``weight_hh`` [gates * hidde
 ``bias_ih`` and ``bias_hh`` (``lstm_cell_0.w_0``, ``.w_1``, ``.b_0``, ``.b_1``), all uniform
 in +-1/sqrt(hidden); one step is two ``matmul_v2`` (transposed weights), bias additions and
 the gates' activations, as PaddlePaddle 2.6 writes it. A layer makes one cell per layer and
-direction, registered again under PaddlePaddle's names (``weight_ih_l0``, ``bias_hh_l1_reverse``:
-the names its state dict uses), a flat parameter
-``lstm_0.w_0`` that the startup program's ``coalesce_tensor`` packs every weight into, and one
-``rnn`` op between two ``transpose2`` (unless ``time_major``).
+direction, registered again under PaddlePaddle's names (``weight_ih_l0``,
+``bias_hh_l1_reverse``: the names its state dict uses), a flat parameter ``lstm_0.w_0`` that
+the startup program's ``coalesce_tensor`` packs every weight into, and one ``rnn`` op between
+two ``transpose2`` (unless ``time_major``).
 """
 
 import math
@@ -185,10 +185,11 @@ class BiRNN(Layer):
 
 class _Directions(Layer):
     """The holder of one layer's cells: ``cell`` (one direction) or ``cell_fw`` and ``cell_bw``,
-    as PaddlePaddle's RNN and BiRNN wrappers hold them."""
+    as PaddlePaddle's RNN and BiRNN wrappers hold them (and counted under their names, ``rnn_N``
+    and ``bi_rnn_N``, so the names that follow are PaddlePaddle's)."""
 
     def __init__(self, cells):
-        super().__init__(name_scope="rnn_directions")
+        super().__init__(name_scope="rnn" if len(cells) == 1 else "bi_rnn")
         if len(cells) == 1:
             self.cell = cells[0]
         else:

@@ -67,7 +67,7 @@ def t(input, name=None):
     it is."""
     rank = len(input.shape)
     if rank > 2:
-        raise ValueError(f"paddle.t: '{input.name}' has rank {rank}; t takes a tensor of rank 2 "
+        raise compose.argument_error(f"paddle.t: '{input.name}' has rank {rank}; t takes a tensor of rank 2 "
                          "or less (use paddle.transpose for more)")
     if rank < 2:
         return input
@@ -89,7 +89,7 @@ def inner(x, y, name=None):
         return compose.elementwise("elementwise_mul", x, y)
     width = x.shape[-1]
     if y.shape[-1] != width and -1 not in (width, y.shape[-1]):
-        raise ValueError(f"paddle.inner: the last dimensions must agree, got '{x.name}' "
+        raise compose.argument_error(f"paddle.inner: the last dimensions must agree, got '{x.name}' "
                          f"{tuple(x.shape)} and '{y.name}' {tuple(y.shape)}")
     a = compose.reshape(x, [-1, width])
     b = compose.reshape(y, [-1, width])
@@ -117,16 +117,16 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if p == "fro" and (axis is None or isinstance(axis, (list, tuple))):
         dims = [0] if axis is None else [int(a) for a in axis]
         if len(dims) > 2:
-            raise ValueError(f"paddle.norm: p='fro' takes at most two axes, got {axis}")
+            raise compose.argument_error(f"paddle.norm: p='fro' takes at most two axes, got {axis}")
         return _out("frobenius_norm", "frobenius_norm", {"X": x},
                     {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": axis is None}, name)
     if isinstance(axis, (list, tuple)):
-        raise NotImplementedError(
+        raise compose.not_available(
             f"paddle.norm: p={p!r} over the axes {list(axis)} (a matrix norm) is not available "
             "in paddle_nb; use p='fro' for two axes, or a vector norm over one axis")
     porder = 2.0 if p == "fro" else float(p)
     if isinstance(p, str) and p != "fro":
-        raise ValueError(f"paddle.norm: p must be 'fro', a number, inf or -inf, got {p!r}")
+        raise compose.argument_error(f"paddle.norm: p must be 'fro', a number, inf or -inf, got {p!r}")
     return _out("p_norm", "p_norm", {"X": x},
                 {"porder": porder, "axis": -1 if axis is None else int(axis), "epsilon": 1e-12,
                  "keepdim": bool(keepdim), "asvector": axis is None}, name)

@@ -125,8 +125,9 @@ def test_bad_arguments_are_refused_clearly():
             F.dropout3d(x, 0.5)
         with pytest.raises(ValueError, match="needs their sizes known"):
             F.dropout2d(x, 0.5)
-        with pytest.raises(ValueError, match="direction must be"):
+        with pytest.raises(ValueError, match="direction must be") as error:
             nn.LSTM(3, 4, direction="both")
+    assert "built at" in str(error.value) and "test_common_layers.py" in str(error.value)
 
 
 def test_attention_layers_name_their_parameters_as_paddle_does():

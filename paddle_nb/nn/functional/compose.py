@@ -15,11 +15,22 @@ the functions built on them name their temporaries as PaddlePaddle does.
 """
 
 from paddle_nb.framework import unique_name
+from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["operator", "operator_scale", "dim_of", "full_dims", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
+__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dim_of", "full_dims", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
            "split", "reduce_sum", "scale", "cast", "xshape_op"]
+
+
+def argument_error(message):
+    """A ValueError for a bad argument of a 2.x function or layer, ending with the user's line."""
+    return ValueError(f"{message}\n  built at {format_site(callstack_strings())}")
+
+
+def not_available(message):
+    """A NotImplementedError for what paddle_nb does not have, ending with the user's line."""
+    return NotImplementedError(f"{message}\n  built at {format_site(callstack_strings())}")
 
 
 def _current_block():

@@ -8,6 +8,7 @@ gradient).
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.layers.nn import append_lookup
+from paddle_nb.nn.functional import compose
 
 __all__ = ["one_hot", "embedding"]
 
@@ -28,7 +29,7 @@ def padding_index(padding_idx, rows):
     if padding_idx is None:
         return -1
     if not -rows <= padding_idx < rows:
-        raise ValueError(f"embedding: padding_idx must be in [-{rows}, {rows}), got {padding_idx}")
+        raise compose.argument_error(f"embedding: padding_idx must be in [-{rows}, {rows}), got {padding_idx}")
     return padding_idx if padding_idx >= 0 else rows + padding_idx
 
 

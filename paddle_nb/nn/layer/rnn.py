@@ -47,7 +47,7 @@ class RNNCellBase(Layer):
                  bias_ih_attr=None, bias_hh_attr=None):
         super().__init__()
         if hidden_size <= 0:
-            raise ValueError(f"{type(self).__name__}: hidden_size must be > 0, got {hidden_size}")
+            raise compose.argument_error(f"{type(self).__name__}: hidden_size must be > 0, got {hidden_size}")
         self.input_size, self.hidden_size = input_size, hidden_size
         init = Uniform(-1.0 / math.sqrt(hidden_size), 1.0 / math.sqrt(hidden_size))
         rows = self.gates * hidden_size
@@ -80,7 +80,7 @@ class SimpleRNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None,
                  weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         if activation not in ("tanh", "relu"):
-            raise ValueError(f"SimpleRNNCell: activation must be 'tanh' or 'relu', got "
+            raise compose.argument_error(f"SimpleRNNCell: activation must be 'tanh' or 'relu', got "
                              f"{activation!r}")
         super().__init__(input_size, hidden_size, weight_ih_attr, weight_hh_attr,
                          bias_ih_attr, bias_hh_attr)
@@ -108,7 +108,7 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
         if proj_size:
-            raise NotImplementedError("LSTMCell: proj_size is not available in paddle_nb; "
+            raise compose.not_available("LSTMCell: proj_size is not available in paddle_nb; "
                                       "project h with a Linear layer instead")
         super().__init__(input_size, hidden_size, weight_ih_attr, weight_hh_attr,
                          bias_ih_attr, bias_hh_attr)
@@ -167,7 +167,7 @@ class RNN(Layer):
     (``write_to_array``, ``tensor_array_to_tensor``), which paddle_nb does not have."""
 
     def __init__(self, cell, is_reverse=False, time_major=False):
-        raise NotImplementedError(
+        raise compose.not_available(
             "paddle.nn.RNN (a cell run over a sequence) is not available in paddle_nb: "
             "PaddlePaddle builds it from a while loop over tensor arrays. Use nn.SimpleRNN, "
             "nn.LSTM or nn.GRU (one fused rnn op), or call the cell on each step yourself")
@@ -177,7 +177,7 @@ class BiRNN(Layer):
     """Not available, for the reason RNN is not (see RNN)."""
 
     def __init__(self, cell_fw, cell_bw, time_major=False):
-        raise NotImplementedError(
+        raise compose.not_available(
             "paddle.nn.BiRNN is not available in paddle_nb: PaddlePaddle builds it from while "
             "loops over tensor arrays. Use nn.SimpleRNN, nn.LSTM or nn.GRU with "
             "direction='bidirect'")
@@ -210,7 +210,7 @@ class RNNBase(LayerList):
                  dropout, attrs, make_cell):
         super().__init__()
         if direction not in ("forward", "bidirect", "bidirectional"):
-            raise ValueError(f"{type(self).__name__}: direction must be 'forward' or "
+            raise compose.argument_error(f"{type(self).__name__}: direction must be 'forward' or "
                              f"'bidirect', got {direction!r}")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.time_major, self.dropout = num_layers, time_major, dropout
@@ -281,7 +281,7 @@ class SimpleRNN(RNNBase):
                  time_major=False, dropout=0.0, activation="tanh", weight_ih_attr=None,
                  weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         if activation not in ("tanh", "relu"):
-            raise ValueError(f"SimpleRNN: activation must be 'tanh' or 'relu', got {activation!r}")
+            raise compose.argument_error(f"SimpleRNN: activation must be 'tanh' or 'relu', got {activation!r}")
         super().__init__("RNN_" + activation.upper(), input_size, hidden_size, num_layers,
                          direction, time_major, dropout,
                          (weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr),
@@ -295,7 +295,7 @@ class LSTM(RNNBase):
                  time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
         if proj_size:
-            raise NotImplementedError("LSTM: proj_size is not available in paddle_nb")
+            raise compose.not_available("LSTM: proj_size is not available in paddle_nb")
         super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major,
                          dropout, (weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr),
                          LSTMCell)

@@ -59,7 +59,7 @@ def _activation(name, x):
         return compose.unary("relu", x)
     if name == "gelu":
         return compose.unary("gelu", x, {"approximate": False})
-    raise ValueError(f"transformer: activation must be 'relu' or 'gelu', got {name!r}")
+    raise compose.argument_error(f"transformer: activation must be 'relu' or 'gelu', got {name!r}")
 
 
 class MultiHeadAttention(Layer):
@@ -71,7 +71,7 @@ class MultiHeadAttention(Layer):
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
-            raise ValueError(f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
+            raise compose.argument_error(f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
                              f"multiple of num_heads ({num_heads})")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
@@ -88,7 +88,7 @@ class MultiHeadAttention(Layer):
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         if cache is not None:
-            raise NotImplementedError("MultiHeadAttention: cache is not available in paddle_nb; "
+            raise compose.not_available("MultiHeadAttention: cache is not available in paddle_nb; "
                                       "pass the whole key and value sequences")
         key = query if key is None else key
         value = query if value is None else value
@@ -140,7 +140,7 @@ class TransformerEncoderLayer(Layer):
 
     def forward(self, src, src_mask=None, cache=None):
         if cache is not None:
-            raise NotImplementedError("TransformerEncoderLayer: cache is not available in paddle_nb")
+            raise compose.not_available("TransformerEncoderLayer: cache is not available in paddle_nb")
         src_mask = convert_attention_mask(src_mask, src.dtype)
         src = _sublayer(src, self.norm1, self.dropout1, self.normalize_before,
                         lambda x: self.self_attn(x, x, x, src_mask))
@@ -174,7 +174,7 @@ class TransformerEncoder(Layer):
 
     def forward(self, src, src_mask=None, cache=None):
         if cache is not None:
-            raise NotImplementedError("TransformerEncoder: cache is not available in paddle_nb")
+            raise compose.not_available("TransformerEncoder: cache is not available in paddle_nb")
         src_mask = convert_attention_mask(src_mask, src.dtype)
         for layer in self.layers:
             src = layer(src, src_mask)
@@ -209,7 +209,7 @@ class TransformerDecoderLayer(Layer):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         if cache is not None:
-            raise NotImplementedError("TransformerDecoderLayer: cache is not available in paddle_nb")
+            raise compose.not_available("TransformerDecoderLayer: cache is not available in paddle_nb")
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
         nb = self.normalize_before
@@ -232,7 +232,7 @@ class TransformerDecoder(Layer):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         if cache is not None:
-            raise NotImplementedError("TransformerDecoder: cache is not available in paddle_nb")
+            raise compose.not_available("TransformerDecoder: cache is not available in paddle_nb")
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
         for layer in self.layers:

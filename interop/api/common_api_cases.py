@@ -46,6 +46,15 @@ def _dropout_eval(paddle, v):
                                               mode="downscale_in_infer")]
 
 
+def _functional(paddle, v):
+    """The functions called with a layer's parameters (their names come from the layers)."""
+    nn, F = paddle.nn, paddle.nn.functional
+    fc, emb, bil = nn.Linear(4, 3), nn.Embedding(10, 3), nn.Bilinear(4, 4, 2)
+    return [F.linear(v["x"], fc.weight, fc.bias), F.linear(v["x"], fc.weight),
+            F.embedding(v["ids"], emb.weight, padding_idx=1),
+            F.bilinear(v["x"], v["x"], bil.weight, bil.bias), F.one_hot(v["ids"], 10)]
+
+
 def _containers(paddle, v):
     nn = paddle.nn
     seq = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2))
@@ -162,6 +171,7 @@ CASES = {
     "flatten_identity": ({"x": _arr("x", 2, 3, 4)}, lambda paddle, v: [
         paddle.nn.Flatten()(v["x"]), paddle.nn.Flatten(0, 1)(v["x"]),
         paddle.nn.Identity()(v["x"])]),
+    "functional": ({"x": _arr("x", 2, 4), "ids": _ids("ids", 10, 2)}, _functional),
     "dropout_train": ({"x": _arr("x", 2, 3)}, _dropout_train),
     "dropout_eval": ({"x": _arr("x", 2, 3)}, _dropout_eval),
     "bilinear": ({"x": _arr("x", 2, 3), "y": _arr("y", 2, 4)}, lambda paddle, v: [

@@ -92,7 +92,8 @@ def run_case(name):
     entries = {f"{name}/{key}": np.array(value) for key, value in record.items()}
     entries.update({f"{name}/w/{k}": w for k, w in ws.items()})
     if name not in RANDOM:
-        entries.update({f"{name}/out/{k}": np.asarray(v) for k, v in enumerate(fetched[:len(outs)])})
+        entries.update({f"{name}/out/{k}": np.asarray(v)
+                        for k, v in enumerate(fetched[:len(outs)])})
         entries.update({f"{name}/grad/{x.name}": np.asarray(v)
                         for (x, _), v in zip(pairs, fetched[len(outs):])})
     else:

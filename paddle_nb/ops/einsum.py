@@ -146,4 +146,5 @@ register(OpDef("einsum_grad",
                outputs=[Slot("Operands@GRAD", duplicable=True, dispensable=True)],
                attrs=ATTRS, infer=lambda caches, shapes, dout, **_: list(caches),
                kernel=_grad_kernel,
-               doc="the gradients of einsum's Operands from InnerCache (the operands) and Out@GRAD"))
+               doc="the gradients of einsum's Operands from InnerCache (the operands) and "
+                   "Out@GRAD"))

@@ -3,8 +3,8 @@
 
 ``trace`` sums the diagonal ``offset`` (above the main one when positive) of the planes
 spanned by ``axis1`` and ``axis2`` (taken in increasing order, as PaddlePaddle does: the
-offset counts along the later axis whichever is named first); its gradient puts the output gradient back on that
-diagonal and zeros elsewhere.
+offset counts along the later axis whichever is named first); its gradient puts the output
+gradient back on that diagonal and zeros elsewhere.
 """
 
 from paddle_nb.ops.grad import grad_op
@@ -19,7 +19,8 @@ def _axes(shape, axis1, axis2):
         fail(f"Input must have rank >= 2, got shape {tuple(shape)}")
     for a in (axis1, axis2):
         if not -rank <= a < rank:
-            fail(f"axis1 and axis2 must name dimensions of Input (rank {rank}), got {axis1}, {axis2}")
+            fail(f"axis1 and axis2 must name dimensions of Input (rank {rank}), got {axis1}, "
+                 f"{axis2}")
     a1, a2 = axis1 % rank, axis2 % rank
     if a1 == a2:
         fail(f"axis1 and axis2 must differ, got {axis1} and {axis2} (rank {rank})")

@@ -220,8 +220,9 @@ def _bilinear_grad_infer(x, y, weight, dout):
     return x, y, weight, dout.with_shape((1, weight.shape[0]))
 
 
-register(OpDef("bilinear_tensor_product", inputs=["X", "Y", "Weight", Slot("Bias", dispensable=True)],
-               outputs=["Out"], infer=_bilinear_infer, kernel=_bilinear_kernel,
+register(OpDef("bilinear_tensor_product",
+               inputs=["X", "Y", "Weight", Slot("Bias", dispensable=True)], outputs=["Out"],
+               infer=_bilinear_infer, kernel=_bilinear_kernel,
                grad=grad_op("bilinear_tensor_product_grad", inputs=("X", "Y", "Weight"),
                             in_grads=("X", "Y", "Weight", "Bias")),
                doc="Out[b, k] = X[b] @ Weight[k] @ Y[b] + Bias[0, k]"))

@@ -6,6 +6,14 @@ write ``matmul_v2``; ``paddle.norm`` writes ``frobenius_norm`` for the Frobenius
 whole tensor or of two axes and ``p_norm`` otherwise) and names its output after the function
 (``mm_0.tmp_0``). ``x.matmul(y)``, ``x.norm()``, ``x.t()``... are the same functions, registered
 as Variable methods.
+
+>>> import paddle_nb as pd
+>>> from paddle_nb.framework import unique_name
+>>> with unique_name.guard(), pd.program_guard(pd.Program(), pd.Program()):
+...     x = pd.layers.data("x", [2, 3], append_batch_size=False)
+...     whole, rows, product = norm(x), x.norm(p=1, axis=1), mm(x, t(x))
+>>> whole.name, whole.shape, rows.name, rows.shape, product.name, product.shape
+('frobenius_norm_0.tmp_0', (), 'p_norm_0.tmp_0', (2,), 'mm_0.tmp_0', (2, 2))
 """
 
 from paddle_nb.framework import unique_name
@@ -67,8 +75,9 @@ def t(input, name=None):
     it is."""
     rank = len(input.shape)
     if rank > 2:
-        raise compose.argument_error(f"paddle.t: '{input.name}' has rank {rank}; t takes a tensor of rank 2 "
-                         "or less (use paddle.transpose for more)")
+        raise compose.argument_error(
+            f"paddle.t: '{input.name}' has rank {rank}; t takes a tensor of rank 2 "
+            "or less (use paddle.transpose for more)")
     if rank < 2:
         return input
     return compose.xshape_op("transpose2", input, {"axis": [1, 0]}, "t")
@@ -89,8 +98,9 @@ def inner(x, y, name=None):
         return compose.elementwise("elementwise_mul", x, y)
     width = x.shape[-1]
     if y.shape[-1] != width and -1 not in (width, y.shape[-1]):
-        raise compose.argument_error(f"paddle.inner: the last dimensions must agree, got '{x.name}' "
-                         f"{tuple(x.shape)} and '{y.name}' {tuple(y.shape)}")
+        raise compose.argument_error(
+            f"paddle.inner: the last dimensions must agree, got '{x.name}' "
+            f"{tuple(x.shape)} and '{y.name}' {tuple(y.shape)}")
     a = compose.reshape(x, [-1, width])
     b = compose.reshape(y, [-1, width])
     b = _transposed(b)
@@ -126,7 +136,8 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
             "in paddle_nb; use p='fro' for two axes, or a vector norm over one axis")
     porder = 2.0 if p == "fro" else float(p)
     if isinstance(p, str) and p != "fro":
-        raise compose.argument_error(f"paddle.norm: p must be 'fro', a number, inf or -inf, got {p!r}")
+        raise compose.argument_error(
+            f"paddle.norm: p must be 'fro', a number, inf or -inf, got {p!r}")
     return _out("p_norm", "p_norm", {"X": x},
                 {"porder": porder, "axis": -1 if axis is None else int(axis), "epsilon": 1e-12,
                  "keepdim": bool(keepdim), "asvector": axis is None}, name)

@@ -53,8 +53,9 @@ def _check_dropout(p, mode):
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise compose.argument_error(f"dropout: p must be a number in [0, 1], got {p!r}")
     if mode not in _MODES:
-        raise compose.argument_error(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
-                         f"got {mode!r}")
+        raise compose.argument_error(
+            f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
+            f"got {mode!r}")
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
@@ -77,7 +78,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     axes = [axis] if isinstance(axis, int) else list(axis)
     rank = len(x.shape)
     if not axes or any(not -rank <= a < rank for a in axes) or len(axes) > rank:
-        raise compose.argument_error(f"dropout: axis must name dimensions of x (rank {rank}), got {axis!r}")
+        raise compose.argument_error(
+            f"dropout: axis must name dimensions of x (rank {rank}), got {axis!r}")
     axes = sorted(a % rank for a in axes)
     if not training:
         return x if mode == "upscale_in_train" else compose.scale(x, 1.0 - p)
@@ -92,8 +94,9 @@ def _slice_dropout(x, p, axes, mode):
     shape as an attribute, so the dimensions on ``axes`` must be known when building."""
     shape = [int(x.shape[d]) if d in axes else 1 for d in range(len(x.shape))]
     if any(d < 0 for d in shape):
-        raise compose.argument_error(f"dropout: '{x.name}' has shape {tuple(x.shape)}; dropping slices "
-                         f"along axes {axes} needs their sizes known when building in paddle_nb")
+        raise compose.argument_error(
+            f"dropout: '{x.name}' has shape {tuple(x.shape)}; dropping slices "
+            f"along axes {axes} needs their sizes known when building in paddle_nb")
     kept = x if mode == "downscale_in_infer" or p == 1 else compose.scale(x, 1.0 / (1.0 - p))
     draw = layer_helper("uniform").out("uniform_random", {},
                                        {"shape": shape, "min": 0.0, "max": 1.0, "seed": 0,
@@ -117,9 +120,11 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
 
 def _channel_dropout(x, p, training, data_format, first, last, rank, what):
     if data_format not in (first, last):
-        raise compose.argument_error(f"{what}: data_format must be '{first}' or '{last}', got {data_format!r}")
+        raise compose.argument_error(
+            f"{what}: data_format must be '{first}' or '{last}', got {data_format!r}")
     if len(x.shape) != rank:
-        raise compose.argument_error(f"{what}: x must be {rank}-D, got shape {tuple(x.shape)} ('{x.name}')")
+        raise compose.argument_error(
+            f"{what}: x must be {rank}-D, got shape {tuple(x.shape)} ('{x.name}')")
     channel = 1 if data_format == first else rank - 1
     return dropout(x, p, axis=[0, channel], training=training, mode="upscale_in_train")
 

@@ -19,8 +19,9 @@ from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dim_of", "full_dims", "elementwise", "unary", "matmul", "full", "reshape", "transpose",
-           "split", "reduce_sum", "scale", "cast", "xshape_op"]
+__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dim_of", "full_dims",
+           "elementwise", "unary", "matmul", "full", "reshape", "transpose", "split",
+           "reduce_sum", "scale", "cast", "xshape_op"]
 
 
 def argument_error(message):

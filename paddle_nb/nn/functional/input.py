@@ -29,7 +29,8 @@ def padding_index(padding_idx, rows):
     if padding_idx is None:
         return -1
     if not -rows <= padding_idx < rows:
-        raise compose.argument_error(f"embedding: padding_idx must be in [-{rows}, {rows}), got {padding_idx}")
+        raise compose.argument_error(
+            f"embedding: padding_idx must be in [-{rows}, {rows}), got {padding_idx}")
     return padding_idx if padding_idx >= 0 else rows + padding_idx
 
 

@@ -62,8 +62,9 @@ class Embedding(Layer):
                  weight_attr=None, name=None):
         super().__init__()
         if num_embeddings <= 0 or embedding_dim <= 0:
-            raise compose.argument_error(f"Embedding: num_embeddings and embedding_dim must be positive, got "
-                             f"{num_embeddings} and {embedding_dim}")
+            raise compose.argument_error(
+                f"Embedding: num_embeddings and embedding_dim must be positive, got "
+                f"{num_embeddings} and {embedding_dim}")
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._padding_idx = padding_index(padding_idx, num_embeddings)
         self._sparse = sparse
@@ -98,8 +99,9 @@ class Flatten(Layer):
         rank = len(input.shape)
         start, stop = self.start_axis % max(rank, 1), self.stop_axis % max(rank, 1)
         if start > stop:
-            raise compose.argument_error(f"Flatten: start_axis ({self.start_axis}) must not come after "
-                             f"stop_axis ({self.stop_axis}) for '{input.name}' of rank {rank}")
+            raise compose.argument_error(
+                f"Flatten: start_axis ({self.start_axis}) must not come after "
+                f"stop_axis ({self.stop_axis}) for '{input.name}' of rank {rank}")
         return compose.xshape_op("flatten_contiguous_range", input,
                                  {"start_axis": start, "stop_axis": stop}, "flatten")
 

@@ -10,6 +10,17 @@ direction, registered again under PaddlePaddle's names (``weight_ih_l0``,
 ``bias_hh_l1_reverse``: the names its state dict uses), a flat parameter ``lstm_0.w_0`` that
 the startup program's ``coalesce_tensor`` packs every weight into, and one ``rnn`` op between
 two ``transpose2`` (unless ``time_major``).
+
+>>> import paddle_nb as pd
+>>> from paddle_nb.framework import unique_name
+>>> main, startup = pd.Program(), pd.Program()
+>>> with unique_name.guard(), pd.program_guard(main, startup):
+...     x = pd.layers.data("x", [2, 5, 3], append_batch_size=False)
+...     out, (h, c) = LSTM(3, 4, direction="bidirect")(x)
+>>> [op.type for op in main.global_block().ops], out.shape, h.shape
+(['fill_constant', 'fill_constant', 'transpose2', 'rnn', 'transpose2'], (2, 5, 8), (2, 2, 4))
+>>> [op.type for op in startup.global_block().ops][-2:]
+['fill_constant', 'coalesce_tensor']
 """
 
 import math
@@ -47,7 +58,8 @@ class RNNCellBase(Layer):
                  bias_ih_attr=None, bias_hh_attr=None):
         super().__init__()
         if hidden_size <= 0:
-            raise compose.argument_error(f"{type(self).__name__}: hidden_size must be > 0, got {hidden_size}")
+            raise compose.argument_error(
+                f"{type(self).__name__}: hidden_size must be > 0, got {hidden_size}")
         self.input_size, self.hidden_size = input_size, hidden_size
         init = Uniform(-1.0 / math.sqrt(hidden_size), 1.0 / math.sqrt(hidden_size))
         rows = self.gates * hidden_size
@@ -281,7 +293,8 @@ class SimpleRNN(RNNBase):
                  time_major=False, dropout=0.0, activation="tanh", weight_ih_attr=None,
                  weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         if activation not in ("tanh", "relu"):
-            raise compose.argument_error(f"SimpleRNN: activation must be 'tanh' or 'relu', got {activation!r}")
+            raise compose.argument_error(
+                f"SimpleRNN: activation must be 'tanh' or 'relu', got {activation!r}")
         super().__init__("RNN_" + activation.upper(), input_size, hidden_size, num_layers,
                          direction, time_major, dropout,
                          (weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr),

@@ -8,6 +8,15 @@ Linear. A boolean (or integer) mask becomes ``(mask - 1) * 1e9``: 0 where attent
 allowed, -1e9 where it is not. The encoder and decoder layers add feed-forward blocks,
 residual connections and layer normalization (before or after each block:
 ``normalize_before``). Every op, name and parameter follows PaddlePaddle 2.6's static mode.
+
+>>> import paddle_nb as pd
+>>> from paddle_nb.framework import unique_name
+>>> main = pd.Program()
+>>> with unique_name.guard(), pd.program_guard(main, pd.Program()):
+...     q = pd.layers.data("q", [2, 3, 8], append_batch_size=False)
+...     out = MultiHeadAttention(8, num_heads=2)(q)
+>>> out.shape, [op.type for op in main.global_block().ops][-6:]
+((2, 3, 8), ['softmax', 'matmul_v2', 'transpose2', 'reshape2', 'matmul_v2', 'elementwise_add'])
 """
 
 import copy
@@ -71,8 +80,9 @@ class MultiHeadAttention(Layer):
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
-            raise compose.argument_error(f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
-                             f"multiple of num_heads ({num_heads})")
+            raise compose.argument_error(
+                f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
+                f"multiple of num_heads ({num_heads})")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
         self.head_dim = embed_dim // num_heads
@@ -140,7 +150,8 @@ class TransformerEncoderLayer(Layer):
 
     def forward(self, src, src_mask=None, cache=None):
         if cache is not None:
-            raise compose.not_available("TransformerEncoderLayer: cache is not available in paddle_nb")
+            raise compose.not_available(
+                "TransformerEncoderLayer: cache is not available in paddle_nb")
         src_mask = convert_attention_mask(src_mask, src.dtype)
         src = _sublayer(src, self.norm1, self.dropout1, self.normalize_before,
                         lambda x: self.self_attn(x, x, x, src_mask))
@@ -209,7 +220,8 @@ class TransformerDecoderLayer(Layer):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         if cache is not None:
-            raise compose.not_available("TransformerDecoderLayer: cache is not available in paddle_nb")
+            raise compose.not_available(
+                "TransformerDecoderLayer: cache is not available in paddle_nb")
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
         nb = self.normalize_before

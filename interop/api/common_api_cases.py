@@ -171,6 +171,12 @@ CASES = {
     "flatten_identity": ({"x": _arr("x", 2, 3, 4)}, lambda paddle, v: [
         paddle.nn.Flatten()(v["x"]), paddle.nn.Flatten(0, 1)(v["x"]),
         paddle.nn.Identity()(v["x"])]),
+    "dropout_slices": ({"x": _arr("x", 2, 3), "im": _arr("im", 2, 3, 2, 2),
+                        "vol": _arr("vol", 2, 3, 2, 2, 2)}, lambda paddle, v: [
+        paddle.nn.functional.dropout(v["x"], 0.3, axis=1),
+        paddle.nn.functional.dropout(v["x"], 0.3, axis=[0, 1], mode="downscale_in_infer"),
+        paddle.nn.Dropout2D(0.4)(v["im"]), paddle.nn.Dropout3D(0.2)(v["vol"]),
+        paddle.nn.functional.dropout2d(v["im"], 0.5, data_format="NHWC")]),
     "functional": ({"x": _arr("x", 2, 4), "ids": _ids("ids", 10, 2)}, _functional),
     "dropout_train": ({"x": _arr("x", 2, 3)}, _dropout_train),
     "dropout_eval": ({"x": _arr("x", 2, 3)}, _dropout_eval),
@@ -218,9 +224,9 @@ CASES = {
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
 
-UNKNOWN_BATCH = {"unknown_batch"}  # cases whose data variables have an unknown first dimension
+UNKNOWN_BATCH = {"unknown_batch", "dropout_slices"}  # cases whose data variables have an unknown first dimension
 
-RANDOM = {"dropout_train", "transformer_encoder_dropout", "lstm_dropout"}
+RANDOM = {"dropout_train", "dropout_slices", "transformer_encoder_dropout", "lstm_dropout"}
 
 
 def feeds_of(name):

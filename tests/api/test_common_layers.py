@@ -123,8 +123,6 @@ def test_bad_arguments_are_refused_clearly():
             F.dropout(x, 0.5, mode="sideways")
         with pytest.raises(ValueError, match="must be 5-D"):
             F.dropout3d(x, 0.5)
-        with pytest.raises(ValueError, match="needs their sizes known"):
-            F.dropout2d(x, 0.5)
         with pytest.raises(ValueError, match="direction must be") as error:
             nn.LSTM(3, 4, direction="both")
     assert "built at" in str(error.value) and "test_common_layers.py" in str(error.value)
@@ -177,3 +175,15 @@ def test_attention_refuses_what_paddle_nb_lacks():
             pd.norm(q, p=1, axis=[0, 1])
         with pytest.raises(ValueError, match="rank 2 or less"):
             pd.t(q)
+
+
+def test_dropout2d_drops_whole_channels():
+    main, startup, names, prog = _guard()
+    with names, prog:
+        x = pd.layers.data("x", [-1, 6, 3, 3], append_batch_size=False)
+        out = nn.Dropout2D(0.5)(x)
+    (y,), _ = _run(main, startup, {"x": np.ones((4, 6, 3, 3), "float32")}, [out])
+    planes = y.reshape(4, 6, 9)
+    assert set(np.unique(planes)) <= {0.0, 2.0}
+    assert (planes.min(axis=2) == planes.max(axis=2)).all()      # one draw per plane
+    assert 0 < (planes[:, :, 0] == 0).sum() < 24

@@ -87,20 +87,16 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
 
 
 def _slice_dropout(x, p, axes, mode):
-    """Dropout of whole slices: a uniform draw shaped like x on ``axes`` and 1 elsewhere.
-
-    PaddlePaddle 2.6 reads the draw's shape at run time (``shape``, ``slice`` and a
-    ``uniform_random`` with ``ShapeTensorList``); paddle_nb's ``uniform_random`` takes the
-    shape as an attribute, so the dimensions on ``axes`` must be known when building."""
-    shape = [int(x.shape[d]) if d in axes else 1 for d in range(len(x.shape))]
-    if any(d < 0 for d in shape):
-        raise compose.argument_error(
-            f"dropout: '{x.name}' has shape {tuple(x.shape)}; dropping slices "
-            f"along axes {axes} needs their sizes known when building in paddle_nb")
-    kept = x if mode == "downscale_in_infer" or p == 1 else compose.scale(x, 1.0 / (1.0 - p))
-    draw = layer_helper("uniform").out("uniform_random", {},
-                                       {"shape": shape, "min": 0.0, "max": 1.0, "seed": 0,
-                                        "dtype": x.dtype})
+    """Dropout of whole slices: a uniform draw shaped like x on ``axes`` and 1 elsewhere, its
+    shape read when it runs (``shape``, ``slice``), kept where it reaches ``p``."""
+    upscale = 1.0 / (1.0 - p) if p < 1 else 0.0          # (p = 1 keeps nothing anyway)
+    kept = x if mode == "downscale_in_infer" else compose.scale(x, upscale)
+    sizes = dict(zip(axes, compose.dims_of(x, axes)))
+    dims = [sizes[d] if d in sizes else compose.cpu_int(1) for d in range(len(x.shape))]
+    draw = layer_helper("uniform").out(
+        "uniform_random", {"ShapeTensorList": dims},
+        {"shape": [-1 if d in sizes else 1 for d in range(len(x.shape))], "min": 0.0,
+         "max": 1.0, "seed": 0, "dtype": x.dtype})
     threshold = compose.full([1], p, x.dtype)
     keep = layer_helper("greater_equal").out("greater_equal", {"X": draw, "Y": threshold},
                                              {"axis": -1})

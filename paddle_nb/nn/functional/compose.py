@@ -19,7 +19,7 @@ from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dim_of", "full_dims",
+__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dims_of", "cpu_int", "full_dims",
            "elementwise", "unary", "matmul", "full", "reshape", "transpose", "split",
            "reduce_sum", "scale", "cast", "xshape_op"]
 
@@ -86,15 +86,26 @@ def full(shape, value, dtype="float32"):
                               "dtype": dtype, "str_value": _str_value(value)})
 
 
-def dim_of(x, dim):
-    """``x.shape[dim]`` at run time, as ``paddle.shape(x)[dim]`` writes it: ``shape`` and a
-    ``slice`` (``shape_N.tmp_0_slice_0``)."""
+def dims_of(x, dims):
+    """``x.shape[d]`` for each of ``dims``, at run time, as ``paddle.shape(x)[d]`` writes them:
+    one ``shape`` and a ``slice`` per dimension (``shape_N.tmp_0_slice_0``, ``_slice_1``...)."""
     shape = layer_helper("shape").out("shape", {"Input": x}, {})
-    name = unique_name.generate(f"{shape.name}_slice")
-    shape.block.append_op("slice", inputs={"Input": shape}, outputs={"Out": name},
-                          attrs={"axes": [0], "starts": [dim], "ends": [dim + 1],
-                                 "decrease_axis": [0], "infer_flags": [1]})
-    return shape.block.var(name)
+    sizes = []
+    for d in dims:
+        name = unique_name.generate(f"{shape.name}_slice")
+        shape.block.append_op("slice", inputs={"Input": shape}, outputs={"Out": name},
+                              attrs={"axes": [0], "starts": [d], "ends": [d + 1],
+                                     "decrease_axis": [0], "infer_flags": [1]})
+        sizes.append(shape.block.var(name))
+    return sizes
+
+
+def cpu_int(value):
+    """A 0-D int32 ``fill_constant`` kept on the CPU: a constant entry of a shape list."""
+    unique_name.generate("fill_constant")
+    return layer_helper("fill_constant").out(
+        "fill_constant", {}, {"shape": [], "value": float(value), "str_value": str(int(value)),
+                              "dtype": "int32", "force_cpu": True})
 
 
 def full_dims(dims, value, dtype="float32"):
@@ -102,17 +113,10 @@ def full_dims(dims, value, dtype="float32"):
     ints become 0-D ``fill_constant``s kept on the CPU, and all go in ``ShapeTensorList``."""
     unique_name.generate("fill_constant")
     helper = layer_helper("fill_constant")
-    sizes = [d if not isinstance(d, int) else _cpu_int(d) for d in dims]
+    sizes = [d if not isinstance(d, int) else cpu_int(d) for d in dims]
     return helper.out("fill_constant", {"ShapeTensorList": sizes},
                       {"shape": [d if isinstance(d, int) else -1 for d in dims],
                        "value": float(value), "dtype": dtype, "str_value": _str_value(value)})
-
-
-def _cpu_int(value):
-    unique_name.generate("fill_constant")
-    return layer_helper("fill_constant").out(
-        "fill_constant", {}, {"shape": [], "value": float(value), "str_value": str(int(value)),
-                              "dtype": "int32", "force_cpu": True})
 
 
 def _str_value(value):

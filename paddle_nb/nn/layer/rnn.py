@@ -44,7 +44,7 @@ def zero_states(ref, shapes, batch_dim, dtype="float32"):
     if batch >= 0:
         return [compose.full([batch if d == -1 else d for d in shape], 0.0, dtype)
                 for shape in shapes]
-    size = compose.dim_of(ref, batch_dim)
+    size, = compose.dims_of(ref, [batch_dim])
     return [compose.full_dims([size if d == -1 else d for d in shape], 0.0, dtype)
             for shape in shapes]
 

@@ -164,6 +164,11 @@ interop: venv $(INTEROP_STAMP)
 	$(PY) interop/outside_corpus.py check --out build/interop/outside
 	$(PY) interop/differential_paddle.py --count 100 --work build/interop/differential \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+	@# the API sweep: every public callable of PaddlePaddle on small inputs (interop/sweep/), then
+	@# the coverage pages (docs/api_coverage.md, the op-type table of docs/paddle_coverage.md)
+	$(INTEROP_PY) -m interop.sweep.make_sweep --out $(INTEROP_FIXTURES)/sweep
+	$(PY) tools/api_coverage.py --sweep $(INTEROP_FIXTURES)/sweep \
+	  $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),,--check)
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):

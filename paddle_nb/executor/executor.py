@@ -95,6 +95,7 @@ class Executor:
         fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))
         feed_targets = check_feed(program, plan, feed)
+        _write_scheduled_lr(program, scope, self.place)     # both paths below read it
         listeners = self.listeners        # this executor's own: watching one slows no other
         if not listeners and not EVENTS.active and not plan.has_raw and not has_lod(feed):
             return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
@@ -364,6 +365,19 @@ class Executor:
         for listener in list(listeners):
             listener(record)
 
+
+
+def _write_scheduled_lr(program, scope, place):
+    """A program trained with a learning-rate scheduler (``program.lr_scheduler``, set by
+    the optimizer) runs with the scheduler's current value, as PaddlePaddle's Executor
+    writes it into the learning-rate variable before each run."""
+    if program.lr_scheduler is None:
+        return
+    var = program.global_block().vars.get(program.lr_var_name)
+    if var is None:
+        return
+    value = numpy.full(tuple(var.shape), program.lr_scheduler(), dtype=var.dtype)
+    (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
 
 
 def _declared_persistable(block, name):

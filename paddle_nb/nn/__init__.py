@@ -6,7 +6,7 @@ PaddlePaddle 2.x static-mode script that uses them builds the same op types and 
 names as PaddlePaddle 2.6 (docs/api_2x.md).
 """
 
-from paddle_nb.nn import functional
+from paddle_nb.nn import clip, functional, initializer
 from paddle_nb.nn.layer import (
     activation, common, container, conv, loss, norm, pooling, rnn, sampling, transformer,
 )
@@ -45,8 +45,10 @@ from paddle_nb.nn.layer.transformer import (  # noqa: E402
 )
 
 # -- clip and initializer ------------------------------------------------------------------
+from paddle_nb.nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 
 __all__ = ["Layer", "functional",
            *activation.__all__, *common.__all__, *container.__all__, *conv.__all__,
            *pooling.__all__, *sampling.__all__, *norm.__all__, *loss.__all__, *rnn.__all__,
-           *transformer.__all__]
+           *transformer.__all__,
+           *clip.__all__, "initializer"]

@@ -141,8 +141,12 @@ register(OpDef(
     grad=grad_op("stack_grad", inputs=(), out_grads=("Y",)),
     doc="Y = the same-shaped tensors of X stacked along a new axis"))
 register(OpDef(
-    "stack_grad", inputs=["Y@GRAD"], outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
-    attrs={"axis": Attr("int", 0)}, infer=_stack_grad_infer, kernel=_stack_grad,
+    "stack_grad", inputs=[Slot("X", duplicable=True, dispensable=True,
+                               comment="PaddlePaddle 2.6 passes the inputs too (unused)"),
+                          "Y@GRAD"],
+    outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
+    attrs={"axis": Attr("int", 0)}, infer=lambda xs, dy, *, axis: _stack_grad_infer(dy, axis=axis),
+    kernel=lambda ctx, xs, dy, *, axis: _stack_grad(ctx, dy, axis=axis),
     doc="the gradient of stack: Y@GRAD cut into one piece per X"))
 
 

@@ -1,10 +1,6 @@
-"""``paddle.linalg``: the linear-algebra functions, also at paddle's top level (they live in
-paddle_nb/tensor/linalg.py)."""
+"""``paddle.linalg``: the linear-algebra functions PaddlePaddle 2.6 lists there (they live in
+paddle_nb/tensor/linalg.py; the products and ``trace`` are at paddle's top level)."""
 
-from paddle_nb.tensor.linalg import (
-    bmm, cholesky, cross, det, dist, dot, einsum, inner, inv, inverse, kron, matmul, mm, mv, norm,
-    outer, slogdet, solve, t, trace,
-)
+from paddle_nb.tensor.linalg import cholesky, det, inv, norm, slogdet, solve
 
-__all__ = ["bmm", "cholesky", "cross", "det", "dist", "dot", "einsum", "inner", "inv", "inverse", "kron",
-           "matmul", "mm", "mv", "norm", "outer", "slogdet", "solve", "t", "trace"]
+__all__ = ["cholesky", "det", "inv", "norm", "slogdet", "solve"]

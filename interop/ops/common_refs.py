@@ -83,7 +83,11 @@ CASES = {
                        "v": (arr(3), True), "s": (spd(3, 3), True)}, lambda v: [
         paddle.linalg.inv(v["a"]), paddle.linalg.det(v["b"]), paddle.linalg.slogdet(v["c"]),
         paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.solve(v["c"], v["v"]),
-        paddle.linalg.cholesky(v["s"]), paddle.linalg.cholesky(v["s"], upper=True)]),
+        paddle.linalg.cholesky(v["s"]), paddle.linalg.cholesky(v["s"], upper=True),
+        paddle.linalg.matrix_power(v["a"], 3), paddle.linalg.matrix_power(v["b"], -2),
+        paddle.linalg.matrix_power(v["a"], 0),
+        paddle.linalg.multi_dot([v["v"], v["a"], v["y"]]),
+        paddle.linalg.multi_dot([v["a"], v["c"], v["v"]])]),
     # forward only: 2.6 has no diag_embed_grad and sequence_mask is not differentiable
     "masks": ({"x": (arr(2, 3), False), "n": (np.array([3, 0, 2], "int64"), False),
                "m": (np.array([4], "int32"), False)}, lambda v: [

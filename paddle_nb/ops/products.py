@@ -1,5 +1,5 @@
-"""Products beyond the matrix product: ``bmm``, ``dot``, ``mv``, ``cross``, ``kron`` and the
-bilinear form ``bilinear_tensor_product``, each with its grad op.
+"""Products beyond the matrix product: ``bmm``, ``dot``, ``mv``, ``cross``, ``kron``, the
+bilinear form ``bilinear_tensor_product`` and the chain ``multi_dot``, each with its grad op.
 
 Every one is a sum of products of X's and Y's entries, so each gradient is the same sum with
 the output gradient in place of one operand: for ``out = x . y``, ``dx = dout * y`` and
@@ -231,3 +231,72 @@ register(OpDef("bilinear_tensor_product_grad",
                outputs=[Slot(f"{s}@GRAD", dispensable=True) for s in ("X", "Y", "Weight", "Bias")],
                infer=_bilinear_grad_infer, kernel=_bilinear_grad,
                doc="the gradients of bilinear_tensor_product's X, Y, Weight and Bias"))
+
+
+# ---- multi_dot: a chain of matrix products -----------------------------------------------
+
+def _chain(operands):
+    """The operands as matrices: a 1-D first one a row [1, n], a 1-D last one a column [n, 1]."""
+    mats = list(operands)
+    if mats[0].ndim == 1:
+        mats[0] = mats[0][None, :]
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1][:, None]
+    return mats
+
+
+def _multi_dot_infer(xs):
+    if len(xs) < 2:
+        fail(f"X must hold at least two tensors, got {len(xs)}")
+    shapes = [tuple(m.shape) for m in xs]
+    for k, s in enumerate(shapes):
+        if len(s) != 2 and not (len(s) == 1 and k in (0, len(shapes) - 1)):
+            fail(f"X[{k}] must be a matrix (the first and last may be vectors), got {s}")
+    rows = [(1,) + s if (k == 0 and len(s) == 1) else s for k, s in enumerate(shapes)]
+    rows[-1] = rows[-1] + (1,) if len(shapes[-1]) == 1 else rows[-1]
+    for k in range(len(rows) - 1):
+        if not _same(rows[k][1], rows[k + 1][0]):
+            fail(f"X[{k}] {shapes[k]} and X[{k + 1}] {shapes[k + 1]} do not chain")
+    out = (() if len(shapes[0]) == 1 else (rows[0][0],)) + \
+        (() if len(shapes[-1]) == 1 else (rows[-1][1],))
+    return xs[0].with_shape(out)
+
+
+def _multi_dot_kernel(ctx, xs):
+    mats = _chain(xs)
+    out = mats[0]
+    for m in mats[1:]:
+        out = out @ m
+    if xs[-1].ndim == 1:
+        out = out[:, 0]
+    return out[0] if xs[0].ndim == 1 else out
+
+
+def _multi_dot_grad(ctx, xs, dout):
+    mats = _chain(xs)
+    g = dout.reshape(mats[0].shape[0], mats[-1].shape[1])
+    grads = []
+    for k in range(len(mats)):
+        left = g
+        for m in reversed(mats[k + 1:]):
+            left = left @ _t(m)
+        right = None
+        for m in mats[:k]:
+            right = m if right is None else right @ m
+        grad = left if right is None else _t(right) @ left
+        grads.append(grad.reshape(xs[k].shape))
+    return grads
+
+
+def _t(a):
+    return a.swapaxes(-1, -2)
+
+
+register(OpDef("multi_dot", inputs=[Slot("X", duplicable=True)], outputs=["Out"],
+               infer=_multi_dot_infer, kernel=_multi_dot_kernel,
+               grad=grad_op("multi_dot_grad", inputs=("X",), in_grads=("X",)),
+               doc="Out = X[0] @ X[1] @ ... (a 1-D first operand is a row, a 1-D last a column)"))
+register(OpDef("multi_dot_grad", inputs=[Slot("X", duplicable=True), "Out@GRAD"],
+               outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
+               infer=lambda xs, dout: list(xs), kernel=_multi_dot_grad,
+               doc="the gradients of multi_dot's operands"))

@@ -1,5 +1,5 @@
-"""Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``
-and ``cholesky``, each over a batch of matrices in the last two dimensions, with its grad op.
+"""Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``,
+``cholesky`` and ``matrix_power``, each over a batch of matrices in the last two dimensions, with its grad op.
 
 The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 ``dA = -B^T dB B^T``; for ``d = det A``, ``dA = dd * d * A^-T``; for ``log|det A|``,
@@ -167,3 +167,52 @@ register(OpDef("cholesky", inputs=["X"], outputs=["Out"],
 register(OpDef("cholesky_grad", inputs=["Out", "Out@GRAD"], outputs=["X@GRAD"],
                attrs={"upper": Attr("bool", False)}, infer=lambda out, dout, **_: out,
                kernel=_cholesky_grad, doc="the gradient of cholesky: X@GRAD (symmetric)"))
+
+
+# ---- matrix_power ------------------------------------------------------------------------
+
+def _power(xp, a, n):
+    """a^n for n >= 0, by repeated squaring (the identity for n = 0)."""
+    out = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+    while n:
+        if n & 1:
+            out = out @ a
+        a, n = a @ a, n >> 1
+    return out
+
+
+def _matrix_power_infer(x, *, n):
+    _square(x, "X")
+    return x
+
+
+def _matrix_power_kernel(ctx, x, *, n):
+    base = ctx.xp.linalg.inv(x) if n < 0 else x
+    return _power(ctx.xp, base, abs(n)).astype(x.dtype, copy=False)
+
+
+def _power_grad(xp, a, g, m):
+    """The gradient of a^m (m >= 1) for the output gradient g: sum_k (a^T)^k g (a^T)^(m-1-k)."""
+    powers = [_power(xp, _t(a), k) for k in range(m)]
+    return sum(powers[k] @ g @ powers[m - 1 - k] for k in range(m))
+
+
+def _matrix_power_grad(ctx, x, out, dout, *, n):
+    xp = ctx.xp
+    if n == 0:
+        return xp.zeros_like(x)
+    if n > 0:
+        return _power_grad(xp, x, dout, n).astype(x.dtype, copy=False)
+    inv = xp.linalg.inv(x)
+    dinv = _power_grad(xp, inv, dout, -n)
+    return (-(_t(inv) @ dinv @ _t(inv))).astype(x.dtype, copy=False)
+
+
+register(OpDef("matrix_power", inputs=["X"], outputs=["Out"],
+               attrs={"n": Attr("int", 1, comment="the power; < 0 powers the inverse")},
+               infer=_matrix_power_infer, kernel=_matrix_power_kernel,
+               grad=grad_op("matrix_power_grad", inputs=("X",), outputs=("Out",)),
+               doc="Out = X^n for each square matrix (X^-1 to the |n| when n < 0)"))
+register(OpDef("matrix_power_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+               attrs={"n": Attr("int", 1)}, infer=lambda x, out, dout, **_: x,
+               kernel=_matrix_power_grad, doc="the gradient of matrix_power: X@GRAD"))

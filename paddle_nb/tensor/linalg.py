@@ -24,7 +24,8 @@ from paddle_nb.nn.functional import compose
 __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "inner", "norm",
            "dist", "trace", "einsum", "inverse", "cholesky"]
 
-# paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve
+# paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve,
+# multi_dot, matrix_power
 
 
 def _out(key, op_type, inputs, attrs=None, name=None):
@@ -189,6 +190,17 @@ def slogdet(x, name=None):
 def solve(x, y, name=None):
     """The solution of ``x @ out = y`` for square ``x`` (``solve``)."""
     return _out("solve", "solve", {"X": x, "Y": y}, name=name)
+
+
+def multi_dot(x, name=None):
+    """The product of the matrices in the list ``x``, left to right (a 1-D first one is a row,
+    a 1-D last one a column): one ``multi_dot``."""
+    return _out("multi_dot", "multi_dot", {"X": list(x)}, name=name)
+
+
+def matrix_power(x, n, name=None):
+    """``x`` to the integer power ``n`` for each square matrix (its inverse's for n < 0)."""
+    return _out("matrix_power", "matrix_power", {"X": x}, {"n": int(n)}, name)
 
 
 def cholesky(x, upper=False, name=None):

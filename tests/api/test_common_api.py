@@ -33,7 +33,8 @@ COVERED = [
     *(f"paddle.{name}" for name in (
         "matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "norm", "dist", "trace",
         "einsum", "outer", "inner", "inverse", "cholesky")),
-    *(f"paddle.linalg.{name}" for name in ("norm", "inv", "solve", "cholesky")),
+    *(f"paddle.linalg.{name}" for name in ("norm", "inv", "solve", "cholesky", "matrix_power",
+                                           "multi_dot")),
 ]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \

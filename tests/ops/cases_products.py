@@ -80,7 +80,28 @@ CASES = {
     ],
 }
 
+def _chain_ref(ins, attrs):
+    ops = ins["X"]
+    first = ops[0].reshape(1, -1) if ops[0].ndim == 1 else ops[0]
+    out = first
+    for m in ops[1:]:
+        m = m.reshape(-1, 1) if m.ndim == 1 else m
+        out = np.einsum("ij,jk->ik", out, m)
+    shape = (() if ops[0].ndim == 1 else (out.shape[0],)) + \
+        (() if ops[-1].ndim == 1 else (out.shape[1],))
+    return {"Out": out.reshape(shape)}
+
+
+CASES["multi_dot"] = [
+    Case(inputs={"X": [arr(2, 3), arr(3, 4), arr(4, 2)]}, ref=_chain_ref, grad=("X",)),
+    Case(inputs={"X": [arr(3), arr(3, 4), arr(4)]}, ref=_chain_ref, grad=("X",),
+         name="vector, matrix, vector: 0-D"),
+    Case(inputs={"X": [arr(3), arr(3, 2)]}, ref=_chain_ref, grad=("X",), name="vector first"),
+]
+
 BAD = {
+    "multi_dot": [Bad(inputs={"X": [meta(2, 3), meta(4, 2)]}, error=ShapeError,
+                      match=r"do not chain")],
     "bmm": [Bad(inputs={"X": meta(2, 3, 4), "Y": meta(2, 3, 4)}, error=ShapeError,
                 match=r"agree on B and K")],
     "dot": [Bad(inputs={"X": meta(3), "Y": meta(4)}, error=ShapeError, match=r"one shape")],

@@ -101,10 +101,32 @@ CASES["cholesky"] = [
          rtol=1e-4, atol=1e-5, name="batch, upper"),
 ]
 
+def _power_ref(n):
+    def ref(ins, attrs):
+        a = ins["X"].astype(np.float64)
+        base = _inverse_ref({"Input": a}, {})["Output"].astype(np.float64) if n < 0 else a
+        out = np.broadcast_to(np.eye(a.shape[-1]), a.shape).copy()
+        for _ in range(abs(n)):
+            out = out @ base
+        return {"Out": out.astype(F)}
+    return ref
+
+
+CASES["matrix_power"] = [
+    Case(inputs={"X": well_conditioned(3, 3) * np.float32(0.5)}, attrs={"n": 3},
+         ref=_power_ref(3), grad=("X",), rtol=1e-4, atol=1e-4),
+    Case(inputs={"X": well_conditioned(2, 2, 2)}, attrs={"n": -2}, ref=_power_ref(-2),
+         grad=("X",), rtol=1e-4, atol=1e-5, name="batch, n = -2"),
+    Case(inputs={"X": well_conditioned(3, 3)}, attrs={"n": 0}, ref=_power_ref(0),
+         grad=("X",), name="n = 0: identity"),
+]
+
 BAD = {
     op: [Bad(inputs={"Input": Meta((2, 3), np.dtype(F))}, error=ShapeError, match=r"square")]
     for op in ("inverse", "determinant", "slogdeterminant")
 }
+BAD["matrix_power"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, attrs={"n": 2},
+                          error=ShapeError, match=r"square")]
 BAD["cholesky"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,
                       match=r"square")]
 BAD["solve"] = [Bad(inputs={"X": Meta((3, 3), np.dtype(F)), "Y": Meta((4, 2), np.dtype(F))},

@@ -87,7 +87,12 @@ CASES = {
         paddle.linalg.matrix_power(v["a"], 3), paddle.linalg.matrix_power(v["b"], -2),
         paddle.linalg.matrix_power(v["a"], 0),
         paddle.linalg.multi_dot([v["v"], v["a"], v["y"]]),
-        paddle.linalg.multi_dot([v["a"], v["c"], v["v"]])]),
+        paddle.linalg.multi_dot([v["a"], v["c"], v["v"]]),
+        paddle.linalg.triangular_solve(v["a"], v["y"]),
+        # (not unitriangular with the lower triangle: 2.6.2's gradient then reaches entries the
+        # op does not read, the diagonal and the one above it; cases_square_matrix.py checks
+        # paddle_nb's against central differences)
+        paddle.linalg.triangular_solve(v["c"], v["y"], upper=False, transpose=True)]),
     # forward only: 2.6 has no diag_embed_grad and sequence_mask is not differentiable
     "masks": ({"x": (arr(2, 3), False), "n": (np.array([3, 0, 2], "int64"), False),
                "m": (np.array([4], "int32"), False)}, lambda v: [

@@ -1,5 +1,6 @@
 """Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``,
-``cholesky`` and ``matrix_power``, each over a batch of matrices in the last two dimensions, with its grad op.
+``triangular_solve``, ``cholesky`` and ``matrix_power``, each over a batch of matrices in the
+last two dimensions, with its grad op.
 
 The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 ``dA = -B^T dB B^T``; for ``d = det A``, ``dA = dd * d * A^-T``; for ``log|det A|``,
@@ -216,3 +217,54 @@ register(OpDef("matrix_power", inputs=["X"], outputs=["Out"],
 register(OpDef("matrix_power_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
                attrs={"n": Attr("int", 1)}, infer=lambda x, out, dout, **_: x,
                kernel=_matrix_power_grad, doc="the gradient of matrix_power: X@GRAD"))
+
+
+# ---- triangular_solve --------------------------------------------------------------------
+
+def _triangle(xp, x, upper, unitriangular):
+    """The triangle of X the op reads (its diagonal ones when ``unitriangular``)."""
+    tri = xp.triu(x) if upper else xp.tril(x)
+    if unitriangular:
+        eye = xp.eye(x.shape[-1], dtype=x.dtype)
+        tri = tri * (1 - eye) + eye
+    return tri
+
+
+def _triangular_infer(x, y, *, upper, transpose, unitriangular):
+    _square(x, "X")
+    if len(y.shape) < 2:
+        fail(f"Y must be a (batch of) matrices [..., n, k], got {tuple(y.shape)}")
+    return _solve_infer(x, y)
+
+
+def _triangular_kernel(ctx, x, y, *, upper, transpose, unitriangular):
+    a = _triangle(ctx.xp, x, upper, unitriangular)
+    return _solve_kernel(ctx, _t(a) if transpose else a, y)
+
+
+def _triangular_grad(ctx, x, y, out, dout, *, upper, transpose, unitriangular):
+    xp = ctx.xp
+    a = _triangle(xp, x, upper, unitriangular)
+    da, dy = _solve_grad(ctx, _t(a) if transpose else a, y, out, dout)
+    da = _t(da) if transpose else da
+    da = xp.triu(da, 1 if unitriangular else 0) if upper else \
+        xp.tril(da, -1 if unitriangular else 0)
+    return sum_to(da, x.shape).astype(x.dtype, copy=False), dy
+
+
+TRIANGULAR_ATTRS = {
+    "upper": Attr("bool", True, comment="X's upper triangle (else its lower one)"),
+    "transpose": Attr("bool", False, comment="solve with the triangle's transpose"),
+    "unitriangular": Attr("bool", False, comment="the diagonal is taken as ones"),
+}
+
+register(OpDef("triangular_solve", inputs=["X", "Y"], outputs=["Out"], attrs=TRIANGULAR_ATTRS,
+               infer=_triangular_infer, kernel=_triangular_kernel,
+               grad=grad_op("triangular_solve_grad", inputs=("X", "Y"), outputs=("Out",),
+                            in_grads=("X", "Y")),
+               doc="Out = A^-1 Y, A the triangle of X (transposed when transpose)"))
+register(OpDef("triangular_solve_grad", inputs=["X", "Y", "Out", "Out@GRAD"],
+               outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
+               attrs=TRIANGULAR_ATTRS, infer=lambda x, y, out, dout, **_: (x, y),
+               kernel=_triangular_grad,
+               doc="the gradients of triangular_solve: X@GRAD on the triangle read, Y@GRAD"))

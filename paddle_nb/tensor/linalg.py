@@ -25,7 +25,7 @@ __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "i
            "dist", "trace", "einsum", "inverse", "cholesky"]
 
 # paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve,
-# multi_dot, matrix_power
+# multi_dot, matrix_power, triangular_solve
 
 
 def _out(key, op_type, inputs, attrs=None, name=None):
@@ -201,6 +201,14 @@ def multi_dot(x, name=None):
 def matrix_power(x, n, name=None):
     """``x`` to the integer power ``n`` for each square matrix (its inverse's for n < 0)."""
     return _out("matrix_power", "matrix_power", {"X": x}, {"n": int(n)}, name)
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    """The solution of ``A @ out = y``, A the upper (or lower) triangle of ``x``, transposed
+    when ``transpose``, with ones on its diagonal when ``unitriangular`` (``triangular_solve``)."""
+    return _out("triangular_solve", "triangular_solve", {"X": x, "Y": y},
+                {"upper": bool(upper), "transpose": bool(transpose),
+                 "unitriangular": bool(unitriangular)}, name)
 
 
 def cholesky(x, upper=False, name=None):

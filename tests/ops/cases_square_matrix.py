@@ -112,6 +112,33 @@ def _power_ref(n):
     return ref
 
 
+def _triangular_ref(ins, attrs):
+    """Back or forward substitution, one column at a time."""
+    x, y = ins["X"].astype(np.float64), ins["Y"].astype(np.float64)
+    upper, unit = attrs.get("upper", True), attrs.get("unitriangular", False)
+    a = np.triu(x) if upper else np.tril(x)
+    if unit:
+        np.fill_diagonal(a, 1.0)
+    if attrs.get("transpose"):
+        a, upper = a.T, not upper
+    n = a.shape[0]
+    out = np.zeros_like(y)
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        others = (a[i] @ out) - a[i, i] * out[i]
+        out[i] = (y[i] - others) / a[i, i]
+    return {"Out": out.astype(F)}
+
+
+CASES["triangular_solve"] = [
+    Case(inputs={"X": well_conditioned(3, 3), "Y": rng.standard_normal((3, 2)).astype(F)},
+         ref=_triangular_ref, grad=("X", "Y"), rtol=1e-4, atol=1e-5),
+    Case(inputs={"X": well_conditioned(3, 3), "Y": rng.standard_normal((3, 2)).astype(F)},
+         attrs={"upper": False, "transpose": True, "unitriangular": True},
+         ref=_triangular_ref, grad=("X", "Y"), rtol=1e-4, atol=1e-5,
+         name="lower, transposed, unit diagonal"),
+]
+
 CASES["matrix_power"] = [
     Case(inputs={"X": well_conditioned(3, 3) * np.float32(0.5)}, attrs={"n": 3},
          ref=_power_ref(3), grad=("X",), rtol=1e-4, atol=1e-4),
@@ -125,6 +152,9 @@ BAD = {
     op: [Bad(inputs={"Input": Meta((2, 3), np.dtype(F))}, error=ShapeError, match=r"square")]
     for op in ("inverse", "determinant", "slogdeterminant")
 }
+BAD["triangular_solve"] = [
+    Bad(inputs={"X": Meta((3, 3), np.dtype(F)), "Y": Meta((3,), np.dtype(F))},
+        error=ShapeError, match=r"Y must be a \(batch of\) matrices")]
 BAD["matrix_power"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, attrs={"n": 2},
                           error=ShapeError, match=r"square")]
 BAD["cholesky"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,

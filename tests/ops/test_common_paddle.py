@@ -95,5 +95,6 @@ def test_the_programs_use_the_ops_this_work_is_about():
                    "einsum_grad", "einsum_grad:x_shape", "einsum_grad:InnerCache",
                    "diag_embed", "sequence_mask", "sequence_mask:MaxLenTensor",
                    "inverse_grad", "determinant_grad", "slogdeterminant_grad", "solve_grad",
-                   "cholesky_grad", "matrix_power_grad", "multi_dot_grad"]:
+                   "cholesky_grad", "matrix_power_grad", "multi_dot_grad",
+                   "triangular_solve_grad"]:
         assert wanted in seen, wanted

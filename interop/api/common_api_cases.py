@@ -7,12 +7,13 @@ with ``import paddle``) and paddle_nb's (``tests/api/test_common_api.py``, with
 A case is ``(feeds, build)``: ``feeds`` maps a data name to an array (float feeds are
 differentiable), ``build(paddle, v)`` gets the data variables in ``v`` and returns the outputs
 to compare. ``RANDOM`` names the cases whose values are random (dropout while training):
-only their programs and shapes are compared.
+only their programs and shapes are compared. ``UNKNOWN_BATCH`` names the cases whose data
+variables are declared [-1, ...], so that sizes are read when the program runs.
 """
 
 import numpy as np
 
-__all__ = ["CASES", "RANDOM", "UNKNOWN_BATCH", "feeds_of"]
+__all__ = ["CASES", "RANDOM", "UNKNOWN_BATCH"]
 
 
 def _arr(key, *shape):
@@ -152,8 +153,7 @@ def _only(*names):
 
 
 def _unknown_batch(paddle, v):
-    """The batch size read when it runs: the data variables are declared [-1, ...] by
-    UNKNOWN_BATCH below."""
+    """The batch size read when it runs (a case of UNKNOWN_BATCH)."""
     nn = paddle.nn
     out, (h, c) = nn.LSTM(3, 4, direction="bidirect")(v["x"])
     g, _ = nn.GRUCell(3, 4)(v["x0"])
@@ -225,11 +225,7 @@ CASES = {
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }
 
-UNKNOWN_BATCH = {"unknown_batch", "dropout_slices"}  # cases whose data variables have an unknown first dimension
+# cases whose data variables are declared with an unknown first dimension (-1)
+UNKNOWN_BATCH = {"unknown_batch", "dropout_slices"}
 
 RANDOM = {"dropout_train", "dropout_slices", "transformer_encoder_dropout", "lstm_dropout"}
-
-
-def feeds_of(name):
-    """The feeds of case ``name`` (arrays)."""
-    return CASES[name][0]

@@ -113,6 +113,22 @@ def _decoder(paddle, v):
             model(v["m"], v["q"], tgt_mask=mask)]
 
 
+def _attention_cache(paddle, v):
+    """Decoding one step with caches: an incremental Cache grows by the step's keys and
+    values, a StaticCache holds the memory's."""
+    nn = paddle.nn
+    mha = nn.MultiHeadAttention(8, 2)
+    out, cache = mha(v["q"], v["q"], v["q"], cache=mha.gen_cache(v["q"]))
+    again, cache = mha(v["q"], v["q"], v["q"], cache=cache)
+    static = mha.gen_cache(v["m"], v["m"], type=mha.StaticCache)
+    cross, _ = mha(v["q"], v["m"], v["m"], cache=static)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    encoded, _ = encoder(v["q"], cache=encoder.gen_cache(v["q"]))
+    decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 2)
+    decoded, caches = decoder(v["q"], v["m"], cache=decoder.gen_cache(v["m"]))
+    return [out, again, cache.k, cache.v, cross, encoded, decoded, caches[1][0].k]
+
+
 def _encoder_dropout(paddle, v):
     return [paddle.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)(v["q"])]
 
@@ -203,6 +219,7 @@ CASES = {
                              "mask": _ids("mask", 2, 2, 1, 3, 3) > 0}, _decoder),
     "lstm_dropout": ({"x": _arr("x", 2, 4, 3)}, lambda paddle, v: list(
         paddle.nn.LSTM(3, 4, num_layers=2, dropout=0.5)(v["x"])[1])),
+    "attention_cache": ({"q": _arr("q", 2, 1, 8), "m": _arr("m", 2, 3, 8)}, _attention_cache),
     "transformer_encoder_dropout": ({"q": _arr("q", 2, 3, 8)}, _encoder_dropout),
     "linalg_products": (_only("x", "y", "w", "a", "b", "vec", "p", "q", "p3", "q3"),
                         _products),

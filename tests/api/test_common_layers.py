@@ -165,8 +165,6 @@ def test_attention_refuses_what_paddle_nb_lacks():
     main, startup, names, prog = _guard()
     with names, prog:
         q = pd.layers.data("q", [2, 3, 8], append_batch_size=False)
-        with pytest.raises(NotImplementedError, match="cache is not available"):
-            nn.MultiHeadAttention(8, 2)(q, cache=object())
         with pytest.raises(ValueError, match="positive multiple of num_heads"):
             nn.MultiHeadAttention(8, 3)
         with pytest.raises(ValueError, match="'relu' or 'gelu'"):

@@ -7,7 +7,9 @@ model dimension into ``num_heads`` heads (``reshape2`` to [batch, length, heads,
 Linear. A boolean (or integer) mask becomes ``(mask - 1) * 1e9``: 0 where attention is
 allowed, -1e9 where it is not. The encoder and decoder layers add feed-forward blocks,
 residual connections and layer normalization (before or after each block:
-``normalize_before``). Every op, name and parameter follows PaddlePaddle 2.6's static mode.
+``normalize_before``); for decoding step by step, ``gen_cache`` makes the caches that keep the
+keys and values already computed. Every op, name and parameter follows PaddlePaddle 2.6's
+static mode.
 
 >>> import paddle_nb as pd
 >>> from paddle_nb.framework import unique_name
@@ -19,6 +21,7 @@ residual connections and layer normalization (before or after each block:
 ((2, 3, 8), ['softmax', 'matmul_v2', 'transpose2', 'reshape2', 'matmul_v2', 'elementwise_add'])
 """
 
+import collections
 import copy
 
 from paddle_nb.framework import unique_name
@@ -74,15 +77,24 @@ def _activation(name, x):
 class MultiHeadAttention(Layer):
     """``num_heads`` attention heads over ``embed_dim`` (which they must divide); keys of
     width ``kdim`` and values of width ``vdim`` (``embed_dim`` by default). ``forward``
-    returns the output, and the attention weights too when ``need_weights``."""
+    returns the output, then the attention weights when ``need_weights``, then the cache when
+    one is given.
+
+    A ``Cache`` (from ``gen_cache(x)``: empty keys and values) grows by this call's keys and
+    values (decoding one step at a time); a ``StaticCache`` (``gen_cache(key, value,
+    MultiHeadAttention.StaticCache)``) holds projected keys and values computed once (the
+    encoder's memory)."""
+
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
             raise compose.argument_error(
-                f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
-                f"multiple of num_heads ({num_heads})")
+                f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive multiple of "
+                f"num_heads ({num_heads})")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
         self.head_dim = embed_dim // num_heads
@@ -96,15 +108,37 @@ class MultiHeadAttention(Layer):
         x = compose.reshape(x, [0, 0, self.num_heads, self.head_dim])
         return compose.transpose(x, [0, 2, 1, 3])
 
+    def compute_kv(self, key, value):
+        """Keys and values projected and split into heads: [batch, heads, length, head_dim]."""
+        k, v = self.k_proj(key), self.v_proj(value)
+        return self._heads(k), self._heads(v)
+
+    def gen_cache(self, key, value=None, type=Cache):
+        """A ``StaticCache`` of ``compute_kv(key, value)``; a ``Cache`` of ``key`` and
+        ``value`` when given, else an empty one ([batch, heads, 0, head_dim] zeros)."""
+        if type is MultiHeadAttention.StaticCache:
+            return self.StaticCache(*self.compute_kv(key, value))
+        if value is not None:
+            return self.Cache(key, value)
+        batch, = compose.dims_of(key, [0])
+        shape = [batch, self.num_heads, 0, self.head_dim]
+        return self.Cache(compose.full_dims(shape, 0, key.dtype),
+                          compose.full_dims(shape, 0, key.dtype))
+
+    def _qkv(self, query, key, value, cache):
+        q = self._heads(self.q_proj(query))
+        if isinstance(cache, self.StaticCache):
+            return q, cache.k, cache.v, cache
+        k, v = self.compute_kv(key, value)
+        if isinstance(cache, self.Cache):
+            k, v = _concat([cache.k, k], 2), _concat([cache.v, v], 2)
+            cache = self.Cache(k, v)
+        return q, k, v, cache
+
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
-        if cache is not None:
-            raise compose.not_available("MultiHeadAttention: cache is not available in paddle_nb; "
-                                      "pass the whole key and value sequences")
         key = query if key is None else key
         value = query if value is None else value
-        q = self._heads(self.q_proj(query))
-        k, v = self.k_proj(key), self.v_proj(value)
-        k, v = self._heads(k), self._heads(v)
+        q, k, v, cache = self._qkv(query, key, value, cache)
         q = compose.operator_scale(q, self.head_dim ** -0.5)
         product = compose.matmul(q, k, transpose_y=True)
         if attn_mask is not None:
@@ -115,8 +149,15 @@ class MultiHeadAttention(Layer):
             weights = dropout_fn(weights, self.dropout, training=self.training,
                                  mode="upscale_in_train")
         out = compose.transpose(compose.matmul(weights, v), [0, 2, 1, 3])
-        out = self.out_proj(compose.reshape(out, [0, 0, self.embed_dim]))
-        return (out, weights) if self.need_weights else out
+        outs = [self.out_proj(compose.reshape(out, [0, 0, self.embed_dim]))]
+        outs += [weights] if self.need_weights else []
+        outs += [cache] if cache is not None else []
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _concat(parts, axis):
+    """``paddle.concat``: one ``concat`` (``concat_N.tmp_0``)."""
+    return layer_helper("concat").out("concat", {"X": parts}, {"axis": int(axis)})
 
 
 def _config(values):
@@ -149,14 +190,26 @@ class TransformerEncoderLayer(Layer):
         return self.linear2(self.dropout(_activation(self.activation, self.linear1(x))))
 
     def forward(self, src, src_mask=None, cache=None):
-        if cache is not None:
-            raise compose.not_available(
-                "TransformerEncoderLayer: cache is not available in paddle_nb")
         src_mask = convert_attention_mask(src_mask, src.dtype)
+        caught = []
         src = _sublayer(src, self.norm1, self.dropout1, self.normalize_before,
-                        lambda x: self.self_attn(x, x, x, src_mask))
-        return _sublayer(src, self.norm2, self.dropout2, self.normalize_before,
-                         self._feed_forward)
+                        lambda x: _attend(self.self_attn, x, x, src_mask, cache, caught))
+        src = _sublayer(src, self.norm2, self.dropout2, self.normalize_before,
+                        self._feed_forward)
+        return src if cache is None else (src, caught[0])
+
+    def gen_cache(self, src):
+        """The self-attention's empty ``Cache`` for incremental use."""
+        return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
+
+
+def _attend(attention, x, memory, mask, cache, caught):
+    """``attention(x, memory, memory, mask)``; with a cache, the updated cache goes to ``caught``."""
+    if cache is None:
+        return attention(x, memory, memory, mask)
+    out, new_cache = attention(x, memory, memory, mask, cache)
+    caught.append(new_cache)
+    return out
 
 
 def _sublayer(x, norm, dropout, normalize_before, block):
@@ -184,12 +237,20 @@ class TransformerEncoder(Layer):
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, src, src_mask=None, cache=None):
-        if cache is not None:
-            raise compose.not_available("TransformerEncoder: cache is not available in paddle_nb")
         src_mask = convert_attention_mask(src_mask, src.dtype)
-        for layer in self.layers:
-            src = layer(src, src_mask)
-        return src if self.norm is None else self.norm(src)
+        new_caches = []
+        for k, layer in enumerate(self.layers):
+            if cache is None:
+                src = layer(src, src_mask)
+            else:
+                src, new_cache = layer(src, src_mask, cache[k])
+                new_caches.append(new_cache)
+        src = src if self.norm is None else self.norm(src)
+        return src if cache is None else (src, new_caches)
+
+    def gen_cache(self, src):
+        """One empty ``Cache`` per layer."""
+        return [layer.gen_cache(src) for layer in self.layers]
 
 
 class TransformerDecoderLayer(Layer):
@@ -219,18 +280,23 @@ class TransformerDecoderLayer(Layer):
         self.dropout3 = Dropout(dropout, mode="upscale_in_train")
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        if cache is not None:
-            raise compose.not_available(
-                "TransformerDecoderLayer: cache is not available in paddle_nb")
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
-        nb = self.normalize_before
-        tgt = _sublayer(tgt, self.norm1, self.dropout1, nb,
-                        lambda x: self.self_attn(x, x, x, tgt_mask))
-        tgt = _sublayer(tgt, self.norm2, self.dropout2, nb,
-                        lambda x: self.cross_attn(x, memory, memory, memory_mask))
-        return _sublayer(tgt, self.norm3, self.dropout3, nb, lambda x: self.linear2(
+        nb, caught = self.normalize_before, []
+        incremental, static = (None, None) if cache is None else cache
+        tgt = _sublayer(tgt, self.norm1, self.dropout1, nb, lambda x: _attend(
+            self.self_attn, x, x, tgt_mask, incremental, caught))
+        tgt = _sublayer(tgt, self.norm2, self.dropout2, nb, lambda x: _attend(
+            self.cross_attn, x, memory, memory_mask, static, caught))
+        tgt = _sublayer(tgt, self.norm3, self.dropout3, nb, lambda x: self.linear2(
             self.dropout(_activation(self.activation, self.linear1(x)))))
+        return tgt if cache is None else (tgt, tuple(caught))
+
+    def gen_cache(self, memory):
+        """(an empty ``Cache`` for the self-attention, a ``StaticCache`` of ``memory``'s keys
+        and values for the attention over it)."""
+        return (self.self_attn.gen_cache(memory, type=self.self_attn.Cache),
+                self.cross_attn.gen_cache(memory, memory, type=self.cross_attn.StaticCache))
 
 
 class TransformerDecoder(Layer):
@@ -243,13 +309,23 @@ class TransformerDecoder(Layer):
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        if cache is not None:
-            raise compose.not_available("TransformerDecoder: cache is not available in paddle_nb")
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
-        for layer in self.layers:
-            tgt = layer(tgt, memory, tgt_mask, memory_mask)
-        return tgt if self.norm is None else self.norm(tgt)
+        new_caches = []
+        for k, layer in enumerate(self.layers):
+            if cache is None:
+                tgt = layer(tgt, memory, tgt_mask, memory_mask)
+            else:
+                tgt, new_cache = layer(tgt, memory, tgt_mask, memory_mask, cache[k])
+                new_caches.append(new_cache)
+        tgt = tgt if self.norm is None else self.norm(tgt)
+        return tgt if cache is None else (tgt, new_caches)
+
+    def gen_cache(self, memory, do_zip=False):
+        """Each layer's (incremental, static) caches; ``do_zip``: all incremental caches, then
+        all static ones."""
+        cache = [layer.gen_cache(memory) for layer in self.layers]
+        return list(zip(*cache)) if do_zip else cache
 
 
 class Transformer(Layer):

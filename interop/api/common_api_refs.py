@@ -10,7 +10,7 @@ For each case it builds the program with ``import paddle`` in static mode inside
 parameters (name and shape) and the outputs' names, then sets every parameter to
 ``interop.synth.synth_params(name, shape)``, adds ``loss = sum(sum(out_k * w_k))`` and fetches
 the outputs and the gradients of the float feeds and of the parameters. All of it goes to
-``common_api.npz``; tests/api/test_common_api.py builds the same case with paddle_nb and must
+``common_api.npz`` (the attention cases in ``attention_api.npz``); tests/api/test_common_api.py builds the same case with paddle_nb and must
 find the same ops, names and numbers.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 import paddle
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
-from interop.api.common_api_cases import CASES, RANDOM, UNKNOWN_BATCH  # noqa: E402
+from interop.api.common_api_cases import CASES, RANDOM, fixture_file, UNKNOWN_BATCH  # noqa: E402
 from interop.synth import synth_input, synth_params  # noqa: E402
 
 
@@ -113,8 +113,12 @@ def main():
         entries.update(run_case(name))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out / "common_api.npz", **entries)
-    print(f"wrote {len(args.cases or CASES)} cases to {out / 'common_api.npz'}")
+    by_file = {}
+    for key, value in entries.items():
+        by_file.setdefault(fixture_file(key.split("/")[0]), {})[key] = value
+    for file, values in by_file.items():
+        np.savez_compressed(out / file, **values)
+        print(f"wrote {len({k.split('/')[0] for k in values})} cases to {out / file}")
 
 
 if __name__ == "__main__":

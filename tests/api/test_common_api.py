@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from interop.api.common_api_cases import CASES, RANDOM, UNKNOWN_BATCH
+from interop.api.common_api_cases import CASES, RANDOM, UNKNOWN_BATCH, fixture_file
 from interop.synth import synth_params
 from paddle_nb.framework import unique_name
 
@@ -37,23 +37,26 @@ COVERED = [
                                            "multi_dot")),
 ]
 
-FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \
-    "common_api.npz"
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api"
 
 
 def _load():
-    if not FIXTURE.is_file():
-        return {}
-    with np.load(FIXTURE) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"out": {}, "grad": {}, "w": {}, "shape": {}})
-            if rest:
-                case[kind]["/".join(rest)] = values[key]
-            else:
-                case[kind] = [str(s) for s in values[key]]
-        return cases
+    cases = {}
+    for file in sorted({fixture_file(name) for name in CASES}):
+        if (FIXTURES / file).is_file():
+            with np.load(FIXTURES / file) as values:
+                _read(values, cases)
+    return cases
+
+
+def _read(values, cases):
+    for key in values.files:
+        name, kind, *rest = key.split("/")
+        case = cases.setdefault(name, {"out": {}, "grad": {}, "w": {}, "shape": {}})
+        if rest:
+            case[kind]["/".join(rest)] = values[key]
+        else:
+            case[kind] = [str(s) for s in values[key]]
 
 
 REFS = _load()
@@ -102,7 +105,8 @@ def _run(name, ref):
 @pytest.mark.parametrize("name", sorted(REFS) or ["absent"])
 def test_builds_paddles_ops_and_names(name):
     if name not in REFS:
-        pytest.skip(f"{FIXTURE} is absent (interop/api/common_api_refs.py writes it)")
+        pytest.skip(f"{FIXTURES / fixture_file(name)} is absent (interop/api/common_api_refs.py "
+                    "writes it)")
     ref = REFS[name]
     main, startup, _, outs = build(name)
     assert [op.type for op in main.global_block().ops] == ref["ops"]
@@ -114,7 +118,8 @@ def test_builds_paddles_ops_and_names(name):
 @pytest.mark.parametrize("name", sorted(REFS) or ["absent"])
 def test_computes_paddles_values_and_gradients(name):
     if name not in REFS:
-        pytest.skip(f"{FIXTURE} is absent (interop/api/common_api_refs.py writes it)")
+        pytest.skip(f"{FIXTURES / fixture_file(name)} is absent (interop/api/common_api_refs.py "
+                    "writes it)")
     ref = REFS[name]
     outs, grads = _run(name, ref)
     if name in RANDOM:

@@ -10,8 +10,9 @@ For each case it builds the program with ``import paddle`` in static mode inside
 parameters (name and shape) and the outputs' names, then sets every parameter to
 ``interop.synth.synth_params(name, shape)``, adds ``loss = sum(sum(out_k * w_k))`` and fetches
 the outputs and the gradients of the float feeds and of the parameters. All of it goes to
-``common_api.npz`` (the attention cases in ``attention_api.npz``); tests/api/test_common_api.py builds the same case with paddle_nb and must
-find the same ops, names and numbers.
+``common_api.npz`` (the attention cases to ``attention_api.npz``);
+tests/api/test_common_api.py builds the same case with paddle_nb and must find the same ops,
+names and numbers.
 """
 
 import argparse

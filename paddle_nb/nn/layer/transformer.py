@@ -204,7 +204,8 @@ class TransformerEncoderLayer(Layer):
 
 
 def _attend(attention, x, memory, mask, cache, caught):
-    """``attention(x, memory, memory, mask)``; with a cache, the updated cache goes to ``caught``."""
+    """``attention(x, memory, memory, mask)``; with a cache, the updated cache goes to
+    ``caught``."""
     if cache is None:
         return attention(x, memory, memory, mask)
     out, new_cache = attention(x, memory, memory, mask, cache)

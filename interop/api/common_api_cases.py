@@ -239,6 +239,8 @@ CASES = {
     "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
         paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
         paddle.nn.functional.sequence_mask(v["n"])]),
+    "diag_embed": ({"x": _arr("x", 2, 3)}, lambda paddle, v: [
+        paddle.diag_embed(v["x"]), paddle.nn.functional.diag_embed(v["x"], 1, 0, 2)]),
     "unknown_batch": ({"x": _arr("x", 2, 4, 3), "x0": _arr("x0", 2, 3)}, _unknown_batch),
     "cells": ({"x0": _arr("x0", 2, 3), "s0": _arr("s0", 2, 4)}, _cells),
 }

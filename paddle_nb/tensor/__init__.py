@@ -15,8 +15,8 @@ from paddle_nb.tensor import (
 
 # -- linalg --------------------------------------------------------------------------------
 from paddle_nb.tensor.linalg import (  # noqa: E402
-    bmm, cholesky, cross, dist, dot, einsum, inner, inverse, kron, matmul, mm, mv, norm, outer, t,
-    trace,
+    bmm, cholesky, cross, diag_embed, dist, dot, einsum, inner, inverse, kron, matmul, mm, mv,
+    norm, outer, t, trace,
 )
 
 # -- logic ---------------------------------------------------------------------------------

@@ -20,9 +20,10 @@ from paddle_nb.framework import unique_name
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
+from paddle_nb.nn.functional.common import diag_embed  # paddle.diag_embed is F.diag_embed
 
 __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "inner", "norm",
-           "dist", "trace", "einsum", "inverse", "cholesky"]
+           "dist", "trace", "einsum", "inverse", "cholesky", "diag_embed"]
 
 # paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve,
 # multi_dot, matrix_power, triangular_solve

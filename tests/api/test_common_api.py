@@ -29,10 +29,11 @@ COVERED = [
         "TransformerDecoderLayer", "TransformerDecoder", "Transformer")),
     *(f"paddle.nn.functional.{name}" for name in (
         "linear", "embedding", "one_hot", "dropout", "dropout2d", "dropout3d", "alpha_dropout",
-        "bilinear", "cosine_similarity", "normalize", "pairwise_distance", "sequence_mask")),
+        "bilinear", "cosine_similarity", "normalize", "pairwise_distance", "sequence_mask",
+        "diag_embed")),
     *(f"paddle.{name}" for name in (
         "matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "norm", "dist", "trace",
-        "einsum", "outer", "inner", "inverse", "cholesky")),
+        "einsum", "outer", "inner", "inverse", "cholesky", "diag_embed")),
     *(f"paddle.linalg.{name}" for name in ("norm", "inv", "solve", "cholesky", "matrix_power",
                                            "multi_dot")),
 ]

@@ -235,7 +235,9 @@ CASES = {
         paddle.linalg.inv(v["a"]), paddle.inverse(v["a"]), v["a"].inverse(),
         paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.cholesky(v["s"]),
         paddle.cholesky(v["s"], upper=True), paddle.linalg.matrix_power(v["a"], 2),
-        paddle.linalg.multi_dot([v["a"], v["s"], v["y"]])]),
+        paddle.linalg.multi_dot([v["a"], v["s"], v["y"]]),
+        paddle.linalg.triangular_solve(v["a"], v["y"], upper=False),
+        paddle.linalg.eigvalsh(v["s"])]),
     "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
         paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
         paddle.nn.functional.sequence_mask(v["n"])]),

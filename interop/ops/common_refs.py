@@ -92,7 +92,8 @@ CASES = {
         # (not unitriangular with the lower triangle: 2.6.2's gradient then reaches entries the
         # op does not read, the diagonal and the one above it; cases_square_matrix.py checks
         # paddle_nb's against central differences)
-        paddle.linalg.triangular_solve(v["c"], v["y"], upper=False, transpose=True)]),
+        paddle.linalg.triangular_solve(v["c"], v["y"], upper=False, transpose=True),
+        paddle.linalg.eigvalsh(v["s"]), paddle.linalg.eigvalsh(v["s"], UPLO="U")]),
     # forward only: 2.6 has no diag_embed_grad and sequence_mask is not differentiable
     "masks": ({"x": (arr(2, 3), False), "n": (np.array([3, 0, 2], "int64"), False),
                "m": (np.array([4], "int32"), False)}, lambda v: [

@@ -1,5 +1,5 @@
 """Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``,
-``triangular_solve``, ``cholesky`` and ``matrix_power``, each over a batch of matrices in the
+``triangular_solve``, ``cholesky``, ``matrix_power`` and ``eigvalsh``, each over a batch of matrices in the
 last two dimensions, with its grad op.
 
 The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
@@ -268,3 +268,38 @@ register(OpDef("triangular_solve_grad", inputs=["X", "Y", "Out", "Out@GRAD"],
                attrs=TRIANGULAR_ATTRS, infer=lambda x, y, out, dout, **_: (x, y),
                kernel=_triangular_grad,
                doc="the gradients of triangular_solve: X@GRAD on the triangle read, Y@GRAD"))
+
+
+# ---- eigvalsh ----------------------------------------------------------------------------
+
+def _eigvalsh_infer(x, *, UPLO, is_test):
+    _square(x, "X")
+    return x.with_shape(tuple(x.shape[:-1])), x
+
+
+def _eigvalsh_kernel(ctx, x, *, UPLO, is_test):
+    """Eigenvalues (ascending) and eigenvectors of the symmetric part (X + X^T) / 2 (X is
+    meant to be symmetric; PaddlePaddle reads the triangle UPLO names)."""
+    values, vectors = ctx.xp.linalg.eigh((x + _t(x)) / 2)
+    return values.astype(x.dtype, copy=False), vectors.astype(x.dtype, copy=False)
+
+
+def _eigvalsh_grad(ctx, vectors, dvalues, *, UPLO, is_test):
+    """d(eigenvalues) = V^T dX V on the diagonal, so dX = V diag(dvalues) V^T."""
+    return ((vectors * dvalues[..., None, :]) @ _t(vectors)).astype(vectors.dtype, copy=False)
+
+
+EIGVALSH_ATTRS = {"UPLO": Attr("str", "L", lambda v: None if v in ("L", "U") else
+                               "must be 'L' or 'U'", "the triangle PaddlePaddle reads"),
+                  "is_test": Attr("bool", False)}
+
+register(OpDef("eigvalsh", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
+               attrs=EIGVALSH_ATTRS, infer=_eigvalsh_infer, kernel=_eigvalsh_kernel,
+               grad=grad_op("eigvalsh_grad", inputs=(), outputs=("Eigenvectors",),
+                            out_grads=("Eigenvalues",)),
+               doc="the eigenvalues (ascending) of symmetric X, and its eigenvectors for the "
+                   "gradient"))
+register(OpDef("eigvalsh_grad", inputs=["Eigenvectors", "Eigenvalues@GRAD"],
+               outputs=["X@GRAD"], attrs=EIGVALSH_ATTRS,
+               infer=lambda vectors, dvalues, **_: vectors, kernel=_eigvalsh_grad,
+               doc="the gradient of eigvalsh: V diag(dEigenvalues) V^T"))

@@ -26,7 +26,7 @@ __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "i
            "dist", "trace", "einsum", "inverse", "cholesky", "diag_embed"]
 
 # paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve,
-# multi_dot, matrix_power, triangular_solve
+# multi_dot, matrix_power, triangular_solve, eigvalsh
 
 
 def _out(key, op_type, inputs, attrs=None, name=None):
@@ -210,6 +210,15 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
     return _out("triangular_solve", "triangular_solve", {"X": x, "Y": y},
                 {"upper": bool(upper), "transpose": bool(transpose),
                  "unitriangular": bool(unitriangular)}, name)
+
+
+def eigvalsh(x, UPLO="L", name=None):
+    """The eigenvalues, ascending, of each symmetric matrix (``eigvalsh``)."""
+    helper = layer_helper("eigvalsh", name)
+    values, vectors = helper.tmp_name(), helper.tmp_name()
+    helper.append("eigvalsh", {"X": x}, {"Eigenvalues": values, "Eigenvectors": vectors},
+                  {"UPLO": UPLO, "is_test": False})
+    return helper.block.var(values)
 
 
 def cholesky(x, upper=False, name=None):

@@ -139,6 +139,21 @@ CASES["triangular_solve"] = [
          name="lower, transposed, unit diagonal"),
 ]
 
+def _eigvalsh_ref(ins, attrs):
+    """Eigenvalues as the roots of the characteristic polynomial (numpy.roots), ascending."""
+    x = ins["X"].astype(np.float64)
+    values = np.sort(np.real(np.roots(np.poly(x))))
+    return {"Eigenvalues": values.astype(F)}
+
+
+CASES["eigvalsh"] = [
+    Case(inputs={"X": spd(3, 3)}, ref=_eigvalsh_ref, grad=("X",), grad_outputs=("Eigenvalues",),
+         rtol=1e-4, atol=1e-4),
+    Case(inputs={"X": spd(3, 3) - 4 * np.eye(3, dtype=F)}, attrs={"UPLO": "U"},
+         ref=_eigvalsh_ref, grad=("X",), grad_outputs=("Eigenvalues",), rtol=1e-4, atol=1e-4,
+         name="UPLO U, negative eigenvalues too"),
+]
+
 CASES["matrix_power"] = [
     Case(inputs={"X": well_conditioned(3, 3) * np.float32(0.5)}, attrs={"n": 3},
          ref=_power_ref(3), grad=("X",), rtol=1e-4, atol=1e-4),
@@ -155,6 +170,8 @@ BAD = {
 BAD["triangular_solve"] = [
     Bad(inputs={"X": Meta((3, 3), np.dtype(F)), "Y": Meta((3,), np.dtype(F))},
         error=ShapeError, match=r"Y must be a \(batch of\) matrices")]
+BAD["eigvalsh"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,
+                      match=r"square")]
 BAD["matrix_power"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, attrs={"n": 2},
                           error=ShapeError, match=r"square")]
 BAD["cholesky"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,

@@ -1,6 +1,6 @@
 """Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``,
-``triangular_solve``, ``cholesky``, ``matrix_power`` and ``eigvalsh``, each over a batch of matrices in the
-last two dimensions, with its grad op.
+``triangular_solve``, ``cholesky``, ``matrix_power`` and ``eigvalsh``, each over a batch of
+matrices in the last two dimensions, with its grad op.
 
 The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 ``dA = -B^T dB B^T``; for ``d = det A``, ``dA = dd * d * A^-T``; for ``log|det A|``,

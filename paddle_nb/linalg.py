@@ -2,8 +2,9 @@
 paddle_nb/tensor/linalg.py; the products and ``trace`` are at paddle's top level)."""
 
 from paddle_nb.tensor.linalg import (
-    cholesky, det, eigvalsh, inv, matrix_power, multi_dot, norm, slogdet, solve, triangular_solve,
+    cholesky, det, eigh, eigvalsh, inv, matrix_power, multi_dot, norm, slogdet, solve,
+    triangular_solve,
 )
 
-__all__ = ["cholesky", "det", "eigvalsh", "inv", "matrix_power", "multi_dot", "norm", "slogdet",
-           "solve", "triangular_solve"]
+__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_power", "multi_dot", "norm",
+           "slogdet", "solve", "triangular_solve"]

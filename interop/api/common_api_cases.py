@@ -237,7 +237,7 @@ CASES = {
         paddle.cholesky(v["s"], upper=True), paddle.linalg.matrix_power(v["a"], 2),
         paddle.linalg.multi_dot([v["a"], v["s"], v["y"]]),
         paddle.linalg.triangular_solve(v["a"], v["y"], upper=False),
-        paddle.linalg.eigvalsh(v["s"])]),
+        paddle.linalg.eigvalsh(v["s"]), *paddle.linalg.eigh(v["s"], UPLO="U")]),
     "masks": ({"n": np.array([3, 0, 2], "int64")}, lambda paddle, v: [
         paddle.nn.functional.sequence_mask(v["n"], maxlen=4, dtype="float32"),
         paddle.nn.functional.sequence_mask(v["n"])]),

@@ -80,7 +80,8 @@ CASES = {
         paddle.einsum("ij->", v["x"])]),
     "square_matrix": ({"a": (near_identity(3, 3), True), "b": (near_identity(2, 3, 3), True),
                        "c": (-near_identity(3, 3), True), "y": (arr(3, 2), True),
-                       "v": (arr(3), True), "s": (spd(3, 3), True)}, lambda v: [
+                       "v": (arr(3), True), "s": (spd(3, 3), True),
+                       "e": (spd(3, 3), True)}, lambda v: [
         paddle.linalg.inv(v["a"]), paddle.linalg.det(v["b"]), paddle.linalg.slogdet(v["c"]),
         paddle.linalg.solve(v["a"], v["y"]), paddle.linalg.solve(v["c"], v["v"]),
         paddle.linalg.cholesky(v["s"]), paddle.linalg.cholesky(v["s"], upper=True),
@@ -93,7 +94,8 @@ CASES = {
         # op does not read, the diagonal and the one above it; cases_square_matrix.py checks
         # paddle_nb's against central differences)
         paddle.linalg.triangular_solve(v["c"], v["y"], upper=False, transpose=True),
-        paddle.linalg.eigvalsh(v["s"]), paddle.linalg.eigvalsh(v["s"], UPLO="U")]),
+        paddle.linalg.eigvalsh(v["s"]), paddle.linalg.eigvalsh(v["s"], UPLO="U"),
+        *paddle.linalg.eigh(v["e"])]),
     # forward only: 2.6 has no diag_embed_grad and sequence_mask is not differentiable
     "masks": ({"x": (arr(2, 3), False), "n": (np.array([3, 0, 2], "int64"), False),
                "m": (np.array([4], "int32"), False)}, lambda v: [

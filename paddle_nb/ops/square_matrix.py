@@ -1,6 +1,8 @@
 """Functions of square matrices: ``inverse``, ``determinant``, ``slogdeterminant``, ``solve``,
-``triangular_solve``, ``cholesky``, ``matrix_power`` and ``eigvalsh``, each over a batch of
-matrices in the last two dimensions, with its grad op.
+``triangular_solve``, ``cholesky``, ``matrix_power``, ``eigvalsh`` and ``eigh``, each over a
+batch of matrices in the last two dimensions, with its grad op. (X of ``cholesky``, ``eigh``
+and ``eigvalsh`` is meant to be symmetric: paddle_nb reads its symmetric part, PaddlePaddle one
+triangle; the two agree on symmetric matrices, and the gradients are symmetric.)
 
 The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 ``dA = -B^T dB B^T``; for ``d = det A``, ``dA = dd * d * A^-T``; for ``log|det A|``,
@@ -9,7 +11,7 @@ The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 """
 
 from paddle_nb.ops.broadcast import sum_to
-from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
@@ -303,3 +305,47 @@ register(OpDef("eigvalsh_grad", inputs=["Eigenvectors", "Eigenvalues@GRAD"],
                outputs=["X@GRAD"], attrs=EIGVALSH_ATTRS,
                infer=lambda vectors, dvalues, **_: vectors, kernel=_eigvalsh_grad,
                doc="the gradient of eigvalsh: V diag(dEigenvalues) V^T"))
+
+
+# ---- eigh --------------------------------------------------------------------------------
+
+def _eigh_infer(x, *, UPLO):
+    return _eigvalsh_infer(x, UPLO=UPLO, is_test=False)
+
+
+def _eigh_kernel(ctx, x, *, UPLO):
+    return _eigvalsh_kernel(ctx, x, UPLO=UPLO, is_test=False)
+
+
+def _eigh_grad(ctx, values, vectors, dvalues, dvectors, *, UPLO):
+    """dX = V (diag(dw) + (V^T dV) / (w_j - w_i)) V^T, made symmetric (X is)."""
+    xp = ctx.xp
+    inner = xp.zeros_like(vectors) if dvectors is None else _t(vectors) @ dvectors
+    gaps = values[..., None, :] - values[..., :, None]
+    n = values.shape[-1]
+    gaps = gaps + xp.eye(n, dtype=gaps.dtype)          # (the diagonal is not divided)
+    middle = inner / gaps * (1 - xp.eye(n, dtype=gaps.dtype))
+    if dvalues is not None:
+        middle = middle + dvalues[..., None, :] * xp.eye(n, dtype=gaps.dtype)
+    grad = vectors @ middle @ _t(vectors)
+    return ((grad + _t(grad)) / 2).astype(vectors.dtype, copy=False)
+
+
+def _eigh_grad_maker(g):
+    ins = {"Eigenvalues": g.output("Eigenvalues"), "Eigenvectors": g.output("Eigenvectors"),
+           "Eigenvalues@GRAD": g.output_grad("Eigenvalues"),
+           "Eigenvectors@GRAD": g.output_grad("Eigenvectors")}
+    return [OpSpec("eigh_grad", ins, {"X@GRAD": g.input_grad("X")}, dict(g.attrs))]
+
+
+EIGH_ATTRS = {"UPLO": EIGVALSH_ATTRS["UPLO"]}
+
+register(OpDef("eigh", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
+               attrs=EIGH_ATTRS, infer=_eigh_infer, kernel=_eigh_kernel, grad=_eigh_grad_maker,
+               doc="the eigenvalues (ascending) and eigenvectors of symmetric X"))
+register(OpDef("eigh_grad", inputs=["Eigenvalues", "Eigenvectors",
+                                    Slot("Eigenvalues@GRAD", dispensable=True),
+                                    Slot("Eigenvectors@GRAD", dispensable=True)],
+               outputs=["X@GRAD"], attrs=EIGH_ATTRS,
+               infer=lambda values, vectors, dvalues, dvectors, **_: vectors,
+               kernel=_eigh_grad, doc="the gradient of eigh: X@GRAD"))

@@ -26,7 +26,7 @@ __all__ = ["matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "outer", "i
            "dist", "trace", "einsum", "inverse", "cholesky", "diag_embed"]
 
 # paddle.linalg only (paddle_nb/linalg.py), as in PaddlePaddle: inv, det, slogdet, solve,
-# multi_dot, matrix_power, triangular_solve, eigvalsh
+# multi_dot, matrix_power, triangular_solve, eigh, eigvalsh
 
 
 def _out(key, op_type, inputs, attrs=None, name=None):
@@ -210,6 +210,15 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
     return _out("triangular_solve", "triangular_solve", {"X": x, "Y": y},
                 {"upper": bool(upper), "transpose": bool(transpose),
                  "unitriangular": bool(unitriangular)}, name)
+
+
+def eigh(x, UPLO="L", name=None):
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix (``eigh``)."""
+    helper = layer_helper("eigh", name)
+    values, vectors = helper.tmp_name(), helper.tmp_name()
+    helper.append("eigh", {"X": x}, {"Eigenvalues": values, "Eigenvectors": vectors},
+                  {"UPLO": UPLO})
+    return helper.block.var(values), helper.block.var(vectors)
 
 
 def eigvalsh(x, UPLO="L", name=None):

@@ -35,7 +35,8 @@ COVERED = [
         "matmul", "mm", "bmm", "dot", "mv", "cross", "kron", "t", "norm", "dist", "trace",
         "einsum", "outer", "inner", "inverse", "cholesky", "diag_embed")),
     *(f"paddle.linalg.{name}" for name in ("norm", "inv", "solve", "cholesky", "matrix_power",
-                                           "multi_dot", "triangular_solve", "eigvalsh")),
+                                           "multi_dot", "triangular_solve", "eigvalsh",
+                                           "eigh")),
 ]
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api"

@@ -154,6 +154,26 @@ CASES["eigvalsh"] = [
          name="UPLO U, negative eigenvalues too"),
 ]
 
+def _eigh_ref(ins, attrs):
+    """Eigenvalues from the characteristic polynomial (the eigenvectors' signs are free: they
+    are checked through their gradient, and against PaddlePaddle's in test_common_paddle.py)."""
+    return _eigvalsh_ref(ins, attrs)
+
+
+def distinct_spectrum(n):
+    """A symmetric matrix with eigenvalues 1, 2.5, 4, ... (well apart: the eigenvectors'
+    gradient divides by their gaps)."""
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return (q * (1 + 1.5 * np.arange(n))) @ q.T
+
+
+CASES["eigh"] = [
+    Case(inputs={"X": distinct_spectrum(3).astype(F)}, ref=_eigh_ref, grad=("X",),
+         grad_outputs=("Eigenvalues",), rtol=1e-4, atol=1e-4, name="eigenvalues' gradient"),
+    Case(inputs={"X": distinct_spectrum(3).astype(F)}, ref=_eigh_ref, grad=("X",),
+         rtol=1e-4, atol=1e-4, name="eigenvalues' and eigenvectors' gradients"),
+]
+
 CASES["matrix_power"] = [
     Case(inputs={"X": well_conditioned(3, 3) * np.float32(0.5)}, attrs={"n": 3},
          ref=_power_ref(3), grad=("X",), rtol=1e-4, atol=1e-4),
@@ -172,6 +192,7 @@ BAD["triangular_solve"] = [
         error=ShapeError, match=r"Y must be a \(batch of\) matrices")]
 BAD["eigvalsh"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,
                       match=r"square")]
+BAD["eigh"] = [Bad(inputs={"X": Meta((3, 2), np.dtype(F))}, error=ShapeError, match=r"square")]
 BAD["matrix_power"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, attrs={"n": 2},
                           error=ShapeError, match=r"square")]
 BAD["cholesky"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, error=ShapeError,

@@ -96,5 +96,5 @@ def test_the_programs_use_the_ops_this_work_is_about():
                    "diag_embed", "sequence_mask", "sequence_mask:MaxLenTensor",
                    "inverse_grad", "determinant_grad", "slogdeterminant_grad", "solve_grad",
                    "cholesky_grad", "matrix_power_grad", "multi_dot_grad",
-                   "triangular_solve_grad", "eigvalsh_grad"]:
+                   "triangular_solve_grad", "eigvalsh_grad", "eigh_grad"]:
         assert wanted in seen, wanted

@@ -21,6 +21,9 @@ from paddle_nb.ops import tensor_array, debug, auc  # noqa: F401  (arrays, print
 from paddle_nb.ops import (  # noqa: F401  (detection post-processing)
     detection_box, detection_nms, detection_proposals, detection_roi,
 )
+from paddle_nb.ops import (  # noqa: F401  (common layers, linalg)
+    products, vector_norm, einsum, matrix, sequence_mask, square_matrix,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

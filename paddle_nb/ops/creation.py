@@ -137,7 +137,18 @@ def _random_infer(*, shape, dtype, spread, what, **_):
     return Meta(_check_shape(shape), dtype)
 
 
-def _uniform(ctx, *, shape, min, max, seed, dtype, diag_num, diag_step, diag_val):
+def _uniform_infer(shape_t, shape_list, *, shape, min, max, dtype, **_):
+    meta = _random_infer(shape=(), dtype=dtype, spread=max - min,
+                         what=f"min ({min}) must not exceed max ({max})")
+    if shape_t is None and not shape_list:
+        return meta.with_shape(_check_shape(shape))
+    return meta.with_shape(ints_at_build(shape, shape_t, shape_list,
+                                         ("ShapeTensor", "ShapeTensorList")))
+
+
+def _uniform(ctx, shape_t, shape_list, *, shape, min, max, seed, dtype, diag_num, diag_step,
+             diag_val):
+    shape = _check_shape(ints_at_run(shape, shape_t, shape_list))
     out = ctx.generator(seed).uniform(min, max, size=tuple(shape)).astype(dtype)
     flat = out.reshape(-1)
     for i in range(diag_num):
@@ -146,14 +157,18 @@ def _uniform(ctx, *, shape, min, max, seed, dtype, diag_num, diag_step, diag_val
 
 
 register(OpDef(
-    "uniform_random", outputs=["Out"],
+    "uniform_random",
+    inputs=[Slot("ShapeTensor", dispensable=True, comment="a 1-D int tensor; wins over shape"),
+            Slot("ShapeTensorList", duplicable=True, dispensable=True,
+                 comment="one one-value int tensor per dim (F.dropout's axis masks)")],
+    outputs=["Out"],
     attrs={"shape": Attr("longs", []), "min": Attr("float", -1.0), "max": Attr("float", 1.0),
            "seed": SEED, "dtype": Attr("dtype", FLOAT32),
            "diag_num": Attr("int", 0, comment="how many diagonal entries are set to diag_val"),
            "diag_step": Attr("int", 0), "diag_val": Attr("float", 1.0)},
-    infer=lambda *, min, max, **a: _random_infer(
-        spread=max - min, what=f"min ({min}) must not exceed max ({max})", **a),
-    kernel=_uniform, doc="Out = numbers drawn uniformly from [min, max)"))
+    infer=_uniform_infer, kernel=_uniform,
+    doc="Out = numbers drawn uniformly from [min, max); ShapeTensor or ShapeTensorList, when "
+        "given, decide the shape at run time"))
 
 register(OpDef(
     "gaussian_random", outputs=["Out"],

@@ -14,6 +14,10 @@ from paddle_nb.tensor import (
 # -- creation ------------------------------------------------------------------------------
 
 # -- linalg --------------------------------------------------------------------------------
+from paddle_nb.tensor.linalg import (  # noqa: E402
+    bmm, cholesky, cross, diag_embed, dist, dot, einsum, inner, inverse, kron, matmul, mm, mv,
+    norm, outer, t, trace,
+)
 
 # -- logic ---------------------------------------------------------------------------------
 

@@ -34,6 +34,11 @@ def _repeats(op_type, attrs, out):
     assert not np.array_equal(other, out), f"{op_type}: another seed drew the same numbers"
 
 
+def _in_unit_interval(out, shape):
+    assert out.shape == shape and out.dtype == np.float32
+    assert out.min() >= 0 and out.max() < 1 and abs(out.mean() - 0.5) < 0.02
+
+
 def _uniform_check(shape, lo, hi, dtype):
     def check(out):
         attrs = {"shape": list(shape), "min": lo, "max": hi, "dtype": dtype, "seed": 11}
@@ -100,6 +105,11 @@ CASES = {
              ref=_uniform_check((20000,), -1.0, 1.0, "float64"), seeded=True, name="float64"),
         Case(inputs={}, attrs={"shape": [3, 4], "seed": 2, "diag_num": 3, "diag_step": 4,
                                "diag_val": 7.0}, ref=_diag_check, seeded=True, name="diag"),
+        Case(inputs={"ShapeTensorList": [np.array(200, np.int32), np.array([1], np.int64),
+                                         np.array(100, np.int32)]},
+             attrs={"shape": [-1, 1, -1], "min": 0.0, "max": 1.0, "seed": 5},
+             ref=lambda ins, attrs: {"Out": lambda out: _in_unit_interval(out, (200, 1, 100))},
+             seeded=True, name="ShapeTensorList (F.dropout's axis masks)"),
     ],
     "gaussian_random": [
         Case(inputs={}, attrs={"shape": [200, 100], "mean": 1.0, "std": 2.0, "seed": 11},

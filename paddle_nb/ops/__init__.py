@@ -14,6 +14,7 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
 from paddle_nb.ops import (  # noqa: F401  (the vision ops: 3-D windows, padding, resampling)
     conv3d, pool3d, pad, pixel, fold, grid, unpool,
 )
+from paddle_nb.ops import random  # noqa: F401  (randint, randperm, draws from X, noisy activations)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

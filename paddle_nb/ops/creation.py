@@ -22,7 +22,7 @@ import numpy
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
-__all__ = ["constant_value", "check_shape", "SEED", "SHAPE_SLOTS"]
+__all__ = ["constant_value", "check_shape", "drawn_shape", "SEED", "SHAPE_SLOTS"]
 
 FLOAT32 = numpy.dtype("float32")
 
@@ -135,15 +135,22 @@ SHAPE_SLOTS = [Slot("ShapeTensor", dispensable=True, comment="a 1-D int tensor; 
                     comment="one one-value int tensor per dim")]
 
 
-def _random_infer(shape_t, shape_list, *, shape, dtype, spread, what, **_):
+def drawn_shape(shape, shape_t, shape_list, keep_known=True):
+    """What shape inference knows of a random op's shape: the attribute, or -1 where tensors
+    decide. PaddlePaddle 2.6 keeps the constant entries given beside a ShapeTensorList for
+    gaussian_random (``keep_known``) but not for uniform_random and randint (all -1)."""
+    if shape_t is None and not shape_list:
+        return check_shape(shape)
+    dims = ints_at_build(shape, shape_t, shape_list, ("ShapeTensor", "ShapeTensorList"))
+    return tuple(dims if keep_known else [-1] * len(dims))
+
+
+def _random_infer(shape_t, shape_list, *, shape, dtype, spread, what, keep_known=True, **_):
     if dtype.kind != "f":
         fail(f"dtype must be a floating-point type, got {dtype}")
     if spread < 0:
         fail(what)
-    if shape_t is None and not shape_list:
-        return Meta(check_shape(shape), dtype)
-    return Meta(tuple(ints_at_build(shape, shape_t, shape_list,
-                                    ("ShapeTensor", "ShapeTensorList"))), dtype)
+    return Meta(drawn_shape(shape, shape_t, shape_list, keep_known), dtype)
 
 
 def _uniform(ctx, shape_t, shape_list, *, shape, min, max, seed, dtype, diag_num, diag_step,
@@ -169,7 +176,7 @@ register(OpDef(
            "diag_step": Attr("int", 0), "diag_val": Attr("float", 1.0)},
     infer=lambda shape_t, shape_list, *, min, max, **a: _random_infer(
         shape_t, shape_list, spread=max - min, what=f"min ({min}) must not exceed max ({max})",
-        **a),
+        keep_known=False, **a),
     kernel=_uniform, doc="Out = numbers drawn uniformly from [min, max)"))
 
 register(OpDef(

@@ -22,10 +22,10 @@ from Out (PaddlePaddle's: not divided by the temperature, and zero for ``hard``)
 
 import numpy
 
-from paddle_nb.ops.creation import SEED, SHAPE_SLOTS, check_shape
+from paddle_nb.ops.creation import SEED, SHAPE_SLOTS, check_shape, drawn_shape
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
+from paddle_nb.ops.tensor_args import ints_at_run
 
 __all__ = []
 
@@ -50,10 +50,7 @@ def _randint_infer(shape_t, shape_list, *, low, high, shape, dtype, seed):
         fail(f"dtype must be int32 or int64, got {dtype}")
     if low >= high:
         fail(f"low ({low}) must be less than high ({high})")
-    if shape_t is None and not shape_list:
-        check_shape(shape)
-    return Meta(tuple(ints_at_build(shape, shape_t, shape_list,
-                                    ("ShapeTensor", "ShapeTensorList"))), dtype)
+    return Meta(drawn_shape(shape, shape_t, shape_list, keep_known=False), dtype)
 
 
 def _randint(ctx, shape_t, shape_list, *, low, high, shape, dtype, seed):

@@ -26,8 +26,8 @@ from paddle_nb.tensor import random
 
 # -- random --------------------------------------------------------------------------------
 from paddle_nb.tensor.random import (  # noqa: F401
-    bernoulli, cauchy_, geometric_, multinomial, normal, normal_, poisson, rand, randint,
-    randint_like, randn, randperm, standard_normal, uniform,
+    bernoulli, cauchy_, exponential_, geometric_, multinomial, normal, normal_, poisson, rand,
+    randint, randint_like, randn, randperm, standard_normal, uniform,
 )
 
 # -- stat ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ PaddlePaddle 2.6 and say so here too.
 """
 
 from paddle_nb.core.dtypes import convert_dtype
+from paddle_nb.framework import unique_name
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.variable import Variable, register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
@@ -68,6 +69,9 @@ def _shape_parts(shape, what):
 
 
 def _int_constant(value):
+    # PaddlePaddle 2.6's fill_constant takes two names from the generator (its helper's and
+    # its output's), so the first constant a shape list makes is fill_constant_1.tmp_0
+    unique_name.generate("fill_constant")
     return layer_helper("fill_constant").out(
         "fill_constant", {}, {"shape": [], "dtype": "int32", "value": float(value),
                               "str_value": str(int(value)), "force_cpu": True})
@@ -157,8 +161,10 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
 
 def _reshaped(x, shape_tensor):
     helper = layer_helper("reshape2")
-    return helper.out("reshape2", {"X": x, "Shape": shape_tensor}, {"shape": []},
-                      extra_outputs={"XShape": helper.tmp_name()})
+    out, xshape = helper.tmp_name(), helper.tmp_name()     # Out is .tmp_0, as in PaddlePaddle
+    helper.append("reshape2", {"X": x, "Shape": shape_tensor}, {"Out": out, "XShape": xshape},
+                  {"shape": []})
+    return helper.block.var(out)
 
 
 # ---- integers: randint, randint_like, randperm ----

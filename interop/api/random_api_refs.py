@@ -60,6 +60,11 @@ CASES = {
     "poisson": lambda paddle, data: [paddle.poisson(data("y"))],
     "exponential_": lambda paddle, data: [paddle.tensor.exponential_(data("y"), 2.0)],
     "exponential_method": lambda paddle, data: [data("y").exponential_()],
+    "uniform_random_batch_size_like": lambda paddle, data: [
+        paddle.tensor.random.uniform_random_batch_size_like(data("x"), [1, 4]),
+        paddle.tensor.random.uniform_random_batch_size_like(
+            data("y"), [5, 1, 7], "float64", input_dim_idx=1, output_dim_idx=2, min=2.0,
+            max=3.0, seed=3)],
 }
 
 

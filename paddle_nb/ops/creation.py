@@ -19,7 +19,7 @@ import math
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["constant_value", "check_shape", "drawn_shape", "SEED", "SHAPE_SLOTS"]
@@ -186,6 +186,31 @@ register(OpDef(
     infer=lambda shape_t, shape_list, *, std, **a: _random_infer(
         shape_t, shape_list, spread=std, what=f"std must be >= 0, got {std}", **a),
     kernel=_gaussian, doc="Out = numbers drawn from the normal distribution N(mean, std**2)"))
+
+
+def _uniform_batch_infer(x, *, shape, dtype, min, max, input_dim_idx, output_dim_idx, **_):
+    # the batch dimension may be unknown (-1): check the rest, as fill_constant_batch_size_like
+    _random_infer(None, None, shape=[], dtype=dtype, spread=max - min,
+                  what=f"min ({min}) must not exceed max ({max})")
+    return _batch_infer(x, shape=shape, dtype=dtype, input_dim_idx=input_dim_idx,
+                        output_dim_idx=output_dim_idx)
+
+
+def _uniform_batch(ctx, x, *, shape, input_dim_idx, output_dim_idx, **attrs):
+    out = _batch_shape(x.shape, shape, input_dim_idx, output_dim_idx)
+    return _uniform(ctx, None, None, shape=out, **attrs)
+
+
+register(OpDef(
+    "uniform_random_batch_size_like", inputs=["Input"], outputs=["Out"],
+    attrs={"shape": Attr("ints", REQUIRED), "input_dim_idx": Attr("int", 0),
+           "output_dim_idx": Attr("int", 0), "min": Attr("float", -1.0),
+           "max": Attr("float", 1.0), "seed": SEED, "diag_num": Attr("int", 0),
+           "diag_step": Attr("int", 0), "diag_val": Attr("float", 1.0),
+           "dtype": Attr("dtype", FLOAT32)},
+    infer=_uniform_batch_infer, kernel=_uniform_batch,
+    doc="Out = uniform_random(shape) with Out.shape[output_dim_idx] = "
+        "Input.shape[input_dim_idx]\n(paddle.tensor.random.uniform_random_batch_size_like)"))
 
 
 def _truncated_gaussian(ctx, *, shape, mean, std, seed, dtype):

@@ -4,7 +4,7 @@ Each function appends the op PaddlePaddle 2.6 appends in static mode, with its a
 ``rand``/``uniform`` write ``uniform_random``, ``randn``/``standard_normal``/``normal``
 ``gaussian_random``, ``randint`` ``randint`` (``randint_like`` the same op shaped by
 ``shape(x)``, then a ``cast``), and ``randperm``, ``bernoulli``, ``multinomial``,
-``poisson`` and ``exponential_`` their own ops. A shape may be a list of ints, a list holding
+``poisson``, ``exponential_`` and ``uniform_random_batch_size_like`` their own ops. A shape may be a list of ints, a list holding
 0-D int tensors (``[paddle.shape(x)[0], 4]``: a ``ShapeTensorList`` of int32 tensors, -1 in
 the attribute) or one 1-D int tensor (``ShapeTensor``), as in PaddlePaddle.
 
@@ -105,6 +105,23 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
     return _drawn("uniform", "uniform_random", inputs,
                   {"shape": attr_shape, "dtype": dtype, "min": float(min), "max": float(max),
                    "seed": int(seed), "diag_num": 0, "diag_step": 0, "diag_val": 1.0}, name)
+
+
+def uniform_random_batch_size_like(input, shape, dtype="float32", input_dim_idx=0,
+                                   output_dim_idx=0, min=-1.0, max=1.0, seed=0):
+    """``uniform(shape)`` whose dimension ``output_dim_idx`` is ``input``'s dimension
+    ``input_dim_idx`` (its batch size, known only at run time). PaddlePaddle 2.6 has it as
+    ``paddle.tensor.random.uniform_random_batch_size_like``, not at the top level."""
+    _float_input(input, "uniform_random_batch_size_like")
+    if not isinstance(shape, (list, tuple)):
+        _fail(TypeError, f"uniform_random_batch_size_like: shape must be a list or a tuple, "
+                         f"got {type(shape).__name__}")
+    dtype = _dtype(dtype, "float32", FLOATS, "uniform_random_batch_size_like")
+    return layer_helper("uniform_random_batch_size_like").out(
+        "uniform_random_batch_size_like", {"Input": input},
+        {"shape": [int(d) for d in shape], "input_dim_idx": int(input_dim_idx),
+         "output_dim_idx": int(output_dim_idx), "min": float(min), "max": float(max),
+         "seed": int(seed), "dtype": dtype})
 
 
 def rand(shape, dtype=None, name=None):

@@ -26,7 +26,7 @@ from paddle_nb.framework import unique_name
 COVERED = ["paddle.rand", "paddle.randn", "paddle.standard_normal", "paddle.normal",
            "paddle.uniform", "paddle.randint", "paddle.randint_like", "paddle.randperm",
            "paddle.bernoulli", "paddle.multinomial", "paddle.poisson",
-           "paddle.tensor.exponential_"]
+           "paddle.tensor.exponential_", "paddle.tensor.random.uniform_random_batch_size_like"]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures/paddle26/api/random_api.json"
 RECORDED = json.loads(FIXTURE.read_text()) if FIXTURE.is_file() else {}

@@ -58,3 +58,32 @@ def test_seed_zero_follows_the_executor_generator():
     program = _randint_program(seed=0)
     np.testing.assert_array_equal(_draw(program, 1), _draw(program, 1))
     assert not np.array_equal(_draw(program, 1), _draw(program, 2))
+
+
+DEVICE_CASES = {     # op -> (inputs, attrs): every random op once, on the device path
+    "randint": ({}, {"low": 0, "high": 4, "shape": [3, 2]}),
+    "randperm": ({}, {"n": 5}),
+    "bernoulli": ({"X": np.full((2, 3), 0.5, F)}, {}),
+    "poisson": ({"X": np.full((2, 3), 2.0, F)}, {}),
+    "exponential": ({"X": np.zeros((2, 3), F)}, {"lambda": 2.0}),
+    "multinomial": ({"X": np.array([[0.2, 0.8], [0.5, 0.5]], F)}, {"num_samples": 2}),
+    "gumbel_softmax": ({"X": np.zeros((2, 3), F)}, {"hard": True, "axis": 0}),
+    "rrelu": ({"X": np.array([-1.0, 2.0], F)}, {}),
+    "dirichlet": ({"Alpha": np.ones((2, 3), F)}, {}),
+    "uniform_random_batch_size_like": ({"Input": np.zeros((3, 2), F)}, {"shape": [1, 4]}),
+}
+
+
+@pytest.mark.parametrize("op_type", list(DEVICE_CASES))
+def test_draws_land_on_the_device(op_type, device):
+    """Inputs on the device are read back to the host, where the generator draws, and the
+    draw goes to the device: same shapes and dtypes as on the CPU."""
+    from paddle_nb.core import GPUPlace
+    inputs, attrs = DEVICE_CASES[op_type]
+    on_device = {k: device.asarray(v) for k, v in inputs.items()}
+    cpu = harness.forward(op_type, inputs, attrs)
+    gpu = harness.forward(op_type, on_device, attrs, place=GPUPlace(0))
+    for slot, value in cpu.items():
+        assert isinstance(gpu[slot], device.ndarray), f"{op_type}.{slot} is not on the device"
+        host = device.asnumpy(gpu[slot])
+        assert host.shape == value.shape and host.dtype == value.dtype

@@ -5,7 +5,9 @@ does the same but copies one dimension (the batch size) from its Input, which is
 how PaddlePaddle's StaticRNN makes its initial memories. ``uniform_random`` and
 ``gaussian_random`` draw on the host from the op's ``seed`` (0: the run's
 generator) and move the result to the place; like ``fill_constant`` they may take their
-shape from tensors. (The other random ops are in random.py.) ``increment`` adds ``step`` to a
+shape from tensors, and ``uniform_random_batch_size_like`` copies a batch size as
+``fill_constant_batch_size_like`` does. (The other random ops are in random.py.)
+``increment`` adds ``step`` to a
 one-element counter, ``assign_value`` holds the values of a small array written
 into the program (paddle.to_tensor in static mode), and ``range`` counts from Start to End by Step (the
 ``paddle.arange`` op: its three bounds are one-value tensors, so its length is

@@ -179,7 +179,8 @@ def test_integer_draws():
     assert ints.min() == -3 and ints.max() == 4
     for k in range(-3, 5):
         _close((ints == k).mean(), 1 / 8, np.sqrt(1 / 8 * 7 / 8), N)
-    assert like.shape == (20, 30) and like.dtype == np.int32 and set(np.unique(like)) == {0, 1, 2, 3}
+    assert like.shape == (20, 30) and like.dtype == np.int32
+    assert set(np.unique(like)) == {0, 1, 2, 3}
     assert sorted(perm.tolist()) == list(range(50)) and perm.tolist() != list(range(50))
 
 

@@ -199,7 +199,8 @@ BAD = {
         Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [3], "min": 1.0,
                                                               "max": 0.0},
             error=ShapeError, match=r"min \(1.0\) must not exceed max \(0.0\)"),
-        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [3], "input_dim_idx": 2},
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},
+            attrs={"shape": [3], "input_dim_idx": 2},
             error=ShapeError, match=r"input_dim_idx 2 is out of range"),
     ],
     "fill_constant_batch_size_like": [

@@ -27,7 +27,7 @@ FIXTURE = pathlib.Path(__file__).resolve().parents[2] / "tests/fixtures/paddle26
 RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "randint",
               "randperm", "bernoulli", "multinomial", "poisson", "exponential", "dropout",
               "uniform_random_inplace", "gaussian_inplace", "rrelu", "class_center_sample",
-              "random_routing", "dirichlet", "binomial"}
+              "random_routing", "dirichlet", "binomial", "gumbel_softmax"}
 RTOL, ATOL = 1e-4, 1e-5
 
 

@@ -8,6 +8,7 @@ level, as ``paddle`` does.
 from paddle_nb.tensor import (
     attribute, creation, linalg, logic, manipulation, math, search, stat,
 )
+from paddle_nb.tensor import random
 
 # -- attribute -----------------------------------------------------------------------------
 
@@ -27,7 +28,14 @@ from paddle_nb.tensor.linalg import (  # noqa: E402
 
 # -- search --------------------------------------------------------------------------------
 
+# -- random --------------------------------------------------------------------------------
+from paddle_nb.tensor.random import (  # noqa: F401
+    bernoulli, cauchy_, exponential_, geometric_, multinomial, normal, normal_, poisson, rand,
+    randint, randint_like, randn, randperm, standard_normal, uniform,
+)
+
 # -- stat ----------------------------------------------------------------------------------
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
-           *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__]
+           *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
+           *random.__all__]

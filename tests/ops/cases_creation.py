@@ -70,6 +70,15 @@ def _truncated_check(shape, mean, std):
     return lambda ins, attrs: {"Out": check}
 
 
+def _uniform_batch_check(shape, lo, hi, dtype):
+    def check(out):
+        assert out.shape == shape and out.dtype == np.dtype(dtype)
+        assert out.min() >= lo and out.max() <= hi
+        if out.size > 1000:
+            assert abs(out.mean() - (lo + hi) / 2) < 0.02 * (hi - lo)
+    return lambda ins, attrs: {"Out": check}
+
+
 def _diag_check(ins, attrs):
     def check(out):
         assert out.shape == (3, 4)
@@ -120,6 +129,15 @@ CASES = {
     "truncated_gaussian_random": [
         Case(inputs={}, attrs={"shape": [200, 100], "mean": 1.0, "std": 0.5, "seed": 11},
              ref=_truncated_check((200, 100), 1.0, 0.5), seeded=True),
+    ],
+    "uniform_random_batch_size_like": [
+        Case(inputs={"Input": np.zeros((100, 3), F)}, attrs={"shape": [1, 200], "min": 2.0,
+                                                         "max": 3.0, "seed": 5},
+             ref=_uniform_batch_check((100, 200), 2.0, 3.0, "float32"), seeded=True),
+        Case(inputs={"Input": BATCH}, attrs={"shape": [4, 1, 7], "input_dim_idx": 1,
+                                             "output_dim_idx": 2, "dtype": "float64"},
+             ref=_uniform_batch_check((4, 1, 2), -1.0, 1.0, "float64"), seeded=True,
+             name="other dims, float64"),
     ],
     "fill_constant_batch_size_like": [
         Case(inputs={"Input": BATCH}, attrs={"shape": [1, 3], "value": 2.0},
@@ -186,6 +204,14 @@ BAD = {
             match="std must be >= 0"),
         Bad(inputs={}, attrs={"shape": [2], "dtype": "int64"}, error=ShapeError,
             match="dtype must be a floating-point type"),
+    ],
+    "uniform_random_batch_size_like": [
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [3], "min": 1.0,
+                                                              "max": 0.0},
+            error=ShapeError, match=r"min \(1.0\) must not exceed max \(0.0\)"),
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},
+            attrs={"shape": [3], "input_dim_idx": 2},
+            error=ShapeError, match=r"input_dim_idx 2 is out of range"),
     ],
     "fill_constant_batch_size_like": [
         Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},

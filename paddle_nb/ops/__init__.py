@@ -11,6 +11,9 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
 )
+from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and creation)
+    strided, set_value, scatter, sort, layout, grids, counting,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

@@ -52,8 +52,8 @@ def _arg_max_axis(shape, axis):
 
 
 def _arg_max_shape(shape, axis, keepdims, flatten):
-    if flatten:
-        return (1,) * len(shape) if keepdims else (1,)
+    if flatten:                     # the whole tensor searched: 0-D, as PaddlePaddle 2.6
+        return (1,) * len(shape) if keepdims else ()
     axis = _arg_max_axis(shape, axis)
     return tuple(shape[:axis]) + ((1,) if keepdims else ()) + tuple(shape[axis + 1:])
 
@@ -66,22 +66,28 @@ def _arg_max_infer(x, *, axis, keepdims, flatten, dtype):
     return x.with_shape(_arg_max_shape(x.shape, axis, keepdims, flatten)).with_dtype(dtype)
 
 
-def _arg_max_kernel(ctx, x, *, axis, keepdims, flatten, dtype):
-    xp = ctx.xp
-    if flatten:
-        out = xp.argmax(x.reshape(-1))
-    else:
-        out = xp.argmax(x, axis=_arg_max_axis(x.shape, axis))
-    return out.reshape(_arg_max_shape(x.shape, axis, keepdims, flatten)).astype(dtype)
+def _arg_kernel(name):
+    def kernel(ctx, x, *, axis, keepdims, flatten, dtype):
+        search = getattr(ctx.xp, name)      # argmax or argmin
+        if flatten:
+            out = search(x.reshape(-1))
+        else:
+            out = search(x, axis=_arg_max_axis(x.shape, axis))
+        return out.reshape(_arg_max_shape(x.shape, axis, keepdims, flatten)).astype(dtype)
+    return kernel
 
 
+ARG_ATTRS = {"axis": Attr("long", -1), "keepdims": Attr("bool", False),
+             "flatten": Attr("bool", False, comment="search the whole tensor; Out is 0-D"),
+             "dtype": Attr("dtype", INT64, comment="int32 or int64 (Paddle's 3)")}
 register(OpDef(
-    "arg_max", inputs=["X"], outputs=["Out"],
-    attrs={"axis": Attr("long", -1), "keepdims": Attr("bool", False),
-           "flatten": Attr("bool", False, comment="search the whole tensor; Out has shape (1,)"),
-           "dtype": Attr("dtype", INT64, comment="int32 or int64 (Paddle's 3)")},
-    infer=_arg_max_infer, kernel=_arg_max_kernel,
+    "arg_max", inputs=["X"], outputs=["Out"], attrs=ARG_ATTRS,
+    infer=_arg_max_infer, kernel=_arg_kernel("argmax"),
     doc="Out = the position of the largest value of X along axis (the first one on ties)"))
+register(OpDef(
+    "arg_min", inputs=["X"], outputs=["Out"], attrs=ARG_ATTRS,
+    infer=_arg_max_infer, kernel=_arg_kernel("argmin"),
+    doc="Out = the position of the smallest value of X along axis (the first one on ties)"))
 
 
 # ---- accuracy ----

@@ -31,7 +31,7 @@ def arg_max_ref(ins, attrs):
     if attrs.get("flatten", False):
         flat = list(x.reshape(-1))
         out = np.array([flat.index(max(flat))]).reshape((1,) * x.ndim if attrs.get("keepdims")
-                                                        else (1,))
+                                                        else ())
     else:
         axis = attrs.get("axis", -1) % x.ndim
         moved = np.moveaxis(x, axis, -1)

@@ -85,6 +85,7 @@ OP_VERSIONS = {
     "fill_constant": 2, "gather": 1, "greater_equal": 1, "greater_than": 1, "hard_shrink": 1,
     "instance_norm": 1, "lamb": 1, "leaky_relu": 1, "less_equal": 1, "less_than": 1,
     "lookup_table_v2": 1, "matmul": 1, "mish": 1, "momentum": 1, "not_equal": 1, "softplus": 1,
+    "flip": 1, "linspace": 1, "roll": 2, "set_value": 4, "unique_consecutive": 1,
 }
 
 

@@ -176,7 +176,7 @@ def slice_shape(shape, axes, starts, ends, decrease_axis):
             fail(f"decrease_axis {list(decrease_axis)} must name sliced axes of size 1, but "
                  f"the slice of Input of shape {tuple(shape)} has shape {out}")
     kept = tuple(d for i, d in enumerate(out) if i not in set(decrease_axis))
-    return kept or (1,)
+    return kept            # every axis dropped: 0-D, as PaddlePaddle 2.6
 
 
 SLICE_ATTRS = {

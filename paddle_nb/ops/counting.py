@@ -1,4 +1,5 @@
-"""Counting values: ``unique``, ``unique_consecutive``, ``bincount`` and ``histogram``.
+"""Counting values: ``unique``, ``unique_consecutive``, ``bincount`` and ``histogram``; and
+the index arithmetic of ``shard_index``.
 
 Their outputs' lengths depend on the data (how many distinct values there are), so shape
 inference leaves them unknown (-1). None has a gradient: they count, and counts do not
@@ -139,3 +140,31 @@ register(OpDef(
     infer=lambda x, *, bins, min, max: Meta((bins,), numpy.dtype("int64"), 0),
     kernel=_histogram,
     doc="Out = how many elements of X fall in each of bins equal-width bins from min to max"))
+
+
+# ---- shard_index: index arithmetic for a table cut into shards -------------------------------
+
+SHARD_ATTRS = {"index_num": Attr("int", 0, comment="the size of the whole index range"),
+               "nshards": Attr("int", 0), "shard_id": Attr("int", 0),
+               "ignore_value": Attr("int", -1, comment="for an index of another shard")}
+
+
+def _shard_infer(x, *, index_num, nshards, shard_id, ignore_value):
+    if x.dtype.kind not in "iu":
+        fail(f"X must be an integer tensor, got {x.dtype}")
+    if nshards <= 0 or not 0 <= shard_id < nshards:
+        fail(f"shard_id must be in 0..nshards-1, got shard_id {shard_id} and nshards {nshards}")
+    return x
+
+
+def _shard_index(ctx, x, *, index_num, nshards, shard_id, ignore_value):
+    size = (index_num + nshards - 1) // nshards
+    mine = (x // size) == shard_id
+    return ctx.xp.where(mine, x - shard_id * size, ignore_value).astype(x.dtype)
+
+
+register(OpDef(
+    "shard_index", inputs=["X"], outputs=["Out"], attrs=SHARD_ATTRS, infer=_shard_infer,
+    kernel=_shard_index,
+    doc="Out = X's index within shard shard_id's range (ceil(index_num / nshards) wide), "
+        "ignore_value for an index of another shard"))

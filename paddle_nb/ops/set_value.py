@@ -136,3 +136,64 @@ register(OpDef(
         dout, None if value is None else Meta(tuple(value.shape), dout.dtype, 0)),
     kernel=_set_value_grad,
     doc="the gradient of set_value: Out@GRAD outside the region to Input, inside to ValueTensor"))
+
+# ---- index_put: assigning at positions a tensor gives (x[idx] = v, x[mask] = v) ---------------
+
+
+def _positions(xp, indices):
+    """NumPy's advanced index for ``indices``: one bool mask, or int tensors, one per leading
+    dim of x (broadcast together)."""
+    if len(indices) == 1 and indices[0].dtype == bool:
+        return xp.nonzero(indices[0])
+    return tuple(i.astype("int64", copy=False) for i in indices)
+
+
+def _index_put_infer(x, indices, value, *, accumulate):
+    for k, m in enumerate(indices):
+        if m.dtype.kind not in "iub":
+            fail(f"indices must be int or bool tensors, got {m.dtype} at {k}")
+    if value.dtype != x.dtype:
+        fail(f"value must have x's dtype {x.dtype}, got {value.dtype}")
+    return x
+
+
+def _index_put(ctx, x, indices, value, *, accumulate):
+    xp = ctx.xp
+    out = x.copy()
+    where = _positions(xp, indices)
+    picked = out[where].shape
+    value = xp.broadcast_to(value, picked) if value.shape != picked else value
+    if accumulate:
+        xp.add.at(out, where, value)
+    else:
+        out[where] = value
+    return out
+
+
+def _index_put_grad(ctx, x, indices, value, dout, *, accumulate):
+    xp = ctx.xp
+    where = _positions(xp, indices)
+    dx = None
+    if ctx.want(0):
+        dx = dout.copy()
+        if not accumulate:
+            dx[where] = 0
+    dv = _unbroadcast(xp, dout[where], value.shape) if ctx.want(1) else None
+    return dx, dv
+
+
+register(OpDef(
+    "index_put", inputs=["x", Slot("indices", duplicable=True), "value"], outputs=["out"],
+    attrs={"accumulate": Attr("bool", False, comment="add value instead of assigning it")},
+    infer=_index_put_infer, kernel=_index_put,
+    grad=grad_op("index_put_grad", inputs=("x", "indices", "value"), out_grads=("out",),
+                 in_grads=("x", "value")),
+    doc="out = x with value (broadcast) put at the positions indices give (x[indices] = value)"))
+register(OpDef(
+    "index_put_grad", inputs=["x", Slot("indices", duplicable=True), "value", "out@GRAD"],
+    outputs=[Slot("x@GRAD", dispensable=True), Slot("value@GRAD", dispensable=True)],
+    attrs={"accumulate": Attr("bool", False)}, no_need_buffer=("x",),
+    infer=lambda x, i, v, dout, **_: (x.with_dtype(dout.dtype), v.with_dtype(dout.dtype)),
+    kernel=_index_put_grad,
+    doc="the gradient of index_put: out@GRAD (less the put positions) to x; out@GRAD at them, "
+        "summed over the broadcast, to value"))

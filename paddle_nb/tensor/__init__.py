@@ -10,18 +10,37 @@ from paddle_nb.tensor import (
 )
 
 # -- attribute -----------------------------------------------------------------------------
+from paddle_nb.tensor.attribute import (  # noqa: F401
+    shape, numel, rank, is_tensor, is_floating_point, is_integer, is_complex,
+)
 
 # -- creation ------------------------------------------------------------------------------
+from paddle_nb.tensor.creation import (  # noqa: F401
+    full, zeros, ones, empty, full_like, zeros_like, ones_like, empty_like, arange,
+    linspace, eye, meshgrid, diag, diagflat, tril, triu, to_tensor, assign, clone,
+)
 
 # -- linalg --------------------------------------------------------------------------------
 
 # -- logic ---------------------------------------------------------------------------------
 
 # -- manipulation --------------------------------------------------------------------------
+from paddle_nb.tensor.manipulation import (  # noqa: F401
+    reshape, transpose, concat, stack, split, chunk, unbind, unstack, squeeze,
+    unsqueeze, flatten, flip, rot90, roll, tile, expand, expand_as, broadcast_to,
+    broadcast_tensors, slice, strided_slice, cast, crop, repeat_interleave, unique,
+    unique_consecutive, moveaxis, gather, gather_nd, index_select, index_add, scatter,
+    scatter_nd_add, take_along_axis, put_along_axis, masked_fill, shard_index,
+)
+from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 
 # -- math ----------------------------------------------------------------------------------
 
 # -- search --------------------------------------------------------------------------------
+from paddle_nb.tensor.search import (  # noqa: F401
+    argmax, argmin, argsort, sort, topk, where, nonzero, masked_select, index_sample,
+    kthvalue, mode, searchsorted, bucketize,
+)
 
 # -- stat ----------------------------------------------------------------------------------
 

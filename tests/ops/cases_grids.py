@@ -116,3 +116,18 @@ BAD = {
                      match=r"X must be a 1-D integer tensor, got float32")],
     "histogram": [],
 }
+
+
+def _shard_ref(ins, attrs):
+    size = -(-attrs["index_num"] // attrs["nshards"])
+    out = [v - attrs["shard_id"] * size if v // size == attrs["shard_id"]
+           else attrs.get("ignore_value", -1) for v in ins["X"].reshape(-1)]
+    return {"Out": np.array(out, ins["X"].dtype).reshape(ins["X"].shape)}
+
+
+CASES["shard_index"] = [Case(inputs={"X": np.array([[1], [6], [12], [19]], I64)},
+                             attrs={"index_num": 20, "nshards": 3, "shard_id": 1},
+                             ref=_shard_ref)]
+BAD["shard_index"] = [Bad(inputs={"X": Meta((2, 1), np.dtype(I64))},
+                          attrs={"index_num": 20, "nshards": 2, "shard_id": 2}, error=ShapeError,
+                          match=r"shard_id must be in 0..nshards-1, got shard_id 2")]

@@ -86,15 +86,17 @@ def _meshgrid_grad(ctx, xs, douts):
 register(OpDef(
     "meshgrid", inputs=[Slot("X", duplicable=True)], outputs=[Slot("Out", duplicable=True)],
     infer=_meshgrid_infer, kernel=_meshgrid,
+    # PaddlePaddle names the grad op's incoming slot "outputs@GRAD" (not "Out@GRAD")
     grad=lambda g: [OpSpec("meshgrid_grad", {"X": g.input("X"),
-                                             "Out@GRAD": g.output_grad("Out")},
+                                             "outputs@GRAD": g.output_grad("Out")},
                            {"X@GRAD": g.input_grad("X")})],
     doc="Out[i] = X[i] broadcast along every other axis of the grid (indexing 'ij')"))
 register(OpDef(
-    "meshgrid_grad", inputs=[Slot("X", duplicable=True), Slot("Out@GRAD", duplicable=True)],
+    "meshgrid_grad", inputs=[Slot("X", duplicable=True), Slot("outputs@GRAD", duplicable=True)],
     outputs=[Slot("X@GRAD", duplicable=True)], no_need_buffer=("X",),
     infer=lambda xs, douts: [x.with_dtype(d.dtype) for x, d in zip(xs, douts)],
-    kernel=_meshgrid_grad, doc="the gradient of meshgrid: each Out@GRAD summed over the other axes"))
+    kernel=_meshgrid_grad,
+    doc="the gradient of meshgrid: each outputs@GRAD summed over the other axes"))
 
 # ---- diag_v2, diagonal ------------------------------------------------------------------------
 

@@ -265,3 +265,41 @@ register(OpDef(
     attrs=CROP_ATTRS, no_need_buffer=("X",),
     infer=lambda x, *rest, **_: x.with_dtype(rest[-1].dtype), kernel=_crop_grad,
     doc="the gradient of crop_tensor: Out@GRAD placed into zeros at the box"))
+
+# ---- broadcast_tensors ------------------------------------------------------------------------
+
+
+def _common_shape(shapes):
+    rank = max(len(s) for s in shapes)
+    out = []
+    for k in range(rank):
+        dims = {s[len(s) - rank + k] for s in shapes if len(s) - rank + k >= 0} - {1}
+        known = dims - {-1}
+        if len(known) > 1:
+            fail(f"the shapes of X {[tuple(s) for s in shapes]} do not broadcast together")
+        out.append(known.pop() if known else (-1 if -1 in dims else 1))
+    return tuple(out)
+
+
+def _broadcast_grad(ctx, xs, douts):
+    grads = []
+    for x, d in zip(xs, douts):
+        extra = d.ndim - x.ndim
+        g = d.sum(axis=tuple(range(extra))) if extra else d
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1 and g.shape[i] != 1)
+        grads.append((g.sum(axis=axes, keepdims=True) if axes else g).copy())
+    return grads
+
+
+register(OpDef(
+    "broadcast_tensors", inputs=[Slot("X", duplicable=True)], outputs=[Slot("Out", duplicable=True)],
+    infer=lambda xs: [x.with_shape(_common_shape([x.shape for x in xs])) for x in xs],
+    kernel=lambda ctx, xs: [x.copy() for x in ctx.xp.broadcast_arrays(*xs)],
+    grad=grad_op("broadcast_tensors_grad", inputs=("X",)),
+    doc="Out[i] = X[i] broadcast to the common shape of all of X"))
+register(OpDef(
+    "broadcast_tensors_grad", inputs=[Slot("X", duplicable=True), Slot("Out@GRAD", duplicable=True)],
+    outputs=[Slot("X@GRAD", duplicable=True)], no_need_buffer=("X",),
+    infer=lambda xs, douts: [x.with_dtype(d.dtype) for x, d in zip(xs, douts)],
+    kernel=_broadcast_grad,
+    doc="the gradient of broadcast_tensors: each Out@GRAD summed back to its X's shape"))

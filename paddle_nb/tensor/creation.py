@@ -92,9 +92,7 @@ def empty_like(x, dtype=None, name=None):
     check_var(x, "x", "empty_like")
     dtype = x.dtype if dtype is None else convert_dtype(dtype)
     shape = append("shape", "shape", {"Input": x})
-    out = append("empty_like", "empty", {"ShapeTensor": shape}, {"shape": [], "dtype": dtype})
-    out.desc.type.lod_tensor.tensor.dims[:] = list(x.shape)
-    return out
+    return append("empty_like", "empty", {"ShapeTensor": shape}, {"shape": [], "dtype": dtype})
 
 
 def _arange_dtype(values):

@@ -177,11 +177,9 @@ def getitem(x, index):
 def _value_attrs(x, value):
     """set_value's inputs and attributes for ``value``: a tensor (cast to x's dtype), or
     constants written into the op."""
-    if isinstance(value, Variable):
-        if value.dtype != x.dtype:
-            from paddle_nb.tensor.manipulation import astype
-            value = astype(value, x.dtype)
-        return {"ValueTensor": value}, {"values": [], "shape": []}
+    if isinstance(value, Variable):     # cast even to its own dtype, as PaddlePaddle 2.6
+        from paddle_nb.tensor.manipulation import astype
+        return {"ValueTensor": astype(value, x.dtype)}, {"values": [], "shape": []}
     array = numpy.asarray(value)
     if array.dtype.kind not in "biuf":
         raise TypeError(f"x[...] = value: value must be a number, an array or a Variable, "
@@ -201,10 +199,9 @@ def _advanced_value(x, plan, value):
     entry = plan["advanced"][0][1]
     if not isinstance(entry, Variable):
         entry = to_tensor(numpy.asarray(entry))
-    if not isinstance(value, Variable):
-        value = to_tensor(numpy.asarray(value).reshape(-1) if numpy.ndim(value) else [value],
-                          x.dtype)
-    value = astype(value, x.dtype)
+    if not isinstance(value, Variable):     # constants: written, then cast (as 2.6 does)
+        value = astype(to_tensor(numpy.asarray(value).reshape(-1) if numpy.ndim(value)
+                                 else [value], x.dtype), x.dtype)
     put = append("index_put", "index_put", {"x": x, "indices": [entry], "value": value},
                  {"accumulate": False}, slot="out")
     return transpose(put, list(range(len(x.shape))))

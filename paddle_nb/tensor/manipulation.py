@@ -198,9 +198,8 @@ def expand_as(x, y, name=None):
 def broadcast_tensors(input, name=None):
     """The tensors of ``input`` each broadcast to their common shape."""
     input = list(input)
-    shape = list(numpy.broadcast_shapes(*[tuple(max(d, 1) if d != -1 else 1 for d in v.shape)
-                                          for v in input]))
-    return [expand(v, shape) for v in input]
+    return append_many("broadcast_tensors", "broadcast_tensors", {"X": input}, {},
+                       [("Out", len(input))], name=name)[0]
 
 
 def slice(input, axes, starts, ends):

@@ -76,7 +76,8 @@ def _broadcast_operands(condition, x, y):
     zeros_c = cast_to(zeros_like(condition), x.dtype)
     cond = cast_to(condition, x.dtype)
     zeros = _add(_add(zeros_x, zeros_y), zeros_c)
-    return cast_to(_add(cond, zeros), numpy.dtype(bool)), _add(x, zeros), _add(y, zeros)
+    x, y = _add(x, zeros), _add(y, zeros)
+    return cast_to(_add(cond, zeros), numpy.dtype(bool)), x, y
 
 
 def where(condition, x=None, y=None, name=None):

@@ -115,6 +115,11 @@ CASES = {
     ],
 }
 
+CASES["broadcast_tensors"] = [
+    Case(inputs={"X": [arr(2, 3, 1), arr(4), arr(1, 1)]},
+         ref=lambda ins, attrs: {"Out": [np.array(np.broadcast_to(x, (2, 3, 4)))
+                                         for x in ins["X"]]}, grad=("X",))]
+
 XM = Meta((3, 4), np.dtype(F))
 BAD = {
     "unbind": [Bad(inputs={"X": Meta((-1, 4), np.dtype(F))}, error=ShapeError,
@@ -128,6 +133,8 @@ BAD = {
                      match=r"axis1 and axis2 must differ")],
     "repeat_interleave": [Bad(inputs={"X": XM}, attrs={"dim": 2}, error=ShapeError,
                               match=r"axis 2 is out of range")],
+    "broadcast_tensors": [Bad(inputs={"X": [XM, Meta((2,), np.dtype(F))]}, error=ShapeError,
+                              match=r"do not broadcast together")],
     "crop_tensor": [Bad(inputs={"X": XM}, attrs={"shape": [3, 3], "offsets": [1, 0]},
                         error=ShapeError, match=r"does not fit in X of shape \(3, 4\)")],
 }

@@ -137,6 +137,29 @@ CASES = {
     ],
 }
 
+def _index_put_ref(ins, attrs):
+    x, (index,), value = ins["x"].copy(), ins["indices"], ins["value"]
+    spots = [p for p in np.ndindex(*index.shape) if index[p]] if index.dtype == bool \
+        else [(int(i),) for i in index]
+    values = np.broadcast_to(value, (len(spots),) + x.shape[len(spots[0]):])
+    for k, p in enumerate(spots):
+        if attrs.get("accumulate"):
+            x[p] += values[k]
+        else:
+            x[p] = values[k]
+    return {"out": x}
+
+
+CASES["index_put"] = [
+    Case(inputs={"x": X[0], "indices": [X[0] > 0.3], "value": arr(1)}, ref=_index_put_ref,
+         grad=("x", "value"), name="x[mask] = v"),
+    Case(inputs={"x": X[0], "indices": [np.array([4, 0])], "value": arr(3)}, ref=_index_put_ref,
+         grad=("x", "value"), name="x[idx] = row"),
+    Case(inputs={"x": X[0], "indices": [np.array([1, 1, 2])], "value": arr(3, 3)},
+         attrs={"accumulate": True}, ref=_index_put_ref, grad=("x", "value"),
+         name="accumulate, a repeat"),
+]
+
 XM = Meta((4, 5, 3), np.dtype(F))
 BAD = {
     "strided_slice": [
@@ -150,6 +173,8 @@ BAD = {
                  match=r"axis \[3\] is out of range for X of rank 3")],
     "roll": [Bad(inputs={"X": XM}, attrs={"shifts": [1, 2], "axis": [0]}, error=ShapeError,
                  match=r"shifts and axis must have one length, got \[1, 2\] and \[0\]")],
+    "index_put": [Bad(inputs={"x": XM, "indices": [Meta((4,), np.dtype(F))], "value": XM},
+                      error=ShapeError, match=r"indices must be int or bool tensors, got float32")],
     "set_value": [
         Bad(inputs={"Input": XM, "ValueTensor": Meta((4,), np.dtype(F))},
             attrs={"axes": [1], "starts": [0], "ends": [2], "steps": [1]}, error=ShapeError,

@@ -9,7 +9,7 @@ a few functions name a result straight from the generator (``tril_0``, ``x_clone
 >>> import paddle_nb as pd
 >>> main = pd.Program()
 >>> with pd.program_guard(main, pd.Program()), pd.utils.unique_name.guard():
-...     x = pd.static.data("x", [2, 3], "float32")
+...     x = pd.layers.data("x", [2, 3], "float32", append_batch_size=False)
 ...     append("transpose", "transpose2", {"X": x}, {"axis": [1, 0]}, extra=("XShape",)).name
 'transpose_0.tmp_0'
 """

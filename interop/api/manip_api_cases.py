@@ -110,6 +110,9 @@ CASES = {
         v["x"][1], v["x"][:, 1:3], v["x"][..., ::2], v["x"][None], v["x"][-1, :, 2],
         v["x"][::-1, 2:0:-1], v["x"][v["i"]], v["x"][:, v["i"][1:]], v["x"][v["m"]],
         v["x"][[1, 0]], v["x"][1][2][3]]),
+    "getitem_tensor_bounds": ({"x": (X, True), "n": (np.array([2], "int64"), False)},
+                              lambda api, v: [v["x"][:, :v["n"]], v["x"][v["n"] - 1:, 1:v["n"]],
+                                              v["x"][..., 1:v["n"] + 1]]),
     # not differentiated: 2.6.2's strided_slice_grad fails when an axis is decreased
     "getitem_strided_decrease": ({"x": (X, False)}, lambda api, v: [
         v["x"][0, None, ::-1], v["x"][:, 1, ::2]]),

@@ -84,6 +84,13 @@ CASES = {
             np.array([[[0, 1, 0, 2]]], "int64")), v["x"][:, :1], 1),
         api.paddle.index_sample(v["x"][0], api.paddle.to_tensor(
             np.array([[0, 3], [1, 1], [2, 0]], "int64")))]),
+    "more": ({"x": (X, True), "i": (I, False)}, lambda api, v: [
+        api.paddle.reverse(v["x"], [0]), *api.paddle.vsplit(v["x"], 2),
+        api.paddle.unflatten(v["x"], 2, [2, 2]),
+        api.paddle.index_put(v["x"], (v["i"],), v["x"][:1]),
+        api.paddle.scatter_nd(v["i"].unsqueeze(-1), v["x"], [3, 3, 4]),
+        api.paddle.tril_indices(3, 4, 1), api.paddle.triu_indices(4, 3, -1),
+        api.paddle.logspace(0, 2, 3), api.paddle.logspace(1, 3, 3, 2.0, "float64")]),
     "masked_fill": ({"x": (X, True), "m": (M, False)}, lambda api, v: [
         api.paddle.masked_fill(v["x"], v["m"], 1.0)]),
     "unique": ({"x": (np.array([[3, 1, 3], [2, 1, 1]], "int64"), False)}, lambda api, v: [

@@ -93,7 +93,9 @@ CASES = {
         v["a"], v["b"])),
     "grids": ({}, lambda v: [paddle.linspace(0, 1, 5), paddle.linspace(2, -4, 4, "int64"),
                              paddle.eye(3, 4), paddle.eye(2, dtype="int64"),
-                             paddle.tril_indices(4, 3, 0), paddle.tril_indices(3, 4, -1)]),
+                             paddle.tril_indices(4, 3, 0), paddle.tril_indices(3, 4, -1),
+                             paddle.triu_indices(3, 4, 1), paddle.logspace(0, 2, 3),
+                             paddle.logspace(1, 3, 3, 2.0, "float64")]),
     "repeat_interleave": ({"x": (arr(3, 4), True)}, lambda v: [
         paddle.repeat_interleave(v["x"], 2, 1),
         paddle.repeat_interleave(v["x"], paddle.to_tensor(i64([1, 0, 3])), 0),

@@ -1,4 +1,5 @@
-"""Tensors made from a few numbers: ``linspace``, ``eye``, ``empty``, ``tril_indices``.
+"""Tensors made from a few numbers: ``linspace``, ``logspace``, ``eye``, ``empty``,
+``tril_indices``, ``triu_indices``.
 
 None reads a tensor's values except linspace, whose Start, Stop and Num are one-value
 tensors (PaddlePaddle writes each with a ``fill_constant``); so linspace's length is
@@ -84,3 +85,37 @@ register(OpDef(
     kernel=lambda ctx, *, rows, cols, offset, dtype: ctx.xp.stack(
         ctx.xp.tril_indices(rows, offset, cols)).astype(dtype).reshape(2, -1),
     doc="out = the (row, column) positions of a rows x cols lower triangle, row by row"))
+
+
+def _triu_count(rows, cols, offset):
+    return sum(max(0, cols - max(r + offset, 0)) for r in range(rows))
+
+
+register(OpDef(
+    "triu_indices", outputs=["out"],
+    attrs={"row": Attr("int", 0), "col": Attr("int", 0), "offset": Attr("int", 0),
+           "dtype": Attr("dtype", "int64")},
+    infer=lambda *, row, col, offset, dtype: Meta((2, _triu_count(row, col, offset)), dtype, 0),
+    kernel=lambda ctx, *, row, col, offset, dtype: ctx.xp.stack(
+        ctx.xp.triu_indices(row, offset, col)).astype(dtype).reshape(2, -1),
+    doc="out = the (row, column) positions of a row x col upper triangle, row by row"))
+
+
+def _logspace_infer(start, stop, num, base, *, dtype):
+    _linspace_infer(start, stop, num, dtype=dtype)
+    _one_value(base, "Base")
+    return Meta((-1,), dtype, 0)
+
+
+def _logspace(ctx, start, stop, num, base, *, dtype):
+    exponents = _linspace(ctx, start, stop, num, dtype=numpy.dtype("float64"))
+    out = ctx.xp.power(base.reshape(()).astype("float64"), exponents)
+    if numpy.dtype(dtype).kind in "iu":
+        out = ctx.xp.trunc(out)
+    return out.astype(dtype)
+
+
+register(OpDef(
+    "logspace", inputs=["Start", "Stop", "Num", "Base"], outputs=["Out"],
+    attrs={"dtype": Attr("dtype", "float32")}, infer=_logspace_infer, kernel=_logspace,
+    doc="Out = Base ** (Num evenly spaced exponents from Start to Stop)"))

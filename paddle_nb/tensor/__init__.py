@@ -18,6 +18,7 @@ from paddle_nb.tensor.attribute import (  # noqa: F401
 from paddle_nb.tensor.creation import (  # noqa: F401
     full, zeros, ones, empty, full_like, zeros_like, ones_like, empty_like, arange,
     linspace, eye, meshgrid, diag, diagflat, tril, triu, to_tensor, assign, clone,
+    tril_indices, triu_indices, logspace,
 )
 
 # -- linalg --------------------------------------------------------------------------------
@@ -30,7 +31,8 @@ from paddle_nb.tensor.manipulation import (  # noqa: F401
     unsqueeze, flatten, flip, rot90, roll, tile, expand, expand_as, broadcast_to,
     broadcast_tensors, slice, strided_slice, cast, crop, repeat_interleave, unique,
     unique_consecutive, moveaxis, gather, gather_nd, index_select, index_add, scatter,
-    scatter_nd_add, take_along_axis, put_along_axis, masked_fill, shard_index,
+    scatter_nd_add, take_along_axis, put_along_axis, masked_fill, shard_index, reverse,
+    vsplit, unflatten, index_put, scatter_nd,
 )
 from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 

@@ -19,7 +19,7 @@ from paddle_nb.tensor.building import (
 
 __all__ = ["full", "zeros", "ones", "empty", "full_like", "zeros_like", "ones_like",
            "empty_like", "arange", "linspace", "eye", "meshgrid", "diag", "diagflat", "tril",
-           "triu", "to_tensor", "assign", "clone"]
+           "triu", "to_tensor", "assign", "clone", "tril_indices", "triu_indices", "logspace"]
 
 
 def _shape_inputs(shape):
@@ -136,6 +136,33 @@ def linspace(start, stop, num, dtype=None, name=None):
     if not is_var(num):
         out.desc.type.lod_tensor.tensor.dims[:] = [int(num)]
     return out
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, name=None):
+    """``base`` to the powers of ``num`` evenly spaced numbers from ``start`` to ``stop``."""
+    dtype = dtype_of(dtype)
+    f32 = numpy.dtype("float32")
+    ins = {"Start": _one_value(start, f32), "Stop": _one_value(stop, f32),
+           "Num": _one_value(num, numpy.dtype("int32")), "Base": _one_value(base, f32)}
+    out = append("logspace", "logspace", ins, {"dtype": dtype}, name=name)
+    if not is_var(num):
+        out.desc.type.lod_tensor.tensor.dims[:] = [int(num)]
+    return out
+
+
+def tril_indices(row, col, offset=0, dtype="int64"):
+    """The (row, column) positions of the lower triangle of a ``row x col`` matrix."""
+    return append("tril_indices", "tril_indices", {}, {"rows": int(row), "cols": int(col),
+                                                       "offset": int(offset),
+                                                       "dtype": convert_dtype(dtype)}, slot="out")
+
+
+def triu_indices(row, col=None, offset=0, dtype="int64"):
+    """The (row, column) positions of the upper triangle of a ``row x col`` matrix."""
+    col = row if col is None else col
+    return append("triu_indices", "triu_indices", {}, {"row": int(row), "col": int(col),
+                                                       "offset": int(offset),
+                                                       "dtype": convert_dtype(dtype)}, slot="out")
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):

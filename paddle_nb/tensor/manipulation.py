@@ -20,7 +20,8 @@ from paddle_nb.tensor.building import (
 __all__ = ["reshape", "transpose", "concat", "stack", "split", "chunk", "unbind", "unstack",
            "squeeze", "unsqueeze", "flatten", "flip", "rot90", "roll", "tile", "expand",
            "expand_as", "broadcast_to", "broadcast_tensors", "slice", "strided_slice", "cast",
-           "crop", "repeat_interleave", "unique", "unique_consecutive", "moveaxis",
+           "crop", "repeat_interleave", "unique", "unique_consecutive", "moveaxis", "reverse",
+           "vsplit", "unflatten",
            *selection.__all__]       # gather, scatter, ...: paddle.tensor.manipulation's too
 
 gather, gather_nd, index_select, index_add = (selection.gather, selection.gather_nd,
@@ -29,6 +30,7 @@ scatter, scatter_nd_add, masked_fill = selection.scatter, selection.scatter_nd_a
     selection.masked_fill
 take_along_axis, put_along_axis, shard_index = (selection.take_along_axis,
                                                 selection.put_along_axis, selection.shard_index)
+index_put, scatter_nd = selection.index_put, selection.scatter_nd
 
 
 def _axis_list(axis):
@@ -145,6 +147,25 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 def flip(x, axis, name=None):
     """``x`` reversed along each of ``axis``."""
     return append("flip", "flip", {"X": x}, {"axis": _axis_list(axis)}, name=name)
+
+
+def reverse(x, axis, name=None):
+    """``x`` reversed along each of ``axis`` (PaddlePaddle 2.6 writes a ``flip``)."""
+    return flip(x, axis, name)
+
+
+def vsplit(x, num_or_sections, name=None):
+    """``x`` cut along its first axis (``split`` with axis 0)."""
+    if len(x.shape) < 2:
+        raise ValueError(f"paddle.vsplit: x must have 2 or more dims, got shape {list(x.shape)}")
+    return split(x, num_or_sections, 0, name)
+
+
+def unflatten(x, axis, shape, name=None):
+    """``x`` with dim ``axis`` split into the dims ``shape`` (a ``reshape2``)."""
+    axis %= len(x.shape)
+    new = list(x.shape[:axis]) + [int(d) for d in shape] + list(x.shape[axis + 1:])
+    return reshape(x, new, name)
 
 
 def rot90(x, k=1, axes=(0, 1), name=None):

@@ -12,7 +12,8 @@ from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor.building import append, is_var
 
 __all__ = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
-           "take_along_axis", "put_along_axis", "masked_fill", "shard_index"]
+           "take_along_axis", "put_along_axis", "masked_fill", "shard_index", "index_put",
+           "scatter_nd"]
 
 
 def gather(x, index, axis=None, name=None):
@@ -50,6 +51,18 @@ def scatter_nd_add(x, index, updates, name=None):
     """``x`` with each ``updates[i]`` added at the position ``index[i]``."""
     return append("scatter_nd_add", "scatter_nd_add",
                   {"X": x, "Index": index, "Updates": updates}, name=name)
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """Zeros of ``shape`` with each ``updates[i]`` added at the position ``index[i]``."""
+    from paddle_nb.tensor.creation import full
+    return scatter_nd_add(full(shape, 0.0, updates.dtype), index, updates, name)
+
+
+def index_put(x, indices, value, accumulate=False, name=None):
+    """``x`` with ``value`` put (or added) at the positions the tensors ``indices`` give."""
+    return append("index_put", "index_put", {"x": x, "indices": list(indices), "value": value},
+                  {"accumulate": bool(accumulate)}, slot="out", name=name)
 
 
 def _along_shape(arr, indices, axis):

@@ -131,3 +131,26 @@ CASES["shard_index"] = [Case(inputs={"X": np.array([[1], [6], [12], [19]], I64)}
 BAD["shard_index"] = [Bad(inputs={"X": Meta((2, 1), np.dtype(I64))},
                           attrs={"index_num": 20, "nshards": 2, "shard_id": 2}, error=ShapeError,
                           match=r"shard_id must be in 0..nshards-1, got shard_id 2")]
+
+
+def _triu_ref(ins, attrs):
+    pos = [(i, j) for i in range(attrs["row"]) for j in range(attrs["col"])
+           if j - i >= attrs.get("offset", 0)]
+    return {"out": np.array(pos, I64).T.reshape(2, -1)}
+
+
+def _logspace_ref(ins, attrs):
+    exps = _linspace_ref(ins, {"dtype": np.float64})["Out"]
+    return {"Out": np.array([float(ins["Base"][0]) ** e for e in exps], attrs.get("dtype", F))}
+
+
+CASES["triu_indices"] = [Case(inputs={}, attrs={"row": 3, "col": 4, "offset": 1}, ref=_triu_ref),
+                         Case(inputs={}, attrs={"row": 4, "col": 3, "offset": -1}, ref=_triu_ref,
+                              name="below")]
+CASES["logspace"] = [Case(inputs={"Start": np.array([0.], F), "Stop": np.array([2.], F),
+                                  "Num": np.array([3], np.int32), "Base": np.array([10.], F)},
+                          ref=_logspace_ref)]
+BAD["triu_indices"] = []
+BAD["logspace"] = [Bad(inputs={"Start": Meta((1,), np.dtype(F)), "Stop": Meta((1,), np.dtype(F)),
+                               "Num": Meta((1,), np.dtype(np.int32)), "Base": Meta((2,), np.dtype(F))},
+                       error=ShapeError, match=r"Base must hold one value")]

@@ -76,6 +76,7 @@ def test_the_programs_use_the_ops_this_work_is_about():
                    "where_index", "argsort_grad", "arg_min", "kthvalue_grad", "mode_grad",
                    "searchsorted", "unbind", "unstack_grad", "stack", "diag_v2",
                    "diagonal_grad", "meshgrid_grad", "linspace", "eye", "tril_indices",
+                   "triu_indices", "logspace",
                    "repeat_interleave_grad", "unique", "unique_consecutive", "bincount",
                    "histogram", "crop_tensor_grad", "shard_index", "gather_nd_grad",
                    "slice_grad"]:

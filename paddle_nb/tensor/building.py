@@ -26,10 +26,11 @@ __all__ = ["append", "append_named", "append_many", "dtype_of", "is_var", "check
            "generated_name", "host_dtype_of"]
 
 
-def append(key, op_type, inputs, attrs=None, slot="Out", extra=(), name=None):
+def append(key, op_type, inputs, attrs=None, slot="Out", extra=(), name=None, helper=None):
     """Append ``op_type`` writing ``<key>_N.tmp_0`` in ``slot`` (then ``tmp_1``, ... in each
-    of the ``extra`` slots); return the first output."""
-    helper = layer_helper(key, name)
+    of the ``extra`` slots); return the first output. A Fluid-1.8 layer passes its own
+    ``helper`` (names from the program's counter) to build through the same code."""
+    helper = helper or layer_helper(key, name)
     outputs = {slot: helper.tmp_name()}
     for other in extra:
         outputs[other] = helper.tmp_name()
@@ -37,11 +38,11 @@ def append(key, op_type, inputs, attrs=None, slot="Out", extra=(), name=None):
     return helper.block.var(outputs[slot])
 
 
-def append_many(key, op_type, inputs, attrs, slots, name=None):
+def append_many(key, op_type, inputs, attrs, slots, name=None, helper=None):
     """Append ``op_type`` with one new temporary per output slot in ``slots`` (in order), or,
     where a slot's count is given as ``(slot, n)``, n of them; return them as a list (a list
     of lists for counted slots)."""
-    helper = layer_helper(key, name)
+    helper = helper or layer_helper(key, name)
     outputs, result = {}, []
     for spec in slots:
         slot, n = spec if isinstance(spec, tuple) else (spec, None)

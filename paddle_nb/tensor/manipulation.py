@@ -81,24 +81,28 @@ def moveaxis(x, source, destination, name=None):
                   name=name)
 
 
-def concat(x, axis=0, name=None):
-    """The tensors of ``x`` joined along ``axis``."""
-    return append("concat", "concat", {"X": list(x)}, {"axis": int(axis)}, name=name)
+def concat(x, axis=0, name=None, helper=None):
+    """The tensors of ``x`` joined along ``axis``. (``helper``: the Fluid-1.8 layer's own,
+    which builds through this function.)"""
+    return append("concat", "concat", {"X": list(x)}, {"axis": int(axis)}, name=name,
+                  helper=helper)
 
 
-def stack(x, axis=0, name=None):
+def stack(x, axis=0, name=None, helper=None):
     """The same-shape tensors of ``x`` stacked along a new axis ``axis``."""
-    return append("stack", "stack", {"X": list(x)}, {"axis": int(axis)}, slot="Y", name=name)
+    return append("stack", "stack", {"X": list(x)}, {"axis": int(axis)}, slot="Y", name=name,
+                  helper=helper)
 
 
-def split(x, num_or_sections, axis=0, name=None):
+def split(x, num_or_sections, axis=0, name=None, helper=None):
     """``x`` cut along ``axis`` into ``num`` equal parts or parts of the given sizes."""
     if isinstance(num_or_sections, int):
         n, attrs = num_or_sections, {"num": num_or_sections, "sections": [], "axis": int(axis)}
     else:
         sections = [int(s) for s in num_or_sections]
         n, attrs = len(sections), {"num": 0, "sections": sections, "axis": int(axis)}
-    return append_many("split", "split", {"X": x}, attrs, [("Out", n)], name=name)[0]
+    return append_many("split", "split", {"X": x}, attrs, [("Out", n)], name=name,
+                       helper=helper)[0]
 
 
 def chunk(x, chunks, axis=0, name=None):
@@ -245,11 +249,11 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     return append("strided_slice", "strided_slice", {"Input": x}, attrs, name=name)
 
 
-def cast(x, dtype):
+def cast(x, dtype, helper=None):
     """``x`` converted to ``dtype``."""
     check_var(x, "x", "cast")
     return append("cast", "cast", {"X": x},
-                  {"in_dtype": x.dtype, "out_dtype": convert_dtype(dtype)})
+                  {"in_dtype": x.dtype, "out_dtype": convert_dtype(dtype)}, helper=helper)
 
 
 def crop(x, shape=None, offsets=None, name=None):

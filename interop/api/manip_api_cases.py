@@ -97,7 +97,9 @@ CASES = {
         *api.paddle.unique(v["x"], return_index=True, return_inverse=True, return_counts=True),
         api.paddle.unique(v["x"]),
         *api.paddle.unique_consecutive(v["x"], return_inverse=True, return_counts=True),
-        api.paddle.shard_index(v["x"].reshape([6, 1]), 4, 2, 1)]),
+        api.paddle.shard_index(v["x"].reshape([6, 1]), 4, 2, 1),
+        *api.paddle.unique(v["x"], return_inverse=True, return_counts=True, axis=1),
+        *api.paddle.unique_consecutive(v["x"], return_counts=True, axis=0)]),
     "search": ({"x": (X, True), "m": (M, False)}, lambda api, v: [
         api.paddle.argmax(v["x"]), api.paddle.argmax(v["x"], 1),
         api.paddle.argmin(v["x"], -1, keepdim=True), api.paddle.argmax(v["x"], dtype="int32"),

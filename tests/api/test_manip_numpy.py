@@ -154,3 +154,29 @@ def test_an_index_paddle_nb_cannot_build_says_so():
             x[0, 0, 0]
         with pytest.raises(IndexError, match="cannot index with 'a'"):
             x["a"]
+
+
+def test_attribute_questions_are_answered_at_build_time():
+    main = pd.Program()
+    with pd.program_guard(main, pd.Program()):
+        x = pd.layers.data("x", [2, 3], "float32", append_batch_size=False)
+        i = pd.layers.data("i", [2], "int64", append_batch_size=False)
+        assert pd.is_tensor(x) and not pd.is_tensor(X)
+        assert pd.is_floating_point(x) and not pd.is_floating_point(i)
+        assert pd.is_integer(i) and not pd.is_integer(x) and not pd.is_complex(x)
+        assert x.is_floating_point() and i.is_integer()
+
+
+def test_unique_along_an_axis_and_consecutive_runs():
+    data = np.array([[1, 2], [1, 2], [3, 4], [1, 2]], "int64")
+    main = pd.Program()
+    with pd.program_guard(main, pd.Program()):
+        x = pd.layers.data("x", [4, 2], "int64", append_batch_size=False)
+        rows, inverse = pd.unique(x, return_inverse=True, axis=0)
+        runs, counts = pd.unique_consecutive(x, return_counts=True, axis=0)
+    got = pd.Executor(pd.CPUPlace()).run(main, feed={"x": data},
+                                         fetch_list=[rows, inverse, runs, counts])
+    np.testing.assert_array_equal(got[0], [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(got[1], [0, 0, 1, 0])
+    np.testing.assert_array_equal(got[2], [[1, 2], [3, 4], [1, 2]])
+    np.testing.assert_array_equal(got[3], [2, 1, 1])

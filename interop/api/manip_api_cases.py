@@ -91,6 +91,14 @@ CASES = {
         api.paddle.scatter_nd(v["i"].unsqueeze(-1), v["x"], [3, 3, 4]),
         api.paddle.tril_indices(3, 4, 1), api.paddle.triu_indices(4, 3, -1),
         api.paddle.logspace(0, 2, 3), api.paddle.logspace(1, 3, 3, 2.0, "float64")]),
+    "atleast_take": ({"x": (X, True), "s": (np.array(1.5, "float32"), True),
+                      "v": (arr(3), True), "i": (np.array([[5, -1], [0, 23]], "int64"), False)},
+                     lambda api, v: [
+        api.paddle.atleast_1d(v["s"]), api.paddle.atleast_2d(v["v"]),
+        api.paddle.atleast_3d(v["x"][0]), api.paddle.atleast_3d(v["v"]),
+        *api.paddle.atleast_2d(v["s"], v["x"]), api.paddle.take(v["x"], v["i"]),
+        api.paddle.index_fill(v["x"], api.paddle.to_tensor(np.array([3, 1])), 2, 4.0),
+        api.paddle.index_fill(v["x"], v["i"][1, :1], 0, -1.0)]),
     "masked_fill": ({"x": (X, True), "m": (M, False)}, lambda api, v: [
         api.paddle.masked_fill(v["x"], v["m"], 1.0)]),
     "unique": ({"x": (np.array([[3, 1, 3], [2, 1, 1]], "int64"), False)}, lambda api, v: [

@@ -21,7 +21,7 @@ __all__ = ["reshape", "transpose", "concat", "stack", "split", "chunk", "unbind"
            "squeeze", "unsqueeze", "flatten", "flip", "rot90", "roll", "tile", "expand",
            "expand_as", "broadcast_to", "broadcast_tensors", "slice", "strided_slice", "cast",
            "crop", "repeat_interleave", "unique", "unique_consecutive", "moveaxis", "reverse",
-           "vsplit", "unflatten",
+           "vsplit", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shape",
            *selection.__all__]       # gather, scatter, ...: paddle.tensor.manipulation's too
 
 gather, gather_nd, index_select, index_add = (selection.gather, selection.gather_nd,
@@ -31,6 +31,7 @@ scatter, scatter_nd_add, masked_fill = selection.scatter, selection.scatter_nd_a
 take_along_axis, put_along_axis, shard_index = (selection.take_along_axis,
                                                 selection.put_along_axis, selection.shard_index)
 index_put, scatter_nd = selection.index_put, selection.scatter_nd
+index_fill, take = selection.index_fill, selection.take
 
 
 def _axis_list(axis):
@@ -170,6 +171,41 @@ def unflatten(x, axis, shape, name=None):
     axis %= len(x.shape)
     new = list(x.shape[:axis]) + [int(d) for d in shape] + list(x.shape[axis + 1:])
     return reshape(x, new, name)
+
+
+def _atleast(rank, inputs):
+    """Each input with at least ``rank`` dims: a 0-D one reshaped to ones, a 1-D one given a
+    leading (and, for rank 3, a trailing) dim, a 2-D one a trailing dim (for rank 3)."""
+    outs = []
+    for x in inputs:
+        have = len(x.shape)
+        if have >= rank:
+            outs.append(x)
+        elif have == 0:
+            outs.append(reshape(x, [1] * rank))
+        else:
+            outs.append(unsqueeze(x, {(1, 2): [0], (1, 3): [0, 2], (2, 3): [2]}[(have, rank)]))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def atleast_1d(*inputs, name=None):
+    """Each input with at least 1 dim (one input: its result; several: a list)."""
+    return _atleast(1, inputs)
+
+
+def atleast_2d(*inputs, name=None):
+    """Each input with at least 2 dims."""
+    return _atleast(2, inputs)
+
+
+def atleast_3d(*inputs, name=None):
+    """Each input with at least 3 dims."""
+    return _atleast(3, inputs)
+
+
+def broadcast_shape(x_shape, y_shape):
+    """The shape two tensors of these shapes broadcast to (a Python list; no op)."""
+    return list(numpy.broadcast_shapes(tuple(x_shape), tuple(y_shape)))
 
 
 def rot90(x, k=1, axes=(0, 1), name=None):

@@ -13,7 +13,7 @@ from paddle_nb.tensor.building import append, is_var
 
 __all__ = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
            "take_along_axis", "put_along_axis", "masked_fill", "shard_index", "index_put",
-           "scatter_nd"]
+           "scatter_nd", "index_fill", "take"]
 
 
 def gather(x, index, axis=None, name=None):
@@ -63,6 +63,43 @@ def index_put(x, indices, value, accumulate=False, name=None):
     """``x`` with ``value`` put (or added) at the positions the tensors ``indices`` give."""
     return append("index_put", "index_put", {"x": x, "indices": list(indices), "value": value},
                   {"accumulate": bool(accumulate)}, slot="out", name=name)
+
+
+def index_fill(x, index, axis, value, name=None):
+    """``x`` with the slices at ``index`` along ``axis`` set to ``value`` (PaddlePaddle 2.6's
+    way: the axis moved to the front, an ``index_put``, moved back)."""
+    from paddle_nb.tensor.creation import to_tensor
+    from paddle_nb.tensor.manipulation import transpose
+    if not is_var(value):
+        value = to_tensor(numpy.asarray(value, dtype=x.dtype))
+    axis %= len(x.shape)
+    perm = [axis] + [d for d in range(len(x.shape)) if d != axis]
+    moved = transpose(x, perm)
+    put = append("index_put", "index_put", {"x": moved, "indices": [index], "value": value},
+                 {"accumulate": False}, slot="out")
+    return transpose(put, [perm.index(d) for d in range(len(perm))])
+
+
+def take(x, index, mode="raise", name=None):
+    """The elements of ``x``, flattened, at ``index`` (negative counts from the end; mode
+    'wrap' and 'clip' fold an index into range), shaped like ``index``."""
+    from paddle_nb.tensor.building import append_named, generated_name
+    from paddle_nb.tensor.manipulation import flatten, reshape
+    numel = int(numpy.prod(x.shape))
+    flat_x, flat_i = flatten(x), flatten(index)
+    if mode == "raise":
+        zero = append_named(generated_name("tmp"), "fill_constant", {},
+                            {"shape": [], "dtype": index.dtype, "value": 0.0})
+        negative = append_named(generated_name("tmp"), "less_than", {"X": flat_i, "Y": zero})
+        shifted = append_named(generated_name("tmp"), "scale", {"X": flat_i},
+                               {"scale": 1.0, "bias": float(numel)})
+        flat_i = append("where", "where", {"Condition": negative, "X": shifted, "Y": flat_i})
+    elif mode in ("wrap", "clip"):
+        raise NotImplementedError(f"paddle.take: paddle_nb supports mode 'raise' only, got "
+                                  f"{mode!r}; fold the index yourself (paddle.remainder, "
+                                  "paddle.clip) and call take with mode='raise'")
+    picked = append("index_select", "index_select", {"X": flat_x, "Index": flat_i}, {"dim": 0})
+    return reshape(picked, list(index.shape))
 
 
 def _along_shape(arr, indices, axis):

@@ -60,7 +60,8 @@ CASES = {
         api.paddle.unsqueeze(v["x"], [0, 2]), api.paddle.flatten(v["x"]),
         api.paddle.flatten(v["x"], 1, 2), api.paddle.moveaxis(v["x"], 0, 2),
         v["x"].reshape([4, 6]), v["x"].transpose([1, 0, 2]), v["x"].flatten(),
-        v["x"].unsqueeze(0), v["x"].astype("float64")]),
+        v["x"].unsqueeze(0), v["x"].astype("float64"), api.paddle.reshape_(v["x"], [4, 6]),
+        api.paddle.unsqueeze_(v["x"], 0), api.paddle.squeeze_(v["x"][:1])]),
     "flip_tile": ({"x": (X, True)}, lambda api, v: [
         api.paddle.flip(v["x"], [0, 2]), api.paddle.rot90(v["x"]),
         api.paddle.rot90(v["x"], 2, [1, 2]), api.paddle.roll(v["x"], 1, 0),

@@ -33,7 +33,8 @@ from paddle_nb.tensor.manipulation import (  # noqa: F401
     unique_consecutive, moveaxis, gather, gather_nd, index_select, index_add, scatter,
     scatter_nd_add, take_along_axis, put_along_axis, masked_fill, shard_index, reverse,
     vsplit, unflatten, index_put, scatter_nd, atleast_1d, atleast_2d, atleast_3d,
-    broadcast_shape, index_fill, take,
+    broadcast_shape, index_fill, take, reshape_, squeeze_, unsqueeze_, view, view_as,
+    as_strided, scatter_,
 )
 from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 

@@ -21,6 +21,7 @@ __all__ = ["reshape", "transpose", "concat", "stack", "split", "chunk", "unbind"
            "squeeze", "unsqueeze", "flatten", "flip", "rot90", "roll", "tile", "expand",
            "expand_as", "broadcast_to", "broadcast_tensors", "slice", "strided_slice", "cast",
            "crop", "repeat_interleave", "unique", "unique_consecutive", "moveaxis", "reverse",
+           "reshape_", "squeeze_", "unsqueeze_", "view", "view_as", "as_strided",
            "vsplit", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shape",
            *selection.__all__]       # gather, scatter, ...: paddle.tensor.manipulation's too
 
@@ -31,7 +32,7 @@ scatter, scatter_nd_add, masked_fill = selection.scatter, selection.scatter_nd_a
 take_along_axis, put_along_axis, shard_index = (selection.take_along_axis,
                                                 selection.put_along_axis, selection.shard_index)
 index_put, scatter_nd = selection.index_put, selection.scatter_nd
-index_fill, take = selection.index_fill, selection.take
+index_fill, take, scatter_ = selection.index_fill, selection.take, selection.scatter_
 
 
 def _axis_list(axis):
@@ -345,6 +346,47 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
     picked = [out] + [v for v, want in ((inverse, return_inverse), (counts, return_counts))
                       if want]
     return picked[0] if len(picked) == 1 else tuple(picked)
+
+
+# -- in-place forms: PaddlePaddle 2.6 runs them in place in dynamic mode only; in a static
+#    program they build the out-of-place op and return its new variable, as here
+
+def reshape_(x, shape, name=None):
+    """``paddle.reshape`` (in a static program the result is a new variable)."""
+    return reshape(x, shape, name)
+
+
+def squeeze_(x, axis=None, name=None):
+    """``paddle.squeeze`` (in a static program the result is a new variable)."""
+    return squeeze(x, axis, name)
+
+
+def unsqueeze_(x, axis, name=None):
+    """``paddle.unsqueeze`` (in a static program the result is a new variable)."""
+    return unsqueeze(x, axis, name)
+
+
+# -- views share memory with their input: PaddlePaddle has them in dynamic mode only
+
+def _dynamic_only(function, instead):
+    raise NotImplementedError(f"paddle.{function} shares memory with its input, which only "
+                              f"PaddlePaddle's dynamic mode does; paddle_nb builds static "
+                              f"programs: use {instead}")
+
+
+def view(x, shape_or_dtype, name=None):
+    """Not in a static program (PaddlePaddle 2.6 refuses it too): use paddle.reshape."""
+    _dynamic_only("view", "paddle.reshape (a shape) or paddle.cast (a dtype)")
+
+
+def view_as(x, other, name=None):
+    """Not in a static program: use paddle.reshape(x, other.shape)."""
+    _dynamic_only("view_as", "paddle.reshape(x, other.shape)")
+
+
+def as_strided(x, shape, stride, offset=0, name=None):
+    """Not in a static program: use paddle.strided_slice or indexing (x[::2])."""
+    _dynamic_only("as_strided", "paddle.strided_slice or indexing such as x[::2]")
 
 
 def astype(x, dtype):

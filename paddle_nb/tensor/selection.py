@@ -13,7 +13,7 @@ from paddle_nb.tensor.building import append, is_var
 
 __all__ = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
            "take_along_axis", "put_along_axis", "masked_fill", "shard_index", "index_put",
-           "scatter_nd", "index_fill", "take"]
+           "scatter_nd", "index_fill", "take", "scatter_"]
 
 
 def gather(x, index, axis=None, name=None):
@@ -45,6 +45,11 @@ def scatter(x, index, updates, overwrite=True, name=None):
     """``x`` with its rows ``index`` replaced by (or summed from) ``updates``."""
     return append("scatter", "scatter", {"X": x, "Ids": index, "Updates": updates},
                   {"overwrite": bool(overwrite)}, name=name)
+
+
+def scatter_(x, index, updates, overwrite=True, name=None):
+    """``paddle.scatter`` (in a static program the result is a new variable)."""
+    return scatter(x, index, updates, overwrite, name)
 
 
 def scatter_nd_add(x, index, updates, name=None):

@@ -180,3 +180,14 @@ def test_unique_along_an_axis_and_consecutive_runs():
     np.testing.assert_array_equal(got[1], [0, 0, 1, 0])
     np.testing.assert_array_equal(got[2], [[1, 2], [3, 4], [1, 2]])
     np.testing.assert_array_equal(got[3], [2, 1, 1])
+
+
+def test_views_say_they_need_dynamic_mode_and_what_to_use():
+    main = pd.Program()
+    with pd.program_guard(main, pd.Program()):
+        x = pd.layers.data("x", [2, 3], "float32", append_batch_size=False)
+        with pytest.raises(NotImplementedError, match="use paddle.reshape"):
+            pd.view(x, [3, 2])
+        with pytest.raises(NotImplementedError, match="strided_slice"):
+            pd.as_strided(x, [3], [2])
+        assert pd.reshape_(x, [3, 2]).shape == (3, 2)

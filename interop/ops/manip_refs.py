@@ -76,10 +76,9 @@ CASES = {
         paddle.sort(v["x"]), paddle.argsort(v["x"], axis=0, descending=True),
         paddle.sort(v["x"], axis=0, descending=True), paddle.argmin(v["x"]),
         paddle.argmin(v["x"], 1, keepdim=True), paddle.argmax(v["x"], 0)]),
-    "kthvalue_mode": ({"x": (distinct(3, 5), True),
-                       "t": (np.array([[1., 2, 2, 3, 3], [5, 5, 1, 1, 0]], "float32"), False)},
-                      lambda v: [*paddle.kthvalue(v["x"], 2), *paddle.kthvalue(v["x"], 3, 0, True),
-                                 *paddle.mode(v["x"]), *paddle.mode(v["t"])]),
+    # kthvalue and mode are compared through the API (interop/api/manip_api_refs.py): 2.6.2
+    # declares their Indices float32 (they are int64 when they run), which paddle_nb's
+    # executor refuses in a program read from PaddlePaddle (executor/declared.py)
     "searchsorted": ({"s": (np.array([1., 3, 3, 5], "float32"), False),
                       "v": (np.array([[3., 0], [6, 4]], "float32"), False)}, lambda v: [
         paddle.searchsorted(v["s"], v["v"]), paddle.searchsorted(v["s"], v["v"], right=True),

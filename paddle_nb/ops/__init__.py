@@ -11,12 +11,12 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
 )
-from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and creation)
-    strided, set_value, scatter, sort, layout, grids, counting,
-)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register
+from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and creation)
+    strided, set_value, scatter, sort, layout, grids, counting,
+)
 
 __all__ = ["registry", "Attr", "Meta", "OpDef", "Slot", "describe", "fail", "register",
            "KernelContext", "RawContext", "GradContext", "OpSpec", "grad_op"]

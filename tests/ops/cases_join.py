@@ -107,7 +107,7 @@ CASES = {
         Case(inputs={"Input": X345}, attrs={"axes": [0, 1, 2], "starts": [0, 3, 4],
                                             "ends": [1, 4, 5], "decrease_axis": [0, 1, 2]},
              ref=_slice_ref([[0], [3], [4]], ()), grad=("Input",),
-             name="every axis decreased: 0-D, as PaddlePaddle 2.6"),
+             name="every axis decreased: 0-D, as in 2.6"),
         Case(inputs={"Input": X345}, attrs={"axes": [1], "starts": [3], "ends": [1]},
              ref=_slice_ref([[0, 1, 2], [], [0, 1, 2, 3, 4]], (3, 0, 5)), name="empty"),
         Case(inputs={"Input": X345, "EndsTensorList": [np.array(3, np.int32),

@@ -9,7 +9,7 @@ the ``is_*`` questions are answered from the VarDesc at once.
 import numpy
 
 from paddle_nb.framework.variable import Variable, register_tensor_methods
-from paddle_nb.tensor.building import append
+from paddle_nb.tensor.naming import append
 
 __all__ = ["shape", "numel", "rank", "is_tensor", "is_floating_point", "is_integer",
            "is_complex"]

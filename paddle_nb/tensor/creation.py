@@ -13,7 +13,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype, to_var_type
 from paddle_nb.layers.helper import layer_helper
-from paddle_nb.tensor.building import (
+from paddle_nb.tensor.naming import (
     append, append_many, append_named, check_var, dtype_of, generated_name, host_dtype_of, is_var,
 )
 

@@ -22,7 +22,7 @@ is x), the form PaddlePaddle wrote before 2.6, since Python cannot rebind the na
 import numpy
 
 from paddle_nb.framework.variable import Variable, register_tensor_methods
-from paddle_nb.tensor.building import append, append_named, generated_name
+from paddle_nb.tensor.naming import append, append_named, generated_name
 
 __all__ = ["read_index", "getitem", "setitem", "INT_MAX"]
 

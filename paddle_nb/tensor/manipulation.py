@@ -13,7 +13,7 @@ import numpy
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor import selection
-from paddle_nb.tensor.building import (
+from paddle_nb.tensor.naming import (
     append, append_many, append_named, check_var, generated_name, is_var,
 )
 

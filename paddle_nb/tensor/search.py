@@ -10,7 +10,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.variable import register_tensor_methods
-from paddle_nb.tensor.building import append, append_many, append_named, generated_name, is_var
+from paddle_nb.tensor.naming import append, append_many, append_named, generated_name, is_var
 
 __all__ = ["argmax", "argmin", "argsort", "sort", "topk", "where", "nonzero", "masked_select",
            "index_sample", "kthvalue", "mode", "searchsorted", "bucketize"]

@@ -9,7 +9,7 @@ each file holds one idea: reading or writing a tensor at positions another tenso
 import numpy
 
 from paddle_nb.framework.variable import register_tensor_methods
-from paddle_nb.tensor.building import append, is_var
+from paddle_nb.tensor.naming import append, is_var
 
 __all__ = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
            "take_along_axis", "put_along_axis", "masked_fill", "shard_index", "index_put",
@@ -88,7 +88,7 @@ def index_fill(x, index, axis, value, name=None):
 def take(x, index, mode="raise", name=None):
     """The elements of ``x``, flattened, at ``index`` (negative counts from the end; mode
     'wrap' and 'clip' fold an index into range), shaped like ``index``."""
-    from paddle_nb.tensor.building import append_named, generated_name
+    from paddle_nb.tensor.naming import append_named, generated_name
     from paddle_nb.tensor.manipulation import flatten, reshape
     numel = int(numpy.prod(x.shape))
     flat_x, flat_i = flatten(x), flatten(index)

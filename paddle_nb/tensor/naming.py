@@ -1,4 +1,5 @@
-"""How the 2.x tensor functions append their ops, and name their outputs as PaddlePaddle 2.6.
+"""How the 2.x manipulation, creation and search functions append their ops, and name their
+outputs as PaddlePaddle 2.6.
 
 A 2.x function asks :func:`paddle_nb.layers.helper.layer_helper` for a helper named after a
 key (usually the op type, sometimes the function: ``paddle.transpose`` counts ``transpose``,

@@ -65,6 +65,7 @@ CASES = {
     "flip_tile": ({"x": (X, True)}, lambda api, v: [
         api.paddle.flip(v["x"], [0, 2]), api.paddle.rot90(v["x"]),
         api.paddle.rot90(v["x"], 2, [1, 2]), api.paddle.roll(v["x"], 1, 0),
+        api.paddle.diagonal(v["x"], 1, 1, 2), api.paddle.diagonal(v["x"]),
         api.paddle.roll(v["x"], [1, 2], [0, 2]), api.paddle.tile(v["x"], [2, 1, 1]),
         api.paddle.expand(v["x"][:1], [3, 3, 4]), api.paddle.expand_as(v["x"][:1], v["x"]),
         api.paddle.broadcast_to(v["x"][:, :1], [2, 3, 4]), api.paddle.cast(v["x"], "float64"),
@@ -107,6 +108,8 @@ CASES = {
         api.paddle.unique(v["x"]),
         *api.paddle.unique_consecutive(v["x"], return_inverse=True, return_counts=True),
         api.paddle.shard_index(v["x"].reshape([6, 1]), 4, 2, 1),
+        api.paddle.bincount(v["x"].reshape([6]), minlength=5),
+        api.paddle.histogram(v["x"], bins=3, min=1, max=3),
         *api.paddle.unique(v["x"], return_inverse=True, return_counts=True, axis=1),
         *api.paddle.unique_consecutive(v["x"], return_counts=True, axis=0)]),
     "search": ({"x": (X, True), "m": (M, False)}, lambda api, v: [

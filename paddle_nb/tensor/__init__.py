@@ -31,10 +31,12 @@ from paddle_nb.tensor.manipulation import (  # noqa: F401
     unsqueeze, flatten, flip, rot90, roll, tile, expand, expand_as, broadcast_to,
     broadcast_tensors, slice, strided_slice, cast, crop, repeat_interleave, unique,
     unique_consecutive, moveaxis, gather, gather_nd, index_select, index_add, scatter,
-    scatter_nd_add, take_along_axis, put_along_axis, masked_fill, shard_index, reverse,
-    vsplit, unflatten, index_put, scatter_nd, atleast_1d, atleast_2d, atleast_3d,
-    broadcast_shape, index_fill, take, reshape_, squeeze_, unsqueeze_, view, view_as,
-    as_strided, scatter_,
+    scatter_nd_add, take_along_axis, put_along_axis, masked_fill, shard_index,
+    index_put, scatter_nd, index_fill, take, scatter_, diagonal,
+)
+from paddle_nb.tensor.manipulation import (  # noqa: F401
+    reverse, vsplit, unflatten, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
+    reshape_, squeeze_, unsqueeze_, view, view_as, as_strided,
 )
 from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 
@@ -43,7 +45,7 @@ from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...
 # -- search --------------------------------------------------------------------------------
 from paddle_nb.tensor.search import (  # noqa: F401
     argmax, argmin, argsort, sort, topk, where, nonzero, masked_select, index_sample,
-    kthvalue, mode, searchsorted, bucketize,
+    kthvalue, mode, searchsorted, bucketize, bincount, histogram,
 )
 
 # -- stat ----------------------------------------------------------------------------------

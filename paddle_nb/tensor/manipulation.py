@@ -12,7 +12,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.variable import register_tensor_methods
-from paddle_nb.tensor import selection
+from paddle_nb.tensor import manipulation_more, selection
 from paddle_nb.tensor.naming import (
     append, append_many, append_named, check_var, generated_name, is_var,
 )
@@ -20,10 +20,9 @@ from paddle_nb.tensor.naming import (
 __all__ = ["reshape", "transpose", "concat", "stack", "split", "chunk", "unbind", "unstack",
            "squeeze", "unsqueeze", "flatten", "flip", "rot90", "roll", "tile", "expand",
            "expand_as", "broadcast_to", "broadcast_tensors", "slice", "strided_slice", "cast",
-           "crop", "repeat_interleave", "unique", "unique_consecutive", "moveaxis", "reverse",
-           "reshape_", "squeeze_", "unsqueeze_", "view", "view_as", "as_strided",
-           "vsplit", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shape",
-           *selection.__all__]       # gather, scatter, ...: paddle.tensor.manipulation's too
+           "crop", "repeat_interleave", "unique", "unique_consecutive", "moveaxis", "diagonal",
+           *selection.__all__,       # gather, scatter, ...: paddle.tensor.manipulation's too
+           *manipulation_more.__all__]
 
 gather, gather_nd, index_select, index_add = (selection.gather, selection.gather_nd,
                                               selection.index_select, selection.index_add)
@@ -33,6 +32,15 @@ take_along_axis, put_along_axis, shard_index = (selection.take_along_axis,
                                                 selection.put_along_axis, selection.shard_index)
 index_put, scatter_nd = selection.index_put, selection.scatter_nd
 index_fill, take, scatter_ = selection.index_fill, selection.take, selection.scatter_
+reverse, vsplit, unflatten = (manipulation_more.reverse, manipulation_more.vsplit,
+                              manipulation_more.unflatten)
+atleast_1d, atleast_2d, atleast_3d = (manipulation_more.atleast_1d, manipulation_more.atleast_2d,
+                                      manipulation_more.atleast_3d)
+broadcast_shape, reshape_, squeeze_, unsqueeze_ = (
+    manipulation_more.broadcast_shape, manipulation_more.reshape_, manipulation_more.squeeze_,
+    manipulation_more.unsqueeze_)
+view, view_as, as_strided = manipulation_more.view, manipulation_more.view_as, \
+    manipulation_more.as_strided
 
 
 def _axis_list(axis):
@@ -65,6 +73,13 @@ def transpose(x, perm, name=None):
     """``x`` with its dimensions permuted: out.shape[i] = x.shape[perm[i]]."""
     return append("transpose", "transpose2", {"X": x}, {"axis": [int(p) for p in perm]},
                   extra=("XShape",), name=name)
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
+    """The diagonal of ``x`` in the plane (axis1, axis2), as the last axis (PaddlePaddle has
+    it in paddle.tensor.math)."""
+    return append("diagonal", "diagonal", {"Input": x},
+                  {"offset": int(offset), "axis1": int(axis1), "axis2": int(axis2)}, name=name)
 
 
 def moveaxis(x, source, destination, name=None):
@@ -153,60 +168,6 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 def flip(x, axis, name=None):
     """``x`` reversed along each of ``axis``."""
     return append("flip", "flip", {"X": x}, {"axis": _axis_list(axis)}, name=name)
-
-
-def reverse(x, axis, name=None):
-    """``x`` reversed along each of ``axis`` (PaddlePaddle 2.6 writes a ``flip``)."""
-    return flip(x, axis, name)
-
-
-def vsplit(x, num_or_sections, name=None):
-    """``x`` cut along its first axis (``split`` with axis 0)."""
-    if len(x.shape) < 2:
-        raise ValueError(f"paddle.vsplit: x must have 2 or more dims, got shape {list(x.shape)}")
-    return split(x, num_or_sections, 0, name)
-
-
-def unflatten(x, axis, shape, name=None):
-    """``x`` with dim ``axis`` split into the dims ``shape`` (a ``reshape2``)."""
-    axis %= len(x.shape)
-    new = list(x.shape[:axis]) + [int(d) for d in shape] + list(x.shape[axis + 1:])
-    return reshape(x, new, name)
-
-
-def _atleast(rank, inputs):
-    """Each input with at least ``rank`` dims: a 0-D one reshaped to ones, a 1-D one given a
-    leading (and, for rank 3, a trailing) dim, a 2-D one a trailing dim (for rank 3)."""
-    outs = []
-    for x in inputs:
-        have = len(x.shape)
-        if have >= rank:
-            outs.append(x)
-        elif have == 0:
-            outs.append(reshape(x, [1] * rank))
-        else:
-            outs.append(unsqueeze(x, {(1, 2): [0], (1, 3): [0, 2], (2, 3): [2]}[(have, rank)]))
-    return outs[0] if len(outs) == 1 else outs
-
-
-def atleast_1d(*inputs, name=None):
-    """Each input with at least 1 dim (one input: its result; several: a list)."""
-    return _atleast(1, inputs)
-
-
-def atleast_2d(*inputs, name=None):
-    """Each input with at least 2 dims."""
-    return _atleast(2, inputs)
-
-
-def atleast_3d(*inputs, name=None):
-    """Each input with at least 3 dims."""
-    return _atleast(3, inputs)
-
-
-def broadcast_shape(x_shape, y_shape):
-    """The shape two tensors of these shapes broadcast to (a Python list; no op)."""
-    return list(numpy.broadcast_shapes(tuple(x_shape), tuple(y_shape)))
 
 
 def rot90(x, k=1, axes=(0, 1), name=None):
@@ -346,47 +307,6 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
     picked = [out] + [v for v, want in ((inverse, return_inverse), (counts, return_counts))
                       if want]
     return picked[0] if len(picked) == 1 else tuple(picked)
-
-
-# -- in-place forms: PaddlePaddle 2.6 runs them in place in dynamic mode only; in a static
-#    program they build the out-of-place op and return its new variable, as here
-
-def reshape_(x, shape, name=None):
-    """``paddle.reshape`` (in a static program the result is a new variable)."""
-    return reshape(x, shape, name)
-
-
-def squeeze_(x, axis=None, name=None):
-    """``paddle.squeeze`` (in a static program the result is a new variable)."""
-    return squeeze(x, axis, name)
-
-
-def unsqueeze_(x, axis, name=None):
-    """``paddle.unsqueeze`` (in a static program the result is a new variable)."""
-    return unsqueeze(x, axis, name)
-
-
-# -- views share memory with their input: PaddlePaddle has them in dynamic mode only
-
-def _dynamic_only(function, instead):
-    raise NotImplementedError(f"paddle.{function} shares memory with its input, which only "
-                              f"PaddlePaddle's dynamic mode does; paddle_nb builds static "
-                              f"programs: use {instead}")
-
-
-def view(x, shape_or_dtype, name=None):
-    """Not in a static program (PaddlePaddle 2.6 refuses it too): use paddle.reshape."""
-    _dynamic_only("view", "paddle.reshape (a shape) or paddle.cast (a dtype)")
-
-
-def view_as(x, other, name=None):
-    """Not in a static program: use paddle.reshape(x, other.shape)."""
-    _dynamic_only("view_as", "paddle.reshape(x, other.shape)")
-
-
-def as_strided(x, shape, stride, offset=0, name=None):
-    """Not in a static program: use paddle.strided_slice or indexing (x[::2])."""
-    _dynamic_only("as_strided", "paddle.strided_slice or indexing such as x[::2]")
 
 
 def astype(x, dtype):

@@ -13,7 +13,8 @@ from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor.naming import append, append_many, append_named, generated_name, is_var
 
 __all__ = ["argmax", "argmin", "argsort", "sort", "topk", "where", "nonzero", "masked_select",
-           "index_sample", "kthvalue", "mode", "searchsorted", "bucketize"]
+           "index_sample", "kthvalue", "mode", "searchsorted", "bucketize", "bincount",
+           "histogram"]
 
 
 def _arg(key, op_type, x, axis, keepdim, dtype, name):
@@ -146,6 +147,23 @@ def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
         raise ValueError("paddle.bucketize: sorted_sequence must be 1-D, got shape "
                          f"{list(sorted_sequence.shape)}")
     return searchsorted(sorted_sequence, x, out_int32, right, name)
+
+
+# bincount and histogram sit in PaddlePaddle's paddle.tensor.linalg; here they sit with the
+# other counting searches
+
+def bincount(x, weights=None, minlength=0, name=None):
+    """How many times each value 0, 1, ... occurs in the 1-D int ``x`` (or the sum of its
+    ``weights``)."""
+    ins = {"X": x} if weights is None else {"X": x, "Weights": weights}
+    return append("bincount", "bincount", ins, {"minlength": int(minlength)}, name=name)
+
+
+def histogram(input, bins=100, min=0, max=0, name=None):
+    """How many elements of ``input`` fall in each of ``bins`` equal bins from ``min`` to
+    ``max`` (both 0: the input's own range)."""
+    return append("histogram", "histogram", {"X": input},
+                  {"bins": int(bins), "min": int(min), "max": int(max)}, name=name)
 
 
 register_tensor_methods({name: globals()[name] for name in (

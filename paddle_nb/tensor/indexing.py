@@ -6,8 +6,9 @@ one ``slice`` op (or ``strided_slice`` when a step is not 1) over the axes it cu
 the axes an integer picked (``decrease_axis``), then an ``unsqueeze2`` for the ``None``
 entries; the output is named after x (``x_slice_0``). An advanced entry (an int tensor or
 list, or a bool mask) then becomes a ``gather_nd``: an int index is given a last dim of 1
-(``unsqueeze2``), a mask becomes its positions (``where_index``); an entry that is not first
-is moved to the front by a ``transpose2`` and back after.
+(``unsqueeze2``), several int entries are broadcast together and stacked, a mask becomes
+its positions (``where_index``); entries that are not first are moved to the front by a
+``transpose2`` (and back after, when they stood side by side, as NumPy places them).
 
 Assignment appends ``set_value``: Out is x with the region replaced (by a ValueTensor, cast
 to x's dtype, or by constants in the op's ``values``); an advanced index goes through
@@ -130,45 +131,63 @@ def _slice_basic(x, plan):
     return append_named(generated_name(f"{x.name}_{op_type}"), op_type, ins, attrs)
 
 
-def _index_tensor(entry):
-    """A gather_nd index for one advanced entry: positions of a mask, or an int index with
-    a last dim of 1."""
+def _as_tensor(entry):
     from paddle_nb.tensor.creation import to_tensor
-    from paddle_nb.tensor.manipulation import unsqueeze
-    if not isinstance(entry, Variable):
-        array = numpy.asarray(entry)
-        entry = to_tensor(array if array.dtype == bool else array.astype("int64"))
-    if entry.dtype == numpy.dtype(bool):
-        return append("where_index", "where_index", {"Condition": entry})
-    return unsqueeze(entry, -1)
+    if isinstance(entry, Variable):
+        return entry
+    array = numpy.asarray(entry)
+    return to_tensor(array if array.dtype == bool else array.astype("int64"))
 
 
-def _gather_at(x, position, entry):
+def _index_tensor(tensors):
+    """gather_nd's index for the advanced entries (as tensors): a mask's positions, one int
+    index given a last dim of 1, or several int indices broadcast together and stacked."""
+    from paddle_nb.tensor.manipulation import broadcast_tensors, stack, unsqueeze
+    if len(tensors) == 1:
+        if tensors[0].dtype == numpy.dtype(bool):
+            return append("where_index", "where_index", {"Condition": tensors[0]})
+        return unsqueeze(tensors[0], -1)
+    if any(t.dtype == numpy.dtype(bool) for t in tensors):
+        raise IndexError("paddle_nb indexes with a mask only as the one tensor entry of an "
+                         "index; use paddle.nonzero and index with its positions")
+    return stack(broadcast_tensors(tensors), axis=-1)
+
+
+def _gather(x, advanced):
+    """``x`` read at the advanced entries, as 2.6 does: their axes moved to the front (a
+    transpose2), one gather_nd, and, when the entries were side by side but not first, the
+    result's axes moved back to where they stood."""
     from paddle_nb.tensor.manipulation import transpose
-    if position == 0:
-        return append("gather_nd", "gather_nd", {"X": x, "Index": _index_tensor(entry)})
+    positions, entries = [p for p, _ in advanced], [e for _, e in advanced]
     rank = len(x.shape)
-    perm = [position] + [d for d in range(rank) if d != position]
-    moved = transpose(x, perm)
-    out = append("gather_nd", "gather_nd", {"X": moved, "Index": _index_tensor(entry)})
-    back = [perm.index(d) for d in range(len(out.shape))] if len(out.shape) == rank else None
-    if back is None:
-        raise IndexError("paddle_nb indexes with a mask only as the first entry of an index")
+    mask_dims = sum(len(numpy.shape(e)) if not isinstance(e, Variable) else len(e.shape)
+                    for e in entries if _consumed(e) > 1)
+    if mask_dims and positions != [0]:
+        raise IndexError("paddle_nb indexes with a mask of rank 2 or more only as the first "
+                         "entry of an index")
+    tensors = [_as_tensor(e) for e in entries]       # lists written first, as 2.6 does
+    perm = positions + [d for d in range(rank) if d not in positions]
+    moved = x if perm == list(range(rank)) else transpose(x, perm)
+    out = append("gather_nd", "gather_nd", {"X": moved, "Index": _index_tensor(tensors)})
+    first = positions[0]
+    side_by_side = positions == list(range(first, first + len(positions)))
+    if first == 0 or not side_by_side:
+        return out
+    produced = len(out.shape) - (rank - len(positions))
+    back = list(range(produced, produced + first)) + list(range(produced)) + \
+        list(range(produced + first, len(out.shape)))
     return transpose(out, back)
 
 
 def getitem(x, index):
     """``x[index]`` as PaddlePaddle 2.6 builds it (see the module docstring)."""
     plan = read_index(len(x.shape), index)
-    if len(plan["advanced"]) > 1:
-        raise IndexError("paddle_nb supports one tensor or list entry in an index; index "
-                         "step by step (x[idx][:, idx2]) or use paddle.gather_nd")
     out = _slice_basic(x, plan)
     if plan["nones"]:
         from paddle_nb.tensor.manipulation import unsqueeze
         out = unsqueeze(out, plan["nones"])
-    for position, entry in plan["advanced"]:
-        out = _gather_at(out, position, entry)
+    if plan["advanced"]:
+        out = _gather(out, plan["advanced"])
     return out
 
 

@@ -63,6 +63,10 @@ CASES = {
     "getitem_list": (lambda p, x: x[:, [3, 0, 3]], lambda x: x[:, [3, 0, 3]]),
     "getitem_mask": (lambda p, x: x[_gt(p, x, 0.5)], lambda x: x[x > 0.5]),
     "getitem_chain": (lambda p, x: x[2][-1][0], lambda x: x[2][-1][0]),
+    "getitem_two_lists": (lambda p, x: x[[0, 2], [1, 3]], lambda x: x[[0, 2], [1, 3]]),
+    "getitem_lists_side_by_side": (lambda p, x: x[:, [0, 1], [2, 4]], lambda x: x[:, [0, 1], [2, 4]]),
+    "getitem_lists_apart": (lambda p, x: x[[0, 1], :, [2, 4]], lambda x: x[[0, 1], :, [2, 4]]),
+    "getitem_list_broadcast": (lambda p, x: x[[[0], [2]], [1, 3]], lambda x: x[[[0], [2]], [1, 3]]),
 }
 
 

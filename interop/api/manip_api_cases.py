@@ -35,7 +35,9 @@ def _setitems(api, v):
 
 def _setitem_mask(api, v):
     x = v["x"] * 1.0
-    return [api.setitem(x, v["m"], 1.5), api.setitem(x, v["i"], v["row"])]
+    return [api.setitem(x, v["m"], 1.5), api.setitem(x, v["i"], v["row"]),
+            api.setitem(x, (v["i"], v["i"] + 1), -2.0),
+            api.setitem(x, ([0, 1], [2, 0], [3, 1]), v["row"][0, :2])]
 
 
 CASES = {

@@ -212,16 +212,16 @@ def _advanced_value(x, plan, value):
     as the ValueTensor of a whole-tensor set_value."""
     from paddle_nb.tensor.creation import to_tensor
     from paddle_nb.tensor.manipulation import astype, transpose
-    if plan["axes"] or plan["nones"] or len(plan["advanced"]) != 1 or plan["advanced"][0][0]:
-        raise IndexError("paddle_nb assigns through a tensor index only as the whole index "
-                         "(x[idx] = v, x[mask] = v)")
-    entry = plan["advanced"][0][1]
-    if not isinstance(entry, Variable):
-        entry = to_tensor(numpy.asarray(entry))
+    positions = [p for p, _ in plan["advanced"]]
+    if plan["axes"] or plan["nones"] or positions != list(range(len(positions))):
+        raise IndexError("paddle_nb assigns through tensor indices only when they are the "
+                         "whole index (x[idx] = v, x[i, j] = v, x[mask] = v)")
+    entries = [e if isinstance(e, Variable) else to_tensor(numpy.asarray(e))
+               for _, e in plan["advanced"]]
     if not isinstance(value, Variable):     # constants: written, then cast (as 2.6 does)
         value = astype(to_tensor(numpy.asarray(value).reshape(-1) if numpy.ndim(value)
                                  else [value], x.dtype), x.dtype)
-    put = append("index_put", "index_put", {"x": x, "indices": [entry], "value": value},
+    put = append("index_put", "index_put", {"x": x, "indices": entries, "value": value},
                  {"accumulate": False}, slot="out")
     return transpose(put, list(range(len(x.shape))))
 

@@ -138,9 +138,10 @@ CASES = {
 }
 
 def _index_put_ref(ins, attrs):
-    x, (index,), value = ins["x"].copy(), ins["indices"], ins["value"]
+    x, indices, value = ins["x"].copy(), ins["indices"], ins["value"]
+    index = indices[0]
     spots = [p for p in np.ndindex(*index.shape) if index[p]] if index.dtype == bool \
-        else [(int(i),) for i in index]
+        else [tuple(int(i[k]) for i in indices) for k in range(len(index))]
     values = np.broadcast_to(value, (len(spots),) + x.shape[len(spots[0]):])
     for k, p in enumerate(spots):
         if attrs.get("accumulate"):
@@ -158,6 +159,9 @@ CASES["index_put"] = [
     Case(inputs={"x": X[0], "indices": [np.array([1, 1, 2])], "value": arr(3, 3)},
          attrs={"accumulate": True}, ref=_index_put_ref, grad=("x", "value"),
          name="accumulate, a repeat"),
+    Case(inputs={"x": X[0], "indices": [np.array([4, 0, 2]), np.array([1, 2, 0])],
+                 "value": arr(3)}, ref=_index_put_ref, grad=("x", "value"),
+         name="x[i, j] = v: two int indices"),
 ]
 
 XM = Meta((4, 5, 3), np.dtype(F))

@@ -137,6 +137,10 @@ CASES = {
     "getitem_tensor_bounds": ({"x": (X, True), "n": (np.array([2], "int64"), False)},
                               lambda api, v: [v["x"][:, :v["n"]], v["x"][v["n"] - 1:, 1:v["n"]],
                                               v["x"][..., 1:v["n"] + 1]]),
+    "setitem_tensor_bounds": ({"x": (X, True), "n": (np.array([2], "int64"), False)},
+                              lambda api, v: [
+        api.setitem(v["x"] * 1.0, (slice(None), slice(None, v["n"])), 1.0),
+        api.setitem(v["x"] * 1.0, (slice(None), slice(1, v["n"]), slice(v["n"], 4)), 2.0)]),
     # not differentiated: 2.6.2's strided_slice_grad fails when an axis is decreased
     "getitem_strided_decrease": ({"x": (X, False)}, lambda api, v: [
         v["x"][0, None, ::-1], v["x"][:, 1, ::2]]),

@@ -103,7 +103,9 @@ def _arange_dtype(values):
     return numpy.dtype("int64")
 
 
-def _one_value(v, dtype):
+def one_value(v, dtype):
+    """``v`` as a one-value tensor of ``dtype``: a Variable (cast if needed), or a
+    ``fill_constant`` of shape [1] on the CPU (how 2.6 writes a bound or a count)."""
     if is_var(v):
         return v if v.dtype == dtype else cast_to(v, dtype)
     return _fill_constant([1], dtype, v, force_cpu=True)
@@ -118,8 +120,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if end is None:
         start, end = 0, start
     dtype = _arange_dtype((start, end, step)) if dtype is None else convert_dtype(dtype)
-    ins = {"Start": _one_value(start, dtype), "End": _one_value(end, dtype),
-           "Step": _one_value(step, dtype)}
+    ins = {"Start": one_value(start, dtype), "End": one_value(end, dtype),
+           "Step": one_value(step, dtype)}
     out = append("range", "range", ins, name=name)
     if not any(is_var(v) for v in (start, end, step)):
         out.desc.type.lod_tensor.tensor.dims[:] = [max(0, math.ceil((end - start) / step))]
@@ -129,9 +131,9 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 def linspace(start, stop, num, dtype=None, name=None):
     """``num`` evenly spaced numbers from ``start`` to ``stop`` (both included)."""
     dtype = dtype_of(dtype)
-    ins = {"Start": _one_value(start, numpy.dtype("float32") if not is_var(start) else start.dtype),
-           "Stop": _one_value(stop, numpy.dtype("float32") if not is_var(stop) else stop.dtype),
-           "Num": _one_value(num, numpy.dtype("int32"))}
+    ins = {"Start": one_value(start, numpy.dtype("float32") if not is_var(start) else start.dtype),
+           "Stop": one_value(stop, numpy.dtype("float32") if not is_var(stop) else stop.dtype),
+           "Num": one_value(num, numpy.dtype("int32"))}
     out = append("linspace", "linspace", ins, {"dtype": dtype}, name=name)
     if not is_var(num):
         out.desc.type.lod_tensor.tensor.dims[:] = [int(num)]
@@ -142,8 +144,8 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     """``base`` to the powers of ``num`` evenly spaced numbers from ``start`` to ``stop``."""
     dtype = dtype_of(dtype)
     f32 = numpy.dtype("float32")
-    ins = {"Start": _one_value(start, f32), "Stop": _one_value(stop, f32),
-           "Num": _one_value(num, numpy.dtype("int32")), "Base": _one_value(base, f32)}
+    ins = {"Start": one_value(start, f32), "Stop": one_value(stop, f32),
+           "Num": one_value(num, numpy.dtype("int32")), "Base": one_value(base, f32)}
     out = append("logspace", "logspace", ins, {"dtype": dtype}, name=name)
     if not is_var(num):
         out.desc.type.lod_tensor.tensor.dims[:] = [int(num)]

@@ -233,11 +233,16 @@ def _set_value(x, index, value, out_name):
         plan = read_index(len(x.shape), ())
     else:
         ins, attrs = _value_attrs(x, value)
-    if any(isinstance(v, Variable) for key in ("starts", "ends", "steps") for v in plan[key]):
-        raise IndexError("paddle_nb assigns into slices with constant bounds only")
-    attrs.update({"axes": plan["axes"], "starts": plan["starts"], "ends": plan["ends"],
-                  "steps": plan["steps"], "decrease_axes": plan["decrease"],
+    attrs.update({"axes": plan["axes"], "decrease_axes": plan["decrease"],
                   "none_axes": plan["nones"], "dtype": x.dtype})
+    for key, slot in (("starts", "StartsTensorList"), ("ends", "EndsTensorList"),
+                      ("steps", "StepsTensorList")):
+        attrs[key] = plan[key]
+        if any(isinstance(v, Variable) for v in plan[key]):     # as 2.6: all as tensors
+            from paddle_nb.tensor.creation import one_value
+            ins[slot] = [one_value(v, numpy.dtype("int32")) if not isinstance(v, Variable)
+                         else v for v in plan[key]]
+            attrs[key] = []
     if out_name is None:
         return append("set_value", "set_value", {"Input": x, **ins}, attrs)
     return append_named(out_name, "set_value", {"Input": x, **ins}, attrs)

@@ -9,7 +9,7 @@ rearrangement run backwards: pieces stacked again (unbind's gradient is PaddlePa
 
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
+from paddle_nb.ops.tensor_args import host_ints, ints_at_build, ints_at_run
 
 __all__ = []
 
@@ -183,7 +183,7 @@ def _repeat_infer(x, repeats_t, *, Repeats, dim):
 def _repeats(ctx, x, repeats_t, Repeats):
     if repeats_t is None:
         return Repeats
-    return repeats_t.reshape(-1)
+    return host_ints(repeats_t)         # a list: CuPy's repeat takes no array of counts
 
 
 def _repeat_grad(ctx, x, repeats_t, dout, *, Repeats, dim):

@@ -11,7 +11,7 @@ may repeat, so ``add.at``, never plain assignment.
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
-__all__ = []
+__all__ = ["along"]
 
 
 def _int_index(m, slot):
@@ -165,11 +165,21 @@ def _take_along_infer(x, index, *, Axis):
     return x.with_shape(tuple(index.shape))
 
 
+def along(xp, index, axis):
+    """The fancy index that reads ``index`` along ``axis`` and every other position as it
+    is: broadcasting aranges, one per axis (NumPy's ``indices(sparse=True)``, which CuPy
+    lacks), with ``index`` itself at ``axis``."""
+    grid = []
+    for k, n in enumerate(index.shape):
+        shape = [1] * index.ndim
+        shape[k] = n
+        grid.append(index if k == axis else xp.arange(n).reshape(shape))
+    return tuple(grid)
+
+
 def _add_along(xp, out, index, values, axis):
     """``out[..., index[i], ...] += values[i]`` along ``axis``, repeats adding up."""
-    grid = list(xp.indices(index.shape, sparse=True))
-    grid[axis] = index
-    xp.add.at(out, tuple(grid), values)
+    xp.add.at(out, along(xp, index, axis), values)
 
 
 def _take_along_grad(ctx, x, index, dout, *, Axis):
@@ -214,11 +224,9 @@ def _put_along(ctx, x, index, value, *, Axis, Reduce, Include_self):
     if Reduce == "add":
         _add_along(xp, out, index, value, axis)
     elif Reduce in ("mul", "multiply"):
-        grid = list(xp.indices(index.shape, sparse=True))
-        grid[axis] = index
-        xp.multiply.at(out, tuple(grid), value)
+        xp.multiply.at(out, along(xp, index, axis), value)
     else:
-        xp.put_along_axis(out, index, value, axis=axis)
+        out[along(xp, index, axis)] = value
     return out
 
 
@@ -230,7 +238,7 @@ def _put_along_grad(ctx, index, x, result, dout, value, *, Axis, Reduce, Include
     if ctx.want(0):
         dx = dout.copy()
         if Reduce == "assign":
-            xp.put_along_axis(dx, index, xp.zeros((), dout.dtype), axis=axis)
+            dx[along(xp, index, axis)] = 0
     dv = xp.take_along_axis(dout, index, axis=axis) if ctx.want(1) else None
     return dx, dv
 

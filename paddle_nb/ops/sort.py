@@ -14,6 +14,7 @@ import numpy
 
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.scatter import along
 
 __all__ = ["sort_positions"]
 
@@ -43,9 +44,7 @@ def _put_back(ctx, x, indices, dout, axis, keepdim=True):
     if not keepdim:
         indices, dout = xp.expand_dims(indices, axis), xp.expand_dims(dout, axis)
     dx = xp.zeros(x.shape, dtype=dout.dtype)
-    grid = list(xp.indices(indices.shape, sparse=True))
-    grid[axis] = indices
-    xp.add.at(dx, tuple(grid), dout)
+    xp.add.at(dx, along(xp, indices, axis), dout)
     return dx
 
 

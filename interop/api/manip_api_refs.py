@@ -63,7 +63,7 @@ def run_case(name, feeds, build):
             feed[w] = rng.standard_normal(value.shape).astype(value.dtype)
     fetched = exe.run(main, feed=feed, fetch_list=outs + [g for g in grads if g is not None])
     info = {"ops": [op.type for op in main.global_block().ops[:n_forward]],
-            "outputs": [{"name": o.name, "shape": list(o.shape), "dtype": str(o.dtype).split(".")[-1]}
+            "outputs": [{"name": o.name, "shape": list(o.shape), "dtype": _np_dtype(o)}
                         for o in outs],
             "weights": {w: o.name for w, o in weights.items()},
             "grads": [k for (k, (a, grad)), g in zip([(k, f) for k, f in feeds.items() if f[1]],

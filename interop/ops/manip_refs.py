@@ -106,7 +106,8 @@ CASES = {
         paddle.bincount(v["i"], minlength=6),
         paddle.histogram(v["x"], bins=3, min=0, max=3)]),
     "crop_shard": ({"x": (arr(3, 4), True), "i": (i64([[1], [6], [12], [19]]), False)},
-                   lambda v: [paddle.crop(v["x"], [2, 2], [1, 1]), paddle.crop(v["x"], [-1, 3], [1, 0]),
+                   lambda v: [paddle.crop(v["x"], [2, 2], [1, 1]),
+                              paddle.crop(v["x"], [-1, 3], [1, 0]),
                               paddle.shard_index(v["i"], 20, 3, 1)]),
     "getitem_tensor": ({"x": (arr(4, 3, 2), True), "i": (i64([3, 1]), False)}, lambda v: [
         v["x"][v["i"]], v["x"][:, v["i"][1:]], v["x"][[0, 2]], v["x"][None, 1]]),

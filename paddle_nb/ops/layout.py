@@ -132,7 +132,8 @@ def _diag_v2(ctx, x, *, offset, padding_value):
 register(OpDef(
     "diag_v2", inputs=["X"], outputs=["Out"],
     attrs={"offset": Attr("int", 0, comment="> 0: above the main diagonal"),
-           "padding_value": Attr("float", 0.0, comment="what fills a made matrix off the diagonal")},
+           "padding_value": Attr("float", 0.0,
+                                 comment="what fills a made matrix off the diagonal")},
     infer=_diag_v2_infer, kernel=_diag_v2,
     doc="Out = a matrix with X on a diagonal (X 1-D), or X's diagonal (X 2-D); "
         "PaddlePaddle 2.6 appends no gradient for it"))
@@ -213,7 +214,8 @@ register(OpDef(
 
 # ---- crop_tensor ------------------------------------------------------------------------------
 
-CROP_TENSORS = [Slot("Shape", dispensable=True), Slot("ShapeTensor", duplicable=True, dispensable=True),
+CROP_TENSORS = [Slot("Shape", dispensable=True),
+                Slot("ShapeTensor", duplicable=True, dispensable=True),
                 Slot("Offsets", dispensable=True),
                 Slot("OffsetsTensor", duplicable=True, dispensable=True)]
 CROP_ATTRS = {"shape": Attr("ints", [], comment="-1: the rest of X's dim from the offset"),
@@ -292,13 +294,15 @@ def _broadcast_grad(ctx, xs, douts):
 
 
 register(OpDef(
-    "broadcast_tensors", inputs=[Slot("X", duplicable=True)], outputs=[Slot("Out", duplicable=True)],
+    "broadcast_tensors", inputs=[Slot("X", duplicable=True)],
+    outputs=[Slot("Out", duplicable=True)],
     infer=lambda xs: [x.with_shape(_common_shape([x.shape for x in xs])) for x in xs],
     kernel=lambda ctx, xs: [x.copy() for x in ctx.xp.broadcast_arrays(*xs)],
     grad=grad_op("broadcast_tensors_grad", inputs=("X",)),
     doc="Out[i] = X[i] broadcast to the common shape of all of X"))
 register(OpDef(
-    "broadcast_tensors_grad", inputs=[Slot("X", duplicable=True), Slot("Out@GRAD", duplicable=True)],
+    "broadcast_tensors_grad",
+    inputs=[Slot("X", duplicable=True), Slot("Out@GRAD", duplicable=True)],
     outputs=[Slot("X@GRAD", duplicable=True)], no_need_buffer=("X",),
     infer=lambda xs, douts: [x.with_dtype(d.dtype) for x, d in zip(xs, douts)],
     kernel=_broadcast_grad,

@@ -54,7 +54,8 @@ def _broadcastable(value_shape, target):
         value_shape.pop(0)              # leading 1s (None axes) carry nothing
     if len(value_shape) > len(target):
         return False
-    return all(v in (1, -1) or t in (v, -1) for v, t in zip(reversed(value_shape), reversed(target)))
+    return all(v in (1, -1) or t in (v, -1)
+               for v, t in zip(reversed(value_shape), reversed(target)))
 
 
 def _set_value_infer(x, value, starts_l, ends_l, steps_l, *, axes, starts, ends, steps,

@@ -121,7 +121,8 @@ register(OpDef(
     doc="Out = Input[starts:ends:strides] along each of axes (x[..., ::2], x[::-1])"))
 register(OpDef(
     "strided_slice_grad", inputs=["Input", *STRIDED_TENSORS, "Out@GRAD"], outputs=["Input@GRAD"],
-    attrs=STRIDED_ATTRS, infer=lambda x, *rest, **_: Meta(tuple(x.shape), rest[-1].dtype, x.lod_level),
+    attrs=STRIDED_ATTRS,
+    infer=lambda x, *rest, **_: Meta(tuple(x.shape), rest[-1].dtype, x.lod_level),
     kernel=_strided_grad, no_need_buffer=("Input",),
     doc="the gradient of strided_slice: Out@GRAD placed back at the visited positions"))
 

@@ -87,7 +87,8 @@ def moveaxis(x, source, destination, name=None):
     src, dst = _axis_list(source), _axis_list(destination)
     rank = len(x.shape)
     if len(src) != len(dst):
-        raise ValueError(f"paddle.moveaxis: source {src} and destination {dst} must have one length")
+        raise ValueError(f"paddle.moveaxis: source {src} and destination {dst} must have one "
+                         "length")
     src, dst = [a % rank for a in src], [a % rank for a in dst]
     rest = [a for a in range(rank) if a not in src]
     perm = [None] * rank

@@ -18,7 +18,8 @@ __all__ = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatt
 
 def gather(x, index, axis=None, name=None):
     """The slices of ``x`` at ``index`` along ``axis`` (0 by default; a tensor axis too)."""
-    ins, attrs = {"X": x, "Index": index}, {"axis": 0 if axis is None or is_var(axis) else int(axis)}
+    ins = {"X": x, "Index": index}
+    attrs = {"axis": 0 if axis is None or is_var(axis) else int(axis)}
     if is_var(axis):
         ins["Axis"] = axis
     return append("gather", "gather", ins, attrs, name=name)

@@ -94,10 +94,12 @@ def test_computes_what_paddle_computes(name, reference):
         value, want = np.asarray(value), arrays[f"{name}/out/{i}"]
         assert value.dtype == want.dtype and value.shape == want.shape, \
             f"{name}: {o.name} ran {value.dtype}{value.shape}, paddle {want.dtype}{want.shape}"
-        assert len(o.shape) == value.ndim and all(d in (-1, s) for d, s in zip(o.shape, value.shape)), \
+        assert len(o.shape) == value.ndim and all(
+            d in (-1, s) for d, s in zip(o.shape, value.shape)), \
             f"{name}: {o.name} declared {o.shape}, its kernel gave {value.shape}"
         if name not in NO_VALUES:
-            np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6, err_msg=f"{name}: {o.name}")
+            np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{name}: {o.name}")
     for k, value in zip(ref["grads"], got[len(outs):]):
         np.testing.assert_allclose(np.asarray(value), arrays[f"{name}/grad/{k}"], rtol=1e-5,
                                    atol=1e-6, err_msg=f"{name}: {k}@GRAD")

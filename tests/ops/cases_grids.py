@@ -152,5 +152,6 @@ CASES["logspace"] = [Case(inputs={"Start": np.array([0.], F), "Stop": np.array([
                           ref=_logspace_ref)]
 BAD["triu_indices"] = []
 BAD["logspace"] = [Bad(inputs={"Start": Meta((1,), np.dtype(F)), "Stop": Meta((1,), np.dtype(F)),
-                               "Num": Meta((1,), np.dtype(np.int32)), "Base": Meta((2,), np.dtype(F))},
+                               "Num": Meta((1,), np.dtype(np.int32)),
+                               "Base": Meta((2,), np.dtype(F))},
                        error=ShapeError, match=r"Base must hold one value")]

@@ -89,7 +89,8 @@ def _crop_ref(ins, attrs):
 X = arr(3, 4)
 CASES = {
     "unbind": [Case(inputs={"X": X}, attrs={"axis": 1}, ref=_pieces_ref("Out"), grad=("X",)),
-               Case(inputs={"X": arr(2, 3, 2)}, ref=_pieces_ref("Out"), grad=("X",), name="axis 0")],
+               Case(inputs={"X": arr(2, 3, 2)}, ref=_pieces_ref("Out"), grad=("X",),
+                    name="axis 0")],
     "unstack": [Case(inputs={"X": X}, attrs={"axis": -1, "num": 4}, ref=_pieces_ref("Y"),
                      grad=("X",))],
     "meshgrid": [Case(inputs={"X": [arr(3), arr(2), arr(4)]}, ref=_meshgrid_ref, grad=("X",))],
@@ -109,7 +110,8 @@ CASES = {
              grad=("X",), name="RepeatsTensor"),
     ],
     "crop_tensor": [
-        Case(inputs={"X": X}, attrs={"shape": [2, 2], "offsets": [1, 1]}, ref=_crop_ref, grad=("X",)),
+        Case(inputs={"X": X}, attrs={"shape": [2, 2], "offsets": [1, 1]}, ref=_crop_ref,
+             grad=("X",)),
         Case(inputs={"X": X}, attrs={"shape": [-1, 3], "offsets": [1, 0]}, ref=_crop_ref,
              grad=("X",), name="-1: the rest"),
     ],

@@ -131,15 +131,18 @@ CASES = {
 
 XM = Meta((4, 3), np.dtype(F))
 BAD = {
-    "scatter": [Bad(inputs={"X": XM, "Ids": Meta((2,), np.dtype(I64)), "Updates": Meta((2, 4), np.dtype(F))},
-                    error=ShapeError, match=r"Updates must be shaped \(len\(Ids\),\) \+ X.shape\[1:\]")],
+    "scatter": [Bad(inputs={"X": XM, "Ids": Meta((2,), np.dtype(I64)),
+                            "Updates": Meta((2, 4), np.dtype(F))}, error=ShapeError,
+                    match=r"Updates must be shaped \(len\(Ids\),\) \+ X.shape\[1:\]")],
     "scatter_nd_add": [Bad(inputs={"X": XM, "Index": Meta((2, 1), np.dtype(I64)),
                                    "Updates": Meta((2,), np.dtype(F))},
-                           error=ShapeError, match=r"Updates must have shape .* = \(2, 3\), got \(2,\)")],
+                           error=ShapeError,
+                           match=r"Updates must have shape .* = \(2, 3\), got \(2,\)")],
     "index_add": [Bad(inputs={"X": XM, "Index": Meta((2,), np.dtype(F)), "AddValue": XM},
                       error=ShapeError, match=r"Index must be an integer tensor")],
     "take_along_axis": [Bad(inputs={"Input": XM, "Index": Meta((4,), np.dtype(I64))},
-                            error=ShapeError, match=r"Index must have Input's rank 2, got shape \(4,\)")],
+                            error=ShapeError,
+                            match=r"Index must have Input's rank 2, got shape \(4,\)")],
     "put_along_axis": [Bad(inputs={"Input": XM, "Index": Meta((4, 1), np.dtype(I64)),
                                    "Value": Meta((4, 1), np.dtype(F))}, attrs={"Axis": 2},
                            error=ShapeError, match=r"axis 2 is out of range for Input of rank 2")],

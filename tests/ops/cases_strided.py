@@ -83,7 +83,8 @@ def _roll_ref(ins, attrs):
     if not axis:
         flat = list(x.reshape(-1))
         n = len(flat)
-        return {"Out": np.array([flat[(i - shifts[0]) % n] for i in range(n)], x.dtype).reshape(x.shape)}
+        rolled = [flat[(i - shifts[0]) % n] for i in range(n)]
+        return {"Out": np.array(rolled, x.dtype).reshape(x.shape)}
     out = np.empty_like(x)
     for pos in np.ndindex(*x.shape):
         src = list(pos)
@@ -112,7 +113,8 @@ CASES = {
         Case(inputs={"X": X[0]}, attrs={"axis": [-1]}, ref=_flip_ref, grad=("X",), name="negative"),
     ],
     "roll": [
-        Case(inputs={"X": X}, attrs={"shifts": [1, -2], "axis": [0, 2]}, ref=_roll_ref, grad=("X",)),
+        Case(inputs={"X": X}, attrs={"shifts": [1, -2], "axis": [0, 2]}, ref=_roll_ref,
+             grad=("X",)),
         Case(inputs={"X": X[0]}, attrs={"shifts": [3]}, ref=_roll_ref, grad=("X",),
              name="no axis: flat"),
     ],

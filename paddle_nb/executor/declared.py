@@ -21,7 +21,8 @@ value's sizes too. And a few outputs' declarations are no promise at all in Padd
 2.6.2 (``UNINFERRED``): it leaves some auxiliary outputs' shapes empty at build time, which
 reads as 0-D (``warpctc``'s ``WarpCTCGrad``, ``batch_norm``'s saved statistics in
 inference), and declares some wrongly (``auc``'s AUC as int64, computed as float64;
-``matrix_nms``'s Out as [M, 6]): those are not checked.
+``matrix_nms``'s Out as [M, 6], ``kthvalue``'s and ``mode``'s int64 Indices as float32):
+those are not checked.
 
 The check costs about 0.3 us an op, as much as a small op's dispatch, so a run makes it on
 the first run of each plan (the fast path: executor/fast.py; the scope loop:
@@ -38,7 +39,8 @@ __all__ = ["shape_matches", "check_results", "mismatch_message", "UNINFERRED"]
 UNINFERRED = {("warpctc", "WarpCTCGrad"), ("batch_norm", "SavedMean"),
               ("batch_norm", "SavedVariance"), ("batch_norm", "ReserveSpace"),
               ("auc", "AUC"), ("auc", "BatchAUC"), ("matrix_nms", "Out"),
-              ("generate_proposals_v2", "RpnRoisNum")}
+              ("generate_proposals_v2", "RpnRoisNum"), ("kthvalue", "Indices"),
+              ("mode", "Indices")}
 
 
 def shape_matches(declared, shape):

@@ -90,6 +90,8 @@ OP_VERSIONS = {
     # paddle.static's auc and print, the detection ops (ops/auc.py, debug.py, detection_*.py)
     "auc": 1, "distribute_fpn_proposals": 2, "generate_proposals_v2": 1, "matrix_nms": 1,
     "print": 1, "roi_align": 3, "yolo_box": 1,
+    # the manipulation ops (ops/strided.py, set_value.py, grids.py, counting.py)
+    "flip": 1, "linspace": 1, "roll": 2, "set_value": 4, "unique_consecutive": 1,
 }
 OP_VERSIONS.update({"p_norm": 1, "trace": 1})     # the common layers' and linear algebra's ops
 

@@ -4,6 +4,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.layers.helper import LayerHelper
+from paddle_nb.tensor import manipulation
 
 __all__ = ["fill_constant", "concat", "split", "slice", "stack", "reshape", "transpose",
            "assign", "cast", "argmax", "less_than", "less_equal", "greater_than", "equal",
@@ -31,21 +32,17 @@ def ones(shape, dtype="float32"):
     return fill_constant(shape, dtype, 1.0)
 
 
+# concat, split, stack and cast build through the 2.x functions (paddle_nb.tensor), with
+# this layer's helper: names from the program's counter, as Fluid 1.8 names them
+
 def concat(input, axis=0, name=None):
     """Tensors joined along ``axis``."""
-    return LayerHelper("concat", name).out("concat", {"X": list(input)}, {"axis": axis})
+    return manipulation.concat(input, axis, helper=LayerHelper("concat", name))
 
 
 def split(input, num_or_sections, dim=-1, name=None):
     """``input`` cut along ``dim`` into ``num`` equal parts or parts of the given sizes."""
-    helper = LayerHelper("split", name)
-    if isinstance(num_or_sections, int):
-        n, attrs = num_or_sections, {"num": num_or_sections, "sections": [], "axis": dim}
-    else:
-        n, attrs = len(num_or_sections), {"num": 0, "sections": list(num_or_sections), "axis": dim}
-    names = [helper.tmp_name() for _ in range(n)]
-    helper.append("split", {"X": input}, {"Out": names}, attrs)
-    return [helper.block.var(name) for name in names]
+    return manipulation.split(input, num_or_sections, dim, helper=LayerHelper("split", name))
 
 
 def slice(input, axes, starts, ends):
@@ -56,7 +53,7 @@ def slice(input, axes, starts, ends):
 
 def stack(x, axis=0, name=None):
     """Same-shape tensors stacked along a new dimension ``axis``."""
-    return LayerHelper("stack", name).out("stack", {"X": list(x)}, {"axis": axis}, slot="Y")
+    return manipulation.stack(x, axis, helper=LayerHelper("stack", name))
 
 
 def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
@@ -85,8 +82,7 @@ def assign(input, output=None):
 
 def cast(x, dtype):
     """``x`` converted to ``dtype``."""
-    return LayerHelper("cast").out("cast", {"X": x}, {"in_dtype": x.dtype,
-                                                      "out_dtype": convert_dtype(dtype)})
+    return manipulation.cast(x, dtype, helper=LayerHelper("cast"))
 
 
 def argmax(x, axis=0):

@@ -28,6 +28,9 @@ from paddle_nb.ops import random  # noqa: F401  (randint, randperm, draws from X
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register
+from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and creation)
+    strided, set_value, scatter, sort, layout, grids, counting,
+)
 
 __all__ = ["registry", "Attr", "Meta", "OpDef", "Slot", "describe", "fail", "register",
            "KernelContext", "RawContext", "GradContext", "OpSpec", "grad_op"]

@@ -1,4 +1,4 @@
-"""Ranking and evaluation ops: ``top_k``, ``arg_max`` and ``accuracy`` (no gradients).
+"""Ranking and evaluation ops: ``top_k``, ``arg_max``, ``arg_min``, ``accuracy`` (no gradients).
 
 top_k keeps the k largest values along the last axis and their positions
 (int64), largest first; arg_max gives the position of the largest value
@@ -82,6 +82,24 @@ register(OpDef(
            "dtype": Attr("dtype", INT64, comment="int32 or int64 (Paddle's 3)")},
     infer=_arg_max_infer, kernel=_arg_max_kernel,
     doc="Out = the position of the largest value of X along axis (the first one on ties)"))
+
+
+def _arg_min_kernel(ctx, x, *, axis, keepdims, flatten, dtype):
+    xp = ctx.xp
+    if flatten:
+        out = xp.argmin(x.reshape(-1))
+    else:
+        out = xp.argmin(x, axis=_arg_max_axis(x.shape, axis))
+    return out.reshape(_arg_max_shape(x.shape, axis, keepdims, flatten)).astype(dtype)
+
+
+register(OpDef(
+    "arg_min", inputs=["X"], outputs=["Out"],
+    attrs={"axis": Attr("long", -1), "keepdims": Attr("bool", False),
+           "flatten": Attr("bool", False, comment="search the whole tensor; Out is 0-D"),
+           "dtype": Attr("dtype", INT64, comment="int32 or int64 (Paddle's 3)")},
+    infer=_arg_max_infer, kernel=_arg_min_kernel,
+    doc="Out = the position of the smallest value of X along axis (the first one on ties)"))
 
 
 # ---- accuracy ----

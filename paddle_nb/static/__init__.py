@@ -19,6 +19,7 @@ from paddle_nb.static.array import (
     array_length, array_read, array_write, create_array, tensor_array_to_tensor,
 )
 from paddle_nb.static.executor import BuildStrategy, CompiledProgram, ExecutionStrategy, Executor
+from paddle_nb.tensor.indexing import setitem
 from paddle_nb.static.io import (
     deserialize_persistables, deserialize_program, load, load_inference_model,
     load_program_state, normalize_program, save, save_inference_model, serialize_persistables,
@@ -40,4 +41,5 @@ __all__ = [
     "name_scope", "device_guard", "cpu_places", "cuda_places", "create_global_var",
     "create_parameter", "accuracy", "py_func", "Print", "auc", "nn",
     "create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor",
+    "setitem",
 ]

@@ -1,3 +1,55 @@
-"""Tensor attributes at paddle's top level: shape, numel, rank, is_tensor, real/imag."""
+"""Tensor attributes at paddle's top level: shape, numel, rank, is_tensor,
+is_floating_point, is_integer, is_complex.
 
-__all__ = []
+``shape`` and ``numel`` append ops (the values are known only when the program runs, as a
+batch dimension may be -1); ``rank`` writes the rank, known at build time, as a constant;
+the ``is_*`` questions are answered from the VarDesc at once.
+"""
+
+import numpy
+
+from paddle_nb.framework.variable import Variable, register_tensor_methods
+from paddle_nb.tensor.naming import append
+
+__all__ = ["shape", "numel", "rank", "is_tensor", "is_floating_point", "is_integer",
+           "is_complex"]
+
+
+def shape(input):
+    """The shape of ``input`` as a 1-D int32 tensor, read when the program runs."""
+    return append("shape", "shape", {"Input": input})
+
+
+def numel(x, name=None):
+    """The number of elements of ``x`` as a 0-D int64 tensor."""
+    return append("numel", "size", {"Input": x}, name=name)
+
+
+def rank(input):
+    """The number of dims of ``input`` as a 0-D int32 constant."""
+    from paddle_nb.tensor.creation import assign
+    return assign(numpy.array(len(input.shape), "int32"))
+
+
+def is_tensor(x):
+    """Whether ``x`` is a tensor of the program (a Variable)."""
+    return isinstance(x, Variable)
+
+
+def is_floating_point(x):
+    """Whether ``x``'s dtype is a floating-point one."""
+    return x.dtype.kind == "f"
+
+
+def is_integer(x):
+    """Whether ``x``'s dtype is an integer one (bool is not)."""
+    return x.dtype.kind in "iu"
+
+
+def is_complex(x):
+    """Whether ``x``'s dtype is complex (paddle_nb holds no complex tensors: False)."""
+    return x.dtype.kind == "c"
+
+
+register_tensor_methods({"numel": numel, "rank": rank, "is_floating_point": is_floating_point,
+                         "is_integer": is_integer, "is_complex": is_complex})

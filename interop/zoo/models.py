@@ -112,3 +112,125 @@ ZOO = {
                                                                  [2, 1]]), _LINE)),
 }
 
+# ---- PaddleDetection 2.6.0 -------------------------------------------------------------
+
+# PP-PicoDet XS (configs/picodet/picodet_xs_320_coco_lcnet.yml with its _base_/picodet_v2.yml,
+# in PaddleDetection 2.6's config format): LCNet x0.35, LCPAN 96, PicoHeadV2 with NMS. LCPAN's
+# spatial_scales is given: LCPAN appends to its default list, so a second PicoDet in one
+# process would get five scales
+PICODET_XS = """
+architecture: PicoDet
+num_classes: 80
+PicoDet: {backbone: LCNet, neck: LCPAN, head: PicoHeadV2}
+LCNet: {scale: 0.35, feature_maps: [3, 4, 5]}
+LCPAN: {out_channels: 96, use_depthwise: True, num_features: 4,
+        spatial_scales: [0.125, 0.0625, 0.03125]}
+PicoHeadV2:
+  conv_feat: {name: PicoFeat, feat_in: 96, feat_out: 96, num_convs: 2, num_fpn_stride: 4,
+              norm_type: bn, share_cls_reg: True, use_se: True}
+  fpn_stride: [8, 16, 32, 64]
+  feat_in_chan: 96
+  prior_prob: 0.01
+  reg_max: 7
+  cell_offset: 0.5
+  grid_cell_scale: 5.0
+  static_assigner_epoch: 100
+  use_align_head: True
+  static_assigner: {name: ATSSAssigner, topk: 9, force_gt_matching: False}
+  assigner: {name: TaskAlignedAssigner, topk: 13, alpha: 1.0, beta: 6.0}
+  loss_class: {name: VarifocalLoss, use_sigmoid: False, iou_weighted: True, loss_weight: 1.0}
+  loss_dfl: {name: DistributionFocalLoss, loss_weight: 0.5}
+  loss_bbox: {name: GIoULoss, loss_weight: 2.5}
+  nms: {name: MultiClassNMS, nms_top_k: 1000, keep_top_k: 100, score_threshold: 0.025,
+        nms_threshold: 0.6}
+"""
+
+# the exporter's input_spec less im_shape, which PicoDet's program does not read (the
+# exporter prunes it: paddle.jit.save refuses a feed the program does not use)
+_DET_FEEDS = (("image", [1, 3, 64, 64], "float32", None),
+              ("scale_factor", [1, 2], "float32", [1.0, 1.0]))
+
+
+def _picodet(post_process):
+    """PicoDet as ``tools/export_model.py`` exports it: with its post-processing and NMS
+    (inputs image and scale_factor), or without (the head's raw scores and boxes;
+    the image alone, as PaddleDetection's exporter prunes the inputs to)."""
+    def build(zoo):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+            f.write(PICODET_XS)
+        cfg = zoo.det.load_config(f.name)
+        layer = zoo.det.create(cfg.architecture)
+        layer.eval()
+        layer.export_post_process = layer.export_nms = post_process
+        feeds = _DET_FEEDS if post_process else _DET_FEEDS[:1]
+        return layer, [dict(zip([n for n, *_ in feeds], _spec(zoo, feeds)))]
+    return build
+
+
+DET = "paddledet 2.6.0"
+ZOO["ppdet_picodet_xs_nms"] = Model(
+    DET, "PicoDet (picodet_xs_320_coco_lcnet.yml), export post_process and nms",
+    "3x64x64 images (320x320 in the zoo); 80 classes", _DET_FEEDS, _picodet(True))
+ZOO["ppdet_picodet_xs_raw"] = Model(
+    DET, "PicoDet (picodet_xs_320_coco_lcnet.yml), exported without post-processing",
+    "3x64x64 images (320x320 in the zoo); 80 classes", _DET_FEEDS[:1], _picodet(False))
+
+
+# ---- PaddleSeg 2.8.0 -------------------------------------------------------------------
+
+def _pp_liteseg(zoo):
+    """PP-LiteSeg-T (pp_liteseg_stdc1_cityscapes): STDC1, arm_out_chs [32, 64, 128],
+    seg_head_inter_chs [32, 64, 64], 19 classes; its logits (PaddleSeg's export would add an
+    argmax, whose ties random weights make fragile)."""
+    backbone = zoo.seg.backbones.STDC1()
+    layer = zoo.seg.PPLiteSeg(19, backbone, arm_out_chs=[32, 64, 128],
+                              seg_head_inter_chs=[32, 64, 64])
+    layer.eval()
+    return layer, _spec(zoo, _IMG_SEG)
+
+
+_IMG_SEG = _image([1, 3, 32, 32])
+ZOO["paddleseg_pp_liteseg_t"] = Model(
+    "paddleseg 2.8.0", "paddleseg.models.PPLiteSeg + backbones.STDC1 (pp_liteseg_stdc1)",
+    "3x32x32 (1024x512 in the zoo); logits, not the exported argmax", _IMG_SEG, _pp_liteseg)
+
+
+# ---- PaddleNLP 2.8.1 -------------------------------------------------------------------
+
+TINY = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=64, max_position_embeddings=32)
+_IDS = (("input_ids", [1, 8], "int64", 100),)
+
+
+# Two PaddleNLP 2.8.1 layers defeat PaddlePaddle 2.6's AST transformer (full_graph=True):
+# GPTLayerNorm.forward calls ``super().forward`` ("super(): no arguments" in the transformed
+# code), and the early returns of LlamaRMSNorm.forward and LlamaMLP.forward leave a name
+# undefined. None has tensor-dependent control flow, so each is marked ``paddle.jit.not_to_static``: its Python
+# runs as written on the static variables, appending the same ops.
+NOT_TO_STATIC = {"GPTForCausalLM": ("gpt.modeling", "GPTLayerNorm"),
+                 "LlamaForCausalLM": ("llama.modeling", "LlamaRMSNorm", "LlamaMLP")}
+
+
+def _nlp(config, model):
+    def build(zoo):
+        if model in NOT_TO_STATIC:
+            module, *classes = NOT_TO_STATIC[model]
+            for cls in classes:
+                layer_cls = getattr(importlib.import_module(f"paddlenlp.transformers.{module}"),
+                                    cls)
+                layer_cls.forward = zoo.paddle.jit.not_to_static(layer_cls.forward)
+        layer = getattr(zoo.nlp, model)(getattr(zoo.nlp, config)(**TINY))
+        layer.eval()
+        return layer, _spec(zoo, _IDS)
+    return build
+
+
+NLP = "paddlenlp 2.8.1"
+_SHRUNK = "2 layers, hidden 32, 2 heads, FFN 64, vocab 100, 32 positions; 8 tokens"
+ZOO["paddlenlp_ernie"] = Model(NLP, "paddlenlp.transformers.ErnieModel(ErnieConfig)", _SHRUNK,
+                               _IDS, _nlp("ErnieConfig", "ErnieModel"))
+ZOO["paddlenlp_gpt"] = Model(NLP, "paddlenlp.transformers.GPTForCausalLM(GPTConfig)", _SHRUNK,
+                             _IDS, _nlp("GPTConfig", "GPTForCausalLM"))
+ZOO["paddlenlp_llama"] = Model(NLP, "paddlenlp.transformers.LlamaForCausalLM(LlamaConfig)",
+                               _SHRUNK, _IDS, _nlp("LlamaConfig", "LlamaForCausalLM"))

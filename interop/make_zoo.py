@@ -56,22 +56,30 @@ def _export(zoo, name, prefix):
     return synthesized
 
 
-def _feed(name, feed_name, program):
-    """The value of feed ``feed_name``: synthesized from its name, or the model's fixed value."""
+def _feed_spec(name, feed_name):
+    """(shape, dtype, high or fixed values) of feed ``feed_name`` of model ``name``."""
     for fname, shape, dtype, high in ZOO[name].feeds:
         if fname == feed_name:
-            if isinstance(high, (list, tuple)):
-                return np.array(high, dtype).reshape(shape)
-            return synth.synth_input(f"{name}/{fname}", shape, dtype, high)
+            return shape, dtype, high
     raise KeyError(f"{name}: the saved program feeds '{feed_name}', which models.py lacks")
 
 
+def _feed(name, feed_name):
+    """The value of feed ``feed_name``: synthesized from its name, or the model's fixed value
+    (a detector's scale_factor)."""
+    shape, dtype, high = _feed_spec(name, feed_name)
+    if isinstance(high, (list, tuple)):
+        return np.array(high, dtype).reshape(shape)
+    return synth.synth_input(f"{name}/{feed_name}", shape, dtype, high)
+
+
 def _feed_entry(name, feed_name, value):
-    spec = next(f for f in ZOO[name].feeds if f[0] == feed_name)
-    high = spec[3] if not isinstance(spec[3], (list, tuple)) else None
-    return {"shape": list(value.shape), "dtype": str(value.dtype), "high": high,
-            "name": feed_name, "fixed": isinstance(spec[3], (list, tuple)),
-            "stored": not (value.dtype.kind == "f" and value.nbytes > BIG_FEED),
+    """The feed's manifest entry, as the corpus's (``stored``: in ``_io.npz``)."""
+    high = _feed_spec(name, feed_name)[2]
+    fixed = isinstance(high, (list, tuple))
+    return {"shape": list(value.shape), "dtype": str(value.dtype),
+            "high": None if fixed else high, "name": feed_name, "fixed": fixed,
+            "stored": fixed or not (value.dtype.kind == "f" and value.nbytes > BIG_FEED),
             "sha256": hashlib.sha256(value.tobytes()).hexdigest()}
 
 
@@ -111,7 +119,7 @@ def make_model(zoo, name, out, timed):
         data = _strip_callstacks(paddle, pathlib.Path(prefix + ".pdmodel").read_bytes())
     entry["synth"], entry["synth_sha256"], entry["buffers"], arrays = _values(
         paddle, program, scope, synthesized)
-    feed = {f: _feed(name, f, program) for f in feed_names}
+    feed = {f: _feed(name, f) for f in feed_names}
     with paddle.static.scope_guard(scope):
         outputs = exe.run(program, feed=feed, fetch_list=fetches)
         if timed:

@@ -22,6 +22,7 @@ import json
 import os
 import pathlib
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -139,11 +140,35 @@ def make_model(zoo, name, out, timed):
     return entry, program
 
 
+def _one(args):
+    """Child mode: make model ``args.one`` and write its entry and op examples to ``args.entry``."""
+    zoo = import_zoo()
+    entry, program = make_model(zoo, args.one, pathlib.Path(args.out), args.time)
+    examples = {}
+    _examples(program, args.one, examples)
+    pathlib.Path(args.entry).write_text(json.dumps({"entry": entry, "examples": examples}))
+    return 0
+
+
+def _in_own_process(args, name, tmp):
+    """Model ``name`` made by a fresh process: eager tensors' names (``eager_tmp_4``: a buffer
+    in the program) count across a process, and no unique_name.guard resets them, so each
+    model is written as a process making it alone writes it, whichever models run."""
+    entry_file = os.path.join(tmp, f"{name}.json")
+    command = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", name,
+               "--entry", entry_file] + (["--time"] if args.time else [])
+    subprocess.run(command, check=True)
+    made = json.loads(pathlib.Path(entry_file).read_text())
+    return made["entry"], made["examples"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="build/interop/zoo", help="output directory")
     parser.add_argument("--time", action="store_true",
                         help="store PaddlePaddle's median inference time per model")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--entry", help=argparse.SUPPRESS)
     parser.add_argument("names", nargs="*", help="which models (default: all)")
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in ZOO]
@@ -152,20 +177,21 @@ def main(argv=None):
     if os.environ.get("PYTHONHASHSEED") != "0":
         os.environ["PYTHONHASHSEED"] = "0"       # as make_corpus.py: the same bytes each run
         os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]])
-    zoo = import_zoo()
+    if args.one:
+        return _one(args)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "manifest.json"
+    path, examples_path = out / "manifest.json", out / "op_examples.json"
     manifest = json.loads(path.read_text()) if args.names and path.is_file() else {}
-    examples_path = out / "op_examples.json"
     examples = json.loads(examples_path.read_text()) if args.names and \
         examples_path.is_file() else {}
-    for name in args.names or list(ZOO):
-        entry, program = make_model(zoo, name, out, args.time)
-        manifest[name] = entry
-        _examples(program, name, examples)
-        print(f"{name}: {len(entry['op_types'])} op types, "
-              f"{entry['files'][name + '.pdmodel'] / 1024:.0f} KiB program", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.names or list(ZOO):
+            manifest[name], made = _in_own_process(args, name, tmp)
+            examples.update({t: e for t, e in made.items() if t not in examples})
+            print(f"{name}: {len(manifest[name]['op_types'])} op types, "
+                  f"{manifest[name]['files'][name + '.pdmodel'] / 1024:.0f} KiB program",
+                  flush=True)
     manifest = {n: manifest[n] for n in ZOO if n in manifest}
     path.write_text(_manifest_json(manifest))
     examples_path.write_text(json.dumps(dict(sorted(examples.items())), indent=1) + "\n")

@@ -19,7 +19,9 @@ The packages are imported by :func:`import_zoo`, which knows two facts about the
 """
 
 import importlib
+import os
 import sys
+import tempfile
 import types
 from typing import Callable, NamedTuple
 
@@ -151,21 +153,61 @@ _DET_FEEDS = (("image", [1, 3, 64, 64], "float32", None),
               ("scale_factor", [1, 2], "float32", [1.0, 1.0]))
 
 
+def _from_config(zoo, config):
+    """The architecture of a PaddleDetection config (YAML text), in eval mode."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.yml")
+        with open(path, "w") as f:
+            f.write(config)
+        cfg = zoo.det.load_config(path)
+    layer = zoo.det.create(cfg.architecture)
+    layer.eval()
+    return layer
+
+
 def _picodet(post_process):
     """PicoDet as ``tools/export_model.py`` exports it: with its post-processing and NMS
     (inputs image and scale_factor), or without (the head's raw scores and boxes;
     the image alone, as PaddleDetection's exporter prunes the inputs to)."""
     def build(zoo):
-        import tempfile
-        with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
-            f.write(PICODET_XS)
-        cfg = zoo.det.load_config(f.name)
-        layer = zoo.det.create(cfg.architecture)
-        layer.eval()
+        layer = _from_config(zoo, PICODET_XS)
         layer.export_post_process = layer.export_nms = post_process
         feeds = _DET_FEEDS if post_process else _DET_FEEDS[:1]
         return layer, [dict(zip([n for n, *_ in feeds], _spec(zoo, feeds)))]
     return build
+
+
+# PP-YOLOE+ s (configs/ppyoloe/ppyoloe_plus_crn_s_80e_coco.yml with its _base_ files):
+# CSPResNet, CustomCSPPAN, PPYOLOEHead with NMS, depth 0.33 and width 0.5 of the large one
+PPYOLOE_PLUS_S = """
+architecture: YOLOv3
+num_classes: 80
+norm_type: bn
+depth_mult: 0.33
+width_mult: 0.50
+YOLOv3: {backbone: CSPResNet, neck: CustomCSPPAN, yolo_head: PPYOLOEHead, post_process: ~}
+CSPResNet: {layers: [3, 6, 6, 3], channels: [64, 128, 256, 512, 1024], return_idx: [1, 2, 3],
+            use_large_stem: True, use_alpha: True}
+CustomCSPPAN: {out_channels: [768, 384, 192], stage_num: 1, block_num: 3, act: swish,
+               spp: True}
+PPYOLOEHead:
+  fpn_strides: [32, 16, 8]
+  grid_cell_scale: 5.0
+  grid_cell_offset: 0.5
+  static_assigner_epoch: 30
+  use_varifocal_loss: True
+  loss_weight: {class: 1.0, iou: 2.5, dfl: 0.5}
+  static_assigner: {name: ATSSAssigner, topk: 9}
+  assigner: {name: TaskAlignedAssigner, topk: 13, alpha: 1.0, beta: 6.0}
+  nms: {name: MultiClassNMS, nms_top_k: 1000, keep_top_k: 300, score_threshold: 0.01,
+        nms_threshold: 0.7}
+"""
+
+
+def _ppyoloe(zoo):
+    """PP-YOLOE+ as ``tools/export_model.py`` exports it: its post-processing and NMS."""
+    layer = _from_config(zoo, PPYOLOE_PLUS_S)
+    return layer, [dict(zip([n for n, *_ in _DET_FEEDS], _spec(zoo, _DET_FEEDS)))]
 
 
 DET = "paddledet 2.6.0"
@@ -175,6 +217,9 @@ ZOO["ppdet_picodet_xs_nms"] = Model(
 ZOO["ppdet_picodet_xs_raw"] = Model(
     DET, "PicoDet (picodet_xs_320_coco_lcnet.yml), exported without post-processing",
     "3x64x64 images (320x320 in the zoo); 80 classes", _DET_FEEDS[:1], _picodet(False))
+ZOO["ppdet_ppyoloe_plus_s_nms"] = Model(
+    DET, "YOLOv3 (ppyoloe_plus_crn_s_80e_coco.yml), export post_process and nms",
+    "3x64x64 images (640x640 in the zoo); 80 classes", _DET_FEEDS, _ppyoloe)
 
 
 # ---- PaddleSeg 2.8.0 -------------------------------------------------------------------
@@ -230,6 +275,8 @@ NLP = "paddlenlp 2.8.1"
 _SHRUNK = "2 layers, hidden 32, 2 heads, FFN 64, vocab 100, 32 positions; 8 tokens"
 ZOO["paddlenlp_ernie"] = Model(NLP, "paddlenlp.transformers.ErnieModel(ErnieConfig)", _SHRUNK,
                                _IDS, _nlp("ErnieConfig", "ErnieModel"))
+ZOO["paddlenlp_bert"] = Model(NLP, "paddlenlp.transformers.BertModel(BertConfig)", _SHRUNK,
+                              _IDS, _nlp("BertConfig", "BertModel"))
 ZOO["paddlenlp_gpt"] = Model(NLP, "paddlenlp.transformers.GPTForCausalLM(GPTConfig)", _SHRUNK,
                              _IDS, _nlp("GPTConfig", "GPTForCausalLM"))
 ZOO["paddlenlp_llama"] = Model(NLP, "paddlenlp.transformers.LlamaForCausalLM(LlamaConfig)",

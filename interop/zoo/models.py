@@ -248,11 +248,12 @@ TINY = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_h
 _IDS = (("input_ids", [1, 8], "int64", 100),)
 
 
-# Two PaddleNLP 2.8.1 layers defeat PaddlePaddle 2.6's AST transformer (full_graph=True):
+# PaddleNLP 2.8.1 layers that defeat PaddlePaddle 2.6's AST transformer (full_graph=True):
 # GPTLayerNorm.forward calls ``super().forward`` ("super(): no arguments" in the transformed
 # code), and the early returns of LlamaRMSNorm.forward and LlamaMLP.forward leave a name
-# undefined. None has tensor-dependent control flow, so each is marked ``paddle.jit.not_to_static``: its Python
-# runs as written on the static variables, appending the same ops.
+# undefined. None has tensor-dependent control flow, so each is marked
+# ``paddle.jit.not_to_static``: its Python runs as written on the static variables, appending
+# the same ops.
 NOT_TO_STATIC = {"GPTForCausalLM": ("gpt.modeling", "GPTLayerNorm"),
                  "LlamaForCausalLM": ("llama.modeling", "LlamaRMSNorm", "LlamaMLP")}
 

@@ -4,11 +4,11 @@
 export tools do (``paddle.jit.to_static(full_graph=True)`` + ``paddle.jit.save``) into
 ``tests/fixtures/paddle26/zoo``: PaddleClas's PP-LCNet, PP-HGNet, ViT, Swin, SVTR and PP-OCR's
 text-line orientation classifier, PaddleDetection's PicoDet with and without its NMS and
-PP-YOLOE+ with it, PaddleSeg's PP-LiteSeg, PaddleNLP's ERNIE, BERT, GPT and LLaMA, all shrunk to tiny sizes
-(``interop/README.md``, "The model zoos"). Their parameters are not stored: ``interop.synth``
-makes them from their names, here as there. ``interop/run_corpus.py`` runs each, as it runs
-the corpus: parse -> serialize keeps PaddlePaddle's bytes, and the outputs agree with rtol 1e-4,
-atol 1e-6.
+PP-YOLOE+ with it, PaddleSeg's PP-LiteSeg, PaddleNLP's ERNIE, BERT, GPT and LLaMA, all shrunk
+to tiny sizes (``interop/README.md``, "The model zoos"). Their parameters are not stored:
+``interop.synth`` makes them from their names, here as there. ``interop/run_corpus.py`` runs
+each, as it runs the corpus: parse -> serialize keeps PaddlePaddle's bytes, and the outputs
+agree with rtol 1e-4, atol 1e-6.
 
 A model using op types paddle_nb does not register yet is listed in ``KNOWN_MISSING`` with
 them: it is an expected failure (strict: once its ops are registered it must pass, and leave

@@ -82,6 +82,9 @@ ZOO = {
     "ppcls_pphgnet_tiny": Model(
         CLAS, "ppcls.arch.backbone.PPHGNet_tiny", "10 classes, 3x32x32 (224x224 in the zoo)",
         _IMG, _clas(lambda c: c.PPHGNet_tiny(class_num=10), _IMG)),
+    "ppcls_pphgnetv2_b0": Model(
+        CLAS, "ppcls.arch.backbone.PPHGNetV2_B0", "10 classes, 3x32x32 (224x224 in the zoo)",
+        _IMG, _clas(lambda c: c.PPHGNetV2_B0(class_num=10), _IMG)),
     "ppcls_vit": Model(
         CLAS, "ppcls.arch.backbone.model_zoo.vision_transformer.VisionTransformer",
         "ViT_small_patch16_224's layer at 3x32x32, patch 16, embed_dim 32, depth 2, 2 heads, "
@@ -239,6 +242,19 @@ _IMG_SEG = _image([1, 3, 32, 32])
 ZOO["paddleseg_pp_liteseg_t"] = Model(
     "paddleseg 2.8.0", "paddleseg.models.PPLiteSeg + backbones.STDC1 (pp_liteseg_stdc1)",
     "3x32x32 (1024x512 in the zoo); logits, not the exported argmax", _IMG_SEG, _pp_liteseg)
+
+
+def _unet(zoo):
+    """PaddleSeg's UNet (unet_cityscapes), 2 classes; its logits."""
+    layer = zoo.seg.UNet(2)
+    layer.eval()
+    return layer, _spec(zoo, _IMG_SEG)
+
+
+ZOO["paddleseg_unet"] = Model(
+    "paddleseg 2.8.0", "paddleseg.models.UNet (unet_cityscapes)",
+    "3x32x32 (1024x512 in the zoo), 2 classes; logits, not the exported argmax", _IMG_SEG,
+    _unet)
 
 
 # ---- PaddleNLP 2.8.1 -------------------------------------------------------------------

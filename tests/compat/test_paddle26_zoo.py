@@ -2,13 +2,13 @@
 
 ``interop/make_zoo.py`` (``make interop``) exported them with PaddlePaddle 2.6.2 as the zoos'
 export tools do (``paddle.jit.to_static(full_graph=True)`` + ``paddle.jit.save``) into
-``tests/fixtures/paddle26/zoo``: PaddleClas's PP-LCNet, PP-HGNet, ViT, Swin, SVTR and PP-OCR's
-text-line orientation classifier, PaddleDetection's PicoDet with and without its NMS and
-PP-YOLOE+ with it, PaddleSeg's PP-LiteSeg, PaddleNLP's ERNIE, BERT, GPT and LLaMA, all shrunk
-to tiny sizes (``interop/README.md``, "The model zoos"). Their parameters are not stored:
-``interop.synth`` makes them from their names, here as there. ``interop/run_corpus.py`` runs
-each, as it runs the corpus: parse -> serialize keeps PaddlePaddle's bytes, and the outputs
-agree with rtol 1e-4, atol 1e-6.
+``tests/fixtures/paddle26/zoo``: PaddleClas's PP-LCNet, PP-HGNet (v1 and v2), ViT, Swin, SVTR
+and PP-OCR's text-line orientation classifier, PaddleDetection's PicoDet with and without its
+NMS and PP-YOLOE+ with it, PaddleSeg's PP-LiteSeg and UNet, PaddleNLP's ERNIE, BERT, GPT and
+LLaMA, all shrunk to tiny sizes (``interop/README.md``, "The model zoos"). Their parameters
+are not stored: ``interop.synth`` makes them from their names, here as there.
+``interop/run_corpus.py`` runs each, as it runs the corpus: parse -> serialize keeps
+PaddlePaddle's bytes, and the outputs agree with rtol 1e-4, atol 1e-6.
 
 A model using op types paddle_nb does not register yet is listed in ``KNOWN_MISSING`` with
 them: it is an expected failure (strict: once its ops are registered it must pass, and leave
@@ -66,7 +66,7 @@ def test_the_zoo_is_there_and_small():
     assert sorted(set(files) - {"manifest.json", "op_examples.json"}) == listed
     assert not [f for f in files if f.endswith((".pdiparams", ".pdparams"))]
     assert max((ZOO / f).stat().st_size for f in files) < 256 * 1024
-    assert sum((ZOO / f).stat().st_size for f in files) < 2 * 1024 * 1024
+    assert sum((ZOO / f).stat().st_size for f in files) < 5 * 1024 * 1024 // 2
 
 
 def test_known_missing_names_exactly_the_op_types_the_registry_lacks():

@@ -2,7 +2,7 @@
 
 Run with the interop virtual environment, the zoo packages installed (``make interop``):
 
-    .venv-interop/bin/python interop/make_zoo.py --out build/interop/zoo [--time] [names]
+    .venv-interop/bin/python interop/make_zoo.py --out build/interop/paddle26/zoo [--time] [names]
 
 Each model of ``interop/zoo/models.py`` (PaddleClas, PaddleDetection, PaddleSeg, PaddleNLP, at
 the smallest size their constructors allow) is built in dygraph mode with fixed seeds and
@@ -11,7 +11,8 @@ names, converted with ``paddle.jit.to_static(full_graph=True)`` and written by
 parameter (BatchNorm's running statistics too) is overwritten by
 ``interop.synth.synth_params(name, shape, dtype)``, the other persistable variables (a Swin's
 relative position index) keep their values and are stored in ``<name>_io.npz`` as
-``buf/<name>``. Then it runs. The files and ``manifest.json`` are the corpus's
+``buf/<name>``. Then it runs. Each model is made by a process of its own, so that it is
+written as a process making it alone writes it. The files and ``manifest.json`` are the corpus's
 (``interop/make_corpus.py``, whose helpers this reuses), plus per model its ``package``,
 ``source``, what was ``shrunk`` and its ``buffers``; ``interop/run_corpus.py`` runs them here.
 """
@@ -164,7 +165,8 @@ def _in_own_process(args, name, tmp):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="build/interop/zoo", help="output directory")
+    parser.add_argument("--out", default="build/interop/paddle26/zoo",
+                        help="output directory")
     parser.add_argument("--time", action="store_true",
                         help="store PaddlePaddle's median inference time per model")
     parser.add_argument("--one", help=argparse.SUPPRESS)

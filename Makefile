@@ -146,11 +146,13 @@ INTEROP_PYTHON   ?= $(PYTHON)
 INTEROP_VENV     := .venv-interop
 INTEROP_PY       := $(INTEROP_VENV)/bin/python
 INTEROP_STAMP    := $(INTEROP_VENV)/.stamp-paddlepaddle-2.6.2
+# the model zoos' packages (interop/zoo/requirements.txt: exact versions, installed --no-deps)
+ZOO_STAMP        := $(INTEROP_VENV)/.stamp-zoo-paddleclas-2.6.0-paddledet-2.6.0-paddleseg-2.8.0-paddlenlp-2.8.1
 INTEROP_FIXTURES ?= build/interop/paddle26
 INTEROP_CORPUS   := $(INTEROP_FIXTURES)/corpus
 INTEROP_COVERAGE ?= $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),docs/paddle_coverage.md,build/interop/paddle_coverage.md)
 .PHONY: interop
-interop: venv $(INTEROP_STAMP)
+interop: venv $(INTEROP_STAMP) $(ZOO_STAMP)
 	$(INTEROP_PY) interop/make_fixtures.py --out $(INTEROP_FIXTURES)
 	$(PY) interop/check_both_ways.py --fixtures $(INTEROP_FIXTURES) --work build/interop/work \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
@@ -172,6 +174,10 @@ interop: venv $(INTEROP_STAMP)
 	$(INTEROP_PY) -m interop.sweep.make_sweep --out $(INTEROP_FIXTURES)/sweep
 	$(PY) tools/api_coverage.py --sweep $(INTEROP_FIXTURES)/sweep \
 	  $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),,--check)
+	@# the model zoos: PaddleClas, PaddleDetection, PaddleSeg and PaddleNLP models as their export
+	@# tools write them (interop/README.md, "The model zoos"); paddle_nb runs those it can
+	$(INTEROP_PY) interop/make_zoo.py --time --out $(INTEROP_FIXTURES)/zoo
+	$(PY) -m interop.zoo.check_zoo --zoo $(INTEROP_FIXTURES)/zoo
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):
@@ -180,6 +186,12 @@ $(INTEROP_STAMP):
 	$(INTEROP_PYTHON) -m venv --clear $(INTEROP_VENV)
 	$(INTEROP_PY) -m pip install -q --upgrade pip
 	$(INTEROP_PY) -m pip install 'paddlepaddle==2.6.2' 'numpy<2'
+	@touch $@
+
+# --no-deps: the zoos pin numpy 1.24 (their models run with PaddlePaddle's 1.26) and require
+# servers and converters their models never import
+$(ZOO_STAMP): $(INTEROP_STAMP) interop/zoo/requirements.txt
+	$(INTEROP_PY) -m pip install --no-deps -r interop/zoo/requirements.txt
 	@touch $@
 
 clean:

@@ -6,7 +6,8 @@ so that the test and the coverage table judge a program the same way:
 
 - an inference model is its ``.pdmodel`` parsed as it is; its feed and fetch names come from
   its ``feed`` / ``fetch`` ops (by ``col``); every persistable variable gets
-  ``synth_params(name, shape, dtype)``, the values PaddlePaddle ran with; the outputs are
+  ``synth_params(name, shape, dtype)``, the values PaddlePaddle ran with (but a model zoo
+  program's buffers, ``interop/make_zoo.py``, stored in its ``_io.npz``); the outputs are
   compared with ``out/<k>`` of ``<name>_io.npz``;
 - a training program runs its startup program, gets the synthesized parameters, then runs
   ``steps`` steps with the recorded feeds (and learning rate, which PaddlePaddle's executor
@@ -29,7 +30,7 @@ from interop import synth
 from interop.check_both_ways import ATOL, RTOL, compare
 
 __all__ = ["ATOL", "RTOL", "compare", "manifest", "missing_ops", "Inference", "train",
-           "declared_row"]
+           "declared_row", "set_buffers"]
 
 
 def manifest(corpus):
@@ -82,6 +83,13 @@ def declared_row(program, name, got, want):
                                          "error": error})
 
 
+def set_buffers(pd, scope, entry, io):
+    """Write the persistable variables that are not parameters, stored as ``buf/<name>`` in
+    ``_io.npz`` (the model zoo's, ``interop/make_zoo.py``: a Swin's relative position index)."""
+    for var_name, _, _ in entry.get("buffers", ()):
+        scope.var(var_name).get_tensor().set(io[f"buf/{var_name}"], pd.CPUPlace())
+
+
 def _by_col(program, op_type):
     ops = [op for op in program.global_block().ops if op.type == op_type]
     return sorted(ops, key=lambda op: op.attr("col"))
@@ -104,10 +112,11 @@ class Inference:
         self.exe, self.scope = pd.Executor(pd.CPUPlace()), pd.Scope()
         self._check_params()
         set_synth_params(pd, self.scope, name, entry)
+        set_buffers(pd, self.scope, entry, io)
 
     def _check_params(self):
         """Every persistable variable but feed/fetch is synthesized: nothing is left unset."""
-        made = {n for n, _, _ in self.entry["synth"]}
+        made = {n for n, _, _ in [*self.entry["synth"], *self.entry.get("buffers", ())]}
         unset = [v.name for v in self.program.global_block().vars.values()
                  if v.persistable and v.name not in ("feed", "fetch") and v.name not in made]
         if unset:

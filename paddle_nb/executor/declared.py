@@ -40,7 +40,7 @@ UNINFERRED = {("warpctc", "WarpCTCGrad"), ("batch_norm", "SavedMean"),
               ("batch_norm", "SavedVariance"), ("batch_norm", "ReserveSpace"),
               ("auc", "AUC"), ("auc", "BatchAUC"), ("matrix_nms", "Out"),
               ("generate_proposals_v2", "RpnRoisNum"), ("kthvalue", "Indices"),
-              ("mode", "Indices")}
+              ("mode", "Indices"), ("einsum", "InnerCache"), ("einsum", "XShape")}
 
 
 def shape_matches(declared, shape):

@@ -21,7 +21,8 @@ value's sizes too. And a few outputs' declarations are no promise at all in Padd
 2.6.2 (``UNINFERRED``): it leaves some auxiliary outputs' shapes empty at build time, which
 reads as 0-D (``warpctc``'s ``WarpCTCGrad``, ``batch_norm``'s saved statistics in
 inference), and declares some wrongly (``auc``'s AUC as int64, computed as float64;
-``matrix_nms``'s Out as [M, 6], ``kthvalue``'s and ``mode``'s int64 Indices as float32):
+``matrix_nms``'s Out as [M, 6], ``kthvalue``'s and ``mode``'s int64 Indices as float32, ``determinant``'s result with its
+input's shape):
 those are not checked.
 
 The check costs about 0.3 us an op, as much as a small op's dispatch, so a run makes it on
@@ -40,7 +41,8 @@ UNINFERRED = {("warpctc", "WarpCTCGrad"), ("batch_norm", "SavedMean"),
               ("batch_norm", "SavedVariance"), ("batch_norm", "ReserveSpace"),
               ("auc", "AUC"), ("auc", "BatchAUC"), ("matrix_nms", "Out"),
               ("generate_proposals_v2", "RpnRoisNum"), ("kthvalue", "Indices"),
-              ("mode", "Indices"), ("einsum", "InnerCache"), ("einsum", "XShape")}
+              ("mode", "Indices"), ("einsum", "InnerCache"), ("einsum", "XShape"),
+              ("determinant", "Out"), ("slogdeterminant", "Out")}
 
 
 def shape_matches(declared, shape):

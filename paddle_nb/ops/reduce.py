@@ -9,6 +9,8 @@ divided by the count for mean, and onto the elements equal to the extreme for
 max and min (every tied element gets it, as in PaddlePaddle).
 """
 
+import numpy
+
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import Attr, OpDef, fail, register
@@ -47,8 +49,12 @@ def reduced_shape(shape, axes, keep_dim):
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
-def _out_dtype(x, out_dtype):
+def _out_dtype(x, out_dtype, widen=False):
+    """Out's dtype: ``out_dtype`` when set; else X's, except that a sum (``widen``) of bools
+    or int32s is int64, as PaddlePaddle 2.6's reduce_sum declares and computes it."""
     if out_dtype < 0:
+        if widen and (x.dtype.kind == "b" or x.dtype == numpy.int32):
+            return numpy.dtype(numpy.int64)
         return x.dtype
     try:
         return convert_dtype(out_dtype)
@@ -56,9 +62,12 @@ def _out_dtype(x, out_dtype):
         fail(f"out_dtype {out_dtype}: {e}")
 
 
-def _infer(x, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
-    axes = reduced_axes(x.shape, dim, reduce_all)
-    return x.with_shape(reduced_shape(x.shape, axes, keep_dim)).with_dtype(_out_dtype(x, out_dtype))
+def _infer_for(widen):
+    def infer(x, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        axes = reduced_axes(x.shape, dim, reduce_all)
+        return x.with_shape(reduced_shape(x.shape, axes, keep_dim)).with_dtype(
+            _out_dtype(x, out_dtype, widen))
+    return infer
 
 
 def _kept(x, dim, reduce_all):
@@ -100,10 +109,12 @@ REDUCE = {
 
 
 def _register(name, forward, backward, reads_out, doc):
+    widen = name == "reduce_sum"
+
     def kernel(ctx, x, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(x.shape, dim, reduce_all)
         out = forward(ctx.xp, x, axes).reshape(reduced_shape(x.shape, axes, keep_dim))
-        return out.astype(x.dtype if out_dtype < 0 else convert_dtype(out_dtype), copy=False)
+        return out.astype(_out_dtype(x, out_dtype, widen), copy=False)
 
     def grad_kernel(ctx, x, *rest, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         out, dout = rest if reads_out else (None, rest[0])
@@ -113,7 +124,8 @@ def _register(name, forward, backward, reads_out, doc):
     def grad_infer(x, *rest, **attrs):
         return x
 
-    register(OpDef(name, inputs=["X"], outputs=["Out"], attrs=ATTRS, infer=_infer, kernel=kernel,
+    register(OpDef(name, inputs=["X"], outputs=["Out"], attrs=ATTRS, infer=_infer_for(widen),
+                   kernel=kernel,
                    grad=grad_op(f"{name}_grad", inputs=("X",),
                                 outputs=("Out",) if reads_out else ()),
                    doc=doc))

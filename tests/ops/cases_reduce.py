@@ -65,3 +65,9 @@ BAD = {name: [
     Bad(inputs={"X": Meta((2, 3), np.dtype(F))}, attrs={"dim": [0, -3]}, error=ShapeError,
         match=r"dim -3 is out of range for X of shape \(2, 3\)"),
 ] for name in FN}
+CASES["reduce_sum"].append(
+    Case(inputs={"X": np.arange(12, dtype=np.int32).reshape(3, 4)}, attrs={"reduce_all": True},
+         ref=_ref(np.sum, (), np.int64), name="int32 sums to int64 with out_dtype -1 (2.6)"))
+CASES["reduce_sum"].append(
+    Case(inputs={"X": np.array([[True, False], [True, True]])}, attrs={"dim": [0]},
+         ref=_ref(np.sum, (2,), np.int64), name="bool sums to int64 (2.6)"))

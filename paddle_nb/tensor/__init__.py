@@ -16,14 +16,30 @@ from paddle_nb.tensor import (
 # -- linalg --------------------------------------------------------------------------------
 
 # -- logic ---------------------------------------------------------------------------------
+from paddle_nb.tensor.logic import (  # noqa: F401 (re-exported)
+    allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, equal, equal_all,
+    greater_equal, greater_than, is_empty, isclose, isfinite, isinf, isnan, less_equal,
+    less_than, logical_and, logical_not, logical_or, logical_xor, not_equal,
+)
 
 # -- manipulation --------------------------------------------------------------------------
 
 # -- math ----------------------------------------------------------------------------------
+from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
+    abs, acos, acosh, add, add_n, all, amax, amin, any, asin, asinh, atan, atan2, atanh,
+    ceil, clip, cos, cosh, count_nonzero, cumprod, cumsum, digamma, divide, erf, exp,
+    expm1, floor, floor_divide, floor_mod, fmax, fmin, heaviside, increment, lerp,
+    lgamma, log, log10, log1p, log2, logit, logsumexp, max, maximum, min, minimum, mod,
+    multiply, neg, pow, prod, reciprocal, remainder, round, rsqrt, scale, sign, sin,
+    sinh, sqrt, square, stanh, subtract, sum, tan, trunc,
+)
 
 # -- search --------------------------------------------------------------------------------
 
 # -- stat ----------------------------------------------------------------------------------
+from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
+    mean, median, quantile, std, var,
+)
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__]

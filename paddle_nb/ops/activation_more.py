@@ -116,12 +116,12 @@ for _name, _spec in SCALAR_ACTIVATIONS.items():
 
 # ---- prelu: a learned slope below zero -------------------------------------------------------
 
+_LAYOUTS = ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC")
 PRELU_ATTRS = {
     "mode": Attr("str", "all", lambda v: None if v in ("all", "channel", "element")
                  else "must be 'all', 'channel' or 'element'"),
-    "data_format": Attr("str", "NCHW", lambda v: None if v in ("NCHW", "NHWC", "NCL", "NLC",
-                                                               "NCDHW", "NDHWC")
-                        else "must be a layout such as 'NCHW' or 'NHWC'"),
+    "data_format": Attr("str", "NCHW", lambda v: None if v in _LAYOUTS
+                        else f"must be one of {', '.join(_LAYOUTS)}"),
 }
 
 

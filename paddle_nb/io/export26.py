@@ -79,6 +79,7 @@ _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value
 # The ops above are in that form, so the export says so; only the op types it holds are listed.
 PROGRAM_VERSION = 2006002
 OP_VERSIONS = {
+    "allclose": 2,
     "clip": 1, "coalesce_tensor": 2, "conv2d": 1, "conv2d_transpose": 2, "cumsum": 1, "depthwise_conv2d": 1,
     "depthwise_conv2d_transpose": 1, "elementwise_add": 1, "elementwise_div": 1,
     "elementwise_mul": 1, "elementwise_pow": 1, "elementwise_sub": 1, "equal": 1,

@@ -132,4 +132,4 @@ class PReLU(Layer):
 
     def extra_repr(self):
         return f"num_parameters={self._num_parameters}, data_format={self._data_format}, " \
-               f"init={self._init}, dtype={self._dtype}"
+               f"init={self._init}, dtype={self._weight.dtype.name}"

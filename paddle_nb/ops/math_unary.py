@@ -30,9 +30,10 @@ def _stirling_lgamma(xp, z):
 
 
 def _above_half(x, xp):
-    """(x >= 0.5, x moved to >= 0.5 by reflection where it is below)."""
+    """(x >= 0.5, x moved to >= 0.5 by reflection where it is below), in float64: the shifted
+    series subtracts numbers of similar size, which float32 would round away."""
     up = x >= 0.5
-    return up, xp.where(up, x, 1 - x)
+    return up, xp.where(up, x, 1 - x).astype("float64")
 
 
 def lgamma(xp, x):
@@ -42,7 +43,7 @@ def lgamma(xp, x):
     for k in range(1, _SHIFT):
         product = product * (a + k)
     value = _stirling_lgamma(xp, a + _SHIFT) - xp.log(product)
-    reflected = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * x))) - value
+    reflected = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * a))) - value
     return xp.where(up, value, reflected)
 
 
@@ -54,7 +55,7 @@ def digamma(xp, x):
     value = xp.log(z) - 0.5 / z - r2 * (1 / 12 - r2 * (1 / 120 - r2 * (1 / 252 - r2 / 240)))
     for k in range(_SHIFT):
         value = value - 1 / (a + k)
-    return xp.where(up, value, value - math.pi / xp.tan(math.pi * x))
+    return xp.where(up, value, value + math.pi / xp.tan(math.pi * a))
 
 
 def trigamma(xp, x):
@@ -66,7 +67,7 @@ def trigamma(xp, x):
     value = r + r2 / 2 + r * r2 * (1 / 6 - r2 * (1 / 30 - r2 * (1 / 42 - r2 / 30)))
     for k in range(_SHIFT):
         value = value + 1 / ((a + k) * (a + k))
-    return xp.where(up, value, (math.pi / xp.sin(math.pi * x)) ** 2 - value)
+    return xp.where(up, value, (math.pi / xp.sin(math.pi * a)) ** 2 - value)
 
 
 def _round_half_away(xp, x):

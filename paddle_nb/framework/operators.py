@@ -9,7 +9,9 @@ The choices are PaddlePaddle 2.6's (its ``math_op_patch``), so a script builds t
   ``fill_constant`` first; for the reflected forms (``2 / x``, ``2 ** x``) a constant of x's
   shape (``fill_constant_batch_size_like`` when the batch dimension is unknown);
 - dtypes: an integer (or bool) Variable meeting a Python float is cast to float32 first,
-  and true division of integers casts both sides to float32 (``7 / 2`` is 3.5);
+  true division of integers casts both sides to float32 (``7 / 2`` is 3.5), and two
+  Variables of different dtypes meet in the wider one (float32 + float64 casts the first,
+  int32 + float32 the int32 side);
 - ``&``, ``|``, ``^``, ``~`` append ``bitwise_*``, as ``paddle.bitwise_and`` does.
 
 Every output is named ``tmp_N`` by PaddlePaddle 2.x's process-wide generator, except the
@@ -84,9 +86,21 @@ def _constant(x, value, like_shape):
     return _append(x, "fill_constant", {}, {**attrs, "shape": shape, "place_type": -1})
 
 
+def _promoted(x, y):
+    """The dtype two Variables meet in: a float over an integer or bool, else the wider."""
+    a, b = x.dtype, y.dtype
+    if (a.kind == "f") != (b.kind == "f"):
+        return a if a.kind == "f" else b
+    return numpy.promote_types(a, b)
+
+
 def binary(x, other, op_type, attrs=None):
     """``x (op) other`` for a Variable x and a Variable or a number ``other``."""
     if _is_variable(other):
+        if x.dtype != other.dtype:              # PaddlePaddle 2.6 casts the narrower side
+            common = _promoted(x, other)
+            x = x if x.dtype == common else _cast(x, common)
+            other = other if other.dtype == common else _cast(other, common)
         if op_type == "elementwise_div" and _integral(x) and _integral(other):
             x, other = _cast(x, FLOAT32), _cast(other, FLOAT32)
         return _append(x, op_type, {"X": x, "Y": other}, {"axis": -1, **(attrs or {})})

@@ -31,7 +31,7 @@ from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
     expm1, floor, floor_divide, floor_mod, fmax, fmin, heaviside, increment, lerp,
     lgamma, log, log10, log1p, log2, logit, logsumexp, max, maximum, min, minimum, mod,
     multiply, neg, pow, prod, reciprocal, remainder, round, rsqrt, scale, sign, sin,
-    sinh, sqrt, square, stanh, subtract, sum, tan, trunc,
+    sinh, sqrt, square, stanh, subtract, sum, tan, tanh, trunc,
 )
 
 # -- search --------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ __all__ = [
     "maximum", "minimum", "fmax", "fmin", "heaviside", "pow", "atan2", "lerp",
     "exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "abs", "sign",
     "neg", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-    "acosh", "atanh", "floor", "ceil", "round", "trunc", "erf", "lgamma", "digamma", "stanh",
+    "acosh", "atanh", "tanh", "floor", "ceil", "round", "trunc", "erf", "lgamma", "digamma",
+    "stanh",
     "logit", "scale", "clip", "increment", "add_n", "cumsum", "cumprod",
     *reduction.__all__,
 ]
@@ -135,8 +136,8 @@ def lerp(x, y, weight, name=None):
 
 _UNARY = ["exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "abs",
           "sign", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-          "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "erf", "lgamma",
-          "digamma"]
+          "asinh", "acosh", "atanh", "tanh", "floor", "ceil", "round", "trunc", "erf",
+          "lgamma", "digamma"]
 
 
 def _unary(op_type):
@@ -148,8 +149,8 @@ def _unary(op_type):
 
 
 exp, expm1, log, log2, log10, log1p, sqrt, rsqrt, square, abs, sign, reciprocal, sin, cos, \
-    tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, floor, ceil, round, trunc, erf, \
-    lgamma, digamma = (_unary(t) for t in _UNARY)
+    tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, tanh, floor, ceil, round, trunc, \
+    erf, lgamma, digamma = (_unary(t) for t in _UNARY)
 
 
 def neg(x, name=None):

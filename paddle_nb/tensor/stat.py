@@ -26,35 +26,30 @@ def mean(x, axis=None, keepdim=False, name=None):
                       name=name)
 
 
-def _count(x, dtype):
-    """numel(x) as a 0-D ``dtype`` tensor: ``size``, a cast to int64, a cast to ``dtype``."""
+def _count(x):
+    """numel(x) as a 0-D int64 tensor: ``size``, then ``cast`` to int64, as PaddlePaddle."""
     n = append_out("size", {"Input": x}, helper="numel")
-    n = append_out("cast", {"X": n}, {"in_dtype": n.dtype, "out_dtype": "int64"})
-    return append_tmp("cast", {"X": n}, {"in_dtype": n.dtype, "out_dtype": dtype})
+    return append_out("cast", {"X": n}, {"in_dtype": n.dtype, "out_dtype": "int64"})
 
 
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     """The variance over ``axis``: the summed squared deviation divided by the count, less one
-    when ``unbiased`` (never by less than 1)."""
+    when ``unbiased`` (never by less than 1). The count comes from the Variable operators
+    (``a / b`` of two int64 counts casts both to float32), as in PaddlePaddle."""
     expect_variable(x, "x", "var")
     axes = axis_list(axis)
     u = append_out("reduce_mean", {"X": x}, {"dim": axes, "keep_dim": True,
                                              "reduce_all": reduces_all(axes, x)}, helper="mean")
-    squared = append_out("pow", {"X": append_tmp("elementwise_sub", {"X": x, "Y": u},
-                                                 {"axis": -1})}, {"factor": 2.0})
-    total = reduce_sum(squared, axis=axis, keepdim=keepdim)
-    n = append_tmp("elementwise_div", {"X": _count(x, x.dtype), "Y": _count(total, x.dtype)},
-                   {"axis": -1})
-    n = append_tmp("cast", {"X": n}, {"in_dtype": n.dtype, "out_dtype": x.dtype})
+    total = reduce_sum(append_out("pow", {"X": x - u}, {"factor": 2.0}), axis=axis,
+                       keepdim=keepdim)
+    ratio = _count(x) / _count(total)
+    n = append_tmp("cast", {"X": ratio}, {"in_dtype": ratio.dtype, "out_dtype": x.dtype})
     if unbiased:
         one = constant(1.0, x.dtype)
-        above = append_tmp("greater_than", {"X": n, "Y": one}, {"axis": -1, "force_cpu": False})
-        less_one = append_tmp("scale", {"X": n}, {"scale": 1.0, "bias": -1.0,
-                                                  "bias_after_scale": True})
-        n = append_out("where", {"Condition": above, "X": less_one, "Y": one})
+        n = append_out("where", {"Condition": n > one, "X": n - 1, "Y": one})
     if name is not None:
         return append_out("elementwise_div", {"X": total, "Y": n}, {"axis": -1}, name=name)
-    return append_tmp("elementwise_div", {"X": total, "Y": n}, {"axis": -1})
+    return total / n
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):

@@ -70,6 +70,10 @@ CASES = {
     "mean_var_std": "[paddle.mean(x), paddle.mean(x, 1, keepdim=True), paddle.mean(x, [0, 1]), "
                     "paddle.var(x), paddle.var(x, 1), paddle.std(x), "
                     "paddle.std(x, 1, unbiased=False, keepdim=True)]",
+    "median_nan_to_num_diff": "[paddle.median(x), paddle.median(x, axis=1), "
+                              "paddle.median(z, 1, keepdim=True), paddle.median(x, 0), "
+                              "x.median(), paddle.nan_to_num(s, nan=1.0, posinf=2.0), "
+                              "paddle.nan_to_num(s), paddle.diff(x), paddle.diff(z, n=2, axis=1)]",
     "all_any": "[paddle.all(b), paddle.any(b, 1), paddle.all(b, [0, 1]), "
                "paddle.any(b, -1, keepdim=True)]",
     "compare": "[paddle.equal(x, y), paddle.not_equal(x, y), paddle.less_than(x, y), "

@@ -27,10 +27,10 @@ from paddle_nb.tensor.logic import (  # noqa: F401 (re-exported)
 # -- math ----------------------------------------------------------------------------------
 from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
     abs, acos, acosh, add, add_n, all, amax, amin, any, asin, asinh, atan, atan2, atanh,
-    ceil, clip, cos, cosh, count_nonzero, cumprod, cumsum, digamma, divide, erf, exp,
+    ceil, clip, cos, cosh, count_nonzero, cumprod, cumsum, diff, digamma, divide, erf, exp,
     expm1, floor, floor_divide, floor_mod, fmax, fmin, heaviside, increment, lerp,
     lgamma, log, log10, log1p, log2, logit, logsumexp, max, maximum, min, minimum, mod,
-    multiply, neg, pow, prod, reciprocal, remainder, round, rsqrt, scale, sign, sin,
+    multiply, nan_to_num, neg, pow, prod, reciprocal, remainder, round, rsqrt, scale, sign, sin,
     sinh, sqrt, square, stanh, subtract, sum, tan, tanh, trunc,
 )
 

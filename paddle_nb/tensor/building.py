@@ -24,7 +24,7 @@ from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["append_out", "append_named", "append_tmp", "expect_variable", "axis_list", "reduces_all",
+__all__ = ["append_out", "append_outs", "append_named", "append_tmp", "expect_variable", "axis_list", "reduces_all",
            "cast_to", "constant", "is_number", "FLOAT_MAX"]
 
 FLOAT_MAX = float(numpy.finfo(numpy.float32).max)    # PaddlePaddle's "no bound" for clip
@@ -36,6 +36,15 @@ def append_out(op_type, inputs, attrs=None, helper=None, name=None, slot="Out",
     ``name`` replaces ``<helper>_N``); return the output Variable."""
     return layer_helper(helper or op_type, name).out(op_type, inputs, attrs, slot=slot,
                                                      extra_outputs=extra_outputs)
+
+
+def append_outs(op_type, inputs, attrs, slots, helper=None, name=None):
+    """Append ``op_type`` writing one new temporary per output slot, ``<helper>_N.tmp_0``,
+    ``.tmp_1``, ... in ``slots`` order (``top_k_v2``: Out, Indices); return them."""
+    maker = layer_helper(helper or op_type, name)
+    names = {slot: maker.tmp_name() for slot in slots}
+    maker.append(op_type, inputs, names, attrs)
+    return [maker.block.var(n) for n in names.values()]
 
 
 def append_named(op_type, inputs, attrs=None, name=None):

@@ -14,7 +14,11 @@ reduction.py and re-exported here. Each function is also a Variable method (``x.
 ['exp', 'sin', 'elementwise_add']
 """
 
+import numpy
+
+from paddle_nb.core.dtypes import to_var_type
 from paddle_nb.framework.variable import Variable, register_tensor_methods
+from paddle_nb.layers.helper import layer_helper
 from paddle_nb.tensor import reduction
 from paddle_nb.tensor.reduction import (  # noqa: F401 (re-exported: paddle.sum is here too)
     all, amax, amin, any, count_nonzero, logsumexp, max, min, prod, sum,
@@ -30,7 +34,7 @@ __all__ = [
     "neg", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
     "acosh", "atanh", "tanh", "floor", "ceil", "round", "trunc", "erf", "lgamma", "digamma",
     "stanh",
-    "logit", "scale", "clip", "increment", "add_n", "cumsum", "cumprod",
+    "logit", "scale", "clip", "increment", "add_n", "cumsum", "cumprod", "nan_to_num", "diff",
     *reduction.__all__,
 ]
 
@@ -232,6 +236,47 @@ def cumprod(x, dim=None, dtype=None, name=None):
     if dtype is not None:
         x = cast_to(x, dtype)
     return append_out("cumprod", {"X": x}, {"dim": dim}, name=name)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """x with NaN replaced by ``nan`` and +-inf by ``posinf`` / ``neginf`` (default: the
+    dtype's largest and smallest finite values), built as PaddlePaddle does: five
+    ``fill_any_like`` constants, then ``isnan_v2`` / ``equal`` and ``where`` three times."""
+    expect_variable(x, "x", "nan_to_num")
+    largest = float(numpy.finfo(x.dtype).max)
+    values = [numpy.inf, -numpy.inf, nan, largest if posinf is None else posinf,
+              -largest if neginf is None else neginf]
+    inf, minus_inf, nan_t, pos_t, neg_t = (
+        append_out("fill_any_like", {"X": x}, {"value": float(v),
+                                               "dtype": int(to_var_type(x.dtype))},
+                   helper="full_like") for v in values)
+    out = append_out("where", {"Condition": append_out("isnan_v2", {"X": x}), "X": nan_t, "Y": x})
+    for special, replacement in ((inf, pos_t), (minus_inf, neg_t)):
+        hit = append_out("equal", {"X": out, "Y": special}, {"axis": -1, "force_cpu": False})
+        out = append_out("where", {"Condition": hit, "X": replacement, "Y": out})
+    return out
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
+    """The ``n``-th forward difference along ``axis``: x[1:] - x[:-1] (two ``slice`` ops and
+    an ``elementwise_sub``), n times."""
+    expect_variable(x, "x", "diff")
+    if prepend is not None or append is not None:
+        raise NotImplementedError("paddle.diff with prepend / append is not available in "
+                                  "paddle_nb; concatenate them to x first (paddle.concat)")
+    axis = axis % len(x.shape)
+    for k in range(n):
+        length = x.shape[axis]
+        if length < 0:
+            raise ValueError(f"paddle_nb's diff needs the size of axis {axis} known when the "
+                             f"program is built; x has shape {list(x.shape)}")
+        helper = layer_helper("diff")
+        ends = [helper.out("slice", {"Input": x}, {"axes": [axis], "starts": [start],
+                                                   "ends": [stop], "decrease_axis": [],
+                                                   "infer_flags": []})
+                for start, stop in ((0, length - 1), (1, length))]
+        x = subtract(ends[1], ends[0], name=name if k == n - 1 else None)
+    return x
 
 
 # every function here is also a Variable method (x.exp(), x.sum(axis=1), x.clip(0, 1))

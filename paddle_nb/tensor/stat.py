@@ -1,15 +1,16 @@
-"""Statistics at paddle's top level: mean, var, std.
+"""Statistics at paddle's top level: mean, var, std, median.
 
 ``mean`` is one ``reduce_mean``. ``var`` and ``std`` build what PaddlePaddle 2.6 builds, op
 for op and name for name: the mean (dims kept), the squared deviations
 (``elementwise_sub``, ``pow``), their sum, and the count divided out, taken at run time from
 the two sizes (``size`` ops and casts), less one for the unbiased estimate but never below
-one (``greater_than`` and ``where``). ``median`` and ``quantile`` are not available yet.
+one (``greater_than`` and ``where``). ``median`` sorts with ``top_k_v2``; ``quantile`` is not
+available yet.
 """
 
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor.building import (
-    append_out, append_tmp, axis_list, constant, expect_variable, reduces_all,
+    append_out, append_outs, append_tmp, axis_list, constant, expect_variable, reduces_all,
 )
 from paddle_nb.tensor.reduction import reduce_attrs
 from paddle_nb.tensor.reduction import sum as reduce_sum
@@ -58,9 +59,47 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 def median(x, axis=None, keepdim=False, name=None):
-    """Not available in paddle_nb yet."""
-    raise NotImplementedError("paddle.median is not available in paddle_nb; sort x "
-                              "(paddle.sort or paddle.topk) and take the middle element(s)")
+    """The median over ``axis`` (None: of every element, 0-D), built as PaddlePaddle 2.6
+    builds it: the smallest half-plus-one values (``top_k_v2``), the middle one or the mean of
+    the middle two (``slice``), plus sum(isnan(x) * x) over the axis, which is NaN exactly
+    when x holds a NaN (and 0 otherwise)."""
+    expect_variable(x, "x", "median")
+    rank, everything = len(x.shape), axis is None
+    if everything:
+        x = append_outs("flatten_contiguous_range", {"X": x},
+                        {"start_axis": 0, "stop_axis": max(rank - 1, 0)}, ("Out", "XShape"),
+                        helper="flatten")[0]
+        axis = 0
+    else:
+        axis = axis % max(rank, 1)
+    size = x.shape[axis]
+    if size < 0:
+        raise ValueError(f"paddle_nb's median needs the size of axis {axis} known when the "
+                         f"program is built; x has shape {list(x.shape)}")
+    middle = size // 2
+    top = append_outs("top_k_v2", {"X": x}, {"k": middle + 1, "axis": axis, "largest": False,
+                                             "sorted": True}, ("Out", "Indices"))[0]
+
+    def element(k):
+        return append_out("slice", {"Input": top}, {"axes": [axis], "starts": [k],
+                                                    "ends": [k + 1], "decrease_axis": [],
+                                                    "infer_flags": [1]})
+    if size % 2 == 0:
+        pair = element(middle - 1) + element(middle)
+        out = append_out("cast", {"X": pair}, {"in_dtype": pair.dtype, "out_dtype": x.dtype}) * 0.5
+    else:
+        picked = element(middle)
+        out = append_out("cast", {"X": picked}, {"in_dtype": picked.dtype, "out_dtype": x.dtype})
+    nan = append_out("isnan_v2", {"X": x})
+    nan = append_out("cast", {"X": nan}, {"in_dtype": nan.dtype, "out_dtype": x.dtype}) * x
+    out = out + reduce_sum(nan, axis=axis, keepdim=True)
+    if everything:
+        return append_outs("reshape2", {"X": out}, {"shape": [1] * rank if keepdim else []},
+                           ("Out", "XShape"), name=name)[0]
+    if keepdim:
+        return out
+    return append_outs("squeeze2", {"X": out}, {"axes": [axis]}, ("Out", "XShape"),
+                       helper="squeeze", name=name)[0]
 
 
 def quantile(x, q, axis=None, keepdim=False, name=None):

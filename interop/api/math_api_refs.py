@@ -74,6 +74,10 @@ CASES = {
                               "paddle.median(z, 1, keepdim=True), paddle.median(x, 0), "
                               "x.median(), paddle.nan_to_num(s, nan=1.0, posinf=2.0), "
                               "paddle.nan_to_num(s), paddle.diff(x), paddle.diff(z, n=2, axis=1)]",
+    "more_math": "[paddle.erfinv(p), paddle.logcumsumexp(x, 1), paddle.logcumsumexp(x), "
+                 "*paddle.cummax(x, 1), *paddle.cummin(x), paddle.frac(x), paddle.deg2rad(x), "
+                 "paddle.rad2deg(x), paddle.sgn(x), paddle.logaddexp(x, y), paddle.nansum(s), "
+                 "paddle.nansum(x, 1), paddle.nanmean(s, 1), paddle.nanmean(x)]",
     "all_any": "[paddle.all(b), paddle.any(b, 1), paddle.all(b, [0, 1]), "
                "paddle.any(b, -1, keepdim=True)]",
     "compare": "[paddle.equal(x, y), paddle.not_equal(x, y), paddle.less_than(x, y), "

@@ -1,5 +1,6 @@
 """PaddlePaddle 2.6.2's own numbers for the math, reduction, logic and activation ops
-(paddle_nb/ops/{math_unary,activation_more,reduce_more,elementwise_more,bitwise,math_more}.py).
+(paddle_nb/ops/{math_unary,activation_more,reduce_more,elementwise_more,bitwise,math_more,
+cumulative}.py).
 
 Run with the interop virtual environment, never with paddle_nb's:
 
@@ -112,6 +113,11 @@ CASES = {
     "cumprod": ({"x": (signed(0.5, 1.5, 2, 3, 4), True), "z": (np.array([[2.0, 0.0, 3.0, 0.5]], "float32"), True)},
                 lambda v: [paddle.cumprod(v["x"], 1), paddle.cumprod(v["x"], -1),
                            paddle.cumprod(v["z"], 1)]),
+    "running": ({"x": (uniform(-3, 3, 2, 5), True), "p": (uniform(-0.95, 0.95, 2, 3), True),
+                 "d": ((rng.permutation(24).reshape(2, 3, 4) * 0.1).astype("float32"), True)},
+                lambda v: [paddle.logcumsumexp(v["x"], 1), paddle.logcumsumexp(v["x"]),
+                           paddle.erfinv(v["p"]), *paddle.cummax(v["d"], 2),
+                           *paddle.cummin(v["d"], 0)]),
     "tests_of_values": ({"x": (SPECIAL, False), "i": (INTS, False)},
                         lambda v: [paddle.isnan(v["x"]), paddle.isinf(v["x"]), paddle.isfinite(v["x"]),
                                    paddle.isnan(v["i"]), paddle.is_empty(v["x"])]),

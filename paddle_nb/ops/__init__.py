@@ -10,7 +10,7 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     creation, conv, norm, norm_sample, metric, logic, linalg, math, reduce, loss,
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
-    math_unary, activation_more, reduce_more, elementwise_more, bitwise, math_more,
+    math_unary, activation_more, reduce_more, elementwise_more, bitwise, math_more, cumulative,
 )
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op

@@ -15,8 +15,10 @@ from paddle_nb.ops.activation_param import erf
 from paddle_nb.ops.grad import grad_op
 from paddle_nb.ops.registry import OpDef, fail, register
 
-__all__ = ["UNARY_MATH", "lgamma", "digamma", "trigamma"]
+__all__ = ["UNARY_MATH", "lgamma", "digamma", "trigamma", "erfinv"]
 
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SHIFT = 10     # gammas: x moves to x + 10 >= 10.5, where Stirling's series is exact enough
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -70,6 +72,19 @@ def trigamma(xp, x):
     return xp.where(up, value, (math.pi / xp.sin(math.pi * a)) ** 2 - value)
 
 
+def erfinv(xp, x):
+    """The inverse of erf: Winitzki's closed form (to 2e-3), then three Newton steps on erf in
+    float64; |x| >= 1 gives +-inf, as PaddlePaddle's kernel does."""
+    a = 0.147
+    v = xp.clip(x.astype("float64"), -1 + 1e-15, 1 - 1e-15)
+    ln = xp.log(1 - v * v)
+    first = 2 / (math.pi * a) + ln / 2
+    y = xp.sign(v) * xp.sqrt(xp.sqrt(first * first - ln / a) - first)
+    for _ in range(3):
+        y = y - (erf(xp, y) - v) / (_TWO_OVER_SQRT_PI * xp.exp(-y * y))
+    return xp.where(xp.abs(x) >= 1, xp.copysign(xp.inf, x), y)
+
+
 def _round_half_away(xp, x):
     return xp.sign(x) * xp.floor(xp.abs(x) + 0.5)
 
@@ -78,14 +93,14 @@ def _zero(xp, dout):
     return xp.zeros_like(dout)
 
 
-_LN2, _LN10 = math.log(2.0), math.log(10.0)
-_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 # name: (forward(xp, x), reads "X", "Out" or None, derivative(xp, x_or_out, dout), doc)
 # (reads None: the derivative is derivative(xp, dout), zero everywhere it exists)
 UNARY_MATH = {
     "erf": (erf, "X", lambda xp, x, d: d * _TWO_OVER_SQRT_PI * xp.exp(-x * x),
             "Out = erf(X) = 2/sqrt(pi) * integral of exp(-t^2) from 0 to X"),
+    "erfinv": (erfinv, "Out", lambda xp, out, d: d * (math.sqrt(math.pi) / 2) * xp.exp(out * out),
+               "Out = erfinv(X), the inverse of erf, for -1 < X < 1"),
     "rsqrt": (lambda xp, x: 1 / xp.sqrt(x), "Out", lambda xp, out, d: -0.5 * d * out * out * out,
               "Out = 1 / sqrt(X)"),
     "sin": (lambda xp, x: xp.sin(x), "X", lambda xp, x, d: d * xp.cos(x), "Out = sin(X)"),

@@ -24,7 +24,8 @@ from paddle_nb.tensor.reduction import (  # noqa: F401 (re-exported: paddle.sum 
     all, amax, amin, any, count_nonzero, logsumexp, max, min, prod, sum,
 )
 from paddle_nb.tensor.building import (
-    FLOAT_MAX, append_named, append_out, cast_to, constant, expect_variable, is_number,
+    FLOAT_MAX, append_named, append_out, append_outs, append_tmp, cast_to, constant,
+    expect_variable, is_number,
 )
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "acosh", "atanh", "tanh", "floor", "ceil", "round", "trunc", "erf", "lgamma", "digamma",
     "stanh",
     "logit", "scale", "clip", "increment", "add_n", "cumsum", "cumprod", "nan_to_num", "diff",
+    "erfinv", "logcumsumexp", "cummax", "cummin", "frac", "deg2rad", "rad2deg", "sgn",
+    "logaddexp", "nansum", "nanmean",
     *reduction.__all__,
 ]
 
@@ -141,7 +144,7 @@ def lerp(x, y, weight, name=None):
 _UNARY = ["exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "abs",
           "sign", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
           "asinh", "acosh", "atanh", "tanh", "floor", "ceil", "round", "trunc", "erf",
-          "lgamma", "digamma"]
+          "erfinv", "lgamma", "digamma"]
 
 
 def _unary(op_type):
@@ -154,7 +157,7 @@ def _unary(op_type):
 
 exp, expm1, log, log2, log10, log1p, sqrt, rsqrt, square, abs, sign, reciprocal, sin, cos, \
     tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, tanh, floor, ceil, round, trunc, \
-    erf, lgamma, digamma = (_unary(t) for t in _UNARY)
+    erf, erfinv, lgamma, digamma = (_unary(t) for t in _UNARY)
 
 
 def neg(x, name=None):
@@ -277,6 +280,97 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
                 for start, stop in ((0, length - 1), (1, length))]
         x = subtract(ends[1], ends[0], name=name if k == n - 1 else None)
     return x
+
+
+def logcumsumexp(x, axis=None, dtype=None, name=None):
+    """log(cumsum(exp(x))) along ``axis`` (None: x flattened), without overflow."""
+    expect_variable(x, "x", "logcumsumexp")
+    if dtype is not None:
+        x = cast_to(x, dtype)
+    attrs = {"flatten": True, "axis": -1} if axis is None else {"flatten": False, "axis": axis}
+    return append_out("logcumsumexp", {"X": x}, {**attrs, "exclusive": False, "reverse": False},
+                      name=name)
+
+
+def _running_extreme(op_type, x, axis, dtype, name):
+    expect_variable(x, "x", op_type)
+    if axis is None:
+        x = append_outs("flatten_contiguous_range", {"X": x},
+                        {"start_axis": 0, "stop_axis": len(x.shape) - 1 if x.shape else 0},
+                        ("Out", "XShape"), helper="flatten")[0]
+        axis = -1
+    return tuple(append_outs(op_type, {"x": x}, {"axis": axis,
+                                                 "dtype": int(to_var_type(dtype))},
+                             ("out", "indices"), name=name))
+
+
+def cummax(x, axis=None, dtype="int64", name=None):
+    """(the running maximum along ``axis``, where it was); None: over x flattened."""
+    return _running_extreme("cummax", x, axis, dtype, name)
+
+
+def cummin(x, axis=None, dtype="int64", name=None):
+    """(the running minimum along ``axis``, where it was); None: over x flattened."""
+    return _running_extreme("cummin", x, axis, dtype, name)
+
+
+def frac(x, name=None):
+    """The fractional part, x - trunc(x)."""
+    return subtract(x, trunc(x), name=name)
+
+
+def deg2rad(x, name=None):
+    """Degrees to radians (a ``scale`` by pi / 180, written to ``deg2rad_N.tmp_0``)."""
+    expect_variable(x, "x", "deg2rad")
+    return append_out("scale", {"X": x}, {"scale": numpy.pi / 180.0, "bias": 0.0,
+                                          "bias_after_scale": True}, helper="deg2rad", name=name)
+
+
+def rad2deg(x, name=None):
+    """Radians to degrees (a ``scale`` by 180 / pi)."""
+    expect_variable(x, "x", "rad2deg")
+    return append_out("scale", {"X": x}, {"scale": 180.0 / numpy.pi, "bias": 0.0,
+                                          "bias_after_scale": True}, helper="rad2deg", name=name)
+
+
+def sgn(x, name=None):
+    """The sign of a real x (``sign``)."""
+    return sign(x, name=name)
+
+
+def logaddexp(x, y, name=None):
+    """log(exp(x) + exp(y)) = log1p(exp(-|x - y|)) + max(x, y), as PaddlePaddle builds it."""
+    expect_variable(x, "x", "logaddexp")
+    expect_variable(y, "y", "logaddexp")
+    return log1p(exp(-abs(x - y))) + maximum(x, y)
+
+
+def _nan_to_zero(x):
+    zero = append_out("fill_any_like", {"X": x}, {"value": 0.0,
+                                                  "dtype": int(to_var_type(x.dtype))},
+                      helper="full_like")
+    return append_out("where", {"Condition": append_out("isnan_v2", {"X": x}), "X": zero,
+                                "Y": x})
+
+
+def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
+    """The sum over ``axis`` with NaNs taken as 0."""
+    expect_variable(x, "x", "nansum")
+    return sum(_nan_to_zero(x), axis=axis, dtype=dtype, keepdim=keepdim, name=name)
+
+
+def nanmean(x, axis=None, keepdim=False, name=None):
+    """The mean over ``axis`` of the elements that are not NaN."""
+    expect_variable(x, "x", "nanmean")
+    count = sum(append_out("bitwise_not", {"X": append_out("isnan_v2", {"X": x})}), axis=axis,
+                keepdim=keepdim)
+    total = nansum(x, axis=axis, keepdim=keepdim)
+    return divide(total, append_tmp_cast(count, x.dtype), name=name)
+
+
+def append_tmp_cast(x, dtype):
+    """``x.astype(dtype)`` as a Variable method writes it (``tmp_N``)."""
+    return append_tmp("cast", {"X": x}, {"in_dtype": x.dtype, "out_dtype": dtype})
 
 
 # every function here is also a Variable method (x.exp(), x.sum(axis=1), x.clip(0, 1))

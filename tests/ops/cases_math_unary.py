@@ -93,3 +93,24 @@ CASES["lgamma"].append(Case(inputs={"X": np.array([0.5, 1, 2, 3.5, 30], np.float
 
 BAD = {op: [Bad(inputs={"X": Meta((3, 4), np.dtype(np.int64))}, error=ShapeError,
                 match="X must be a floating-point tensor, got int64")] for op in TABLE}
+
+# erfinv: the reference inverts math.erf by bisection
+def erfinv_ref(v):
+    if abs(v) >= 1:
+        return math.copysign(math.inf, v)
+    lo, hi = -10.0, 10.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.erf(mid) < v else (lo, mid)
+    return (lo + hi) / 2
+
+
+CASES["erfinv"] = [
+    Case(inputs={"X": uniform(-0.95, 0.95)}, ref=lambda ins, a: {"Out": per_element(erfinv_ref)(ins["X"])},
+         grad=("X",)),
+    Case(inputs={"X": np.array([0.0, 0.999, -0.9999, 1.0, -1.0], np.float64)},
+         ref=lambda ins, a: {"Out": per_element(erfinv_ref)(ins["X"])}, rtol=1e-9,
+         name="tails and +-1 in float64"),
+]
+BAD["erfinv"] = [Bad(inputs={"X": Meta((3,), np.dtype(np.int32))}, error=ShapeError,
+                     match="floating-point")]

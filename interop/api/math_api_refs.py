@@ -77,7 +77,8 @@ CASES = {
     "more_math": "[paddle.erfinv(p), paddle.logcumsumexp(x, 1), paddle.logcumsumexp(x), "
                  "*paddle.cummax(x, 1), *paddle.cummin(x), paddle.frac(x), paddle.deg2rad(x), "
                  "paddle.rad2deg(x), paddle.sgn(x), paddle.logaddexp(x, y), paddle.nansum(s), "
-                 "paddle.nansum(x, 1), paddle.nanmean(s, 1), paddle.nanmean(x)]",
+                 "paddle.nansum(x, 1), paddle.nanmean(s, 1), paddle.nanmean(x), paddle.i0(x), "
+                 "paddle.i0e(x), paddle.i1(x), paddle.i1e(x), paddle.polygamma(p, 1), x.i0()]",
     "all_any": "[paddle.all(b), paddle.any(b, 1), paddle.all(b, [0, 1]), "
                "paddle.any(b, -1, keepdim=True)]",
     "compare": "[paddle.equal(x, y), paddle.not_equal(x, y), paddle.less_than(x, y), "

@@ -1,6 +1,6 @@
 """PaddlePaddle 2.6.2's own numbers for the math, reduction, logic and activation ops
 (paddle_nb/ops/{math_unary,activation_more,reduce_more,elementwise_more,bitwise,math_more,
-cumulative}.py).
+cumulative,special}.py).
 
 Run with the interop virtual environment, never with paddle_nb's:
 
@@ -118,6 +118,10 @@ CASES = {
                 lambda v: [paddle.logcumsumexp(v["x"], 1), paddle.logcumsumexp(v["x"]),
                            paddle.erfinv(v["p"]), *paddle.cummax(v["d"], 2),
                            *paddle.cummin(v["d"], 0)]),
+    "special": ({"x": (signed(0.2, 6, 2, 4), True), "p": (uniform(0.3, 6, 2, 3), True)},
+                lambda v: [paddle.i0(v["x"]), paddle.i0e(v["x"]), paddle.i1(v["x"]),
+                           paddle.i1e(v["x"]), paddle.polygamma(v["p"], 1),
+                           paddle.polygamma(v["p"], 2)]),
     "tests_of_values": ({"x": (SPECIAL, False), "i": (INTS, False)},
                         lambda v: [paddle.isnan(v["x"]), paddle.isinf(v["x"]), paddle.isfinite(v["x"]),
                                    paddle.isnan(v["i"]), paddle.is_empty(v["x"])]),

@@ -3,29 +3,29 @@
 Each function appends the op PaddlePaddle 2.6 appends, with the same attributes and output
 name (see building.py), so ``paddle.exp(x)`` writes ``exp_0.tmp_0`` and ``paddle.add(x, y)``
 writes ``elementwise_add_0``. The reductions (sum, mean, max, prod, ...) are in
-reduction.py and re-exported here. Each function is also a Variable method (``x.exp()``).
+reduction.py, the functions built from several ops and the special functions in
+math_more.py; both are re-exported here. Each function is also a Variable method (``x.exp()``).
 
 >>> import paddle_nb as paddle
 >>> from paddle_nb.framework import unique_name
 >>> with unique_name.guard(), paddle.program_guard(paddle.Program(), paddle.Program()):
-...     x = paddle.static.data("x", [2, 3], "float32")
+...     x = paddle.layers.data("x", [2, 3], append_batch_size=False)
 ...     y = paddle.exp(x) + x.sin()
 >>> [op.type for op in y.block.ops]
 ['exp', 'sin', 'elementwise_add']
 """
 
-import numpy
-
-from paddle_nb.core.dtypes import to_var_type
 from paddle_nb.framework.variable import Variable, register_tensor_methods
-from paddle_nb.layers.helper import layer_helper
-from paddle_nb.tensor import reduction
+from paddle_nb.tensor import math_more, reduction
+from paddle_nb.tensor.math_more import (  # noqa: F401 (re-exported)
+    cummax, cummin, deg2rad, diff, frac, i0, i0e, i1, i1e, logaddexp, logcumsumexp, nan_to_num,
+    nanmean, nansum, polygamma, rad2deg, sgn,
+)
 from paddle_nb.tensor.reduction import (  # noqa: F401 (re-exported: paddle.sum is here too)
     all, amax, amin, any, count_nonzero, logsumexp, max, min, prod, sum,
 )
 from paddle_nb.tensor.building import (
-    FLOAT_MAX, append_named, append_out, append_outs, append_tmp, cast_to, constant,
-    expect_variable, is_number,
+    FLOAT_MAX, append_named, append_out, cast_to, constant, expect_variable, is_number,
 )
 
 __all__ = [
@@ -35,10 +35,8 @@ __all__ = [
     "neg", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
     "acosh", "atanh", "tanh", "floor", "ceil", "round", "trunc", "erf", "lgamma", "digamma",
     "stanh",
-    "logit", "scale", "clip", "increment", "add_n", "cumsum", "cumprod", "nan_to_num", "diff",
-    "erfinv", "logcumsumexp", "cummax", "cummin", "frac", "deg2rad", "rad2deg", "sgn",
-    "logaddexp", "nansum", "nanmean",
-    *reduction.__all__,
+    "logit", "scale", "clip", "increment", "add_n", "cumsum", "cumprod", "erfinv",
+    *reduction.__all__, *math_more.__all__,
 ]
 
 # ---- binary elementwise ops: the output is named after the op (elementwise_add_0) ---------
@@ -241,138 +239,6 @@ def cumprod(x, dim=None, dtype=None, name=None):
     return append_out("cumprod", {"X": x}, {"dim": dim}, name=name)
 
 
-def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
-    """x with NaN replaced by ``nan`` and +-inf by ``posinf`` / ``neginf`` (default: the
-    dtype's largest and smallest finite values), built as PaddlePaddle does: five
-    ``fill_any_like`` constants, then ``isnan_v2`` / ``equal`` and ``where`` three times."""
-    expect_variable(x, "x", "nan_to_num")
-    largest = float(numpy.finfo(x.dtype).max)
-    values = [numpy.inf, -numpy.inf, nan, largest if posinf is None else posinf,
-              -largest if neginf is None else neginf]
-    inf, minus_inf, nan_t, pos_t, neg_t = (
-        append_out("fill_any_like", {"X": x}, {"value": float(v),
-                                               "dtype": int(to_var_type(x.dtype))},
-                   helper="full_like") for v in values)
-    out = append_out("where", {"Condition": append_out("isnan_v2", {"X": x}), "X": nan_t, "Y": x})
-    for special, replacement in ((inf, pos_t), (minus_inf, neg_t)):
-        hit = append_out("equal", {"X": out, "Y": special}, {"axis": -1, "force_cpu": False})
-        out = append_out("where", {"Condition": hit, "X": replacement, "Y": out})
-    return out
-
-
-def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
-    """The ``n``-th forward difference along ``axis``: x[1:] - x[:-1] (two ``slice`` ops and
-    an ``elementwise_sub``), n times."""
-    expect_variable(x, "x", "diff")
-    if prepend is not None or append is not None:
-        raise NotImplementedError("paddle.diff with prepend / append is not available in "
-                                  "paddle_nb; concatenate them to x first (paddle.concat)")
-    axis = axis % len(x.shape)
-    for k in range(n):
-        length = x.shape[axis]
-        if length < 0:
-            raise ValueError(f"paddle_nb's diff needs the size of axis {axis} known when the "
-                             f"program is built; x has shape {list(x.shape)}")
-        helper = layer_helper("diff")
-        ends = [helper.out("slice", {"Input": x}, {"axes": [axis], "starts": [start],
-                                                   "ends": [stop], "decrease_axis": [],
-                                                   "infer_flags": []})
-                for start, stop in ((0, length - 1), (1, length))]
-        x = subtract(ends[1], ends[0], name=name if k == n - 1 else None)
-    return x
-
-
-def logcumsumexp(x, axis=None, dtype=None, name=None):
-    """log(cumsum(exp(x))) along ``axis`` (None: x flattened), without overflow."""
-    expect_variable(x, "x", "logcumsumexp")
-    if dtype is not None:
-        x = cast_to(x, dtype)
-    attrs = {"flatten": True, "axis": -1} if axis is None else {"flatten": False, "axis": axis}
-    return append_out("logcumsumexp", {"X": x}, {**attrs, "exclusive": False, "reverse": False},
-                      name=name)
-
-
-def _running_extreme(op_type, x, axis, dtype, name):
-    expect_variable(x, "x", op_type)
-    if axis is None:
-        x = append_outs("flatten_contiguous_range", {"X": x},
-                        {"start_axis": 0, "stop_axis": len(x.shape) - 1 if x.shape else 0},
-                        ("Out", "XShape"), helper="flatten")[0]
-        axis = -1
-    return tuple(append_outs(op_type, {"x": x}, {"axis": axis,
-                                                 "dtype": int(to_var_type(dtype))},
-                             ("out", "indices"), name=name))
-
-
-def cummax(x, axis=None, dtype="int64", name=None):
-    """(the running maximum along ``axis``, where it was); None: over x flattened."""
-    return _running_extreme("cummax", x, axis, dtype, name)
-
-
-def cummin(x, axis=None, dtype="int64", name=None):
-    """(the running minimum along ``axis``, where it was); None: over x flattened."""
-    return _running_extreme("cummin", x, axis, dtype, name)
-
-
-def frac(x, name=None):
-    """The fractional part, x - trunc(x)."""
-    return subtract(x, trunc(x), name=name)
-
-
-def deg2rad(x, name=None):
-    """Degrees to radians (a ``scale`` by pi / 180, written to ``deg2rad_N.tmp_0``)."""
-    expect_variable(x, "x", "deg2rad")
-    return append_out("scale", {"X": x}, {"scale": numpy.pi / 180.0, "bias": 0.0,
-                                          "bias_after_scale": True}, helper="deg2rad", name=name)
-
-
-def rad2deg(x, name=None):
-    """Radians to degrees (a ``scale`` by 180 / pi)."""
-    expect_variable(x, "x", "rad2deg")
-    return append_out("scale", {"X": x}, {"scale": 180.0 / numpy.pi, "bias": 0.0,
-                                          "bias_after_scale": True}, helper="rad2deg", name=name)
-
-
-def sgn(x, name=None):
-    """The sign of a real x (``sign``)."""
-    return sign(x, name=name)
-
-
-def logaddexp(x, y, name=None):
-    """log(exp(x) + exp(y)) = log1p(exp(-|x - y|)) + max(x, y), as PaddlePaddle builds it."""
-    expect_variable(x, "x", "logaddexp")
-    expect_variable(y, "y", "logaddexp")
-    return log1p(exp(-abs(x - y))) + maximum(x, y)
-
-
-def _nan_to_zero(x):
-    zero = append_out("fill_any_like", {"X": x}, {"value": 0.0,
-                                                  "dtype": int(to_var_type(x.dtype))},
-                      helper="full_like")
-    return append_out("where", {"Condition": append_out("isnan_v2", {"X": x}), "X": zero,
-                                "Y": x})
-
-
-def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """The sum over ``axis`` with NaNs taken as 0."""
-    expect_variable(x, "x", "nansum")
-    return sum(_nan_to_zero(x), axis=axis, dtype=dtype, keepdim=keepdim, name=name)
-
-
-def nanmean(x, axis=None, keepdim=False, name=None):
-    """The mean over ``axis`` of the elements that are not NaN."""
-    expect_variable(x, "x", "nanmean")
-    count = sum(append_out("bitwise_not", {"X": append_out("isnan_v2", {"X": x})}), axis=axis,
-                keepdim=keepdim)
-    total = nansum(x, axis=axis, keepdim=keepdim)
-    return divide(total, append_tmp_cast(count, x.dtype), name=name)
-
-
-def append_tmp_cast(x, dtype):
-    """``x.astype(dtype)`` as a Variable method writes it (``tmp_N``)."""
-    return append_tmp("cast", {"X": x}, {"in_dtype": x.dtype, "out_dtype": dtype})
-
-
 # every function here is also a Variable method (x.exp(), x.sum(axis=1), x.clip(0, 1))
 register_tensor_methods({n: globals()[n] for n in __all__ if n not in ("add_n",)
-                         and n not in reduction.__all__})
+                         and n not in reduction.__all__ and n not in math_more.__all__})

@@ -34,6 +34,7 @@ FEEDS = {
     "s": np.array([[1.0, np.nan, np.inf], [-np.inf, 0.0, -2.5]], "float32"),
     "i": np.array([[7, -7, 3], [9, 0, -5]], "int32"), "j": np.array([[2, -2, 4], [4, 3, -3]], "int32"),
     "b": rng.random((2, 3)) < 0.5, "c": rng.random((2, 3)) < 0.5, "w": np.array([0.2, 0.3, 0.4], "float32"),
+    "k": np.array([[2], [0]], "int32"),
 }
 DIFFERENTIABLE = ("x", "y", "p", "z", "w")
 
@@ -78,7 +79,8 @@ CASES = {
                  "*paddle.cummax(x, 1), *paddle.cummin(x), paddle.frac(x), paddle.deg2rad(x), "
                  "paddle.rad2deg(x), paddle.sgn(x), paddle.logaddexp(x, y), paddle.nansum(s), "
                  "paddle.nansum(x, 1), paddle.nanmean(s, 1), paddle.nanmean(x), paddle.i0(x), "
-                 "paddle.i0e(x), paddle.i1(x), paddle.i1e(x), paddle.polygamma(p, 1), x.i0()]",
+                 "paddle.i0e(x), paddle.i1(x), paddle.i1e(x), paddle.polygamma(p, 1), x.i0(), "
+                 "paddle.nextafter(x, y), paddle.multiplex([x, y, p], k)]",
     "all_any": "[paddle.all(b), paddle.any(b, 1), paddle.all(b, [0, 1]), "
                "paddle.any(b, -1, keepdim=True)]",
     "compare": "[paddle.equal(x, y), paddle.not_equal(x, y), paddle.less_than(x, y), "

@@ -11,7 +11,7 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
     math_unary, activation_more, reduce_more, elementwise_more, bitwise, math_more, cumulative,
-    special,
+    special, choose,
 )
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op

@@ -1,11 +1,12 @@
-"""More binary elementwise ops: floordiv, mod, heaviside, fmax, fmin and atan2.
+"""More binary elementwise ops: floordiv, mod, heaviside, fmax, fmin, atan2 and nextafter.
 
 ``elementwise_floordiv`` and ``elementwise_mod`` divide as Python does (the quotient
 rounded toward minus infinity, the remainder taking the divisor's sign) and take
 PaddlePaddle's ``axis`` line-up; they have no gradient. ``elementwise_heaviside``,
 ``elementwise_fmax`` and ``elementwise_fmin`` broadcast as NumPy does (PaddlePaddle 2.6
 writes no ``axis`` for them); fmax and fmin ignore a NaN when the other side is a number.
-``atan2`` reads X1 and X2 (the angle of the point (X2, X1)).
+``atan2`` reads X1 and X2 (the angle of the point (X2, X1)). ``nextafter`` (slots ``x``,
+``y``, ``out``, lower case as in 2.6) is the next representable number after x toward y.
 """
 
 from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, sum_to
@@ -134,3 +135,14 @@ def _atan2_dy(xp, x1, x2, g):
 _register_plain("atan2", lambda xp, x1, x2: xp.arctan2(x1, x2), _atan2_dx, _atan2_dy,
                 "Out = atan2(X1, X2), the angle of the point (X2, X1) in (-pi, pi]",
                 slots=("X1", "X2"))
+
+
+def _nextafter_infer(x, y):
+    if x.dtype.kind != "f":
+        fail(f"x must be a floating-point tensor, got {x.dtype}")
+    return _binary_infer(x, y, ("x", "y"))
+
+
+register(OpDef("nextafter", inputs=["x", "y"], outputs=["out"], infer=_nextafter_infer,
+               kernel=lambda ctx, x, y: ctx.xp.nextafter(x, y),
+               doc="out = the next float after x in the direction of y (no gradient)"))

@@ -31,9 +31,9 @@ from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
     diff, digamma, divide, erf, erfinv, exp, expm1, floor, floor_divide, floor_mod,
     fmax, fmin, frac, heaviside, i0, i0e, i1, i1e, increment, lerp, lgamma, log, log10,
     log1p, log2, logaddexp, logcumsumexp, logit, logsumexp, max, maximum, min, minimum,
-    mod, multiply, nan_to_num, nanmean, nansum, neg, polygamma, pow, prod, rad2deg,
-    reciprocal, remainder, round, rsqrt, scale, sgn, sign, sin, sinh, sqrt, square,
-    stanh, subtract, sum, tan, tanh, trunc,
+    mod, multiplex, multiply, nan_to_num, nanmean, nansum, neg, nextafter, polygamma,
+    pow, prod, rad2deg, reciprocal, remainder, round, rsqrt, scale, sgn, sign, sin,
+    sinh, sqrt, square, stanh, subtract, sum, tan, tanh, trunc,
 )
 
 # -- search --------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ math_more.py; both are re-exported here. Each function is also a Variable method
 from paddle_nb.framework.variable import Variable, register_tensor_methods
 from paddle_nb.tensor import math_more, reduction
 from paddle_nb.tensor.math_more import (  # noqa: F401 (re-exported)
-    cummax, cummin, deg2rad, diff, frac, i0, i0e, i1, i1e, logaddexp, logcumsumexp, nan_to_num,
-    nanmean, nansum, polygamma, rad2deg, sgn,
+    cummax, cummin, deg2rad, diff, frac, i0, i0e, i1, i1e, logaddexp, logcumsumexp, multiplex,
+    nan_to_num, nanmean, nansum, nextafter, polygamma, rad2deg, sgn,
 )
 from paddle_nb.tensor.reduction import (  # noqa: F401 (re-exported: paddle.sum is here too)
     all, amax, amin, any, count_nonzero, logsumexp, max, min, prod, sum,

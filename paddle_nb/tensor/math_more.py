@@ -19,7 +19,7 @@ from paddle_nb.tensor.reduction import sum
 
 __all__ = ["nan_to_num", "diff", "logcumsumexp", "cummax", "cummin", "frac", "deg2rad",
            "rad2deg", "sgn", "logaddexp", "nansum", "nanmean", "i0", "i0e", "i1", "i1e",
-           "polygamma"]
+           "polygamma", "multiplex", "nextafter"]
 
 
 def _unary(op_type, x, name):
@@ -50,6 +50,21 @@ def i1(x, name=None):
 def i1e(x, name=None):
     """exp(-|x|) * i1(x)."""
     return _special("i1e", x, name)
+
+
+def nextafter(x, y, name=None):
+    """The next float after x in the direction of y."""
+    expect_variable(y, "y", "nextafter")
+    return append_out("nextafter", {"x": expect_variable(x, "x", "nextafter"), "y": y},
+                      slot="out", name=name)
+
+
+def multiplex(inputs, index, name=None):
+    """Row i of ``inputs[index[i]]`` for each i (``index``: an int tensor of shape [N, 1])."""
+    for k, v in enumerate(inputs):
+        expect_variable(v, f"inputs[{k}]", "multiplex")
+    expect_variable(index, "index", "multiplex")
+    return append_out("multiplex", {"Ids": index, "X": list(inputs)}, name=name)
 
 
 def polygamma(x, n, name=None):
@@ -199,4 +214,4 @@ def _subtract(x, y, name=None):
     return append_named("elementwise_sub", {"X": x, "Y": y}, {"axis": -1}, name=name)
 
 
-register_tensor_methods({n: globals()[n] for n in __all__})
+register_tensor_methods({n: globals()[n] for n in __all__ if n != "multiplex"})

@@ -84,5 +84,5 @@ def test_a_number_is_refused_where_paddle_refuses_it():
 def test_unavailable_names_say_what_to_use():
     with pytest.raises(NotImplementedError, match="paddle.quantile is not available"):
         run(lambda x, **_: paddle.quantile(x, 0.5))
-    with pytest.raises(NotImplementedError, match="gumbel_softmax is not available"):
-        run(lambda x, **_: F.gumbel_softmax(x))
+    with pytest.raises(NotImplementedError, match="with prepend / append is not available"):
+        run(lambda x, **_: paddle.diff(x, prepend=x))

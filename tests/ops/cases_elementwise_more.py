@@ -90,3 +90,23 @@ BAD = {
     "atan2": [Bad(inputs={"X1": Meta((2,), np.dtype(F)), "X2": Meta((2,), np.dtype(np.float64))},
                   error=ShapeError, match="X1 and X2 must have the same dtype")],
 }
+
+def nextafter_ref(ins, attrs):
+    """Step one unit in the last place by hand: x's bits plus or minus one (x != 0, y != x)."""
+    x, y = np.broadcast_arrays(ins["x"], ins["y"])
+    out = x.copy()
+    ints = out.view(np.int32 if x.dtype == np.float32 else np.int64)
+    up = (y > x) == (x > 0)             # away from zero when moving in x's direction
+    ints[(x != y) & up] += 1
+    ints[(x != y) & ~up] -= 1
+    return {"out": out}
+
+
+CASES["nextafter"] = [
+    Case(inputs={"x": np.array([1.0, 3.0, -2.0, 5.0], F), "y": np.array([2.0, -1.0, -3.0, 5.0], F)},
+         ref=nextafter_ref),
+    Case(inputs={"x": np.array([[1.0, 3.0]]), "y": np.array([0.0])}, ref=nextafter_ref,
+         name="float64, y broadcast"),
+]
+BAD["nextafter"] = [Bad(inputs={"x": Meta((2,), np.dtype(np.int32)), "y": Meta((2,), np.dtype(np.int32))},
+                        error=ShapeError, match="x must be a floating-point tensor")]

@@ -240,7 +240,7 @@ def glu(x, axis=-1, name=None):
 
 
 def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
-    """Not available in paddle_nb (it has no gumbel_softmax op)."""
-    raise NotImplementedError("F.gumbel_softmax is not available in paddle_nb; add Gumbel "
-                              "noise yourself (-log(-log(paddle.uniform(...)))) and take "
-                              "F.softmax((x + noise) / temperature)")
+    """A sample from the Gumbel-softmax distribution over ``axis``: softmax((x + Gumbel
+    noise) / temperature), or its one-hot (``hard``)."""
+    return _act("gumbel_softmax", x, {"temperature": float(temperature), "hard": bool(hard),
+                                      "axis": axis}, name)

@@ -86,3 +86,13 @@ def test_unavailable_names_say_what_to_use():
         run(lambda x, **_: paddle.quantile(x, 0.5))
     with pytest.raises(NotImplementedError, match="with prepend / append is not available"):
         run(lambda x, **_: paddle.diff(x, prepend=x))
+
+
+def test_gumbel_softmax_writes_paddles_op_and_draws_a_distribution():
+    value, out = run(lambda x, **_: F.gumbel_softmax(x, temperature=0.5, axis=0))
+    op = out.block.ops[-1]
+    assert (op.type, out.name) == ("gumbel_softmax", "gumbel_softmax_0.tmp_0")
+    assert op.attrs["temperature"] == 0.5 and op.attrs["axis"] == 0 and not op.attrs["hard"]
+    np.testing.assert_allclose(value.sum(axis=0), 1, rtol=1e-5)
+    hard, _ = run(lambda x, **_: F.gumbel_softmax(x, hard=True))
+    assert set(np.unique(hard)) <= {0.0, 1.0} and np.all(hard.sum(axis=-1) == 1)

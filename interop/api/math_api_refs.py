@@ -57,6 +57,8 @@ CASES = {
     "scale_clip": "[paddle.scale(x, 2.0, 1.0), paddle.scale(x, 0.5, bias=1.0, "
                   "bias_after_scale=False), paddle.clip(x, -0.5, 0.5), paddle.clip(x, min=-0.2), "
                   "paddle.clip(x, max=0.3)]",
+    "tensor_arguments": "[paddle.scale(x, paddle.max(y)), paddle.clip(x, paddle.min(y), 1.0), "
+                        "paddle.clip(x, max=paddle.max(p)), paddle.increment(paddle.sum(i), 2)]",
     "binary_more": "[paddle.fmax(x, y), paddle.fmin(x, y), paddle.heaviside(x, y), "
                    "paddle.atan2(x, y), paddle.lerp(x, y, 0.3), paddle.lerp(x, y, p)]",
     "cumulative": "[paddle.cumsum(x), paddle.cumsum(x, 1), paddle.cumsum(x, 0, dtype='float64'), "
@@ -77,7 +79,7 @@ CASES = {
                               "paddle.nan_to_num(s), paddle.diff(x), paddle.diff(z, n=2, axis=1)]",
     "more_math": "[paddle.erfinv(p), paddle.logcumsumexp(x, 1), paddle.logcumsumexp(x), "
                  "*paddle.cummax(x, 1), *paddle.cummin(x), paddle.frac(x), paddle.deg2rad(x), "
-                 "paddle.rad2deg(x), paddle.sgn(x), paddle.logaddexp(x, y), paddle.nansum(s), "
+                 "paddle.rad2deg(x), paddle.sgn(x), paddle.logaddexp(x, y), paddle.nansum(s, 1), "
                  "paddle.nansum(x, 1), paddle.nanmean(s, 1), paddle.nanmean(x), paddle.i0(x), "
                  "paddle.i0e(x), paddle.i1(x), paddle.i1e(x), paddle.polygamma(p, 1), x.i0(), "
                  "paddle.nextafter(x, y), paddle.multiplex([x, y, p], k)]",

@@ -89,9 +89,10 @@ NOTEBOOKS ?= $(wildcard notebooks/scripts/[0-9][0-9]_*.py)
 notebooks: venv sysdeps
 	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(PY) tools/run_notebooks.py $(NOTEBOOKS)
 
-## proto: regenerate paddle_nb/proto/framework_pb2.py from proto/framework.proto
+## proto: regenerate paddle_nb/proto/framework_pb2.py from proto/framework.proto (protoc, then
+## proto/generate.py writes a module that imports under protobuf 3.20.2 to the newest)
 proto: venv
-	$(PY) -m grpc_tools.protoc -I proto --python_out=paddle_nb/proto proto/framework.proto
+	$(PY) proto/generate.py
 
 ## bench: run every bench/bench_*.py and print their tables
 bench: venv
@@ -153,6 +154,8 @@ interop: venv $(INTEROP_STAMP)
 	$(INTEROP_PY) interop/make_fixtures.py --out $(INTEROP_FIXTURES)
 	$(PY) interop/check_both_ways.py --fixtures $(INTEROP_FIXTURES) --work build/interop/work \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+	@# PaddlePaddle and paddle_nb in one process, imported in either order (and from_paddle / to_paddle)
+	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(INTEROP_PY) interop/check_coexist.py
 	@# the corpus (interop/README.md): PaddlePaddle's programs, timed; PaddlePaddle runs them as
 	@# paddle_nb writes them; paddle_nb runs them (the coverage table; fails unless all run)
 	$(INTEROP_PY) interop/make_corpus.py --time --out $(INTEROP_CORPUS)
@@ -164,6 +167,11 @@ interop: venv $(INTEROP_STAMP)
 	$(PY) interop/outside_corpus.py check --out build/interop/outside
 	$(PY) interop/differential_paddle.py --count 100 --work build/interop/differential \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
+	@# the API sweep: every public callable of PaddlePaddle on small inputs (interop/sweep/), then
+	@# the coverage pages (docs/api_coverage.md, the op-type table of docs/paddle_coverage.md)
+	$(INTEROP_PY) -m interop.sweep.make_sweep --out $(INTEROP_FIXTURES)/sweep
+	$(PY) tools/api_coverage.py --sweep $(INTEROP_FIXTURES)/sweep \
+	  $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),,--check)
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):

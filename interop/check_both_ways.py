@@ -30,8 +30,9 @@
    ``while_grad`` / ``conditional_block_grad`` conventions, which PaddlePaddle's kernels do
    not read.)
 
-paddle_nb and paddle cannot share a process (both register ``framework.proto`` in protobuf's
-default pool), so the default command (``all``) imports neither: it runs the two sides as
+Each side runs in its own process with its own venv (paddle_nb's NumPy 2 and protobuf
+beside PaddlePaddle's NumPy 1.x), so the default command (``all``) imports neither: it runs the
+two sides as
 subprocesses, each writing a JSON report into ``--work``, then prints one table and exits
 non-zero when anything differs by more than rtol 1e-4 (atol 1e-6) or failed to load or run.
 """

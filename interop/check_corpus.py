@@ -17,7 +17,7 @@ its own files, and PaddlePaddle 2.6.2 runs them:
    training program train three steps to the corpus's losses (the learning rate written before
    each step, as PaddlePaddle's executor does for a scheduler).
 
-The default command runs both sides as subprocesses (they cannot share a process), prints one
+The default command runs both sides as subprocesses (each in its own venv), prints one
 line per program and exits non-zero when anything differs (rtol 1e-4, atol 1e-6) or failed.
 """
 

@@ -11,7 +11,7 @@ paddle_nb's fetches and persistables after each run into ``--work``. The ``paddl
 (``.venv-interop``) parses each program with ``paddle.static.Program.parse_from_string``,
 puts the persistables in a fresh scope, runs the same feeds with
 ``paddle.static.Executor`` and compares (rtol 1e-5, atol 1e-6: the kernels differ by ulps).
-paddle_nb and paddle cannot share a process, so the default command (``all``) runs each
+Each side runs in its own venv's process, so the default command (``all``) runs each
 side as a subprocess and prints one line per program; it exits non-zero on any difference.
 """
 

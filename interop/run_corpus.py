@@ -12,7 +12,11 @@ so that the test and the coverage table judge a program the same way:
   ``steps`` steps with the recorded feeds (and learning rate, which PaddlePaddle's executor
   writes from Python before each step), each step's loss and parameters compared.
 
-A comparison is ``interop.check_both_ways.compare``: rtol 1e-4, atol 1e-6.
+A comparison is ``interop.check_both_ways.compare``: rtol 1e-4, atol 1e-6. Each fetched
+output is also checked against what the program declares for it (its VarDesc: the dtype,
+and the shape, where -1 matches any size) and against the dtype and shape PaddlePaddle
+fetched (:func:`declared_row`); the executor itself checks every op's results against
+their declarations as it runs.
 """
 
 import hashlib
@@ -24,7 +28,8 @@ import numpy as np
 from interop import synth
 from interop.check_both_ways import ATOL, RTOL, compare
 
-__all__ = ["ATOL", "RTOL", "compare", "manifest", "missing_ops", "Inference", "train"]
+__all__ = ["ATOL", "RTOL", "compare", "manifest", "missing_ops", "Inference", "train",
+           "declared_row"]
 
 
 def manifest(corpus):
@@ -59,6 +64,22 @@ def set_synth_params(pd, scope, name, entry):
     if digest.hexdigest() != entry["synth_sha256"]:
         raise AssertionError(f"{name}: synth_params gives other values here than in "
                              "PaddlePaddle's venv (a NumPy version difference?)")
+
+
+def declared_row(program, name, got, want):
+    """(what, result) for output ``name``: its dtype and shape as the program declares them
+    (-1: any size) and as PaddlePaddle fetched them (``want``)."""
+    var = program.global_block().var(name)
+    got = np.asarray(got)
+    shape = tuple(var.shape)
+    as_declared = got.dtype == var.dtype and len(shape) == got.ndim and \
+        all(d in (-1, s) for d, s in zip(shape, got.shape))
+    as_paddle = got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
+    error = "" if as_declared and as_paddle else (
+        f"got {got.dtype}{list(got.shape)}; declared {var.dtype}{list(shape)}; PaddlePaddle "
+        f"fetched {np.asarray(want).dtype}{list(np.shape(want))}")
+    return (f"{name}: dtype and shape", {"rel": 0.0, "abs": 0.0, "ok": not error,
+                                         "error": error})
 
 
 def _by_col(program, op_type):
@@ -101,6 +122,8 @@ class Inference:
         """[(what, compare result)] for each output, and whether the program kept its bytes."""
         rows = [(f"{fetch}", compare(got, want))
                 for fetch, got, want in zip(self.fetches, outputs, self.want)]
+        rows += [declared_row(self.program, fetch, got, want)
+                 for fetch, got, want in zip(self.fetches, outputs, self.want)]
         same = self.program.serialize() == self.data
         rows.append(("program bytes kept", {"rel": 0.0, "abs": 0.0, "ok": same}))
         return rows
@@ -126,6 +149,7 @@ def train(pd, corpus, name, entry):
         feed = {f["name"]: io[f"step{k}/{f['name']}"] for f in entry["feeds"]}
         (loss,) = exe.run(main, feed=feed, fetch_list=entry["losses"], scope=scope)
         rows.append((f"step {k}: loss", compare(loss, io["loss"][k])))
+        rows.append(declared_row(main, entry["losses"][0], loss, io["loss"][k]))
         for p in entry["params_checked"]:
             got = scope.find_var(p).get_tensor().numpy()
             rows.append((f"step {k}: {p}", compare(got, io[f"step{k}:{p}"])))

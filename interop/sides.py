@@ -1,7 +1,7 @@
 """The two sides of an interop check: paddle_nb's process and PaddlePaddle's.
 
-paddle_nb and paddle cannot share a process (both register ``framework.proto`` in
-protobuf's default pool), so each check is one script run three ways: ``script.py nb``
+Each side runs with its own venv (paddle_nb's, and ``.venv-interop`` with PaddlePaddle and
+NumPy 1.x), so each check is one script run three ways: ``script.py nb``
 under paddle_nb's venv and ``script.py paddle`` under ``.venv-interop`` each write a report
 into a work folder, and ``script.py all`` (the default) runs both as subprocesses, then
 reads the reports. ``parser`` declares the options every such script shares, and

@@ -5,9 +5,10 @@ adds ``coeff * w`` or ``coeff * sign(w)`` to the gradient of ``w``. Rather than
 grow the forward program, PaddlePaddle adds that term to the gradient just
 before the optimizer's update op, and so does paddle_nb: a regularizer
 appends the ops ``decay = scale(w)`` (after ``sign`` for L1) and
-``w@GRAD@REGULARIZED = sum(w@GRAD, decay)``, and the update reads the new
-gradient. A parameter's own regularizer (``ParamAttr(regularizer=...)``) wins
-over the optimizer's ``regularization``.
+``w@GRAD = sum(w@GRAD, decay)`` (in place, as PaddlePaddle 2.x writes it; the
+Fluid-1.8 keyword ``regularization=`` writes ``w@GRAD@REGULARIZED`` instead),
+and the update reads the new gradient. A parameter's own regularizer
+(``ParamAttr(regularizer=...)``) wins over the optimizer's ``weight_decay``.
 """
 
 __all__ = ["WeightDecayRegularizer", "L2Decay", "L1Decay", "L2DecayRegularizer",
@@ -24,20 +25,27 @@ class WeightDecayRegularizer:
     def __init__(self, coeff=0.0):
         self.coeff = float(coeff)
 
-    def append_ops(self, block, param, grad):
-        """Append the ops computing ``grad + decay(param)`` to ``block``; return the new gradient."""
-        decay = self._decay(block, param)
+    def append_ops(self, block, param, grad, in_place=False):
+        """Append the ops computing ``grad + decay(param)`` to ``block``; return the new gradient:
+        ``grad`` itself when ``in_place`` (PaddlePaddle 2.x), else ``{grad}@REGULARIZED_N``."""
+        decay = self._decay(block, param, in_place)
+        if in_place:
+            block.append_op("sum", inputs={"X": [grad, decay]}, outputs={"Out": grad})
+            return grad
         new_grad = block.create_var(name=block.program.unique_name(f"{grad.name}@REGULARIZED"),
                                     shape=grad.shape, dtype=grad.dtype)
         block.append_op("sum", inputs={"X": [grad, decay]}, outputs={"Out": new_grad})
         return new_grad
 
-    def _decay(self, block, param):
+    def _decay(self, block, param, generated):
         raise NotImplementedError
 
-    def _scaled(self, block, x, name):
-        """``coeff * x`` in a new variable ``name``."""
-        out = block.create_var(name=block.program.unique_name(name), shape=x.shape, dtype=x.dtype)
+    def _scaled(self, block, x, name, generated):
+        """``coeff * x`` in a new variable ``name`` (``_generated_var_N`` when ``generated``,
+        PaddlePaddle 2.x's name)."""
+        out = block.create_var(name=block.program.unique_name("_generated_var" if generated
+                                                              else name),
+                               shape=x.shape, dtype=x.dtype)
         block.append_op("scale", inputs={"X": x}, outputs={"Out": out},
                         attrs={"scale": self.coeff})
         return out
@@ -58,18 +66,19 @@ class L2Decay(WeightDecayRegularizer):
     ('w@GRAD@REGULARIZED_0', ['scale', 'sum'])
     """
 
-    def _decay(self, block, param):
-        return self._scaled(block, param, f"{param.name}.l2_decay")
+    def _decay(self, block, param, generated):
+        return self._scaled(block, param, f"{param.name}.l2_decay", generated)
 
 
 class L1Decay(WeightDecayRegularizer):
     """Adds ``coeff * sign(param)`` to the gradient (the gradient of ``coeff * sum|param|``)."""
 
-    def _decay(self, block, param):
-        sign = block.create_var(name=block.program.unique_name(f"{param.name}.sign"),
+    def _decay(self, block, param, generated):
+        sign = block.create_var(name=block.program.unique_name("_generated_var" if generated
+                                                               else f"{param.name}.sign"),
                                 shape=param.shape, dtype=param.dtype)
         block.append_op("sign", inputs={"X": param}, outputs={"Out": sign})
-        return self._scaled(block, sign, f"{param.name}.l1_decay")
+        return self._scaled(block, sign, f"{param.name}.l1_decay", generated)
 
 
 L2DecayRegularizer = L2Decay     # PaddlePaddle's longer names for the same classes

@@ -5,10 +5,19 @@ import gc
 import pytest
 
 from paddle_nb.core import gpu_available
+from paddle_nb.framework import unique_name
 from paddle_nb.ops import registry
 from tests import fake_cupy
 
 GPU_PRESENT = gpu_available()       # asked before any test swaps CuPy for the fake
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    """Each test names from 0 (``linear_0``, ``learning_rate_0``), whatever ran before it:
+    PaddlePaddle 2.x's names come from one generator per process, as its own tests guard."""
+    with unique_name.guard():
+        yield
 
 
 @pytest.fixture

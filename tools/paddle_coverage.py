@@ -214,7 +214,13 @@ def main(argv=None):
               + (f" (missing {', '.join(r['missing'])})" if r["missing"] else "")
               + ("" if r["rel"] is None else f", max rel {r['rel']:.1e}"), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(page(rows, manifest, args.corpus))
+    text = page(rows, manifest, args.corpus)
+    if args.out.is_file():      # keep the op-type table tools/api_coverage.py wrote there
+        from tools.api_coverage import BEGIN, END
+        old = args.out.read_text()
+        if BEGIN in old and END in old:
+            text = text.rstrip("\n") + "\n\n" + old[old.index(BEGIN):old.index(END) + len(END)] + "\n"
+    args.out.write_text(text)
     if args.missing:
         args.missing.write_text(missing_report(rows, args.corpus))
     running = sum(r["runs"] == "yes" for r in rows)

@@ -55,12 +55,13 @@ def _optimizer(paddle, name):
         "lamb": lambda: opt.Lamb(0.01, lamb_weight_decay=0.01),
         "adamax": lambda: opt.Adamax(0.02),
         "sgd_l1": lambda: opt.SGD(0.1, weight_decay=reg.L1Decay(1e-3)),
+        "adadelta": lambda: opt.Adadelta(0.5, rho=0.9),
     }
     return table[name](), None
 
 
 NAMES = ["adamw", "momentum", "adam_clipnorm", "adam_clipvalue", "rmsprop", "adagrad", "lamb",
-         "adamax", "sgd_l1"]
+         "adamax", "sgd_l1", "adadelta"]
 
 
 def _build(paddle, name):
@@ -157,6 +158,12 @@ def _op_cases():
         ("squared_l2_norm", "squared_l2_norm", {"X": f(3, 4)}, {}),
         ("clip_by_norm_clipped", "clip_by_norm", {"X": f(4, 3)}, {"max_norm": 1.0}),
         ("clip_by_norm_kept", "clip_by_norm", {"X": f(2, 3) * 0.1}, {"max_norm": 5.0}),
+        ("adadelta", "adadelta", {"Param": f(3, 4), "Grad": f(3, 4),
+         "AvgSquaredGrad": np.abs(f(3, 4)), "AvgSquaredUpdate": np.abs(f(3, 4)) * 0.1,
+         "LearningRate": one(0.5)}, {"rho": 0.9, "epsilon": 1e-4}),
+        ("adadelta_defaults", "adadelta", {"Param": f(5), "Grad": f(5),
+         "AvgSquaredGrad": np.abs(f(5)), "AvgSquaredUpdate": np.abs(f(5)) * 0.1,
+         "LearningRate": one(1.0)}, {}),
     ]
 
 

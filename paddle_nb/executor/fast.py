@@ -9,6 +9,11 @@ context and attributes, and a temporary is dropped after its last use.
 Persistable results are staged in the list and written to the user's
 scope only when every op has succeeded: a failed run changes nothing.
 Semantics are those of ``run_block``; the tests run both paths.
+
+The first run of a block checks each result against the dtype and shape
+the program declares (executor/declared.py); once a run has passed, the
+block is compiled again without the checks, which cost as much as a small
+op's dispatch.
 """
 
 import functools
@@ -17,6 +22,7 @@ from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Frame
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import ScopeDestroyedError
+from paddle_nb.executor.declared import check_results
 from paddle_nb.executor.failures import op_plan_error, op_run_error
 from paddle_nb.executor.plan import check_persistable_dtype, flat_positions, output_values
 from paddle_nb.executor.unroll import unroll
@@ -32,9 +38,13 @@ class FastBlock:
     def __init__(self, plan, executor):
         self.plan = plan
         self.executor = executor
-        kernels = [self._bind(step) for step in plan.steps]
-        self._execute, self.source = unroll(f"block_{plan.block.idx}", plan.steps, kernels,
-                                            _store, self._fail)
+        self._kernels = [self._bind(step) for step in plan.steps]
+        # the first run checks each result against its declaration; once one has passed,
+        # run_checked turns False and the next run compiles the block without the checks
+        self.run_checked = True
+        self._checked, self.source = unroll(f"block_{plan.block.idx}", plan.steps,
+                                            self._kernels, _store, self._fail, self._check)
+        self._plain = None
         self.persistable = [p for p, is_p in enumerate(plan.persistable) if is_p]
         written = {p for step in plan.steps for p in flat_positions(step.outs)}
         self.written = sorted(p for p in written if plan.persistable[p])
@@ -62,8 +72,24 @@ class FastBlock:
             env[pos] = array
             fed += array.nbytes
         plan.check_persistables_ready(env)
-        MEMORY.transient_peak(executor.place, self._execute(env, fed))
+        MEMORY.transient_peak(executor.place, self._function()(env, fed))
+        self.run_checked = False
         return env
+
+    def _check(self, k, out, env):
+        check_results(self.plan.steps[k], self.plan, out, env)
+
+    def _function(self):
+        """The unrolled block: checked until a run has passed, then plain (compiled on the
+        first run that needs it, so a program run once, a startup program, compiles once)."""
+        if self.run_checked:
+            return self._checked
+        plain = self._plain
+        if plain is None:
+            plain, self.source = unroll(f"block_{self.plan.block.idx}", self.plan.steps,
+                                        self._kernels, _store, self._fail)
+            self._plain = plain        # (two threads may both compile it: either will do)
+        return plain
 
     def run_framed(self, scope, values, reuse=None):
         """Run a sub-block in ``scope``, leaving its own variables there as a Frame.
@@ -107,8 +133,9 @@ class FastBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
-        made = self._execute(env)     # nothing is released: the peak is all made (a parameter
-        #                               with no value fails in _fail, clearly)
+        made = self._function()(env)   # nothing is released: the peak is all made (a parameter
+        #                                with no value fails in _fail, clearly)
+        self.run_checked = False
         place = executor.place
         for pos in self.written_outer if index is local else self.written_any:
             name = names[pos]

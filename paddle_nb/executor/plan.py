@@ -68,7 +68,7 @@ class BlockPlan:
                 missing.append(op.type)
                 continue
             _refuse_unknown_inputs(op, opdef, block_idx, k)
-            attrs = opdef.complete_attrs(op.attrs, strict=False)
+            attrs = _completed_attrs(op, opdef, block_idx, k)
             ins = tuple(self._slot(s, op.input(s.name)) for s in opdef.inputs)
             outs = tuple(self._slot(s, op.output(s.name)) for s in opdef.outputs)
             init = k < preamble and is_initializer(op)
@@ -82,6 +82,11 @@ class BlockPlan:
         self.persistable = [v is not None and v.persistable for v in self.vars]
         self.tensor = [v is None or v.type == VarType.LOD_TENSOR for v in self.vars]
         self.dtypes = [_declared_dtype(v) for v in self.vars]
+        # what each LoDTensor declares, (dtype, shape) or None: results are checked against
+        # it (executor/declared.py); check_only_used leaves out the values nothing reads
+        self.declared = [(d, v.shape) if d is not None and t else None
+                         for v, d, t in zip(self.vars, self.dtypes, self.tensor)]
+        self.verified = False      # the scope loop has run it once, checking every result
         self.has_raw = any(step.raw for step in self.steps)
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)
@@ -143,6 +148,17 @@ class BlockPlan:
             written.update(flat_positions(step.outs))
         return first_reads
 
+    def check_only_used(self, keep):
+        """Check no value that nothing can see: not read by any op of the program (a grad
+        block reads its forward block's values), not kept (``keep``: the fetch targets), not
+        persistable. (PaddlePaddle's inference ``batch_norm`` declares and makes a 0-D
+        ``SavedMean`` that no op reads; paddle_nb's is the [C] statistics its grad would use.)"""
+        read = {n for block in self.block.program.blocks for op in block.ops
+                for n in op.input_arg_names}
+        for pos, name in enumerate(self.names):
+            if name not in read and name not in keep and not self.persistable[pos]:
+                self.declared[pos] = None
+
     def plan_releases(self, keep):
         """Give each step the temporaries whose last use it is (never those in ``keep``)."""
         last = {}
@@ -168,6 +184,15 @@ def _refuse_unknown_inputs(op, opdef, block_idx, k):
                 f"op #{k} '{op.type}' in block {block_idx} fills input slot '{slot}' "
                 f"({', '.join(names)}), which paddle_nb's '{op.type}' does not support (it "
                 f"takes {[s.name for s in opdef.inputs]}); nothing was run")
+
+
+def _completed_attrs(op, opdef, block_idx, k):
+    """The op's attributes completed for its kernel; a refused one names the op's place."""
+    try:
+        return opdef.complete_attrs(op.attrs, strict=False)
+    except OpBuildError as err:
+        raise type(err)(f"op #{k} '{op.type}' in block {block_idx} (built at {op.site()}): "
+                        f"{err}; nothing was run") from None
 
 
 def _declared_dtype(var):

@@ -15,6 +15,9 @@ and compiled; ``FastBlock.source`` shows it::
             made += out.nbytes
 
 ``f0``... are the steps' kernels, bound to their context and attributes.
+A *checked* version (``check`` given) also hands each op's result to
+``_check(k, out, env)`` before anything uses it: the first run of a plan runs
+it, later runs the plain one (see executor/declared.py).
 ``made`` counts the bytes the run holds (the feeds, then each value an op
 makes, less each one released) and ``peak`` its highest value, as the
 scope loop's tensors count them. When an op fails, ``k`` says which one.
@@ -23,6 +26,7 @@ scope loop's tensors count them. When an op fails, ``k`` says which one.
 import linecache
 import weakref
 
+from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions
 
 __all__ = ["unroll"]
@@ -31,12 +35,13 @@ _INDENT = "        "
 _FORGOTTEN = []   # linecache names of collected block functions, dropped at the next unroll
 
 
-def unroll(name, steps, kernels, store, fail):
+def unroll(name, steps, kernels, store, fail, check=None):
     """(function, source) for running ``steps`` with ``kernels`` (one per step) on an env.
 
     ``store(env, outs, out)`` puts a multi-output result in place and returns
     its bytes; ``fail(k, env, err)`` makes the error raised when step ``k``
-    fails. The function returns the peak bytes held: ``made`` (the bytes of the values
+    fails; ``check(k, out, env)``, when given, sees each step's result first.
+    The function returns the peak bytes held: ``made`` (the bytes of the values
     it starts with, which the run counts as its own: the feeds) plus those made since.
     """
     while True:         # not in the finalizer: a collection inside linecache.checkcache's
@@ -45,11 +50,11 @@ def unroll(name, steps, kernels, store, fail):
         except IndexError:
             break
         linecache.cache.pop(forgotten, None)
-    namespace = {"_store": store, "_fail": fail}
+    namespace = {"_store": store, "_fail": fail, "_check": check, "_OpRunError": OpRunError}
     lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
         namespace[f"f{k}"] = kernel
-        body = _op_lines(k, step)
+        body = _op_lines(k, step, check is not None)
         indent = _INDENT
         if step.initializer:        # a preamble initializer: skipped when its outputs exist
             have = " and ".join(f"env[{p}] is not None" for p in flat_positions(step.outs))
@@ -58,7 +63,9 @@ def unroll(name, steps, kernels, store, fail):
         lines.extend(indent + line for line in body)
     if not steps:
         lines.append(_INDENT + "pass")
-    lines += ["    except Exception as err:",
+    lines += ["    except _OpRunError:",         # a check's error names the op already
+              "        raise",
+              "    except Exception as err:",
               "        raise _fail(k, env, err) from err",
               "    return peak if peak > made else made", ""]
     source = "\n".join(lines)
@@ -71,21 +78,25 @@ def unroll(name, steps, kernels, store, fail):
     return function, source
 
 
-def _op_lines(k, step):
+def _op_lines(k, step, checked):
     args = ", ".join(_arg(i) for i in step.ins)
     outs = step.outs
     body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
+    check = [f"_check({k}, outs, env)"] if checked else []
     if len(outs) == 1 and not isinstance(outs[0], tuple):
         if outs[0] >= 0:
-            body += [f"out = f{k}({args})", f"env[{outs[0]}] = out", "made += out.nbytes"]
+            body += [f"out = f{k}({args})"] + ([f"_check({k}, out, env)"] if checked else []) + \
+                [f"env[{outs[0]}] = out", "made += out.nbytes"]
         else:
             body.append(f"f{k}({args})")
     elif all(isinstance(pos, int) for pos in outs):      # several outputs, one value each
-        body.append(f"outs = f{k}({args})")
+        body += [f"outs = f{k}({args})"] + check
         for i, pos in enumerate(outs):
             if pos >= 0:
                 body += [f"out = outs[{i}]", "if out is not None:",
                          f"    env[{pos}] = out; made += out.nbytes"]
+    elif checked:
+        body += [f"outs = f{k}({args})"] + check + [f"made += _store(env, {outs!r}, outs)"]
     else:
         body.append(f"made += _store(env, {outs!r}, f{k}({args}))")
     if step.release:

@@ -48,11 +48,19 @@ def callstack_strings():
 
 
 def format_site(callstack):
-    """``file:line: source`` from ``op_callstack`` strings, for error messages."""
+    """``file:line: source`` from ``op_callstack`` strings, for error messages. PaddlePaddle
+    writes the whole stack, its own frames last: the innermost frame outside an installed
+    ``paddle`` package is the user's."""
     if not callstack:
         return "an unknown place (the op carries no op_callstack)"
     head = callstack[-2] if len(callstack) >= 2 else callstack[-1]
     source = callstack[-1].strip() if len(callstack) >= 2 else ""
+    for k in range(len(callstack) - 2, -1, -1):
+        line = callstack[k]
+        if line.lstrip().startswith("File ") and not _paddles(line):
+            head = line
+            source = callstack[k + 1].strip() if k + 1 < len(callstack) else ""
+            break
     try:
         filename = head.split('"')[1]
         lineno = head.split("line ")[1].split(",")[0]
@@ -60,3 +68,9 @@ def format_site(callstack):
     except IndexError:
         site = head.strip()
     return f"{site}: {source}" if source else site
+
+
+def _paddles(frame_line):
+    """Whether an op_callstack ``File "...", line N`` string is a frame of PaddlePaddle itself."""
+    path = frame_line.replace("\\", "/")
+    return "-packages/paddle/" in path

@@ -93,12 +93,12 @@ class Operator:
     @property
     def attrs(self):
         """{name: value} of every attribute in the OpDesc."""
-        return {a.name: read_attr(a) for a in self.desc.attrs}
+        return {a.name: read_attr(a, self.desc.type) for a in self.desc.attrs}
 
     def attr(self, name, default=None):
         for a in self.desc.attrs:
             if a.name == name:
-                return read_attr(a)
+                return read_attr(a, self.desc.type)
         return default
 
     def has_attr(self, name):

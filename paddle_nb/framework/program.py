@@ -41,6 +41,8 @@ class Program:
         self._startup = None        # set by program_guard: where parameter initializers go
         self.version = 0
         self.random_seed = 0
+        self.lr_scheduler = None    # a paddle.optimizer.lr scheduler: the Executor writes its
+        self.lr_var_name = None     # value into this variable before each run
         self._initializers = weakref.WeakSet()   # the preamble's ops (see preamble_length)
         self._preamble = 0                       # their count, as last seen
         self._add_block(-1)
@@ -203,6 +205,27 @@ class Program:
         return cls.from_desc(desc)
 
     @classmethod
+    def from_paddle(cls, program):
+        """A Program from a PaddlePaddle ``paddle.static.Program``, through its serialized
+        desc (``program.desc.serialize_to_string()``): paddle itself is not imported."""
+        serialize = getattr(getattr(program, "desc", None), "serialize_to_string", None)
+        if serialize is None:
+            raise TypeError("Program.from_paddle: expected a PaddlePaddle paddle.static.Program "
+                            f"(with .desc.serialize_to_string()), got {type(program).__name__}")
+        return cls.parse(serialize())
+
+    def to_paddle(self):
+        """This program as a PaddlePaddle ``paddle.static.Program`` (made with
+        ``Program.parse_from_string`` from the serialized desc); needs PaddlePaddle installed."""
+        try:
+            import paddle
+        except ImportError:
+            raise ImportError("Program.to_paddle needs PaddlePaddle, which is not installed "
+                              "(pip install paddlepaddle==2.6.2); Program.serialize() gives the "
+                              "bytes PaddlePaddle reads") from None
+        return paddle.static.Program.parse_from_string(self.serialize())
+
+    @classmethod
     def from_desc(cls, desc, source=None):
         """A Program over ``desc`` (validated, not copied). With ``source``, it also takes
         source's construction-time information, which the desc does not hold: what
@@ -226,6 +249,7 @@ class Program:
         program._startup = None
         program.version = 0
         program.random_seed = 0
+        program.lr_scheduler = program.lr_var_name = None
         program._initializers = weakref.WeakSet()
         program._preamble = 0
         for block_desc in desc.blocks:
@@ -269,6 +293,7 @@ class Program:
         """Take ``source``'s names counter and its parameters' Python-side information."""
         self._names = source._names.copy()
         self.random_seed = source.random_seed
+        self.lr_scheduler, self.lr_var_name = source.lr_scheduler, source.lr_var_name
         marked = {_init_key(op) for op in source.global_block().ops
                   if op in source._initializers}
         self._initializers.update(op for op in self.global_block().ops
@@ -280,6 +305,7 @@ class Program:
                 copy.optimize_attr = dict(param.optimize_attr)
                 copy.initializer = param.initializer
                 copy.regularizer = param.regularizer
+                copy.need_clip = param.need_clip
 
     def prune(self, targets):
         """The minimal program that computes ``targets`` (seed 003's Prune)."""

@@ -5,7 +5,8 @@ required field must be there (a value of an enum this framework.proto does
 not know, such as a VarType from a newer release, leaves its field unset),
 every string must be UTF-8 text, a block's parent must be an earlier block
 (so the tree has no cycles), and every block attribute must name an existing
-block; anything else is a clear ProtoDecodeError. Tensor dtypes are checked
+block; anything else is a clear ProtoDecodeError, which also names the op
+types paddle_nb lacks (one look at a broken file says all). Tensor dtypes are checked
 where they are used (``Variable.dtype``), so a program holding a dtype NumPy
 has no type for still loads for inspection.
 
@@ -15,17 +16,28 @@ before it runs anything, so one error names every op type paddle_nb lacks.
 
 import re
 
-from google.protobuf import unknown_fields
-
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
-from paddle_nb.proto import framework_pb2
+from paddle_nb.proto import framework_pb2, unknown_fields_of
 
-__all__ = ["validate_program_desc", "check_op_types"]
+__all__ = ["validate_program_desc", "check_op_types", "missing_op_types"]
 
 T = framework_pb2.AttrType
 
 
 def validate_program_desc(desc):
+    """Raise a ProtoDecodeError for the first problem; it also names the op types paddle_nb
+    lacks, so that a file broken in one way and using unknown ops says both at once."""
+    try:
+        _validate(desc)
+    except ProtoDecodeError as err:
+        missing = missing_op_types(desc)
+        if not missing:
+            raise
+        raise ProtoDecodeError(f"{err}; besides, the program uses {_count(missing)} paddle_nb "
+                               f"does not have: {_where(missing)}") from None
+
+
+def _validate(desc):
     n = len(desc.blocks)
     if n == 0:
         raise ProtoDecodeError("the ProgramDesc has no blocks: expected at least the global block")
@@ -59,22 +71,34 @@ def check_op_types(program):
     declarations lack, so that one run says all that is missing, before anything runs.
     """
     from paddle_nb.ops import registry
-    missing, slots = {}, {}
+    missing, slots = missing_op_types(program.desc), {}
     for block in program.desc.blocks:
         for op in block.ops:
             opdef = registry.lookup(op.type)
-            if opdef is None:
-                missing.setdefault(op.type, []).append(block.idx)
-                continue
-            for slot in op.inputs:
+            for slot in op.inputs if opdef is not None else ():
                 if slot.arguments and slot.parameter not in opdef.input_index:
                     slots.setdefault(f"{op.type}.{slot.parameter}", []).append(block.idx)
     if missing:
-        message = (f"the program uses {len(missing)} op type{'s' if len(missing) > 1 else ''} "
-                   f"paddle_nb does not have: {_where(missing)}")
+        message = f"the program uses {_count(missing)} paddle_nb does not have: {_where(missing)}"
         if slots:
             message += f"; and fills input slots paddle_nb's ops do not take: {_where(slots)}"
         raise OpNotFoundError(message + "; nothing was run")
+
+
+def missing_op_types(desc):
+    """``{op type: [block index, ...]}`` of the op types in ``desc`` paddle_nb has not
+    registered; a desc that failed validation is read as far as it can be."""
+    from paddle_nb.ops import registry
+    missing = {}
+    for i, block in enumerate(desc.blocks):
+        for op in block.ops:
+            if isinstance(op.type, str) and op.type and registry.lookup(op.type) is None:
+                missing.setdefault(op.type, []).append(i)
+    return missing
+
+
+def _count(missing):
+    return f"{len(missing)} op type{'s' if len(missing) > 1 else ''}"
 
 
 def _where(found):
@@ -107,19 +131,35 @@ def _describe_missing(desc, path):
             if index is not None:
                 msg = msg[int(index)]
         field = msg.DESCRIPTOR.fields_by_name[steps[-1]]
-        found = [u.data for u in unknown_fields.UnknownFieldSet(msg)
+        found = [u.data for u in unknown_fields_of(msg)
                  if u.field_number == field.number]
     except Exception:          # an unexpected path: fall back to naming it
         return f"{path} is missing"
-    names = re.match(r"^blocks\[(\d+)\]\.vars\[(\d+)\]", path)
-    if names:
-        var = desc.blocks[int(names.group(1))].vars[int(names.group(2))]
-        if var.HasField("name") and isinstance(var.name, str):
-            where = f"{path} (variable '{var.name}')"
+    where = _owner(desc, path) or path
     if found and field.enum_type is not None:
         return (f"{where} holds {found[0]}, which is not a {field.enum_type.name} value "
                 "paddle_nb knows (written by a newer PaddlePaddle, or corrupted)")
     return f"{where} is missing"
+
+
+def _owner(desc, path):
+    """``path`` told by the variable or the op and attribute it is in, or None."""
+    found = re.match(r"^blocks\[(\d+)\]\.(vars|ops)\[(\d+)\](?:\.attrs\[(\d+)\])?\.?(.*)$", path)
+    if found is None:
+        return None
+    block, kind, index, attr, rest = found.groups()
+    item = getattr(desc.blocks[int(block)], kind)[int(index)]
+    name = item.name if kind == "vars" else item.type
+    if not (item.HasField("name" if kind == "vars" else "type") and isinstance(name, str)):
+        return None
+    if kind == "vars":
+        return f"{path} (variable '{name}')"
+    where = f"op #{index} '{name}' in block {block}"
+    if attr is not None:
+        attr_desc = item.attrs[int(attr)]
+        named = attr_desc.HasField("name") and isinstance(attr_desc.name, str)
+        where += f": attribute '{attr_desc.name}'" if named else f": attribute #{attr}"
+    return f"{where}, field {rest}" if rest else where
 
 
 # -- strings ---------------------------------------------------------------------------------------

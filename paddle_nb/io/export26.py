@@ -80,7 +80,9 @@ _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value
 PROGRAM_VERSION = 2006002
 OP_VERSIONS = {
     "allclose": 2,
-    "clip": 1, "coalesce_tensor": 2, "conv2d": 1, "conv2d_transpose": 2, "cumsum": 1, "depthwise_conv2d": 1,
+    "affine_grid": 1, "clip": 1, "coalesce_tensor": 2, "conv2d": 1, "conv2d_transpose": 2,
+    "conv3d": 1, "conv3d_transpose": 1, "cumsum": 1, "depthwise_conv2d": 1, "grid_sampler": 1,
+    "pixel_shuffle": 1,
     "depthwise_conv2d_transpose": 1, "elementwise_add": 1, "elementwise_div": 1,
     "elementwise_mul": 1, "elementwise_pow": 1, "elementwise_sub": 1, "equal": 1,
     "fill_constant": 2, "gather": 1, "greater_equal": 1, "greater_than": 1, "hard_shrink": 1,

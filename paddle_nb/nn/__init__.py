@@ -6,7 +6,7 @@ PaddlePaddle 2.x static-mode script that uses them builds the same op types and 
 names as PaddlePaddle 2.6 (docs/api_2x.md).
 """
 
-from paddle_nb.nn import functional
+from paddle_nb.nn import clip, functional, initializer
 from paddle_nb.nn.layer import (
     activation, common, container, conv, loss, norm, pooling, rnn, sampling, transformer,
 )
@@ -25,10 +25,22 @@ from paddle_nb.nn.layer.activation import (  # noqa: F401 (re-exported)
 # -- container -----------------------------------------------------------------------------
 
 # -- conv ----------------------------------------------------------------------------------
+from paddle_nb.nn.layer.conv import (  # noqa: E402
+    Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose,
+)
 
 # -- pooling -------------------------------------------------------------------------------
+from paddle_nb.nn.layer.pooling import (  # noqa: E402
+    AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D, AdaptiveMaxPool1D,
+    AdaptiveMaxPool2D, AdaptiveMaxPool3D, AvgPool1D, AvgPool2D, AvgPool3D, MaxPool1D,
+    MaxPool2D, MaxPool3D, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D,
+)
 
 # -- sampling ------------------------------------------------------------------------------
+from paddle_nb.nn.layer.sampling import (  # noqa: E402
+    ChannelShuffle, Fold, Pad1D, Pad2D, Pad3D, PixelShuffle, PixelUnshuffle, Unfold, Upsample,
+    UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad2D,
+)
 
 # -- norm ----------------------------------------------------------------------------------
 
@@ -39,8 +51,10 @@ from paddle_nb.nn.layer.activation import (  # noqa: F401 (re-exported)
 # -- transformer ---------------------------------------------------------------------------
 
 # -- clip and initializer ------------------------------------------------------------------
+from paddle_nb.nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 
 __all__ = ["Layer", "functional",
            *activation.__all__, *common.__all__, *container.__all__, *conv.__all__,
            *pooling.__all__, *sampling.__all__, *norm.__all__, *loss.__all__, *rnn.__all__,
-           *transformer.__all__]
+           *transformer.__all__,
+           *clip.__all__, "initializer"]

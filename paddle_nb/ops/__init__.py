@@ -13,6 +13,9 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     math_unary, activation_more, reduce_more, elementwise_more, bitwise, math_more, cumulative,
     special, choose,
 )
+from paddle_nb.ops import (  # noqa: F401  (the vision ops: 3-D windows, padding, resampling)
+    conv3d, pool3d, pad, pixel, fold, grid, unpool,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

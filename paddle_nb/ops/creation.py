@@ -165,6 +165,27 @@ register(OpDef(
     doc="Out = numbers drawn from the normal distribution N(mean, std**2)"))
 
 
+def _truncated_gaussian(ctx, *, shape, mean, std, seed, dtype):
+    # N(0, 1) cut at two standard deviations: a draw outside [-2, 2] is drawn again
+    generator = ctx.generator(seed)
+    out = generator.standard_normal(math.prod(shape))
+    outside = abs(out) > 2
+    while outside.any():
+        out[outside] = generator.standard_normal(int(outside.sum()))
+        outside = abs(out) > 2
+    return ctx.to_device((out * std + mean).reshape(tuple(shape)).astype(dtype))
+
+
+register(OpDef(
+    "truncated_gaussian_random", outputs=["Out"],
+    attrs={"shape": Attr("ints", []), "mean": Attr("float", 0.0), "std": Attr("float", 1.0),
+           "seed": SEED, "dtype": Attr("dtype", FLOAT32)},
+    infer=lambda *, std, **a: _random_infer(spread=std, what=f"std must be >= 0, got {std}", **a),
+    kernel=_truncated_gaussian,
+    doc="Out = numbers drawn from N(mean, std**2) cut to [mean - 2 std, mean + 2 std]\n"
+        "(paddle.nn.initializer.TruncatedNormal)"))
+
+
 def _increment_infer(x, *, step):
     if -1 not in x.shape and math.prod(x.shape) != 1:
         fail(f"X must hold exactly one element (a counter), got shape {tuple(x.shape)}")

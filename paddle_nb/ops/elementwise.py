@@ -123,10 +123,32 @@ def _register_binary(name, forward, dx, dy, doc):
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer_for(name),
                    kernel=kernel, direct=direct, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
                                                in_grads=("X", "Y")), doc=doc))
-    register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],
+    inputs, infer = ["X", "Y", "Out@GRAD"], _grad_infer
+    if name in READS_OUT:     # PaddlePaddle 2.6 also passes Out (unused here): accept it
+        inputs = ["X", "Y", Slot("Out", dispensable=True), "Out@GRAD"]
+        infer, grad_kernel, grad_direct = _skip_out(infer, grad_kernel, grad_direct)
+    register(OpDef(f"{name}_grad", inputs=inputs,
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
-                   attrs=AXIS, infer=_grad_infer, kernel=grad_kernel, direct=grad_direct,
+                   attrs=AXIS, infer=infer, kernel=grad_kernel, direct=grad_direct,
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
+
+
+# grad ops to which PaddlePaddle 2.6 also passes the forward output Out
+READS_OUT = {"elementwise_div"}
+
+
+def _skip_out(infer, kernel, direct):
+    """The grad op's infer, kernel and direct form, taking (and ignoring) an Out argument."""
+    def infer_(x, y, out, dout, **attrs):
+        return infer(x, y, dout, **attrs)
+
+    def kernel_(ctx, x, y, out, dout, **attrs):
+        return kernel(ctx, x, y, dout, **attrs)
+
+    def direct_(ctx, metas, attrs):
+        found = direct(ctx, [metas[0], metas[1], metas[3]], attrs)
+        return None if found is None else (lambda x, y, out, dout: found(x, y, dout))
+    return infer_, kernel_, direct_
 
 
 def _back(grad, aligned, like):

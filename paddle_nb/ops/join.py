@@ -141,8 +141,12 @@ register(OpDef(
     grad=grad_op("stack_grad", inputs=(), out_grads=("Y",)),
     doc="Y = the same-shaped tensors of X stacked along a new axis"))
 register(OpDef(
-    "stack_grad", inputs=["Y@GRAD"], outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
-    attrs={"axis": Attr("int", 0)}, infer=_stack_grad_infer, kernel=_stack_grad,
+    "stack_grad", inputs=[Slot("X", duplicable=True, dispensable=True,
+                               comment="PaddlePaddle 2.6 passes the inputs too (unused)"),
+                          "Y@GRAD"],
+    outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
+    attrs={"axis": Attr("int", 0)}, infer=lambda xs, dy, *, axis: _stack_grad_infer(dy, axis=axis),
+    kernel=lambda ctx, xs, dy, *, axis: _stack_grad(ctx, dy, axis=axis),
     doc="the gradient of stack: Y@GRAD cut into one piece per X"))
 
 
@@ -168,15 +172,15 @@ def _sliced(shape, boxes):
 
 
 def slice_shape(shape, axes, starts, ends, decrease_axis):
-    """The shape ``slice`` gives Input (Python's clamping; decrease_axis dims dropped)."""
+    """The shape ``slice`` gives Input (Python's clamping; decrease_axis dims dropped; all of
+    them dropped leaves a 0-D tensor, as in PaddlePaddle 2.6: ``x[1]`` of a 1-D x)."""
     boxes = _boxes(shape, axes, starts, ends)
     out = _sliced(shape, boxes)
     for d in decrease_axis:
         if d not in boxes or out[d] not in (1, -1):
             fail(f"decrease_axis {list(decrease_axis)} must name sliced axes of size 1, but "
                  f"the slice of Input of shape {tuple(shape)} has shape {out}")
-    kept = tuple(d for i, d in enumerate(out) if i not in set(decrease_axis))
-    return kept or (1,)
+    return tuple(d for i, d in enumerate(out) if i not in set(decrease_axis))
 
 
 SLICE_ATTRS = {

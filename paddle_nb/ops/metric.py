@@ -52,8 +52,8 @@ def _arg_max_axis(shape, axis):
 
 
 def _arg_max_shape(shape, axis, keepdims, flatten):
-    if flatten:
-        return (1,) * len(shape) if keepdims else (1,)
+    if flatten:                    # the whole tensor: 0-D, as PaddlePaddle 2.6 gives
+        return (1,) * len(shape) if keepdims else ()
     axis = _arg_max_axis(shape, axis)
     return tuple(shape[:axis]) + ((1,) if keepdims else ()) + tuple(shape[axis + 1:])
 
@@ -78,7 +78,7 @@ def _arg_max_kernel(ctx, x, *, axis, keepdims, flatten, dtype):
 register(OpDef(
     "arg_max", inputs=["X"], outputs=["Out"],
     attrs={"axis": Attr("long", -1), "keepdims": Attr("bool", False),
-           "flatten": Attr("bool", False, comment="search the whole tensor; Out has shape (1,)"),
+           "flatten": Attr("bool", False, comment="search the whole tensor; Out is 0-D"),
            "dtype": Attr("dtype", INT64, comment="int32 or int64 (Paddle's 3)")},
     infer=_arg_max_infer, kernel=_arg_max_kernel,
     doc="Out = the position of the largest value of X along axis (the first one on ties)"))

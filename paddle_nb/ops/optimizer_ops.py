@@ -1,4 +1,5 @@
-"""Optimizer ops, part one: ``sgd``, ``momentum``, ``adagrad``, ``rmsprop`` (and ``sign``).
+"""Optimizer ops, part one: ``sgd``, ``momentum``, ``adagrad``, ``rmsprop``, ``adadelta``
+(and ``sign``).
 
 An optimizer op reads a parameter, its gradient, the learning rate (a
 one-element tensor) and its own state (velocity, moments), and writes the
@@ -266,6 +267,49 @@ register(OpDef(
         "MomentOut = momentum * Moment + LearningRate * Grad / sqrt(MeanSquareOut + epsilon);\n"
         "ParamOut = Param - MomentOut. With centered, MeanGradOut = decay * MeanGrad +\n"
         "(1 - decay) * Grad and the root is of MeanSquareOut - MeanGradOut^2 + epsilon."))
+
+# ---- adadelta ---------------------------------------------------------------------------------
+
+
+def _adadelta_infer(param, grad, g2, u2, lr, master, *, multi_precision, **attrs):
+    like_param(param, grad, "Grad")
+    state, master_out = master_meta(param, master, multi_precision)
+    like_param(state, g2, "AvgSquaredGrad")
+    like_param(state, u2, "AvgSquaredUpdate")
+    if lr is not None:
+        one_element(lr, "LearningRate")
+    return param, g2, u2, master_out
+
+
+def _adadelta_kernel(ctx, param, grad, g2, u2, lr, master, *, rho, epsilon, multi_precision):
+    p = working_copy(param, master, multi_precision)
+    t = p.dtype.type
+    rho, eps = t(rho), t(epsilon)
+    grad = grad.astype(p.dtype, copy=False)
+    g2_out = rho * g2 + (1 - rho) * grad * grad
+    # the step has the units of the parameter: root mean of past steps over root mean of grads
+    step = -ctx.xp.sqrt((u2 + eps) / (g2_out + eps)) * grad
+    u2_out = rho * u2 + (1 - rho) * step * step
+    rate = t(1) if lr is None else scalar(lr, p.dtype)
+    param_out, master_out = write_back(param, master, multi_precision, p + rate * step)
+    return param_out, g2_out, u2_out, master_out
+
+
+register(OpDef(
+    "adadelta", inputs=["Param", "Grad",
+                        Slot("AvgSquaredGrad", comment="running mean of Grad * Grad"),
+                        Slot("AvgSquaredUpdate", comment="running mean of the squared steps"),
+                        Slot("LearningRate", dispensable=True, comment="one value (1 if absent)"),
+                        master_slots()[0]],
+    outputs=["ParamOut", "AvgSquaredGradOut", "AvgSquaredUpdateOut", master_slots()[1]],
+    attrs={"rho": Attr("float", 0.95, comment="decay of the running means"),
+           "epsilon": Attr("float", 1e-6, comment="keeps the roots finite"),
+           "multi_precision": MULTI_PRECISION},
+    infer=_adadelta_infer, kernel=_adadelta_kernel,
+    doc="AvgSquaredGradOut = rho * AvgSquaredGrad + (1 - rho) * Grad^2;\n"
+        "step = -sqrt((AvgSquaredUpdate + epsilon) / (AvgSquaredGradOut + epsilon)) * Grad;\n"
+        "AvgSquaredUpdateOut = rho * AvgSquaredUpdate + (1 - rho) * step^2;\n"
+        "ParamOut = Param + LearningRate * step."))
 
 # ---- sign (for L1 decay) ----------------------------------------------------------------------
 

@@ -55,14 +55,16 @@ def _full_pads(hw, k, strides, pads, o_hw):
 
 
 def _avg_divisor(xp, hw, k, strides, pads, o_hw, exclusive, dtype):
-    """Per-output divisor: the window's size inside the image (exclusive) or kh * kw."""
-    if not exclusive:
-        return dtype.type(k[0] * k[1])
+    """Per-output divisor: the window's size inside the image (exclusive), else inside the
+    image and its padding. Only a ceil_mode window hanging past the padding is smaller than
+    kh * kw then: PaddlePaddle divides by the part within input plus padding, not by 9."""
     sizes = []
     for i in range(2):
         start = xp.arange(o_hw[i]) * strides[i] - pads[2 * i]
-        end = xp.minimum(start + k[i], hw[i])
-        sizes.append(end - xp.maximum(start, 0))
+        if exclusive:
+            sizes.append(xp.minimum(start + k[i], hw[i]) - xp.maximum(start, 0))
+        else:
+            sizes.append(xp.minimum(start + k[i], hw[i] + pads[2 * i + 1]) - start)
     return (sizes[0][:, None] * sizes[1][None, :]).astype(dtype)
 
 

@@ -7,6 +7,10 @@ PaddlePaddle 2.5 and later (fluid 1.x gave shape (1,)). The
 gradient spreads Out@GRAD back over the reduced dimensions: as is for sum,
 divided by the count for mean, and onto the elements equal to the extreme for
 max and min (every tied element gets it, as in PaddlePaddle).
+
+Out has X's dtype unless ``out_dtype`` names another, except that ``reduce_sum``
+of bool or int32 gives int64, as PaddlePaddle 2.6 computes and declares it
+(``paddle.sum`` of int32 is int64 there).
 """
 
 import numpy
@@ -22,8 +26,11 @@ ATTRS = {
     "keep_dim": Attr("bool", False, comment="keep reduced dimensions with size 1"),
     "reduce_all": Attr("bool", False, comment="reduce every dimension (dim is ignored)"),
     "in_dtype": Attr("int", -1, comment="written by PaddlePaddle; ignored here"),
-    "out_dtype": Attr("int", -1, comment="Out's dtype as a VarType number; -1 = X's dtype"),
+    "out_dtype": Attr("int", -1, comment="Out's dtype as a VarType number; -1: X's dtype "
+                      "(reduce_sum: int64 for bool and int32)"),
 }
+# the reductions whose default Out dtype is int64 for these X dtypes (PaddlePaddle's SumInferMeta)
+_WIDENED = {"reduce_sum": (numpy.dtype(bool), numpy.dtype(numpy.int32))}
 
 
 def reduced_axes(shape, dim, reduce_all):
@@ -49,24 +56,21 @@ def reduced_shape(shape, axes, keep_dim):
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
-def _out_dtype(x, out_dtype, widen=False):
-    """Out's dtype: ``out_dtype`` when set; else X's, except that a sum (``widen``) of bools
-    or int32s is int64, as PaddlePaddle 2.6's reduce_sum declares and computes it."""
+def _out_dtype(name, x_dtype, out_dtype):
+    """Out's dtype: ``out_dtype`` when given, else X's (int64 for reduce_sum of bool, int32)."""
     if out_dtype < 0:
-        if widen and (x.dtype.kind == "b" or x.dtype == numpy.int32):
-            return numpy.dtype(numpy.int64)
-        return x.dtype
+        return numpy.dtype(numpy.int64) if x_dtype in _WIDENED.get(name, ()) else x_dtype
     try:
         return convert_dtype(out_dtype)
     except TypeError as e:
         fail(f"out_dtype {out_dtype}: {e}")
 
 
-def _infer_for(widen):
+def _infer_for(name):
     def infer(x, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(x.shape, dim, reduce_all)
         return x.with_shape(reduced_shape(x.shape, axes, keep_dim)).with_dtype(
-            _out_dtype(x, out_dtype, widen))
+            _out_dtype(name, x.dtype, out_dtype))
     return infer
 
 
@@ -109,12 +113,10 @@ REDUCE = {
 
 
 def _register(name, forward, backward, reads_out, doc):
-    widen = name == "reduce_sum"
-
     def kernel(ctx, x, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(x.shape, dim, reduce_all)
         out = forward(ctx.xp, x, axes).reshape(reduced_shape(x.shape, axes, keep_dim))
-        return out.astype(_out_dtype(x, out_dtype, widen), copy=False)
+        return out.astype(_out_dtype(name, x.dtype, out_dtype), copy=False)
 
     def grad_kernel(ctx, x, *rest, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         out, dout = rest if reads_out else (None, rest[0])
@@ -124,7 +126,7 @@ def _register(name, forward, backward, reads_out, doc):
     def grad_infer(x, *rest, **attrs):
         return x
 
-    register(OpDef(name, inputs=["X"], outputs=["Out"], attrs=ATTRS, infer=_infer_for(widen),
+    register(OpDef(name, inputs=["X"], outputs=["Out"], attrs=ATTRS, infer=_infer_for(name),
                    kernel=kernel,
                    grad=grad_op(f"{name}_grad", inputs=("X",),
                                 outputs=("Out",) if reads_out else ()),

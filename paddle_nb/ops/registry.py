@@ -145,6 +145,15 @@ def _as_dtype(v):
     return convert_dtype(v)
 
 
+def _as_scalar(v):
+    """A number that keeps its kind (a Scalar attribute): bool, int, float or complex."""
+    for kind, numpy_kind in ((bool, numpy.bool_), (int, numpy.integer),
+                             (float, numpy.floating), (complex, numpy.complexfloating)):
+        if isinstance(v, (kind, numpy_kind)):
+            return kind(v)
+    raise TypeError
+
+
 ATTR_KINDS = {
     "int": (AttrType.INT, _as_int32), "long": (AttrType.LONG, _as_int),
     "float": (AttrType.FLOAT, _as_float), "float64": (AttrType.FLOAT64, _as_float),
@@ -155,6 +164,9 @@ ATTR_KINDS = {
     "strs": (AttrType.STRINGS, _list_of(_as_str)), "bools": (AttrType.BOOLEANS, _list_of(_as_bool)),
     "block": (AttrType.BLOCK, _as_int32), "blocks": (AttrType.BLOCKS, _list_of(_as_int32)),
     "dtype": (AttrType.INT, _as_dtype),   # stored as a VarType number, given to rules as numpy.dtype
+    # a number that carries its kind (bool, int, float, complex): a Scalar message
+    "scalar": (AttrType.SCALAR, _as_scalar), "scalars": (AttrType.SCALARS, _list_of(_as_scalar)),
+    "var": (AttrType.VAR, _as_str), "vars": (AttrType.VARS, _list_of(_as_str)),
 }
 
 

@@ -118,7 +118,9 @@ def _remaining(f):
 
 def write_tensor(f, array, lod=()):
     """Write ``array`` (and its LoD) in PaddlePaddle's tensor format to stream ``f``."""
-    array = numpy.ascontiguousarray(array)
+    array = numpy.asarray(array)
+    if array.ndim:      # (ascontiguousarray would make a 0-D array 1-D; 2.x saves dims [])
+        array = numpy.ascontiguousarray(array)
     f.write(struct.pack("<I", 0))
     f.write(struct.pack("<Q", len(lod)))
     for level in lod:

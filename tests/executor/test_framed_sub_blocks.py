@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from paddle_nb.framework import unique_name
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.fast import FastBlock
@@ -103,7 +104,8 @@ def _cond():
 
 def _train(build, observed, steps=3):
     """Fetched values of each of ``steps`` runs, and the user scope's values after them."""
-    prog, feed, fetch = build()
+    with unique_name.guard():        # the same names both times
+        prog, feed, fetch = build()
     exe = pd.Executor(CPU, seed=11)
     if observed:
         exe.subscribe(lambda record: None)

@@ -54,6 +54,17 @@ def _gauss_check(shape, mean, std, dtype):
     return lambda ins, attrs: {"Out": check}
 
 
+def _truncated_check(shape, mean, std):
+    def check(out):
+        attrs = {"shape": list(shape), "mean": mean, "std": std, "seed": 11}
+        assert out.shape == shape and out.dtype == np.dtype(F)
+        assert out.min() >= mean - 2 * std - 1e-5 and out.max() <= mean + 2 * std + 1e-5
+        # the standard deviation of N(0, 1) cut at +-2 is 0.8796
+        assert abs(out.mean() - mean) < 0.03 * std and abs(out.std() - 0.8796 * std) < 0.03 * std
+        _repeats("truncated_gaussian_random", attrs, out)
+    return lambda ins, attrs: {"Out": check}
+
+
 def _diag_check(ins, attrs):
     def check(out):
         assert out.shape == (3, 4)
@@ -95,6 +106,10 @@ CASES = {
              ref=_gauss_check((200, 100), 1.0, 2.0, "float32"), seeded=True),
         Case(inputs={}, attrs={"shape": [20000], "seed": 11, "dtype": 6},
              ref=_gauss_check((20000,), 0.0, 1.0, "float64"), seeded=True, name="float64"),
+    ],
+    "truncated_gaussian_random": [
+        Case(inputs={}, attrs={"shape": [200, 100], "mean": 1.0, "std": 0.5, "seed": 11},
+             ref=_truncated_check((200, 100), 1.0, 0.5), seeded=True),
     ],
     "fill_constant_batch_size_like": [
         Case(inputs={"Input": BATCH}, attrs={"shape": [1, 3], "value": 2.0},
@@ -155,6 +170,12 @@ BAD = {
         Bad(inputs={}, attrs={"shape": [2], "std": -1.0}, error=ShapeError,
             match="std must be >= 0"),
         Bad(inputs={}, attrs={"shape": [-3]}, error=ShapeError, match="sizes >= 0"),
+    ],
+    "truncated_gaussian_random": [
+        Bad(inputs={}, attrs={"shape": [2], "std": -1.0}, error=ShapeError,
+            match="std must be >= 0"),
+        Bad(inputs={}, attrs={"shape": [2], "dtype": "int64"}, error=ShapeError,
+            match="dtype must be a floating-point type"),
     ],
     "fill_constant_batch_size_like": [
         Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},

@@ -5,6 +5,8 @@ in float32 as PaddlePaddle's CPU kernel does, and blends or picks input pixels
 directly, where the kernels build (out, in) weight matrices and multiply.
 """
 
+import itertools
+
 import numpy as np
 
 from paddle_nb.errors import AttrError, ShapeError
@@ -79,6 +81,76 @@ def interp_ref(ins, attrs, nearest):
     return {"Out": out.transpose(0, 2, 3, 1) if nhwc else out}
 
 
+# ---- any number of resized axes: linear (W), trilinear (D, H, W), bicubic, 5-D nearest ----
+
+def _cubic(t):
+    a = -0.75
+    near = lambda v: ((a + 2) * v - (a + 3)) * v * v + 1          # noqa: E731
+    far = lambda v: ((a * v - 5 * a) * v + 8 * a) * v - 4 * a      # noqa: E731
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _taps(k, n_in, ratio, attrs, method):
+    """[(source index, weight)] of output position k along one axis."""
+    corners = attrs.get("align_corners", True)
+    if method == "cubic":
+        src = f32(ratio * f32(k)) if corners else f32(ratio * f32(k + 0.5) - f32(0.5))
+        lo = int(np.floor(src))
+        return [(min(max(lo - 1 + i, 0), n_in - 1), float(w))
+                for i, w in enumerate(_cubic(f32(src - f32(lo))))]
+    lo, hi, d = _source(k, n_in, ratio, attrs, method == "nearest")
+    return [(lo, 1 - d), (hi, d)]
+
+
+def interp_nd_ref(ins, attrs, method):
+    x = ins["X"].astype(np.float64)
+    last = attrs.get("data_layout", "NCHW") in ("NHWC", "NDHWC", "NWC")
+    perm = (0, x.ndim - 1) + tuple(range(1, x.ndim - 1))
+    x = x.transpose(perm) if last else x
+    sizes = x.shape[2:]
+    n = len(sizes)
+    scales = attrs.get("scale") or None
+    if scales and len(scales) == 1:
+        scales = scales * n
+    outs = [attrs.get(k, 0) for k in ("out_d", "out_h", "out_w")[3 - n:]]
+    if scales:
+        outs = [int(f32(s) * f32(f)) for s, f in zip(sizes, scales)]
+    if tuple(outs) == tuple(sizes):
+        out = x.copy()
+    else:
+        taps = [[_taps(k, sizes[i], _ratio(sizes[i], outs[i], attrs.get("align_corners", True),
+                                           scales and scales[i]), attrs, method)
+                 for k in range(outs[i])] for i in range(n)]
+        out = np.zeros(x.shape[:2] + tuple(outs))
+        for o in np.ndindex(*outs):
+            for combo in itertools.product(*(taps[i][o[i]] for i in range(n))):
+                w = np.prod([c[1] for c in combo])
+                out[(Ellipsis,) + o] += w * x[(Ellipsis,) + tuple(c[0] for c in combo)]
+    inv = np.argsort(perm)
+    return {"Out": out.transpose(inv) if last else out}
+
+
+def case_nd(op, x, name, **attrs):
+    method = {"nearest": "nearest", "bicubic": "cubic"}.get(op.split("_")[0], "linear")
+    return Case(inputs={"X": x}, attrs=attrs, grad=("X",), name=name,
+                ref=lambda ins, at: interp_nd_ref(ins, at, method), rtol=1e-5, atol=1e-6)
+
+
+def cases_nd(op, n):
+    shape = {1: (1, 2, 5), 2: (1, 2, 4, 3), 3: (1, 2, 3, 2, 4)}[n]
+    up = {"out_d": 4, "out_h": 5, "out_w": 6}
+    down = {"out_d": 2, "out_h": 3, "out_w": 2}
+    last = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[n]
+    return [
+        case_nd(op, arr(*shape), f"{n}-d up half-pixel", **up, **HALF),
+        case_nd(op, arr(*shape), f"{n}-d down align_mode 1", **down, align_corners=False),
+        case_nd(op, arr(*shape), f"{n}-d align_corners", **up, align_corners=True),
+        case_nd(op, arr(*shape), f"{n}-d scale 1.5", scale=[1.5], **HALF),
+        case_nd(op, arr(*shape[:1], *shape[2:], shape[1]), f"{n}-d channel last",
+                data_layout=last, **up, **HALF),
+    ]
+
+
 def case(op, x, name, grad=("X",), extra=None, **attrs):
     nearest = op.startswith("nearest")
     return Case(inputs={"X": x, **(extra or {})}, attrs=attrs, grad=grad, name=name,
@@ -114,7 +186,10 @@ def cases(op):
 
 
 CASES = {"bilinear_interp_v2": cases("bilinear_interp_v2"),
-         "nearest_interp_v2": cases("nearest_interp_v2")}
+         "nearest_interp_v2": cases("nearest_interp_v2") + cases_nd("nearest_interp_v2", 3),
+         "linear_interp_v2": cases_nd("linear_interp_v2", 1),
+         "trilinear_interp_v2": cases_nd("trilinear_interp_v2", 3),
+         "bicubic_interp_v2": cases_nd("bicubic_interp_v2", 2)}
 
 
 def _m(*shape, dtype=F):
@@ -122,9 +197,10 @@ def _m(*shape, dtype=F):
 
 
 def bad(op):
+    rank = "4-D or 5-D" if op.startswith("nearest") else "4-D"
     return [
         Bad(inputs={"X": _m(2, 4, 4)}, attrs={"out_h": 3, "out_w": 3}, error=ShapeError,
-            match=r"X must be a 4-D tensor, got shape \(2, 4, 4\)"),
+            match=rf"X must be a {rank} tensor, got shape \(2, 4, 4\)"),
         Bad(inputs={"X": _m(1, 2, 4, 4)}, error=ShapeError,
             match="out_h and out_w must be positive .* got out_h=0, out_w=0"),
         Bad(inputs={"X": _m(1, 2, 4, 4), "OutSize": _m(3, dtype=I32)}, error=ShapeError,
@@ -139,4 +215,10 @@ def bad(op):
 
 
 BAD = {"bilinear_interp_v2": bad("bilinear_interp_v2"),
-       "nearest_interp_v2": bad("nearest_interp_v2")}
+       "nearest_interp_v2": bad("nearest_interp_v2"),
+       "linear_interp_v2": [Bad(inputs={"X": _m(1, 2, 4, 4)}, attrs={"out_w": 3},
+                                error=ShapeError, match="X must be a 3-D tensor")],
+       "trilinear_interp_v2": [Bad(inputs={"X": _m(1, 2, 4, 4, 4), "SizeTensor": [_m(1, dtype=I32)]},
+                                   error=ShapeError, match="SizeTensor must hold 3 tensors")],
+       "bicubic_interp_v2": [Bad(inputs={"X": _m(1, 2, 4, 4)}, attrs={"scale": [2.0, 2.0, 2.0]},
+                                 error=ShapeError, match="scale needs 1 or 2 values")]}

@@ -30,8 +30,8 @@ def arg_max_ref(ins, attrs):
     x = ins["X"]
     if attrs.get("flatten", False):
         flat = list(x.reshape(-1))
-        out = np.array([flat.index(max(flat))]).reshape((1,) * x.ndim if attrs.get("keepdims")
-                                                        else (1,))
+        out = np.array(flat.index(max(flat))).reshape((1,) * x.ndim if attrs.get("keepdims")
+                                                      else ())     # 0-D, as in 2.6
     else:
         axis = attrs.get("axis", -1) % x.ndim
         moved = np.moveaxis(x, axis, -1)

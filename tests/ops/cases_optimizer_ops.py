@@ -1,4 +1,5 @@
-"""Contract cases for paddle_nb/ops/optimizer_ops.py: sgd, momentum, adagrad, rmsprop, sign.
+"""Contract cases for paddle_nb/ops/optimizer_ops.py: sgd, momentum, adagrad, rmsprop,
+adadelta, sign.
 
 The references update one element at a time in plain Python floats (float64),
 a different route from the kernels' whole-array float32 arithmetic. The Adam
@@ -108,6 +109,29 @@ def rmsprop_inputs(*shape, centered=False):
     return ins
 
 
+# ---- adadelta ---------------------------------------------------------------------------------
+
+def adadelta_ref(ins, attrs):
+    lr = float(ins["LearningRate"].reshape(-1)[0]) if "LearningRate" in ins else 1.0
+    rho, eps = attrs.get("rho", 0.95), attrs.get("epsilon", 1e-6)
+
+    def rule(p, g, g2, u2):
+        g2 = rho * g2 + (1 - rho) * g * g
+        step = -math.sqrt((u2 + eps) / (g2 + eps)) * g
+        return p + lr * step, g2, rho * u2 + (1 - rho) * step * step
+    p, g2, u2 = _elementwise(rule, ins["Param"], ins["Grad"], ins["AvgSquaredGrad"],
+                             ins["AvgSquaredUpdate"])
+    return {"ParamOut": p, "AvgSquaredGradOut": g2, "AvgSquaredUpdateOut": u2}
+
+
+def adadelta_inputs(*shape, lr=0.5):
+    ins = {"Param": arr(*shape), "Grad": arr(*shape), "AvgSquaredGrad": np.abs(arr(*shape)),
+           "AvgSquaredUpdate": np.abs(arr(*shape)) * F(0.1)}
+    if lr is not None:
+        ins["LearningRate"] = one(lr)
+    return ins
+
+
 # ---- multi_precision: a float16 Param updated through its float32 MasterParam ----------------
 
 def half_inputs(inputs):
@@ -178,6 +202,13 @@ CASES = {
         Case(inputs=half_inputs(rmsprop_inputs(6)), attrs={"multi_precision": True},
              ref=through_master(rmsprop_ref), rtol=1e-3, atol=1e-3, name="float16 + master"),
     ],
+    "adadelta": [
+        Case(inputs=adadelta_inputs(3, 4), ref=adadelta_ref, name="matrix"),
+        Case(inputs=adadelta_inputs(5, lr=None), attrs={"rho": 0.9, "epsilon": 1e-3},
+             ref=adadelta_ref, name="no learning rate, other rho"),
+        Case(inputs=half_inputs(adadelta_inputs(4)), attrs={"multi_precision": True},
+             ref=through_master(adadelta_ref), rtol=1e-3, atol=1e-3, name="float16 + master"),
+    ],
     "sign": [
         Case(inputs={"X": _away_from_zero(3, 4)}, ref=sign_ref, grad=("X",), name="matrix"),
         Case(inputs={"X": np.array([-2.0, 0.0, 3.0], F)}, ref=sign_ref, name="with a zero"),
@@ -222,6 +253,14 @@ BAD = {
             match="MeanSquare must have Param's shape"),
         Bad(inputs={"Param": M(3), "MeanSquare": M(3), "Grad": M(3), "Moment": M(3),
                     "LearningRate": M(2)}, error=ShapeError,
+            match="LearningRate must hold one value"),
+    ],
+    "adadelta": [
+        Bad(inputs={"Param": M(3), "Grad": M(3), "AvgSquaredGrad": M(4),
+                    "AvgSquaredUpdate": M(3)}, error=ShapeError,
+            match="AvgSquaredGrad must have Param's shape"),
+        Bad(inputs={"Param": M(3), "Grad": M(3), "AvgSquaredGrad": M(3),
+                    "AvgSquaredUpdate": M(3), "LearningRate": M(2)}, error=ShapeError,
             match="LearningRate must hold one value"),
     ],
     "sign": [

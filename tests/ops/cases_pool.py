@@ -46,6 +46,9 @@ def pool_ref(ins, attrs):
                 w0, w1 = j * w // ow, math.ceil((j + 1) * w / ow)
             else:
                 h0, w0 = i * st[0] - pads[0], j * st[1] - pads[2]
+                # inclusive avg divides by the window within the image and its padding (a
+                # ceil_mode window may hang past both), as PaddlePaddle 2.6 does
+                inclusive = (min(h0 + k[0], h + pads[1]) - h0) * (min(w0 + k[1], w + pads[3]) - w0)
                 h1, w1 = min(h0 + k[0], h), min(w0 + k[1], w)
                 h0, w0 = max(h0, 0), max(w0, 0)
             win = x[:, :, h0:h1, w0:w1]
@@ -53,7 +56,7 @@ def pool_ref(ins, attrs):
                 out[:, :, i, j] = win.max(axis=(2, 3))
             else:
                 exclusive = attrs.get("exclusive", True) or adaptive
-                size = (h1 - h0) * (w1 - w0) if exclusive else k[0] * k[1]
+                size = (h1 - h0) * (w1 - w0) if exclusive else inclusive
                 out[:, :, i, j] = win.sum(axis=(2, 3)) / size
     return {"Out": out}
 
@@ -115,6 +118,9 @@ POOL = [
          paddings=[1, 1], exclusive=False),
     pool(P5, "avg ceil_mode inclusive", pooling_type="avg", ksize=[2, 2], strides=[2, 2],
          ceil_mode=True, exclusive=False),
+    pool(arr(1, 2, 6, 6), "avg ceil_mode inclusive padded, the last window past the padding",
+         pooling_type="avg", ksize=[3, 3], strides=[2, 2], paddings=[1, 1], ceil_mode=True,
+         exclusive=False),
     pool(P5, "avg 4-value paddings", pooling_type="avg", ksize=[2, 3], paddings=[1, 0, 0, 2]),
     pool(P5, "global max", ksize=[2, 2], global_pooling=True),
     pool(arr(2, 2, 4, 3), "global avg", pooling_type="avg", global_pooling=True),

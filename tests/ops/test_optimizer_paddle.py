@@ -4,7 +4,7 @@
 ``tests/fixtures/paddle26/ops``: small training programs, each minimized by one
 ``paddle.optimizer`` (AdamW with a learning-rate scheduler and global-norm
 clipping, Nesterov Momentum with L2 decay, Adam with ClipGradByNorm or
-ClipGradByValue, RMSProp, Adagrad, Lamb, Adamax, SGD with L1 decay), with the
+ClipGradByValue, RMSProp, Adagrad, Lamb, Adamax, SGD with L1 decay, Adadelta), with the
 losses and parameters of three steps; and single ops run on small inputs with
 the attributes those programs leave at their defaults. Here paddle_nb parses
 PaddlePaddle's programs, runs them the same three steps and must agree to 1e-5.
@@ -20,7 +20,7 @@ from paddle_nb.ops import registry
 from tests.ops import harness, paddle26
 
 PROGRAMS = ["adamw", "momentum", "adam_clipnorm", "adam_clipvalue", "rmsprop", "adagrad", "lamb",
-            "adamax", "sgd_l1"]
+            "adamax", "sgd_l1", "adadelta"]
 RTOL, ATOL = 1e-5, 1e-7
 
 

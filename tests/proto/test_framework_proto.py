@@ -1,9 +1,11 @@
 """Tests for the desc layer: proto/framework.proto and its generated framework_pb2.
 
-Four promises: every message survives serialize -> parse; the schema has PaddlePaddle's
-names, field numbers, labels and defaults (so the bytes are compatible); the committed
-framework_pb2.py is what `make proto` makes from framework.proto today; and files written
-by real PaddlePaddle (2.6.2 and 1.8.5) parse, keeping what this schema does not know.
+Five promises: every message survives serialize -> parse; the schema has PaddlePaddle
+2.6.2's names, field numbers, labels and defaults (so the bytes are compatible); the
+committed framework_pb2.py is what `make proto` makes from framework.proto today; it imports
+under the installed protobuf beside a module that registers PaddlePaddle's own
+framework.proto, in either order; and files written by real PaddlePaddle (2.6.2 and 1.8.5)
+parse, keeping what this schema does not know.
 """
 import ast
 import difflib
@@ -14,14 +16,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from google.protobuf import descriptor_pb2, text_format, unknown_fields
+from google.protobuf import descriptor_pb2, text_format
 from google.protobuf.descriptor import FieldDescriptor as FD
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paddle_nb.proto import framework_pb2 as fp
+from paddle_nb.proto import framework_pb2 as fp, unknown_fields_of
 
-PACKAGE = "paddle.framework.proto"
+PACKAGE = "paddle_nb.proto"      # paddle_nb's own: PaddlePaddle's is paddle.framework.proto
 REPO = Path(__file__).resolve().parents[2]
 PROTO_FILE = REPO / "proto" / "framework.proto"
 FIXTURES = REPO.parent / "shared" / "fixtures" / "paddle"
@@ -34,6 +36,9 @@ R, O, P = "required", "optional", "repeated"
 TD = "VarType.TensorDesc"
 SCHEMA = {
     "Version": {"version": (1, O, "int64")},
+    "Complex": {"r": (1, R, "double"), "i": (2, R, "double")},
+    "Scalar": {"type": (1, R, "Scalar.Type"), "b": (2, O, "bool"), "i": (3, O, "int64"),
+               "r": (4, O, "double"), "c": (5, O, "Complex")},
     "OpDesc.Attr": {
         "name": (1, R, "string"), "type": (2, R, "AttrType"), "i": (3, O, "int32"),
         "f": (4, O, "float"), "s": (5, O, "string"), "ints": (6, P, "int32"),
@@ -42,6 +47,7 @@ SCHEMA = {
         "blocks_idx": (14, P, "int32"), "longs": (15, P, "int64"),
         "float64s": (16, P, "double"), "var_name": (17, O, "string"),
         "vars_name": (18, P, "string"), "float64": (19, O, "double"),
+        "scalar": (20, O, "Scalar"), "scalars": (21, P, "Scalar"),
     },
     "OpDesc.Var": {"parameter": (1, R, "string"), "arguments": (2, P, "string")},
     "OpDesc": {
@@ -114,8 +120,9 @@ DEFAULTS = {
 ATTR_TYPES = {
     "INT": 0, "FLOAT": 1, "STRING": 2, "INTS": 3, "FLOATS": 4, "STRINGS": 5, "BOOLEAN": 6,
     "BOOLEANS": 7, "BLOCK": 8, "LONG": 9, "BLOCKS": 10, "LONGS": 11, "FLOAT64S": 12,
-    "VAR": 13, "VARS": 14, "FLOAT64": 15,
+    "VAR": 13, "VARS": 14, "FLOAT64": 15, "SCALAR": 16, "SCALARS": 17,
 }
+SCALAR_KINDS = {"BOOLEAN": 1, "LONG": 2, "FLOAT64": 3, "COMPLEX128": 4}
 VAR_TYPES = {
     "BOOL": 0, "INT16": 1, "INT32": 2, "INT64": 3, "FP16": 4, "FP32": 5, "FP64": 6,
     "LOD_TENSOR": 7, "SELECTED_ROWS": 8, "FEED_MINIBATCH": 9, "FETCH_LIST": 10,
@@ -129,6 +136,15 @@ SCALAR_TYPES = {FD.TYPE_INT32: "int32", FD.TYPE_INT64: "int64", FD.TYPE_FLOAT: "
                 FD.TYPE_DOUBLE: "double", FD.TYPE_BOOL: "bool", FD.TYPE_STRING: "string"}
 
 
+def repeated(f):
+    """Whether field ``f`` is repeated (protobuf 3.20 and 4.x have only ``label``, 7 only this)."""
+    return f.is_repeated if hasattr(f, "is_repeated") else f.label == FD.LABEL_REPEATED
+
+
+def required(f):
+    return f.is_required if hasattr(f, "is_required") else f.label == FD.LABEL_REQUIRED
+
+
 def all_messages():
     """Every message descriptor in the file, nested ones included, by package-relative name."""
     found, todo = {}, list(fp.DESCRIPTOR.message_types_by_name.values())
@@ -140,7 +156,7 @@ def all_messages():
 
 
 def describe(f):
-    label = P if f.is_repeated else R if f.is_required else O
+    label = P if repeated(f) else R if required(f) else O
     named = f.message_type or f.enum_type
     kind = named.full_name[len(PACKAGE) + 1:] if named else SCALAR_TYPES[f.type]
     return f.number, label, kind
@@ -177,8 +193,8 @@ def test_unset_fields_read_as_their_defaults():
 
 
 def test_program_desc_reserves_fields_2_and_3():
-    proto = descriptor_pb2.DescriptorProto()
-    fp.ProgramDesc.DESCRIPTOR.CopyToProto(proto)
+    file_proto = descriptor_pb2.FileDescriptorProto.FromString(fp.DESCRIPTOR.serialized_pb)
+    proto = next(m for m in file_proto.message_type if m.name == "ProgramDesc")
     reserved = {n for r in proto.reserved_range for n in range(r.start, r.end)}
     assert reserved == {2, 3}
 
@@ -186,6 +202,7 @@ def test_program_desc_reserves_fields_2_and_3():
 def test_enum_values():
     assert {v.name: v.number for v in fp.AttrType.DESCRIPTOR.values} == ATTR_TYPES
     assert {v.name: v.number for v in fp.VarType.Type.DESCRIPTOR.values} == VAR_TYPES
+    assert {v.name: v.number for v in fp.Scalar.Type.DESCRIPTOR.values} == SCALAR_KINDS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,12 +226,12 @@ def populated(msg):
     """Set every field of `msg`, recursively; repeated fields get two elements."""
     for f in msg.DESCRIPTOR.fields:
         field = getattr(msg, f.name)
-        if f.message_type is not None and f.is_repeated:
+        if f.message_type is not None and repeated(f):
             populated(field.add())
             populated(field.add())
         elif f.message_type is not None:
             populated(field)
-        elif f.is_repeated:
+        elif repeated(f):
             field.extend([_value(f, 0), _value(f, 1)])
         else:
             setattr(msg, f.name, _value(f, 0))
@@ -246,6 +263,13 @@ float32s = st.floats(width=32, allow_nan=False)
 float64s = st.floats(allow_nan=False)
 block_ids = st.integers(0, 1000)
 
+scalar_messages = st.one_of(
+    st.builds(fp.Scalar, type=st.just(fp.Scalar.BOOLEAN), b=st.booleans()),
+    st.builds(fp.Scalar, type=st.just(fp.Scalar.LONG), i=int64s),
+    st.builds(fp.Scalar, type=st.just(fp.Scalar.FLOAT64), r=float64s),
+    st.builds(fp.Scalar, type=st.just(fp.Scalar.COMPLEX128),
+              c=st.builds(fp.Complex, r=float64s, i=float64s)))
+
 # AttrType -> (the Attr field that holds the value, a strategy for the value)
 ATTR_VALUES = {
     fp.INT: ("i", int32s), fp.FLOAT: ("f", float32s), fp.STRING: ("s", utf8),
@@ -256,6 +280,7 @@ ATTR_VALUES = {
     fp.LONGS: ("longs", st.lists(int64s)), fp.FLOAT64S: ("float64s", st.lists(float64s)),
     fp.VAR: ("var_name", names), fp.VARS: ("vars_name", st.lists(names)),
     fp.FLOAT64: ("float64", float64s),
+    fp.SCALAR: ("scalar", scalar_messages), fp.SCALARS: ("scalars", st.lists(scalar_messages)),
 }
 
 
@@ -272,6 +297,8 @@ def attrs(draw):
     attr = fp.OpDesc.Attr(name=draw(names), type=attr_type)
     if isinstance(value, list):
         getattr(attr, field).extend(value)
+    elif isinstance(value, fp.Scalar):
+        attr.scalar.CopyFrom(value)
     else:
         setattr(attr, field, value)
     return attr, value
@@ -322,12 +349,12 @@ def test_a_dtype_from_a_newer_release_parses_as_unset_and_is_kept():
     tensor = fp.VarType.TensorDesc.FromString(data)
     assert not tensor.HasField("data_type")
     assert list(tensor.dims) == [2]
-    assert [(u.field_number, u.data) for u in unknown_fields.UnknownFieldSet(tensor)] == [(1, 32)]
+    assert [(u.field_number, u.data) for u in unknown_fields_of(tensor)] == [(1, 32)]
     assert tensor.FindInitializationErrors() == ["data_type"]
     with pytest.raises(Exception, match="missing required fields: data_type"):
         tensor.SerializeToString()
     kept = fp.VarType.TensorDesc.FromString(tensor.SerializePartialToString())
-    assert [(u.field_number, u.data) for u in unknown_fields.UnknownFieldSet(kept)] == [(1, 32)]
+    assert [(u.field_number, u.data) for u in unknown_fields_of(kept)] == [(1, 32)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,12 +373,11 @@ def _serialized_descriptor(generated_py: Path) -> bytes:
 def fresh_module(tmp_path_factory):
     pytest.importorskip("grpc_tools.protoc", reason="grpcio-tools is not installed (it is in "
                         "the `test` extra), so framework_pb2.py cannot be regenerated to compare")
-    out = tmp_path_factory.mktemp("protoc")
-    done = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO_FILE.parent}",
-                           f"--python_out={out}", str(PROTO_FILE)],
+    out = tmp_path_factory.mktemp("protoc") / "framework_pb2.py"
+    done = subprocess.run([sys.executable, str(REPO / "proto" / "generate.py"), "--out", str(out)],
                           capture_output=True, text=True)
-    assert done.returncode == 0, f"protoc failed on {PROTO_FILE}:\n{done.stderr}"
-    return out / "framework_pb2.py"
+    assert done.returncode == 0, f"proto/generate.py failed on {PROTO_FILE}:\n{done.stderr}"
+    return out
 
 
 def _as_text(data: bytes) -> list:
@@ -390,10 +416,10 @@ def fixture_bytes(name: str) -> bytes:
 
 def unknown_anywhere(msg, path="program"):
     """Paths of every sub-message that holds fields this schema does not know."""
-    found = [path] if len(unknown_fields.UnknownFieldSet(msg)) else []
+    found = [path] if len(unknown_fields_of(msg)) else []
     for f, value in msg.ListFields():
         if f.message_type is not None:
-            items = enumerate(value) if f.is_repeated else [(None, value)]
+            items = enumerate(value) if repeated(f) else [(None, value)]
             for i, sub in items:
                 found += unknown_anywhere(sub, f"{path}.{f.name}" + ("" if i is None else f"[{i}]"))
     return found
@@ -472,11 +498,11 @@ def test_unknown_program_field_3_is_skipped_and_kept():
     program = fp.ProgramDesc.FromString(data + _length_delimited(3, payload))
     assert program.version.version == 1008005
     unknown = [(u.field_number, u.wire_type, u.data)
-               for u in unknown_fields.UnknownFieldSet(program)]
+               for u in unknown_fields_of(program)]
     assert unknown == [(3, 2, payload)]
     again = fp.ProgramDesc.FromString(program.SerializeToString())
     assert again == program
-    assert [(u.field_number, u.data) for u in unknown_fields.UnknownFieldSet(again)] == \
+    assert [(u.field_number, u.data) for u in unknown_fields_of(again)] == \
         [(3, payload)]
     again.DiscardUnknownFields()
     assert again == fp.ProgramDesc.FromString(data)

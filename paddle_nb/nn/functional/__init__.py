@@ -21,10 +21,22 @@ from paddle_nb.nn.functional.activation import (  # noqa: F401 (re-exported)
 # -- input ---------------------------------------------------------------------------------
 
 # -- conv ----------------------------------------------------------------------------------
+from paddle_nb.nn.functional.conv import (  # noqa: E402
+    conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d, conv3d_transpose,
+)
 
 # -- pooling -------------------------------------------------------------------------------
+from paddle_nb.nn.functional.pooling import (  # noqa: E402
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d,
+    max_pool2d, max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
+)
 
 # -- sampling ------------------------------------------------------------------------------
+from paddle_nb.nn.functional.sampling import (  # noqa: E402
+    affine_grid, channel_shuffle, fold, grid_sample, interpolate, pad, pixel_shuffle,
+    pixel_unshuffle, temporal_shift, unfold, upsample, zeropad2d,
+)
 
 # -- norm ----------------------------------------------------------------------------------
 

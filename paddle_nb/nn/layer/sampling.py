@@ -1,3 +1,153 @@
-"""Resampling layers of paddle.nn: Pad1D/2D/3D, Upsample, PixelShuffle/Unshuffle, Unfold/Fold."""
+"""Padding and resampling layers of paddle.nn: Pad1D/2D/3D, ZeroPad2D, Upsample,
+UpsamplingNearest2D/Bilinear2D, PixelShuffle/Unshuffle, ChannelShuffle, Unfold, Fold.
 
-__all__ = []
+None has parameters: each keeps its arguments and calls the matching function of
+``paddle_nb.nn.functional.sampling`` in ``forward``, which appends 2.6's op.
+"""
+
+from paddle_nb.nn.functional import sampling as S
+from paddle_nb.nn.layer_base import Layer
+
+__all__ = ["Pad1D", "Pad2D", "Pad3D", "ZeroPad2D", "Upsample", "UpsamplingNearest2D",
+           "UpsamplingBilinear2D", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
+           "Unfold", "Fold"]
+
+
+class _PadNd(Layer):
+    dims = 1
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCL", name=None):
+        super().__init__()
+        self._pad = [padding] * (2 * self.dims) if isinstance(padding, int) else padding
+        self._mode, self._value, self._data_format = mode, value, data_format
+
+    def forward(self, x):
+        return S.pad(x, self._pad, mode=self._mode, value=self._value,
+                     data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"padding={self._pad}, mode={self._mode}, value={self._value}"
+
+
+class Pad1D(_PadNd):
+    """x [N, C, L] padded by [left, right] (constant, reflect, replicate or circular)."""
+    dims = 1
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCL", name=None):
+        super().__init__(padding, mode, value, data_format)
+
+
+class Pad2D(_PadNd):
+    """x [N, C, H, W] padded by [left, right, top, bottom]."""
+    dims = 2
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None):
+        super().__init__(padding, mode, value, data_format)
+
+
+class Pad3D(_PadNd):
+    """x [N, C, D, H, W] padded by [left, right, top, bottom, front, back]."""
+    dims = 3
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCDHW", name=None):
+        super().__init__(padding, mode, value, data_format)
+
+
+class ZeroPad2D(_PadNd):
+    """x [N, C, H, W] padded with zeros by [left, right, top, bottom]."""
+    dims = 2
+
+    def __init__(self, padding, data_format="NCHW", name=None):
+        super().__init__(padding, "constant", 0.0, data_format)
+
+
+class Upsample(Layer):
+    """x resized by ``F.interpolate`` (nearest, linear, bilinear, bicubic, trilinear, area)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                 align_mode=0, data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
+        self.align_corners, self.align_mode = align_corners, align_mode
+        self.data_format = data_format
+
+    def forward(self, x):
+        return S.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                             align_corners=self.align_corners, align_mode=self.align_mode,
+                             data_format=self.data_format)
+
+    def extra_repr(self):
+        return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode}"
+
+
+class UpsamplingNearest2D(Upsample):
+    """x [N, C, H, W] resized by picking the nearest pixel."""
+
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "nearest", False, 0, data_format)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """x [N, C, H, W] resized bilinearly with the corners aligned."""
+
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "bilinear", True, 0, data_format)
+
+
+class PixelShuffle(Layer):
+    """[N, C * r * r, H, W] -> [N, C, H * r, W * r]."""
+
+    def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self._upscale_factor, self._data_format = upscale_factor, data_format
+
+    def forward(self, x):
+        return S.pixel_shuffle(x, self._upscale_factor, self._data_format)
+
+
+class PixelUnshuffle(Layer):
+    """[N, C, H * r, W * r] -> [N, C * r * r, H, W]."""
+
+    def __init__(self, downscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self._downscale_factor, self._data_format = downscale_factor, data_format
+
+    def forward(self, x):
+        return S.pixel_unshuffle(x, self._downscale_factor, self._data_format)
+
+
+class ChannelShuffle(Layer):
+    """The channels read as a (groups, C / groups) grid and written transposed."""
+
+    def __init__(self, groups, data_format="NCHW", name=None):
+        super().__init__()
+        self._groups, self._data_format = groups, data_format
+
+    def forward(self, x):
+        return S.channel_shuffle(x, self._groups, self._data_format)
+
+
+class Unfold(Layer):
+    """Every block of x [N, C, H, W] as a column: [N, C * kh * kw, L]."""
+
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self.kernel_sizes, self.dilations = kernel_sizes, dilations
+        self.paddings, self.strides = paddings, strides
+
+    def forward(self, x):
+        return S.unfold(x, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+
+
+class Fold(Layer):
+    """The columns of x [N, C * kh * kw, L] added back into [N, C, H, W]."""
+
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1,
+                 name=None):
+        super().__init__()
+        self.output_sizes, self.kernel_sizes = output_sizes, kernel_sizes
+        self.dilations, self.paddings, self.strides = dilations, paddings, strides
+
+    def forward(self, x):
+        return S.fold(x, self.output_sizes, self.kernel_sizes, self.strides, self.paddings,
+                      self.dilations)

@@ -1,0 +1,188 @@
+"""PaddlePaddle 2.x training scripts, run unchanged under PaddlePaddle and under paddle_nb.
+
+Each script in ``interop/scripts/`` is written as a PaddlePaddle 2.6 user writes a static-mode
+training script (``import paddle``, ``paddle.nn``, ``paddle.optimizer``...). This driver runs
+one under either framework and records every ``Executor.run``: the op types of the program
+run (every block), its persistable names, and the values fetched. Under paddle_nb, ``paddle``
+and its submodules are paddle_nb's (``import paddle.nn as nn`` gives ``paddle_nb.nn``). Both
+sides start from the same parameters: before a program's first run, each of its parameters
+that this run has not yet written is overwritten with ``synth.synth_params`` (a buffer that
+``coalesce_tensor`` fuses parameters into first), so the two frameworks train the same model
+from the same values and the losses can be compared step by step.
+
+    .venv-interop/bin/python interop/run_scripts.py paddle --out tests/fixtures/paddle26/scripts
+    .venv/bin/python interop/run_scripts.py nb --out build/interop/scripts [--script NAME]
+    .venv/bin/python interop/run_scripts.py compare --out build/interop/scripts
+
+``tests/api/test_scripts.py`` runs each script under paddle_nb against PaddlePaddle's
+committed report.
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import pathlib
+import runpy
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from interop import synth  # noqa: E402
+
+SCRIPTS = ROOT / "interop" / "scripts"
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def alias_paddle_nb():
+    """Make ``import paddle`` (and ``paddle.nn``, ``paddle.static.nn``, ...) import paddle_nb."""
+    import importlib
+    import pkgutil
+    import paddle_nb
+    for info in pkgutil.walk_packages(paddle_nb.__path__, "paddle_nb."):
+        if ".viz" not in info.name:
+            importlib.import_module(info.name)
+    for name, module in list(sys.modules.items()):
+        if name == "paddle_nb" or name.startswith("paddle_nb."):
+            sys.modules["paddle" + name[len("paddle_nb"):]] = module
+    return paddle_nb
+
+
+def _float(var):
+    try:
+        return np.dtype(str(var.dtype).replace("paddle.", "").replace("fp32", "float32")
+                        .replace("fp64", "float64")).kind == "f"
+    except TypeError:
+        return False
+
+
+class Recorder:
+    """Wraps ``Executor.run``: writes synthesized parameters, records what each run did."""
+
+    def __init__(self, paddle):
+        self.paddle = paddle
+        self.runs = []
+        self.written = set()
+        self.fused = set()
+
+    def install(self):
+        executor = self.paddle.static.Executor
+        original = executor.run
+        recorder = self
+
+        def run(exe, program=None, feed=None, fetch_list=None, *args, **kwargs):
+            program = program if program is not None else \
+                recorder.paddle.static.default_main_program()
+            target = getattr(program, "_program", None) or program     # a CompiledProgram
+            scope = kwargs.get("scope") or recorder.paddle.static.global_scope()
+            recorder.before(target, scope)
+            result = original(exe, program, feed, fetch_list, *args, **kwargs)
+            recorder.after(target, result)
+            return result
+        executor.run = run
+
+    def before(self, program, scope):
+        """Overwrite the parameters this program reads that no run has written yet."""
+        block = program.global_block()
+        self.fused |= {n for op in block.ops if op.type == "coalesce_tensor"
+                       for n in op.output("FusedOutput")}
+        params = sorted(program.all_parameters(), key=lambda p: p.name not in self.fused)
+        for param in params:
+            if param.name in self.written or not _float(param):
+                continue
+            found = scope.find_var(param.name)
+            if found is None:
+                continue
+            value = synth.synth_params(param.name, [int(d) for d in param.shape],
+                                       str(param.dtype).replace("paddle.", "")
+                                       .replace("fp32", "float32").replace("fp64", "float64"))
+            found.get_tensor().set(value, self.paddle.CPUPlace())
+            self.written.add(param.name)
+
+    def after(self, program, result):
+        self.runs.append({
+            "op_types": [op.type for block in program.blocks for op in block.ops],
+            "persistables": sorted(v.name for v in program.list_vars() if v.persistable
+                                   and not v.name.startswith(("feed", "fetch"))),
+            "fetch": [np.asarray(v).tolist() for v in (result or [])],
+            "fetch_dtypes": [str(np.asarray(v).dtype) for v in (result or [])],
+        })
+
+
+def run_script(side, path):
+    """Run one script under ``side``; its report (runs, printed text, or the error)."""
+    if side == "nb":
+        paddle = alias_paddle_nb()
+    else:
+        import paddle
+    recorder = Recorder(paddle)
+    recorder.install()
+    printed = io.StringIO()
+    report = {"script": path.name}
+    try:
+        with contextlib.redirect_stdout(printed):
+            runpy.run_path(str(path), run_name="__main__")
+    except Exception as error:
+        report["error"] = f"{type(error).__name__}: {error}"
+    report["runs"] = recorder.runs
+    report["printed"] = printed.getvalue()[-2000:]
+    return report
+
+
+def compare(mine, theirs):
+    """The first difference between paddle_nb's report and PaddlePaddle's, or None."""
+    if "error" in mine:
+        return f"paddle_nb failed: {mine['error']}"
+    if len(mine["runs"]) != len(theirs["runs"]):
+        return f"{len(mine['runs'])} runs here, {len(theirs['runs'])} in PaddlePaddle"
+    for k, (a, b) in enumerate(zip(mine["runs"], theirs["runs"])):
+        if a["op_types"] != b["op_types"]:
+            return f"run {k}: op types differ:\n  here:   {a['op_types']}\n  paddle: {b['op_types']}"
+        if a["persistables"] != b["persistables"]:
+            only_here = sorted(set(a["persistables"]) - set(b["persistables"]))
+            only_there = sorted(set(b["persistables"]) - set(a["persistables"]))
+            return f"run {k}: persistables differ: only here {only_here}, only in PaddlePaddle {only_there}"
+        for j, (x, y) in enumerate(zip(a["fetch"], b["fetch"])):
+            x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+            if x.shape != y.shape or not np.allclose(x, y, rtol=RTOL, atol=ATOL):
+                return f"run {k}: fetch {j} differs: {x.ravel()[:6]} here, {y.ravel()[:6]} in PaddlePaddle"
+    return None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("side", choices=("nb", "paddle", "compare"))
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "build/interop/scripts")
+    parser.add_argument("--reference", type=pathlib.Path,
+                        default=ROOT / "tests/fixtures/paddle26/scripts")
+    parser.add_argument("--script", default=None, help="one script's name (without .py)")
+    args = parser.parse_args(argv)
+    names = [args.script] if args.script else sorted(p.stem for p in SCRIPTS.glob("*.py"))
+    if args.side == "compare":
+        problems = 0
+        for name in names:
+            mine = json.loads((args.out / f"{name}.nb.json").read_text())
+            theirs = json.loads((args.reference / f"{name}.json").read_text())
+            problem = compare(mine, theirs)
+            problems += problem is not None
+            print(f"{name}: {'agrees' if problem is None else problem}")
+        sys.exit(1 if problems else 0)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.script:           # each script in a process of its own: names start from 0
+        for name in names:
+            subprocess.run([sys.executable, __file__, args.side, "--out", str(args.out),
+                            "--script", name], check=True)
+        return
+    report = run_script(args.side, SCRIPTS / f"{args.script}.py")
+    suffix = ".json" if args.side == "paddle" else ".nb.json"
+    (args.out / f"{args.script}{suffix}").write_text(json.dumps(report) + "\n")
+    print(f"{args.script}: {len(report['runs'])} runs"
+          + (f", {report['error']}" if "error" in report else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""The Adam family: Adam, AdamW, Adamax and Lamb (PaddlePaddle 2.x).
+
+All four keep running means of the gradient and of its square (or its size)
+per parameter, and ``beta ** step`` in one-element accumulators
+(``{param}_beta1_pow_acc_0``, shape [1]) that undo the means' bias toward
+their zero start. AdamW shrinks each parameter apart from its gradient
+(``coeff``, ``with_decay`` on the ``adamw`` op); Lamb scales a layer's whole
+step by its trust ratio; Adamax advances its beta1 power with a ``scale`` op
+after all the updates.
+"""
+
+from paddle_nb.optimizer.momentum import check_positive, check_unit, update
+from paddle_nb.optimizer.optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW", "Adamax", "Lamb"]
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba): steps scaled by running means of the gradient and its square.
+
+    State per parameter: ``{param}_moment1_0`` and ``{param}_moment2_0`` (zeros),
+    ``{param}_beta1_pow_acc_0`` and ``{param}_beta2_pow_acc_0`` (beta1 and beta2:
+    beta ** step for the first step; the ``adam`` op multiplies them by beta
+    after each step).
+    """
+
+    _op_type = "adam"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, use_multi_tensor=False, name=None, *,
+                 regularization=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         regularization=regularization, multi_precision=multi_precision)
+        self._set_betas(beta1, beta2, epsilon)
+        self._lazy_mode = bool(lazy_mode)
+
+    def _set_betas(self, beta1, beta2, epsilon):
+        self._beta1 = check_unit(beta1, "beta1")
+        self._beta2 = check_unit(beta2, "beta2")
+        self._epsilon = check_positive(epsilon, "epsilon")
+
+    def _accumulator_specs(self, param):
+        return [("moment1", param.shape, 0.0), ("moment2", param.shape, 0.0),
+                ("beta1_pow_acc", (1,), self._beta1), ("beta2_pow_acc", (1,), self._beta2)]
+
+    def _moment_slots(self, param):
+        """The inputs and outputs the adam-like ops share."""
+        acc = {name: self.accumulator(name, param)
+               for name in ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")}
+        ins = {"Param": param, "Moment1": acc["moment1"], "Moment2": acc["moment2"],
+               "Beta1Pow": acc["beta1_pow_acc"], "Beta2Pow": acc["beta2_pow_acc"]}
+        outs = {"ParamOut": param, "Moment1Out": acc["moment1"], "Moment2Out": acc["moment2"],
+                "Beta1PowOut": acc["beta1_pow_acc"], "Beta2PowOut": acc["beta2_pow_acc"]}
+        return ins, outs
+
+    def _append_update(self, block, param, grad, lr, attrs):
+        ins, outs = self._moment_slots(param)
+        ins.update(Grad=grad, LearningRate=lr)
+        attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
+                     lazy_mode=self._lazy_mode, multi_precision=self.multi_precision)
+        attrs.update(self._extra_attrs(param))
+        return update(block, self._op_type, ins, outs, attrs)
+
+    def _extra_attrs(self, param):
+        return {}
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``param -= lr * coeff * param`` before each step.
+
+    ``weight_decay`` is the coefficient (``coeff``); ``apply_decay_param_fun(name)``
+    says which parameters decay (``with_decay``); ``lr_ratio(param)`` scales the
+    decay's learning rate per parameter.
+    """
+
+    _op_type = "adamw"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
+                 grad_clip=None, lazy_mode=False, multi_precision=False, name=None):
+        if not isinstance(weight_decay, (int, float)) or isinstance(weight_decay, bool):
+            raise TypeError(f"AdamW: weight_decay must be a float coefficient, got "
+                            f"{weight_decay!r}")
+        for label, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"AdamW: {label} must be a function, got {fn!r}")
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
+                         lazy_mode, multi_precision, name=name)
+        self._coeff = float(weight_decay)
+        self._lr_ratio = lr_ratio
+        self._apply_decay = apply_decay_param_fun
+
+    def _extra_attrs(self, param):
+        with_decay = True if self._apply_decay is None else bool(self._apply_decay(param.name))
+        ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
+        return {"coeff": self._coeff, "with_decay": with_decay, "lr_ratio": ratio}
+
+
+class Adamax(Adam):
+    """Adam with the infinity norm: ``{param}_moment_0``, ``{param}_inf_norm_0`` and
+    ``{param}_beta1_pow_acc_0``, which a ``scale`` op advances after all the updates."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 multi_precision=False):
+        Optimizer.__init__(self, learning_rate, parameters, weight_decay, grad_clip, name,
+                           multi_precision=multi_precision)
+        self._set_betas(beta1, beta2, epsilon)
+
+    def _accumulator_specs(self, param):
+        return [("moment", param.shape, 0.0), ("inf_norm", param.shape, 0.0),
+                ("beta1_pow_acc", (1,), self._beta1)]
+
+    def _append_update(self, block, param, grad, lr, attrs):
+        acc = {k: self.accumulator(k, param) for k in ("moment", "inf_norm", "beta1_pow_acc")}
+        attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
+                     multi_precision=self.multi_precision)
+        return update(block, "adamax",
+                      {"Param": param, "Grad": grad, "LearningRate": lr,
+                       "Moment": acc["moment"], "InfNorm": acc["inf_norm"],
+                       "Beta1Pow": acc["beta1_pow_acc"]},
+                      {"ParamOut": param, "MomentOut": acc["moment"],
+                       "InfNormOut": acc["inf_norm"]}, attrs)
+
+    def _finish_update(self, block, pairs):
+        for param, _ in pairs:
+            pow_acc = self.accumulator("beta1_pow_acc", param)
+            block.append_op("scale", inputs={"X": pow_acc}, outputs={"Out": pow_acc},
+                            attrs={"scale": self._beta1})
+
+
+class Lamb(Adam):
+    """LAMB (You et al.): Adam's step plus ``lamb_weight_decay * param``, scaled per layer by
+    ``||param|| / ||step||``. ``exclude_from_weight_decay_fn(param)`` true: no decay."""
+
+    _op_type = "lamb"
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-06, parameters=None, grad_clip=None,
+                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
+                 name=None):
+        Optimizer.__init__(self, learning_rate, parameters, None, grad_clip, name,
+                           multi_precision=multi_precision)
+        self._set_betas(beta1, beta2, epsilon)
+        self._lamb_decay = float(lamb_weight_decay)
+        self._exclude = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
+
+    def _append_update(self, block, param, grad, lr, attrs):
+        ins, outs = self._moment_slots(param)
+        ins.update(Grad=grad, LearningRate=lr)
+        excluded = self._exclude is not None and self._exclude(param)
+        attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
+                     weight_decay=0.0 if excluded else self._lamb_decay,
+                     always_adapt=self._always_adapt, multi_precision=self.multi_precision)
+        return update(block, "lamb", ins, outs, attrs)

@@ -29,7 +29,7 @@ from paddle_nb.framework import variable as variable_module
 from paddle_nb.framework.callsite import callstack_strings, format_site
 
 __all__ = ["binary", "reflected", "negate", "matmul", "bitwise", "bitwise_not", "absolute",
-           "SCALE_OPS"]
+           "fresh_name", "SCALE_OPS"]
 
 FLOAT32 = numpy.dtype(numpy.float32)
 # ops a number on the right turns into one scale op: c -> (scale, bias)
@@ -49,10 +49,20 @@ def _is_number(value):
     return isinstance(value, (numbers.Number, numpy.number)) and not isinstance(value, complex)
 
 
+def fresh_name(block, key="tmp", suffix=""):
+    """``<key>_N<suffix>`` from the process-wide generator (``tmp_3``, ``abs_0.tmp_0``),
+    skipping a name the block (or a block above it) already holds: one made under another
+    generator (inside a ``unique_name.guard``) would otherwise be overwritten."""
+    name = unique_name.generate(key) + suffix
+    while block.find_var(name) is not None:
+        name = unique_name.generate(key) + suffix
+    return name
+
+
 def _append(x, op_type, inputs, attrs=None, name=None):
     """Append ``op_type`` in the current block of x's program, writing ``name`` (``tmp_N``)."""
     block = x.block.program.current_block()
-    name = name or unique_name.generate("tmp")
+    name = name or fresh_name(block)
     block.append_op(op_type, inputs=inputs, outputs={"Out": name}, attrs=attrs or {})
     return block.var(name)
 
@@ -156,7 +166,8 @@ def matmul(x, other, reverse=False):
 
 def _helper_named(x, op_type, inputs):
     """Append ``op_type`` writing ``<op_type>_N.tmp_0``, as PaddlePaddle's functions do."""
-    return _append(x, op_type, inputs, name=f"{unique_name.generate(op_type)}.tmp_0")
+    block = x.block.program.current_block()
+    return _append(x, op_type, inputs, name=fresh_name(block, op_type, ".tmp_0"))
 
 
 def bitwise(x, other, op_type):

@@ -21,6 +21,7 @@ import numpy
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.operators import fresh_name
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 
@@ -58,7 +59,8 @@ def append_named(op_type, inputs, attrs=None, name=None):
 def append_tmp(op_type, inputs, attrs=None):
     """Append ``op_type`` writing ``tmp_N``: how PaddlePaddle names what a Variable operator
     or method (``x - y``, ``x.astype(...)``) writes inside a 2.x function."""
-    return append_named(op_type, inputs, attrs, name=unique_name.generate("tmp"))
+    block = default_main_program().current_block()
+    return append_named(op_type, inputs, attrs, name=fresh_name(block))
 
 
 def expect_variable(value, arg, func):

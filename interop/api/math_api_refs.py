@@ -76,7 +76,9 @@ CASES = {
     "median_nan_to_num_diff": "[paddle.median(x), paddle.median(x, axis=1), "
                               "paddle.median(z, 1, keepdim=True), paddle.median(x, 0), "
                               "x.median(), paddle.nan_to_num(s, nan=1.0, posinf=2.0), "
-                              "paddle.nan_to_num(s), paddle.diff(x), paddle.diff(z, n=2, axis=1)]",
+                              "paddle.nan_to_num(s), paddle.diff(x), paddle.diff(z, n=2, axis=1), "
+                              "paddle.nanmedian(s, 1), paddle.nanmedian(x), "
+                              "paddle.nanmedian(z, [1, 3], keepdim=False)]",
     "more_math": "[paddle.erfinv(p), paddle.logcumsumexp(x, 1), paddle.logcumsumexp(x), "
                  "*paddle.cummax(x, 1), *paddle.cummin(x), paddle.frac(x), paddle.deg2rad(x), "
                  "paddle.rad2deg(x), paddle.sgn(x), paddle.logaddexp(x, y), paddle.nansum(s, 1), "

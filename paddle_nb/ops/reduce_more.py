@@ -1,12 +1,13 @@
-"""More reductions: ``reduce_prod``, ``reduce_amax / amin``, ``reduce_any / all``, ``logsumexp``.
+"""More reductions: ``reduce_prod``, ``reduce_amax / amin``, ``reduce_any / all``, ``logsumexp``,
+``nanmedian``.
 
 They take the attributes of reduce.py's ops (``dim``, ``keep_dim``, ``reduce_all``; logsumexp
 spells them ``axis`` and ``keepdim``) and reduce the same dimensions. The gradients:
 ``reduce_prod`` gives each element the product of the others (computed without dividing,
 so zeros are fine); ``reduce_amax`` and ``reduce_amin`` share Out@GRAD equally among the
 elements tied for the extreme (``reduce_max`` gives each tied element all of it);
-``logsumexp``'s is softmax(X) * Out@GRAD. ``reduce_any`` and ``reduce_all`` are boolean
-and have none.
+``logsumexp``'s is softmax(X) * Out@GRAD; ``nanmedian``'s goes half and half to the two
+middle elements it recorded. ``reduce_any`` and ``reduce_all`` are boolean and have none.
 """
 
 import numpy
@@ -172,3 +173,75 @@ register(OpDef("logsumexp", inputs=["X"], outputs=["Out"], attrs=LSE_ATTRS, infe
 register(OpDef("logsumexp_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
                attrs=LSE_ATTRS, infer=lambda x, out, dout, **a: x, kernel=_lse_grad,
                doc="the gradient of logsumexp: Out@GRAD * exp(X - Out) (softmax of X)"))
+
+# ---- nanmedian --------------------------------------------------------------------------------
+
+NANMEDIAN_ATTRS = {"axis": Attr("ints", [], comment="the dimensions reduced; [] every one"),
+                   "keepdim": Attr("bool", False)}
+
+
+def _nanmedian_infer(x, *, axis, keepdim):
+    if x.dtype.kind != "f":
+        fail(f"X must be a floating-point tensor, got {x.dtype}")
+    axes = reduced_axes(x.shape, axis, not axis)
+    n = 1
+    for d in x.shape:
+        n = -1 if d < 0 or n < 0 else n * d
+    index = x.with_shape((2 * n if n >= 0 else -1,)).with_dtype(numpy.int64)
+    return x.with_shape(reduced_shape(x.shape, axes, keepdim)), index
+
+
+def _groups(xp, x, axes):
+    """X with the reduced axes moved last and flattened: [kept..., group]."""
+    rest = [i for i in range(x.ndim) if i not in axes]
+    moved = xp.transpose(x, rest + list(axes))
+    return moved.reshape(moved.shape[:len(rest)] + (-1,)), rest
+
+
+def _nanmedian(ctx, x, *, axis, keepdim):
+    """The median of each group's numbers (NaN where a group has none) and, per group, the
+    two middle positions in the group (equal for an odd count; -1 for none), as PaddlePaddle
+    lays them out: 2 * numel(X) entries, the unused ones 0."""
+    xp = ctx.xp
+    axes = reduced_axes(x.shape, axis, not axis)
+    flat, _ = _groups(xp, x, axes)
+    rows = flat.reshape(-1, flat.shape[-1])
+    order = xp.argsort(rows, axis=-1, kind="stable")      # NaNs sort last
+    count = (~xp.isnan(rows)).sum(axis=-1)
+    low, high = xp.maximum(count - 1, 0) // 2, count // 2
+    pick = xp.stack([low, xp.minimum(high, rows.shape[-1] - 1)], axis=-1)
+    where = xp.take_along_axis(order, pick, axis=-1)
+    values = xp.take_along_axis(rows, where, axis=-1)
+    out = xp.where(count > 0, values.mean(axis=-1), xp.nan).astype(x.dtype)
+    where = xp.where((count > 0)[:, None], where, -1)
+    index = xp.zeros(2 * x.size, dtype=numpy.int64)
+    index[:where.size] = where.reshape(-1)
+    return out.reshape(reduced_shape(x.shape, axes, keepdim)), index
+
+
+def _nanmedian_grad(ctx, x, index, dout, *, axis, keepdim):
+    xp = ctx.xp
+    axes = reduced_axes(x.shape, axis, not axis)
+    flat, rest = _groups(xp, x, axes)
+    rows = flat.reshape(-1, flat.shape[-1])
+    where = index[:2 * rows.shape[0]].reshape(-1, 2)
+    grad = xp.zeros(rows.shape, dtype=dout.dtype)
+    g = dout.reshape(-1)
+    for k in range(2):                 # half of Out@GRAD to each middle position
+        hit = where[:, k] >= 0
+        r = xp.arange(rows.shape[0])[hit]
+        grad[r, where[hit, k]] += g[hit] / 2
+    moved = grad.reshape(flat.shape[:-1] + tuple(x.shape[a] for a in axes))
+    return xp.transpose(moved, numpy.argsort(rest + list(axes)))
+
+
+register(OpDef(
+    "nanmedian", inputs=["X"], outputs=["Out", "MedianIndex"], attrs=NANMEDIAN_ATTRS,
+    infer=_nanmedian_infer, kernel=_nanmedian,
+    grad=grad_op("nanmedian_grad", inputs=("X",), outputs=("MedianIndex",)),
+    doc="Out = the median over axis of the elements that are not NaN (the mean of the two "
+        "middle ones for an even count); MedianIndex: where they were"))
+register(OpDef(
+    "nanmedian_grad", inputs=["X", "MedianIndex", "Out@GRAD"], outputs=["X@GRAD"],
+    attrs=NANMEDIAN_ATTRS, infer=lambda x, idx, dout, **a: x, kernel=_nanmedian_grad,
+    doc="the gradient of nanmedian: half of Out@GRAD to each of the two middle elements"))

@@ -40,7 +40,7 @@ from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
 
 # -- stat ----------------------------------------------------------------------------------
 from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
-    mean, median, quantile, std, var,
+    mean, median, nanmedian, quantile, std, var,
 )
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,

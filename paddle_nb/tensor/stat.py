@@ -4,8 +4,8 @@
 for op and name for name: the mean (dims kept), the squared deviations
 (``elementwise_sub``, ``pow``), their sum, and the count divided out, taken at run time from
 the two sizes (``size`` ops and casts), less one for the unbiased estimate but never below
-one (``greater_than`` and ``where``). ``median`` sorts with ``top_k_v2``; ``quantile`` is not
-available yet.
+one (``greater_than`` and ``where``). ``median`` sorts with ``top_k_v2``; ``nanmedian`` is one op;
+``quantile`` is not available yet.
 """
 
 from paddle_nb.framework.variable import register_tensor_methods
@@ -15,7 +15,7 @@ from paddle_nb.tensor.building import (
 from paddle_nb.tensor.reduction import reduce_attrs
 from paddle_nb.tensor.reduction import sum as reduce_sum
 
-__all__ = ["mean", "var", "std", "median", "quantile"]
+__all__ = ["mean", "var", "std", "median", "nanmedian", "quantile"]
 
 
 def mean(x, axis=None, keepdim=False, name=None):
@@ -100,6 +100,14 @@ def median(x, axis=None, keepdim=False, name=None):
         return out
     return append_outs("squeeze2", {"X": out}, {"axes": [axis]}, ("Out", "XShape"),
                        helper="squeeze", name=name)[0]
+
+
+def nanmedian(x, axis=None, keepdim=False, name=None):
+    """The median over ``axis`` of the elements that are not NaN (one ``nanmedian`` op)."""
+    expect_variable(x, "x", "nanmedian")
+    out, _ = append_outs("nanmedian", {"X": x}, {"axis": axis_list(axis), "keepdim": keepdim},
+                         ("Out", "MedianIndex"), name=name)
+    return out
 
 
 def quantile(x, q, axis=None, keepdim=False, name=None):

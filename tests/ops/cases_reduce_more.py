@@ -90,3 +90,32 @@ BAD = {
     "logsumexp": [Bad(inputs={"X": Meta((2, 3), np.dtype(np.int32))}, error=ShapeError,
                       match="floating-point")],
 }
+
+# ---- nanmedian: the reference sorts each group's numbers with Python's sorted ----------------
+
+
+def nanmedian_values(values):
+    numbers = sorted(v for v in values if not math.isnan(v))
+    if not numbers:
+        return math.nan
+    return (numbers[(len(numbers) - 1) // 2] + numbers[len(numbers) // 2]) / 2
+
+
+def nanmedian_ref(ins, attrs):
+    out = looped(nanmedian_values, dim_key="axis", keep_key="keepdim")(ins, attrs)["Out"]
+    return {"Out": out}
+
+
+NANS = DISTINCT.copy()
+NANS[0, 1, :3] = np.nan
+NANS[1, 2, :] = np.nan
+CASES["nanmedian"] = [
+    Case(inputs={"X": DISTINCT}, attrs={"axis": [2]}, ref=nanmedian_ref, grad=("X",),
+         grad_outputs=("Out",)),
+    Case(inputs={"X": DISTINCT}, attrs={"axis": [0, 2], "keepdim": True}, ref=nanmedian_ref,
+         grad=("X",), grad_outputs=("Out",), name="two axes, even count"),
+    Case(inputs={"X": NANS}, attrs={"axis": [2]}, ref=nanmedian_ref, name="NaNs, an all-NaN row"),
+    Case(inputs={"X": NANS}, attrs={"axis": []}, ref=nanmedian_ref, name="every element"),
+]
+BAD["nanmedian"] = [Bad(inputs={"X": Meta((2, 3), np.dtype(np.int32))}, error=ShapeError,
+                        match="floating-point")]

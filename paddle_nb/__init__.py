@@ -26,7 +26,7 @@ from paddle_nb.layers import ParamAttr, create_ifelseop, create_rnn, data_layer,
 from paddle_nb import io
 from paddle_nb.backward import append_backward, gradients
 from paddle_nb import optimizer, regularizer
-from paddle_nb import nn, static, tensor, utils
+from paddle_nb import nn, static, tensor, utils, vision
 from paddle_nb import display_hook
 
 __all__ = [
@@ -39,17 +39,22 @@ __all__ = [
     "io",
     "append_backward", "gradients",
     "optimizer", "regularizer",
-    "nn", "static", "tensor", "utils",
+    "nn", "static", "tensor", "utils", "vision",
 ]
 
-# PaddlePaddle 2.x's tensor functions sit at paddle's top level (``paddle.reshape``); they are
-# listed once, in paddle_nb.tensor.__all__, and none may hide a name above.
-_taken = set(__all__) & set(tensor.__all__)
-if _taken:
-    raise ImportError(f"paddle_nb.tensor would hide top-level names: {sorted(_taken)}")
-globals().update({_name: getattr(tensor, _name) for _name in tensor.__all__})
-__all__ += tensor.__all__
-del _taken
+# PaddlePaddle 2.x's top level also holds its tensor functions (``paddle.reshape``), its mode,
+# device, seed and dtype functions (``paddle.enable_static``, ``paddle.float32``) and its
+# tensor-array functions. Each is listed once, in its module's ``__all__``, and none may hide
+# a name above.
+_TOP_LEVEL = [(tensor, tensor.__all__), (static.mode, static.mode.__all__),
+              (static, ["create_array", "array_write", "array_read", "array_length"])]
+for _module, _names in _TOP_LEVEL:
+    _taken = set(__all__) & set(_names)
+    if _taken:
+        raise ImportError(f"{_module.__name__} would hide top-level names: {sorted(_taken)}")
+    globals().update({_name: getattr(_module, _name) for _name in _names})
+    __all__ += _names
+del _TOP_LEVEL, _module, _names, _taken
 
 
 def __getattr__(name):

@@ -12,6 +12,7 @@ __all__ = [
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
     "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
     "FetchError", "OpRunError", "OutOfMemoryError", "BackwardError", "SaveLoadError",
+    "DynamicModeError",
 ]
 
 
@@ -103,3 +104,8 @@ class BackwardError(PaddleNBError, ValueError):
 
 class SaveLoadError(PaddleNBError, OSError):
     """A model or parameter file could not be written or read."""
+
+
+class DynamicModeError(PaddleNBError, RuntimeError):
+    """A PaddlePaddle 2.x function that needs dynamic (eager) mode, which paddle_nb has not
+    (``paddle.disable_static``, ``paddle.grad``)."""

@@ -18,7 +18,8 @@ PACKAGE = ROOT / "paddle_nb"
 ORDER = ["proto", "core", "ops", "framework", "executor", "autodiff", "layers", "io", "viz"]
 FILES = {"backward": "autodiff", "optimizer": "autodiff", "io": "io",
          # PaddlePaddle 2.x's vocabulary, beside the Fluid-1.8 layers
-         "nn": "layers", "static": "layers", "tensor": "layers", "utils": "layers"}
+         "nn": "layers", "static": "io", "tensor": "layers", "utils": "layers",
+         "vision": "layers"}
 
 HEADLESS_LAYERS = ["core", "ops", "framework", "executor"]
 VIEWER_LIBRARIES = ["ipywidgets", "anywidget", "graphviz", "IPython"]

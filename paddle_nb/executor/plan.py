@@ -102,7 +102,9 @@ class BlockPlan:
         self.fed_by_op = {op.output("Out")[0]: op for op in self.feed_ops}
         self.must_feed = [pos for pos in self.first_reads
                           if not self.persistable[pos] and self.vars[pos] is not None
-                          and self.vars[pos].is_tensor() and self.names[pos] not in self.fed_by_op]
+                          and self.vars[pos].is_tensor() and self.names[pos] not in self.fed_by_op
+                          # a tensor array starts empty: its first write_to_array may be in a loop
+                          and self.vars[pos].type != VarType.LOD_TENSOR_ARRAY]
 
     def _index(self, name):
         pos = self._pos.get(name)

@@ -19,7 +19,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.tensor import LoDTensor
 
 __all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
-           "var_record"]
+           "var_record", "fmt_dims"]
 
 @dataclasses.dataclass
 class VarRecord:
@@ -97,7 +97,18 @@ def var_record(var, released, with_values):
             value = holder.numpy()
         return VarRecord(var.name, "allocated", tuple(array.shape), str(array.dtype),
                          repr(holder.place), int(array.nbytes), value=value)
+    shapes = getattr(holder, "shapes", None)     # a tensor array: its elements' shapes
+    if shapes is not None:
+        listed = ", ".join("empty" if s is None else fmt_dims(s) for s in shapes())
+        nbytes = sum(t.data.nbytes for t in holder if t.data is not None)
+        return VarRecord(var.name, "allocated" if nbytes else "created", nbytes=nbytes,
+                         holder=f"{type(holder).__name__} of {len(holder)}"
+                                f"{': ' + listed if listed else ''}")
     return VarRecord(var.name, "created", holder=type(holder).__name__)
+
+
+def fmt_dims(shape):
+    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 def snapshot_scope(scope, released=(), with_values=False):

@@ -17,7 +17,7 @@ from paddle_nb.framework.variable import VarType
 from paddle_nb.layers.helper import LayerHelper
 from paddle_nb.ops.control_flow import WHILE_LIMITS
 
-__all__ = ["IfElse", "cond", "While", "WHILE_LIMITS", "with_every_slot"]
+__all__ = ["IfElse", "cond", "cond_with", "CondNames", "While", "WHILE_LIMITS", "with_every_slot"]
 
 
 def _check_bool(var, who, one_value=False):
@@ -43,8 +43,9 @@ def with_every_slot(op, inputs=(), outputs=()):
 
 
 def _scopes_var(helper, block):
-    return block.create_var(name=helper.program.unique_name("_generated_var"),
-                            type=VarType.STEP_SCOPES)
+    """The STEP_SCOPES variable of a control-flow op, named by the helper's generator (the
+    program's counter for Fluid 1.8, the process-wide one for 2.x)."""
+    return block.create_var(name=helper.unique("_generated_var"), type=VarType.STEP_SCOPES)
 
 
 class IfElse:
@@ -135,40 +136,68 @@ class IfElse:
         return results
 
 
-def _branch(helper, parent, pred, fn, is_true):
+class CondNames:
+    """How ``cond`` names what it makes. The Fluid-1.8 form: outputs ``cond_0.tmp_N`` and the
+    helper's temporaries, scopes ``_generated_var_N`` from the program's counter; the 2.x
+    form (``paddle.static.nn.cond``) passes its own (names from the process-wide generator)."""
+
+    def __init__(self, helper):
+        self.helper = helper
+
+    def branch_out(self):
+        """The parent-block variable a branch's result is copied to."""
+        return self.helper.tmp_name()
+
+    def scopes(self):
+        return self.helper.program.unique_name("_generated_var")
+
+    def out(self, op_type, inputs, attrs=None):
+        """A helper op's output (logical_not, cast, select_input)."""
+        return self.helper.out(op_type, inputs, attrs)
+
+
+def _branch(names, parent, pred, fn):
     """One scalar conditional block running ``fn``; returns its outputs copied outside."""
-    program = helper.program
+    program = names.helper.program
     with program.block_guard() as sub:
         result = fn() if fn is not None else None
         values = [] if result is None else list(result) if isinstance(result, (list, tuple)) else [result]
         outs = []
         for v in values:
-            outer = parent.create_var(name=helper.tmp_name(), shape=v.shape, dtype=v.dtype)
+            outer = parent.create_var(name=names.branch_out(), shape=v.shape, dtype=v.dtype)
             sub.append_op("assign", {"X": v}, {"Out": outer})
             outs.append(outer)
     reads, writes = block_captures(sub)
+    scopes = parent.create_var(name=names.scopes(), type=VarType.STEP_SCOPES)
     with_every_slot(parent.append_op(
         "conditional_block", {"Cond": [pred], "Input": reads},
-        {"Out": writes, "Scope": _scopes_var(helper, parent)},
+        {"Out": writes, "Scope": scopes},
         {"sub_block": sub.idx, "is_scalar_condition": True}), ["Input"], ["Out"])
     return outs, result
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """``true_fn()`` if the scalar bool ``pred`` holds, else ``false_fn()`` (both built)."""
+    return cond_with(CondNames(LayerHelper("cond", name)), pred, true_fn, false_fn)
+
+
+def cond_with(names, pred, true_fn=None, false_fn=None):
+    """``cond``'s ops, named by ``names`` (a CondNames): a conditional_block per branch (the
+    false one on ``logical_not(pred)``), then ``select_input`` of each result on
+    ``cast(pred, int32)``."""
     _check_bool(pred, "cond", one_value=True)
-    helper = LayerHelper("cond", name)
-    parent = helper.program.current_block()
-    t_outs, t_result = _branch(helper, parent, pred, true_fn, True)
-    not_pred = helper.out("logical_not", {"X": pred})
-    f_outs, _ = _branch(helper, parent, not_pred, false_fn, False)
+    parent = names.helper.program.current_block()
+    t_outs, t_result = _branch(names, parent, pred, true_fn)
+    not_pred = names.out("logical_not", {"X": pred})
+    f_outs, _ = _branch(names, parent, not_pred, false_fn)
     if len(t_outs) != len(f_outs):
         raise OpBuildError(f"cond: true_fn returns {len(t_outs)} values and false_fn "
                            f"{len(f_outs)}; expected the same number")
     if not t_outs:
         return None
-    mask = helper.out("cast", {"X": pred}, {"in_dtype": "bool", "out_dtype": "int32"})
-    merged = [helper.out("select_input", {"X": [f, t], "Mask": mask}) for t, f in zip(t_outs, f_outs)]
+    mask = names.out("cast", {"X": pred}, {"in_dtype": "bool", "out_dtype": "int32"})
+    merged = [names.out("select_input", {"X": [f, t], "Mask": mask})
+              for t, f in zip(t_outs, f_outs)]
     return merged if isinstance(t_result, (list, tuple)) else merged[0]
 
 
@@ -203,10 +232,18 @@ class While:
             raise OpBuildError(f"While: the loop body never updates its condition "
                                f"'{self.cond.name}'; write it in the body (for example "
                                f"less_than(i, n, cond={self.cond.name}))")
+        # a tensor array the body writes is read too (write_to_array adds to it in place)
+        arrays = [n for n in writes if n not in reads and _is_array(parent, n)]
         with_every_slot(parent.append_op(
-            "while", {"X": [n for n in reads if n != self.cond.name], "Condition": self.cond},
+            "while", {"X": [n for n in reads + arrays if n != self.cond.name],
+                      "Condition": self.cond},
             {"Out": writes, "StepScopes": _scopes_var(self.helper, parent)},
             {"sub_block": sub.idx, "is_test": self.is_test, **self.limits}), ["X"], ["Out"])
+
+
+def _is_array(block, name):
+    var = block.find_var(name)
+    return var is not None and var.type == VarType.LOD_TENSOR_ARRAY
 
 
 def _limit(value, name):

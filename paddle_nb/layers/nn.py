@@ -11,7 +11,8 @@ from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 
-__all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout"]
+__all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout",
+           "fc_with", "embedding_with", "conv2d_with", "batch_norm_with"]
 
 
 def fc(input, size, num_flatten_dims=1, act=None, param_attr=None, bias_attr=None, name=None):
@@ -19,10 +20,15 @@ def fc(input, size, num_flatten_dims=1, act=None, param_attr=None, bias_attr=Non
 
     ``input`` may be a list: each gets its own weight and the products are summed.
     """
+    return fc_with(LayerHelper("fc", name), input, size, num_flatten_dims, act, param_attr,
+                   bias_attr)
+
+
+def fc_with(helper, input, size, num_flatten_dims=1, act=None, param_attr=None, bias_attr=None):
+    """``fc``'s ops, named by ``helper`` (the 2.x ``paddle.static.nn.fc`` passes its own)."""
     if isinstance(size, bool) or not isinstance(size, (int, numpy.integer)) or size < 1:
         raise ShapeError(f"fc: size must be a whole number of at least 1, got {size!r} "
                          f"({type(size).__name__})\n  built at {format_site(callstack_strings())}")
-    helper = LayerHelper("fc", name)
     inputs = input if isinstance(input, (list, tuple)) else [input]
     products = []
     for x in inputs:
@@ -47,7 +53,13 @@ def fc_layer(input, size, act=None, param_attr=None, bias_attr=None, name=None):
 
 def embedding(input, size, is_sparse=False, padding_idx=None, param_attr=None, dtype="float32"):
     """Rows of a [vocab, dim] table picked by integer ids (``lookup_table_v2``)."""
-    helper = LayerHelper("embedding")
+    return embedding_with(LayerHelper("embedding"), input, size, is_sparse, padding_idx,
+                          param_attr, dtype)
+
+
+def embedding_with(helper, input, size, is_sparse=False, padding_idx=None, param_attr=None,
+                   dtype="float32"):
+    """``embedding``'s op, named by ``helper``."""
     w = helper.param(ParamAttr.of(param_attr), list(size), dtype)
     pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
     return helper.out("lookup_table_v2", {"W": w, "Ids": input},
@@ -61,16 +73,24 @@ def _pair(v):
 def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
            param_attr=None, bias_attr=None, act=None, name=None, data_format="NCHW"):
     """A 2-D convolution over NCHW input, with bias and activation."""
-    helper = LayerHelper("conv2d", name)
+    return conv2d_with(LayerHelper("conv2d", name), input, num_filters, filter_size, stride,
+                       padding, dilation, groups, param_attr, bias_attr, act, data_format)
+
+
+def conv2d_with(helper, input, num_filters, filter_size, stride=1, padding=0, dilation=1,
+                groups=None, param_attr=None, bias_attr=None, act=None, data_format="NCHW",
+                default_initializer=None, extra_attrs=None):
+    """``conv2d``'s ops, named by ``helper``; ``default_initializer`` for the filter when
+    ``param_attr`` has none, ``extra_attrs`` added to the conv2d op's."""
     groups = groups or 1
     channels = input.shape[1]
     kh, kw = _pair(filter_size)
     w = helper.param(ParamAttr.of(param_attr), [num_filters, channels // groups, kh, kw],
-                     input.dtype)
+                     input.dtype, default_initializer=default_initializer)
     out = helper.out("conv2d", {"Input": input, "Filter": w},
                      {"strides": _pair(stride), "paddings": _pair(padding),
                       "dilations": _pair(dilation), "groups": groups,
-                      "data_format": data_format}, slot="Output")
+                      "data_format": data_format, **(extra_attrs or {})}, slot="Output")
     battr = ParamAttr.of(bias_attr)
     if battr is not None:
         b = helper.param(battr, [num_filters], input.dtype, is_bias=True)
@@ -96,23 +116,40 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                bias_attr=None, data_layout="NCHW", name=None, moving_mean_name=None,
                moving_variance_name=None, use_global_stats=False):
     """Batch normalization with running statistics kept as persistable variables."""
-    from paddle_nb.framework.initializer import Constant
     helper = LayerHelper("batch_norm", name)
-    c = input.shape[1]
+    return batch_norm_with(helper, input, act, is_test, momentum, epsilon, param_attr,
+                           bias_attr, data_layout, moving_mean_name or f"{helper.name}.mean",
+                           moving_variance_name or f"{helper.name}.variance", use_global_stats)
+
+
+def batch_norm_with(helper, input, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                    param_attr=None, bias_attr=None, data_layout="NCHW", moving_mean_name=None,
+                    moving_variance_name=None, use_global_stats=False, reserve_space=False):
+    """``batch_norm``'s op, named by ``helper``: unnamed running statistics are the layer's
+    next parameters (``batch_norm_0.w_1``, ``.w_2``, as PaddlePaddle 2.x names them);
+    ``reserve_space``: 2.x's outputs (``ReserveSpace`` when training; Y named last)."""
+    from paddle_nb.framework.initializer import Constant
+    c = input.shape[1 if data_layout == "NCHW" else -1]
     scale = helper.param(ParamAttr.of(param_attr) if param_attr else ParamAttr(initializer=Constant(1.0)),
                          [c], input.dtype)
     bias = helper.param(ParamAttr.of(bias_attr), [c], input.dtype, is_bias=True)
-    mean = helper.param(ParamAttr(name=moving_mean_name or f"{helper.name}.mean",
-                                  initializer=Constant(0.0), trainable=False), [c], input.dtype)
-    var = helper.param(ParamAttr(name=moving_variance_name or f"{helper.name}.variance",
-                                 initializer=Constant(1.0), trainable=False), [c], input.dtype)
-    y = helper.tmp_name()
+    mean = helper.param(ParamAttr(name=moving_mean_name, initializer=Constant(0.0),
+                                  trainable=False), [c], input.dtype)
+    var = helper.param(ParamAttr(name=moving_variance_name, initializer=Constant(1.0),
+                                 trainable=False), [c], input.dtype)
+    if reserve_space:          # 2.x's order: saved statistics, ReserveSpace (training), Y
+        outputs = {"SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()}
+        if not is_test:
+            outputs["ReserveSpace"] = helper.tmp_name()
+        y = outputs["Y"] = helper.tmp_name()
+    else:
+        y = helper.tmp_name()
+        outputs = {"Y": y, "SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()}
+    outputs.update(MeanOut=mean, VarianceOut=var)
     helper.append("batch_norm",
                   {"X": input, "Scale": scale, "Bias": bias, "Mean": mean, "Variance": var},
-                  {"Y": y, "MeanOut": mean, "VarianceOut": var,
-                   "SavedMean": helper.tmp_name(), "SavedVariance": helper.tmp_name()},
-                  {"momentum": momentum, "epsilon": epsilon, "is_test": is_test,
-                   "data_layout": data_layout, "use_global_stats": use_global_stats})
+                  outputs, {"momentum": momentum, "epsilon": epsilon, "is_test": is_test,
+                            "data_layout": data_layout, "use_global_stats": use_global_stats})
     return helper.act(helper.block.var(y), act)
 
 

@@ -43,8 +43,19 @@ from paddle_nb.nn.layer.sampling import (  # noqa: E402
 )
 
 # -- norm ----------------------------------------------------------------------------------
+from paddle_nb.nn.layer.norm import (  # noqa: F401
+    BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, SyncBatchNorm, LayerNorm,
+    GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm, SpectralNorm,
+)
 
 # -- loss ----------------------------------------------------------------------------------
+from paddle_nb.nn.layer.loss import (  # noqa: F401
+    CrossEntropyLoss, MSELoss, L1Loss, SmoothL1Loss, BCELoss, BCEWithLogitsLoss,
+    NLLLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss,
+    TripletMarginLoss, TripletMarginWithDistanceLoss, SoftMarginLoss,
+    MultiLabelSoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CTCLoss, MultiMarginLoss,
+    HSigmoidLoss, RNNTLoss,
+)
 
 # -- rnn -----------------------------------------------------------------------------------
 

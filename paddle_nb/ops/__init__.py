@@ -16,6 +16,13 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
 from paddle_nb.ops import (  # noqa: F401  (the vision ops: 3-D windows, padding, resampling)
     conv3d, pool3d, pad, pixel, fold, grid, unpool,
 )
+from paddle_nb.ops import (  # noqa: F401  (losses, norms)
+    loss_ctc, loss_more, loss_nll, loss_rank, norm_lrn,
+)
+from paddle_nb.ops import tensor_array, debug, auc  # noqa: F401  (arrays, print, auc)
+from paddle_nb.ops import (  # noqa: F401  (detection post-processing)
+    detection_box, detection_nms, detection_proposals, detection_roi,
+)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

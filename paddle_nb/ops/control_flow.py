@@ -12,9 +12,11 @@ import numbers
 
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.tensor_array import LoDTensorArray
 from paddle_nb.errors import OpRunError
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
+from paddle_nb.proto.framework_pb2 import VarType
 
 __all__ = ["scalar_condition", "scope_bytes", "WhileLimits", "WHILE_LIMITS"]
 
@@ -246,8 +248,9 @@ def _values(ctx, names):
     values = {}
     for name in names:
         var = ctx.scope.find_var(name)
-        if var is not None and var.is_initialized() and var.get_tensor().is_allocated():
-            values[name] = var.get_tensor().array()
+        # (a tensor array the loop writes is not a step input: it is carried whole)
+        if var is not None and isinstance(var.holder, LoDTensor) and var.holder.is_allocated():
+            values[name] = var.holder.array()
     return values
 
 
@@ -263,14 +266,22 @@ def _while_grad(ctx):
     # names that one grad/grad/X@GRAD), and the last one is X's gradient
     carry = {x: _array_or_none(ctx, g) for x, g in zip(ctx.input_names("Out"),
                                                         ctx.input_names("Out@GRAD"))}
+    # a tensor array's gradient (an array of gradients) is the same in every step: each
+    # step's grad block reads its own element; it is linked into each grad scope as it is
+    arrays = {x: g for x, g in carry.items() if isinstance(g, LoDTensorArray)}
     inner_names = attrs["inner_grads"] or [grad_var_name(x) for x in xs]
     totals = {}
     for kid in reversed(scopes):
         grad_scope = kid.new_scope(label="grad")
+        for x, g in arrays.items():
+            grad_scope.var(grad_var_name(x)).set_value(g)
         ctx.run_block(attrs["sub_block"], grad_scope,
-                      {grad_var_name(x): g for x, g in carry.items() if g is not None})
+                      {grad_var_name(x): g for x, g in carry.items()
+                       if g is not None and x not in arrays})
         for x, inner in zip(xs, inner_names):
             value = grad_scope.local_array(inner) if inner else None
+            if x in arrays:
+                continue
             if x in carry:
                 carry[x] = value if value is not None else ctx.xp.zeros_like(ctx.tensor(x).array())
             elif value is not None:
@@ -286,10 +297,14 @@ def _while_grad(ctx):
 
 
 def _array_or_none(ctx, name):
+    """The value of gradient ``name``: its array, a LoDTensorArray (a tensor array's
+    gradient), or None when it has none."""
     var = ctx.scope.find_var(name)
-    if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
+    if var is None or not var.is_initialized():
         return None
-    return var.get_tensor().array()
+    if isinstance(var.holder, LoDTensorArray):
+        return var.holder
+    return var.get_tensor().array() if var.get_tensor().is_allocated() else None
 
 
 def _while_grad_linked(ctx, scopes, xs, outs):
@@ -349,12 +364,19 @@ def _while_grad_maker(g):
     carried = [n for n in g.output("Out") if n != cond]
     grad_block, inner = g.backward_block(g.attrs["sub_block"],
                                          seeds=[grad_var_name(n) for n in carried])
+    # a tensor array the loop fills has no gradient before the loop (it starts empty)
+    x_grads = [EMPTY_VAR if _is_array(g, x) else gx for x, gx in zip(xs, g.input_grad("X"))]
     return [OpSpec("while_grad",
                    {"X": xs, "Out": carried, "Out@GRAD": [grad_var_name(n) for n in carried],
                     "StepScopes": g.output("StepScopes")},
-                   {"X@GRAD": g.input_grad("X")},
+                   {"X@GRAD": x_grads},
                    {"sub_block": grad_block, "is_test": False,
                     "inner_grads": [inner.get(x, "") for x in xs]})]
+
+
+def _is_array(g, name):
+    var = g.op.block.find_var(name) if g.op is not None else None
+    return var is not None and var.type == VarType.LOD_TENSOR_ARRAY
 
 
 def _non_negative(value):

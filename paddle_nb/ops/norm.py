@@ -50,7 +50,8 @@ def _bn_infer(x, scale, bias, mean, var, momentum_tensor, *, data_layout, **attr
         fail(f"X must have rank 2 to 5 ([N, C] or [N, C, H, W]), got shape {tuple(x.shape)}")
     c = x.shape[_channel_axis(len(x.shape), data_layout)]
     for slot, meta in (("Scale", scale), ("Bias", bias), ("Mean", mean), ("Variance", var)):
-        _check_vector(slot, meta, c)
+        if meta is not None:      # Scale and Bias may be absent (weight_attr/bias_attr False)
+            _check_vector(slot, meta, c)
     if x.dtype.kind != "f":
         fail(f"X must be a floating-point tensor, got {x.dtype}")
     stat = mean.with_shape((c,))
@@ -65,12 +66,19 @@ def _bn_shape(x, layout):
     return tuple(shape), tuple(i for i in range(x.ndim) if i != axis)
 
 
+def _affine_or_identity(xp, scale, bias, like):
+    """Scale and Bias, ones and zeros where the op has none."""
+    scale = xp.ones_like(like) if scale is None else scale
+    return scale, (xp.zeros_like(like) if bias is None else bias)
+
+
 def _bn_kernel(ctx, x, scale, bias, mean, var, momentum_tensor, *, momentum, epsilon, is_test,
                data_layout, use_global_stats, trainable_statistics, fuse_with_relu):
     xp = ctx.xp
     shape, axes = _bn_shape(x, data_layout)
     if momentum_tensor is not None:
         momentum = float(momentum_tensor.reshape(-1)[0])
+    scale, bias = _affine_or_identity(xp, scale, bias, mean)
     if _uses_global_stats(is_test, use_global_stats, trainable_statistics):
         use_mean, use_var = mean, var
         mean_out, var_out = mean, var
@@ -101,6 +109,8 @@ def _bn_grad_kernel(ctx, x, scale, bias, mean, var, saved_mean, saved_inv_std, d
     mean = mean if mean is not None else mean_out
     var = var if var is not None else var_out
     xp = ctx.xp
+    has_scale, has_bias = scale is not None, bias is not None
+    scale, bias = _affine_or_identity(xp, scale, bias, saved_mean)
     shape, axes = _bn_shape(x, data_layout)
     global_stats = _uses_global_stats(is_test, use_global_stats, trainable_statistics)
     if global_stats and mean is not None and var is not None:
@@ -115,14 +125,15 @@ def _bn_grad_kernel(ctx, x, scale, bias, mean, var, saved_mean, saved_inv_std, d
         count = x.size // x.shape[_channel_axis(x.ndim, data_layout)]
         dx = (scale.reshape(shape) * inv_std) * (
             dy - (dbias / count).reshape(shape) - x_hat * (dscale / count).reshape(shape))
-    return (dx.astype(x.dtype, copy=False), dscale.astype(scale.dtype, copy=False),
-            dbias.astype(bias.dtype, copy=False))
+    return (dx.astype(x.dtype, copy=False),
+            dscale.astype(scale.dtype, copy=False) if has_scale else None,
+            dbias.astype(bias.dtype, copy=False) if has_bias else None)
 
 
 register(OpDef(
     "batch_norm",
-    inputs=["X", "Scale", "Bias", "Mean", "Variance",
-            Slot("MomentumTensor", dispensable=True, comment="overrides the momentum attribute")],
+    inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True), "Mean",
+            "Variance", Slot("MomentumTensor", dispensable=True, comment="overrides the momentum attribute")],
     outputs=["Y", "MeanOut", "VarianceOut", "SavedMean",
              Slot("SavedVariance", comment="1 / sqrt(variance + epsilon) of the statistics used"),
              Slot("ReserveSpace", dispensable=True, comment="cuDNN's; never produced here")],
@@ -133,7 +144,8 @@ register(OpDef(
     doc="Y = (X - mean) / sqrt(var + epsilon) * Scale + Bias per channel (batch or running stats)"))
 register(OpDef(
     "batch_norm_grad",
-    inputs=["X", "Scale", "Bias", Slot("Mean", dispensable=True),
+    inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True),
+            Slot("Mean", dispensable=True),
             Slot("Variance", dispensable=True), "SavedMean", "SavedVariance", "Y@GRAD",
             Slot("MeanOut", dispensable=True, comment="the running mean (PaddlePaddle 2.6)"),
             Slot("VarianceOut", dispensable=True, comment="the running variance (2.6)"),

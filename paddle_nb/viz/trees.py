@@ -269,7 +269,9 @@ def _text(record, declared):
             parts = [v.name, v.state]
             if v.holder:
                 parts.append(f"holds {v.holder}")
-            if v.state == "allocated":
+            if v.state == "allocated" and v.shape is None:    # a tensor array: its elements
+                parts.append(fmt_bytes(v.nbytes))                # are listed in ``holder``
+            elif v.state == "allocated":
                 parts += [f"{v.dtype}{fmt_shape(v.shape)}", v.place or "", fmt_bytes(v.nbytes)]
             lines.append(f"{pad}  " + "  ".join(parts))
         for kid in rec.kids:

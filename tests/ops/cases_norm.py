@@ -35,7 +35,9 @@ def bn_ref(ins, attrs):
         xc = np.take(x, c, axis=axis)
         run_m, run_v = float(ins["Mean"][c]), float(ins["Variance"][c])
         m, v = (run_m, run_v) if global_stats else (xc.mean(), ((xc - xc.mean()) ** 2).mean())
-        yc = (xc - m) / np.sqrt(v + eps) * ins["Scale"][c] + ins["Bias"][c]
+        scale = 1.0 if ins.get("Scale") is None else ins["Scale"][c]
+        yc = (xc - m) / np.sqrt(v + eps) * scale + (0.0 if ins.get("Bias") is None
+                                                     else ins["Bias"][c])
         idx = [slice(None)] * x.ndim
         idx[axis] = c
         y[tuple(idx)] = yc
@@ -62,6 +64,16 @@ BN = [
     bn(arr(4, 3), "is_test with trainable_statistics", is_test=True, trainable_statistics=True),
     bn(arr(8, 6, 5, 5), "larger, forward only", grad=()),
 ]
+
+
+def _without(case, *slots):
+    case.inputs = {k: v for k, v in case.inputs.items() if k not in slots}
+    case.grad = tuple(s for s in case.grad if s not in slots)
+    return case
+
+
+BN += [_without(bn(arr(2, 3, 2), "no Scale, no Bias (F.batch_norm's default)"), "Scale", "Bias"),
+       _without(bn(arr(3, 2, 3), "NLC without Bias", data_layout="NHWC"), "Bias")]
 
 
 # ---- dropout ----

@@ -39,8 +39,20 @@ from paddle_nb.nn.functional.sampling import (  # noqa: E402
 )
 
 # -- norm ----------------------------------------------------------------------------------
+from paddle_nb.nn.functional.norm import (  # noqa: F401
+    batch_norm, layer_norm, instance_norm, local_response_norm,
+)
 
 # -- loss ----------------------------------------------------------------------------------
+from paddle_nb.nn.functional.loss import (  # noqa: F401
+    cross_entropy, softmax_with_cross_entropy, label_smooth, mse_loss, l1_loss,
+    smooth_l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits, nll_loss,
+    kl_div, margin_ranking_loss, log_loss, square_error_cost, hinge_embedding_loss,
+    cosine_embedding_loss, triplet_margin_loss, triplet_margin_with_distance_loss,
+    soft_margin_loss, multi_label_soft_margin_loss, sigmoid_focal_loss, dice_loss,
+    poisson_nll_loss, gaussian_nll_loss, ctc_loss, multi_margin_loss, npair_loss,
+    hsigmoid_loss, margin_cross_entropy, rnnt_loss, edit_distance,
+)
 
 __all__ = [*activation.__all__, *common.__all__, *input.__all__, *conv.__all__,
            *pooling.__all__, *sampling.__all__, *norm.__all__, *loss.__all__]

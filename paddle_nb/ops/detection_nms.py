@@ -1,0 +1,157 @@
+"""Non-maximum suppression: multiclass_nms3 and matrix_nms (forward only).
+
+Both take BBoxes [N, M, 4] (x1, y1, x2, y2) and Scores [N, C, M] and return, for the whole
+batch, one row per kept box, ``[label, score, x1, y1, x2, y2]`` (Out [K, 6]), the kept box's
+index in the batch (``n * M + m``, Index [K, 1]) and how many rows each image has ([N]).
+
+``multiclass_nms3`` (PaddleDetection's PicoDet and PP-YOLOE models end with it) keeps, per
+class, the boxes above ``score_threshold`` in score order (at most ``nms_top_k``), dropping a
+box that overlaps a kept one by more than ``nms_threshold`` (IoU; the threshold shrinks by
+``nms_eta`` after each kept box while above 0.5); then at most ``keep_top_k`` per image by
+score. Rows are by class, each class by score. ``matrix_nms`` (SOLOv2) drops nothing at
+first: each box's score decays by how much it overlaps a higher-scoring box (linearly, or by
+a Gaussian), and the boxes whose decayed score passes ``post_threshold`` are kept, in score
+order, at most ``keep_top_k``. The loops run on the host: a handful of boxes per image.
+"""
+
+import numpy
+
+from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+
+__all__ = ["iou"]
+
+_INT32 = numpy.dtype("int32")
+
+
+def iou(a, b, normalized):
+    """Intersection over union of boxes ``a`` and ``b`` (x1, y1, x2, y2); an unnormalized
+    box counts its last pixel (+1 on each side length)."""
+    if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+        return 0.0
+    one = 0.0 if normalized else 1.0
+    inter = (min(a[2], b[2]) - max(a[0], b[0]) + one) * (min(a[3], b[3]) - max(a[1], b[1]) + one)
+    return inter / (_area(a, one) + _area(b, one) - inter)
+
+
+def _area(box, one):
+    if box[2] < box[0] or box[3] < box[1]:
+        return 0.0
+    return (box[2] - box[0] + one) * (box[3] - box[1] + one)
+
+
+def _candidates(scores, threshold, top_k):
+    """Indices of the scores above ``threshold``, highest first (ties in index order)."""
+    picked = sorted((i for i, s in enumerate(scores) if s > threshold), key=lambda i: -scores[i])
+    return picked[:top_k] if top_k > -1 else picked
+
+
+def _nms_infer(bboxes, scores, rois_num=None, **attrs):
+    if rois_num is not None:
+        fail("RoisNum (boxes [M, C, 4] with scores [M, C] per ROI) is not available in "
+             "paddle_nb: pass BBoxes [N, M, 4] and Scores [N, C, M]")
+    if len(bboxes.shape) != 3 or bboxes.shape[2] not in (4, -1):
+        fail(f"BBoxes must be [N, M, 4] (the [M, C, 4] form with RoisNum is not available), "
+             f"got shape {list(bboxes.shape)}")
+    if len(scores.shape) != 3:
+        fail(f"Scores must be [N, C, M], got shape {list(scores.shape)}")
+    if min(bboxes.shape[0], scores.shape[0]) >= 0 and bboxes.shape[0] != scores.shape[0]:
+        fail(f"BBoxes has {bboxes.shape[0]} images and Scores {scores.shape[0]}")
+    if min(bboxes.shape[1], scores.shape[2]) >= 0 and bboxes.shape[1] != scores.shape[2]:
+        fail(f"BBoxes has {bboxes.shape[1]} boxes per image, Scores scores {scores.shape[2]}")
+    return bboxes.with_shape((-1, 6)), Meta((-1, 1), _INT32), Meta((-1,), _INT32)
+
+
+def _outputs(ctx, rows, index, counts, dtype):
+    out = numpy.asarray(rows, dtype=dtype).reshape(-1, 6)
+    idx = numpy.asarray(index, dtype=_INT32).reshape(-1, 1)
+    return (ctx.to_device(out), ctx.to_device(idx),
+            ctx.to_device(numpy.asarray(counts, dtype=_INT32)))
+
+
+# -- multiclass_nms3 -------------------------------------------------------------------------------
+def _class_nms(boxes, scores, attrs):
+    kept, threshold = [], attrs["nms_threshold"]
+    for i in _candidates(scores, attrs["score_threshold"], attrs["nms_top_k"]):
+        if all(iou(boxes[i], boxes[k], attrs["normalized"]) <= threshold for k in kept):
+            kept.append(i)
+            if attrs["nms_eta"] < 1 and threshold > 0.5:
+                threshold *= attrs["nms_eta"]
+    return kept
+
+
+def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
+    all_boxes, all_scores = bboxes.tolist(), scores.tolist()
+    rows, index, counts = [], [], []
+    m = bboxes.shape[1]
+    for n, (boxes, image_scores) in enumerate(zip(all_boxes, all_scores)):
+        kept = {c: _class_nms(boxes, s, attrs) for c, s in enumerate(image_scores)
+                if c != attrs["background_label"]}
+        total = sum(len(k) for k in kept.values())
+        if -1 < attrs["keep_top_k"] < total:
+            best = sorted(((image_scores[c][i], c, i) for c, ks in kept.items() for i in ks),
+                          key=lambda t: -t[0])[:attrs["keep_top_k"]]
+            kept = {c: [i for _, cc, i in best if cc == c] for c in kept}
+        for c in sorted(kept):
+            for i in kept[c]:
+                rows.append([c, image_scores[c][i], *boxes[i]])
+                index.append(n * m + i)
+        counts.append(len(rows) - sum(counts))
+    return _outputs(ctx, rows, index, counts, bboxes.dtype)
+
+
+NMS_ATTRS = {"background_label": Attr("int", 0), "score_threshold": Attr("float", 0.0),
+             "nms_top_k": Attr("int", -1), "keep_top_k": Attr("int", -1),
+             "normalized": Attr("bool", True)}
+register(OpDef(
+    "multiclass_nms3", inputs=["BBoxes", "Scores", Slot("RoisNum", dispensable=True)],
+    outputs=["Out", "Index", "NmsRoisNum"],
+    attrs={**NMS_ATTRS, "nms_threshold": Attr("float", 0.3), "nms_eta": Attr("float", 1.0)},
+    infer=_nms_infer, kernel=_multiclass_nms3,
+    doc="per-class NMS over [N, M, 4] boxes and [N, C, M] scores -> [label, score, box] rows"))
+
+
+# -- matrix_nms ------------------------------------------------------------------------------------
+def _decayed(boxes, scores, attrs):
+    """(index, decayed score) of one class's boxes that pass ``post_threshold``."""
+    order = _candidates(scores, attrs["score_threshold"], attrs["nms_top_k"])
+    overlaps = [[iou(boxes[i], boxes[j], attrs["normalized"]) for j in order[:k]]
+                for k, i in enumerate(order)]
+    most = [max(row, default=0.0) for row in overlaps]   # each box's worst overlap above it
+    kept = []
+    for k, i in enumerate(order):
+        decay = 1.0
+        for j, overlap in enumerate(overlaps[k]):
+            if attrs["use_gaussian"]:
+                d = numpy.exp((most[j] ** 2 - overlap ** 2) * attrs["gaussian_sigma"])
+            else:
+                d = (1.0 - overlap) / (1.0 - most[j])
+            decay = min(decay, d)
+        score = decay * scores[i]
+        if score > attrs["post_threshold"]:
+            kept.append((i, float(score)))
+    return kept
+
+
+def _matrix_nms(ctx, bboxes, scores, **attrs):
+    all_boxes, all_scores = bboxes.tolist(), scores.tolist()
+    rows, index, counts = [], [], []
+    m = bboxes.shape[1]
+    for n, (boxes, image_scores) in enumerate(zip(all_boxes, all_scores)):
+        found = [(score, c, i) for c, s in enumerate(image_scores)
+                 if c != attrs["background_label"] for i, score in _decayed(boxes, s, attrs)]
+        found.sort(key=lambda t: -t[0])
+        if attrs["keep_top_k"] > -1:
+            found = found[:attrs["keep_top_k"]]
+        for score, c, i in found:
+            rows.append([c, score, *boxes[i]])
+            index.append(n * m + i)
+        counts.append(len(found))
+    return _outputs(ctx, rows, index, counts, bboxes.dtype)
+
+
+register(OpDef(
+    "matrix_nms", inputs=["BBoxes", "Scores"], outputs=["Out", "Index", "RoisNum"],
+    attrs={**NMS_ATTRS, "post_threshold": Attr("float", 0.0),
+           "use_gaussian": Attr("bool", False), "gaussian_sigma": Attr("float", 2.0)},
+    infer=_nms_infer, kernel=_matrix_nms,
+    doc="matrix NMS (scores decayed by overlap) -> [label, score, box] rows, by score"))

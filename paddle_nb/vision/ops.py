@@ -1,0 +1,152 @@
+"""``paddle.vision.ops``: detection post-processing, with PaddlePaddle 2.6's signatures.
+
+Each function appends one op (paddle_nb/ops/detection_*.py) named as PaddlePaddle names it
+(``yolo_box_0.tmp_0``, ``matrix_nms_0.tmp_0``...). ``multiclass_nms`` is PaddleDetection's
+(``ppdet.modeling.ops.multiclass_nms``): the ``multiclass_nms3`` op that its exported
+PicoDet and PP-YOLOE models end with. Forward only: these ops have no gradients here.
+"""
+
+from paddle_nb.framework.variable import Variable
+from paddle_nb.layers.helper import layer_helper
+
+__all__ = ["yolo_box", "box_coder", "prior_box", "roi_align", "matrix_nms", "multiclass_nms",
+           "generate_proposals", "distribute_fpn_proposals"]
+
+
+def _outputs(helper, op_type, inputs, slots, attrs):
+    """Append ``op_type`` writing a new temporary for each output slot, in ``slots``' order."""
+    names = {slot: helper.tmp_name() for slot in slots}
+    helper.append(op_type, inputs, names, attrs)
+    return [helper.block.var(names[slot]) for slot in slots]
+
+
+def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True,
+             name=None, scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+    """(boxes [N, anchors*H*W, 4], scores [N, anchors*H*W, class_num]) of a YOLOv3 head."""
+    helper = layer_helper("yolo_box", name)
+    return tuple(_outputs(helper, "yolo_box", {"X": x, "ImgSize": img_size}, ["Boxes", "Scores"], {
+        "anchors": list(anchors), "class_num": class_num, "conf_thresh": conf_thresh,
+        "downsample_ratio": downsample_ratio, "clip_bbox": clip_bbox, "scale_x_y": scale_x_y,
+        "iou_aware": iou_aware, "iou_aware_factor": iou_aware_factor}))
+
+
+def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size",
+              box_normalized=True, axis=0, name=None):
+    """Encode ``target_box`` against ``prior_box`` or decode it; ``prior_box_var`` is a
+    Variable [M, 4] (one variance per prior), a list of 4 floats, or None."""
+    helper = layer_helper("box_coder", name)
+    inputs = {"PriorBox": prior_box, "TargetBox": target_box}
+    attrs = {"code_type": code_type, "box_normalized": box_normalized, "axis": axis}
+    if isinstance(prior_box_var, Variable):
+        inputs["PriorBoxVar"] = prior_box_var
+    elif isinstance(prior_box_var, (list, tuple)):
+        attrs["variance"] = [float(v) for v in prior_box_var]
+    elif prior_box_var is not None:
+        raise TypeError(f"box_coder: prior_box_var must be a Variable, a list of 4 floats or "
+                        f"None, got {prior_box_var!r}")
+    return helper.out("box_coder", inputs, attrs, slot="OutputBox")
+
+
+def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=(1.0,),
+              variance=(0.1, 0.1, 0.2, 0.2), flip=False, clip=False, steps=(0.0, 0.0),
+              offset=0.5, min_max_aspect_ratios_order=False, name=None):
+    """(boxes, variances), each [H, W, priors, 4]: SSD's prior boxes over ``input``'s map."""
+    helper = layer_helper("prior_box", name)
+    attrs = {"min_sizes": [float(s) for s in min_sizes],
+             "aspect_ratios": [float(a) for a in aspect_ratios],
+             "variances": [float(v) for v in variance], "flip": flip, "clip": clip,
+             "step_w": float(steps[0]), "step_h": float(steps[1]), "offset": offset,
+             "min_max_aspect_ratios_order": min_max_aspect_ratios_order}
+    if max_sizes:
+        attrs["max_sizes"] = [float(s) for s in max_sizes]
+    return tuple(_outputs(helper, "prior_box", {"Input": input, "Image": image},
+                          ["Boxes", "Variances"], attrs))
+
+
+def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_ratio=-1,
+              aligned=True, name=None):
+    """[R, C, out_h, out_w]: RoIAlign of each box; ``boxes_num`` [N] counts each image's."""
+    helper = layer_helper("roi_align", name)
+    out_h, out_w = (output_size, output_size) if isinstance(output_size, int) else output_size
+    inputs = {"X": x, "ROIs": boxes}
+    if boxes_num is not None:
+        inputs["RoisNum"] = boxes_num
+    return helper.out("roi_align", inputs, {
+        "pooled_height": out_h, "pooled_width": out_w, "spatial_scale": spatial_scale,
+        "sampling_ratio": sampling_ratio, "aligned": aligned})
+
+
+def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
+               use_gaussian=False, gaussian_sigma=2.0, background_label=0, normalized=True,
+               return_index=False, return_rois_num=True, name=None):
+    """(out [K, 6], rois_num [N] or None, index [K, 1] or None): matrix NMS."""
+    helper = layer_helper("matrix_nms", name)
+    slots = ["Out", "Index"] + (["RoisNum"] if return_rois_num else [])
+    got = _outputs(helper, "matrix_nms", {"BBoxes": bboxes, "Scores": scores}, slots, {
+        "background_label": background_label, "score_threshold": score_threshold,
+        "post_threshold": post_threshold, "nms_top_k": nms_top_k, "keep_top_k": keep_top_k,
+        "normalized": normalized, "use_gaussian": use_gaussian,
+        "gaussian_sigma": gaussian_sigma})
+    return _nms_results(got, return_index, return_rois_num)
+
+
+def multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3,
+                   normalized=True, nms_eta=1.0, background_label=-1, return_index=False,
+                   return_rois_num=True, rois_num=None, name=None):
+    """(out [K, 6], nms_rois_num [N] or None, index [K, 1] or None): per-class NMS, the
+    ``multiclass_nms3`` op (PaddleDetection's ``ppdet.modeling.ops.multiclass_nms``)."""
+    helper = layer_helper("multiclass_nms3", name)
+    inputs = {"BBoxes": bboxes, "Scores": scores}
+    if rois_num is not None:
+        inputs["RoisNum"] = rois_num
+    slots = ["Out", "Index"] + (["NmsRoisNum"] if return_rois_num else [])
+    got = _outputs(helper, "multiclass_nms3", inputs, slots, {
+        "background_label": background_label, "score_threshold": score_threshold,
+        "nms_top_k": nms_top_k, "nms_threshold": nms_threshold, "nms_eta": nms_eta,
+        "keep_top_k": keep_top_k, "normalized": normalized})
+    return _nms_results(got, return_index, return_rois_num)
+
+
+def _nms_results(got, return_index, return_rois_num):
+    out, index = got[0], got[1]
+    rois_num = got[2] if return_rois_num else None
+    return out, rois_num, (index if return_index else None)
+
+
+def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000,
+                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                       pixel_offset=False, return_rois_num=False, name=None):
+    """(rpn_rois [K, 4], rpn_roi_probs [K, 1], rpn_rois_num [N] or None): RPN proposals
+    (the ``generate_proposals_v2`` op)."""
+    helper = layer_helper("generate_proposals_v2", name)
+    slots = ["RpnRois", "RpnRoiProbs"] + (["RpnRoisNum"] if return_rois_num else [])
+    got = _outputs(helper, "generate_proposals_v2", {
+        "Scores": scores, "BboxDeltas": bbox_deltas, "ImShape": img_size, "Anchors": anchors,
+        "Variances": variances}, slots, {
+        "pre_nms_topN": pre_nms_top_n, "post_nms_topN": post_nms_top_n,
+        "nms_thresh": nms_thresh, "min_size": min_size, "eta": eta,
+        "pixel_offset": pixel_offset})
+    for var in got:
+        var.stop_gradient = True
+    return got[0], got[1], (got[2] if return_rois_num else None)
+
+
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale,
+                             pixel_offset=False, rois_num=None, name=None):
+    """(multi_rois: one [R_l, 4] per level, restore_ind [R, 1], rois_num_per_level: one [N]
+    per level, or None without ``rois_num``): each ROI sent to its FPN level."""
+    helper = layer_helper("distribute_fpn_proposals", name)
+    levels = max_level - min_level + 1
+    multi = [helper.tmp_name() for _ in range(levels)]
+    restore = helper.tmp_name()
+    outputs = {"MultiFpnRois": multi, "RestoreIndex": restore}
+    inputs = {"FpnRois": fpn_rois}
+    if rois_num is not None:
+        inputs["RoisNum"] = rois_num
+        outputs["MultiLevelRoIsNum"] = [helper.tmp_name() for _ in range(levels)]
+    helper.append("distribute_fpn_proposals", inputs, outputs, {
+        "min_level": min_level, "max_level": max_level, "refer_level": refer_level,
+        "refer_scale": refer_scale, "pixel_offset": pixel_offset})
+    block = helper.block
+    counts = [block.var(n) for n in outputs.get("MultiLevelRoIsNum", [])] or None
+    return [block.var(n) for n in multi], block.var(restore), counts

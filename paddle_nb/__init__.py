@@ -26,7 +26,7 @@ from paddle_nb.layers import ParamAttr, create_ifelseop, create_rnn, data_layer,
 from paddle_nb import io
 from paddle_nb.backward import append_backward, gradients
 from paddle_nb import optimizer, regularizer
-from paddle_nb import nn, static, tensor, utils, vision
+from paddle_nb import nn, static, tensor, utils, vision, linalg
 from paddle_nb import display_hook
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
     "io",
     "append_backward", "gradients",
     "optimizer", "regularizer",
-    "nn", "static", "tensor", "utils", "vision",
+    "nn", "static", "tensor", "utils", "vision", "linalg",
 ]
 
 # PaddlePaddle 2.x's top level also holds its tensor functions (``paddle.reshape``), its mode,

@@ -19,7 +19,7 @@ ORDER = ["proto", "core", "ops", "framework", "executor", "autodiff", "layers", 
 FILES = {"backward": "autodiff", "optimizer": "autodiff", "io": "io",
          # PaddlePaddle 2.x's vocabulary, beside the Fluid-1.8 layers
          "nn": "layers", "static": "io", "tensor": "layers", "utils": "layers",
-         "vision": "layers"}
+         "vision": "layers", "linalg": "layers"}
 
 HEADLESS_LAYERS = ["core", "ops", "framework", "executor"]
 VIEWER_LIBRARIES = ["ipywidgets", "anywidget", "graphviz", "IPython"]

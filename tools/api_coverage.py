@@ -50,11 +50,12 @@ def run_sweep(folder):
 
 
 def covered_by_tests():
-    """Names the dedicated tests in tests/api compare with PaddlePaddle (their ``COVERED``)."""
+    """Names the dedicated tests compare with PaddlePaddle (their modules' ``COVERED``)."""
     found = set()
-    for path in sorted((ROOT / "tests/api").glob("test_*.py")):
-        module = importlib.import_module(f"tests.api.{path.stem}")
-        found.update(getattr(module, "COVERED", ()))
+    for folder in ("api", "static", "vision"):
+        for path in sorted((ROOT / "tests" / folder).glob("test_*.py")):
+            module = importlib.import_module(f"tests.{folder}.{path.stem}")
+            found.update(getattr(module, "COVERED", ()))
     return found
 
 
@@ -109,7 +110,7 @@ def api_page(rows, when):
              "class and function of each namespace as PaddlePaddle 2.6.2 lists it. *present*: "
              "paddle_nb has the name; *tested*: the same call here appends the same op types, "
              "names the same persistables and computes the same outputs and gradients as "
-             "PaddlePaddle (rtol 1e-4) in the sweep, or a test in `tests/api` compares it with "
+             "PaddlePaddle (rtol 1e-4) in the sweep, or a test in `tests/api`, `tests/static` or `tests/vision` compares it with "
              f"PaddlePaddle. Generated {when}.", "",
              "| namespace | names | present | tested | tested % |", "|---|---|---|---|---|"]
     for namespace, items in rows.items():

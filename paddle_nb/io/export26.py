@@ -92,6 +92,7 @@ OP_VERSIONS = {
     "auc": 1, "distribute_fpn_proposals": 2, "generate_proposals_v2": 1, "matrix_nms": 1,
     "print": 1, "roi_align": 3, "yolo_box": 1,
 }
+OP_VERSIONS.update({"p_norm": 1, "trace": 1})     # the common layers' and linear algebra's ops
 
 
 def normalize(desc):

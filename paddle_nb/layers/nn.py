@@ -62,8 +62,14 @@ def embedding_with(helper, input, size, is_sparse=False, padding_idx=None, param
     """``embedding``'s op, named by ``helper``."""
     w = helper.param(ParamAttr.of(param_attr), list(size), dtype)
     pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
-    return helper.out("lookup_table_v2", {"W": w, "Ids": input},
-                      {"padding_idx": pad, "is_sparse": is_sparse})
+    return append_lookup(helper, input, w, pad, is_sparse=is_sparse)
+
+
+def append_lookup(helper, ids, weight, padding_idx, **attrs):
+    """Append ``lookup_table_v2`` (rows of ``weight`` picked by ``ids``) through ``helper``:
+    the one place both ``layers.embedding`` and the 2.x ``F.embedding`` append it."""
+    return helper.out("lookup_table_v2", {"W": weight, "Ids": ids},
+                      {"padding_idx": padding_idx, **attrs})
 
 
 def _pair(v):
@@ -160,8 +166,15 @@ def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     helper = LayerHelper("dropout", name)
     if not seed and helper.program.random_seed:
         seed = helper.program.random_seed
-    return helper.out("dropout", {"X": x},
-                      {"dropout_prob": dropout_prob, "is_test": is_test,
-                       "fix_seed": seed is not None, "seed": seed or 0,
-                       "dropout_implementation": dropout_implementation},
-                      extra_outputs={"Mask": helper.tmp_name()})
+    return append_dropout(helper, x, {"dropout_prob": dropout_prob, "is_test": is_test,
+                                      "fix_seed": seed is not None, "seed": seed or 0,
+                                      "dropout_implementation": dropout_implementation})
+
+
+def append_dropout(helper, x, attrs):
+    """Append ``dropout`` through ``helper``, writing ``Out`` (``<name>.tmp_0``) then ``Mask``
+    (``.tmp_1``) as PaddlePaddle names them: the one place both ``layers.dropout`` and the 2.x
+    ``F.dropout`` append it."""
+    out, mask = helper.tmp_name(), helper.tmp_name()
+    helper.append("dropout", {"X": x}, {"Out": out, "Mask": mask}, attrs)
+    return helper.block.var(out)

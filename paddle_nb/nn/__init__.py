@@ -21,8 +21,13 @@ from paddle_nb.nn.layer.activation import (  # noqa: F401 (re-exported)
 )
 
 # -- common --------------------------------------------------------------------------------
+from paddle_nb.nn.layer.common import (  # noqa: E402
+    AlphaDropout, Bilinear, CosineSimilarity, Dropout, Dropout2D, Dropout3D, Embedding, Flatten,
+    Identity, Linear, PairwiseDistance,
+)
 
 # -- container -----------------------------------------------------------------------------
+from paddle_nb.nn.layer.container import LayerDict, LayerList, ParameterList, Sequential  # noqa: E402
 
 # -- conv ----------------------------------------------------------------------------------
 from paddle_nb.nn.layer.conv import (  # noqa: E402
@@ -58,8 +63,15 @@ from paddle_nb.nn.layer.loss import (  # noqa: F401
 )
 
 # -- rnn -----------------------------------------------------------------------------------
+from paddle_nb.nn.layer.rnn import (  # noqa: E402
+    GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase, SimpleRNN, SimpleRNNCell,
+)
 
 # -- transformer ---------------------------------------------------------------------------
+from paddle_nb.nn.layer.transformer import (  # noqa: E402
+    MultiHeadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
+)
 
 # -- clip and initializer ------------------------------------------------------------------
 from paddle_nb.nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue

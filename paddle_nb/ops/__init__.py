@@ -23,6 +23,10 @@ from paddle_nb.ops import tensor_array, debug, auc  # noqa: F401  (arrays, print
 from paddle_nb.ops import (  # noqa: F401  (detection post-processing)
     detection_box, detection_nms, detection_proposals, detection_roi,
 )
+from paddle_nb.ops import (  # noqa: F401  (common layers, linalg)
+    products, vector_norm, einsum, matrix, sequence_mask, square_matrix,
+)
+from paddle_nb.ops import random  # noqa: F401  (randint, randperm, draws from X, noisy activations)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

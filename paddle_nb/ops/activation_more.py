@@ -1,13 +1,12 @@
-"""More activations: thresholded_relu, stanh, logit, selu, celu, prelu, maxout, rrelu.
+"""More activations: thresholded_relu, stanh, logit, selu, celu, prelu, maxout.
 
 The first five are elementwise functions of X shaped by attributes, written as in
 activation_param.py: forward and derivative side by side, the grad op reading what
 PaddlePaddle 2.6's reads (``selu_grad`` reads Out, the others X). ``prelu`` learns its
 negative slope: an ``Alpha`` tensor of one value (mode ``all``), one per channel
 (``channel``: dimension 1 for NCHW, the last for NHWC) or one per element (``element``).
-``maxout`` keeps the largest of each ``groups`` consecutive channels. ``rrelu`` in test mode
-is a leaky relu whose slope is the middle of ``[lower, upper]``; in training it draws a
-slope per element (the ``Noise`` output keeps them for the gradient).
+``maxout`` keeps the largest of each ``groups`` consecutive channels. (``rrelu``, whose
+slope is random in training, is in random.py.)
 """
 
 from paddle_nb.ops.grad import grad_op
@@ -226,38 +225,3 @@ register(OpDef(
     "maxout_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"], attrs=MAXOUT_ATTRS,
     infer=lambda x, out, dout, **_: x, kernel=_maxout_grad,
     doc="the gradient of maxout: Out@GRAD to the first maximum of each group"))
-
-# ---- rrelu: a random slope in training, the mean slope in test mode ----------------------------
-
-RRELU_ATTRS = {"lower": Attr("float", 1 / 8), "upper": Attr("float", 1 / 3),
-               "is_test": Attr("bool", False), "seed": Attr("int", 0),
-               "fix_seed": Attr("bool", False)}
-
-
-def _rrelu_infer(x, *, lower, upper, is_test, seed, fix_seed):
-    _float_like(x)
-    if not 0 <= lower <= upper <= 1:
-        fail(f"rrelu needs 0 <= lower <= upper <= 1, got lower={lower}, upper={upper}")
-    return x, x
-
-
-def _rrelu(ctx, x, *, lower, upper, is_test, seed, fix_seed):
-    if is_test:
-        slope = ctx.xp.full(x.shape, (lower + upper) / 2, dtype=x.dtype)
-    else:
-        draw = ctx.generator(seed if fix_seed else 0).uniform(lower, upper, x.shape)
-        slope = ctx.to_device(draw.astype(x.dtype))
-    noise = ctx.xp.where(x >= 0, ctx.xp.ones_like(x), slope)
-    return (x * noise).astype(x.dtype, copy=False), noise
-
-
-register(OpDef(
-    "rrelu", inputs=["X"], outputs=["Out", "Noise"], attrs=RRELU_ATTRS, infer=_rrelu_infer,
-    kernel=_rrelu, grad=grad_op("rrelu_grad", inputs=("X",), outputs=("Noise",)),
-    doc="Out = X where X >= 0, else slope * X: slope drawn from U(lower, upper) per element "
-        "in training, (lower + upper) / 2 in test mode; Noise holds the factor used"))
-register(OpDef(
-    "rrelu_grad", inputs=["X", "Noise", "Out@GRAD"], outputs=["X@GRAD"],
-    infer=lambda x, noise, dout: dout,
-    kernel=lambda ctx, x, noise, dout: (dout * noise).astype(dout.dtype, copy=False),
-    doc="the gradient of rrelu: Out@GRAD times Noise"))

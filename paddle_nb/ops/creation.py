@@ -4,7 +4,10 @@
 does the same but copies one dimension (the batch size) from its Input, which is
 how PaddlePaddle's StaticRNN makes its initial memories. ``uniform_random`` and
 ``gaussian_random`` draw on the host from the op's ``seed`` (0: the run's
-generator) and move the result to the place. ``increment`` adds ``step`` to a
+generator) and move the result to the place; like ``fill_constant`` they may take their
+shape from tensors, and ``uniform_random_batch_size_like`` copies a batch size as
+``fill_constant_batch_size_like`` does. (The other random ops are in random.py.)
+``increment`` adds ``step`` to a
 one-element counter, ``assign_value`` holds the values of a small array written
 into the program (paddle.to_tensor in static mode), and ``range`` counts from Start to End by Step (the
 ``paddle.arange`` op: its three bounds are one-value tensors, so its length is
@@ -18,10 +21,10 @@ import math
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
-__all__ = ["constant_value"]
+__all__ = ["constant_value", "check_shape", "drawn_shape", "SEED", "SHAPE_SLOTS"]
 
 FLOAT32 = numpy.dtype("float32")
 
@@ -38,7 +41,8 @@ def constant_value(dtype, value, str_value):
     return float(str_value)
 
 
-def _check_shape(shape, what="shape"):
+def check_shape(shape, what="shape"):
+    """``shape`` as a tuple, after checking that every size is >= 0."""
     if any(d < 0 for d in shape):
         fail(f"{what} must hold sizes >= 0, got {list(shape)}")
     return tuple(shape)
@@ -53,13 +57,13 @@ def _fill_constant_infer(value_t, shape_t, shape_list, *, shape, dtype, **_):
     if value_t is not None and -1 not in value_t.shape and math.prod(value_t.shape) != 1:
         fail(f"ValueTensor must hold one value, got shape {tuple(value_t.shape)}")
     if shape_t is None and not shape_list:
-        return Meta(_check_shape(shape), dtype)
+        return Meta(check_shape(shape), dtype)
     return Meta(tuple(ints_at_build(shape, shape_t, shape_list,
                                     ("ShapeTensor", "ShapeTensorList"))), dtype)
 
 
 def _fill_constant(ctx, value_t, shape_t, shape_list, *, shape, value, str_value, dtype, **_):
-    shape = _check_shape(ints_at_run(shape, shape_t, shape_list))
+    shape = check_shape(ints_at_run(shape, shape_t, shape_list))
     if value_t is None:
         return _fill(ctx, shape, value, str_value, dtype)
     out = ctx.xp.empty(shape, dtype=dtype)
@@ -108,7 +112,7 @@ def _batch_shape(in_shape, shape, input_dim_idx, output_dim_idx):
 
 def _batch_infer(x, *, shape, dtype, input_dim_idx, output_dim_idx, **_):
     out = _batch_shape(x.shape, shape, input_dim_idx, output_dim_idx)
-    _check_shape([d for i, d in enumerate(out) if i != output_dim_idx])
+    check_shape([d for i, d in enumerate(out) if i != output_dim_idx])
     return Meta(tuple(out), dtype)
 
 
@@ -127,42 +131,88 @@ register(OpDef(
 
 
 SEED = Attr("int", 0, comment="0: the run's generator")
+# PaddlePaddle 2.x's random ops may take their shape from tensors (paddle.rand(paddle.shape(x)))
+SHAPE_SLOTS = [Slot("ShapeTensor", dispensable=True, comment="a 1-D int tensor; wins over shape"),
+               Slot("ShapeTensorList", duplicable=True, dispensable=True,
+                    comment="one one-value int tensor per dim")]
 
 
-def _random_infer(*, shape, dtype, spread, what, **_):
+def drawn_shape(shape, shape_t, shape_list, keep_known=True):
+    """What shape inference knows of a random op's shape: the attribute, or -1 where tensors
+    decide. PaddlePaddle 2.6 keeps the constant entries given beside a ShapeTensorList for
+    gaussian_random (``keep_known``) but not for uniform_random and randint (all -1)."""
+    if shape_t is None and not shape_list:
+        return check_shape(shape)
+    dims = ints_at_build(shape, shape_t, shape_list, ("ShapeTensor", "ShapeTensorList"))
+    return tuple(dims if keep_known else [-1] * len(dims))
+
+
+def _random_infer(shape_t, shape_list, *, shape, dtype, spread, what, keep_known=True, **_):
     if dtype.kind != "f":
         fail(f"dtype must be a floating-point type, got {dtype}")
     if spread < 0:
         fail(what)
-    return Meta(_check_shape(shape), dtype)
+    return Meta(drawn_shape(shape, shape_t, shape_list, keep_known), dtype)
 
 
-def _uniform(ctx, *, shape, min, max, seed, dtype, diag_num, diag_step, diag_val):
-    out = ctx.generator(seed).uniform(min, max, size=tuple(shape)).astype(dtype)
+def _uniform(ctx, shape_t, shape_list, *, shape, min, max, seed, dtype, diag_num, diag_step,
+             diag_val):
+    shape = check_shape(ints_at_run(shape, shape_t, shape_list))
+    out = ctx.generator(seed).uniform(min, max, size=shape).astype(dtype)
     flat = out.reshape(-1)
     for i in range(diag_num):
         flat[i * diag_step + i] = diag_val
     return ctx.to_device(out)
 
 
+def _gaussian(ctx, shape_t, shape_list, *, shape, mean, std, seed, dtype):
+    shape = check_shape(ints_at_run(shape, shape_t, shape_list))
+    return ctx.to_device(ctx.generator(seed).normal(mean, std, size=shape).astype(dtype))
+
+
 register(OpDef(
-    "uniform_random", outputs=["Out"],
+    "uniform_random", inputs=SHAPE_SLOTS, outputs=["Out"],
     attrs={"shape": Attr("longs", []), "min": Attr("float", -1.0), "max": Attr("float", 1.0),
            "seed": SEED, "dtype": Attr("dtype", FLOAT32),
            "diag_num": Attr("int", 0, comment="how many diagonal entries are set to diag_val"),
            "diag_step": Attr("int", 0), "diag_val": Attr("float", 1.0)},
-    infer=lambda *, min, max, **a: _random_infer(
-        spread=max - min, what=f"min ({min}) must not exceed max ({max})", **a),
+    infer=lambda shape_t, shape_list, *, min, max, **a: _random_infer(
+        shape_t, shape_list, spread=max - min, what=f"min ({min}) must not exceed max ({max})",
+        keep_known=False, **a),
     kernel=_uniform, doc="Out = numbers drawn uniformly from [min, max)"))
 
 register(OpDef(
-    "gaussian_random", outputs=["Out"],
+    "gaussian_random", inputs=SHAPE_SLOTS, outputs=["Out"],
     attrs={"shape": Attr("longs", []), "mean": Attr("float", 0.0), "std": Attr("float", 1.0),
            "seed": SEED, "dtype": Attr("dtype", FLOAT32)},
-    infer=lambda *, std, **a: _random_infer(spread=std, what=f"std must be >= 0, got {std}", **a),
-    kernel=lambda ctx, *, shape, mean, std, seed, dtype: ctx.to_device(
-        ctx.generator(seed).normal(mean, std, size=tuple(shape)).astype(dtype)),
-    doc="Out = numbers drawn from the normal distribution N(mean, std**2)"))
+    infer=lambda shape_t, shape_list, *, std, **a: _random_infer(
+        shape_t, shape_list, spread=std, what=f"std must be >= 0, got {std}", **a),
+    kernel=_gaussian, doc="Out = numbers drawn from the normal distribution N(mean, std**2)"))
+
+
+def _uniform_batch_infer(x, *, shape, dtype, min, max, input_dim_idx, output_dim_idx, **_):
+    # the batch dimension may be unknown (-1): check the rest, as fill_constant_batch_size_like
+    _random_infer(None, None, shape=[], dtype=dtype, spread=max - min,
+                  what=f"min ({min}) must not exceed max ({max})")
+    return _batch_infer(x, shape=shape, dtype=dtype, input_dim_idx=input_dim_idx,
+                        output_dim_idx=output_dim_idx)
+
+
+def _uniform_batch(ctx, x, *, shape, input_dim_idx, output_dim_idx, **attrs):
+    out = _batch_shape(x.shape, shape, input_dim_idx, output_dim_idx)
+    return _uniform(ctx, None, None, shape=out, **attrs)
+
+
+register(OpDef(
+    "uniform_random_batch_size_like", inputs=["Input"], outputs=["Out"],
+    attrs={"shape": Attr("ints", REQUIRED), "input_dim_idx": Attr("int", 0),
+           "output_dim_idx": Attr("int", 0), "min": Attr("float", -1.0),
+           "max": Attr("float", 1.0), "seed": SEED, "diag_num": Attr("int", 0),
+           "diag_step": Attr("int", 0), "diag_val": Attr("float", 1.0),
+           "dtype": Attr("dtype", FLOAT32)},
+    infer=_uniform_batch_infer, kernel=_uniform_batch,
+    doc="Out = uniform_random(shape) with Out.shape[output_dim_idx] = "
+        "Input.shape[input_dim_idx]\n(paddle.tensor.random.uniform_random_batch_size_like)"))
 
 
 def _truncated_gaussian(ctx, *, shape, mean, std, seed, dtype):
@@ -180,7 +230,8 @@ register(OpDef(
     "truncated_gaussian_random", outputs=["Out"],
     attrs={"shape": Attr("ints", []), "mean": Attr("float", 0.0), "std": Attr("float", 1.0),
            "seed": SEED, "dtype": Attr("dtype", FLOAT32)},
-    infer=lambda *, std, **a: _random_infer(spread=std, what=f"std must be >= 0, got {std}", **a),
+    infer=lambda *, std, **a: _random_infer(None, None, spread=std,
+                                            what=f"std must be >= 0, got {std}", **a),
     kernel=_truncated_gaussian,
     doc="Out = numbers drawn from N(mean, std**2) cut to [mean - 2 std, mean + 2 std]\n"
         "(paddle.nn.initializer.TruncatedNormal)"))
@@ -238,7 +289,7 @@ def _assign_value_infer(*, shape, dtype, **values):
     if given != math.prod(shape):
         fail(f"{_values_attr(dtype)} must hold one value per element of shape {list(shape)} "
              f"({math.prod(shape)}), got {given}")
-    return Meta(_check_shape(shape), dtype)
+    return Meta(check_shape(shape), dtype)
 
 
 register(OpDef(

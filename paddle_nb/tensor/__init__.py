@@ -8,12 +8,17 @@ level, as ``paddle`` does.
 from paddle_nb.tensor import (
     attribute, creation, linalg, logic, manipulation, math, search, stat,
 )
+from paddle_nb.tensor import random
 
 # -- attribute -----------------------------------------------------------------------------
 
 # -- creation ------------------------------------------------------------------------------
 
 # -- linalg --------------------------------------------------------------------------------
+from paddle_nb.tensor.linalg import (  # noqa: E402
+    bmm, cholesky, cross, diag_embed, dist, dot, einsum, inner, inverse, kron, matmul, mm, mv,
+    norm, outer, t, trace,
+)
 
 # -- logic ---------------------------------------------------------------------------------
 from paddle_nb.tensor.logic import (  # noqa: F401 (re-exported)
@@ -38,10 +43,17 @@ from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
 
 # -- search --------------------------------------------------------------------------------
 
+# -- random --------------------------------------------------------------------------------
+from paddle_nb.tensor.random import (  # noqa: F401
+    bernoulli, cauchy_, exponential_, geometric_, multinomial, normal, normal_, poisson, rand,
+    randint, randint_like, randn, randperm, standard_normal, uniform,
+)
+
 # -- stat ----------------------------------------------------------------------------------
 from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
     mean, median, nanmedian, quantile, std, var,
 )
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
-           *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__]
+           *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
+           *random.__all__]

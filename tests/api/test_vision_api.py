@@ -21,6 +21,58 @@ from paddle_nb import nn
 from paddle_nb.framework import unique_name
 from paddle_nb.nn import functional as F
 
+
+# the public names these tests compare with PaddlePaddle 2.6.2 (tools/api_coverage.py counts them)
+COVERED = [
+    "paddle.nn.functional.affine_grid",
+    "paddle.nn.functional.avg_pool2d",
+    "paddle.nn.functional.conv1d",
+    "paddle.nn.functional.conv1d_transpose",
+    "paddle.nn.functional.conv2d",
+    "paddle.nn.functional.conv2d_transpose",
+    "paddle.nn.functional.conv3d",
+    "paddle.nn.functional.conv3d_transpose",
+    "paddle.nn.functional.grid_sample",
+    "paddle.nn.functional.interpolate",
+    "paddle.nn.functional.max_pool1d",
+    "paddle.nn.functional.max_pool3d",
+    "paddle.nn.functional.max_unpool1d",
+    "paddle.nn.functional.pad",
+    "paddle.nn.functional.temporal_shift",
+    "paddle.nn.AdaptiveAvgPool1D",
+    "paddle.nn.AdaptiveAvgPool2D",
+    "paddle.nn.AdaptiveAvgPool3D",
+    "paddle.nn.AdaptiveMaxPool1D",
+    "paddle.nn.AdaptiveMaxPool2D",
+    "paddle.nn.AdaptiveMaxPool3D",
+    "paddle.nn.AvgPool1D",
+    "paddle.nn.AvgPool2D",
+    "paddle.nn.AvgPool3D",
+    "paddle.nn.ChannelShuffle",
+    "paddle.nn.Conv1D",
+    "paddle.nn.Conv1DTranspose",
+    "paddle.nn.Conv2D",
+    "paddle.nn.Conv2DTranspose",
+    "paddle.nn.Conv3D",
+    "paddle.nn.Conv3DTranspose",
+    "paddle.nn.Fold",
+    "paddle.nn.MaxPool1D",
+    "paddle.nn.MaxPool2D",
+    "paddle.nn.MaxPool3D",
+    "paddle.nn.MaxUnPool2D",
+    "paddle.nn.Pad1D",
+    "paddle.nn.Pad2D",
+    "paddle.nn.Pad3D",
+    "paddle.nn.PixelShuffle",
+    "paddle.nn.PixelUnshuffle",
+    "paddle.nn.Unfold",
+    "paddle.nn.Upsample",
+    "paddle.nn.UpsamplingBilinear2D",
+    "paddle.nn.UpsamplingNearest2D",
+    "paddle.nn.ZeroPad2D",
+    "paddle.nn.functional",
+]
+
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \
     "vision_api.npz"
 

@@ -129,24 +129,3 @@ BAD["maxout"] = [
     Bad(inputs={"X": Meta((2, 4), np.dtype(F))}, attrs={"groups": 2}, error=ShapeError,
         match=r"X must be rank 4"),
 ]
-
-# ---- rrelu ------------------------------------------------------------------------------------
-
-XR = spread(-2, 2, (0,))
-
-
-def rrelu_train_check(out):
-    x = XR
-    ratio = out[x < 0] / x[x < 0]
-    assert np.all((ratio >= 0.125 - 1e-6) & (ratio <= 1 / 3 + 1e-6))
-    assert np.array_equal(out[x >= 0], x[x >= 0])
-
-
-CASES["rrelu"] = [
-    Case(inputs={"X": XR}, attrs={"is_test": True}, grad=("X",), grad_outputs=("Out",),
-         ref=lambda ins, a: {"Out": np.where(ins["X"] >= 0, ins["X"], ins["X"] * (1 / 8 + 1 / 3) / 2)}),
-    Case(inputs={"X": XR}, seeded=True, ref=lambda ins, a: {"Out": rrelu_train_check},
-         name="training draws a slope per element"),
-]
-BAD["rrelu"] = [Bad(inputs={"X": XR}, attrs={"lower": 0.5, "upper": 0.2}, error=ShapeError,
-                    match="0 <= lower <= upper <= 1, got lower=0.5, upper=0.2")]

@@ -34,6 +34,11 @@ def _repeats(op_type, attrs, out):
     assert not np.array_equal(other, out), f"{op_type}: another seed drew the same numbers"
 
 
+def _in_unit_interval(out, shape):
+    assert out.shape == shape and out.dtype == np.float32
+    assert out.min() >= 0 and out.max() < 1 and abs(out.mean() - 0.5) < 0.02
+
+
 def _uniform_check(shape, lo, hi, dtype):
     def check(out):
         attrs = {"shape": list(shape), "min": lo, "max": hi, "dtype": dtype, "seed": 11}
@@ -62,6 +67,15 @@ def _truncated_check(shape, mean, std):
         # the standard deviation of N(0, 1) cut at +-2 is 0.8796
         assert abs(out.mean() - mean) < 0.03 * std and abs(out.std() - 0.8796 * std) < 0.03 * std
         _repeats("truncated_gaussian_random", attrs, out)
+    return lambda ins, attrs: {"Out": check}
+
+
+def _uniform_batch_check(shape, lo, hi, dtype):
+    def check(out):
+        assert out.shape == shape and out.dtype == np.dtype(dtype)
+        assert out.min() >= lo and out.max() <= hi
+        if out.size > 1000:
+            assert abs(out.mean() - (lo + hi) / 2) < 0.02 * (hi - lo)
     return lambda ins, attrs: {"Out": check}
 
 
@@ -100,6 +114,11 @@ CASES = {
              ref=_uniform_check((20000,), -1.0, 1.0, "float64"), seeded=True, name="float64"),
         Case(inputs={}, attrs={"shape": [3, 4], "seed": 2, "diag_num": 3, "diag_step": 4,
                                "diag_val": 7.0}, ref=_diag_check, seeded=True, name="diag"),
+        Case(inputs={"ShapeTensorList": [np.array(200, np.int32), np.array([1], np.int64),
+                                         np.array(100, np.int32)]},
+             attrs={"shape": [-1, 1, -1], "min": 0.0, "max": 1.0, "seed": 5},
+             ref=lambda ins, attrs: {"Out": lambda out: _in_unit_interval(out, (200, 1, 100))},
+             seeded=True, name="ShapeTensorList (F.dropout's axis masks)"),
     ],
     "gaussian_random": [
         Case(inputs={}, attrs={"shape": [200, 100], "mean": 1.0, "std": 2.0, "seed": 11},
@@ -110,6 +129,15 @@ CASES = {
     "truncated_gaussian_random": [
         Case(inputs={}, attrs={"shape": [200, 100], "mean": 1.0, "std": 0.5, "seed": 11},
              ref=_truncated_check((200, 100), 1.0, 0.5), seeded=True),
+    ],
+    "uniform_random_batch_size_like": [
+        Case(inputs={"Input": np.zeros((100, 3), F)}, attrs={"shape": [1, 200], "min": 2.0,
+                                                         "max": 3.0, "seed": 5},
+             ref=_uniform_batch_check((100, 200), 2.0, 3.0, "float32"), seeded=True),
+        Case(inputs={"Input": BATCH}, attrs={"shape": [4, 1, 7], "input_dim_idx": 1,
+                                             "output_dim_idx": 2, "dtype": "float64"},
+             ref=_uniform_batch_check((4, 1, 2), -1.0, 1.0, "float64"), seeded=True,
+             name="other dims, float64"),
     ],
     "fill_constant_batch_size_like": [
         Case(inputs={"Input": BATCH}, attrs={"shape": [1, 3], "value": 2.0},
@@ -176,6 +204,14 @@ BAD = {
             match="std must be >= 0"),
         Bad(inputs={}, attrs={"shape": [2], "dtype": "int64"}, error=ShapeError,
             match="dtype must be a floating-point type"),
+    ],
+    "uniform_random_batch_size_like": [
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))}, attrs={"shape": [3], "min": 1.0,
+                                                              "max": 0.0},
+            error=ShapeError, match=r"min \(1.0\) must not exceed max \(0.0\)"),
+        Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},
+            attrs={"shape": [3], "input_dim_idx": 2},
+            error=ShapeError, match=r"input_dim_idx 2 is out of range"),
     ],
     "fill_constant_batch_size_like": [
         Bad(inputs={"Input": Meta((-1, 2), np.dtype(F))},

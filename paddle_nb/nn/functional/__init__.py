@@ -17,8 +17,13 @@ from paddle_nb.nn.functional.activation import (  # noqa: F401 (re-exported)
 )
 
 # -- common --------------------------------------------------------------------------------
+from paddle_nb.nn.functional.common import (  # noqa: E402
+    alpha_dropout, bilinear, cosine_similarity, diag_embed, dropout, dropout2d, dropout3d, linear,
+    normalize, pairwise_distance, sequence_mask,
+)
 
 # -- input ---------------------------------------------------------------------------------
+from paddle_nb.nn.functional.input import embedding, one_hot  # noqa: E402
 
 # -- conv ----------------------------------------------------------------------------------
 from paddle_nb.nn.functional.conv import (  # noqa: E402

@@ -141,7 +141,11 @@ def compare(mine, theirs):
         return f"{len(mine['runs'])} runs here, {len(theirs['runs'])} in PaddlePaddle"
     for k, (a, b) in enumerate(zip(mine["runs"], theirs["runs"])):
         if a["op_types"] != b["op_types"]:
-            return f"run {k}: op types differ:\n  here:   {a['op_types']}\n  paddle: {b['op_types']}"
+            i = next((i for i, (x, y) in enumerate(zip(a["op_types"], b["op_types"])) if x != y),
+                     min(len(a["op_types"]), len(b["op_types"])))
+            return (f"run {k}: op types differ from op {i} on ({len(a['op_types'])} ops here, "
+                    f"{len(b['op_types'])} in PaddlePaddle):\n  here:   {a['op_types'][i:i + 6]}"
+                    f"\n  paddle: {b['op_types'][i:i + 6]}")
         if a["persistables"] != b["persistables"]:
             only_here = sorted(set(a["persistables"]) - set(b["persistables"]))
             only_there = sorted(set(b["persistables"]) - set(a["persistables"]))

@@ -5,7 +5,9 @@ dimension), a dtype, a lod_level and flags; all of these live in its
 VarDesc, the one source of truth, and the Python object only adds what the
 seed calls construction-time information: the op that last wrote it
 (``writer``). Arithmetic on Variables appends ops: ``x + y`` appends an
-``elementwise_add``, ``x * 2.0`` a ``scale``, ``x @ w`` a ``matmul_v2``.
+``elementwise_add``, ``x * 2.0`` a ``scale``, ``x @ w`` a ``matmul_v2``, ``x < y`` a
+``less_than`` (framework/operators.py). As in PaddlePaddle, ``==`` appends an ``equal`` op:
+Variables are compared by identity (``is``) or name; ``__hash__`` stays identity.
 ``Parameter`` adds trainable, optimize_attr and initializer.
 
 Tensor methods (``x.mean()``, ``x.reshape([2, -1])``, ``x.astype("int64")``) are the 2.x
@@ -19,7 +21,8 @@ import functools
 import numpy
 
 from paddle_nb.core.dtypes import from_var_type, to_var_type
-from paddle_nb.errors import OperandError, ProtoDecodeError, ShapeError
+from paddle_nb.errors import ProtoDecodeError, ShapeError
+from paddle_nb.framework import operators
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.ops.registry import Meta
 from paddle_nb.proto import framework_pb2
@@ -203,36 +206,92 @@ class Variable:
                         "iterate over while the program is built; index it (x[0]) or split it "
                         "(paddle.unbind)")
 
-    # -- arithmetic appends ops ----------------------------------------------------------------
+    # -- arithmetic appends ops (framework/operators.py says which) -----------------------
     def __add__(self, other):
-        return _arith(self, other, "elementwise_add")
+        return operators.binary(self, other, "elementwise_add")
 
     def __radd__(self, other):
-        return _arith(self, other, "elementwise_add")
+        return operators.reflected(self, other, "elementwise_add")
 
     def __sub__(self, other):
-        return _arith(self, other, "elementwise_sub")
+        return operators.binary(self, other, "elementwise_sub")
 
     def __rsub__(self, other):
-        return _arith(self, other, "elementwise_sub", reverse=True)
+        return operators.reflected(self, other, "elementwise_sub")
 
     def __mul__(self, other):
-        return _arith(self, other, "elementwise_mul")
+        return operators.binary(self, other, "elementwise_mul")
 
     def __rmul__(self, other):
-        return _arith(self, other, "elementwise_mul")
+        return operators.reflected(self, other, "elementwise_mul")
 
     def __truediv__(self, other):
-        return _arith(self, other, "elementwise_div")
+        return operators.binary(self, other, "elementwise_div")
 
     def __rtruediv__(self, other):
-        return _arith(self, other, "elementwise_div", reverse=True)
+        return operators.reflected(self, other, "elementwise_div")
+
+    def __floordiv__(self, other):
+        return operators.binary(self, other, "elementwise_floordiv")
+
+    def __rfloordiv__(self, other):
+        return operators.reflected(self, other, "elementwise_floordiv")
+
+    def __mod__(self, other):
+        return operators.binary(self, other, "elementwise_mod")
+
+    def __rmod__(self, other):
+        return operators.reflected(self, other, "elementwise_mod")
+
+    def __pow__(self, other):
+        return operators.binary(self, other, "elementwise_pow")
+
+    def __rpow__(self, other):
+        return operators.reflected(self, other, "elementwise_pow")
 
     def __matmul__(self, other):
-        return _append(self.block, "matmul_v2", {"X": self, "Y": other})
+        return operators.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return operators.matmul(self, other, reverse=True)
 
     def __neg__(self):
-        return _append(self.block, "scale", {"X": self}, {"scale": -1.0})
+        return operators.negate(self)
+
+    def __abs__(self):
+        return operators.absolute(self)
+
+    # comparisons append ops too (as in PaddlePaddle): compare Variables by identity
+    # (``is``) or by name, never with ``==`` or ``in`` a list, inside paddle_nb
+    def __eq__(self, other):
+        return operators.binary(self, other, "equal", {"force_cpu": False})
+
+    def __ne__(self, other):
+        return operators.binary(self, other, "not_equal", {"force_cpu": False})
+
+    def __lt__(self, other):
+        return operators.binary(self, other, "less_than", {"force_cpu": False})
+
+    def __le__(self, other):
+        return operators.binary(self, other, "less_equal", {"force_cpu": False})
+
+    def __gt__(self, other):
+        return operators.binary(self, other, "greater_than", {"force_cpu": False})
+
+    def __ge__(self, other):
+        return operators.binary(self, other, "greater_equal", {"force_cpu": False})
+
+    def __and__(self, other):
+        return operators.bitwise(self, other, "bitwise_and")
+
+    def __or__(self, other):
+        return operators.bitwise(self, other, "bitwise_or")
+
+    def __xor__(self, other):
+        return operators.bitwise(self, other, "bitwise_xor")
+
+    def __invert__(self):
+        return operators.bitwise_not(self)
 
     __hash__ = object.__hash__
     # NumPy must not broadcast a Variable as an object scalar (one op per element):
@@ -265,46 +324,6 @@ def _type_str(var):
         dtype = "?"
     shape = var.shape
     return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape is not None else dtype
-
-
-def _append(block, op_type, inputs, attrs=None):
-    """Append ``op_type`` writing a new temporary; return the temporary."""
-    block = block.program.current_block()
-    name = block.program.unique_tmp(op_type)
-    block.append_op(op_type, inputs=inputs, outputs={"Out": name}, attrs=attrs or {})
-    return block.var(name)
-
-
-def _arith(x, other, op_type, reverse=False):
-    """``x (op) other`` with a Variable or a Python number on either side."""
-    if isinstance(other, Variable):
-        a, b = (other, x) if reverse else (x, other)
-        return _append(x.block, op_type, {"X": a, "Y": b})
-    if not isinstance(other, (int, float, numpy.number)) and \
-            (hasattr(other, "__array__") or isinstance(other, (list, tuple))):
-        raise OperandError(
-            f"{op_type}: variable '{x.name}' with a {type(other).__name__}"
-            f"{' of shape ' + str(tuple(numpy.shape(other))) if hasattr(other, 'shape') else ''}"
-            ": an array is not a variable of the program, so no op can take it; make it one "
-            "first (a data variable you feed, or a parameter), or use a Python number\n"
-            f"  built at {format_site(callstack_strings())}")
-    if not isinstance(other, (int, float, numpy.number)):
-        return NotImplemented
-    c = float(other)
-    if op_type in ("elementwise_add", "elementwise_sub") and not reverse:
-        return _append(x.block, "scale", {"X": x},
-                       {"scale": 1.0, "bias": c if op_type == "elementwise_add" else -c})
-    if op_type == "elementwise_sub":                      # c - x
-        return _append(x.block, "scale", {"X": x}, {"scale": -1.0, "bias": c})
-    if op_type == "elementwise_mul":
-        return _append(x.block, "scale", {"X": x}, {"scale": c})
-    if op_type == "elementwise_div" and not reverse:
-        return _append(x.block, "scale", {"X": x}, {"scale": 1.0 / c})
-    block = x.block.program.current_block()              # c / x: a constant tensor, then divide
-    const = block.program.unique_tmp("fill_constant")
-    block.append_op("fill_constant", outputs={"Out": const},
-                    attrs={"shape": [1], "value": c, "dtype": x.dtype})
-    return _append(x.block, "elementwise_div", {"X": block.var(const), "Y": x})
 
 
 class Parameter(Variable):

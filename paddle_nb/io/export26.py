@@ -79,6 +79,7 @@ _INT_DTYPES = (2, 3)           # VarType INT32, INT64: fill_constant's str_value
 # The ops above are in that form, so the export says so; only the op types it holds are listed.
 PROGRAM_VERSION = 2006002
 OP_VERSIONS = {
+    "allclose": 2,
     "affine_grid": 1, "clip": 1, "coalesce_tensor": 2, "conv2d": 1, "conv2d_transpose": 2,
     "conv3d": 1, "conv3d_transpose": 1, "cumsum": 1, "depthwise_conv2d": 1, "grid_sampler": 1,
     "pixel_shuffle": 1,

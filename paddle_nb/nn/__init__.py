@@ -13,6 +13,12 @@ from paddle_nb.nn.layer import (
 from paddle_nb.nn.layer_base import Layer
 
 # -- activation ----------------------------------------------------------------------------
+from paddle_nb.nn.layer.activation import (  # noqa: F401 (re-exported)
+    CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+    LogSigmoid, LogSoftmax, Maxout, Mish, PReLU, RReLU, ReLU, ReLU6, SELU, SiLU,
+    Sigmoid, Silu, Softmax, Softmax2D, Softplus, Softshrink, Softsign, Swish, Tanh,
+    Tanhshrink, ThresholdedReLU,
+)
 
 # -- common --------------------------------------------------------------------------------
 from paddle_nb.nn.layer.common import (  # noqa: E402

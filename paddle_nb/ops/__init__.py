@@ -10,6 +10,8 @@ from paddle_nb.ops import (  # noqa: F401  (register the families)
     creation, conv, norm, norm_sample, metric, logic, linalg, math, reduce, loss,
     optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
+    math_unary, activation_more, reduce_more, elementwise_more, bitwise, math_more, cumulative,
+    special, choose,
 )
 from paddle_nb.ops import (  # noqa: F401  (the vision ops: 3-D windows, padding, resampling)
     conv3d, pool3d, pad, pixel, fold, grid, unpool,

@@ -29,6 +29,11 @@ from paddle_nb.tensor.linalg import (  # noqa: E402
 )
 
 # -- logic ---------------------------------------------------------------------------------
+from paddle_nb.tensor.logic import (  # noqa: F401 (re-exported)
+    allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, equal, equal_all,
+    greater_equal, greater_than, is_empty, isclose, isfinite, isinf, isnan, less_equal,
+    less_than, logical_and, logical_not, logical_or, logical_xor, not_equal,
+)
 
 # -- manipulation --------------------------------------------------------------------------
 from paddle_nb.tensor.manipulation import (  # noqa: F401
@@ -46,6 +51,16 @@ from paddle_nb.tensor.manipulation import (  # noqa: F401
 from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 
 # -- math ----------------------------------------------------------------------------------
+from paddle_nb.tensor.math import (  # noqa: F401 (re-exported)
+    abs, acos, acosh, add, add_n, all, amax, amin, any, asin, asinh, atan, atan2, atanh,
+    ceil, clip, cos, cosh, count_nonzero, cummax, cummin, cumprod, cumsum, deg2rad,
+    diff, digamma, divide, erf, erfinv, exp, expm1, floor, floor_divide, floor_mod,
+    fmax, fmin, frac, heaviside, i0, i0e, i1, i1e, increment, lerp, lgamma, log, log10,
+    log1p, log2, logaddexp, logcumsumexp, logit, logsumexp, max, maximum, min, minimum,
+    mod, multiplex, multiply, nan_to_num, nanmean, nansum, neg, nextafter, polygamma,
+    pow, prod, rad2deg, reciprocal, remainder, round, rsqrt, scale, sgn, sign, sin,
+    sinh, sqrt, square, stanh, subtract, sum, tan, tanh, trunc,
+)
 
 # -- search --------------------------------------------------------------------------------
 from paddle_nb.tensor.search import (  # noqa: F401
@@ -60,6 +75,9 @@ from paddle_nb.tensor.random import (  # noqa: F401
 )
 
 # -- stat ----------------------------------------------------------------------------------
+from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
+    mean, median, nanmedian, quantile, std, var,
+)
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,

@@ -28,10 +28,7 @@ ZOO = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "z
 MANIFEST = run_corpus.manifest(ZOO) if (ZOO / "manifest.json").is_file() else {}
 
 # model -> the op types it uses that paddle_nb does not register yet (remove as they land)
-KNOWN_MISSING = {
-    "ppcls_swin": ["elementwise_floordiv"],
-    "paddlenlp_llama": ["bitwise_and", "rsqrt"],
-}
+KNOWN_MISSING = {}
 
 # model -> why paddle_nb cannot parse its program yet (remove when it can)
 KNOWN_UNPARSED = {}

@@ -126,7 +126,7 @@ Y = np.array([[2.0, 1.0, -1.0], [4.0, -2.0, 0.25]], "float32")
     ("x * 3", lambda x, y: x * 3, ["scale"], lambda: X * 3),
     ("3 * x", lambda x, y: 3 * x, ["scale"], lambda: 3 * X),
     ("x / 4", lambda x, y: x / 4, ["scale"], lambda: X / 4),
-    ("4 / x", lambda x, y: 4 / x, ["fill_constant", "elementwise_div"], lambda: 4 / X),
+    ("4 / x", lambda x, y: 4 / x, ["fill_constant_batch_size_like", "elementwise_div"], lambda: 4 / X),
     ("x * np.float32(2)", lambda x, y: x * np.float32(2), ["scale"], lambda: X * 2),
     ("(x + y) * x - y / 2", lambda x, y: (x + y) * x - y / 2,
      ["elementwise_add", "elementwise_mul", "scale", "elementwise_sub"],

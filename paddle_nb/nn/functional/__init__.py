@@ -9,6 +9,12 @@ from paddle_nb.nn.functional import (
 )
 
 # -- activation ----------------------------------------------------------------------------
+from paddle_nb.nn.functional.activation import (  # noqa: F401 (re-exported)
+    celu, elu, elu_, gelu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish,
+    hardtanh, leaky_relu, log_sigmoid, log_softmax, maxout, mish, prelu, relu, relu6,
+    relu_, rrelu, selu, sigmoid, silu, softmax, softmax_, softplus, softshrink,
+    softsign, swish, tanh, tanh_, tanhshrink, thresholded_relu,
+)
 
 # -- common --------------------------------------------------------------------------------
 from paddle_nb.nn.functional.common import (  # noqa: E402

@@ -2,7 +2,7 @@
 
 A case is plain data (it travels in the sweep's manifest from PaddlePaddle's venv to
 paddle_nb's): the dotted name, positional and keyword arguments with ``{"feed": name}`` where
-a fed input goes, and each fed input's shape, dtype and range. ``auto.py`` makes a case for
+a fed input goes, and each fed input's shape, dtype and range. ``make_sweep.auto_case`` makes a case for
 every function whose arguments it can guess from its signature (``x``, ``y``, ``input``...);
 this module lists the rest, and the settings that change the op (axes, modes, data formats).
 
@@ -13,39 +13,7 @@ this module lists the rest, and the settings that change the op (axes, modes, da
 __all__ = ["V", "F", "I", "B", "fn", "cls", "EXPLICIT"]
 
 
-def V(name):
-    """A fed input's place among the arguments."""
-    return {"feed": name}
-
-
-def F(*shape, low=0.2, high=0.8, dtype="float32", grad=True):
-    """A floating-point input, uniform in [low, high) (log, sqrt, asin and logit are defined)."""
-    return {"shape": list(shape), "dtype": dtype, "low": low, "high": high, "grad": grad}
-
-
-def I(*shape, low=0, high=3, dtype="int64"):
-    """An integer input (indices, labels) uniform in [low, high)."""
-    return {"shape": list(shape), "dtype": dtype, "low": low, "high": high}
-
-
-def B(*shape):
-    """A boolean input."""
-    return {"shape": list(shape), "dtype": "bool", "low": 0, "high": 2}
-
-
-def fn(name, *args, tag="", grad=True, **kwargs):
-    """A function case; keyword arguments that are input specs become the feeds."""
-    feeds = {k: v for k, v in kwargs.items() if isinstance(v, dict) and "shape" in v}
-    kwargs = {k: v for k, v in kwargs.items() if k not in feeds}
-    return {"id": name + (f"#{tag}" if tag else ""), "kind": "function", "name": name,
-            "args": list(args), "kwargs": kwargs, "feeds": feeds, "grad": grad}
-
-
-def cls(name, init=(), init_kwargs=None, call=(V("x"),), tag="", grad=True, eval=False, **feeds):
-    """A layer case: ``name(*init, **init_kwargs)(*call)`` (after ``.eval()`` when asked)."""
-    return {"id": name + (f"#{tag}" if tag else ""), "kind": "class", "name": name,
-            "init": list(init), "init_kwargs": dict(init_kwargs or {}), "args": list(call),
-            "kwargs": {}, "feeds": feeds, "grad": grad, "eval": eval}
+from interop.sweep.specs_base import B, F, I, V, cls, fn  # noqa: E402,F401
 
 
 X = V("x")
@@ -387,4 +355,8 @@ STATIC_NN = [
     fn("paddle.static.nn.bilinear_tensor_product", X, Y, 4, x=F(2, 3), y=F(2, 2)),
 ]
 
-EXPLICIT = TENSOR + FUNCTIONAL + LAYERS + STATIC_NN
+# more cases, one module per area (each defines CASES)
+from interop.sweep import cases_top, cases_linalg, cases_static  # noqa: E402
+
+EXPLICIT = TENSOR + FUNCTIONAL + LAYERS + STATIC_NN + cases_top.CASES + cases_linalg.CASES \
+    + cases_static.CASES

@@ -1,0 +1,5 @@
+"""Sweep cases for paddle.static.nn and paddle.vision.ops (see specs.py for the helpers)."""
+
+from interop.sweep.specs_base import B, F, I, V, cls, fn  # noqa: F401
+
+CASES = []

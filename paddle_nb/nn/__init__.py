@@ -23,7 +23,7 @@ from paddle_nb.nn.layer.activation import (  # noqa: F401 (re-exported)
 # -- common --------------------------------------------------------------------------------
 from paddle_nb.nn.layer.common import (  # noqa: E402
     AlphaDropout, Bilinear, CosineSimilarity, Dropout, Dropout2D, Dropout3D, Embedding, Flatten,
-    Identity, Linear, PairwiseDistance,
+    Identity, Linear, PairwiseDistance, Unflatten,
 )
 
 # -- container -----------------------------------------------------------------------------

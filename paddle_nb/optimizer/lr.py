@@ -20,7 +20,7 @@ steps of each with numbers recorded from PaddlePaddle).
 import math
 import numbers
 
-__all__ = ["LRScheduler", "StepDecay", "MultiStepDecay", "PiecewiseDecay", "ExponentialDecay",
+__all__ = ["LRScheduler", "LinearLR", "CosineAnnealingWarmRestarts", "StepDecay", "MultiStepDecay", "PiecewiseDecay", "ExponentialDecay",
            "NaturalExpDecay", "InverseTimeDecay", "CosineAnnealingDecay", "LinearWarmup",
            "NoamDecay", "PolynomialDecay", "OneCycleLR", "LambdaDecay", "MultiplicativeDecay",
            "CyclicLR", "ReduceOnPlateau"]
@@ -409,3 +409,64 @@ class ReduceOnPlateau(LRScheduler):
 
     def get_lr(self):
         return self.last_lr
+
+
+class LinearLR(LRScheduler):
+    """The rate scaled by a factor that moves linearly from ``start_factor`` to
+    ``end_factor`` over ``total_steps`` steps, then stays at ``end_factor``."""
+
+    def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0,
+                 last_epoch=-1, verbose=False):
+        self.total_steps = _positive_int(total_steps, "total_steps")
+        if not 0 < start_factor <= 1 or not 0 <= end_factor <= 1:
+            raise ValueError(f"LinearLR: start_factor must be in (0, 1] and end_factor in "
+                             f"[0, 1], got {start_factor} and {end_factor}")
+        self.start_factor, self.end_factor = float(start_factor), float(end_factor)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        done = min(max(self.last_epoch, 0), self.total_steps) / self.total_steps
+        return self.base_lr * (self.start_factor + (self.end_factor - self.start_factor) * done)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Half a cosine from ``learning_rate`` down to ``eta_min`` over ``T_0`` steps, then a
+    restart at the full rate; each cycle ``T_mult`` times longer than the one before (SGDR)."""
+
+    def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
+        self.T_0 = _positive_int(T_0, "T_0")
+        if not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"CosineAnnealingWarmRestarts: T_mult must be an int >= 1, "
+                             f"got {T_mult!r}")
+        self.T_mult, self.eta_min = T_mult, _number(eta_min, "eta_min")
+        self.T_i, self.T_cur = self.T_0, int(last_epoch)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch >= 0:        # one step on within the cycle
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:                    # a restart: the next cycle is longer
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:                                             # to step ``epoch`` (0 at the start)
+            self._place(0 if epoch is None else epoch)
+        super().step(None if epoch is None else epoch)
+
+    def _place(self, epoch):
+        """The cycle step ``epoch`` falls in: its length T_i and the position T_cur in it."""
+        if epoch < 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: epoch must be >= 0, got {epoch}")
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_i, self.T_cur = self.T_0, epoch % self.T_0
+        else:
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+            self.T_i = self.T_0 * self.T_mult ** n
+            self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+
+    def get_lr(self):
+        return self.eta_min + (self.base_lr - self.eta_min) * \
+            (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    closed_form_lr = get_lr

@@ -50,6 +50,10 @@ COVERED = [
     "paddle.optimizer.lr.MultiplicativeDecay",
     "paddle.optimizer.lr.CyclicLR",
     "paddle.optimizer.lr.ReduceOnPlateau",
+    "paddle.optimizer.lr.LinearLR",
+    "paddle.optimizer.lr.CosineAnnealingWarmRestarts",
+    "paddle.optimizer.lr.LRScheduler",
+    "paddle.optimizer.Optimizer",
 ]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \

@@ -18,8 +18,8 @@ from paddle_nb.nn.functional import compose
 from paddle_nb.nn.functional.input import embedding, padding_index
 from paddle_nb.nn.layer_base import Layer
 
-__all__ = ["Linear", "Bilinear", "Embedding", "Identity", "Flatten", "Dropout", "Dropout2D",
-           "Dropout3D", "AlphaDropout", "CosineSimilarity", "PairwiseDistance"]
+__all__ = ["Linear", "Bilinear", "Embedding", "Identity", "Flatten", "Unflatten", "Dropout",
+           "Dropout2D", "Dropout3D", "AlphaDropout", "CosineSimilarity", "PairwiseDistance"]
 
 
 class Linear(Layer):
@@ -104,6 +104,21 @@ class Flatten(Layer):
                 f"stop_axis ({self.stop_axis}) for '{input.name}' of rank {rank}")
         return compose.xshape_op("flatten_contiguous_range", input,
                                  {"start_axis": start, "stop_axis": stop}, "flatten")
+
+
+class Unflatten(Layer):
+    """Dimension ``axis`` split into the dimensions ``shape`` (``paddle.unflatten``)."""
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis, self.shape, self.name = axis, list(shape), name
+
+    def forward(self, input):
+        from paddle_nb.tensor.manipulation_more import unflatten   # (tensor imports nn first)
+        return unflatten(input, self.axis, self.shape, self.name)
+
+    def extra_repr(self):
+        return f"axis={self.axis}, shape={self.shape}"
 
 
 class Dropout(Layer):

@@ -79,14 +79,14 @@ names = [p.name for p in model.parameters()]
 print(len(names), "parameters:", names[:4], "...")
 print("structured names:", [n for n, _ in model.named_parameters()][:4], "...")
 print("ops in the main program:", len(main.global_block().ops))
-assert names[0] == "embedding_0.w_0" and names[-1] == "linear_4.b_0"
+assert names[0] == "embedding_0.w_0" and names[-1] == "linear_12.b_0"
 assert logits.shape == (-1, 2) and loss.shape == ()
 
 # %% [markdown]
 # The names are PaddlePaddle's: a layer is its class name in snake case, counted across
-# the process (`embedding_0`, `linear_0` … `linear_4`: two per encoder layer's
-# feed-forward, then the head; attention's projections are Linears too), its weight `.w_0`
-# and its bias `.b_0`. A checkpoint saved by PaddlePaddle from the same script has these
+# the process (`embedding_0`, then `linear_0` … `linear_11`: six per encoder layer — the
+# attention's four projections and the feed-forward's two — and `linear_12` for the head),
+# its weight `.w_0` and its bias `.b_0`. A checkpoint saved by PaddlePaddle from the same script has these
 # names, so `paddle.static.load` or `pd.io.load_persistables` reads it into this program.
 #
 # ## 2. The block tree and the Dashboard after a training step
@@ -112,7 +112,7 @@ print("losses:", np.round(losses, 4))
 assert all(np.isfinite(losses))
 
 # %% [markdown]
-# The main program has one block: forward, backward and optimizer ops, over 300 of them.
+# The main program has one block: forward, backward and optimizer ops, about 250 of them.
 # The tree lists them; the Dashboard shows the block's graph and the scope after the last
 # run: the parameters and AdamW's moments in the user's scope, the temporaries of the run's
 # local scope freed.

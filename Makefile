@@ -178,6 +178,12 @@ interop: venv $(INTEROP_STAMP) $(ZOO_STAMP)
 	@# tools write them (interop/README.md, "The model zoos"); paddle_nb runs those it can
 	$(INTEROP_PY) interop/make_zoo.py --time --out $(INTEROP_FIXTURES)/zoo
 	$(PY) -m interop.zoo.check_zoo --zoo $(INTEROP_FIXTURES)/zoo
+	@# PaddlePaddle 2.x training scripts (interop/scripts/), run unchanged by both frameworks from
+	@# the same parameters: same op types, persistable names and fetched values, step by step
+	$(INTEROP_PY) interop/run_scripts.py paddle --out $(INTEROP_FIXTURES)/scripts
+	$(PY) interop/run_scripts.py nb --out build/interop/scripts
+	$(PY) interop/run_scripts.py compare --out build/interop/scripts \
+	  --reference $(INTEROP_FIXTURES)/scripts
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):

@@ -166,14 +166,16 @@ def main(argv=None):
     parser.add_argument("--script", default=None, help="one script's name (without .py)")
     args = parser.parse_args(argv)
     names = [args.script] if args.script else sorted(p.stem for p in SCRIPTS.glob("*.py"))
-    if args.side == "compare":
+    if args.side == "compare":        # fails when a script tests/api/test_scripts.py expects
+        from tests.api.test_scripts import RUNNING          # to agree differs
         problems = 0
         for name in names:
             mine = json.loads((args.out / f"{name}.nb.json").read_text())
             theirs = json.loads((args.reference / f"{name}.json").read_text())
             problem = compare(mine, theirs)
-            problems += problem is not None
-            print(f"{name}: {'agrees' if problem is None else problem}")
+            problems += problem is not None and name in RUNNING
+            known = "" if name in RUNNING else " (known: not yet expected to agree)"
+            print(f"{name}: {'agrees' if problem is None else problem}{known}")
         sys.exit(1 if problems else 0)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.script:           # each script in a process of its own: names start from 0

@@ -4,7 +4,7 @@ import gc
 
 import pytest
 
-from paddle_nb.core import gpu_available
+from paddle_nb.core import global_scope, gpu_available
 from paddle_nb.framework import unique_name
 from paddle_nb.ops import registry
 from tests import fake_cupy
@@ -15,9 +15,15 @@ GPU_PRESENT = gpu_available()       # asked before any test swaps CuPy for the f
 @pytest.fixture(autouse=True)
 def fresh_names():
     """Each test names from 0 (``linear_0``, ``learning_rate_0``), whatever ran before it:
-    PaddlePaddle 2.x's names come from one generator per process, as its own tests guard."""
+    PaddlePaddle 2.x's names come from one generator per process, as its own tests guard.
+    And what a test left in the global scope (2.x scripts run there by default) is dropped
+    after it, so that no later test counts its memory."""
     with unique_name.guard():
         yield
+    scope = global_scope()
+    names = list(scope.local_var_names())
+    if names:
+        scope.erase(names)
 
 
 @pytest.fixture

@@ -53,6 +53,7 @@ def _validate(desc):
             raise ProtoDecodeError(f"block {i} has parent_idx {parent}: expected an earlier "
                                    f"block, 0 to {i - 1} (a later or missing one would be a cycle)")
         _check_texts(block, i)
+        _check_tensor_descs(block, i)
         for k, op in enumerate(block.ops):
             for attr in op.attrs:
                 ids = [attr.block_idx] if attr.type == T.BLOCK else \
@@ -105,6 +106,22 @@ def _where(found):
     """``{what: [block, ...]}`` as ``what (block 0), other (blocks 1, 2)``."""
     return ", ".join(f"{t} (block{'s' if len(set(b)) > 1 else ''} "
                      f"{', '.join(str(x) for x in sorted(set(b)))})" for t, b in found.items())
+
+
+_TENSOR_FIELDS = {framework_pb2.VarType.LOD_TENSOR: "lod_tensor",
+                  framework_pb2.VarType.SELECTED_ROWS: "selected_rows",
+                  framework_pb2.VarType.LOD_TENSOR_ARRAY: "tensor_array"}
+
+
+def _check_tensor_descs(block, i):
+    """A tensor variable carries its tensor's description (dtype, dims): the field that says
+    so is optional in the message, so a damaged file can leave it out."""
+    for var in block.vars:
+        field = _TENSOR_FIELDS.get(var.type.type)
+        if field is not None and not var.type.HasField(field):
+            kind = framework_pb2.VarType.Type.Name(var.type.type)
+            raise ProtoDecodeError(f"variable '{var.name}' in block {i} is a {kind} without its "
+                                   f"tensor description (type.{field}: dtype and dims)")
 
 
 # -- required fields -------------------------------------------------------------------------------

@@ -334,3 +334,14 @@ def test_names_that_are_not_utf8_are_refused():
     data[at] = 0xFF
     with pytest.raises(ProtoDecodeError, match="UTF-8"):
         pd.Program.parse(bytes(data))
+
+
+def test_a_tensor_variable_without_its_tensor_description_is_refused_at_parse():
+    """Found by the fuzzer: a damaged byte turned a variable's ``lod_tensor`` field into an
+    unknown one, so the program parsed and then failed when the variable's dtype was read."""
+    data = bytearray(fixture_bytes("mlp2.pdmodel"))
+    key = b"\n\tfc1.tmp_1\x12\x17\x08\x07\x1a"
+    at = data.find(key) + len(key) - 1
+    data[at] = 0x0A                       # field 3 (lod_tensor) becomes field 1, wrong wire type
+    with pytest.raises(ProtoDecodeError, match="'fc1.tmp_1' in block 0 is a LOD_TENSOR without"):
+        pd.Program.parse(bytes(data))

@@ -19,3 +19,32 @@ def fixture(name, writer):
     if not found.is_file():
         pytest.skip(f"{found} is absent ({writer} writes it)")
     return found
+
+
+def program_cases(name):
+    """``{case: {"program": bytes, "feed": {name: array}, "fetch": {name: array}}}`` from the
+    fixture ``name`` as the interop ``*_refs.py`` scripts write it (keys ``case/program``,
+    ``case/feed/<var>``, ``case/fetch/<var>``); empty when the file is absent."""
+    import numpy as np
+    path = FIXTURES / name
+    if not path.is_file():
+        return {}
+    cases = {}
+    with np.load(path) as values:
+        for key in values.files:
+            case_name, kind, *rest = key.split("/")
+            case = cases.setdefault(case_name, {"feed": {}, "fetch": {}})
+            if kind == "program":
+                case["program"] = values[key].tobytes()
+            else:
+                case[kind]["/".join(rest)] = values[key]
+    return cases
+
+
+def run_case(case, place):
+    """Parse a case's program and run it on its feeds; (program, fetched names, values)."""
+    import paddle_nb as pd
+    program = pd.Program.parse(case["program"])
+    names = list(case["fetch"])
+    got = pd.Executor(place).run(program, feed=case["feed"], fetch_list=names, scope=pd.Scope())
+    return program, names, got

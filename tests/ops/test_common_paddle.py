@@ -16,24 +16,14 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from tests.ops.paddle26 import program_cases, run_case
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops" / \
     "common_ops.npz"
 
 
 def _cases():
-    if not FIXTURE.is_file():
-        return {}
-    with np.load(FIXTURE) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("common_ops.npz")
 
 
 CASES = _cases()
@@ -47,9 +37,7 @@ def _run(name, place):
     if name not in CASES:
         pytest.skip(f"{FIXTURE} is absent (interop/ops/common_refs.py writes it)")
     case = CASES[name]
-    program = pd.Program.parse(case["program"])
-    names = list(case["fetch"])
-    got = pd.Executor(place).run(program, feed=case["feed"], fetch_list=names, scope=pd.Scope())
+    program, names, got = run_case(case, place)
     return case, program, names, got
 
 

@@ -14,24 +14,13 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from tests.ops.paddle26 import FIXTURES, fixture
+from tests.ops.paddle26 import fixture, program_cases, run_case
 
 NAME, WRITER = "manip_ops.npz", "interop/ops/manip_refs.py"
 
 
 def _cases():
-    if not (FIXTURES / NAME).is_file():
-        return {}
-    with np.load(FIXTURES / NAME) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases(NAME)
 
 
 CASES = _cases()
@@ -40,10 +29,7 @@ CASES = _cases()
 def _run(name):
     fixture(NAME, WRITER)
     case = CASES[name]
-    program = pd.Program.parse(case["program"])
-    names = list(case["fetch"])
-    got = pd.Executor(pd.CPUPlace()).run(program, feed=case["feed"], fetch_list=names,
-                                         scope=pd.Scope())
+    program, names, got = run_case(case, pd.CPUPlace())
     return case, program, names, got
 
 

@@ -12,25 +12,13 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from tests.ops.paddle26 import FIXTURES, fixture
+from tests.ops.paddle26 import fixture, program_cases, run_case
 
 WRITER = "interop/ops/math_refs.py"
 
 
 def _cases():
-    path = FIXTURES / "math_refs.npz"
-    if not path.is_file():
-        return {}
-    with np.load(path) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("math_refs.npz")
 
 
 CASES = _cases()
@@ -40,10 +28,7 @@ CASES = _cases()
 def test_paddles_program_gives_paddles_numbers(name):
     fixture("math_refs.npz", WRITER)
     case = CASES[name]
-    program = pd.Program.parse(case["program"])
-    names = list(case["fetch"])
-    got = pd.Executor(pd.CPUPlace()).run(program, feed=case["feed"], fetch_list=names,
-                                         scope=pd.Scope())
+    program, names, got = run_case(case, pd.CPUPlace())
     block = program.global_block()
     for n, value in zip(names, got):
         want, value = case["fetch"][n], np.asarray(value)

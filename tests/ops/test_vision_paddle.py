@@ -17,25 +17,13 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from tests.ops.paddle26 import FIXTURES, fixture
+from tests.ops.paddle26 import fixture, program_cases, run_case
 
 WRITER = "interop/ops/vision_refs.py"
 
 
 def _cases():
-    path = FIXTURES / "vision_ops.npz"
-    if not path.is_file():
-        return {}
-    with np.load(path) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("vision_ops.npz")
 
 
 CASES = _cases()
@@ -44,9 +32,7 @@ CASES = _cases()
 def _run(name, place):
     fixture("vision_ops.npz", WRITER)
     case = CASES[name]
-    program = pd.Program.parse(case["program"])
-    names = list(case["fetch"])
-    got = pd.Executor(place).run(program, feed=case["feed"], fetch_list=names, scope=pd.Scope())
+    program, names, got = run_case(case, place)
     return case, program, names, got
 
 

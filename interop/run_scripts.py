@@ -35,6 +35,10 @@ sys.path.insert(0, str(ROOT))
 from interop import synth  # noqa: E402
 
 SCRIPTS = ROOT / "interop" / "scripts"
+# scripts whose last program's checkpoint PaddlePaddle saves and paddle_nb loads (Linear, Conv2D,
+# BatchNorm2D, LSTM, shared weights; the larger ones are left out to keep the fixtures small)
+CHECKPOINTED = {"mlp_adam", "lenet_momentum", "resnet_block_l2", "lstm_classifier_clip",
+                "shared_weights"}
 RTOL, ATOL = 1e-4, 1e-5
 
 
@@ -65,6 +69,8 @@ class Recorder:
 
     def __init__(self, paddle):
         self.paddle = paddle
+        self.last = None          # (executor, program, scope) of the last run
+        self.paused = False
         self.runs = []
         self.written = set()
         self.fused = set()
@@ -75,6 +81,8 @@ class Recorder:
         recorder = self
 
         def run(exe, program=None, feed=None, fetch_list=None, *args, **kwargs):
+            if recorder.paused:         # (the checkpoint's own save program)
+                return original(exe, program, feed, fetch_list, *args, **kwargs)
             program = program if program is not None else \
                 recorder.paddle.static.default_main_program()
             target = getattr(program, "_program", None) or program     # a CompiledProgram
@@ -82,6 +90,7 @@ class Recorder:
             recorder.before(target, scope)
             result = original(exe, program, feed, fetch_list, *args, **kwargs)
             recorder.after(target, result)
+            recorder.last = (exe, target, scope)
             return result
         executor.run = run
 
@@ -113,8 +122,9 @@ class Recorder:
         })
 
 
-def run_script(side, path):
-    """Run one script under ``side``; its report (runs, printed text, or the error)."""
+def run_script(side, path, checkpoint=None):
+    """Run one script under ``side``; its report (runs, printed text, or the error). With a
+    ``checkpoint`` folder, also the checkpoint round trip (``_checkpoint``)."""
     if side == "nb":
         paddle = alias_paddle_nb()
     else:
@@ -130,7 +140,33 @@ def run_script(side, path):
         report["error"] = f"{type(error).__name__}: {error}"
     report["runs"] = recorder.runs
     report["printed"] = printed.getvalue()[-2000:]
+    if recorder.last is not None and checkpoint is not None and "error" not in report:
+        recorder.paused = True
+        report["checkpoint"] = _checkpoint(side, paddle, recorder.last, checkpoint)
     return report
+
+
+def _checkpoint(side, paddle, last, folder):
+    """PaddlePaddle saves the last program's persistables (one file each, its tensor format)
+    into ``folder``; paddle_nb loads that checkpoint into the same script's program in a
+    fresh scope. Either way: {name: [shape, sha256 of the bytes]} of what is in the scope."""
+    import hashlib
+    exe, program, scope = last
+    if side == "paddle":
+        import paddle.distributed.io as dio
+        with paddle.static.scope_guard(scope):
+            dio.save_persistables(exe, str(folder), main_program=program)
+        loaded = scope
+    else:
+        loaded = paddle.Scope()
+        paddle.io.load_persistables(exe, str(folder), main_program=program, scope=loaded)
+    values = {}
+    for var in program.list_vars():
+        found = loaded.find_var(var.name) if var.persistable else None
+        if found is not None and not var.name.startswith(("feed", "fetch")):
+            array = np.ascontiguousarray(np.asarray(found.get_tensor()))
+            values[var.name] = [list(array.shape), hashlib.sha256(array.tobytes()).hexdigest()]
+    return values
 
 
 def compare(mine, theirs):
@@ -154,6 +190,9 @@ def compare(mine, theirs):
             x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
             if x.shape != y.shape or not np.allclose(x, y, rtol=RTOL, atol=ATOL):
                 return f"run {k}: fetch {j} differs: {x.ravel()[:6]} here, {y.ravel()[:6]} in PaddlePaddle"
+    if "checkpoint" in theirs and mine.get("checkpoint") != theirs["checkpoint"]:
+        return ("PaddlePaddle's checkpoint of the last program does not load here as it saved it: "
+                f"{sorted(set(theirs['checkpoint']) ^ set(mine.get('checkpoint') or {}))[:8]}")
     return None
 
 
@@ -183,7 +222,10 @@ def main(argv=None):
             subprocess.run([sys.executable, __file__, args.side, "--out", str(args.out),
                             "--script", name], check=True)
         return
-    report = run_script(args.side, SCRIPTS / f"{args.script}.py")
+    checkpoint = (args.reference if args.side == "nb" else args.out) / f"{args.script}.ckpt"
+    if args.script not in CHECKPOINTED or (args.side == "nb" and not checkpoint.is_dir()):
+        checkpoint = None
+    report = run_script(args.side, SCRIPTS / f"{args.script}.py", checkpoint)
     suffix = ".json" if args.side == "paddle" else ".nb.json"
     (args.out / f"{args.script}{suffix}").write_text(json.dumps(report) + "\n")
     print(f"{args.script}: {len(report['runs'])} runs"

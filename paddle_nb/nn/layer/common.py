@@ -66,7 +66,8 @@ class Embedding(Layer):
                 f"Embedding: num_embeddings and embedding_dim must be positive, got "
                 f"{num_embeddings} and {embedding_dim}")
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
-        self._padding_idx = padding_index(padding_idx, num_embeddings)
+        padding_index(padding_idx, num_embeddings)      # checked here, stored as given:
+        self._padding_idx = padding_idx                 # embedding() turns None into -1
         self._sparse = sparse
         self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
         self._name = name

@@ -300,7 +300,8 @@ def _append_spec(spec, needs, state):
                 out = state.write(name)
                 if state.sub:
                     _declare_grad(block, block.program.block(block.desc.forward_block_idx), out)
-                block.append_op("fill_zeros_like", {"X": base}, {"Out": out})
+                block.append_op("fill_any_like", {"X": base}, {"Out": out},   # 2.6's zeros
+                                {"value": 0.0, "dtype": -1})
                 state.wrote(out)
                 state.written.add(name)
     reads = {n for names in spec.inputs.values() for n in names}

@@ -238,6 +238,7 @@ def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
     fwd = program.block(fwd_idx)
     if not local_seeds:       # outer gradients nothing computed: zeros, before the grad block
         for name in seeds:
+            outer.add_up(outer.read(name))     # the grad block reads it whole
             base = outer.block.find_var(_base(name))
             if name not in outer.written and base is not None and base.is_tensor():
                 outer.block.append_op("fill_zeros_like", {"X": base}, {"Out": outer.write(name)})

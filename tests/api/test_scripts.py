@@ -23,7 +23,7 @@ SCRIPTS = sorted(p.stem for p in (ROOT / "interop/scripts").glob("*.py"))
 # scripts that do not run to PaddlePaddle's numbers yet, and why (strict: one that passes fails)
 RUNNING = {"causal_attention", "gru_tagger_rmsprop", "lenet_momentum", "lstm_classifier_clip",
            "mlp_adam", "optimizers_and_schedulers", "resnet_block_l2", "shared_weights",
-           "transformer_adamw_warmup"}
+           "transformer_adamw_warmup", "while_cond_sgd"}
 KNOWN = {name: "paddle_nb lacks names the script uses" for name in SCRIPTS if name not in RUNNING}
 CASES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN[name]))
          if name in KNOWN else name for name in SCRIPTS]

@@ -10,9 +10,13 @@ printing, running and drawing them needs nothing special. The steps:
    from them, except names in ``no_grad_set`` or marked ``stop_gradient``.
 2. Seed ``loss@GRAD`` with ones, then walk the forward ops backwards; an op
    whose outputs have gradients and whose inputs need them gets its grad ops.
-3. A variable used several times gets several gradient contributions: the
-   second writer's output is renamed ``x@GRAD@RENAME@block0@k`` and a ``sum``
-   op adds it into ``x@GRAD`` (PaddlePaddle's naming).
+3. A variable used several times gets several gradient contributions. As in
+   PaddlePaddle 2.6, when a second grad op writes ``x@GRAD`` the first one's
+   output is renamed ``x@GRAD@RENAME@block0@0`` and the second's is ``@1``
+   (then ``@2``...); one ``sum`` adds the parts into ``x@GRAD`` right before
+   the first grad op that reads it (or at the end of the pass). A gradient a
+   grad op reads and nothing wrote (an unused output's) is ``fill_any_like``
+   zeros, made right before it.
 4. A second backward pass on the same block (another loss) must not overwrite
    the first one's gradients: a gradient whose name the block already has is
    written as ``grad/grad/x@GRAD`` (``grad/`` once more for each later pass,

@@ -212,6 +212,26 @@ def test_variable_in_both_slots_of_one_op():
     Checker(program, loss, {"x": rng(13).normal(size=(2, 3))}).check_pairs(pairs)
 
 
+def test_parts_are_summed_right_before_the_first_reader():
+    """PaddlePaddle 2.6's order: every part of h@GRAD is written first (``@0``, ``@1``),
+    and one ``sum`` comes right before the grad op that reads h@GRAD (tanh_grad)."""
+    def net():
+        x = pd.layers.data("x", shape=[3], dtype="float64")
+        h = pd.layers.fc(x, 3, act="tanh")
+        loss = pd.layers.reduce_sum(pd.layers.scale(h, 2.0) * pd.layers.scale(h, -3.0))
+        return h, loss, pd.append_backward(loss)
+
+    program, (h, loss, pairs) = build(net)
+    types = [op.type for op in grad_ops(program)]
+    ops = grad_ops(program)
+    k = types.index("sum")
+    assert types[k - 2:k + 2] == ["scale", "scale", "sum", "tanh_grad"]
+    parts = [h.name + "@GRAD@RENAME@block0@0", h.name + "@GRAD@RENAME@block0@1"]
+    assert ops[k].input("X") == parts and ops[k].output("Out") == [h.name + "@GRAD"]
+    assert [ops[k - 2].output("Out"), ops[k - 1].output("Out")] == [parts[:1], parts[1:]]
+    Checker(program, loss, {"x": rng(14).normal(size=(2, 3))}).check_pairs(pairs)
+
+
 # -- (d) stop_gradient cuts the graph -------------------------------------------------------------
 def test_stop_gradient_cut():
     def net():

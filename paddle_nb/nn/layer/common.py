@@ -76,7 +76,9 @@ class Embedding(Layer):
         return embedding(x, self.weight, self._padding_idx, self._sparse, self._name)
 
     def extra_repr(self):
-        return f"{self._num_embeddings}, {self._embedding_dim}, padding_idx={self._padding_idx}"
+        padding = "" if self._padding_idx is None else f", padding_idx={self._padding_idx}"
+        name = "" if self._name is None else f", name={self._name}"
+        return f"{self._num_embeddings}, {self._embedding_dim}{padding}, sparse={self._sparse}{name}"
 
 
 class Identity(Layer):

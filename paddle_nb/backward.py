@@ -295,20 +295,7 @@ def _append_spec(spec, needs, state):
         outputs[slot] = kept
     if not outputs:
         return
-    for slot, names in spec.inputs.items():
-        for name in names:
-            if name.endswith(GRAD_SUFFIX) and name not in state.written:
-                base = block.find_var(_base(name))
-                if base is None:
-                    raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
-                                        f"'{_base(name)}' exists")
-                out = state.write(name)
-                if state.sub:
-                    _declare_grad(block, block.program.block(block.desc.forward_block_idx), out)
-                block.append_op("fill_any_like", {"X": base}, {"Out": out},   # 2.6's zeros
-                                {"value": 0.0, "dtype": -1})
-                state.wrote(out)
-                state.written.add(name)
+    _fill_unwritten(spec, state)
     reads = {n for names in spec.inputs.values() for n in names}
     for names in outputs.values():
         for i, name in enumerate(names):
@@ -331,6 +318,25 @@ def _append_spec(spec, needs, state):
     attrs = {k: v for k, v in spec.attrs.items() if k in gdef.attrs}
     block.append_op(spec.type, inputs, outputs, attrs)
     state.written.update(written)
+
+
+def _fill_unwritten(spec, state):
+    """Zeros (``fill_any_like``, as 2.6 makes them) for each gradient the grad op reads
+    and nothing wrote: an output of the forward op that nothing used."""
+    block = state.block
+    for name in (n for names in spec.inputs.values() for n in names):
+        if not name.endswith(GRAD_SUFFIX) or name in state.written:
+            continue
+        base = block.find_var(_base(name))
+        if base is None:
+            raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
+                                f"'{_base(name)}' exists")
+        out = state.write(name)
+        if state.sub:
+            _declare_grad(block, block.program.block(block.desc.forward_block_idx), out)
+        block.append_op("fill_any_like", {"X": base}, {"Out": out}, {"value": 0.0, "dtype": -1})
+        state.wrote(out)
+        state.written.add(name)
 
 
 def _rename_repeated(outputs, reads, state):

@@ -10,9 +10,13 @@ printing, running and drawing them needs nothing special. The steps:
    from them, except names in ``no_grad_set`` or marked ``stop_gradient``.
 2. Seed ``loss@GRAD`` with ones, then walk the forward ops backwards; an op
    whose outputs have gradients and whose inputs need them gets its grad ops.
-3. A variable used several times gets several gradient contributions: the
-   second writer's output is renamed ``x@GRAD@RENAME@block0@k`` and a ``sum``
-   op adds it into ``x@GRAD`` (PaddlePaddle's naming).
+3. A variable used several times gets several gradient contributions. As in
+   PaddlePaddle 2.6, when a second grad op writes ``x@GRAD`` the first one's
+   output is renamed ``x@GRAD@RENAME@block0@0`` and the second's is ``@1``
+   (then ``@2``...); one ``sum`` adds the parts into ``x@GRAD`` right before
+   the first grad op that reads it (or at the end of the pass). A gradient a
+   grad op reads and nothing wrote (an unused output's) is ``fill_any_like``
+   zeros, made right before it.
 4. A second backward pass on the same block (another loss) must not overwrite
    the first one's gradients: a gradient whose name the block already has is
    written as ``grad/grad/x@GRAD`` (``grad/`` once more for each later pass,
@@ -130,6 +134,7 @@ def _backward(block, targets, target_gradients, leaves, no_grad):
         _seed(block, targets, target_gradients, state)
         for op in reversed(ops):
             _append_grad_ops(op, needs, state)
+        state.add_up()
     return {name: state.read(grad_var_name(name)) for name in leaves
             if grad_var_name(name) in state.written}
 
@@ -141,7 +146,9 @@ class _State:
     def __init__(self, block, no_grad=(), sub=False):
         self.block = block
         self.written = set()      # gradient names some grad op has written
-        self.renames = 0
+        self.parts = {}           # gradient -> the names of its parts not yet summed
+        self.start = {}           # gradient -> index of the op that first wrote it
+        self.counts = {}          # gradient -> how many part names it has had
         self.no_grad = set(no_grad)
         self.sub = sub            # a grad block: every gradient it writes is its own variable
         self.read_only = set()    # outer gradients a grad block reads but must not write
@@ -165,6 +172,27 @@ class _State:
     def read(self, name):
         return self.renamed.get(name, name)
 
+    def wrote(self, name):
+        """Note that the op just appended wrote gradient ``name`` whole (a seed, zeros)."""
+        if name not in self.parts:
+            self.parts[name] = [name]
+            self.start[name] = len(self.block.ops) - 1
+
+    def part_name(self, name):
+        """The next ``x@GRAD@RENAME@block<b>@<k>`` name for a part of gradient ``name``."""
+        k = self.counts.get(name, 0)
+        self.counts[name] = k + 1
+        return f"{name}@RENAME@block{self.block.idx}@{k}"
+
+    def add_up(self, name=None):
+        """Append the ``sum`` of gradient ``name``'s parts into it (of every gradient with
+        parts when ``name`` is None: the end of the pass)."""
+        for grad in ([name] if name is not None else list(self.parts)):
+            parts = self.parts.get(grad)
+            if parts is not None and len(parts) > 1:
+                self.block.append_op("sum", {"X": list(parts)}, {"Out": grad})
+                self.parts[grad] = [grad]
+
 
 def _seed(block, targets, target_gradients, state):
     for k, target in enumerate(targets):
@@ -182,6 +210,7 @@ def _seed(block, targets, target_gradients, state):
             zeros = block.append_op("fill_zeros_like", {"X": target}, {"Out": out + "@ZERO"})
             block.append_op("scale", {"X": zeros.output("Out")[0]}, {"Out": out},
                             {"scale": 0.0, "bias": 1.0})
+        state.wrote(out)
         state.written.add(name)
 
 
@@ -213,9 +242,11 @@ def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
     fwd = program.block(fwd_idx)
     if not local_seeds:       # outer gradients nothing computed: zeros, before the grad block
         for name in seeds:
+            outer.add_up(outer.read(name))     # the grad block reads it whole
             base = outer.block.find_var(_base(name))
             if name not in outer.written and base is not None and base.is_tensor():
                 outer.block.append_op("fill_zeros_like", {"X": base}, {"Out": outer.write(name)})
+                outer.wrote(outer.write(name))
                 outer.written.add(name)
     with program.block_guard(parent_idx=fwd_idx) as gblock:
         gblock.desc.forward_block_idx = fwd_idx
@@ -229,6 +260,7 @@ def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
         inner_needs = _needs_grad(fwd, fwd.ops, needs, outer.no_grad)
         for op in reversed(fwd.ops):
             _append_grad_ops(op, inner_needs, state)
+        state.add_up()
     produced = {}
     for name in inner_needs:
         grad = state.final.get(grad_var_name(name), grad_var_name(name))
@@ -263,40 +295,21 @@ def _append_spec(spec, needs, state):
         outputs[slot] = kept
     if not outputs:
         return
-    for slot, names in spec.inputs.items():
-        for name in names:
-            if name.endswith(GRAD_SUFFIX) and name not in state.written:
-                base = block.find_var(_base(name))
-                if base is None:
-                    raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
-                                        f"'{_base(name)}' exists")
-                out = state.write(name)
-                if state.sub:
-                    _declare_grad(block, block.program.block(block.desc.forward_block_idx), out)
-                block.append_op("fill_zeros_like", {"X": base}, {"Out": out})
-                state.written.add(name)
-    sums = []
-    seen = set()
+    _fill_unwritten(spec, state)
     reads = {n for names in spec.inputs.values() for n in names}
-    for slot, names in outputs.items():
+    for names in outputs.values():
         for i, name in enumerate(names):
             if name in state.read_only:          # an outer gradient: accumulate beside it
-                inner = name + "@INNER"
-                state.final[name] = inner
-                names[i] = name = inner
-            if name in reads and name in state.written:
-                continue                         # an in-place op: its input gradient replaces it
-            if name in state.written or name in seen:
-                state.renames += 1
-                renamed = f"{name}@RENAME@block{block.idx}@{state.renames}"
-                names[i] = renamed
-                sums.append((name, renamed))
-            seen.add(name)
+                state.final[name] = names[i] = name + "@INNER"
     gdef = registry.get(spec.type)
-    written = {slot: [n for n in names if "@RENAME@" not in n] for slot, names in outputs.items()}
+    written = [n for names in outputs.values() for n in names
+               if n != EMPTY_VAR and not (n in reads and n in state.written)]
     inputs = {slot: [state.read(n) for n in names] for slot, names in spec.inputs.items()}
     outputs = {slot: [state.write(n) if n != EMPTY_VAR else n for n in names]
                for slot, names in outputs.items()}
+    for name in {n for names in inputs.values() for n in names}:
+        state.add_up(name)                       # a gradient read whole: sum its parts first
+    _rename_repeated(outputs, {n for names in inputs.values() for n in names}, state)
     if state.sub or gdef.infer is None:      # no shape rule (a raw grad op): shape it like its base
         fwd = block.program.block(block.desc.forward_block_idx) if state.sub else block
         for names in outputs.values():
@@ -304,11 +317,80 @@ def _append_spec(spec, needs, state):
                 _declare_grad(block, fwd, name)
     attrs = {k: v for k, v in spec.attrs.items() if k in gdef.attrs}
     block.append_op(spec.type, inputs, outputs, attrs)
-    for names in written.values():
-        state.written.update(names)
-    for name, renamed in sums:
-        block.append_op("sum", {"X": [state.read(name), state.write(renamed)]},
-                        {"Out": state.read(name)})
+    state.written.update(written)
+
+
+def _fill_unwritten(spec, state):
+    """Zeros (``fill_any_like``, as 2.6 makes them) for each gradient the grad op reads
+    and nothing wrote: an output of the forward op that nothing used."""
+    block = state.block
+    for name in (n for names in spec.inputs.values() for n in names):
+        if not name.endswith(GRAD_SUFFIX) or name in state.written:
+            continue
+        base = block.find_var(_base(name))
+        if base is None:
+            raise BackwardError(f"grad op '{spec.type}' reads '{name}', and no variable "
+                                f"'{_base(name)}' exists")
+        out = state.write(name)
+        if state.sub:
+            _declare_grad(block, block.program.block(block.desc.forward_block_idx), out)
+        block.append_op("fill_any_like", {"X": base}, {"Out": out}, {"value": 0.0, "dtype": -1})
+        state.wrote(out)
+        state.written.add(name)
+
+
+def _rename_repeated(outputs, reads, state):
+    """Give each gradient a grad op writes again a part name (PaddlePaddle's
+    ``_addup_repetitive_outputs_``): the first writer's output becomes
+    ``x@GRAD@RENAME@block<b>@0``, the next ones ``@1``, ``@2``...; ``add_up`` sums them
+    into ``x@GRAD`` right before the first op that reads it (or at the end of the pass).
+    An in-place grad op (one reading the gradient it writes) is left as it is."""
+    seen = []                                    # (names, i) of this op's outputs so far
+    for names in outputs.values():
+        for i, name in enumerate(names):
+            seen.append((names, i))
+            if name == EMPTY_VAR or GRAD_SUFFIX not in name or name in reads:
+                continue
+            parts = state.parts.get(name)
+            if parts is None:
+                state.parts[name] = [name]
+                state.start[name] = len(state.block.ops)
+                continue
+            if len(parts) == 1:
+                parts[0] = state.part_name(name)
+                _rename_in_ops(state.block, state.start[name], name, parts[0])
+                for earlier, k in seen[:-1]:         # an earlier output of this very op
+                    if earlier[k] == name:
+                        earlier[k] = parts[0]
+            names[i] = state.part_name(name)
+            parts.append(names[i])
+
+
+def _rename_in_ops(block, start, old, new):
+    """Rename ``old`` to ``new`` in every op of ``block`` from ``start`` on."""
+    _declare_like(block, old, new)
+    for op in block.ops[start:]:
+        for slots in (op.desc.inputs, op.desc.outputs):
+            for slot in slots:
+                if old in slot.arguments:
+                    renamed = [new if n == old else n for n in slot.arguments]
+                    del slot.arguments[:]
+                    slot.arguments.extend(renamed)
+        var = block.vars.get(new)
+        if var is not None and new in op.output_arg_names:
+            var.writer = op
+    block.program.bump_version()
+
+
+def _declare_like(block, name, new):
+    """Declare ``new`` shaped and typed as ``name`` (when ``name`` is declared)."""
+    if new in block.vars:
+        return
+    var = block.vars.get(name)
+    if var is not None and var.is_tensor():
+        block.create_var(name=new, shape=var.shape, dtype=var.dtype)
+    else:
+        block.create_var(name=new)
 
 
 def _base(grad_name):

@@ -9,7 +9,7 @@ The structural cases check what makes backward a *program transformation*: grad 
 ordinary ops named ``T_grad`` with gradients named ``x@GRAD``, marked ``op_role`` Backward,
 printed by ``str(program)`` and kept by ``serialize``; several contributions to one gradient
 are written under ``x@GRAD@RENAME@...`` names and added by a ``sum`` op; an unused output's
-gradient is made by ``fill_zeros_like``.
+gradient is made by ``fill_any_like`` (value 0, as PaddlePaddle 2.6 makes it).
 """
 
 import numpy as np
@@ -148,9 +148,10 @@ def test_shared_weight_gradient_is_the_sum_of_both_uses():
     ops = program.global_block().ops
     sums = [op for op in ops if op.type == "sum" and op.output("Out") == ["w@GRAD"]]
     assert len(sums) == 1
-    renamed = [n for n in sums[0].input("X") if "@RENAME@" in n]
-    assert len(renamed) == 1 and renamed[0].startswith("w@GRAD@RENAME@")
-    assert program.global_block().find_var(renamed[0]) is not None
+    # both parts are renamed, as PaddlePaddle 2.6 names them; the sum writes w@GRAD
+    renamed = sums[0].input("X")
+    assert renamed == ["w@GRAD@RENAME@block0@0", "w@GRAD@RENAME@block0@1"]
+    assert all(program.global_block().find_var(n) is not None for n in renamed)
     assert sums[0].role & OpRole.BACKWARD
 
     checker = Checker(program, loss, {"x": rng(2).normal(size=(2, 3))})
@@ -196,7 +197,8 @@ def test_variable_used_several_times():
 
 
 def test_variable_in_both_slots_of_one_op():
-    """``h * h``: one elementwise_mul_grad writes h@GRAD twice; the second is renamed."""
+    """``h * h``: one elementwise_mul_grad writes h@GRAD twice; both are renamed (as in
+    PaddlePaddle 2.6) and summed."""
     def net():
         x = pd.layers.data("x", shape=[3], dtype="float64")
         h = pd.layers.fc(x, 3, act="tanh")
@@ -205,9 +207,29 @@ def test_variable_in_both_slots_of_one_op():
 
     program, (h, loss, pairs) = build(net)
     (mul_grad,) = [op for op in grad_ops(program) if op.type == "elementwise_mul_grad"]
-    assert mul_grad.output("X@GRAD") == [h.name + "@GRAD"]
-    assert mul_grad.output("Y@GRAD")[0].startswith(h.name + "@GRAD@RENAME@")
+    assert mul_grad.output("X@GRAD") == [h.name + "@GRAD@RENAME@block0@0"]
+    assert mul_grad.output("Y@GRAD") == [h.name + "@GRAD@RENAME@block0@1"]
     Checker(program, loss, {"x": rng(13).normal(size=(2, 3))}).check_pairs(pairs)
+
+
+def test_parts_are_summed_right_before_the_first_reader():
+    """PaddlePaddle 2.6's order: every part of h@GRAD is written first (``@0``, ``@1``),
+    and one ``sum`` comes right before the grad op that reads h@GRAD (tanh_grad)."""
+    def net():
+        x = pd.layers.data("x", shape=[3], dtype="float64")
+        h = pd.layers.fc(x, 3, act="tanh")
+        loss = pd.layers.reduce_sum(pd.layers.scale(h, 2.0) * pd.layers.scale(h, -3.0))
+        return h, loss, pd.append_backward(loss)
+
+    program, (h, loss, pairs) = build(net)
+    types = [op.type for op in grad_ops(program)]
+    ops = grad_ops(program)
+    k = types.index("sum")
+    assert types[k - 2:k + 2] == ["scale", "scale", "sum", "tanh_grad"]
+    parts = [h.name + "@GRAD@RENAME@block0@0", h.name + "@GRAD@RENAME@block0@1"]
+    assert ops[k].input("X") == parts and ops[k].output("Out") == [h.name + "@GRAD"]
+    assert [ops[k - 2].output("Out"), ops[k - 1].output("Out")] == [parts[:1], parts[1:]]
+    Checker(program, loss, {"x": rng(14).normal(size=(2, 3))}).check_pairs(pairs)
 
 
 # -- (d) stop_gradient cuts the graph -------------------------------------------------------------
@@ -369,9 +391,10 @@ def test_unused_split_output_gets_zero_gradient():
         return second, loss, pd.append_backward(loss)
 
     program, (second, loss, pairs) = build(net)
-    fills = [op for op in program.global_block().ops if op.type == "fill_zeros_like"]
+    fills = [op for op in program.global_block().ops if op.type == "fill_any_like"]
     assert [op.output("Out") for op in fills] == [[second.name + "@GRAD"]]
     assert fills[0].input("X") == [second.name]
+    assert fills[0].attr("value") == 0.0 and fills[0].attr("dtype") == -1
     assert fills[0].role & OpRole.BACKWARD
     checker = Checker(program, loss, {"x": rng(10).normal(size=(2, 4))})
     checker.check_pairs(pairs)
@@ -512,7 +535,7 @@ def test_second_backward_does_not_read_the_first_ones_gradients():
         return b, loss2, pd.append_backward(loss2)
 
     program, (b, loss2, pairs2) = build(net)
-    fills = [op for op in program.global_block().ops if op.type == "fill_zeros_like"]
+    fills = [op for op in program.global_block().ops if op.type == "fill_any_like"]
     assert [op.output("Out") for op in fills] == [["grad/grad/" + b.name + "@GRAD"]]
     Checker(program, loss2, {"x": rng(12).normal(size=(2, 4))}).check_pairs(pairs2)
 

@@ -10,7 +10,10 @@ main, startup = paddle.static.Program(), paddle.static.Program()
 with paddle.static.program_guard(main, startup):
     x = paddle.static.data("x", [None, 6], "float32")
     y = paddle.static.data("y", [None, 1], "float32")
-    fc1 = nn.Linear(6, 8)
+    # no bias before BatchNorm: BatchNorm removes any shift, so such a bias's gradient is 0 up
+    # to float round-off, which Adam scales into steps of the learning rate in a direction
+    # each framework's arithmetic picks; the moving mean, and so the evaluation, would follow
+    fc1 = nn.Linear(6, 8, bias_attr=False)
     bn = nn.BatchNorm1D(8)
     fc2 = nn.Linear(8, 1)
     h = F.dropout(F.relu(bn(fc1(x))), p=0.0)

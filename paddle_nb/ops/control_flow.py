@@ -361,7 +361,8 @@ def _while_grad_linked(ctx, scopes, xs, outs):
 def _while_grad_maker(g):
     xs = g.input("X")
     cond = g.input("Condition")[0]
-    carried = [n for n in g.output("Out") if n != cond]
+    # a carried variable that stops gradients (the loop counter) has no Out@GRAD (as in 2.6)
+    carried = [n for n in g.output("Out") if n != cond and not _stops_gradient(g, n)]
     grad_block, inner = g.backward_block(g.attrs["sub_block"],
                                          seeds=[grad_var_name(n) for n in carried])
     # a tensor array the loop fills has no gradient before the loop (it starts empty)
@@ -372,6 +373,11 @@ def _while_grad_maker(g):
                    {"X@GRAD": x_grads},
                    {"sub_block": grad_block, "is_test": False,
                     "inner_grads": [inner.get(x, "") for x in xs]})]
+
+
+def _stops_gradient(g, name):
+    var = g.op.block.find_var(name) if g.op is not None else None
+    return var is not None and var.stop_gradient
 
 
 def _is_array(g, name):

@@ -50,7 +50,9 @@ def _fill_constant(shape, dtype, value, force_cpu):
     text = str(int(value)) if dtype.kind in "iub" else str(value)
     attrs = {"shape": attr_shape, "dtype": dtype, "value": value, "str_value": text,
              "force_cpu": force_cpu}
-    return append("fill_constant", "fill_constant", inputs, attrs)
+    out = append("fill_constant", "fill_constant", inputs, attrs)
+    out.stop_gradient = True            # a constant: no gradient flows into it (as in 2.6)
+    return out
 
 
 def zeros(shape, dtype=None, name=None):
@@ -73,8 +75,10 @@ def full_like(x, fill_value, dtype=None, name=None):
     """A tensor shaped like ``x`` filled with ``fill_value`` (x's dtype unless ``dtype`` says)."""
     check_var(x, "x", "full_like")
     dtype = x.dtype if dtype is None else convert_dtype(dtype)
-    return append("full_like", "fill_any_like", {"X": x},
-                  {"value": float(fill_value), "dtype": to_var_type(dtype)}, name=name)
+    out = append("full_like", "fill_any_like", {"X": x},
+                 {"value": float(fill_value), "dtype": to_var_type(dtype)}, name=name)
+    out.stop_gradient = True
+    return out
 
 
 def zeros_like(x, dtype=None, name=None):

@@ -190,3 +190,16 @@ def test_dropout2d_drops_whole_channels():
     assert set(np.unique(planes)) <= {0.0, 2.0}
     assert (planes.min(axis=2) == planes.max(axis=2)).all()      # one draw per plane
     assert 0 < (planes[:, :, 0] == 0).sum() < 24
+
+
+def test_embedding_stores_padding_idx_as_paddle_does():
+    """The layer passes ``padding_idx`` on as given; the op's attribute is -1 for None (no
+    padding row) and counts a negative index from the end (PaddlePaddle 2.6's programs)."""
+    main, startup, names, prog = _guard()
+    with names, prog:
+        ids = pd.static.data("ids", [2], "int64")
+        plain, last = nn.Embedding(5, 3), nn.Embedding(5, 3, padding_idx=-1)
+        plain(ids), last(ids)
+    ops = [op for op in main.global_block().ops if op.type == "lookup_table_v2"]
+    assert [op.attr("padding_idx") for op in ops] == [-1, 4]
+    assert repr(plain) == "Embedding(5, 3, sparse=False)"

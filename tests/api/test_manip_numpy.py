@@ -200,3 +200,13 @@ def test_views_say_they_need_dynamic_mode_and_what_to_use():
         with pytest.raises(NotImplementedError, match="strided_slice"):
             pd.as_strided(x, [3], [2])
         assert pd.reshape_(x, [3, 2]).shape == (3, 2)
+
+
+def test_constants_stop_gradients():
+    """``full``, ``zeros``, ``ones`` and ``full_like`` results stop gradients, as in 2.6 (a
+    while_loop's counter made by ``full`` then gets no gradient)."""
+    with pd.static.program_guard(pd.static.Program(), pd.static.Program()):
+        x = pd.static.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        made = [pd.full([1], 0, "int64"), pd.zeros([2]), pd.ones([2]), pd.full_like(x, 2.0)]
+        assert all(v.stop_gradient for v in made)

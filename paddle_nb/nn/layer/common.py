@@ -66,7 +66,8 @@ class Embedding(Layer):
                 f"Embedding: num_embeddings and embedding_dim must be positive, got "
                 f"{num_embeddings} and {embedding_dim}")
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
-        self._padding_idx = padding_index(padding_idx, num_embeddings)
+        padding_index(padding_idx, num_embeddings)      # checked here, stored as given:
+        self._padding_idx = padding_idx                 # embedding() turns None into -1
         self._sparse = sparse
         self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
         self._name = name
@@ -75,7 +76,9 @@ class Embedding(Layer):
         return embedding(x, self.weight, self._padding_idx, self._sparse, self._name)
 
     def extra_repr(self):
-        return f"{self._num_embeddings}, {self._embedding_dim}, padding_idx={self._padding_idx}"
+        padding = "" if self._padding_idx is None else f", padding_idx={self._padding_idx}"
+        name = "" if self._name is None else f", name={self._name}"
+        return f"{self._num_embeddings}, {self._embedding_dim}{padding}, sparse={self._sparse}{name}"
 
 
 class Identity(Layer):

@@ -92,7 +92,8 @@ def _lstsq_kernel(ctx, x, y, *, rcond, driver):
     largest dropped); residuals (the squared column norms of Y - X Out) when m > n and X has
     full rank, else empty; singular values for the SVD drivers only."""
     xp = ctx.xp
-    x, y = xp.broadcast_arrays(x, y) if x.ndim == y.ndim else (x, y)
+    batch = _batch(x.shape[:-2], y.shape[:-2])
+    x, y = xp.broadcast_to(x, batch + x.shape[-2:]), xp.broadcast_to(y, batch + y.shape[-2:])
     u, s, vh = xp.linalg.svd(x, full_matrices=False)
     keep = s > rcond * s.max(axis=-1, keepdims=True)
     inv_s = xp.where(keep, 1 / xp.where(keep, s, 1), 0)

@@ -146,3 +146,123 @@ BAD = {
     "lu_unpack": [Bad(inputs={"X": Meta((4,), np.dtype(F)), "Pivots": Meta((4,), np.dtype("int32"))},
                       error=ShapeError, match=r"X must be a \(batch of\) matrices")],
 }
+
+
+# ---- matrix_solvers.py ---------------------------------------------------------------------
+
+def _rank_ref(ins, attrs):
+    a = ins["X"].astype(np.float64)
+    if attrs.get("hermitian"):
+        flat = a.reshape((-1,) + a.shape[-2:])
+        s = np.abs(np.array([np.real(np.roots(np.poly(m))) for m in flat])).reshape(a.shape[:-1])
+    else:
+        s = _singular_values(a)
+    if attrs.get("use_default_tol", True):
+        tol = s.max(axis=-1, keepdims=True) * max(a.shape[-2:]) * np.finfo(F).eps
+    else:
+        tol = attrs["tol"]
+    return {"Out": (s > tol).sum(axis=-1).astype(np.int32)}
+
+
+def low_rank(n, rank, *batch):
+    a = rng.standard_normal(batch + (n, rank)) @ rng.standard_normal(batch + (rank, n))
+    return a.astype(F)
+
+
+def _normal_equations(a, y):
+    """The least-squares solution of a full-column-rank system: (A^T A)^-1 A^T y."""
+    at = np.swapaxes(a, -1, -2)
+    return np.linalg.inv(at @ a) @ at @ y
+
+
+def _lstsq_ref(ins, attrs):
+    a, y = ins["X"].astype(np.float64), ins["Y"].astype(np.float64)
+    out = _normal_equations(a, y)
+    return {"Solution": out.astype(F), "Residuals": ((y - a @ out) ** 2).sum(-2).astype(F),
+            "Rank": np.full(a.shape[:-2], a.shape[-1], np.int32)}
+
+
+def _substitute(lower, b):
+    """x with lower @ x = b, by forward substitution."""
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - lower[i, :i] @ x[:i]) / lower[i, i]
+    return x
+
+
+def _chol_solve_ref(ins, attrs):
+    b, y = ins["X"].astype(np.float64), ins["Y"].astype(np.float64)
+    lower = np.triu(y).T if attrs.get("upper") else np.tril(y)
+    z = _substitute(lower, b)
+    x = _substitute(lower.T[::-1, ::-1], z[::-1])[::-1]      # back substitution, reversed
+    return {"Out": x.astype(F)}
+
+
+def factor(n, upper=False):
+    a = rng.standard_normal((n, n)) * 0.3 + 2 * np.eye(n)
+    return (np.triu(a) if upper else np.tril(a)).astype(F)
+
+
+def _eig_ref(ins, attrs):
+    a = ins["X"].astype(np.float64)
+    expected = np.sort_complex(np.roots(np.poly(a)))
+
+    def check_values(values):
+        np.testing.assert_allclose(np.sort_complex(np.asarray(values)), expected, rtol=1e-4,
+                                   atol=1e-5)
+    return check_values
+
+
+def _eig_pairs_ref(ins, attrs):
+    a = ins["X"].astype(np.float64)
+
+    def check_vectors(vectors):
+        values = np.linalg.eigvals(a)         # (pairs checked: A v = w v)
+        v = np.asarray(vectors)
+        for w in values:
+            residual = np.abs(a @ v - v * w).sum(axis=0).min()
+            assert residual < 1e-4, (w, residual)
+        np.testing.assert_allclose(np.linalg.norm(v, axis=0), 1, rtol=1e-5)
+    return {"Eigenvalues": _eig_ref(ins, attrs), "Eigenvectors": check_vectors}
+
+
+CASES.update({
+    "matrix_rank": [
+        Case(inputs={"X": low_rank(4, 2, 2)}, ref=_rank_ref),
+        Case(inputs={"X": low_rank(3, 1)}, attrs={"use_default_tol": False, "tol": 0.5},
+             ref=_rank_ref, name="given tolerance"),
+        Case(inputs={"X": (low_rank(3, 2) + low_rank(3, 2).T)}, attrs={"hermitian": True},
+             ref=_rank_ref, name="hermitian"),
+    ],
+    "lstsq": [
+        Case(inputs={"X": spread(4, 3), "Y": rng.standard_normal((4, 2)).astype(F)},
+             ref=_lstsq_ref, rtol=1e-4, atol=1e-5),
+        Case(inputs={"X": spread(5, 2, 2), "Y": rng.standard_normal((2, 5, 1)).astype(F)},
+             attrs={"driver": "gelsd"}, ref=_lstsq_ref, rtol=1e-4, atol=1e-5,
+             name="batch, gelsd"),
+    ],
+    "cholesky_solve": [
+        Case(inputs={"X": rng.standard_normal((3, 2)).astype(F), "Y": factor(3)},
+             ref=_chol_solve_ref, grad=("X", "Y"), rtol=1e-4, atol=1e-5),
+        Case(inputs={"X": rng.standard_normal((3, 1)).astype(F), "Y": factor(3, upper=True)},
+             attrs={"upper": True}, ref=_chol_solve_ref, grad=("X", "Y"), rtol=1e-4,
+             atol=1e-5, name="upper"),
+    ],
+    "eig": [Case(inputs={"X": rng.standard_normal((3, 3)).astype(F)}, ref=_eig_pairs_ref,
+                 seeded=True)],
+    "eigvals": [Case(inputs={"X": rng.standard_normal((4, 4)).astype(F)},
+                     ref=lambda ins, attrs: {"Out": _eig_ref(ins, attrs)}, seeded=True)],
+})
+
+BAD.update({
+    "matrix_rank": [Bad(inputs={"X": Meta((3, 4), np.dtype(F))}, attrs={"hermitian": True},
+                        error=ShapeError, match=r"X must be a \(batch of\) square matrices")],
+    "lstsq": [Bad(inputs={"X": Meta((4, 3), np.dtype(F)), "Y": Meta((3, 2), np.dtype(F))},
+                  error=ShapeError, match=r"X and Y must have the same number of rows")],
+    "cholesky_solve": [Bad(inputs={"X": Meta((3, 2), np.dtype(F)), "Y": Meta((3, 4), np.dtype(F))},
+                           error=ShapeError, match=r"Y must be a \(batch of\) square")],
+    "eig": [Bad(inputs={"X": Meta((3, 4), np.dtype(F))}, error=ShapeError,
+                match=r"X must be a \(batch of\) square matrices.*\(3, 4\)")],
+    "eigvals": [Bad(inputs={"X": Meta((3,), np.dtype(F))}, error=ShapeError,
+                    match=r"X must be a \(batch of\) matrices")],
+})

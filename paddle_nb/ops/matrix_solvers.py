@@ -2,6 +2,7 @@
 ``cholesky_solve`` (with its grad op), ``eig`` and ``eigvals``, over batches of matrices in the
 last two dimensions (PaddlePaddle 2.6's op types, slots and attributes).
 
+``conj`` (the complex conjugate) is here because ``cov`` and ``pinv`` write it.
 ``eig`` and ``eigvals`` give complex results (complex64 for float32 input, complex128 for
 float64), as PaddlePaddle's do; their kernels need ``xp.linalg.eig``, which NumPy has and CuPy
 does not. For ``Out = A^-1 X`` with ``A = Y Y^T`` (``cholesky_solve``): ``dX = A^-1 dOut`` and
@@ -11,7 +12,7 @@ does not. For ``Out = A^-1 X`` with ``A = Y Y^T`` (``cholesky_solve``): ``dX = A
 import numpy
 
 from paddle_nb.ops.broadcast import sum_to
-from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
@@ -198,3 +199,15 @@ register(OpDef("eigvals", inputs=["X"], outputs=["Out"],
                infer=lambda x: _eig_infer(x)[0],
                kernel=lambda ctx, x: _eig_kernel(ctx, x)[0],
                doc="the (complex) eigenvalues of a general square X"))
+
+
+# ---- conj --------------------------------------------------------------------------------
+
+def _conj_grad(g):
+    """The gradient of the conjugate is the conjugate of the gradient (a ``conj`` op)."""
+    return [OpSpec("conj", {"X": g.output_grad("Out")}, {"Out": g.input_grad("X")}, {})]
+
+
+register(OpDef("conj", inputs=["X"], outputs=["Out"], infer=lambda x: x,
+               kernel=lambda ctx, x: ctx.xp.conj(x), grad=_conj_grad,
+               doc="the complex conjugate (a real X as it is); cov and pinv write it"))

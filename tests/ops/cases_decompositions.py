@@ -266,3 +266,6 @@ BAD.update({
     "eigvals": [Bad(inputs={"X": Meta((3,), np.dtype(F))}, error=ShapeError,
                     match=r"X must be a \(batch of\) matrices")],
 })
+
+CASES["conj"] = [Case(inputs={"X": rng.standard_normal((2, 3)).astype(F)},
+                      ref=lambda ins, attrs: {"Out": ins["X"]}, grad=("X",))]

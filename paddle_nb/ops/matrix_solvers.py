@@ -208,6 +208,12 @@ def _conj_grad(g):
     return [OpSpec("conj", {"X": g.output_grad("Out")}, {"Out": g.input_grad("X")}, {})]
 
 
-register(OpDef("conj", inputs=["X"], outputs=["Out"], infer=lambda x: x,
+def _conj_infer(x):
+    if numpy.dtype(x.dtype).kind not in "fciu":
+        fail(f"X must be a number (float, int or complex), got {numpy.dtype(x.dtype).name}")
+    return x
+
+
+register(OpDef("conj", inputs=["X"], outputs=["Out"], infer=_conj_infer,
                kernel=lambda ctx, x: ctx.xp.conj(x), grad=_conj_grad,
                doc="the complex conjugate (a real X as it is); cov and pinv write it"))

@@ -269,3 +269,5 @@ BAD.update({
 
 CASES["conj"] = [Case(inputs={"X": rng.standard_normal((2, 3)).astype(F)},
                       ref=lambda ins, attrs: {"Out": ins["X"]}, grad=("X",))]
+BAD["conj"] = [Bad(inputs={"X": Meta((2,), np.dtype(bool))}, error=ShapeError,
+                  match="X must be a number .* got bool")]

@@ -110,5 +110,8 @@ CASES = [
     # (eigenvectors are defined up to a unit factor: LAPACK's float32 and float64 routines may
     # choose different signs, so this case may differ in output 1 by a vector's sign)
     fn("paddle.linalg.eig", V("x"), x=SQ, grad=False),
+    fn("paddle.linalg.householder_product", V("x"), V("tau"), x=TALL, tau=M([1.2, 0.7, 1.5])),
+    fn("paddle.linalg.householder_product", V("x"), V("tau"), x=M(_rng.uniform(-1, 1, (3, 2))),
+       tau=M([1.1, 0.4]), tag="square tau"),
     fn("paddle.linalg.pca_lowrank", V("x"), q=2, x=F(5, 3), grad=False),
 ]

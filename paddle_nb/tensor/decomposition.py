@@ -14,7 +14,6 @@ compositions pinv, cond, cov, corrcoef and pca_lowrank (the ops 2.6 appends, in 
 import numpy
 
 from paddle_nb.layers.helper import layer_helper
-from paddle_nb.nn.functional import compose
 
 __all__ = ["svd", "qr", "lu", "lu_unpack", "matrix_rank", "lstsq", "cholesky_solve", "eig",
            "eigvals", "pinv", "cond", "cov", "corrcoef", "pca_lowrank", "householder_product"]
@@ -130,7 +129,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
 
 
 def householder_product(x, tau, name=None):
-    """Not available: PaddlePaddle 2.6 builds it from slice and set_value loops."""
-    raise compose.not_available(
-        "paddle.linalg.householder_product is not available in paddle_nb; use paddle.linalg.qr "
-        "for the orthogonal factor of a matrix")
+    """The first n columns of the product of the Householder reflections I - tau_i v_i v_i^T
+    that x (below its diagonal) and tau describe (a matrix x; LAPACK's orgqr)."""
+    from paddle_nb.tensor.linalg_compose import householder
+    return householder(x, tau)

@@ -17,10 +17,10 @@ from paddle_nb.nn.functional import compose
 from paddle_nb.tensor import creation, manipulation, math, reduction, search, stat
 from paddle_nb.tensor.decomposition import qr, svd
 from paddle_nb.tensor.linalg import eigh, inverse
-from paddle_nb.tensor.linalg import matmul, mm
+from paddle_nb.tensor.linalg import matmul, mm, transposed
 
 __all__ = ["pseudo_inverse", "condition_number", "covariance", "correlation",
-           "randomized_pca"]
+           "randomized_pca", "householder"]
 
 
 def _swap_last(x):
@@ -173,3 +173,26 @@ def randomized_pca(x, q, center, niter):
     b = matmul(manipulation.transpose(basis, _swap_last(basis)), a)
     u, s, vh = svd(b)
     return matmul(basis, u), s, manipulation.transpose(vh, _swap_last(vh))
+
+
+def householder(x, tau):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of x below
+    the diagonal with a 1 on it (LAPACK's orgqr): slices, products and set_value in 2.6's
+    order."""
+    if len(x.shape) != 2 or len(tau.shape) != 1:
+        raise compose.argument_error(
+            f"paddle.linalg.householder_product: x must be a matrix [m, n] and tau a vector "
+            f"(a batch is not available in paddle_nb), got '{x.name}' {tuple(x.shape)} and "
+            f"'{tau.name}' {tuple(tau.shape)}")
+    m, n = x.shape
+    if m < n or tau.shape[0] > n:
+        raise compose.argument_error(
+            f"paddle.linalg.householder_product: x needs rows >= columns >= len(tau), got "
+            f"x {tuple(x.shape)} and tau {tuple(tau.shape)}")
+    out = creation.eye(m, m, dtype=x.dtype).astype(x.dtype)
+    for i in range(tau.shape[0]):
+        w = x[i:, i]
+        w[0] = 1
+        w = manipulation.reshape(w, [-1, 1])
+        out[:, i:] = out[:, i:] - (out[:, i:] @ w @ transposed(w)) * tau[i]
+    return out[:, :n]

@@ -12,9 +12,9 @@ and ``append_backward``, runs it on the CPU and stores the serialized program, t
 fetches (outputs and ``x@GRAD``) in ``linalg_ops.npz``; tests/ops/test_linalg_paddle.py runs
 each program in paddle_nb. The matrices are well conditioned with distinct singular values,
 so that the factors (whose signs are LAPACK's convention) and the gradients are well defined.
-Not here: ``eig``'s eigenvectors (a vector's sign may differ between LAPACK's float32 and
-float64 routines), ``cov`` and ``corrcoef`` (2.6.2's static cov divides by 0: inf / nan),
-``pca_lowrank`` (random).
+``eig``'s eigenvectors are compared up to a unit factor each (LAPACK's float32 and float64
+routines may choose another); ``cov`` and ``corrcoef`` are 2.6.2's inf / nan (its static cov
+divides by 0); not here: ``pca_lowrank`` (random).
 """
 
 import argparse
@@ -70,6 +70,10 @@ CASES = {
     "eigvals": ({"x": (separated(3, 3), False)}, lambda v: [L.eigvals(v["x"])]),
     "pinv": ({"x": (separated(4, 3), True)}, lambda v: [L.pinv(v["x"])]),
     "pinv_hermitian": ({"x": (spd(3), True)}, lambda v: [L.pinv(v["x"], hermitian=True)]),
+    "eig": ({"x": (separated(3, 3), False)}, lambda v: list(L.eig(v["x"]))),
+    # (2.6.2's static cov divides by 0: these record its inf / nan, which its program gives here)
+    "cov_as_26": ({"x": (separated(3, 4), False)}, lambda v: [L.cov(v["x"])]),
+    "corrcoef_as_26": ({"x": (separated(3, 4), False)}, lambda v: [L.corrcoef(v["x"])]),
     "cond": ({"x": (separated(3, 3), True)}, lambda v: [L.cond(v["x"]), L.cond(v["x"], -2),
                                                        L.cond(v["x"], "fro")]),
 }

@@ -17,7 +17,8 @@ from paddle_nb.nn.functional import compose
 from paddle_nb.tensor import creation, manipulation, math, reduction, search, stat
 from paddle_nb.tensor.decomposition import qr, svd
 from paddle_nb.tensor.linalg import eigh, inverse
-from paddle_nb.tensor.linalg import matmul, mm, transposed
+from paddle_nb.tensor.linalg import matmul, mm, t, transposed
+from paddle_nb.tensor.random import randn
 
 __all__ = ["pseudo_inverse", "condition_number", "covariance", "correlation",
            "randomized_pca", "householder"]
@@ -30,10 +31,6 @@ def _swap_last(x):
     return perm
 
 
-def _helper_op(helper, op_type, inputs, attrs):
-    return helper.out(op_type, inputs, attrs)
-
-
 def _conj(x):
     return layer_helper("conj").out("conj", {"X": x}, {})
 
@@ -44,12 +41,12 @@ def pseudo_inverse(x, rcond, hermitian, name):
     helper = layer_helper("pinv", name)
     if hermitian:
         values, vectors = eigh(x, name=name)
-        s = _helper_op(helper, "abs", {"X": values}, {})
-        largest = _helper_op(helper, "reduce_max", {"X": s}, _max_attrs())
+        s = helper.out("abs", {"X": values}, {})
+        largest = helper.out("reduce_max", {"X": s}, _max_attrs())
     else:
         u, s, vt = _svd_named(x, helper)
         values = s
-        largest = _helper_op(helper, "reduce_max", {"X": s}, _max_attrs())
+        largest = helper.out("reduce_max", {"X": s}, _max_attrs())
     cutoff = creation.full([1], rcond, x.dtype) * largest
     big = creation.full([1], float("inf"), x.dtype)
     keep = s > cutoff
@@ -119,20 +116,15 @@ def covariance(x, rowvar, ddof, fweights, aweights):
                                      f"'{x.name}' {tuple(x.shape)}")
     nx = manipulation.reshape(x, [1, -1]) if len(x.shape) == 1 else x
     if not rowvar and nx.shape[0] != 1:
-        nx = _t(nx)
+        nx = t(nx)
     count = creation.to_tensor(nx.shape[1]).astype(x.dtype)
     mean = reduction.sum(nx, axis=1) / count
     factor = count - int(bool(ddof))
     factor <= 0                             # noqa: B015  (2.6's test, see the module's note)
     creation.to_tensor(0).astype(x.dtype)   # (2.6's replacement factor, unused here)
     centred = nx - manipulation.unsqueeze(mean, 1)
-    product = mm(centred, _conj(_t(nx)))
+    product = mm(centred, _conj(t(nx)))
     return manipulation.squeeze(product / factor)
-
-
-def _t(x):
-    from paddle_nb.tensor.linalg import t
-    return t(x)
 
 
 def correlation(x, rowvar):
@@ -149,7 +141,6 @@ def correlation(x, rowvar):
 def _basis(a, q, niter):
     """An orthonormal basis Q [m, q] of a's range, by niter rounds of subspace iteration from
     a Gaussian start."""
-    from paddle_nb.tensor.random import randn
     start = randn([a.shape[-1], q], dtype=numpy.dtype(a.dtype).name)
     a_h = manipulation.transpose(a, _swap_last(a))
     basis = qr(matmul(a, start))[0]

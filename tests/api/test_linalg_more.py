@@ -31,7 +31,8 @@ def run(build, *arrays):
     """(fetched outputs, forward op types) of ``build`` on fed ``arrays``."""
     main, startup = paddle.static.Program(), paddle.static.Program()
     with unique_name.guard(), paddle.static.program_guard(main, startup):
-        xs = [paddle.static.data(f"x{i}", list(a.shape), str(a.dtype)) for i, a in enumerate(arrays)]
+        xs = [paddle.static.data(f"x{i}", list(a.shape), str(a.dtype))
+              for i, a in enumerate(arrays)]
         out = build(*xs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
     exe = paddle.static.Executor(paddle.CPUPlace())

@@ -143,7 +143,8 @@ BAD = {
                match=r"X must be a \(batch of\) matrices")],
     "lu": [Bad(inputs={"X": Meta((4,), np.dtype(F))}, error=ShapeError,
                match=r"X must be a \(batch of\) matrices")],
-    "lu_unpack": [Bad(inputs={"X": Meta((4,), np.dtype(F)), "Pivots": Meta((4,), np.dtype("int32"))},
+    "lu_unpack": [Bad(inputs={"X": Meta((4,), np.dtype(F)),
+                              "Pivots": Meta((4,), np.dtype("int32"))},
                       error=ShapeError, match=r"X must be a \(batch of\) matrices")],
 }
 

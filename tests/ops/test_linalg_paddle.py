@@ -60,7 +60,8 @@ def test_paddles_program_gives_paddles_numbers(name):
         want = case["fetch"][n]
         value = np.asarray(value)
         assert value.dtype == want.dtype, f"{name}: {n} is {value.dtype}, paddle {want.dtype}"
-        assert value.shape == want.shape, f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
+        assert value.shape == want.shape, \
+            f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
         if name == "eigvals":      # (LAPACK's float32 and float64 routines order them apart)
             value, want = np.sort_complex(value), np.sort_complex(want)
         if name == "eig" and value.ndim == 2:       # each vector up to a unit factor
@@ -80,6 +81,7 @@ def test_the_programs_use_the_ops_this_work_is_about():
     seen = set()
     for case in CASES.values():
         seen.update(op.type for op in pd.Program.parse(case["program"]).global_block().ops)
-    for wanted in ["eig", "conj", "svd_grad", "qr_grad", "lu_grad", "lu_unpack_grad", "matrix_rank", "lstsq",
+    for wanted in ["eig", "conj", "svd_grad", "qr_grad", "lu_grad", "lu_unpack_grad",
+                   "matrix_rank", "lstsq",
                    "cholesky_solve_grad", "eigvals", "eigh_grad", "inverse_grad"]:
         assert wanted in seen, wanted

@@ -13,6 +13,7 @@ compositions pinv, cond, cov, corrcoef and pca_lowrank (the ops 2.6 appends, in 
 
 import numpy
 
+from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["svd", "qr", "lu", "lu_unpack", "matrix_rank", "lstsq", "cholesky_solve", "eig",
@@ -133,3 +134,12 @@ def householder_product(x, tau, name=None):
     that x (below its diagonal) and tau describe (a matrix x; LAPACK's orgqr)."""
     from paddle_nb.tensor.linalg_compose import householder
     return householder(x, tau)
+
+
+# the ones PaddlePaddle 2.6 also makes Variable methods (x.qr(), x.pinv() ...; not svd or
+# matrix_rank)
+register_tensor_methods({
+    "qr": qr, "lu": lu, "lu_unpack": lu_unpack, "lstsq": lstsq, "cholesky_solve": cholesky_solve,
+    "eig": eig, "eigvals": eigvals, "pinv": pinv, "cond": cond, "cov": cov, "corrcoef": corrcoef,
+    "pca_lowrank": pca_lowrank, "householder_product": householder_product,
+})

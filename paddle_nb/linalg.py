@@ -6,5 +6,12 @@ from paddle_nb.tensor.linalg import (
     triangular_solve,
 )
 
-__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_power", "multi_dot", "norm",
+from paddle_nb.tensor.decomposition import (
+    cholesky_solve, cond, corrcoef, cov, eig, eigvals, householder_product, lstsq, lu,
+    lu_unpack, matrix_rank, pca_lowrank, pinv, qr, svd,
+)
+
+__all__ = ["cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigvals", "householder_product",
+           "lstsq", "lu", "lu_unpack", "matrix_rank", "pca_lowrank", "pinv", "qr", "svd",
+           "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_power", "multi_dot", "norm",
            "slogdet", "solve", "triangular_solve"]

@@ -95,6 +95,7 @@ OP_VERSIONS = {
     "flip": 1, "linspace": 1, "roll": 2, "set_value": 4, "unique_consecutive": 1,
 }
 OP_VERSIONS.update({"p_norm": 1, "trace": 1})     # the common layers' and linear algebra's ops
+OP_VERSIONS.update({"lstsq": 1})     # paddle.linalg.lstsq (ops/matrix_solvers.py)
 
 
 def normalize(desc):

@@ -19,9 +19,11 @@ import math
 import numpy
 
 from paddle_nb.framework import initializer as base
+from paddle_nb.framework import unique_name
 
 __all__ = ["Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal", "XavierUniform",
-           "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal", "Dirac", "calculate_gain",
+           "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal", "Dirac", "Bilinear",
+           "calculate_gain",
            "set_global_initializer", "Initializer"]
 
 Initializer = base.Initializer
@@ -167,26 +169,139 @@ class Assign(Initializer):
         return "assign_value", {"shape": list(shape), "dtype": kind, _VALUE_ATTRS[kind]: values}
 
 
-class _NotAvailable(Initializer):
-    """An initializer whose startup program paddle_nb does not build."""
+class _Ops(Initializer):
+    """An initializer that writes several startup ops (``ops(var)`` yields them as
+    (type, inputs, outputs, attrs)); it needs the startup program (``program_guard`` gives
+    one), as PaddlePaddle's 2.x initializers do."""
 
-    instead = ""
+    def ops(self, var, block):
+        raise NotImplementedError
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"paddle.nn.initializer.{type(self).__name__} is not "
-                                  f"available in paddle_nb; {self.instead}")
-
-
-class Orthogonal(_NotAvailable):
-    """Not available: its startup program needs ``qr`` and ``diag_v2``."""
-
-    instead = "use Assign(an orthogonal NumPy matrix, e.g. from numpy.linalg.qr) instead"
+    def append_to(self, block, var, index):
+        op = None
+        for k, (op_type, inputs, outputs, attrs) in enumerate(self.ops(var, block)):
+            op = block.insert_op(index + k, op_type, inputs=inputs, outputs=outputs, attrs=attrs)
+        return op
 
 
-class Dirac(_NotAvailable):
-    """Not available: its startup program needs ``scatter`` into a reshaped parameter."""
+def _seeded(block, seed):
+    return block.program.random_seed if seed == 0 and block.program.random_seed else seed
 
-    instead = "use Assign(a NumPy array with the identity kernels) instead"
+
+class Orthogonal(_Ops):
+    """A (semi-)orthogonal matrix times ``gain``: rows = shape[0], cols = the rest; Q of the
+    QR of a Gaussian [max, min] matrix, its columns' signs fixed by R's diagonal, transposed
+    when rows < cols, reshaped to ``shape`` (2.6's ops: gaussian_random, qr, diag_v2, sign,
+    elementwise_mul, transpose2, reshape2, scale)."""
+
+    def __init__(self, gain=1.0, name=None):
+        self.gain, self.seed = float(gain), 0
+
+    def ops(self, var, block):
+        shape = list(var.shape)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: only a parameter of 2 or more dimensions can be "
+                             f"initialized, got '{var.name}' of shape {shape}")
+        rows, cols = shape[0], math.prod(shape[1:])
+        dtype = numpy.dtype(str(var.dtype)).name
+        names = {k: unique_name.generate(k) for k in (
+            "gaussian_random.tmp", "qr.q.tmp", "qr.r.tmp", "diag.tmp", "transpose.shape.tmp")}
+        gauss, q, r, diag, xshape = names.values()
+        yield ("gaussian_random", {}, {"Out": gauss},
+               {"shape": [max(rows, cols), min(rows, cols)], "mean": 0.0, "std": 1.0,
+                "seed": _seeded(block, self.seed), "dtype": dtype})
+        yield "qr", {"X": gauss}, {"Q": q, "R": r}, {"mode": "reduced"}
+        yield "diag_v2", {"X": r}, {"Out": diag}, {"offset": 0, "padding_value": 0.0}
+        yield "sign", {"X": diag}, {"Out": diag}, {}
+        yield "elementwise_mul", {"X": q, "Y": diag}, {"Out": q}, {"axis": -1}
+        if rows < cols:
+            flat = unique_name.generate("transpose.tmp")
+            yield "transpose2", {"X": q}, {"Out": flat, "XShape": xshape}, {"axis": [1, 0]}
+            q = flat
+        # (PaddlePaddle reshapes in place; a variable here keeps one declared shape, so a
+        # filter's reshape writes a new one)
+        shaped = q if len(shape) == 2 else unique_name.generate("reshape.tmp")
+        yield "reshape2", {"X": q}, {"Out": shaped, "XShape": xshape}, {"shape": shape}
+        yield "scale", {"X": shaped}, {"Out": var}, {"scale": self.gain, "bias": 0.0,
+                                               "bias_after_scale": True}
+
+
+class Dirac(_Ops):
+    """Identity convolution kernels: zeros with a 1 at the centre of filter [g * (out/groups)
+    + i, i] for i < min(out/groups, in), so a conv keeps (some of) its input channels
+    (2.6's ops: fill_constant, reshape2, assign_value twice, scatter, reshape2)."""
+
+    def __init__(self, groups=1, name=None):
+        self.groups = int(groups)
+
+    def positions(self, shape):
+        """The flat positions of the ones."""
+        out_c, in_c, kernel = shape[0], shape[1], shape[2:]
+        per_group = out_c // self.groups
+        centre = [k // 2 for k in kernel]
+        strides = numpy.cumprod(([1] + list(shape[::-1]))[:-1])[::-1]
+        found = []
+        for g in range(self.groups):
+            for i in range(min(per_group, in_c)):
+                where = [g * per_group + i, i] + centre
+                found.append(int(numpy.dot(where, strides)))
+        return found
+
+    def ops(self, var, block):
+        shape = list(var.shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Dirac: only a convolution filter of 3, 4 or 5 dimensions can be "
+                             f"initialized, got '{var.name}' of shape {shape}")
+        if shape[0] % self.groups:
+            raise ValueError(f"Dirac: the out channels {shape[0]} must be a multiple of "
+                             f"groups={self.groups}")
+        dtype = numpy.dtype(str(var.dtype)).name
+        ones = self.positions(shape)
+        index, value = unique_name.generate("scatter_index"), unique_name.generate("scatter_value")
+        # (PaddlePaddle writes every step into the parameter, reshaping it in place; a
+        # variable here keeps one declared shape, so the flat steps have their own)
+        zeros, flat, scattered = (unique_name.generate(f"{var.name}.{k}")
+                                  for k in ("zeros", "flat", "scattered"))
+        yield "fill_constant", {}, {"Out": zeros}, {"shape": shape, "value": 0.0,
+                                                    "dtype": dtype, "str_value": ""}
+        yield ("reshape2", {"X": zeros}, {"Out": flat, "XShape": unique_name.generate(
+            f"{var.name}.XShape")}, {"shape": [-1]})
+        yield "assign_value", {}, {"Out": index}, {"shape": [len(ones)], "dtype": "int64",
+                                                   "int64_values": ones}
+        yield "assign_value", {}, {"Out": value}, {"shape": [len(ones)], "dtype": "float32",
+                                                   "fp32_values": [1.0] * len(ones)}
+        yield ("scatter", {"X": flat, "Ids": index, "Updates": value}, {"Out": scattered},
+               {"overwrite": True})
+        yield ("reshape2", {"X": scattered}, {"Out": var, "XShape": unique_name.generate(
+            f"{var.name}.XShape")}, {"shape": shape})
+
+
+class Bilinear(Initializer):
+    """The weights of a transposed convolution that upsamples bilinearly (``assign_value``):
+    a filter [C, 1, K, K] with K = 2 * factor - factor % 2."""
+
+    def __init__(self, name=None):
+        pass
+
+    def op(self, shape, dtype):
+        shape = list(shape)
+        if len(shape) != 4:
+            raise ValueError(f"Bilinear: the parameter must be 4-D, got shape {shape}")
+        if shape[2] != shape[3]:
+            raise ValueError(f"Bilinear: shape[2] and shape[3] must be equal, got {shape}")
+        width, height = shape[3], shape[2]
+        factor = math.ceil(width / 2.0)
+        centre = (2 * factor - 1 - factor % 2) / (2.0 * factor)
+        values = []
+        for i in range(math.prod(shape)):
+            x = i % width
+            y = (i / width) % height          # a true division, as PaddlePaddle 2.6 computes it
+            values.append((1 - abs(x / factor - centre)) * (1 - abs(y / factor - centre)))
+        kind = numpy.dtype(str(dtype)).name
+        if kind not in ("float32", "float64"):
+            raise TypeError(f"Bilinear: the parameter must be float32 or float64, got {kind}")
+        return "assign_value", {"shape": shape, "dtype": kind,
+                                _VALUE_ATTRS[kind]: numpy.asarray(values, kind).tolist()}
 
 
 def set_global_initializer(weight_init, bias_init=None):

@@ -105,13 +105,13 @@ def inner(x, y, name=None):
             f"{tuple(x.shape)} and '{y.name}' {tuple(y.shape)}")
     a = compose.reshape(x, [-1, width])
     b = compose.reshape(y, [-1, width])
-    b = _transposed(b)
+    b = transposed(b)
     product = _out("inner", "matmul_v2", {"X": a, "Y": b}, {"trans_x": False, "trans_y": False},
                    name)
     return compose.reshape(product, list(x.shape[:-1]) + list(y.shape[:-1]))
 
 
-def _transposed(x):
+def transposed(x):
     """``x.T`` as PaddlePaddle's ``Variable.T`` writes it: ``<x>.tmp_0`` (and ``.tmp_1``)."""
     out, xshape = (unique_name.generate(f"{x.name}.tmp") for _ in range(2))
     block = x.block.program.current_block()

@@ -142,9 +142,6 @@ def test_constant_and_assign_values():
 
 
 def test_what_paddle_nb_does_not_build_says_what_to_use():
-    for cls in (I.Orthogonal, I.Dirac):
-        with pytest.raises(NotImplementedError, match="not available in paddle_nb; use Assign"):
-            cls()
     with pytest.raises(NotImplementedError, match="ParamAttr"):
         I.set_global_initializer(I.Constant(0.0))
 

@@ -6,6 +6,7 @@ import pytest
 
 from paddle_nb.core import global_scope, gpu_available
 from paddle_nb.framework import unique_name
+from paddle_nb.framework.initializer import GLOBAL_INITIALIZERS
 from paddle_nb.ops import registry
 from tests import fake_cupy
 
@@ -20,6 +21,7 @@ def fresh_names():
     after it, so that no later test counts its memory."""
     with unique_name.guard():
         yield
+    GLOBAL_INITIALIZERS.update(weight=None, bias=None)      # nn.initializer.set_global_...
     scope = global_scope()
     names = list(scope.local_var_names())
     if names:

@@ -10,7 +10,7 @@ to the global block; paddle_nb puts it in the startup program when
 
 import math
 
-__all__ = ["Initializer", "Constant", "Uniform", "Normal", "Xavier", "Load",
+__all__ = ["Initializer", "GLOBAL_INITIALIZERS", "global_initializer", "Constant", "Uniform", "Normal", "Xavier", "Load",
            "default_initializer"]
 
 
@@ -91,6 +91,17 @@ class Load(Initializer):
 
     def op(self, shape, dtype):
         return "load", {"file_path": self.path}
+
+
+# PaddlePaddle 2.x's global initializers (``paddle.nn.initializer.set_global_initializer``):
+# what a layer's parameters get when their ParamAttr names none, before the layer's default.
+# A process-wide setting in PaddlePaddle, so one here; None leaves the layers' defaults.
+GLOBAL_INITIALIZERS = {"weight": None, "bias": None}
+
+
+def global_initializer(is_bias):
+    """The global initializer for a weight (``is_bias`` False) or a bias, or None."""
+    return GLOBAL_INITIALIZERS["bias" if is_bias else "weight"]
 
 
 def default_initializer(shape):

@@ -16,7 +16,7 @@ parameters as PaddlePaddle does.
 
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.initializer import Constant, Initializer, Xavier
+from paddle_nb.framework.initializer import Constant, Initializer, Xavier, global_initializer
 
 __all__ = ["LayerHelper", "ParamAttr", "layer_helper"]
 
@@ -77,9 +77,11 @@ class LayerHelper:
     def param(self, attr, shape, dtype="float32", is_bias=False, default_initializer=None):
         """A Parameter made as ``attr`` (a ParamAttr) says, in the global block: named
         ``<layer>.w_N`` (``.b_N`` for a bias) unless the attr names it; initialized by the
-        attr's initializer, else ``default_initializer``, else Xavier (zeros for a bias)."""
+        attr's initializer, else the global one (``set_global_initializer``), else
+        ``default_initializer``, else Xavier (zeros for a bias)."""
         name = attr.name or self.unique(f"{self.name}.{'b' if is_bias else 'w'}")
-        init = attr.initializer or default_initializer or (Constant(0.0) if is_bias else Xavier())
+        init = attr.initializer or global_initializer(is_bias) or default_initializer or \
+            (Constant(0.0) if is_bias else Xavier())
         return self.block.create_parameter(
             name=name, shape=shape, dtype=dtype, initializer=init, trainable=attr.trainable,
             optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer,

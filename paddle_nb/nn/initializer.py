@@ -305,7 +305,11 @@ class Bilinear(Initializer):
 
 
 def set_global_initializer(weight_init, bias_init=None):
-    """Not available: paddle_nb's layers take their initializers from ParamAttr."""
-    raise NotImplementedError("paddle.nn.initializer.set_global_initializer is not available in "
-                              "paddle_nb; pass weight_attr=ParamAttr(initializer=...) to each "
-                              "layer instead")
+    """Initialize every parameter made from now on whose ParamAttr names no initializer with
+    ``weight_init`` (a bias with ``bias_init``), instead of its layer's default; None for
+    both goes back to the layers' defaults (as in PaddlePaddle, a process-wide setting)."""
+    for kind, init in (("weight", weight_init), ("bias", bias_init)):
+        if init is not None and not isinstance(init, base.Initializer):
+            raise TypeError(f"set_global_initializer: the {kind} initializer must be a "
+                            f"paddle.nn.initializer, got {init!r}")
+    base.GLOBAL_INITIALIZERS.update(weight=weight_init, bias=bias_init)

@@ -141,9 +141,9 @@ def test_constant_and_assign_values():
         make_param(I.Assign([1.0, 2.0, 3.0, 4.0]), (2, 3))
 
 
-def test_what_paddle_nb_does_not_build_says_what_to_use():
-    with pytest.raises(NotImplementedError, match="ParamAttr"):
-        I.set_global_initializer(I.Constant(0.0))
+def test_a_global_initializer_must_be_an_initializer():
+    with pytest.raises(TypeError, match="must be a paddle.nn.initializer"):
+        I.set_global_initializer(0.5)
 
 
 def test_param_attr_gives_name_rate_regularizer_trainable_and_need_clip():

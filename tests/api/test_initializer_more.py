@@ -32,8 +32,7 @@ COVERED = [
     "paddle.nn.initializer.Orthogonal",
     "paddle.nn.initializer.Dirac",
     "paddle.nn.initializer.Bilinear",
-    "paddle.nn.initializer.calculate_gain",
-]
+    "paddle.nn.initializer.calculate_gain", "paddle.nn.initializer.set_global_initializer"]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \
     "initializer_more.json"
@@ -142,3 +141,38 @@ def test_bad_shapes_say_what_was_expected():
         make_param(I.Dirac(groups=3), [4, 2, 3])
     with pytest.raises(ValueError, match="shape\\[2\\] and shape\\[3\\] must be equal"):
         make_param(I.Bilinear(), [1, 1, 3, 4])
+
+
+# PaddlePaddle 2.6.2's startup program for the script of the test below (recorded there):
+# the global initializers replace the layers' defaults, a ParamAttr's initializer wins over
+# them, and set_global_initializer(None) brings the defaults back
+GLOBAL_STARTUP = [("uniform_random", "linear_0.w_0", {"min": -0.5, "max": 0.5}),
+                  ("fill_constant", "linear_0.b_0", {"value": 0.3}),
+                  ("uniform_random", "conv2d_0.w_0", {"min": -0.5, "max": 0.5}),
+                  ("fill_constant", "conv2d_0.b_0", {"value": 0.3}),
+                  ("fill_constant", "linear_1.w_0", {"value": 2.0}),
+                  ("fill_constant", "linear_1.b_0", {"value": 0.3}),
+                  ("uniform_random", "linear_2.w_0", {"min": -1.0954452, "max": 1.0954452}),
+                  ("fill_constant", "linear_2.b_0", {"value": 0.0})]
+
+
+def test_set_global_initializer_replaces_the_layers_defaults_as_in_paddle():
+    import paddle_nb as paddle
+    from paddle_nb import nn
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    try:
+        with paddle.static.program_guard(main, startup):
+            nn.initializer.set_global_initializer(nn.initializer.Uniform(-0.5, 0.5),
+                                                  nn.initializer.Constant(0.3))
+            nn.Linear(2, 3), nn.Conv2D(1, 2, 3)
+            nn.Linear(2, 2, weight_attr=paddle.ParamAttr(initializer=nn.initializer.Constant(2.0)))
+            nn.initializer.set_global_initializer(None)
+            nn.Linear(2, 3)
+    finally:
+        nn.initializer.set_global_initializer(None)
+    got = [(op.type, op.output("Out")[0], {k: op.attr(k) for k in want})
+           for op, (_, _, want) in zip(startup.global_block().ops, GLOBAL_STARTUP)]
+    assert [(t, n) for t, n, _ in got] == [(t, n) for t, n, _ in GLOBAL_STARTUP]
+    for (_, name, attrs), (_, _, want) in zip(got, GLOBAL_STARTUP):
+        for key, value in want.items():
+            assert abs(attrs[key] - value) < 1e-6, (name, key, attrs[key], value)

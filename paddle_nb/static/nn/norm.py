@@ -1,0 +1,134 @@
+"""``paddle.static.nn``'s normalizations and small parametric layers: layer_norm, group_norm,
+instance_norm, prelu, bilinear_tensor_product, sparse_embedding.
+
+Names and defaults are PaddlePaddle 2.6's: a scale starts at ones (``<layer>.w_0``), a shift
+at zeros (``.b_0``); group_norm and instance_norm make a scale and shift only when given a
+``param_attr`` / ``bias_attr`` (2.6 leaves them out for None), and group_norm's outputs are
+``_generated_var_N`` (Mean, Variance, then Y), as 2.6 names them.
+"""
+
+import math
+
+from paddle_nb.errors import OpBuildError
+from paddle_nb.framework import unique_name
+from paddle_nb.framework.initializer import Constant
+from paddle_nb.layers.helper import ParamAttr, layer_helper
+from paddle_nb.layers.nn import embedding_with
+
+__all__ = ["layer_norm", "group_norm", "instance_norm", "prelu", "bilinear_tensor_product",
+           "sparse_embedding"]
+
+
+def _affine(helper, inputs, param_attr, bias_attr, shape, dtype, default_on):
+    """Add ``Scale`` (ones) and ``Bias`` (zeros) parameters of ``shape`` to ``inputs``; an attr
+    of None makes one only when ``default_on``."""
+    for slot, attr, is_bias in (("Scale", param_attr, False), ("Bias", bias_attr, True)):
+        if attr is False or (attr is None and not default_on):
+            continue
+        made = ParamAttr.of(attr)
+        init = made.initializer or Constant(0.0 if is_bias else 1.0)
+        inputs[slot] = helper.param(ParamAttr(made.name, init, made.learning_rate,
+                                              made.regularizer, made.trainable),
+                                    shape, dtype, is_bias=is_bias)
+    return inputs
+
+
+def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
+               param_attr=None, bias_attr=None, act=None, name=None):
+    """Normalize each sample over its dimensions from ``begin_norm_axis`` on; the scale and
+    shift have one value per normalized element (``layer_norm_0.w_0`` / ``.b_0``)."""
+    rank = len(input.shape)
+    if not 0 < begin_norm_axis < rank:
+        raise OpBuildError(f"layer_norm: begin_norm_axis must be in [1, {rank}) for an input "
+                           f"of shape {list(input.shape)}, got {begin_norm_axis}")
+    helper = layer_helper("layer_norm", name)
+    shape = [math.prod(input.shape[begin_norm_axis:])]
+    inputs = _affine(helper, {"X": input}, param_attr if scale else False,
+                     bias_attr if shift else False, shape, input.dtype, default_on=True)
+    mean, var, y = helper.tmp_name(), helper.tmp_name(), helper.tmp_name()
+    helper.append("layer_norm", inputs, {"Y": y, "Mean": mean, "Variance": var},
+                  {"epsilon": float(epsilon), "begin_norm_axis": begin_norm_axis})
+    return helper.act(helper.block.var(y), act)
+
+
+def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
+               data_layout="NCHW", name=None):
+    """Normalize each sample over groups of channels (``group_norm``)."""
+    if data_layout not in ("NCHW", "NHWC"):
+        raise OpBuildError(f"group_norm: data_layout must be 'NCHW' or 'NHWC', got "
+                           f"{data_layout!r}")
+    channels = input.shape[1 if data_layout == "NCHW" else -1]
+    if groups < 1 or channels % groups:
+        raise OpBuildError(f"group_norm: groups={groups} must divide the input's {channels} "
+                           f"channels (input shape {list(input.shape)})")
+    helper = layer_helper("group_norm", name)
+    inputs = _affine(helper, {"X": input}, param_attr, bias_attr, [channels], input.dtype,
+                     default_on=False)
+    mean, var, y = (unique_name.generate("_generated_var") for _ in range(3))
+    helper.append("group_norm", inputs, {"Y": y, "Mean": mean, "Variance": var},
+                  {"epsilon": float(epsilon), "groups": groups, "data_layout": data_layout})
+    return helper.act(helper.block.var(y), act)
+
+
+def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
+    """Normalize each channel of each sample over its spatial dimensions."""
+    if len(input.shape) < 2:
+        raise OpBuildError(f"instance_norm: input must have at least 2 dimensions, got shape "
+                           f"{list(input.shape)}")
+    helper = layer_helper("instance_norm", name)
+    inputs = _affine(helper, {"X": input}, param_attr, bias_attr, [input.shape[1]],
+                     input.dtype, default_on=False)
+    saved_mean, saved_var, y = helper.tmp_name(), helper.tmp_name(), helper.tmp_name()
+    helper.append("instance_norm", inputs,
+                  {"Y": y, "SavedMean": saved_mean, "SavedVariance": saved_var},
+                  {"epsilon": float(epsilon)})
+    return helper.block.var(y)
+
+
+def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
+    """``x`` where positive, else ``alpha * x``; alpha (0.25 at first) is one value
+    (``mode='all'``), one per channel (``'channel'``) or one per element (``'element'``)."""
+    if mode == "all":
+        shape = [1]
+    elif mode == "channel":
+        if len(x.shape) < 2:
+            raise OpBuildError(f"prelu: mode 'channel' needs an input of 2 or more dimensions, "
+                               f"got shape {list(x.shape)}")
+        shape = [1, x.shape[1], 1, 1] if data_format == "NCHW" else [1, 1, 1, x.shape[-1]]
+    elif mode == "element":
+        shape = [1, *x.shape[1:]]
+    else:
+        raise OpBuildError(f"prelu: mode must be 'all', 'channel' or 'element', got {mode!r}")
+    helper = layer_helper("prelu", name)
+    alpha = helper.param(ParamAttr.of(param_attr), shape, x.dtype,
+                         default_initializer=Constant(0.25))
+    return helper.out("prelu", {"X": x, "Alpha": alpha},
+                      {"mode": mode, "data_format": data_format})
+
+
+def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bias_attr=None):
+    """``out[b, k] = x[b] @ W[k] @ y[b] + bias[k]``: W is [size, x_dim, y_dim] (Xavier),
+    the bias [1, size] (zeros)."""
+    if len(x.shape) != 2 or len(y.shape) != 2:
+        raise OpBuildError(f"bilinear_tensor_product: x and y must be 2-D, got shapes "
+                           f"{list(x.shape)} and {list(y.shape)}")
+    helper = layer_helper("bilinear_tensor_product", name)
+    w = helper.param(ParamAttr.of(param_attr), [size, x.shape[1], y.shape[1]], x.dtype)
+    inputs = {"X": x, "Y": y, "Weight": w}
+    battr = ParamAttr.of(bias_attr)
+    if battr is not None:
+        inputs["Bias"] = helper.param(battr, [1, size], x.dtype, is_bias=True)
+    return helper.act(helper.out("bilinear_tensor_product", inputs), act)
+
+
+def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
+                     table_class="MemorySparseTable", param_attr=None, dtype="float32",
+                     slot=None):
+    """An embedding table (``sparse_embedding_0.w_0``) read with sparse gradients.
+
+    PaddlePaddle 2.6 writes the parameter-server ``lookup_table`` op (ids [..., 1], table
+    attributes for a distributed trainer); paddle_nb has no parameter server and writes
+    ``lookup_table_v2`` with ``is_sparse=True`` (as ``paddle.static.nn.embedding`` does), so
+    the output is [..., 1, dim] for ids [..., 1]."""
+    return embedding_with(layer_helper("sparse_embedding"), input, size, True, padding_idx,
+                          param_attr, dtype)

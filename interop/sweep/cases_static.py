@@ -16,3 +16,26 @@ CASES = [
     fn("paddle.static.nn.prelu", X, "all", tag="all", x=F(2, 3, 2, 2)),
     fn("paddle.static.nn.prelu", X, "element", tag="element", x=F(2, 3, 2, 2)),
 ]
+
+ROIS = F(3, 4, low=0.0, high=4.0, grad=False)
+CASES += [
+    fn("paddle.vision.ops.nms", V("b"), 0.3, b=F(6, 4, grad=False)),
+    fn("paddle.vision.ops.nms", V("b"), 0.3, scores=V("s"), top_k=3, tag="scores",
+       b=F(6, 4, grad=False), s=F(6, grad=False)),
+    fn("paddle.vision.ops.nms", V("b"), 0.3, scores=V("s"), category_idxs=V("c"),
+       categories=[0, 1], top_k=3, tag="categories", b=F(6, 4, grad=False), s=F(6, grad=False), c=I(6, high=2)),
+    fn("paddle.vision.ops.roi_pool", X, V("r"), V("n"), 2, x=F(1, 2, 6, 6), r=ROIS,
+       n=I(1, low=3, high=4, dtype="int32")),
+    cls("paddle.vision.ops.RoIPool", (2,), {}, (X, V("r"), V("n")), x=F(1, 2, 6, 6), r=ROIS,
+        n=I(1, low=3, high=4, dtype="int32")),
+    # (psroi_pool: 2.6.2's static form reads the ROIs' LoD, which the sweep does not feed;
+    # tests/vision/test_pooling.py compares it)
+    cls("paddle.vision.ops.RoIAlign", (2,), {}, (X, V("r"), V("n")), x=F(1, 2, 6, 6), r=ROIS,
+        n=I(1, low=3, high=4, dtype="int32")),
+    fn("paddle.vision.ops.deform_conv2d", X, V("o"), V("w"), x=F(1, 2, 5, 5),
+       o=F(1, 18, 3, 3), w=F(2, 2, 3, 3)),
+    fn("paddle.vision.ops.deform_conv2d", X, V("o"), V("w"), mask=V("m"), tag="mask",
+       x=F(1, 2, 5, 5), o=F(1, 18, 3, 3), w=F(2, 2, 3, 3), m=F(1, 9, 3, 3)),
+    cls("paddle.vision.ops.DeformConv2D", (2, 2, 3), {}, (X, V("o")), x=F(1, 2, 5, 5),
+        o=F(1, 18, 3, 3)),
+]

@@ -39,3 +39,10 @@ CASES += [
     cls("paddle.vision.ops.DeformConv2D", (2, 2, 3), {}, (X, V("o")), x=F(1, 2, 5, 5),
         o=F(1, 18, 3, 3)),
 ]
+
+CASES += [
+    fn("paddle.static.nn.deform_conv2d", X, V("o"), V("m"), 2, 3, x=F(1, 2, 5, 5),
+       o=F(1, 18, 3, 3), m=F(1, 9, 3, 3)),
+    fn("paddle.static.nn.deform_conv2d", X, V("o"), None, 2, 2, padding=1, tag="v1",
+       x=F(1, 2, 4, 4), o=F(1, 8, 5, 5)),
+]

@@ -9,7 +9,7 @@ from paddle_nb.static.nn.common import (
     batch_norm, conv2d, embedding, fc, not_available, sequence_not_available,
 )
 from paddle_nb.static.nn.control_flow import case, cond, switch_case, while_loop
-from paddle_nb.static.nn.conv import conv2d_transpose, conv3d, conv3d_transpose
+from paddle_nb.static.nn.conv import conv2d_transpose, conv3d, conv3d_transpose, deform_conv2d
 from paddle_nb.static.nn.norm import (
     bilinear_tensor_product, group_norm, instance_norm, layer_norm, prelu, sparse_embedding,
 )
@@ -32,4 +32,5 @@ globals().update({_name: not_available(_name, _why) for _name, _why in _UNAVAILA
 __all__ = ["fc", "conv2d", "batch_norm", "embedding", "cond", "case", "switch_case",
            "while_loop", "conv2d_transpose", "conv3d", "conv3d_transpose", "layer_norm",
            "group_norm", "instance_norm", "prelu", "bilinear_tensor_product", "sparse_embedding",
+           "deform_conv2d",
            *_SEQUENCE, *_UNAVAILABLE]

@@ -1,4 +1,5 @@
-"""``paddle.static.nn``'s other convolutions: conv2d_transpose, conv3d, conv3d_transpose.
+"""``paddle.static.nn``'s other convolutions: conv2d_transpose, conv3d, conv3d_transpose,
+deform_conv2d.
 
 Each makes its filter (and bias) from one helper named after the layer, as PaddlePaddle 2.6's
 static layers do: ``conv3d_0.w_0``, ``conv3d_0.b_0``, the op's output ``conv3d_0.tmp_0`` and
@@ -14,7 +15,7 @@ from paddle_nb.framework.initializer import Normal
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 from paddle_nb.nn.functional.conv import conv_padding, to_list
 
-__all__ = ["conv2d_transpose", "conv3d", "conv3d_transpose"]
+__all__ = ["conv2d_transpose", "conv3d", "conv3d_transpose", "deform_conv2d"]
 
 
 def _layout(data_format, allowed, function):
@@ -117,3 +118,30 @@ def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, pad
     return _conv_transpose("conv3d_transpose", 3, input, num_filters, output_size, filter_size,
                            padding, stride, dilation, groups, param_attr, bias_attr, act, name,
                            data_format, "NHWC" if last else "NCHW")
+
+
+def deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0, dilation=1,
+                  groups=1, deformable_groups=1, im2col_step=1, weight_attr=None,
+                  bias_attr=None, name=None):
+    """A deformable convolution with bias: each tap moved by ``offset`` and, given a
+    ``mask``, scaled by it (``deformable_conv``; ``deformable_conv_v1`` for mask None). The
+    filter ``deformable_conv_N.w_0`` [num_filters, C / groups, kh, kw] starts from
+    N(0, 2 / (C * kh * kw))."""
+    channels = x.shape[1]
+    groups = groups or 1
+    if channels % groups:
+        raise OpBuildError(f"deform_conv2d: groups={groups} must divide the input's "
+                           f"{channels} channels (input shape {list(x.shape)})")
+    kernel = to_list(filter_size, 2, "filter_size")
+    helper = layer_helper("deformable_conv", name)
+    init = Normal(0.0, math.sqrt(2.0 / (math.prod(kernel) * channels)))
+    w = helper.param(ParamAttr.of(weight_attr), [num_filters, channels // groups, *kernel],
+                     x.dtype, default_initializer=init)
+    inputs = {"Input": x, "Offset": offset, "Filter": w}
+    if mask is not None:
+        inputs["Mask"] = mask
+    out = helper.out("deformable_conv" if mask is not None else "deformable_conv_v1", inputs, {
+        "strides": to_list(stride, 2, "stride"), "paddings": to_list(padding, 2, "padding"),
+        "dilations": to_list(dilation, 2, "dilation"), "groups": groups,
+        "deformable_groups": deformable_groups, "im2col_step": im2col_step}, slot="Output")
+    return _biased(helper, out, bias_attr, num_filters, 1, None)

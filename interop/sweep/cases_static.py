@@ -46,3 +46,12 @@ CASES += [
     fn("paddle.static.nn.deform_conv2d", X, V("o"), None, 2, 2, padding=1, tag="v1",
        x=F(1, 2, 4, 4), o=F(1, 8, 5, 5)),
 ]
+
+CASES += [
+    fn("paddle.static.nn.row_conv", X, 2, x=F(2, 5, 3)),
+    fn("paddle.static.nn.row_conv", X, 1, act="tanh", tag="act", x=F(1, 4, 3)),
+    # (forward only: paddle_nb has no spectral_norm_grad, see paddle_nb/ops/spectral_norm.py)
+    fn("paddle.static.nn.spectral_norm", V("w"), grad=False, w=F(4, 3)),
+    fn("paddle.static.nn.spectral_norm", V("w"), dim=1, power_iters=3, tag="dim1", grad=False,
+       w=F(4, 3, 2)),
+]

@@ -1,6 +1,7 @@
 """``paddle.static.nn``: layers with parameters (fc, conv2d, batch_norm, embedding in
 ``common``; the other convolutions in ``conv``; normalizations, prelu,
-bilinear_tensor_product and sparse_embedding in ``norm``) and control flow (cond, case,
+bilinear_tensor_product and sparse_embedding in ``norm``; row_conv and spectral_norm in
+``sequence``) and control flow (cond, case,
 switch_case, while_loop) with PaddlePaddle 2.6's signatures, op forms and names. The
 ``sequence_*`` (LoD) layers, ``nce``, ``py_func`` and ``static_pylayer`` are not available:
 each raises a clear OpBuildError."""
@@ -10,6 +11,7 @@ from paddle_nb.static.nn.common import (
 )
 from paddle_nb.static.nn.control_flow import case, cond, switch_case, while_loop
 from paddle_nb.static.nn.conv import conv2d_transpose, conv3d, conv3d_transpose, deform_conv2d
+from paddle_nb.static.nn.sequence import row_conv, spectral_norm
 from paddle_nb.static.nn.norm import (
     bilinear_tensor_product, group_norm, instance_norm, layer_norm, prelu, sparse_embedding,
 )
@@ -32,5 +34,5 @@ globals().update({_name: not_available(_name, _why) for _name, _why in _UNAVAILA
 __all__ = ["fc", "conv2d", "batch_norm", "embedding", "cond", "case", "switch_case",
            "while_loop", "conv2d_transpose", "conv3d", "conv3d_transpose", "layer_norm",
            "group_norm", "instance_norm", "prelu", "bilinear_tensor_product", "sparse_embedding",
-           "deform_conv2d",
+           "deform_conv2d", "row_conv", "spectral_norm",
            *_SEQUENCE, *_UNAVAILABLE]

@@ -10,7 +10,8 @@ One small model (``fc`` with relu under ``name_scope`` and ``device_guard``, a m
 ``save_vars`` writes (``dir/<name>``, the files ``paddle.static.load`` and
 ``load_program_state`` read), the feed and the fetched output, and ``facts``: a JSON string
 of what the other names return (append_backward's pairs, op types, places, InputSpec,
-scopes, normalize_program's ops). tests/static/test_static_names_paddle.py reads it.
+scopes, normalize_program's ops), and the program ``static.nn.sparse_embedding`` writes.
+tests/static/test_static_names_paddle.py and test_nn_layers.py read it.
 """
 
 import argparse
@@ -71,6 +72,15 @@ def other_facts(facts):
     facts["file_round_trip"] = S.load_from_file(path).decode()
 
 
+def sparse_embedding_program():
+    """The program ``static.nn.sparse_embedding`` writes (2.6.2's executor cannot run it: its
+    table is a SelectedRows), as uint8."""
+    main = S.Program()
+    with paddle.base.unique_name.guard(), S.program_guard(main, S.Program()):
+        S.nn.sparse_embedding(S.data("i", [3, 1], "int64"), [5, 4], padding_idx=-2)
+    return np.frombuffer(main.desc.serialize_to_string(), np.uint8)
+
+
 def main_(out):
     facts = {}
     main, startup, x, y = build(facts)
@@ -98,6 +108,7 @@ def main_(out):
     facts["deserialized_ops"] = [op.type for op in
                                  S.deserialize_program(program_bytes).global_block().ops]
     other_facts(facts)
+    record["sparse_embedding/program"] = sparse_embedding_program()
     record["facts"] = np.array(json.dumps(facts))
     os.makedirs(out, exist_ok=True)
     np.savez(os.path.join(out, "static_names.npz"), **record)

@@ -97,8 +97,31 @@ def test_sparse_embedding_reads_rows_and_the_unavailable_layers_say_why():
     table = RNG.standard_normal((5, 4)).astype("float32")
     got, shapes = _run(lambda i: static.nn.sparse_embedding(i, [5, 4]), {"i": ids},
                        {"sparse_embedding_0.w_0": table})
-    np.testing.assert_array_equal(got.reshape(2, 4), table[[1, 3]])
+    np.testing.assert_array_equal(got, table[[1, 3]])
     assert shapes == {"sparse_embedding_0.w_0": (5, 4)}
     for name in ("nce", "py_func", "static_pylayer"):
         with pytest.raises(OpBuildError, match=f"{name} is not available"):
             getattr(static.nn, name)(None)
+
+
+COVERED = ["paddle.static.nn.sparse_embedding"]
+
+
+def test_sparse_embedding_writes_paddles_lookup_table():
+    """2.6.2's executor refuses the program sparse_embedding writes (its table is a
+    SelectedRows), so the op, its attributes and the parameter are compared with the
+    program 2.6.2 wrote (interop/api/static_names_refs.py); the values with NumPy above."""
+    import pathlib
+    fixture = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \
+        "static_names.npz"
+    theirs = pd.Program.parse(np.load(fixture)["sparse_embedding/program"].tobytes())
+    main = pd.Program()
+    with unique_name.guard(), static.program_guard(main, pd.Program()):
+        static.nn.sparse_embedding(static.data("i", [3, 1], "int64"), [5, 4], padding_idx=-2)
+    (mine,), (their,) = main.global_block().ops, theirs.global_block().ops
+    assert (mine.type, mine.inputs, mine.outputs) == (their.type, their.inputs, their.outputs)
+    for name, value in their.attrs.items():
+        if not name.startswith("op_") and name != "with_quant_attr":
+            assert mine.attr(name) == value, name
+    assert [p.name for p in main.global_block().all_parameters()] == ["sparse_embedding_0.w_0"]
+    assert main.global_block().var("sparse_embedding_0.tmp_0").shape == (3, 4)

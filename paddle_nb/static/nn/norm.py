@@ -13,7 +13,6 @@ from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.layers.helper import ParamAttr, layer_helper
-from paddle_nb.layers.nn import embedding_with
 
 __all__ = ["layer_norm", "group_norm", "instance_norm", "prelu", "bilinear_tensor_product",
            "sparse_embedding"]
@@ -124,11 +123,15 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bi
 def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
                      table_class="MemorySparseTable", param_attr=None, dtype="float32",
                      slot=None):
-    """An embedding table (``sparse_embedding_0.w_0``) read with sparse gradients.
-
-    PaddlePaddle 2.6 writes the parameter-server ``lookup_table`` op (ids [..., 1], table
-    attributes for a distributed trainer); paddle_nb has no parameter server and writes
-    ``lookup_table_v2`` with ``is_sparse=True`` (as ``paddle.static.nn.embedding`` does), so
-    the output is [..., 1, dim] for ids [..., 1]."""
-    return embedding_with(layer_helper("sparse_embedding"), input, size, True, padding_idx,
-                          param_attr, dtype)
+    """Rows of a [vocab, dim] table (``sparse_embedding_0.w_0``, Xavier) picked by ``input``'s
+    ids [..., 1] (the ``lookup_table`` op, its parameter-server attributes as 2.6 writes
+    them; paddle_nb has no parameter server and reads none of them)."""
+    helper = layer_helper("sparse_embedding")
+    w = helper.param(ParamAttr.of(param_attr), list(size), dtype)
+    pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0
+                                          else size[0] + padding_idx)
+    entry_name = "none" if entry is None else type(entry).__name__
+    return helper.out("lookup_table", {"Ids": input, "W": w}, {
+        "padding_idx": pad, "is_sparse": True, "is_distributed": True,
+        "remote_prefetch": True, "is_test": is_test, "entry": entry_name,
+        "table_class": table_class, "slot": 0 if slot is None else slot})

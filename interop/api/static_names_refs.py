@@ -10,7 +10,9 @@ One small model (``fc`` with relu under ``name_scope`` and ``device_guard``, a m
 ``save_vars`` writes (``dir/<name>``, the files ``paddle.static.load`` and
 ``load_program_state`` read), the feed and the fetched output, and ``facts``: a JSON string
 of what the other names return (append_backward's pairs, op types, places, InputSpec,
-scopes, normalize_program's ops), and the program ``static.nn.sparse_embedding`` writes.
+scopes, normalize_program's ops), the program ``static.nn.sparse_embedding`` writes, and
+``ema/...``: three SGD steps with ``ExponentialMovingAverage`` (parameters trained, applied,
+restored).
 tests/static/test_static_names_paddle.py and test_nn_layers.py read it.
 """
 
@@ -81,6 +83,38 @@ def sparse_embedding_program():
     return np.frombuffer(main.desc.serialize_to_string(), np.uint8)
 
 
+EMA_FEEDS = [np.arange(6, dtype="float32").reshape(2, 3) * (k + 1) / 10 for k in range(3)]
+
+
+def ema_record():
+    """Three SGD steps with ``ExponentialMovingAverage(0.9)``: the op types of the main
+    program, the parameters after training, under ``apply`` and after ``restore``."""
+    main, startup = S.Program(), S.Program()
+    with paddle.base.unique_name.guard(), S.program_guard(main, startup):
+        x = S.data("x", [None, 3], "float32")
+        loss = paddle.mean(S.nn.fc(x, 2))
+        paddle.optimizer.SGD(0.1).minimize(loss)
+        ema = S.ExponentialMovingAverage(0.9)
+        ema.update()
+    record = {"ema/ops": np.array(" ".join(op.type for op in main.global_block().ops))}
+    exe, scope = S.Executor(paddle.CPUPlace()), paddle.base.core.Scope()
+    with S.scope_guard(scope):
+        exe.run(startup)
+        for name, value in PARAMS.items():
+            scope.var(name).get_tensor().set(value, paddle.CPUPlace())
+        for feed in EMA_FEEDS:
+            exe.run(main, feed={"x": feed})
+        value = lambda n: np.array(scope.find_var(n).get_tensor())
+        for name in PARAMS:
+            record[f"ema/trained/{name}"] = value(name)
+        with ema.apply(exe):
+            for name in PARAMS:
+                record[f"ema/applied/{name}"] = value(name)
+        for name in PARAMS:
+            record[f"ema/restored/{name}"] = value(name)
+    return record
+
+
 def main_(out):
     facts = {}
     main, startup, x, y = build(facts)
@@ -109,6 +143,7 @@ def main_(out):
                                  S.deserialize_program(program_bytes).global_block().ops]
     other_facts(facts)
     record["sparse_embedding/program"] = sparse_embedding_program()
+    record.update(ema_record())
     record["facts"] = np.array(json.dumps(facts))
     os.makedirs(out, exist_ok=True)
     np.savez(os.path.join(out, "static_names.npz"), **record)

@@ -35,6 +35,7 @@ COVERED = [
     "paddle.static.load", "paddle.static.load_program_state",
     "paddle.static.set_program_state", "paddle.static.normalize_program",
     "paddle.static.save_to_file", "paddle.static.load_from_file",
+    "paddle.static.ExponentialMovingAverage",
 ]
 
 
@@ -139,3 +140,29 @@ def test_save_to_file_and_load_from_file(tmp_path):
     assert static.load_from_file(path).decode() == FACTS["file_round_trip"]
     with pytest.raises(TypeError, match="bytes"):
         static.save_to_file(path, "text")
+
+
+def test_exponential_moving_average_over_three_steps():
+    main, startup = pd.Program(), pd.Program()
+    with unique_name.guard(), static.program_guard(main, startup):
+        loss = pd.mean(static.nn.fc(static.data("x", [None, 3], "float32"), 2))
+        pd.optimizer.SGD(0.1).minimize(loss)
+        ema = static.ExponentialMovingAverage(0.9)
+        ema.update()
+    assert " ".join(op.type for op in main.global_block().ops) == str(REFS["ema/ops"])
+    exe, scope = static.Executor(pd.CPUPlace()), pd.Scope()
+    with static.scope_guard(scope):
+        exe.run(startup)
+        static.set_program_state(main, PARAMS)
+        for k in range(3):
+            exe.run(main, feed={"x": np.arange(6, dtype="float32").reshape(2, 3) * (k + 1) / 10})
+        value = lambda n: scope.find_var(n).get_tensor().numpy()
+        for stage in ("trained", "applied", "restored"):
+            if stage == "applied":
+                with ema.apply(exe):
+                    got = {n: value(n).copy() for n in PARAMS}
+            else:
+                got = {n: value(n) for n in PARAMS}
+            for name in PARAMS:
+                np.testing.assert_allclose(got[name], REFS[f"ema/{stage}/{name}"], rtol=1e-5,
+                                           atol=1e-6, err_msg=f"{stage} {name}")

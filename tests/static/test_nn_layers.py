@@ -125,3 +125,27 @@ def test_sparse_embedding_writes_paddles_lookup_table():
             assert mine.attr(name) == value, name
     assert [p.name for p in main.global_block().all_parameters()] == ["sparse_embedding_0.w_0"]
     assert main.global_block().var("sparse_embedding_0.tmp_0").shape == (3, 4)
+
+
+def test_data_norm_gives_this_batchs_totals_as_their_gradients():
+    """The totals' "gradients" are the batch's own totals (row count, column sums, squared
+    deviations from the running means plus epsilon per row), as 2.6.2's data_norm_grad gives
+    them (checked by hand against 2.6.2 once: sum, 4 rows, sq + 4e-5); X's is Y@GRAD * scales
+    (the API sweep compares Y and X@GRAD with 2.6.2)."""
+    x = RNG.uniform(0, 1, (4, 3)).astype("float32")
+    main, startup = pd.Program(), pd.Program()
+    with unique_name.guard(), static.program_guard(main, startup):
+        xv = static.data("x", [4, 3])
+        y = static.nn.data_norm(xv, param_attr={"batch_size": 5.0, "batch_sum": 1.0,
+                                                "batch_square": 4.0})
+        params = main.global_block().all_parameters()
+        grads = static.gradients([pd.sum(y)], params)
+    assert [p.name for p in params] == ["dn.batch_size", "dn.batch_sum", "dn.batch_square_sum"]
+    exe, scope = static.Executor(), pd.Scope()
+    exe.run(startup, scope=scope)
+    got = exe.run(main, feed={"x": x}, fetch_list=[y, *grads], scope=scope)
+    np.testing.assert_allclose(got[0], (x - 0.2) * np.sqrt(5 / 4), rtol=1e-5)
+    np.testing.assert_allclose(got[1], [4, 4, 4])
+    np.testing.assert_allclose(got[2], x.sum(0), rtol=1e-5)
+    np.testing.assert_allclose(got[3], ((x - 0.2) ** 2).sum(0) + 4e-5, rtol=1e-5)
+    np.testing.assert_allclose(scope.find_var("dn.batch_size").get_tensor().numpy(), [5, 5, 5])

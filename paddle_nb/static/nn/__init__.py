@@ -13,7 +13,8 @@ from paddle_nb.static.nn.control_flow import case, cond, switch_case, while_loop
 from paddle_nb.static.nn.conv import conv2d_transpose, conv3d, conv3d_transpose, deform_conv2d
 from paddle_nb.static.nn.sequence import row_conv, spectral_norm
 from paddle_nb.static.nn.norm import (
-    bilinear_tensor_product, group_norm, instance_norm, layer_norm, prelu, sparse_embedding,
+    bilinear_tensor_product, data_norm, group_norm, instance_norm, layer_norm, prelu,
+    sparse_embedding,
 )
 
 _SEQUENCE = ["sequence_conv", "sequence_softmax", "sequence_pool", "sequence_concat",
@@ -34,5 +35,5 @@ globals().update({_name: not_available(_name, _why) for _name, _why in _UNAVAILA
 __all__ = ["fc", "conv2d", "batch_norm", "embedding", "cond", "case", "switch_case",
            "while_loop", "conv2d_transpose", "conv3d", "conv3d_transpose", "layer_norm",
            "group_norm", "instance_norm", "prelu", "bilinear_tensor_product", "sparse_embedding",
-           "deform_conv2d", "row_conv", "spectral_norm",
+           "deform_conv2d", "row_conv", "spectral_norm", "data_norm",
            *_SEQUENCE, *_UNAVAILABLE]

@@ -1,5 +1,5 @@
 """``paddle.static.nn``'s normalizations and small parametric layers: layer_norm, group_norm,
-instance_norm, prelu, bilinear_tensor_product, sparse_embedding.
+instance_norm, data_norm, prelu, bilinear_tensor_product, sparse_embedding.
 
 Names and defaults are PaddlePaddle 2.6's: a scale starts at ones (``<layer>.w_0``), a shift
 at zeros (``.b_0``); group_norm and instance_norm make a scale and shift only when given a
@@ -15,7 +15,7 @@ from paddle_nb.framework.initializer import Constant
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 
 __all__ = ["layer_norm", "group_norm", "instance_norm", "prelu", "bilinear_tensor_product",
-           "sparse_embedding"]
+           "sparse_embedding", "data_norm"]
 
 
 def _affine(helper, inputs, param_attr, bias_attr, shape, dtype, default_on):
@@ -135,3 +135,34 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
         "padding_idx": pad, "is_sparse": True, "is_distributed": True,
         "remote_prefetch": True, "is_test": is_test, "entry": entry_name,
         "table_class": table_class, "slot": 0 if slot is None else slot})
+
+
+def data_norm(input, act=None, epsilon=1e-05, param_attr=None, data_layout="NCHW",
+              in_place=False, name=None, moving_mean_name=None, moving_variance_name=None,
+              do_model_average_for_mean_and_var=True, slot_dim=-1, sync_stats=False,
+              summary_decay_rate=0.9999999, enable_scale_and_shift=False):
+    """Normalize input [N, C] by running totals: ``<name>.batch_size`` (1e4 at first),
+    ``.batch_sum`` (0) and ``.batch_square_sum`` (1e4) (``name`` defaults to ``dn``;
+    ``param_attr`` may be a dict of those three starting values)."""
+    if len(input.shape) != 2:
+        raise OpBuildError(f"data_norm: input must be [N, C], got shape {list(input.shape)}")
+    if slot_dim != -1 or enable_scale_and_shift:
+        raise OpBuildError("data_norm: slot_dim and enable_scale_and_shift are not available "
+                           "in paddle_nb")
+    helper = layer_helper("data_norm", name)
+    starts = {"batch_size": 1e4, "batch_sum": 0.0, "batch_square": 1e4}
+    if isinstance(param_attr, dict):
+        starts.update({k: param_attr[k] for k in starts if k in param_attr})
+    prefix = name or "dn"
+    totals = [helper.param(ParamAttr(f"{prefix}.{suffix}", Constant(float(starts[key]))),
+                           [input.shape[1]], input.dtype)
+              for key, suffix in (("batch_size", "batch_size"), ("batch_sum", "batch_sum"),
+                                  ("batch_square", "batch_square_sum"))]
+    means, scales, y = (unique_name.generate("_generated_var") for _ in range(3))
+    helper.append("data_norm", {"X": input, "BatchSize": totals[0], "BatchSum": totals[1],
+                                "BatchSquareSum": totals[2]},
+                  {"Y": y, "Means": means, "Scales": scales},
+                  {"epsilon": float(epsilon), "slot_dim": slot_dim, "sync_stats": sync_stats,
+                   "summary_decay_rate": float(summary_decay_rate),
+                   "data_layout": data_layout, "enable_scale_and_shift": False})
+    return helper.act(helper.block.var(y), act)

@@ -18,7 +18,7 @@ from paddle_nb.static.autodiff import append_backward, gradients
 from paddle_nb.static.array import (
     array_length, array_read, array_write, create_array, tensor_array_to_tensor,
 )
-from paddle_nb.static.ema import ExponentialMovingAverage
+from paddle_nb.static.ema import ExponentialMovingAverage, WeightNormParamAttr
 from paddle_nb.static.executor import BuildStrategy, CompiledProgram, ExecutionStrategy, Executor
 from paddle_nb.tensor.indexing import setitem
 from paddle_nb.static.io import (
@@ -43,5 +43,5 @@ __all__ = [
     "name_scope", "device_guard", "cpu_places", "cuda_places", "create_global_var",
     "create_parameter", "accuracy", "py_func", "Print", "auc", "nn",
     "create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor",
-    "setitem", "ExponentialMovingAverage",
+    "setitem", "ExponentialMovingAverage", "WeightNormParamAttr",
 ]

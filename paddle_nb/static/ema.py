@@ -8,6 +8,7 @@ variables ``<param>_ema_0`` that start at zero, and counts the steps in ``@EMA_S
 bias-corrected as 2.6 does (``ema / (1 - decay ** steps)``), and puts the trained values back
 after (``restore``). The update ops are 2.6's; apply and restore set the scope's values
 directly where 2.6 runs small programs of ``assign`` and ``conditional_block`` ops.
+``WeightNormParamAttr`` (the other 2.6 name about reparameterized parameters) is refused.
 """
 
 import contextlib
@@ -20,7 +21,7 @@ from paddle_nb.framework import context, unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.tensor.creation import assign
 
-__all__ = ["ExponentialMovingAverage"]
+__all__ = ["ExponentialMovingAverage", "WeightNormParamAttr"]
 
 STEP_COUNTER = "@EMA_STEP_COUNTER@"
 
@@ -97,3 +98,16 @@ class ExponentialMovingAverage:
         for name, value in self._backup.items():
             scope.find_var(name).get_tensor().set(value)
         self._backup = {}
+
+
+class WeightNormParamAttr:
+    """Not available: PaddlePaddle 2.6 makes a weight-normalized parameter (``w = g * v /
+    |v|``, two parameters and the ops between them) from this attribute; raises
+    OpBuildError."""
+
+    def __init__(self, dim=None, name=None, initializer=None, learning_rate=1.0,
+                 regularizer=None, trainable=True, do_model_average=False, need_clip=True):
+        raise OpBuildError("paddle.static.WeightNormParamAttr is not available in paddle_nb: "
+                           "make the direction and the norm two parameters and compute "
+                           "g * v / paddle.linalg.norm(v) with paddle ops, or use a plain "
+                           "ParamAttr")

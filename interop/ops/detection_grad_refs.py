@@ -77,6 +77,22 @@ def _add_deformable(cases):
 _add_deformable(CASES)
 
 
+def _add_yolo(cases):
+    gt = np.array([[[0.3, 0.4, 0.2, 0.3], [0.7, 0.6, 0.5, 0.4], [0, 0, 0, 0]],
+                   [[0.55, 0.2, 0.1, 0.15], [0.2, 0.8, 0.3, 0.2], [0.6, 0.6, 0.05, 0.08]]],
+                  "float32")
+    feeds = {"x": f32(2, 14, 4, 4), "gb": gt, "gl": np.array([[0, 1, 0], [1, 1, 0]], "int32")}
+    cases["yolo_loss"] = (feeds, lambda v: [V.yolo_loss(
+        v["x"], v["gb"], v["gl"], [10, 13, 16, 30, 33, 23], [0, 1], 2, 0.5, 8)], ["x"])
+    scored = dict(feeds, gs=rng.uniform(0.5, 1, (2, 3)).astype("float32"))
+    cases["yolo_loss_score"] = (scored, lambda v: [V.yolo_loss(
+        v["x"], v["gb"], v["gl"], [10, 13, 16, 30, 33, 23], [1, 2], 2, 0.3, 8, gt_score=v["gs"],
+        use_label_smooth=False)], ["x"])
+
+
+_add_yolo(CASES)
+
+
 def data(name, value):
     return paddle.static.data(name, list(value.shape), str(value.dtype))
 

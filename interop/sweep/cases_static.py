@@ -66,3 +66,10 @@ CASES += [
     fn("paddle.static.nn.group_norm", X, 2, param_attr="gn_scale", bias_attr="gn_shift",
        tag="affine", x=F(2, 4, 3, 3)),
 ]
+
+CASES += [
+    fn("paddle.vision.ops.yolo_loss", X, V("gb"), V("gl"), [10, 13, 16, 30, 33, 23], [0, 1], 2,
+       0.7, 8, x=F(2, 14, 4, 4, low=-1.0, high=1.0), gb=F(2, 3, 4, low=0.1, high=0.6,
+                                                          grad=False),
+       gl=I(2, 3, high=2, dtype="int32")),
+]

@@ -11,12 +11,13 @@ from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.layer_base import Layer
 from paddle_nb.vision.pooling import (
-    DeformConv2D, PSRoIPool, RoIPool, deform_conv2d, nms, psroi_pool, roi_pool,
+    DeformConv2D, PSRoIPool, RoIPool, deform_conv2d, nms, psroi_pool, roi_pool, yolo_loss,
 )
 
 __all__ = ["yolo_box", "box_coder", "prior_box", "roi_align", "matrix_nms", "multiclass_nms",
            "generate_proposals", "distribute_fpn_proposals", "RoIAlign", "roi_pool",
-           "psroi_pool", "nms", "deform_conv2d", "RoIPool", "PSRoIPool", "DeformConv2D"]
+           "psroi_pool", "nms", "deform_conv2d", "RoIPool", "PSRoIPool", "DeformConv2D",
+           "yolo_loss"]
 
 
 def _outputs(helper, op_type, inputs, slots, attrs):

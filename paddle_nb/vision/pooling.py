@@ -5,7 +5,7 @@ signatures, ops and names.
 paddle_nb/ops/detection_pool.py); ``RoIPool`` and ``PSRoIPool`` are the same as layers
 (``RoIAlign`` is in ``ops.py`` beside ``roi_align``). ``nms`` is greedy suppression (the ``nms`` op), after
 sorting by score and per category when given them, built from the tensor functions as 2.6
-builds it. ``deform_conv2d`` moves each kernel tap by an offset (``deformable_conv`` with a
+builds it. ``yolo_loss`` is YOLOv3's training loss (``yolov3_loss``). ``deform_conv2d`` moves each kernel tap by an offset (``deformable_conv`` with a
 mask, ``deformable_conv_v1`` without); ``DeformConv2D`` holds its filter and bias.
 """
 
@@ -23,7 +23,7 @@ from paddle_nb.tensor.search import argsort
 from paddle_nb.tensor.selection import scatter
 
 __all__ = ["roi_pool", "psroi_pool", "nms", "deform_conv2d", "RoIPool", "PSRoIPool",
-           "DeformConv2D"]
+           "DeformConv2D", "yolo_loss"]
 
 
 def _size(output_size):
@@ -159,3 +159,20 @@ class DeformConv2D(Layer):
 
     def forward(self, x, offset, mask=None):
         return deform_conv2d(x, offset, self.weight, self.bias, mask=mask, **self._conv)
+
+
+def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
+              downsample_ratio, gt_score=None, use_label_smooth=True, name=None, scale_x_y=1.0):
+    """[N]: YOLOv3's training loss of one head per image (the ``yolov3_loss`` op)."""
+    helper = layer_helper("yolov3_loss", name)
+    loss, obj, match = helper.tmp_name(), helper.tmp_name(), helper.tmp_name()
+    inputs = {"X": x, "GTBox": gt_box, "GTLabel": gt_label}
+    if gt_score is not None:
+        inputs["GTScore"] = gt_score
+    helper.append("yolov3_loss", inputs,
+                  {"Loss": loss, "ObjectnessMask": obj, "GTMatchMask": match}, {
+                      "anchors": list(anchors), "anchor_mask": list(anchor_mask),
+                      "class_num": class_num, "ignore_thresh": ignore_thresh,
+                      "downsample_ratio": downsample_ratio,
+                      "use_label_smooth": use_label_smooth, "scale_x_y": scale_x_y})
+    return helper.block.var(loss)

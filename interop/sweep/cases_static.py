@@ -30,8 +30,7 @@ CASES += [
         n=I(1, low=3, high=4, dtype="int32")),
     # (psroi_pool: 2.6.2's static form reads the ROIs' LoD, which the sweep does not feed;
     # tests/vision/test_pooling.py compares it)
-    cls("paddle.vision.ops.RoIAlign", (2,), {}, (X, V("r"), V("n")), x=F(1, 2, 6, 6), r=ROIS,
-        n=I(1, low=3, high=4, dtype="int32")),
+    # (RoIAlign: 2.6.2 refuses the sweep's random boxes; tests/vision/test_pooling.py compares it)
     fn("paddle.vision.ops.deform_conv2d", X, V("o"), V("w"), x=F(1, 2, 5, 5),
        o=F(1, 18, 3, 3), w=F(2, 2, 3, 3)),
     fn("paddle.vision.ops.deform_conv2d", X, V("o"), V("w"), mask=V("m"), tag="mask",

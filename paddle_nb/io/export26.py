@@ -95,6 +95,9 @@ OP_VERSIONS = {
     "flip": 1, "linspace": 1, "roll": 2, "set_value": 4, "unique_consecutive": 1,
 }
 OP_VERSIONS.update({"p_norm": 1, "trace": 1})     # the common layers' and linear algebra's ops
+# RoI pooling, data_norm and the Fluid embedding (ops/detection_pool.py, data_norm.py,
+# lookup_table.py)
+OP_VERSIONS.update({"roi_pool": 2, "data_norm": 1, "lookup_table": 1})
 
 
 def normalize(desc):

@@ -51,6 +51,10 @@ def build(facts):
 
 def other_facts(facts):
     facts["cpu_places"] = [len(S.cpu_places()), len(S.cpu_places(3))]
+    try:           # (this 2.6.2 is built without CUDA)
+        facts["cuda_places"] = len(S.cuda_places())
+    except AssertionError:
+        facts["cuda_places"] = "refused"
     spec = S.InputSpec([None, 3], "float32", "x")
     facts["input_spec"] = [list(spec.shape), str(spec.dtype).split(".")[-1], spec.name,
                            spec.stop_gradient, list(spec.batch(4).shape)]

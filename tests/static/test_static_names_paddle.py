@@ -15,6 +15,8 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb import static
+from paddle_nb.core.place import gpu_available
+from paddle_nb.errors import PlaceUnavailableError
 from paddle_nb.framework import unique_name
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "api" / \
@@ -27,7 +29,7 @@ PARAMS = {"fc_0.w_0": np.array([[0.5, -1.0], [0.25, 0.75], [-0.5, 0.1]], "float3
 COVERED = [
     "paddle.static.BuildStrategy", "paddle.static.CompiledProgram",
     "paddle.static.ExecutionStrategy", "paddle.static.InputSpec", "paddle.static.Variable",
-    "paddle.static.append_backward", "paddle.static.cpu_places",
+    "paddle.static.append_backward", "paddle.static.cpu_places", "paddle.static.cuda_places",
     "paddle.static.default_startup_program", "paddle.static.serialize_program",
     "paddle.static.deserialize_program", "paddle.static.serialize_persistables",
     "paddle.static.deserialize_persistables", "paddle.static.device_guard",
@@ -88,6 +90,10 @@ def test_building_names_append_backward_and_scopes_behave_as_paddle():
 
 def test_places_input_spec_and_strategies_as_paddle():
     assert [len(static.cpu_places()), len(static.cpu_places(3))] == FACTS["cpu_places"]
+    if not gpu_available():          # 2.6.2 built without CUDA refuses, as paddle_nb without a GPU
+        assert FACTS["cuda_places"] == "refused"
+        with pytest.raises(PlaceUnavailableError, match="cpu_places"):
+            static.cuda_places()
     spec = static.InputSpec([None, 3], "float32", "x")
     assert [list(spec.shape), str(np.dtype(spec.dtype)), spec.name, spec.stop_gradient,
             list(spec.batch(4).shape)] == FACTS["input_spec"]

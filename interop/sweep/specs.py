@@ -351,7 +351,6 @@ STATIC_NN = [
     fn("paddle.static.nn.conv3d_transpose", X, 2, filter_size=2, x=VOL),
     fn("paddle.static.nn.batch_norm", X, x=IMG),
     fn("paddle.static.nn.layer_norm", X, x=F23),
-    fn("paddle.static.nn.group_norm", X, 2, x=F(2, 4, 3, 3)),
     fn("paddle.static.nn.instance_norm", X, x=IMG),
     fn("paddle.static.nn.embedding", V("i"), [5, 4], i=I(2, 3, high=5)),
     fn("paddle.static.nn.prelu", X, "channel", x=IMG),

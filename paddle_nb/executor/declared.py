@@ -43,7 +43,8 @@ UNINFERRED = {("warpctc", "WarpCTCGrad"), ("batch_norm", "SavedMean"),
               ("auc", "AUC"), ("auc", "BatchAUC"), ("matrix_nms", "Out"),
               ("generate_proposals_v2", "RpnRoisNum"), ("kthvalue", "Indices"),
               ("mode", "Indices"), ("einsum", "InnerCache"), ("einsum", "XShape"),
-              ("determinant", "Out"), ("slogdeterminant", "Out")}
+              ("determinant", "Out"), ("slogdeterminant", "Out"),
+              ("yolov3_loss", "GTMatchMask")}
 
 
 def shape_matches(declared, shape):

@@ -96,6 +96,9 @@ OP_VERSIONS = {
 }
 OP_VERSIONS.update({"p_norm": 1, "trace": 1})     # the common layers' and linear algebra's ops
 OP_VERSIONS.update({"lstsq": 1})     # paddle.linalg.lstsq (ops/matrix_solvers.py)
+# RoI pooling, data_norm and the Fluid embedding (ops/detection_pool.py, data_norm.py,
+# lookup_table.py)
+OP_VERSIONS.update({"roi_pool": 2, "data_norm": 1, "lookup_table": 1})
 
 
 def normalize(desc):

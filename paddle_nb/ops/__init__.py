@@ -29,6 +29,12 @@ from paddle_nb.ops import (  # noqa: F401  (common layers, linalg)
 from paddle_nb.ops import (  # noqa: F401  (decompositions, rank, least squares, eig)
     decompositions, matrix_solvers,
 )
+# (RoI pooling, single-list NMS, deformable conv, row conv, spectral norm, the Fluid
+# embedding, data_norm, yolov3_loss)
+from paddle_nb.ops import (  # noqa: F401
+    detection_pool, detection_nms_single, deformable_conv, row_conv, spectral_norm,
+    lookup_table, data_norm, yolo_loss,
+)
 from paddle_nb.ops import random  # noqa: F401  (randint, randperm, draws from X, noisy activations)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op

@@ -18,12 +18,13 @@ from paddle_nb.static.autodiff import append_backward, gradients
 from paddle_nb.static.array import (
     array_length, array_read, array_write, create_array, tensor_array_to_tensor,
 )
+from paddle_nb.static.ema import ExponentialMovingAverage, WeightNormParamAttr
 from paddle_nb.static.executor import BuildStrategy, CompiledProgram, ExecutionStrategy, Executor
 from paddle_nb.tensor.indexing import setitem
 from paddle_nb.static.io import (
-    deserialize_persistables, deserialize_program, load, load_inference_model,
-    load_program_state, normalize_program, save, save_inference_model, serialize_persistables,
-    serialize_program, set_program_state,
+    deserialize_persistables, deserialize_program, load, load_from_file, load_inference_model,
+    load_program_state, normalize_program, save, save_inference_model, save_to_file,
+    serialize_persistables, serialize_program, set_program_state,
 )
 from paddle_nb.static.mode import create_parameter
 from paddle_nb.static.program import (
@@ -37,9 +38,10 @@ __all__ = [
     "BuildStrategy", "ExecutionStrategy", "append_backward", "gradients", "ParamAttr",
     "save_inference_model", "load_inference_model", "save", "load", "serialize_program",
     "deserialize_program", "serialize_persistables", "deserialize_persistables",
-    "load_program_state", "set_program_state", "normalize_program",
+    "load_program_state", "set_program_state", "normalize_program", "save_to_file",
+    "load_from_file",
     "name_scope", "device_guard", "cpu_places", "cuda_places", "create_global_var",
     "create_parameter", "accuracy", "py_func", "Print", "auc", "nn",
     "create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor",
-    "setitem",
+    "setitem", "ExponentialMovingAverage", "WeightNormParamAttr",
 ]

@@ -101,7 +101,7 @@ class ExecutionStrategy(_Settings):
     """PaddlePaddle's thread and scope-dropping options; kept as given, no effect here."""
 
     def __init__(self):
-        self.num_threads = 1
+        self.num_threads = 0          # 2.6's "as many as the places want"
         self.num_iteration_per_drop_scope = 100
         self.num_iteration_per_run = 1
         self.use_thread_barrier = False

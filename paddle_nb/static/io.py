@@ -35,7 +35,7 @@ from paddle_nb.ops.tensor_stream import read_tensor, tensor_bytes
 __all__ = ["save_inference_model", "load_inference_model", "save", "load",
            "serialize_program", "deserialize_program", "serialize_persistables",
            "deserialize_persistables", "load_program_state", "set_program_state",
-           "normalize_program"]
+           "normalize_program", "save_to_file", "load_from_file"]
 
 
 def _var_list(items):
@@ -185,3 +185,21 @@ def set_program_state(program, state_dict, scope=None):
         if var.name in state_dict:
             check_value(var, state_dict[var.name])
             scope.var(var.name).get_tensor().set(state_dict[var.name])
+
+
+def save_to_file(path, content):
+    """Write the bytes ``content`` to the file ``path`` (the companion of
+    ``serialize_program`` / ``serialize_persistables``)."""
+    if not isinstance(content, bytes):
+        raise TypeError(f"save_to_file: content must be bytes, got {type(content).__name__}")
+    with os_errors("cannot write", path), open(path, "wb") as f:
+        f.write(content)
+
+
+def load_from_file(path):
+    """The bytes of the file ``path`` (for ``deserialize_program`` /
+    ``deserialize_persistables``)."""
+    if not os.path.isfile(path):
+        raise SaveLoadError(f"load_from_file: no file '{path}'")
+    with os_errors("cannot read", path), open(path, "rb") as f:
+        return f.read()

@@ -16,8 +16,8 @@ Variable(x: float32[-1, 3])
 import contextlib
 
 from paddle_nb.core.dtypes import convert_dtype, dtype_name
-from paddle_nb.core.place import CPUPlace, GPUPlace
-from paddle_nb.errors import OpBuildError
+from paddle_nb.core.place import CPUPlace, GPUPlace, gpu_available
+from paddle_nb.errors import OpBuildError, PlaceUnavailableError
 from paddle_nb.framework import context, unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.variable import Variable, whole_dims
@@ -116,7 +116,11 @@ def cpu_places(device_count=None):
 
 
 def cuda_places(device_ids=None):
-    """GPUPlaces for ``device_ids`` (default: device 0); each needs CuPy and the device."""
+    """GPUPlaces for ``device_ids`` (default: device 0). Without a GPU (CuPy and a CUDA
+    device) it refuses, as PaddlePaddle 2.6 built without CUDA does."""
+    if not gpu_available():
+        raise PlaceUnavailableError("cuda_places: not compiled with CUDA (paddle_nb needs CuPy "
+                                    "and a CUDA device for GPUPlaces); use cpu_places()")
     ids = [0] if device_ids is None else list(device_ids)
     return [GPUPlace(i) for i in ids]
 

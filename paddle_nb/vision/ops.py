@@ -1,16 +1,23 @@
 """``paddle.vision.ops``: detection post-processing, with PaddlePaddle 2.6's signatures.
 
-Each function appends one op (paddle_nb/ops/detection_*.py) named as PaddlePaddle names it
+Each function here appends one op (paddle_nb/ops/detection_*.py) named as PaddlePaddle names it
 (``yolo_box_0.tmp_0``, ``matrix_nms_0.tmp_0``...). ``multiclass_nms`` is PaddleDetection's
 (``ppdet.modeling.ops.multiclass_nms``): the ``multiclass_nms3`` op that its exported
-PicoDet and PP-YOLOE models end with. Forward only: these ops have no gradients here.
+PicoDet and PP-YOLOE models end with. RoI pooling, nms and deformable convolution are in
+``pooling.py`` (re-exported here).
 """
 
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.nn.layer_base import Layer
+from paddle_nb.vision.pooling import (
+    DeformConv2D, PSRoIPool, RoIPool, deform_conv2d, nms, psroi_pool, roi_pool, yolo_loss,
+)
 
 __all__ = ["yolo_box", "box_coder", "prior_box", "roi_align", "matrix_nms", "multiclass_nms",
-           "generate_proposals", "distribute_fpn_proposals"]
+           "generate_proposals", "distribute_fpn_proposals", "RoIAlign", "roi_pool",
+           "psroi_pool", "nms", "deform_conv2d", "RoIPool", "PSRoIPool", "DeformConv2D",
+           "yolo_loss"]
 
 
 def _outputs(helper, op_type, inputs, slots, attrs):
@@ -74,6 +81,18 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     return helper.out("roi_align", inputs, {
         "pooled_height": out_h, "pooled_width": out_w, "spatial_scale": spatial_scale,
         "sampling_ratio": sampling_ratio, "aligned": aligned})
+
+
+class RoIAlign(Layer):
+    """``roi_align`` as a layer: ``RoIAlign(output_size)(x, boxes, boxes_num)``."""
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self._output_size, self._spatial_scale = output_size, spatial_scale
+
+    def forward(self, x, boxes, boxes_num, aligned=True):
+        return roi_align(x, boxes, boxes_num, self._output_size, self._spatial_scale,
+                         aligned=aligned)
 
 
 def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,

@@ -130,6 +130,8 @@ def test_py_func_and_sequence_layers_say_what_to_use():
         static.py_func(print, None, None)
     with pytest.raises(OpBuildError, match="sequence_pool is not available"):
         static.nn.sequence_pool(None, "sum")
+    with pytest.raises(OpBuildError, match="WeightNormParamAttr is not available"):
+        static.WeightNormParamAttr(dim=0)
 
 
 def test_gradients_and_append_backward_with_2x_signatures():

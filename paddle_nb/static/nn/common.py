@@ -14,7 +14,7 @@ from paddle_nb.framework.initializer import Normal
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.layers.nn import batch_norm_with, conv2d_with, embedding_with, fc_with
 
-__all__ = ["fc", "conv2d", "batch_norm", "embedding", "sequence_not_available"]
+__all__ = ["fc", "conv2d", "batch_norm", "embedding", "sequence_not_available", "not_available"]
 
 
 def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None,
@@ -67,6 +67,16 @@ def sequence_not_available(name):
         raise OpBuildError(f"paddle.static.nn.{name} is not available in paddle_nb: the "
                            "2.x sequence (LoD) layers are out of its scope; pad the batch "
                            "and use paddle.nn layers, or the Fluid-1.8 pd.layers")
+    refuse.__name__ = name
+    refuse.__doc__ = f"Not available in paddle_nb: raises OpBuildError (``{name}``)."
+    return refuse
+
+
+def not_available(name, why):
+    """The error of a ``paddle.static.nn`` function paddle_nb does not have (``why``: the
+    reason and what to use instead)."""
+    def refuse(*args, **kwargs):
+        raise OpBuildError(f"paddle.static.nn.{name} is not available in paddle_nb: {why}")
     refuse.__name__ = name
     refuse.__doc__ = f"Not available in paddle_nb: raises OpBuildError (``{name}``)."
     return refuse

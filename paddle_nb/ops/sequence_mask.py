@@ -13,8 +13,8 @@ __all__ = []
 
 
 def _infer(x, maxlen_tensor, *, maxlen, out_dtype):
-    if x.dtype.kind not in "iu":
-        fail(f"X must hold integer lengths, got {x.dtype}")
+    if x.dtype.kind not in "iuf":       # (PaddlePaddle takes float lengths too: j < X)
+        fail(f"X must hold lengths (integers or floats), got {x.dtype}")
     width = maxlen if maxlen > 0 and maxlen_tensor is None else -1
     return x.with_shape(tuple(x.shape) + (width,)).with_dtype(out_dtype)
 

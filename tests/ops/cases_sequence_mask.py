@@ -31,6 +31,6 @@ CASES = {
 }
 
 BAD = {
-    "sequence_mask": [Bad(inputs={"X": Meta((3,), np.dtype(np.float32))}, error=ShapeError,
-                          match=r"integer lengths")],
+    "sequence_mask": [Bad(inputs={"X": Meta((3,), np.dtype(np.bool_))}, error=ShapeError,
+                          match=r"lengths \(integers or floats\)")],
 }

@@ -20,7 +20,8 @@ import numpy as np
 
 from interop.sweep import runner
 
-__all__ = ["load", "op_level", "api_level", "has_name", "RANDOM_OPS", "Result"]
+__all__ = ["load", "op_level", "api_level", "has_name", "RANDOM_OPS", "UNDEFINED_VALUE_OPS",
+           "Result"]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[2] / "tests/fixtures/paddle26/sweep"
 # ops that draw random numbers: their values are not compared, only dtypes and shapes
@@ -28,6 +29,8 @@ RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", 
               "randperm", "bernoulli", "multinomial", "poisson", "exponential", "dropout",
               "uniform_random_inplace", "gaussian_inplace", "rrelu", "class_center_sample",
               "random_routing", "dirichlet", "binomial", "gumbel_softmax"}
+# ops whose output is uninitialized memory (no defined value): only dtypes and shapes compared
+UNDEFINED_VALUE_OPS = {"empty"}
 RTOL, ATOL = 1e-4, 1e-5
 
 
@@ -63,7 +66,7 @@ def _expected(case, values):
 
 def _compare(case, got, want, what):
     """A mismatch text for the first differing array, or None."""
-    random = bool(RANDOM_OPS & set(case["paddle"]["op_types"]))
+    random = bool((RANDOM_OPS | UNDEFINED_VALUE_OPS) & set(case["paddle"]["op_types"]))
     for k, (g, w) in enumerate(zip(got, want)):
         g = np.asarray(g)
         label = f"{what} {k}"

@@ -69,4 +69,22 @@ PRESENT = [
     fn(f"{P}.empty", [2, 3], "float32", tag="dtype"),
 ]
 
-CASES = INPLACE + PRESENT
+COMPOSITE = [
+    fn(f"{P}.hypot", X, Y, x=F23, y=F23),
+    fn(f"{P}.hypot_", X, Y, x=F23, y=F23),
+    fn(f"{P}.ldexp", X, V("i"), x=F23, i=I(2, 3, low=-2, high=3)),
+    fn(f"{P}.ldexp_", X, V("i"), x=F23, i=I(2, 3, low=-2, high=3)),
+    fn(f"{P}.cdist", X, Y, x=F(2, 3), y=F(4, 3)),
+    fn(f"{P}.cdist", X, Y, p=1.0, tag="p1", x=F(2, 2, 3), y=F(2, 4, 3)),
+    fn(f"{P}.tensordot", X, Y, axes=[[1], [1]], x=F(2, 3), y=F(4, 3)),
+    fn(f"{P}.tensordot", X, Y, tag="int", x=F(2, 3, 4), y=F(3, 4, 2)),
+    fn(f"{P}.multigammaln", X, 2, x=F(2, 3, low=1.5, high=3.0)),
+    fn(f"{P}.multigammaln_", X, 3, x=F(2, 3, low=1.5, high=3.0)),
+    # 1-D: 2.6's gather_grad along axis 1 of [2, 3] gives row 0's gradient to every row
+    fn(f"{P}.trapezoid", X, x=F(4)),
+    fn(f"{P}.trapezoid", X, dx=0.5, axis=0, tag="dx", x=F(3, 2)),
+    fn(f"{P}.cumulative_trapezoid", X, x=F(4)),
+    fn(f"{P}.cumulative_trapezoid", X, dx=2.0, axis=0, tag="dx", x=F(3, 2)),
+]
+
+CASES = INPLACE + PRESENT + COMPOSITE

@@ -79,10 +79,16 @@ from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
     mean, median, nanmedian, quantile, std, var,
 )
 
+# -- functions built from other functions (hypot, cdist, tensordot, ...) ----------------------
+from paddle_nb.tensor import composite  # noqa: E402
+from paddle_nb.tensor.composite import (  # noqa: E402,F401
+    hypot, ldexp, cdist, tensordot, multigammaln, trapezoid, cumulative_trapezoid,
+)
+
 # -- in-place forms (abs_, cast_, ...: the out-of-place op in a static program) -------------
 from paddle_nb.tensor import inplace  # noqa: E402
 from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are made from a list)
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__, *inplace.__all__]
+           *random.__all__, *composite.__all__, *inplace.__all__]

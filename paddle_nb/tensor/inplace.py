@@ -24,7 +24,9 @@ import functools
 import warnings
 
 from paddle_nb.framework.variable import register_tensor_methods
-from paddle_nb.tensor import creation, linalg, logic, manipulation, math, search, stat
+from paddle_nb.tensor import (
+    composite, creation, linalg, logic, manipulation, math, search, stat,
+)
 
 # PaddlePaddle 2.6's in-place names that run in static mode as their out-of-place function
 NAMES = [
@@ -57,7 +59,7 @@ def inplace(function, name):
 
 
 def _out_of_place(name):
-    for family in (math, logic, manipulation, creation, linalg, search, stat):
+    for family in (math, logic, manipulation, creation, linalg, search, stat, composite):
         if name in family.__all__:
             return getattr(family, name)
     return None

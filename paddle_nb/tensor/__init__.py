@@ -85,10 +85,18 @@ from paddle_nb.tensor.composite import (  # noqa: E402,F401
     hypot, ldexp, cdist, tensordot, multigammaln, trapezoid, cumulative_trapezoid,
 )
 
+# -- dtype limits, grad mode, Tensor (no ops) -------------------------------------------------
+from paddle_nb.tensor import dtype_info, grad_mode  # noqa: E402
+from paddle_nb.tensor.dtype_info import finfo, iinfo, dtype  # noqa: E402,F401
+from paddle_nb.tensor.grad_mode import (  # noqa: E402,F401
+    set_grad_enabled, enable_grad, is_grad_enabled, Tensor, check_shape,
+)
+
 # -- in-place forms (abs_, cast_, ...: the out-of-place op in a static program) -------------
 from paddle_nb.tensor import inplace  # noqa: E402
 from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are made from a list)
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__, *composite.__all__, *inplace.__all__]
+           *random.__all__, *composite.__all__, *dtype_info.__all__,
+           *grad_mode.__all__, *inplace.__all__]

@@ -1,0 +1,103 @@
+"""PaddlePaddle 2.6.2's behaviour of the top-level names that build no ops (mode, dtype and
+grad-mode functions, ``finfo`` / ``iinfo``, ``broadcast_shape``, ``check_shape``).
+
+Run with the interop virtual environment, never with paddle_nb's:
+
+    .venv-interop/bin/python interop/api/top_level_refs.py --out tests/fixtures/paddle26/api
+
+It writes ``top_level.json``: each fact as PaddlePaddle reports it (numbers, names, the
+exception class a bad call raises); tests/api/test_top_level.py asks paddle_nb the same.
+"""
+
+import argparse
+import json
+import pathlib
+import warnings
+
+import paddle
+
+paddle.enable_static()
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+SHAPES = [([2, 1, 3], [4, 1]), ([3], [2, 3]), ([], [2]), ([1, 5], [4, 1])]
+
+
+def error_of(call):
+    try:
+        call()
+    except Exception as error:     # the class a bad call raises is the fact recorded
+        return [c.__name__ for c in type(error).__mro__]
+    return None
+
+
+def grad_mode():
+    seen = {"outside": paddle.is_grad_enabled()}
+    with paddle.set_grad_enabled(True):
+        seen["set_grad_enabled(True)"] = paddle.is_grad_enabled()
+    with paddle.set_grad_enabled(False):
+        seen["set_grad_enabled(False)"] = paddle.is_grad_enabled()
+    with paddle.enable_grad():
+        seen["enable_grad"] = paddle.is_grad_enabled()
+    with paddle.no_grad():
+        seen["no_grad"] = paddle.is_grad_enabled()
+
+    @paddle.no_grad()
+    def decorated(a):
+        return a + 1
+    seen["no_grad decorator"] = decorated(1)
+    return seen
+
+
+def facts():
+    out = {
+        "finfo": {d: {k: (str(v) if k == "dtype" else v) for k, v in (
+            (a, getattr(paddle.finfo(getattr(paddle, d)), a)) for a in
+            ("bits", "eps", "min", "max", "tiny", "smallest_normal", "resolution", "dtype"))}
+            for d in FLOATS},
+        "iinfo": {d: {a: (str(getattr(paddle.iinfo(getattr(paddle, d)), a)) if a == "dtype"
+                          else getattr(paddle.iinfo(getattr(paddle, d)), a))
+                      for a in ("bits", "min", "max", "dtype")} for d in INTS},
+        "iinfo_float_error": error_of(lambda: paddle.iinfo(paddle.float32)),
+        "dtype_isinstance": {d: isinstance(getattr(paddle, d), paddle.dtype)
+                             for d in FLOATS + INTS + ["bool"]},
+        "grad_mode": grad_mode(),
+        "broadcast_shape": [[a, b, paddle.broadcast_shape(a, b)] for a, b in SHAPES],
+        "broadcast_shape_error": error_of(lambda: paddle.broadcast_shape([2, 3], [4])),
+        "in_dynamic_mode": paddle.in_dynamic_mode(),
+        "enable_static": paddle.enable_static(),
+        "default_dtype": paddle.get_default_dtype(),
+    }
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        shape_t = paddle.static.data("s", [2], "int64")
+        bad_t = paddle.static.data("f", [2], "float32")
+        out["check_shape"] = {
+            "list": error_of(lambda: paddle.check_shape([2, 3], "op")),
+            "tensor": error_of(lambda: paddle.check_shape(shape_t, "op")),
+            "tensor_in_list": error_of(lambda: paddle.check_shape([2, shape_t], "op")),
+            "string": error_of(lambda: paddle.check_shape("2,3", "op")),
+            "float_element": error_of(lambda: paddle.check_shape([2.0, 3], "op")),
+            "float_tensor": error_of(lambda: paddle.check_shape(bad_t, "op")),
+        }
+    paddle.set_default_dtype("float64")
+    out["default_dtype_after_set"] = paddle.get_default_dtype()
+    out["set_default_dtype_int_error"] = error_of(lambda: paddle.set_default_dtype("int32"))
+    paddle.set_default_dtype("float32")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    args = parser.parse_args()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = facts()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "top_level.json").write_text(json.dumps(found, indent=1) + "\n")
+    print(f"wrote {args.out / 'top_level.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -87,4 +87,18 @@ COMPOSITE = [
     fn(f"{P}.cumulative_trapezoid", X, dx=2.0, axis=0, tag="dx", x=F(3, 2)),
 ]
 
-CASES = INPLACE + PRESENT + COMPOSITE
+OWN_OPS = [
+    fn(f"{P}.addmm", V("i"), X, Y, beta=0.5, alpha=2.0, i=F(2, 2), x=F(2, 3), y=F(3, 2)),
+    fn(f"{P}.addmm", V("i"), X, Y, tag="broadcast", i=F(2), x=F(2, 3), y=F(3, 2)),
+    fn(f"{P}.addmm_", V("i"), X, Y, i=F(2, 2), x=F(2, 3), y=F(3, 2)),
+    fn(f"{P}.renorm", X, 2.0, 0, 1.0, x=F(2, 3)),
+    fn(f"{P}.renorm", X, 1.5, 1, 0.7, tag="p", x=F(2, 3, low=-1.0, high=1.0)),
+    fn(f"{P}.renorm_", X, 2.0, 1, 0.5, x=F(2, 3)),
+    fn(f"{P}.diagonal_scatter", X, Y, x=F(3, 3), y=F(3)),
+    fn(f"{P}.diagonal_scatter", X, Y, offset=1, axis1=1, axis2=2, tag="3d", x=F(2, 3, 4),
+       y=F(2, 3)),
+    fn(f"{P}.select_scatter", X, Y, 1, 0, x=F(2, 3), y=F(2)),
+    fn(f"{P}.select_scatter", X, Y, 0, -1, tag="last", x=F(3, 2, 2), y=F(2, 2)),
+]
+
+CASES = INPLACE + PRESENT + COMPOSITE + OWN_OPS

@@ -85,6 +85,12 @@ from paddle_nb.tensor.composite import (  # noqa: E402,F401
     hypot, ldexp, cdist, tensordot, multigammaln, trapezoid, cumulative_trapezoid,
 )
 
+# -- functions with an op of their own (addmm, renorm, diagonal_scatter, select_scatter) --------
+from paddle_nb.tensor import own_ops  # noqa: E402
+from paddle_nb.tensor.own_ops import (  # noqa: E402,F401
+    addmm, renorm, diagonal_scatter, select_scatter,
+)
+
 # -- dtype limits, grad mode, Tensor (no ops) -------------------------------------------------
 from paddle_nb.tensor import dtype_info, grad_mode  # noqa: E402
 from paddle_nb.tensor.dtype_info import finfo, iinfo, dtype  # noqa: E402,F401
@@ -98,5 +104,5 @@ from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are m
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__, *composite.__all__, *dtype_info.__all__,
+           *random.__all__, *composite.__all__, *own_ops.__all__, *dtype_info.__all__,
            *grad_mode.__all__, *inplace.__all__]

@@ -25,7 +25,7 @@ import warnings
 
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor import (
-    composite, creation, linalg, logic, manipulation, math, search, stat,
+    composite, creation, linalg, logic, manipulation, math, own_ops, search, stat,
 )
 
 # PaddlePaddle 2.6's in-place names that run in static mode as their out-of-place function
@@ -59,7 +59,8 @@ def inplace(function, name):
 
 
 def _out_of_place(name):
-    for family in (math, logic, manipulation, creation, linalg, search, stat, composite):
+    for family in (math, logic, manipulation, creation, linalg, search, stat, composite,
+                   own_ops):
         if name in family.__all__:
             return getattr(family, name)
     return None

@@ -101,4 +101,11 @@ OWN_OPS = [
     fn(f"{P}.select_scatter", X, Y, 0, -1, tag="last", x=F(3, 2, 2), y=F(2, 2)),
 ]
 
-CASES = INPLACE + PRESENT + COMPOSITE + OWN_OPS
+QUANTILES = [
+    fn(f"{P}.quantile", X, 0.3, tag="all", x=F23),
+    fn(f"{P}.quantile", X, [0.25, 0.75], axis=0, keepdim=True, tag="list", x=F(3, 2)),
+    fn(f"{P}.nanquantile", X, 0.5, axis=1, x=F23),
+    fn(f"{P}.nanquantile", X, [0.1, 0.9], axis=-1, tag="list", x=F(2, 4)),
+]
+
+CASES = INPLACE + PRESENT + COMPOSITE + OWN_OPS + QUANTILES

@@ -76,8 +76,10 @@ from paddle_nb.tensor.random import (  # noqa: F401
 
 # -- stat ----------------------------------------------------------------------------------
 from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
-    mean, median, nanmedian, quantile, std, var,
+    mean, median, nanmedian, std, var,
 )
+from paddle_nb.tensor import quantiles  # noqa: E402
+from paddle_nb.tensor.quantiles import quantile, nanquantile  # noqa: E402,F401
 
 # -- functions built from other functions (hypot, cdist, tensordot, ...) ----------------------
 from paddle_nb.tensor import composite  # noqa: E402
@@ -104,5 +106,6 @@ from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are m
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__, *composite.__all__, *own_ops.__all__, *dtype_info.__all__,
+           *random.__all__, *composite.__all__, *quantiles.__all__, *own_ops.__all__,
+           *dtype_info.__all__,
            *grad_mode.__all__, *inplace.__all__]

@@ -138,3 +138,70 @@ def test_seed_makes_unseeded_draws_repeat_on_a_cpu_place():
         paddle.seed(5)
         assert np.array_equal(first, _draw())
 
+
+
+# -- the functions added at the top level, against NumPy formulas ------------------------------
+
+RNG = np.random.default_rng(5)
+A = RNG.uniform(0.2, 0.8, (2, 3)).astype("float32")
+B = RNG.uniform(0.2, 0.8, (2, 3)).astype("float32")
+K = np.array([[1, -2, 0], [3, 2, -1]], "int64")
+
+
+def run(build, **feeds):
+    main = paddle.Program()
+    with paddle.program_guard(main, paddle.Program()):
+        vars_ = {n: paddle.static.data(n, list(v.shape), v.dtype.name) for n, v in feeds.items()}
+        out = build(**vars_)
+    got, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed=feeds, fetch_list=[out],
+                                                         scope=paddle.Scope())
+    return np.asarray(got), main
+
+
+def _multigammaln(x, p):
+    from math import lgamma, log, pi
+    return np.vectorize(lambda v: p * (p - 1) / 4 * log(pi)
+                        + sum(lgamma(v - j / 2) for j in range(p)))(x)
+
+
+NUMPY_CASES = [
+    ("hypot", lambda x, y: paddle.hypot(x, y), np.sqrt(A ** 2 + B ** 2)),
+    ("ldexp", lambda x, k: paddle.ldexp(x, k), A * 2.0 ** K),
+    ("cdist", lambda x, y: paddle.cdist(x, y),
+     np.array([[np.linalg.norm(a - b) for b in B] for a in A])),
+    ("tensordot", lambda x, y: paddle.tensordot(x, y, axes=[[1], [1]]), A @ B.T),
+    ("multigammaln", lambda x: paddle.multigammaln(x + 2.0, 3), _multigammaln(A + 2.0, 3)),
+    ("trapezoid", lambda x: paddle.trapezoid(x, dx=0.5, axis=1), np.trapezoid(A, dx=0.5, axis=1)),
+    ("cumulative_trapezoid", lambda x: paddle.cumulative_trapezoid(x, axis=0),
+     np.cumsum((A[1:] + A[:-1]) / 2, axis=0)),
+    ("addmm", lambda x, y: paddle.addmm(x[:, :2], x, paddle.t(y), beta=0.5, alpha=2.0),
+     0.5 * A[:, :2] + 2.0 * A @ B.T),
+    ("renorm", lambda x: paddle.renorm(x, 2.0, 0, 0.5),
+     A * np.minimum(1, 0.5 / (np.linalg.norm(A, axis=1, keepdims=True) + 1e-7))),
+    ("select_scatter", lambda x, y: paddle.select_scatter(x, y[:, 0], 1, 2),
+     np.concatenate([A[:, :2], B[:, :1]], axis=1)),
+    ("diagonal_scatter", lambda x, y: paddle.diagonal_scatter(x, y[0, :2], offset=1),
+     np.where(np.eye(2, 3, 1, dtype=bool), np.pad(B[0, :2], (1, 0))[None, :], A)),
+    ("nanquantile", lambda x: paddle.nanquantile(x, [0.2, 0.9], axis=0),
+     np.nanquantile(A, [0.2, 0.9], axis=0)),
+    ("tanh_", lambda x: paddle.tanh_(x), np.tanh(A)),
+    ("cast_", lambda x: x.cast_("float64"), A.astype("float64")),
+]
+
+
+@pytest.mark.parametrize("name,build,want", NUMPY_CASES, ids=[c[0] for c in NUMPY_CASES])
+def test_top_level_functions_match_numpy(name, build, want):
+    feeds = {"x": A, "y": B, "k": K}
+    import inspect
+    used = {n: feeds[n] for n in inspect.signature(build).parameters}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, _ = run(build, **used)
+    assert got.shape == np.shape(want)
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-6), name
+
+
+def test_inplace_names_warn_and_build_the_out_of_place_op():
+    with pytest.warns(UserWarning, match=r"abs_\(\) is the same as abs\(\)"):
+        got, main = run(lambda x: paddle.abs_(x), x=A)
+    assert [op.type for op in main.global_block().ops] == ["abs"]

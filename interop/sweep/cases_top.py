@@ -85,6 +85,10 @@ COMPOSITE = [
     fn(f"{P}.trapezoid", X, dx=0.5, axis=0, tag="dx", x=F(3, 2)),
     fn(f"{P}.cumulative_trapezoid", X, x=F(4)),
     fn(f"{P}.cumulative_trapezoid", X, dx=2.0, axis=0, tag="dx", x=F(3, 2)),
+    fn(f"{P}.combinations", X, x=F(4)),
+    fn(f"{P}.combinations", X, 3, with_replacement=True, tag="r3", x=F(3)),
+    fn(f"{P}.vander", X, x=F(3)),
+    fn(f"{P}.vander", X, 4, increasing=True, tag="n", x=F(3)),
 ]
 
 OWN_OPS = [

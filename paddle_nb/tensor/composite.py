@@ -1,6 +1,6 @@
 """Top-level functions PaddlePaddle 2.6 builds from other tensor functions, no op of their own:
 ``hypot``, ``ldexp``, ``cdist``, ``tensordot``, ``multigammaln``, ``trapezoid``,
-``cumulative_trapezoid``.
+``cumulative_trapezoid``, ``combinations``, ``vander``.
 
 Each calls the same public functions and Variable operators, in the same order, as 2.6 does,
 so the same op types come out under the same names (``paddle.hypot(x, y)`` is two ``pow``,
@@ -19,12 +19,12 @@ import math as pymath
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.variable import register_tensor_methods
-from paddle_nb.tensor import creation, linalg, manipulation, reduction
+from paddle_nb.tensor import attribute, creation, indexing, linalg, manipulation, reduction, search
 from paddle_nb.tensor import math as tmath
 from paddle_nb.tensor.building import expect_variable
 
 __all__ = ["hypot", "ldexp", "cdist", "tensordot", "multigammaln", "trapezoid",
-           "cumulative_trapezoid"]
+           "cumulative_trapezoid", "combinations", "vander"]
 
 
 def _refuse(function, message):
@@ -130,6 +130,44 @@ def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
     """The running trapezoid-rule integral of ``y`` along ``axis`` (one fewer sample)."""
     spacing, right, left, axis = _trapezoid_parts("cumulative_trapezoid", y, x, dx, axis)
     return 0.5 * tmath.cumsum((right + left) * spacing, axis=axis)
+
+
+def combinations(x, r=2, with_replacement=False, name=None):
+    """The length-``r`` combinations of the 1-D ``x``'s elements, one per row [C, r], in
+    lexicographic order of positions (with repeats when ``with_replacement``)."""
+    expect_variable(x, "x", "combinations")
+    if len(x.shape) != 1 or not isinstance(r, int) or r < 1:
+        _refuse("combinations", f"x must be 1-D and r a positive int, got x {list(x.shape)}, "
+                f"r={r!r}")
+    grids = creation.meshgrid(*[x] * r)
+    positions = creation.arange(attribute.numel(x))
+    position_grids = creation.meshgrid(*[positions] * r)
+    mask = creation.full(list(x.shape) * r, True, dtype="bool")
+    for left, right in zip(position_grids, position_grids[1:]):
+        mask = mask * (left <= right if with_replacement else left < right)
+    picked = [search.masked_select(grid, mask) for grid in grids]
+    return manipulation.stack(picked, axis=1)
+
+
+def vander(x, n=None, increasing=False, name=None):
+    """The Vandermonde matrix of the 1-D ``x``: column j holds x**(n-1-j) (x**j when
+    ``increasing``); ``n`` columns, len(x) by default."""
+    expect_variable(x, "x", "vander")
+    if len(x.shape) != 1:
+        _refuse("vander", f"x must be 1-D, got shape {list(x.shape)}")
+    n = x.shape[0] if n is None else n
+    if not isinstance(n, int) or n < 0:
+        _refuse("vander", f"n must be a non-negative int, got {n!r}")
+    out = creation.empty([x.shape[0], n], dtype=x.dtype)
+    every = slice(None)
+    if n > 0:
+        one = manipulation.cast(creation.to_tensor([1]), x.dtype)     # int64, cast, as 2.6
+        out = indexing.setitem(out, (every, 0), one)
+    if n > 1:
+        out = indexing.setitem(out, (every, slice(1, None)), x[:, None])
+        out = indexing.setitem(out, (every, slice(1, None)),
+                               tmath.cumprod(out[:, 1:], dim=-1))
+    return out if increasing else out[:, ::-1]
 
 
 register_tensor_methods({n: globals()[n] for n in __all__})

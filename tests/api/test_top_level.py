@@ -184,6 +184,9 @@ NUMPY_CASES = [
      np.where(np.eye(2, 3, 1, dtype=bool), np.pad(B[0, :2], (1, 0))[None, :], A)),
     ("nanquantile", lambda x: paddle.nanquantile(x, [0.2, 0.9], axis=0),
      np.nanquantile(A, [0.2, 0.9], axis=0)),
+    ("combinations", lambda x: paddle.combinations(x[0]),
+     np.array([[A[0, i], A[0, j]] for i in range(3) for j in range(i + 1, 3)])),
+    ("vander", lambda x: paddle.vander(x[0], 4), np.vander(A[0], 4)),
     ("tanh_", lambda x: paddle.tanh_(x), np.tanh(A)),
     ("cast_", lambda x: x.cast_("float64"), A.astype("float64")),
 ]

@@ -88,6 +88,7 @@ COMPOSITE = [
     fn(f"{P}.combinations", X, x=F(4)),
     fn(f"{P}.combinations", X, 3, with_replacement=True, tag="r3", x=F(3)),
     fn(f"{P}.vander", X, x=F(3)),
+    fn(f"{P}.frexp", X, x=F(2, 3, low=-4.0, high=4.0)),
     fn(f"{P}.vander", X, 4, increasing=True, tag="n", x=F(3)),
 ]
 

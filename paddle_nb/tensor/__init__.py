@@ -85,7 +85,7 @@ from paddle_nb.tensor.quantiles import quantile, nanquantile  # noqa: E402,F401
 from paddle_nb.tensor import composite  # noqa: E402
 from paddle_nb.tensor.composite import (  # noqa: E402,F401
     hypot, ldexp, cdist, tensordot, multigammaln, trapezoid, cumulative_trapezoid,
-    combinations, vander,
+    combinations, vander, frexp,
 )
 
 # -- functions with an op of their own (addmm, renorm, diagonal_scatter, select_scatter) --------

@@ -1,6 +1,6 @@
 """Top-level functions PaddlePaddle 2.6 builds from other tensor functions, no op of their own:
 ``hypot``, ``ldexp``, ``cdist``, ``tensordot``, ``multigammaln``, ``trapezoid``,
-``cumulative_trapezoid``, ``combinations``, ``vander``.
+``cumulative_trapezoid``, ``combinations``, ``vander``, ``frexp``.
 
 Each calls the same public functions and Variable operators, in the same order, as 2.6 does,
 so the same op types come out under the same names (``paddle.hypot(x, y)`` is two ``pow``,
@@ -19,12 +19,13 @@ import math as pymath
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.variable import register_tensor_methods
+from paddle_nb.tensor import logic
 from paddle_nb.tensor import attribute, creation, indexing, linalg, manipulation, reduction, search
 from paddle_nb.tensor import math as tmath
 from paddle_nb.tensor.building import expect_variable
 
 __all__ = ["hypot", "ldexp", "cdist", "tensordot", "multigammaln", "trapezoid",
-           "cumulative_trapezoid", "combinations", "vander"]
+           "cumulative_trapezoid", "combinations", "vander", "frexp"]
 
 
 def _refuse(function, message):
@@ -168,6 +169,23 @@ def vander(x, n=None, increasing=False, name=None):
         out = indexing.setitem(out, (every, slice(1, None)),
                                tmath.cumprod(out[:, 1:], dim=-1))
     return out if increasing else out[:, ::-1]
+
+
+def frexp(x, name=None):
+    """(mantissa, exponent) with x = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0 for
+    x = 0); both of x's float dtype."""
+    expect_variable(x, "x", "frexp")
+    if x.dtype.kind != "f":
+        _refuse("frexp", f"x must be a float tensor, got {x.dtype}")
+    magnitude = tmath.abs(x)
+    exponent = tmath.floor(tmath.log2(magnitude))
+    exponent = search.where(logic.isinf(exponent), creation.full_like(exponent, 0), exponent)
+    mantissa = tmath.divide(magnitude, 2 ** exponent)
+    exponent = search.where(mantissa >= 1, tmath.add(exponent, creation.ones_like(exponent)),
+                            exponent)
+    mantissa = search.where(mantissa >= 1, tmath.divide(
+        mantissa, 2 ** creation.ones_like(exponent)), mantissa)
+    return search.where(x < 0, mantissa * -1, mantissa), exponent
 
 
 register_tensor_methods({n: globals()[n] for n in __all__})

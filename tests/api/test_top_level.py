@@ -187,6 +187,9 @@ NUMPY_CASES = [
     ("combinations", lambda x: paddle.combinations(x[0]),
      np.array([[A[0, i], A[0, j]] for i in range(3) for j in range(i + 1, 3)])),
     ("vander", lambda x: paddle.vander(x[0], 4), np.vander(A[0], 4)),
+    ("frexp mantissa", lambda x: paddle.frexp(x * 6.0 - 3.0)[0], np.frexp(A * 6.0 - 3.0)[0]),
+    ("frexp exponent", lambda x: paddle.frexp(x * 6.0 - 3.0)[1],
+     np.frexp(A * 6.0 - 3.0)[1].astype("float32")),
     ("tanh_", lambda x: paddle.tanh_(x), np.tanh(A)),
     ("cast_", lambda x: x.cast_("float64"), A.astype("float64")),
 ]

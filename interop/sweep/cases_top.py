@@ -89,6 +89,10 @@ COMPOSITE = [
     fn(f"{P}.combinations", X, 3, with_replacement=True, tag="r3", x=F(3)),
     fn(f"{P}.vander", X, x=F(3)),
     fn(f"{P}.frexp", X, x=F(2, 3, low=-4.0, high=4.0)),
+    fn(f"{P}.gcd", V("i"), V("j"), i=I(2, 3, low=-12, high=13), j=I(2, 3, low=0, high=9)),
+    fn(f"{P}.gcd", V("i"), V("j"), tag="broadcast", i=I(2, 3, low=0, high=20), j=I(3, low=1, high=9)),
+    fn(f"{P}.lcm", V("i"), V("j"), i=I(2, 3, low=-6, high=7), j=I(2, 3, low=0, high=6)),
+    fn(f"{P}.lcm_", V("i"), V("j"), i=I(2, 3, low=1, high=7), j=I(2, 3, low=1, high=6)),
     fn(f"{P}.vander", X, 4, increasing=True, tag="n", x=F(3)),
 ]
 

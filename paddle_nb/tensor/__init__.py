@@ -88,6 +88,10 @@ from paddle_nb.tensor.composite import (  # noqa: E402,F401
     combinations, vander, frexp,
 )
 
+# -- gcd and lcm (Euclid's algorithm in a while loop) -------------------------------------------
+from paddle_nb.tensor import euclid  # noqa: E402
+from paddle_nb.tensor.euclid import gcd, lcm, lcm_  # noqa: E402,F401
+
 # -- functions with an op of their own (addmm, renorm, diagonal_scatter, select_scatter) --------
 from paddle_nb.tensor import own_ops  # noqa: E402
 from paddle_nb.tensor.own_ops import (  # noqa: E402,F401
@@ -107,6 +111,6 @@ from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are m
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__, *composite.__all__, *quantiles.__all__, *own_ops.__all__,
+           *random.__all__, *composite.__all__, *euclid.__all__, *quantiles.__all__, *own_ops.__all__,
            *dtype_info.__all__,
            *grad_mode.__all__, *inplace.__all__]

@@ -7,8 +7,8 @@ the same op, the same new output variable (``paddle.abs_(x)`` writes ``abs_0.tmp
 ``x`` keeps its value). So every in-place name here is one generic wrapper, ``inplace``,
 over its out-of-place function, made once for the list ``NAMES`` and registered as a
 Variable method too. The random in-place draws (``normal_``, ``cauchy_``, ...) live in
-random.py, and ``reshape_`` / ``squeeze_`` / ``unsqueeze_`` / ``scatter_`` next to their
-out-of-place forms.
+random.py, ``lcm_`` (its own op order) in euclid.py, and ``reshape_`` / ``squeeze_`` /
+``unsqueeze_`` / ``scatter_`` next to their out-of-place forms.
 
 >>> import paddle_nb as paddle, warnings
 >>> with paddle.program_guard(paddle.Program(), paddle.Program()):
@@ -25,8 +25,9 @@ import warnings
 
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor import (
-    composite, creation, linalg, logic, manipulation, math, own_ops, search, stat,
+    composite, creation, linalg, logic, manipulation, math, own_ops, quantiles, search, stat,
 )
+from paddle_nb.tensor import euclid
 
 # PaddlePaddle 2.6's in-place names that run in static mode as their out-of-place function
 NAMES = [
@@ -34,7 +35,7 @@ NAMES = [
     "square_", "neg_", "lgamma_", "digamma_", "log_", "log2_", "log10_", "trunc_", "frac_",
     "i0_", "logit_", "nan_to_num_", "polygamma_", "multigammaln_",
     "divide_", "multiply_", "pow_", "remainder_", "mod_", "floor_mod_", "floor_divide_",
-    "gcd_", "lcm_", "ldexp_", "hypot_", "renorm_", "addmm_",
+    "gcd_", "ldexp_", "hypot_", "renorm_", "addmm_",
     "equal_", "less_than_", "less_equal_", "greater_than_", "greater_equal_",
     "logical_and_", "logical_or_", "logical_not_",
     "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_",
@@ -60,7 +61,7 @@ def inplace(function, name):
 
 def _out_of_place(name):
     for family in (math, logic, manipulation, creation, linalg, search, stat, composite,
-                   own_ops):
+                   own_ops, euclid, quantiles):
         if name in family.__all__:
             return getattr(family, name)
     return None

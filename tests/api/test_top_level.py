@@ -190,6 +190,9 @@ NUMPY_CASES = [
     ("frexp mantissa", lambda x: paddle.frexp(x * 6.0 - 3.0)[0], np.frexp(A * 6.0 - 3.0)[0]),
     ("frexp exponent", lambda x: paddle.frexp(x * 6.0 - 3.0)[1],
      np.frexp(A * 6.0 - 3.0)[1].astype("float32")),
+    ("gcd", lambda k: paddle.gcd(k * 6, k + 4), np.gcd(K * 6, K + 4)),
+    ("lcm", lambda k: paddle.lcm(k * 6, k + 4), np.lcm(K * 6, K + 4)),
+    ("lcm_", lambda k: paddle.lcm_(k * 6, k + 4), np.lcm(K * 6, K + 4)),
     ("tanh_", lambda x: paddle.tanh_(x), np.tanh(A)),
     ("cast_", lambda x: x.cast_("float64"), A.astype("float64")),
 ]

@@ -49,6 +49,22 @@ def grad_mode():
     return seen
 
 
+def param_attr_facts(pd):
+    """What a ParamAttr sets on the parameters a layer makes (names, init, trainability)."""
+    main, startup = pd.static.Program(), pd.static.Program()
+    with pd.static.program_guard(main, startup), pd.utils.unique_name.guard():
+        weight = pd.ParamAttr(name="w", initializer=pd.nn.initializer.Constant(0.5),
+                              learning_rate=0.5, trainable=False)
+        bias = pd.ParamAttr(initializer=pd.nn.initializer.Constant(0.25))
+        pd.nn.Linear(3, 2, weight_attr=weight, bias_attr=bias)
+    params = main.global_block().all_parameters()
+    return {"names": [p.name for p in params],
+            "trainable": [bool(p.trainable) for p in params],
+            "learning_rate": [float(p.optimize_attr["learning_rate"]) for p in params],
+            "startup": [[op.type, op.output("Out")[0], float(op.attr("value"))]
+                        for op in startup.global_block().ops]}
+
+
 def facts():
     out = {
         "finfo": {d: {k: (str(v) if k == "dtype" else v) for k, v in (
@@ -80,6 +96,7 @@ def facts():
             "float_element": error_of(lambda: paddle.check_shape([2.0, 3], "op")),
             "float_tensor": error_of(lambda: paddle.check_shape(bad_t, "op")),
         }
+    out["param_attr"] = param_attr_facts(paddle)
     paddle.set_default_dtype("float64")
     out["default_dtype_after_set"] = paddle.get_default_dtype()
     out["set_default_dtype_int_error"] = error_of(lambda: paddle.set_default_dtype("int32"))

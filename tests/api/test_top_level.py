@@ -24,6 +24,7 @@ COVERED = [
     "paddle.enable_grad", "paddle.is_grad_enabled", "paddle.no_grad", "paddle.broadcast_shape",
     "paddle.check_shape", "paddle.in_dynamic_mode", "paddle.enable_static",
     "paddle.get_default_dtype", "paddle.set_default_dtype", "paddle.seed", "paddle.CPUPlace",
+    "paddle.ParamAttr",
 ]
 
 
@@ -214,3 +215,19 @@ def test_inplace_names_warn_and_build_the_out_of_place_op():
     with pytest.warns(UserWarning, match=r"abs_\(\) is the same as abs\(\)"):
         got, main = run(lambda x: paddle.abs_(x), x=A)
     assert [op.type for op in main.global_block().ops] == ["abs"]
+
+
+def test_param_attr_names_initializes_and_freezes_like_paddle():
+    want = FACTS["param_attr"]
+    main, startup = paddle.Program(), paddle.Program()
+    with paddle.program_guard(main, startup), paddle.utils.unique_name.guard():
+        weight = paddle.ParamAttr(name="w", initializer=paddle.nn.initializer.Constant(0.5),
+                                  learning_rate=0.5, trainable=False)
+        bias = paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.25))
+        paddle.nn.Linear(3, 2, weight_attr=weight, bias_attr=bias)
+    params = main.global_block().all_parameters()
+    assert [p.name for p in params] == want["names"]
+    assert [bool(p.trainable) for p in params] == want["trainable"]
+    assert [float(p.optimize_attr["learning_rate"]) for p in params] == want["learning_rate"]
+    assert [[op.type, op.output("Out")[0], float(op.attr("value"))]
+            for op in startup.global_block().ops] == want["startup"]

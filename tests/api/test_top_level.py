@@ -231,3 +231,19 @@ def test_param_attr_names_initializes_and_freezes_like_paddle():
     assert [float(p.optimize_attr["learning_rate"]) for p in params] == want["learning_rate"]
     assert [[op.type, op.output("Out")[0], float(op.attr("value"))]
             for op in startup.global_block().ops] == want["startup"]
+
+
+def test_increment_backward_undoes_the_step_as_in_paddle():
+    """2.6's backward of ``x = increment(x)`` writes no gradient and appends increment(-step):
+    after the run x holds its fed value again (the sweep compares the numbers with 2.6)."""
+    main = paddle.Program()
+    with paddle.program_guard(main, paddle.Program()):
+        x = paddle.static.data("x", [1])
+        x.stop_gradient = False
+        y = paddle.increment(x, 2.0)
+        paddle.static.gradients([paddle.sum(y * y)], [x])
+    ops = [(op.type, op.attr("step")) for op in main.global_block().ops if op.type == "increment"]
+    assert ops == [("increment", 2.0), ("increment", -2.0)]
+    got, = paddle.static.Executor(paddle.CPUPlace()).run(
+        main, feed={"x": np.array([1.5], "float32")}, fetch_list=[x], scope=paddle.Scope())
+    assert np.allclose(got, [1.5])

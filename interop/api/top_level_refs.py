@@ -65,6 +65,40 @@ def param_attr_facts(pd):
                         for op in startup.global_block().ops]}
 
 
+def summary_nets(pd):
+    """Two networks for ``paddle.summary``: a CNN (a frozen weight, BatchNorm statistics, a
+    nested Sequential) and an MLP with a layer of over a thousand parameters."""
+    class Net(pd.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv = pd.nn.Conv2D(3, 4, 3, padding=1)
+            self.bn = pd.nn.BatchNorm2D(4)
+            self.pool = pd.nn.MaxPool2D(2)
+            self.seq = pd.nn.Sequential(pd.nn.Flatten(), pd.nn.Linear(64, 10))
+            self.seq[1].weight.trainable = False
+
+        def forward(self, x):
+            return self.seq(self.pool(pd.nn.functional.relu(self.bn(self.conv(x)))))
+
+    mlp = [lambda: pd.nn.Sequential(pd.nn.Linear(3, 4), pd.nn.ReLU(), pd.nn.Linear(4, 1200)),
+           (None, 3)]
+    return {"cnn": [Net, (2, 3, 8, 8)], "mlp": mlp}
+
+
+def summary_facts(pd):
+    import contextlib
+    import io
+    found = {}
+    for key, (make, size) in summary_nets(pd).items():
+        main, startup = pd.static.Program(), pd.static.Program()
+        text = io.StringIO()
+        with pd.static.program_guard(main, startup), pd.utils.unique_name.guard(), \
+                contextlib.redirect_stdout(text):
+            result = pd.summary(make(), size)
+        found[key] = {"text": text.getvalue(), "result": {k: int(v) for k, v in result.items()}}
+    return found
+
+
 def facts():
     out = {
         "finfo": {d: {k: (str(v) if k == "dtype" else v) for k, v in (
@@ -97,6 +131,7 @@ def facts():
             "float_tensor": error_of(lambda: paddle.check_shape(bad_t, "op")),
         }
     out["param_attr"] = param_attr_facts(paddle)
+    out["summary"] = summary_facts(paddle)
     paddle.set_default_dtype("float64")
     out["default_dtype_after_set"] = paddle.get_default_dtype()
     out["set_default_dtype_int_error"] = error_of(lambda: paddle.set_default_dtype("int32"))

@@ -105,6 +105,10 @@ from paddle_nb.tensor.grad_mode import (  # noqa: E402,F401
     set_grad_enabled, enable_grad, is_grad_enabled, Tensor, check_shape,
 )
 
+# -- paddle.summary (a table of a network's layers) -------------------------------------------
+from paddle_nb.tensor import model_summary  # noqa: E402
+from paddle_nb.tensor.model_summary import summary  # noqa: E402,F401
+
 # -- in-place forms (abs_, cast_, ...: the out-of-place op in a static program) -------------
 from paddle_nb.tensor import inplace  # noqa: E402
 from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are made from a list)
@@ -113,4 +117,4 @@ __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all_
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
            *random.__all__, *composite.__all__, *euclid.__all__, *quantiles.__all__, *own_ops.__all__,
            *dtype_info.__all__,
-           *grad_mode.__all__, *inplace.__all__]
+           *grad_mode.__all__, *model_summary.__all__, *inplace.__all__]

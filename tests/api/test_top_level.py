@@ -24,7 +24,7 @@ COVERED = [
     "paddle.enable_grad", "paddle.is_grad_enabled", "paddle.no_grad", "paddle.broadcast_shape",
     "paddle.check_shape", "paddle.in_dynamic_mode", "paddle.enable_static",
     "paddle.get_default_dtype", "paddle.set_default_dtype", "paddle.seed", "paddle.CPUPlace",
-    "paddle.ParamAttr",
+    "paddle.ParamAttr", "paddle.summary",
 ]
 
 
@@ -247,3 +247,31 @@ def test_increment_backward_undoes_the_step_as_in_paddle():
     got, = paddle.static.Executor(paddle.CPUPlace()).run(
         main, feed={"x": np.array([1.5], "float32")}, fetch_list=[x], scope=paddle.Scope())
     assert np.allclose(got, [1.5])
+
+
+def _summary_nets():
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv = paddle.nn.Conv2D(3, 4, 3, padding=1)
+            self.bn = paddle.nn.BatchNorm2D(4)
+            self.pool = paddle.nn.MaxPool2D(2)
+            self.seq = paddle.nn.Sequential(paddle.nn.Flatten(), paddle.nn.Linear(64, 10))
+            self.seq[1].weight.trainable = False
+
+        def forward(self, x):
+            return self.seq(self.pool(paddle.nn.functional.relu(self.bn(self.conv(x)))))
+
+    return {"cnn": [Net, (2, 3, 8, 8)],
+            "mlp": [lambda: paddle.nn.Sequential(paddle.nn.Linear(3, 4), paddle.nn.ReLU(),
+                                                 paddle.nn.Linear(4, 1200)), (None, 3)]}
+
+
+@pytest.mark.parametrize("key", ["cnn", "mlp"])
+def test_summary_prints_and_returns_what_paddle_does(key, capsys):
+    make, size = _summary_nets()[key]
+    with paddle.program_guard(paddle.Program(), paddle.Program()), \
+            paddle.utils.unique_name.guard():
+        result = paddle.summary(make(), size)
+    assert result == FACTS["summary"][key]["result"]
+    assert capsys.readouterr().out == FACTS["summary"][key]["text"]

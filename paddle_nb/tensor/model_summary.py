@@ -1,0 +1,71 @@
+"""``paddle.summary``: a table of a network's leaf layers (input and output shapes,
+parameter counts) and its totals, as PaddlePaddle 2.6 prints and returns it in static mode.
+
+As in 2.6, the network runs once on a random input of ``input_size`` in the default main
+program (a ``uniform_random`` and a ``cast``, then its forward ops), with a hook on each
+leaf layer recording its shapes. A layer is named by its class and the number of its
+``full_name`` plus one (``linear_0`` -> ``Linear-1``); an unknown (None or -1) dimension of
+``input_size`` is 1. Counts include frozen parameters (BatchNorm's running statistics);
+sizes are float32 MB: the input, the outputs twice (forward and backward), the parameters.
+"""
+
+import math
+
+from paddle_nb.tensor import manipulation, random
+
+__all__ = ["summary"]
+
+WIDTHS = (15, 20, 20, 15)
+LINE = "-" * 75
+
+
+def _row(cells):
+    return " ".join(f"{c:^{w}}" for c, w in zip(cells, WIDTHS))
+
+
+def _leaves(net):
+    return [layer for layer in net.sublayers(include_self=True) if not layer.sublayers()]
+
+
+def _record(net, shape, dtype):
+    rows, hooks = [], []
+    for layer in _leaves(net):
+        def hook(layer, inputs, outputs):
+            outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+            label = f"{type(layer).__name__}-{int(layer.full_name().rsplit('_', 1)[1]) + 1}"
+            params = [p for p in layer.parameters(include_sublayers=False)]
+            rows.append((label, [list(v.shape) for v in inputs], list(outs[0].shape),
+                         [math.prod(o.shape) for o in outs], params))
+        hooks.append(layer.register_forward_post_hook(hook))
+    try:
+        net(manipulation.cast(random.rand(shape), dtype))
+    finally:
+        for handle in hooks:
+            handle.remove()
+    return rows
+
+
+def summary(net, input_size=None, dtypes=None, input=None):
+    """Print the table of ``net``'s leaf layers for an input of ``input_size`` (a shape;
+    None or -1 for the batch) and return ``{"total_params": ..., "trainable_params": ...}``."""
+    if input is not None or input_size is None or isinstance(input_size[0], (list, tuple)):
+        raise NotImplementedError("paddle.summary: paddle_nb takes one input_size (a shape); "
+                                  "several inputs or an input tensor are not available")
+    shape = [1 if d is None or d == -1 else int(d) for d in input_size]
+    rows = _record(net, shape, dtypes or "float32")
+    params = {id(p): p for p in net.parameters()}.values()
+    total = sum(math.prod(p.shape) for p in params)
+    trainable = sum(math.prod(p.shape) for p in params if p.trainable)
+    lines = [LINE, _row(("Layer (type)", "Input Shape", "Output Shape", "Param #")), "=" * 75]
+    for label, ins, out, _, own in rows:
+        lines.append(_row((label, str(ins), str(out), f"{sum(math.prod(p.shape) for p in own):,}")))
+    out_mb = sum(sum(r[3]) for r in rows) * 4 * 2 / 1024 ** 2
+    param_mb, input_mb = total * 4 / 1024 ** 2, math.prod(shape) * 4 / 1024 ** 2
+    lines += ["=" * 75, f"Total params: {total:,}", f"Trainable params: {trainable:,}",
+              f"Non-trainable params: {total - trainable:,}", LINE,
+              f"Input size (MB): {input_mb:0.2f}",
+              f"Forward/backward pass size (MB): {out_mb:0.2f}",
+              f"Params size (MB): {param_mb:0.2f}",
+              f"Estimated Total Size (MB): {out_mb + param_mb + input_mb:0.2f}", LINE, ""]
+    print("\n".join(lines))
+    return {"total_params": total, "trainable_params": trainable}

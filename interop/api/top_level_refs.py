@@ -99,6 +99,40 @@ def summary_facts(pd):
     return found
 
 
+def flops_nets(pd):
+    """Networks for ``paddle.flops``: every layer kind its counting rules cover, and some
+    it counts as zero (max pooling, Flatten, LayerNorm, BatchNorm1D, PReLU, Sigmoid)."""
+    nn = pd.nn
+    return {
+        "cnn": [lambda: nn.Sequential(
+            nn.Conv2D(3, 4, 3, padding=1), nn.BatchNorm2D(4), nn.ReLU(), nn.MaxPool2D(2),
+            nn.Flatten(), nn.Linear(64, 10), nn.Dropout(0.5), nn.Linear(10, 3)), [2, 3, 8, 8]],
+        "mixed": [lambda: nn.Sequential(
+            nn.Conv2D(4, 4, 3, groups=2, bias_attr=False), nn.ReLU6(), nn.LeakyReLU(),
+            nn.AdaptiveAvgPool2D(2), nn.AvgPool2D(2), nn.Flatten(), nn.Linear(4, 3),
+            nn.LayerNorm(3), nn.BatchNorm1D(3), nn.PReLU(), nn.Sigmoid()), [1, 4, 6, 6]],
+    }
+
+
+def flops_facts(pd):
+    """``paddle.flops`` runs in dynamic mode only in 2.6 (a static network's buffers stop
+    it): its counts and printout for the same networks, from dynamic mode."""
+    import contextlib
+    import io
+    found = {}
+    pd.disable_static()
+    try:
+        for key, (make, size) in flops_nets(pd).items():
+            for detail in (False, True):
+                text = io.StringIO()
+                with pd.utils.unique_name.guard(), contextlib.redirect_stdout(text):
+                    count = pd.flops(make(), size, print_detail=detail)
+                found[f"{key}/{detail}"] = {"text": text.getvalue(), "flops": int(count)}
+    finally:
+        pd.enable_static()
+    return found
+
+
 def facts():
     out = {
         "finfo": {d: {k: (str(v) if k == "dtype" else v) for k, v in (
@@ -132,6 +166,7 @@ def facts():
         }
     out["param_attr"] = param_attr_facts(paddle)
     out["summary"] = summary_facts(paddle)
+    out["flops"] = flops_facts(paddle)
     paddle.set_default_dtype("float64")
     out["default_dtype_after_set"] = paddle.get_default_dtype()
     out["set_default_dtype_int_error"] = error_of(lambda: paddle.set_default_dtype("int32"))

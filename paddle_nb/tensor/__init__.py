@@ -107,7 +107,7 @@ from paddle_nb.tensor.grad_mode import (  # noqa: E402,F401
 
 # -- paddle.summary (a table of a network's layers) -------------------------------------------
 from paddle_nb.tensor import model_summary  # noqa: E402
-from paddle_nb.tensor.model_summary import summary  # noqa: E402,F401
+from paddle_nb.tensor.model_summary import summary, flops  # noqa: E402,F401
 
 # -- in-place forms (abs_, cast_, ...: the out-of-place op in a static program) -------------
 from paddle_nb.tensor import inplace  # noqa: E402

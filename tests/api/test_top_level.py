@@ -24,7 +24,7 @@ COVERED = [
     "paddle.enable_grad", "paddle.is_grad_enabled", "paddle.no_grad", "paddle.broadcast_shape",
     "paddle.check_shape", "paddle.in_dynamic_mode", "paddle.enable_static",
     "paddle.get_default_dtype", "paddle.set_default_dtype", "paddle.seed", "paddle.CPUPlace",
-    "paddle.ParamAttr", "paddle.summary",
+    "paddle.ParamAttr", "paddle.summary", "paddle.flops",
 ]
 
 
@@ -275,3 +275,36 @@ def test_summary_prints_and_returns_what_paddle_does(key, capsys):
         result = paddle.summary(make(), size)
     assert result == FACTS["summary"][key]["result"]
     assert capsys.readouterr().out == FACTS["summary"][key]["text"]
+
+
+def _flops_nets():
+    nn = paddle.nn
+    return {
+        "cnn": [lambda: nn.Sequential(
+            nn.Conv2D(3, 4, 3, padding=1), nn.BatchNorm2D(4), nn.ReLU(), nn.MaxPool2D(2),
+            nn.Flatten(), nn.Linear(64, 10), nn.Dropout(0.5), nn.Linear(10, 3)), [2, 3, 8, 8]],
+        "mixed": [lambda: nn.Sequential(
+            nn.Conv2D(4, 4, 3, groups=2, bias_attr=False), nn.ReLU6(), nn.LeakyReLU(),
+            nn.AdaptiveAvgPool2D(2), nn.AvgPool2D(2), nn.Flatten(), nn.Linear(4, 3),
+            nn.LayerNorm(3), nn.BatchNorm1D(3), nn.PReLU(), nn.Sigmoid()), [1, 4, 6, 6]],
+    }
+
+
+def _without_class_paths(text):
+    """The printout with each ``<class '...Name'>`` reduced to its name (the modules differ)."""
+    import re
+    return re.sub(r"<class '[\w.]*\.(\w+)'>", r"\1", text)
+
+
+@pytest.mark.parametrize("key", ["cnn/False", "cnn/True", "mixed/True"])
+def test_flops_counts_and_prints_what_paddle_does(key, capsys):
+    """2.6 runs paddle.flops in dynamic mode only; its counts and table for the same networks
+    (recorded there) are what paddle_nb's static flops gives."""
+    name, detail = key.split("/")
+    make, size = _flops_nets()[name]
+    with paddle.program_guard(paddle.Program(), paddle.Program()), \
+            paddle.utils.unique_name.guard():
+        count = paddle.flops(make(), size, print_detail=detail == "True")
+    assert count == FACTS["flops"][key]["flops"]
+    assert _without_class_paths(capsys.readouterr().out) == \
+        _without_class_paths(FACTS["flops"][key]["text"])

@@ -73,6 +73,7 @@ COMPOSITE = [
     fn(f"{P}.hypot", X, Y, x=F23, y=F23),
     fn(f"{P}.hypot_", X, Y, x=F23, y=F23),
     fn(f"{P}.ldexp", X, V("i"), x=F23, i=I(2, 3, low=-2, high=3)),
+    fn(f"{P}.ldexp", X, Y, tag="float", x=F23, y=F(2, 3, low=-2.0, high=2.0)),
     fn(f"{P}.ldexp_", X, V("i"), x=F23, i=I(2, 3, low=-2, high=3)),
     fn(f"{P}.cdist", X, Y, x=F(2, 3), y=F(4, 3)),
     fn(f"{P}.cdist", X, Y, p=1.0, tag="p1", x=F(2, 2, 3), y=F(2, 4, 3)),

@@ -41,11 +41,9 @@ def hypot(x, y, name=None):
 
 
 def ldexp(x, y, name=None):
-    """x * 2**y; ``y`` is an integer tensor; the result is float32 unless ``x`` is float64."""
+    """x * 2**y (y is an exponent tensor, usually of ints); float32 unless x is float64."""
     expect_variable(x, "x", "ldexp")
     expect_variable(y, "y", "ldexp")
-    if y.dtype not in ("int32", "int64"):
-        _refuse("ldexp", f"'y' must be an int32 or int64 tensor, got {y.dtype}")
     dtype = "float64" if x.dtype == "float64" else "float32"
     x = manipulation.cast(x, dtype)
     y = manipulation.cast(y, dtype)

@@ -46,6 +46,7 @@ INPLACE = [
 
 PRESENT = [
     fn(f"{P}.as_strided", X, [3, 2], [1, 3], x=F23, grad=False),
+    fn(f"{P}.unfold", X, 1, 2, 1, x=F23),
     fn(f"{P}.atleast_1d", X, x=F(3)),
     fn(f"{P}.atleast_2d", X, x=F(3)),
     fn(f"{P}.atleast_3d", X, x=F23),

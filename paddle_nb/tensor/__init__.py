@@ -46,7 +46,7 @@ from paddle_nb.tensor.manipulation import (  # noqa: F401
 )
 from paddle_nb.tensor.manipulation import (  # noqa: F401
     reverse, vsplit, unflatten, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
-    reshape_, squeeze_, unsqueeze_, view, view_as, as_strided,
+    reshape_, squeeze_, unsqueeze_, view, view_as, as_strided, unfold,
 )
 from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 

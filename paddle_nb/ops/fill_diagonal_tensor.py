@@ -40,11 +40,9 @@ def _fdt_infer(x, y, *, offset, dim1, dim2):
         fail(f"X and Y must share a dtype, got {x.dtype} and {y.dtype}")
     if -1 not in x.shape and -1 not in y.shape:
         batch = [s for i, s in enumerate(x.shape) if i not in (d1, d2)]
-        want = math.prod(batch) * _length(x.shape, d1, d2, offset)
-        if math.prod(y.shape) != want or (y.shape and y.shape[-1] != _length(
-                x.shape, d1, d2, offset)):
-            fail(f"Y must hold the diagonal: shape {tuple(batch) + (_length(x.shape, d1, d2, offset),)}"
-                 f", got {tuple(y.shape)}")
+        n = _length(x.shape, d1, d2, offset)
+        if math.prod(y.shape) != math.prod(batch) * n or (y.shape and y.shape[-1] != n):
+            fail(f"Y must hold the diagonal: shape {tuple(batch) + (n,)}, got {tuple(y.shape)}")
     return x
 
 

@@ -115,6 +115,6 @@ from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are m
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__, *composite.__all__, *euclid.__all__, *quantiles.__all__, *own_ops.__all__,
-           *dtype_info.__all__,
-           *grad_mode.__all__, *model_summary.__all__, *inplace.__all__]
+           *random.__all__, *composite.__all__, *euclid.__all__, *quantiles.__all__,
+           *own_ops.__all__, *dtype_info.__all__, *grad_mode.__all__, *model_summary.__all__,
+           *inplace.__all__]

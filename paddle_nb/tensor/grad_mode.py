@@ -59,7 +59,8 @@ def check_shape(shape, op_name, expected_shape_type=(list, tuple, Variable),
         refuse("'shape'", shape, f"one of {[t.__name__ for t in expected_shape_type]}")
     if isinstance(shape, Variable):
         if expected_tensor_dtype is not None and str(shape.dtype) not in expected_tensor_dtype:
-            refuse("the shape tensor's dtype", str(shape.dtype), f"one of {list(expected_tensor_dtype)}")
+            refuse("the shape tensor's dtype", str(shape.dtype),
+                   f"one of {list(expected_tensor_dtype)}")
         return
     for item in shape if expected_element_type is not None else ():
         if not isinstance(item, expected_element_type) or isinstance(item, bool):

@@ -20,7 +20,8 @@ import numpy as np
 
 from interop.sweep import runner
 
-__all__ = ["load", "op_level", "api_level", "has_name", "RANDOM_OPS", "Result"]
+__all__ = ["load", "op_level", "api_level", "has_name", "RANDOM_OPS", "UNDEFINED_OPS", "UP_TO_SIGN_OPS",
+           "Result"]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[2] / "tests/fixtures/paddle26/sweep"
 # ops that draw random numbers: their values are not compared, only dtypes and shapes

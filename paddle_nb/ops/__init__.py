@@ -43,5 +43,9 @@ from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and c
     strided, set_value, scatter, sort, layout, grids, counting,
 )
 
+from paddle_nb.ops import (  # noqa: F401  (top-level tensor functions' own ops)
+    addmm, renorm, fill_diagonal_tensor,
+)
+
 __all__ = ["registry", "Attr", "Meta", "OpDef", "Slot", "describe", "fail", "register",
            "KernelContext", "RawContext", "GradContext", "OpSpec", "grad_op"]

@@ -18,6 +18,16 @@ def _float_like(x):
     return x
 
 
+def _float_or_int(x):
+    if x.dtype.kind not in "fi":
+        fail(f"X must be a floating-point or integer tensor, got {x.dtype}")
+    return x
+
+
+# the activations PaddlePaddle 2.6 also runs on int32 / int64 (paddle.gcd takes abs of ints)
+INTEGER_TOO = {"abs"}
+
+
 # name: (forward(xp, x), reads "X" or "Out", derivative(xp, x_or_out, dout), doc)
 UNARY = {
     "relu": (lambda xp, x: xp.maximum(x, 0), "Out",
@@ -52,7 +62,8 @@ def _register_unary(name, forward, reads, derivative, doc):
         return None
 
     register(OpDef(
-        name, inputs=["X"], outputs=["Out"], infer=_float_like,
+        name, inputs=["X"], outputs=["Out"],
+        infer=_float_or_int if name in INTEGER_TOO else _float_like,
         kernel=lambda ctx, x: forward(ctx.xp, x).astype(x.dtype, copy=False), direct=direct,
         grad=grad_op(f"{name}_grad", inputs=("X",) if reads == "X" else (),
                      outputs=("Out",) if reads == "Out" else ()),

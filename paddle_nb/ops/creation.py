@@ -21,6 +21,7 @@ import math
 
 import numpy
 
+from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
@@ -243,10 +244,21 @@ def _increment_infer(x, *, step):
     return x
 
 
+def _increment_undo(g):
+    """PaddlePaddle 2.6's backward of increment writes no gradient: it appends an
+    ``increment`` of X by -step, in place, undoing the step (X is usually its own Out). Only
+    in the top block: inside a loop's body paddle_nb's while grad keeps no per-step
+    counters to undo, so there it appends nothing."""
+    if g.op is not None and g.op.block.idx != 0:
+        return []
+    return [OpSpec("increment", {"X": g.input("X")}, {"Out": g.input("X")},
+                   {"step": -g.attrs.get("step", 1.0)})]
+
+
 register(OpDef(
     "increment", inputs=["X"], outputs=["Out"], attrs={"step": Attr("float", 1.0)},
     infer=_increment_infer, kernel=lambda ctx, x, *, step: (x + step).astype(x.dtype, copy=False),
-    doc="Out = X + step, for a one-element X (a loop counter)"))
+    grad=_increment_undo, doc="Out = X + step, for a one-element X (a loop counter)"))
 
 
 def _range_infer(start, end, step):

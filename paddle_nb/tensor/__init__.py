@@ -46,7 +46,7 @@ from paddle_nb.tensor.manipulation import (  # noqa: F401
 )
 from paddle_nb.tensor.manipulation import (  # noqa: F401
     reverse, vsplit, unflatten, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
-    reshape_, squeeze_, unsqueeze_, view, view_as, as_strided,
+    reshape_, squeeze_, unsqueeze_, view, view_as, as_strided, unfold,
 )
 from paddle_nb.tensor import indexing  # noqa: F401  (registers x[...] and x[...] = v)
 
@@ -76,9 +76,45 @@ from paddle_nb.tensor.random import (  # noqa: F401
 
 # -- stat ----------------------------------------------------------------------------------
 from paddle_nb.tensor.stat import (  # noqa: F401 (re-exported)
-    mean, median, nanmedian, quantile, std, var,
+    mean, median, nanmedian, std, var,
 )
+from paddle_nb.tensor import quantiles  # noqa: E402
+from paddle_nb.tensor.quantiles import quantile, nanquantile  # noqa: E402,F401
+
+# -- functions built from other functions (hypot, cdist, tensordot, ...) ----------------------
+from paddle_nb.tensor import composite  # noqa: E402
+from paddle_nb.tensor.composite import (  # noqa: E402,F401
+    hypot, ldexp, cdist, tensordot, multigammaln, trapezoid, cumulative_trapezoid,
+    combinations, vander, frexp,
+)
+
+# -- gcd and lcm (Euclid's algorithm in a while loop) -------------------------------------------
+from paddle_nb.tensor import euclid  # noqa: E402
+from paddle_nb.tensor.euclid import gcd, lcm, lcm_  # noqa: E402,F401
+
+# -- functions with an op of their own (addmm, renorm, diagonal_scatter, select_scatter) --------
+from paddle_nb.tensor import own_ops  # noqa: E402
+from paddle_nb.tensor.own_ops import (  # noqa: E402,F401
+    addmm, renorm, diagonal_scatter, select_scatter,
+)
+
+# -- dtype limits, grad mode, Tensor (no ops) -------------------------------------------------
+from paddle_nb.tensor import dtype_info, grad_mode  # noqa: E402
+from paddle_nb.tensor.dtype_info import finfo, iinfo, dtype  # noqa: E402,F401
+from paddle_nb.tensor.grad_mode import (  # noqa: E402,F401
+    set_grad_enabled, enable_grad, is_grad_enabled, Tensor, check_shape,
+)
+
+# -- paddle.summary (a table of a network's layers) -------------------------------------------
+from paddle_nb.tensor import model_summary  # noqa: E402
+from paddle_nb.tensor.model_summary import summary, flops  # noqa: E402,F401
+
+# -- in-place forms (abs_, cast_, ...: the out-of-place op in a static program) -------------
+from paddle_nb.tensor import inplace  # noqa: E402
+from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are made from a list)
 
 __all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
-           *random.__all__]
+           *random.__all__, *composite.__all__, *euclid.__all__, *quantiles.__all__,
+           *own_ops.__all__, *dtype_info.__all__, *grad_mode.__all__, *model_summary.__all__,
+           *inplace.__all__]

@@ -41,6 +41,7 @@ broadcast_shape, reshape_, squeeze_, unsqueeze_ = (
     manipulation_more.unsqueeze_)
 view, view_as, as_strided = manipulation_more.view, manipulation_more.view_as, \
     manipulation_more.as_strided
+unfold = manipulation_more.unfold
 
 
 def _axis_list(axis):

@@ -11,7 +11,7 @@ from paddle_nb.tensor import manipulation
 
 __all__ = ["reverse", "vsplit", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d",
            "broadcast_shape", "reshape_", "squeeze_", "unsqueeze_", "view", "view_as",
-           "as_strided"]
+           "as_strided", "unfold"]
 
 
 def reverse(x, axis, name=None):
@@ -108,3 +108,11 @@ def view_as(x, other, name=None):
 def as_strided(x, shape, stride, offset=0, name=None):
     """Not in a static program: use paddle.strided_slice or indexing (x[::2])."""
     _dynamic_only("as_strided", "paddle.strided_slice or indexing such as x[::2]")
+
+
+def unfold(x, axis, size, step, name=None):
+    """Not in a static program (PaddlePaddle 2.6 refuses it too: its windows share memory
+    with x): gather the windows with paddle.gather along axis, or use
+    paddle.nn.functional.unfold for image patches."""
+    _dynamic_only("unfold", "paddle.gather of each window's positions along the axis, or "
+                  "paddle.nn.functional.unfold for image patches")

@@ -152,14 +152,15 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
 
 
 def masked_fill(x, mask, value, name=None):
-    """``x`` with ``value`` where ``mask`` holds (a ``where``; paddle_nb broadcasts ``mask``
-    with an ``expand_v2`` where PaddlePaddle adds zeros)."""
-    from paddle_nb.tensor.creation import full_like
+    """``x`` with ``value`` where ``mask`` holds: as PaddlePaddle 2.6 builds it, a 0-D
+    ``full`` of the value, a ``logical_not`` of the mask and ``where(not mask, x, value)``
+    (whose broadcasting adds zeros to the three operands)."""
+    from paddle_nb.tensor.creation import full
+    from paddle_nb.tensor.logic import logical_not
     from paddle_nb.tensor.search import where
-    filled = full_like(x, value) if not is_var(value) else _expand(value, list(x.shape))
-    if list(mask.shape) != list(x.shape):
-        mask = _expand(mask, list(x.shape))
-    return where(mask, filled, x)
+    if not is_var(value):
+        value = full([], value, x.dtype)
+    return where(logical_not(mask), x, value)
 
 
 def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):

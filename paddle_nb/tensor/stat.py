@@ -5,7 +5,7 @@ for op and name for name: the mean (dims kept), the squared deviations
 (``elementwise_sub``, ``pow``), their sum, and the count divided out, taken at run time from
 the two sizes (``size`` ops and casts), less one for the unbiased estimate but never below
 one (``greater_than`` and ``where``). ``median`` sorts with ``top_k_v2``; ``nanmedian`` is one op;
-``quantile`` is not available yet.
+``quantile`` lives in quantile.py.
 """
 
 from paddle_nb.framework.variable import register_tensor_methods
@@ -15,7 +15,7 @@ from paddle_nb.tensor.building import (
 from paddle_nb.tensor.reduction import reduce_attrs
 from paddle_nb.tensor.reduction import sum as reduce_sum
 
-__all__ = ["mean", "var", "std", "median", "nanmedian", "quantile"]
+__all__ = ["mean", "var", "std", "median", "nanmedian"]
 
 
 def mean(x, axis=None, keepdim=False, name=None):
@@ -108,13 +108,6 @@ def nanmedian(x, axis=None, keepdim=False, name=None):
     out, _ = append_outs("nanmedian", {"X": x}, {"axis": axis_list(axis), "keepdim": keepdim},
                          ("Out", "MedianIndex"), name=name)
     return out
-
-
-def quantile(x, q, axis=None, keepdim=False, name=None):
-    """Not available in paddle_nb yet."""
-    raise NotImplementedError("paddle.quantile is not available in paddle_nb; sort x "
-                              "(paddle.sort) and interpolate between neighbours with "
-                              "paddle.lerp")
 
 
 register_tensor_methods({n: globals()[n] for n in __all__})

@@ -81,9 +81,12 @@ def test_a_number_is_refused_where_paddle_refuses_it():
         run(lambda x, **_: paddle.add(x, 2.0))
 
 
+def test_quantile_interpolates_like_numpy_in_float64():
+    value, out = run(lambda x, **_: paddle.quantile(x, 0.3, axis=1))
+    assert out.dtype == np.float64 and np.allclose(value, np.quantile(X, 0.3, axis=1))
+
+
 def test_unavailable_names_say_what_to_use():
-    with pytest.raises(NotImplementedError, match="paddle.quantile is not available"):
-        run(lambda x, **_: paddle.quantile(x, 0.5))
     with pytest.raises(NotImplementedError, match="with prepend / append is not available"):
         run(lambda x, **_: paddle.diff(x, prepend=x))
 

@@ -15,7 +15,8 @@
 # **What you will see**
 #
 # 1. A small Transformer classifier written in 2.x code, and the names it builds.
-# 2. Its block tree and its Dashboard after a training step with AdamW, warmup and clipping.
+# 2. Its block tree and its Dashboard after eight training steps with AdamW, warmup and
+#    clipping.
 # 3. An `nn.LSTM`: one `rnn` op, run as step scopes you can slide through.
 # 4. A learning-rate schedule, plotted, and checked against what each run used.
 # 5. Two exercises, with hidden solutions.
@@ -86,10 +87,13 @@ assert logits.shape == (-1, 2) and loss.shape == ()
 # The names are PaddlePaddle's: a layer is its class name in snake case, counted across
 # the process (`embedding_0`, then `linear_0` … `linear_11`: six per encoder layer — the
 # attention's four projections and the feed-forward's two — and `linear_12` for the head),
-# its weight `.w_0` and its bias `.b_0`. A checkpoint saved by PaddlePaddle from the same script has these
-# names, so `paddle.static.load` or `pd.io.load_persistables` reads it into this program.
+# its weight `.w_0` and its bias `.b_0`. A checkpoint that PaddlePaddle writes for the same
+# script with `paddle.distributed.io.save_persistables(exe, dirname, main)` (one file per
+# variable) has these names, so `paddle.static.load(main, dirname, exe)` reads it into this
+# program. (The pickled `.pdparams` of PaddlePaddle's `paddle.static.save` is not read: the
+# load says so and names the formats it reads.)
 #
-# ## 2. The block tree and the Dashboard after a training step
+# ## 2. The block tree and the Dashboard after eight training steps
 #
 # Training a 2.x model is running its programs: the startup program once, then the main
 # program per batch. The Executor writes the schedule's value into the learning-rate
@@ -101,18 +105,21 @@ scope = paddle.static.global_scope()
 exe.run(startup)
 if viz is not None:
     dashboard = viz.Dashboard(main, scope, exe)
-losses = []
+losses, lr_used = [], []
 for step in range(8):
     feed = {"ids": rng.randint(0, 30, (4, 5)).astype("int64"),
             "label": rng.randint(0, 2, (4, 1)).astype("int64")}
     value, = exe.run(main, feed=feed, fetch_list=[loss])
     losses.append(float(value))
+    lr_used.append(float(np.asarray(scope.find_var("learning_rate_0").get_tensor())))
     schedule.step()
 print("losses:", np.round(losses, 4))
+print("learning rate of each run:", np.round(lr_used, 5))
 assert all(np.isfinite(losses))
 
 # %% [markdown]
-# The main program has one block: forward, backward and optimizer ops, about 250 of them.
+# The main program has one block: forward, backward and optimizer ops, 243 of them (as in
+# PaddlePaddle 2.6.2's program for the same script).
 # The tree lists them; the Dashboard shows the block's graph and the scope after the last
 # run: the parameters and AdamW's moments in the user's scope, the temporaries of the run's
 # local scope freed.
@@ -133,6 +140,10 @@ if viz is not None:
 # step, holding that step's input, gates and states, kept for the backward pass. (The step
 # scopes are paddle_nb's way of running the op; PaddlePaddle's own `rnn` kernel computes
 # all steps inside one op.)
+#
+# In the explorer below, the menu picks a direction of the bidirectional LSTM: `fwd` runs
+# t = 0 to 3, `bwd` (the reverse direction, not the backward pass) runs t = 3 down to 0.
+# The slider moves through that direction's time steps.
 
 # %%
 lstm_main, lstm_startup = paddle.static.Program(), paddle.static.Program()
@@ -165,10 +176,11 @@ if viz is not None:
 # %% [markdown]
 # ## 4. A learning-rate schedule, plotted
 #
-# `LinearWarmup` climbs from 0 to 0.01 in 5 steps, then hands over to the cosine decay.
-# The curve is the schedule's own values; the dots are what each training run of section 2
-# found in the learning-rate variable (read back from the scope after the run), so the
-# Executor did use the schedule.
+# `LinearWarmup` climbs from 0 to 0.01 in 5 steps, then hands over to the cosine decay,
+# which reaches 0 after `T_max=20` of its own steps and climbs again after that, as
+# PaddlePaddle's `CosineAnnealingDecay` does (it is periodic). The curve is the schedule's
+# own values over 30 steps; the dots are the learning-rate variable read back from the scope
+# after each of section 2's eight runs, so the Executor did use the schedule.
 
 # %%
 fresh = paddle.optimizer.lr.LinearWarmup(
@@ -182,22 +194,31 @@ print(np.round(values[:8], 5))
 assert values[0] == 0.0 and abs(values[5] - 0.01) < 1e-9
 
 
-def plot(values, width=480, height=160):
-    """The values as an SVG polyline (no plotting library needed)."""
+def plot(values, dots, width=480, height=170):
+    """The values as an SVG polyline, the dots as circles (no plotting library needed)."""
     top = max(values)
-    points = " ".join(f"{20 + i * (width - 40) / (len(values) - 1):.1f},"
-                      f"{height - 20 - v / top * (height - 40):.1f}" for i, v in enumerate(values))
+
+    def xy(i, v):
+        return 20 + i * (width - 40) / (len(values) - 1), height - 30 - v / top * (height - 50)
+    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(i, v) for i, v in enumerate(values)))
+    circles = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="#d9822b"/>'
+                      for x, y in (xy(i, v) for i, v in enumerate(dots)))
+    text = '<text font-size="12" font-family="sans-serif" '
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
             f'<rect width="100%" height="100%" fill="white"/>'
+            f'<line x1="20" y1="{height - 30}" x2="{width - 20}" y2="{height - 30}" stroke="#999"/>'
             f'<polyline points="{points}" fill="none" stroke="#3b6ea8" stroke-width="2"/>'
-            f'<text x="20" y="14" font-size="12" font-family="sans-serif">learning rate, '
-            f'max {top:g}</text></svg>')
+            f'{circles}{text}x="20" y="14">learning rate (0 to {top:g}); dots: the runs of '
+            f'section 2</text>{text}x="20" y="{height - 12}">step 0</text>'
+            f'{text}x="{width - 20}" y="{height - 12}" text-anchor="end">step '
+            f'{len(values) - 1}</text></svg>')
 
 
-display(SVG(plot(values)))
+display(SVG(plot(values, lr_used)))
+print("the variable after the last run of section 2:", f"{lr_used[-1]:.6g}",
+      "= step 7 of the schedule:", f"{values[7]:.6g}")
+assert np.allclose(lr_used, values[:len(lr_used)], rtol=1e-6, atol=1e-9)
 used = float(np.asarray(scope.find_var("learning_rate_0").get_tensor()))
-print("the variable after the last run of section 2:", used, "= step 7 of the schedule:",
-      values[7])
 assert abs(used - values[7]) < 1e-9
 
 # %% [markdown]

@@ -147,9 +147,10 @@ def load(program, model_path, executor=None, var_list=None):
         if os.path.isfile(model_path + ".pdparams"):
             raise SaveLoadError(
                 f"paddle.static.load: '{model_path}.pdparams' is a pickle (PaddlePaddle's "
-                "paddle.static.save), which paddle_nb does not read; save with "
-                "paddle.static.save_inference_model or paddle_nb.io.save_persistables in "
-                "PaddlePaddle, or with paddle_nb's paddle.static.save")
+                "paddle.static.save), which paddle_nb does not read; in PaddlePaddle save with "
+                "paddle.distributed.io.save_persistables(exe, dirname, program) (one file a "
+                "variable) or paddle.static.save_inference_model, or here with paddle_nb's "
+                "paddle.static.save")
         raise SaveLoadError(f"paddle.static.load: no directory '{model_path}' (what "
                             "paddle.static.save writes)")
     names = None if var_list is None else [v.name for v in var_list]

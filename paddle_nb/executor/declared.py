@@ -44,7 +44,8 @@ UNINFERRED = {("warpctc", "WarpCTCGrad"), ("batch_norm", "SavedMean"),
               ("generate_proposals_v2", "RpnRoisNum"), ("kthvalue", "Indices"),
               ("mode", "Indices"), ("einsum", "InnerCache"), ("einsum", "XShape"),
               ("determinant", "Out"), ("slogdeterminant", "Out"),
-              ("yolov3_loss", "GTMatchMask")}
+              ("yolov3_loss", "GTMatchMask"),
+              ("py_func", "Out")}     # (what a Python function returns; its grad op infers none)
 
 
 def shape_matches(declared, shape):

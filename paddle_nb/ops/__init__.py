@@ -36,6 +36,7 @@ from paddle_nb.ops import (  # noqa: F401
     lookup_table, data_norm, yolo_loss,
 )
 from paddle_nb.ops import random  # noqa: F401  (randint, randperm, draws from X, noisy activations)
+from paddle_nb.ops import py_func  # noqa: F401  (an op that calls back into Python)
 from paddle_nb.ops.context import KernelContext, RawContext
 from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register

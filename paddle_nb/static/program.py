@@ -195,7 +195,23 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
 
 
 def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):
-    """Not available: a program that calls back into Python could not be saved or drawn."""
-    raise OpBuildError("paddle.static.py_func is not available in paddle_nb: write the "
-                       "computation with paddle_nb's ops (or register an op, "
-                       "docs/writing_ops.md)")
+    """An op that calls ``func`` (NumPy arrays in, arrays out) when the program runs, writing
+    ``out`` (Variables the caller declared, with the dtype and shape ``func`` returns); with
+    ``backward_func``, its gradient calls that with the inputs (but those in
+    ``skip_vars_in_backward_input``), the outputs and the outputs' gradients. As in
+    PaddlePaddle, the functions live in this process: such a program runs only here."""
+    from paddle_nb.ops.py_func import register_callable
+    xs = [] if x is None else list(x) if isinstance(x, (list, tuple)) else [x]
+    outs = [] if out is None else list(out) if isinstance(out, (list, tuple)) else [out]
+    skip = skip_vars_in_backward_input or []
+    skip = [v if isinstance(v, str) else v.name for v in
+            (skip if isinstance(skip, (list, tuple)) else [skip])]
+    block = context.default_main_program().current_block()
+    block.append_op("py_func", inputs={"X": xs}, outputs={"Out": outs},
+                    attrs={"forward_callable_id": register_callable(func),
+                           "backward_callable_id": register_callable(backward_func)
+                           if backward_func is not None else -1,
+                           "backward_skip_vars": skip})
+    return out
+
+

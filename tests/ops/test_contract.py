@@ -101,7 +101,7 @@ def test_inferred_shapes_match_kernel(op_type, i):
     outs = harness.forward(op_type, case.inputs, case.attrs)
     metas = harness.infer(op_type, case.inputs, case.attrs)
     for slot, out in outs.items():
-        if out is None:
+        if out is None or metas[slot] is None:    # (None: the caller declares it, py_func)
             continue
         for o, m in zip(out if isinstance(out, list) else [out],
                         metas[slot] if isinstance(metas[slot], list) else [metas[slot]]):

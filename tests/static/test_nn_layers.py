@@ -99,7 +99,7 @@ def test_sparse_embedding_reads_rows_and_the_unavailable_layers_say_why():
                        {"sparse_embedding_0.w_0": table})
     np.testing.assert_array_equal(got, table[[1, 3]])
     assert shapes == {"sparse_embedding_0.w_0": (5, 4)}
-    for name in ("nce", "py_func", "static_pylayer"):
+    for name in ("nce", "static_pylayer"):
         with pytest.raises(OpBuildError, match=f"{name} is not available"):
             getattr(static.nn, name)(None)
 

@@ -125,9 +125,9 @@ def test_scopes_places_and_guards_that_record_nothing():
             pass
 
 
-def test_py_func_and_sequence_layers_say_what_to_use():
-    with pytest.raises(OpBuildError, match="py_func is not available"):
-        static.py_func(print, None, None)
+def test_py_func_wants_a_function_and_sequence_layers_say_what_to_use():
+    with pytest.raises(OpBuildError, match="py_func: expected a callable"):
+        static.py_func("not a function", None, None)
     with pytest.raises(OpBuildError, match="sequence_pool is not available"):
         static.nn.sequence_pool(None, "sum")
     with pytest.raises(OpBuildError, match="WeightNormParamAttr is not available"):

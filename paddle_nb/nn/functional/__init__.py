@@ -13,7 +13,8 @@ from paddle_nb.nn.functional.activation import (  # noqa: F401 (re-exported)
     celu, elu, elu_, gelu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish,
     hardtanh, leaky_relu, log_sigmoid, log_softmax, maxout, mish, prelu, relu, relu6,
     relu_, rrelu, selu, sigmoid, silu, softmax, softmax_, softplus, softshrink,
-    softsign, swish, tanh, tanh_, tanhshrink, thresholded_relu,
+    softsign, swish, tanh, tanh_, tanhshrink, thresholded_relu, hardtanh_, leaky_relu_,
+    thresholded_relu_,
 )
 
 # -- common --------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "celu", "gelu", "sil
            "mish", "sigmoid", "hardsigmoid", "hardswish", "hardtanh", "hardshrink",
            "softshrink", "tanhshrink", "leaky_relu", "log_sigmoid", "log_softmax", "softmax",
            "softmax_", "softplus", "softsign", "tanh", "tanh_", "thresholded_relu", "prelu",
-           "rrelu", "maxout", "glu", "gumbel_softmax"]
+           "rrelu", "maxout", "glu", "gumbel_softmax", "hardtanh_", "leaky_relu_",
+           "thresholded_relu_"]
 
 
 def _check(x, func):
@@ -244,3 +245,18 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     noise) / temperature), or its one-hot (``hard``)."""
     return _act("gumbel_softmax", x, {"temperature": float(temperature), "hard": bool(hard),
                                       "axis": axis}, name)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):
+    """hardtanh; in static mode it writes a new variable, as PaddlePaddle's does."""
+    return hardtanh(x, min, max, name)
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    """leaky_relu; in static mode it writes a new variable, as PaddlePaddle's does."""
+    return leaky_relu(x, negative_slope, name)
+
+
+def thresholded_relu_(x, threshold=1.0, name=None):
+    """thresholded_relu; in static mode it writes a new variable, as PaddlePaddle's does."""
+    return thresholded_relu(x, threshold, name)

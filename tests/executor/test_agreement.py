@@ -114,6 +114,10 @@ def one_op_program(op_type, case):
         names = _names("out", slot.name, value)
         if slot.name[:-3] in in_place:
             names = inputs[slot.name[:-3]]
+        elif harness.infer(op_type, case.inputs, case.attrs).get(slot.name) is None:
+            for name, v in zip(names, value if isinstance(value, list) else [value]):
+                v = np.asarray(v)      # an op that infers nothing (py_func): its caller declares
+                block.create_var(name=name, shape=list(v.shape), dtype=v.dtype)
         outputs[slot.name] = names
         fetch += [n for n, v in zip(names, value if isinstance(value, list) else [value])
                   if v is not None]

@@ -1,6 +1,6 @@
 """PaddlePaddle 2.6.2's numbers for the ops of paddle_nb/ops/activation_param.py.
 
-    /work/main/.venv-interop/bin/python interop/ops/act_refs.py
+    .venv-interop/bin/python interop/ops/act_refs.py
 
 For each case it builds, in static mode, a program of one op (appended by its
 type, with the attributes as the op stores them) and its grad op (from

@@ -1,4 +1,4 @@
-"""PaddlePaddle 2.6.2 on integer elementwise_div (run with /work/main/.venv-interop/bin/python):
+"""PaddlePaddle 2.6.2 on integer elementwise_div (run with .venv-interop/bin/python):
 int64 / int64 truncates toward zero in int64, broadcast or not. tests/executor/test_agreement.py
 holds the numbers printed here."""
 import numpy as np, paddle

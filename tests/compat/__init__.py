@@ -1,4 +1,4 @@
-"""Compatibility with files written by PaddlePaddle itself (see ../shared/fixtures/paddle/README.md).
+"""Compatibility with files written by PaddlePaddle itself (tests/fixtures/paddle26/README.md).
 
 ``fixture(name)`` is the path of a committed fixture; a test skips when the fixtures are absent.
 """

@@ -10,28 +10,17 @@ ROIs' LoD, fed there as one image's; the same ROIs fed plain here are that one i
 paddle_nb's does: that declaration is corrected here before the run.)
 """
 
-import pathlib
 
 import numpy as np
 import pytest
 
 import paddle_nb as pd
+from tests.ops.paddle26 import program_cases
 
-FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops" / \
-    "detection_grad_ops.npz"
 
 
 def _cases():
-    with np.load(FIXTURE) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("detection_grad_ops.npz")
 
 
 CASES = _cases()

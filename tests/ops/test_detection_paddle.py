@@ -8,28 +8,17 @@ program declares Out [M, 6] and Index [M, 1] while its kernel returns a row per 
 paddle_nb's shape inference declares [-1, 6] and [-1, 1].)
 """
 
-import pathlib
 
 import numpy as np
 import pytest
 
 import paddle_nb as pd
+from tests.ops.paddle26 import program_cases
 
-FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops" / \
-    "detection_ops.npz"
 
 
 def _cases():
-    with np.load(FIXTURE) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("detection_ops.npz")
 
 
 CASES = _cases()

@@ -17,24 +17,14 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from tests.ops.paddle26 import program_cases
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops" / \
     "linalg_ops.npz"
 
 
 def _cases():
-    if not FIXTURE.is_file():
-        return {}
-    with np.load(FIXTURE) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("linalg_ops.npz")
 
 
 CASES = _cases()

@@ -12,25 +12,13 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from tests.ops.paddle26 import FIXTURES, fixture
+from tests.ops.paddle26 import fixture, program_cases
 
 WRITER = "interop/ops/top_ops_refs.py"
 
 
 def _cases():
-    path = FIXTURES / "top_ops_refs.npz"
-    if not path.is_file():
-        return {}
-    with np.load(path) as values:
-        cases = {}
-        for key in values.files:
-            name, kind, *rest = key.split("/")
-            case = cases.setdefault(name, {"feed": {}, "fetch": {}})
-            if kind == "program":
-                case["program"] = values[key].tobytes()
-            else:
-                case[kind]["/".join(rest)] = values[key]
-        return cases
+    return program_cases("top_ops_refs.npz")
 
 
 CASES = _cases()

@@ -18,6 +18,7 @@ unknown until it runs). None of them has a gradient.
 """
 
 import math
+import numbers
 
 import numpy
 
@@ -53,6 +54,8 @@ def fill_value_attrs(dtype, value):
     >>> fill_value_attrs(numpy.dtype("float64"), 0.1)
     {'value': 0.1, 'str_value': '0.1'}
     """
+    if not isinstance(value, numbers.Real):
+        return {"value": value}      # the attribute check says what came instead of a number
     exact = int(value) if dtype.kind in "iu" else float(value)
     return {"value": float(exact), "str_value": str(exact)}
 

@@ -71,9 +71,12 @@ def _constant_params():
 def _scales():
     xi = paddle.static.data("xi", [4], "int32")
     xl = paddle.static.data("xl", [3], "int64")
+    # the operators write scale too: an integer factor keeps int32, a float one casts first;
+    # 123456789 reaches the op as the float32 123456792, 2**31 - 1 as 2**31 (out of range)
     return [paddle.scale(xi, 2.5), paddle.scale(xi, 2.5, bias=1.7),
             paddle.scale(xi, 3.0, bias=0.5, bias_after_scale=False),
-            paddle.scale(xi, -1.5, bias=-0.9), paddle.scale(xl, -2.5, bias=-1.5)]
+            paddle.scale(xi, -1.5, bias=-0.9), paddle.scale(xl, -2.5, bias=-1.5),
+            xi * 3, xi * 2.5, xi * 123456789, xi * 0 + (2 ** 31 - 1)]
 
 
 CASES = {

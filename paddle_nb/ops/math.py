@@ -11,6 +11,8 @@ of Out@GRAD taken the other way. ``tril_triu`` keeps the lower (or upper)
 triangle of the last two dims; its gradient keeps the same triangle of Out@GRAD.
 """
 
+import numpy
+
 from paddle_nb.ops.grad import OpSpec, grad_op
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, register
 
@@ -34,8 +36,12 @@ def _scale_kernel(ctx, x, scale_tensor, *, scale, bias, bias_after_scale):
     s = scale if scale_tensor is None else scale_tensor.reshape(()).astype(x.dtype)
     if x.dtype.kind in "iu":
         # as PaddlePaddle: the factor and the bias become X's integer type first (2.5 -> 2,
-        # 1.7 -> 1), and the integer arithmetic wraps around on overflow
-        s, bias = (ctx.xp.asarray(v).astype(x.dtype) for v in (s, bias))
+        # 1.7 -> 1), and the integer arithmetic wraps around on overflow. (A factor out of the
+        # type's range becomes what the C++ cast gives on x86, the type's minimum.)
+        with numpy.errstate(invalid="ignore"):
+            bias = numpy.asarray(bias).astype(x.dtype)[()]
+            if scale_tensor is None:
+                s = numpy.asarray(s).astype(x.dtype)[()]
     out = x * s + bias if bias_after_scale else (x + bias) * s
     return out.astype(x.dtype, copy=False)
 

@@ -136,3 +136,23 @@ def test_data_of_a_declared_name_with_another_shape_or_dtype_is_refused(guard, d
                                                     "data type is int64"):
             data("x", [3], "int64")
         assert data("x", [3], "float32") is first       # the same declaration: the same one
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Lamb", "Momentum", "SGD"])
+def test_multi_precision_adds_up_steps_too_small_for_float16(name):
+    main, startup = pd.Program(), pd.Program()
+    with pd.static.program_guard(main, startup):
+        x = pd.static.data("x", [2, 3], "float16")
+        w = pd.static.create_parameter([3], "float16", name="w",
+                                       default_initializer=pd.nn.initializer.Constant(0.5))
+        opt = getattr(pd.optimizer, name)(1e-5, multi_precision=True)
+        opt.minimize(pd.sum(x * w))
+    master = opt.master(w)
+    assert master.dtype == np.float32 and master.name.startswith("w_fp32_master_")
+    scope, exe = pd.Scope(), pd.Executor(pd.CPUPlace())
+    exe.run(startup, scope=scope)
+    for _ in range(40):       # 1e-5 per step: each alone is rounded away in float16 at 0.5
+        exe.run(main, feed={"x": np.full((2, 3), 0.5, np.float16)}, scope=scope)
+    kept = scope.find_var(master.name).get_tensor().numpy()
+    assert (kept < 0.5 - 1e-4).all()
+    assert scope.find_var("w").get_tensor().numpy().tolist() == kept.astype(np.float16).tolist()

@@ -16,8 +16,10 @@ It writes ``numerics.npz``:
   ``scale`` on int32/int64 (the factor truncated to the integer type, wrapping products).
 - ``fp16_<optimizer>/program`` and ``/startup``: a float16 parameter minimized by each
   optimizer (multi_precision False), and ``fp16_<optimizer>/declared``, JSON of the dtype the
-  main program declares for every persistable. PaddlePaddle 2.6's CPU build has no float16
-  kernels, so these programs are compared by what they declare, and run by paddle_nb alone.
+  main program declares for every persistable; ``fp16mp_<optimizer>/...`` the same with
+  multi_precision=True (a float32 master weight), and ``/slots``, JSON of the update op's
+  inputs and outputs. PaddlePaddle 2.6's CPU build has no float16 kernels, so these programs
+  are compared by what they declare, and run by paddle_nb alone.
 - ``errors/<case>``: the message PaddlePaddle raises, as uint8 text: batch_norm on a 0-row
   batch (training and inference), ``static.data`` redefined with another shape or dtype.
 """
@@ -33,6 +35,7 @@ from paddle.base.proto import framework_pb2
 paddle.enable_static()
 OPTIMIZERS = ["Adam", "AdamW", "Adamax", "Lamb", "Momentum", "RMSProp", "Adagrad", "Adadelta",
               "SGD"]
+MASTERS = ["Adam", "AdamW", "Lamb", "Momentum", "SGD"]      # those taking multi_precision
 
 
 def _bytes(program):
@@ -101,18 +104,23 @@ def run_case(name, feed, build):
     return record
 
 
-def fp16_case(name):
+def fp16_case(name, multi_precision=False):
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
         x = paddle.static.data("x", [2, 3], "float16")
         w = paddle.static.create_parameter(
             [3], "float16", name="w", default_initializer=paddle.nn.initializer.Constant(0.5))
-        getattr(paddle.optimizer, name)(0.1).minimize(paddle.sum(x * w))
+        kwargs = {"multi_precision": True} if multi_precision else {}
+        getattr(paddle.optimizer, name)(0.1, **kwargs).minimize(paddle.sum(x * w))
     declared = {v.name: str(v.dtype).replace("paddle.", "")
                 for v in main.global_block().vars.values() if v.persistable}
-    key = f"fp16_{name.lower()}"
+    key = f"fp16{'mp' if multi_precision else ''}_{name.lower()}"
+    update = main.global_block().ops[-1]
+    slots = {"inputs": {k: update.input(k) for k in update.input_names},
+             "outputs": {k: update.output(k) for k in update.output_names}}
     return {f"{key}/program": _bytes(main), f"{key}/startup": _bytes(startup),
-            f"{key}/declared": _text(json.dumps(declared, sort_keys=True))}
+            f"{key}/declared": _text(json.dumps(declared, sort_keys=True)),
+            f"{key}/slots": _text(json.dumps(slots, sort_keys=True))}
 
 
 def _refused(build, run=None):
@@ -173,6 +181,9 @@ def main():
     for name in OPTIMIZERS:
         record.update(fp16_case(name))
         print("fp16", name, "ok")
+    for name in MASTERS:
+        record.update(fp16_case(name, multi_precision=True))
+        print("fp16 multi_precision", name, "ok")
     record.update(errors())
     np.savez_compressed(out / "numerics.npz", **record)
     print("paddle", paddle.__version__, "->", out / "numerics.npz")

@@ -120,6 +120,12 @@ class Program:
         finally:
             self._startup = old
 
+    @property
+    def startup_program(self):
+        """Where initializer ops go now: the startup program ``program_guard`` gave, or None
+        (this program's preamble)."""
+        return self._startup
+
     def initializers_to(self, startup):
         """``startup_guard(startup)``, except that None leaves the initializers where they
         go now (an optimizer's ``minimize(startup_program=None)``)."""

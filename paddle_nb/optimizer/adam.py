@@ -26,6 +26,7 @@ class Adam(Optimizer):
     """
 
     _op_type = "adam"
+    keeps_master = True         # multi_precision: a float32 master weight per float16 param
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
@@ -64,7 +65,7 @@ class Adam(Optimizer):
         attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
                      lazy_mode=self._lazy_mode, multi_precision=self.multi_precision)
         attrs.update(self._extra_attrs(param))
-        return update(block, self._op_type, ins, outs, attrs)
+        return update(block, self._op_type, *self.master_slots(param, ins, outs), attrs)
 
     def _extra_attrs(self, param):
         return {}
@@ -104,6 +105,7 @@ class AdamW(Adam):
 class Adamax(Adam):
     """Adam with the infinity norm: ``{param}_moment_0``, ``{param}_inf_norm_0`` and
     ``{param}_beta1_pow_acc_0``, which a ``scale`` op advances after all the updates."""
+    keeps_master = False        # PaddlePaddle 2.6's Adamax takes no multi_precision
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -161,4 +163,4 @@ class Lamb(Adam):
         attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
                      weight_decay=0.0 if excluded else self._lamb_decay,
                      always_adapt=self._always_adapt, multi_precision=self.multi_precision)
-        return update(block, "lamb", ins, outs, attrs)
+        return update(block, "lamb", *self.master_slots(param, ins, outs), attrs)

@@ -38,6 +38,7 @@ def update(block, op_type, slots, outs, attrs):
 
 class SGD(Optimizer):
     """``param -= learning_rate * grad`` (the ``sgd`` op)."""
+    keeps_master = True
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  multi_precision=False, name=None, *, regularization=None):
@@ -46,8 +47,9 @@ class SGD(Optimizer):
 
     def _append_update(self, block, param, grad, lr, attrs):
         attrs.update(multi_precision=self.multi_precision)
-        return update(block, "sgd", {"Param": param, "Grad": grad, "LearningRate": lr},
-                      {"ParamOut": param}, attrs)
+        return update(block, "sgd", *self.master_slots(
+            param, {"Param": param, "Grad": grad, "LearningRate": lr}, {"ParamOut": param}),
+            attrs)
 
 
 class Momentum(Optimizer):
@@ -58,6 +60,7 @@ class Momentum(Optimizer):
     into the ``momentum`` op's own attributes (``regularization_method="l2_decay"``),
     as PaddlePaddle does; an L1Decay appends its ops.
     """
+    keeps_master = True
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
@@ -85,9 +88,9 @@ class Momentum(Optimizer):
         velocity = self.accumulator("velocity", param)
         attrs.update(mu=self._momentum, use_nesterov=self._use_nesterov,
                      multi_precision=self.multi_precision, rescale_grad=self._rescale_grad)
-        return update(block, "momentum",
-                      {"Param": param, "Grad": grad, "Velocity": velocity, "LearningRate": lr},
-                      {"ParamOut": param, "VelocityOut": velocity}, attrs)
+        return update(block, "momentum", *self.master_slots(
+            param, {"Param": param, "Grad": grad, "Velocity": velocity, "LearningRate": lr},
+            {"ParamOut": param, "VelocityOut": velocity}), attrs)
 
 
 class Adagrad(Optimizer):

@@ -34,6 +34,7 @@ from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.ops.registry import known_product
+from paddle_nb.optimizer.master import FLOAT16, new_master
 from paddle_nb.regularizer import L2Decay, WeightDecayRegularizer
 
 __all__ = ["Optimizer"]
@@ -109,6 +110,8 @@ class Optimizer:
     >>> [(op.type, op.input("Param"), op.input("Grad")) for op in ops]
     [('sgd', ['fc_0.b_0'], ['fc_0.b_0@GRAD']), ('sgd', ['fc_0.w_0'], ['fc_0.w_0@GRAD'])]
     """
+
+    keeps_master = False        # True: multi_precision keeps a float32 master weight
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None, *, regularization=None, multi_precision=False):
@@ -241,11 +244,31 @@ class Optimizer:
 
     def _create_accumulators(self, program, param):
         state = self._state.setdefault(program, {})
+        # the master weight first, and the state named after it, as PaddlePaddle 2.6 makes them
+        # (a master weight is made from its parameter by a startup program; a preamble runs
+        # only initializers that read nothing, so without one there is no master weight)
+        owner = self.master(param)
+        if owner is None and self.keeps_master and self.multi_precision and \
+                param.dtype == FLOAT16 and program.startup_program is not None:
+            owner = state[("master", param.name)] = new_master(program, param)
+        owner = owner or param
         for name, shape, fill, *dtype in self._accumulator_specs(param):
             if (name, param.name) not in state:
-                var_name = unique_name.generate(f"{param.name}_{name}")
+                var_name = unique_name.generate(f"{owner.name}_{name}")
                 state[(name, param.name)] = self._persistable(
-                    program, var_name, shape, dtype[0] if dtype else param.dtype, fill)
+                    program, var_name, shape, dtype[0] if dtype else owner.dtype, fill)
+
+    def master(self, param):
+        """The float32 master weight of a float16 ``param`` (``multi_precision``), or None."""
+        return self._state.get(param.block.program, {}).get(("master", param.name))
+
+    def master_slots(self, param, ins, outs):
+        """``ins`` / ``outs`` of an update op, with ``MasterParam`` / ``MasterParamOut`` when
+        ``param`` has a master weight."""
+        master = self.master(param)
+        if master is not None:
+            ins["MasterParam"], outs["MasterParamOut"] = master, master
+        return ins, outs
 
     def accumulator(self, name, param):
         """The state variable ``name`` (``"moment1"``) this optimizer keeps for ``param``."""

@@ -20,6 +20,7 @@ from tests.ops import paddle26
 NAME, WRITER = "numerics.npz", "interop/ops/numerics_refs.py"
 OPTIMIZERS = ["Adam", "AdamW", "Adamax", "Lamb", "Momentum", "RMSProp", "Adagrad", "Adadelta",
               "SGD"]
+MASTERS = ["Adam", "AdamW", "Lamb", "Momentum", "SGD"]      # those taking multi_precision
 
 
 def _values():
@@ -62,13 +63,13 @@ def _declared(program):
     return {v.name: v.dtype.name for v in program.global_block().vars.values() if v.persistable}
 
 
-def _fp16_program(name):
+def _fp16_program(name, **kwargs):
     main, startup = pd.Program(), pd.Program()
     with pd.static.program_guard(main, startup), pd.utils.unique_name.guard():
         x = pd.static.data("x", [2, 3], "float16")
         w = pd.static.create_parameter([3], "float16", name="w",
                                        default_initializer=pd.nn.initializer.Constant(0.5))
-        getattr(pd.optimizer, name)(0.1).minimize(pd.sum(x * w))
+        getattr(pd.optimizer, name)(0.1, **kwargs).minimize(pd.sum(x * w))
     return main, startup
 
 
@@ -134,3 +135,40 @@ def test_data_redefined_is_refused_as_by_paddle(case, shape, dtype, what):
         pd.static.data("x", [3], "float32")
         with pytest.raises(VarRedefinedError, match=f"'x' has been created before.*{what}"):
             pd.static.data("x", shape, dtype)
+
+
+@pytest.mark.parametrize("name", MASTERS)
+def test_multi_precision_keeps_a_master_weight_as_paddle_does(name):
+    """``w_fp32_master_0``, the state named after it, and the update op's MasterParam slots,
+    as PaddlePaddle 2.6.2 declares them."""
+    values = _values()
+    want = json.loads(values[f"fp16mp_{name.lower()}/declared"].tobytes())
+    slots = json.loads(values[f"fp16mp_{name.lower()}/slots"].tobytes())
+    main, _ = _fp16_program(name, multi_precision=True)
+    assert _declared(main) == want
+    update = main.global_block().ops[-1]
+    for kind, get in (("inputs", update.input), ("outputs", update.output)):
+        for slot, names in slots[kind].items():
+            if names:
+                assert get(slot) == names, (kind, slot)
+
+
+@pytest.mark.parametrize("name", MASTERS)
+def test_paddles_master_weight_keeps_steps_too_small_for_float16(name):
+    """PaddlePaddle's own multi_precision program in paddle_nb: steps of 1e-4 on 0.5 (below
+    float16's resolution there, 2.4e-4) add up in the master weight, and the parameter follows
+    it once they are big enough."""
+    case = _case(_values(), f"fp16mp_{name.lower()}")
+    scope, exe = pd.Scope(), pd.Executor(pd.CPUPlace())
+    exe.run(case["startup"], scope=scope)
+    lr = scope.find_var("learning_rate_0").get_tensor()
+    lr.set(np.array(1e-4 if name in ("SGD", "Momentum") else 1e-5, np.float32), pd.CPUPlace())
+    w0 = scope.find_var("w").get_tensor().numpy().copy()
+    np.testing.assert_array_equal(scope.find_var("w_fp32_master_0").get_tensor().numpy(), w0)
+    x = np.full((2, 3), 0.5, np.float16)     # each step's gradient: 1.0
+    for _ in range(30):
+        exe.run(case["program"], feed={"x": x}, scope=scope)
+    master = scope.find_var("w_fp32_master_0").get_tensor().numpy()
+    w = scope.find_var("w").get_tensor().numpy()
+    assert master.dtype == np.float32 and (master < w0 - 1e-4).all()
+    np.testing.assert_array_equal(w, master.astype(np.float16))

@@ -1,4 +1,4 @@
-"""Backward as a program transformation (STYLE.md rule 7).
+"""Backward as a program transformation (docs/style.md rule 7).
 
 ``append_backward(loss)`` appends, after the forward ops, one group of grad
 ops per forward op in reverse order, each made by the forward op's gradient

@@ -1,4 +1,4 @@
-"""The package's layering (DESIGN.md, "Layers"), checked on the source with `ast`.
+"""The package's layering (docs/design.md, "Layers"), checked on the source with `ast`.
 
 Each layer may import only the layers listed before it in ORDER. The headless layers never
 import a widget or display library at module level, and `import paddle_nb` stays light.

@@ -1,6 +1,6 @@
 """LoDTensor: an n-dimensional array that gets memory only when asked.
 
-Seed 004's lazy allocation: a new tensor holds no shape, dtype or memory.
+Lazy allocation, as in "Design Doc: Variable": a new tensor holds no shape, dtype or memory.
 ``mutable_data(place, dtype, shape)`` allocates (or reuses the memory when
 place, dtype and shape already match); ``set(array, place)`` copies data in.
 The LoD ("level of detail") is a list of offset tables that cut the first
@@ -50,7 +50,7 @@ class LoDTensor:
 
     # -- allocation -------------------------------------------------------------------------
     def mutable_data(self, place, dtype, shape):
-        """Return this tensor's array on ``place``, allocating it if needed (seed 004)."""
+        """Return this tensor's array on ``place``, allocating it if needed (lazy allocation)."""
         self._check_alive()
         if not isinstance(place, Place):
             raise TypeError(f"mutable_data: expected a Place, got {place!r}")

@@ -1,11 +1,12 @@
-"""Variable: a named holder of one value of any type (seeds 000, 001, 004).
+"""Variable: a named holder of one value of any type ("Design of Scope in
+Paddle", "What is a scope", "Design Doc: Variable").
 
 A Variable is made only by a Scope (``scope.var(name)``); calling the class
 raises TypeError. It starts empty ("created"); ``get_mutable(T)`` puts an
-empty T in it on first use ("typed", seed 004's lazy allocation), and
+empty T in it on first use ("typed", the lazy allocation of "Design Doc: Variable"), and
 ``get(T)`` returns the held T or names both types when it holds another.
 When its scope is destroyed, every later use raises ScopeDestroyedError
-(seed 001's weak references that turn null), never a stale value.
+(the weak references of "What is a scope", which turn null), never a stale value.
 
 >>> from paddle_nb.core.scope import Scope
 >>> from paddle_nb.core.tensor import LoDTensor
@@ -100,7 +101,7 @@ class Variable:
                                 f"holds {what}")
 
     def get_mutable(self, cls):
-        """The held ``cls``, made empty on first use (seed 004's GetMutable<T>)."""
+        """The held ``cls``, made empty on first use (GetMutable<T> in "Design Doc: Variable")."""
         self._check_alive()
         holder = self.holder
         if holder is None:

@@ -1,8 +1,9 @@
-"""Blocks: a list of ops and a symbol table of variables (seeds 002 and 003).
+"""Blocks: a list of ops and a symbol table of variables ("Design Doc:
+Python API", "Design Doc: Block and Scope").
 
 A Block is a view over a BlockDesc. Its variables are looked up like names
 in nested C++ braces: ``find_var`` looks in this block, then in the parent
-block, up to the global block (seed 003's symbol table). ``append_op``
+block, up to the global block (the symbol table of "Design Doc: Block and Scope"). ``append_op``
 builds an op eagerly: it checks slots and attributes against the op's
 OpDef, infers the output shapes, and only then writes the OpDesc, so a
 failed append leaves the block as it was.
@@ -92,7 +93,7 @@ class Block:
 
     def create_parameter(self, name=None, shape=None, dtype="float32", initializer=None,
                          trainable=True, optimize_attr=None, regularizer=None, need_clip=True):
-        """A Parameter in the global block, whatever block this is (seed 002).
+        """A Parameter in the global block, whatever block this is ("Design Doc: Python API").
 
         Its initializer op goes into the startup program when ``program_guard``
         was given one; otherwise it is put in the global block's preamble.

@@ -1,6 +1,6 @@
 """Initializers: each appends the op that gives a parameter its first value.
 
-Seed 002 prepends a parameter's initializer op (``uniform_random``, ``load``)
+"Design Doc: Python API" prepends a parameter's initializer op (``uniform_random``, ``load``)
 to the global block; paddle_nb puts it in the startup program when
 ``program_guard`` has one, or in the main program's preamble otherwise.
 

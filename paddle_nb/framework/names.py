@@ -1,4 +1,4 @@
-"""Unique names, counted per program (STYLE.md rule 10: deterministic output).
+"""Unique names, counted per program (docs/style.md rule 10: deterministic output).
 
 >>> names = UniqueNames()
 >>> names("fc"), names("fc"), names("tmp")

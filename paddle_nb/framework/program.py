@@ -1,6 +1,6 @@
-"""Programs: a list of blocks, the first one global (seed 002).
+"""Programs: a list of blocks, the first one global ("Design Doc: Python API").
 
-A Program is a view over a ProgramDesc. It keeps the seed's
+A Program is a view over a ProgramDesc. It keeps that document's
 construction-time state: the current block (``create_block`` makes a kid of
 it current, ``rollback`` returns to the parent), a unique-name counter, the
 role of the ops being appended (forward, backward, optimize), and a
@@ -160,8 +160,8 @@ class Program:
     def preamble_length(self):
         """How many leading ops of the global block are initializers the framework put there.
 
-        Without a startup program, making a parameter (or an optimizer's state) puts
-        its initializer in the global block's preamble (seed 002); the executor runs
+        Without a startup program, making a parameter (or an optimizer's state) puts its
+        initializer in the global block's preamble ("Design Doc: Python API"); the executor runs
         each of those once per scope (skipped when its outputs already have values
         there), so training never re-initializes. Only those: any other op, even one
         that reads nothing and writes a persistable, runs on every run, as in
@@ -308,7 +308,7 @@ class Program:
                 copy.need_clip = param.need_clip
 
     def prune(self, targets):
-        """The minimal program that computes ``targets`` (seed 003's Prune)."""
+        """The minimal program that computes ``targets`` ("Design Doc: Block and Scope": Prune)."""
         from paddle_nb.framework.prune import prune
         return prune(self, targets)
 

@@ -1,4 +1,4 @@
-"""Prune: the minimal program that computes some targets (seed 003).
+"""Prune: the minimal program that computes some targets ("Design Doc: Block and Scope").
 
 Walking the global block backwards, an op is kept when it writes a variable
 that is still needed; its outputs are then produced (no longer needed from

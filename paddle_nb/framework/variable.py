@@ -1,4 +1,4 @@
-"""Compile-time variables: views over a VarDesc (seed 002).
+"""Compile-time variables: views over a VarDesc ("Design Doc: Python API").
 
 A ``Variable`` is a name in a Block with a shape (-1 for an unknown batch
 dimension), a dtype, a lod_level and flags; all of these live in its
@@ -332,7 +332,7 @@ class Parameter(Variable):
     ``trainable``, ``optimize_attr`` (for example ``{"learning_rate": 0.5}``,
     which scales the optimizer's learning rate for this parameter) and
     ``initializer`` are construction-time information, kept on the Python
-    object as seed 002 says; the VarDesc records ``is_parameter``. ``need_clip``
+    object as "Design Doc: Python API" says; the VarDesc records ``is_parameter``. ``need_clip``
     (PaddlePaddle 2.x's ``ParamAttr(need_clip=...)``) says whether gradient clipping
     applies to this parameter's gradient.
     """

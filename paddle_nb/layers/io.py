@@ -2,7 +2,8 @@
 
 ``data`` declares a variable of the global block whose value comes from the
 ``feed`` of ``Executor.run``; its first dimension is the batch (-1) unless
-``append_batch_size`` is False. Seed 002's ``data_layer`` is the same thing.
+``append_batch_size`` is False. The ``data_layer`` of "Design Doc: Python API" is
+the same thing.
 """
 
 from paddle_nb.core.dtypes import convert_dtype
@@ -29,7 +30,7 @@ def data(name, shape, dtype="float32", lod_level=0, append_batch_size=True, stop
 
 
 def data_layer(name, type_or_shape, dtype="float32", lod_level=0):
-    """Seed 002's data layer: ``type_or_shape`` is the shape of one instance."""
+    """The data layer of "Design Doc: Python API": ``type_or_shape`` is one instance's shape."""
     shape = getattr(type_or_shape, "dims", lambda: type_or_shape)()
     dtype = getattr(type_or_shape, "dtype", dtype)
     return data(name, list(shape), dtype=dtype, lod_level=lod_level)

@@ -47,7 +47,7 @@ def fc_with(helper, input, size, num_flatten_dims=1, act=None, param_attr=None, 
 
 
 def fc_layer(input, size, act=None, param_attr=None, bias_attr=None, name=None):
-    """Seed 002's fc layer (``block.create_parameter`` twice, then the ops)."""
+    """The fc layer of "Design Doc: Python API" (``block.create_parameter`` twice, then ops)."""
     return fc(input, size, act=act, param_attr=param_attr, bias_attr=bias_attr, name=name)
 
 

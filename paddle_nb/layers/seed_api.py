@@ -1,7 +1,7 @@
-"""The seeds' own names for the RNN and the if-else, as thin wrappers.
+"""The design documents' own names for the RNN and the if-else, as thin wrappers.
 
-Seed 003 writes ``rnn = create_rnn(inputs=[x])``, ``with rnn.stepnet() as
-net:``, ``net.set_inputs(0)``, ``h = net.add_memory(init=m)``,
+"Design Doc: Block and Scope" writes ``rnn = create_rnn(inputs=[x])``, ``with
+rnn.stepnet() as net:``, ``net.set_inputs(0)``, ``h = net.add_memory(init=m)``,
 ``h.pre(n=1)``, ``h.update(v)``, ``net.set_outputs(0, act, hidden_out)`` and
 ``o1, o2 = rnn()``; and ``ie = create_ifelseop(inputs=[x], output_num=1)``
 with ``ie.inputs(True, 0)``, ``ie.set_output(True, 0, v)`` and ``out =
@@ -19,7 +19,7 @@ __all__ = ["create_rnn", "create_ifelseop"]
 
 
 class Memory:
-    """A memory of the seed's step net: ``pre(n=1)`` reads it, ``update(v)`` writes it."""
+    """A memory of the design doc's step net: ``pre(n=1)`` reads it, ``update(v)`` writes it."""
 
     def __init__(self, rnn, pre):
         self._rnn = rnn
@@ -52,7 +52,7 @@ class _StepNet:
 
 
 class SeedRNN:
-    """``create_rnn(inputs=[x])``: the seed's RNN builder over StaticRNN."""
+    """``create_rnn(inputs=[x])``: the design doc's RNN builder over StaticRNN."""
 
     def __init__(self, inputs):
         self._inputs = list(inputs)

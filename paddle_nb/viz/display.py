@@ -1,6 +1,6 @@
 """Rich display: a Program, Block, Scope, Variable, LoDTensor or RunRecord shows itself.
 
-The core never imports the viewer (DESIGN.md: ``viz`` is a leaf), so the
+The core never imports the viewer (docs/design.md: ``viz`` is a leaf), so the
 objects carry no ``_repr_html_``. Instead the viewer registers itself, as
 treescope does: importing ``paddle_nb.viz`` (touching ``pd.viz``, or
 ``%load_ext paddle_nb.viz``) adds an HTML formatter for each of those types

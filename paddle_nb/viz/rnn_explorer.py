@@ -1,4 +1,5 @@
-"""The RNN's step scopes, one time step at a time (seed 003's "for" as blocks and scopes).
+"""The RNN's step scopes, one time step at a time ("for" as blocks and scopes,
+as "Design Doc: Block and Scope" writes it).
 
 A ``recurrent`` op runs its step block once per time step, each time in a
 fresh kid scope of the scope it runs in, and keeps those step scopes for the

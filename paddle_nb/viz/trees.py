@@ -6,7 +6,7 @@ ops, an op's attributes on demand (HTML ``<details>``).
 
 ``scope_tree(scope_or_run_record)``: the scope hierarchy at run time (your
 scope, the run's "run" scope, each step or branch scope, each "grad" scope),
-every variable with its state in the life DESIGN.md names (declared,
+every variable with its state in the life docs/design.md names (declared,
 created, typed, allocated, freed), shape, dtype, place and bytes, the bytes
 summed per scope and per place, and values on request. It draws the plain
 snapshot the executor records (``paddle_nb.executor.record``); a live

@@ -271,8 +271,10 @@ class Program:
         return program
 
     def clone(self, for_test=False):
-        """A deep copy. ``for_test`` sets ``is_test`` on ops that have it (dropout, batch_norm)
-        and leaves out backward and optimizer ops, and the gradient variables no op uses."""
+        """A deep copy. ``for_test`` sets ``is_test`` on ops whose desc holds it (dropout,
+        batch_norm), as PaddlePaddle's clone does: PaddlePaddle 2.6 writes no ``is_test`` on
+        ``conv2d`` or ``pool2d``, whose kernels do not use it, and none is added. It also
+        leaves out backward and optimizer ops, and the gradient variables no op uses."""
         other = Program.from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()), self)
         if for_test:
             for block in other.blocks:
@@ -280,7 +282,7 @@ class Program:
                     op = block.ops[k]
                     if op.role & (OpRole.BACKWARD | OpRole.OPTIMIZE):
                         block.remove_op(k)
-                    elif op.opdef is not None and "is_test" in op.opdef.attrs:
+                    elif op.has_attr("is_test"):
                         op.set_attr("is_test", True)
             for block in other.blocks:        # and the gradients no op uses any more
                 used = {n for b in other.blocks for op in b.ops

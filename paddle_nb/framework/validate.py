@@ -5,7 +5,8 @@ required field must be there (a value of an enum this framework.proto does
 not know, such as a VarType from a newer release, leaves its field unset),
 every string must be UTF-8 text, a block's parent must be an earlier block
 (so the tree has no cycles), and every block attribute must name an existing
-block; anything else is a clear ProtoDecodeError, which also names the op
+block; its ops are checked too (``validate_ops.py``: sub-blocks nested, attribute types,
+variables declared); anything else is a clear ProtoDecodeError, which also names the op
 types paddle_nb lacks (one look at a broken file says all). Tensor dtypes are checked
 where they are used (``Variable.dtype``), so a program holding a dtype NumPy
 has no type for still loads for inspection.
@@ -17,6 +18,7 @@ before it runs anything, so one error names every op type paddle_nb lacks.
 import re
 
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
+from paddle_nb.framework.validate_ops import check_ops
 from paddle_nb.proto import framework_pb2, unknown_fields_of
 
 __all__ = ["validate_program_desc", "check_op_types", "missing_op_types"]
@@ -63,6 +65,7 @@ def _validate(desc):
                         raise ProtoDecodeError(
                             f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' names "
                             f"block {b}, expected a sub-block index between 1 and {n - 1}")
+    check_ops(desc)
 
 
 def check_op_types(program):

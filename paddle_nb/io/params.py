@@ -21,11 +21,12 @@ from paddle_nb.errors import ProtoDecodeError, SaveLoadError
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.variable import Parameter, Variable, VarType
 from paddle_nb.io.atomic import inside, staged_directory, write_file
+from paddle_nb.io.interrupts import deferred_interrupts, interruption_point
 from paddle_nb.ops.feed_fetch import read_npy
 from paddle_nb.ops.tensor_stream import read_tensor, write_tensor
 
 __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
-           "load_persistables", "is_parameter", "is_persistable"]
+           "load_persistables", "is_parameter", "is_persistable", "combined_writer"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 
@@ -49,7 +50,7 @@ def save_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
     """
     chosen = select_vars(main_program, vars, predicate)
     values = values_from_scope(chosen, scope)
-    with os_errors("cannot save into", dirname):
+    with os_errors("cannot save into", dirname), deferred_interrupts():
         if filename is None:
             with staged_directory(dirname) as stage:
                 write_values(stage, values)
@@ -69,11 +70,12 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
         values = read_values(dirname, chosen, filename)
     scope = global_scope() if scope is None else scope
     place = getattr(executor, "place", None) or CPUPlace()
-    for var in chosen:
-        array, lod = values[var.name]
-        tensor = scope.var(var.name).get_tensor()
-        tensor.set(array, place)
-        tensor.set_lod(lod)
+    with deferred_interrupts():             # Ctrl-C: after every variable is set, not between
+        for var in chosen:
+            array, lod = values[var.name]
+            tensor = scope.var(var.name).get_tensor()
+            tensor.set(array, place)
+            tensor.set_lod(lod)
     return [v.name for v in chosen]
 
 
@@ -138,16 +140,24 @@ def values_from_scope(variables, scope=None):
 
 # -- the two file layouts -------------------------------------------------------------------------
 def write_values(dirname, values, filename=None):
-    """One file per name in ``dirname``, or all of them sorted by name in ``filename``."""
+    """One file per name in ``dirname``, or all of them sorted by name in ``filename``.
+    Ctrl-C is taken between two tensors (``io/interrupts.py``)."""
     if filename is not None:
-        def write_all(f):
-            for name in sorted(values):
-                write_tensor(f, *values[name])
-        write_file(inside(dirname, filename, "params file"), write_all)
+        write_file(inside(dirname, filename, "params file"), combined_writer(values))
         return
     for name in sorted(values):
         array, lod = values[name]
+        interruption_point()
         write_file(inside(dirname, name, "variable"), lambda f: write_tensor(f, array, lod))
+
+
+def combined_writer(values):
+    """``write(f)``: the tensors of ``values`` sorted by name, back to back (``.pdiparams``)."""
+    def write_all(f):
+        for name in sorted(values):
+            interruption_point()
+            write_tensor(f, *values[name])
+    return write_all
 
 
 def read_values(dirname, variables, filename=None):

@@ -61,7 +61,7 @@ def _validate(desc):
                 ids = [attr.block_idx] if attr.type == T.BLOCK else \
                     list(attr.blocks_idx) if attr.type == T.BLOCKS else []
                 for b in ids:
-                    if not 0 < b < n or b == i:
+                    if not 0 < b < n:           # (nesting: validate_ops.py)
                         raise ProtoDecodeError(
                             f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' names "
                             f"block {b}, expected a sub-block index between 1 and {n - 1}")

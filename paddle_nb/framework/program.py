@@ -226,20 +226,22 @@ class Program:
         return paddle.static.Program.parse_from_string(self.serialize())
 
     @classmethod
-    def from_desc(cls, desc, source=None):
+    def from_desc(cls, desc, source=None, *, validate=True):
         """A Program over ``desc`` (validated, not copied). With ``source``, it also takes
         source's construction-time information, which the desc does not hold: what
-        ``clone`` and ``prune`` return.
+        ``clone`` and ``prune`` return. ``validate=False`` is for an exact copy of a
+        program already held (``clone``): it was checked when it was parsed.
         """
-        program = cls._view(desc)
+        program = cls._view(desc, validate)
         if source is not None:
             program._copy_construction_info(source)
         return program
 
     @classmethod
-    def _view(cls, desc):
+    def _view(cls, desc, validate=True):
         from paddle_nb.framework.validate import validate_program_desc
-        validate_program_desc(desc)
+        if validate:
+            validate_program_desc(desc)
         program = cls.__new__(cls)
         program.desc = desc
         program.blocks = []
@@ -275,7 +277,8 @@ class Program:
         batch_norm), as PaddlePaddle's clone does: PaddlePaddle 2.6 writes no ``is_test`` on
         ``conv2d`` or ``pool2d``, whose kernels do not use it, and none is added. It also
         leaves out backward and optimizer ops, and the gradient variables no op uses."""
-        other = Program.from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()), self)
+        other = Program.from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()), self,
+                                  validate=False)
         if for_test:
             for block in other.blocks:
                 for k in reversed(range(len(block.ops))):

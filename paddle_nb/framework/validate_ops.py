@@ -50,15 +50,24 @@ def check_ops(desc):
     from paddle_nb.ops import registry
     ancestors = [_chain(desc, i) for i in range(len(desc.blocks))]
     inner = _sub_block_only(desc) if len(desc.blocks) > 1 else set()
+    fine, lookup, common = _FINE, registry.lookup, registry.COMMON_ATTRS
+    block_types = (T.BLOCK, T.BLOCKS)
     for i, block in enumerate(desc.blocks):
         for k, op in enumerate(block.ops):
-            where = f"op #{k} '{op.type}' in block {i}"
-            opdef = registry.lookup(op.type)
+            op_type = op.type
             for attr in op.attrs:
-                _check_block_attr(attr, where, i, ancestors)
-                _check_attr_type(attr, where, opdef, registry.COMMON_ATTRS)
+                attr_type = attr.type
+                if attr_type in block_types:
+                    _check_block_attr(attr, op, k, i, ancestors)
+                key = (op_type, attr.name, attr_type)
+                if key not in fine and _check_attr_type(attr, op, k, i, lookup(op_type), common) \
+                        and len(fine) < 100_000:
+                    fine.add(key)
             if i == 0 and inner:
-                _check_global_op_vars(op, where, inner)
+                _check_global_op_vars(op, f"op #{k} '{op_type}' in block 0", inner)
+
+
+_FINE = set()         # (op type, attribute, AttrType) found to fit: most programs repeat them
 
 
 def _chain(desc, i):
@@ -75,7 +84,7 @@ def _sub_block_only(desc):
     return {v.name for b in desc.blocks[1:] for v in b.vars if v.name not in glob}
 
 
-def _check_block_attr(attr, where, i, ancestors):
+def _check_block_attr(attr, op, k, i, ancestors):
     ids = [attr.block_idx] if attr.type == T.BLOCK else \
         list(attr.blocks_idx) if attr.type == T.BLOCKS else []
     for b in ids:
@@ -83,24 +92,26 @@ def _check_block_attr(attr, where, i, ancestors):
             what = "its own block" if b == i else "an enclosing block" if b in ancestors[i] \
                 else "a block that is not nested in it"
             raise ProtoDecodeError(
-                f"{where}: attribute '{attr.name}' names block {b}, {what}; a sub-block "
+                f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' names block {b}, "
+                f"{what}; a sub-block "
                 f"must be nested in block {i} (the file is damaged: running or pruning it "
                 "would go round in a cycle)")
 
 
-def _check_attr_type(attr, where, opdef, common):
+def _check_attr_type(attr, op, k, i, opdef, common):
     declared = (opdef.attrs.get(attr.name) if opdef is not None else None) \
         or common.get(attr.name)
-    if declared is None:
-        return                      # kept as it came (PaddlePaddle's extra attributes)
-    fits = _FITS.get(declared.kind, ())
-    if attr.type in fits:
-        return
+    """True when the (op type, attribute, AttrType) fits whatever the value; False when
+    only this value does (an empty list); else a ProtoDecodeError."""
+    if declared is None:            # kept as it came (PaddlePaddle's extra attributes);
+        return opdef is not None    # an op type registered later may declare it
+    if attr.type in _FITS.get(declared.kind, ()):
+        return True
     if attr.type in _LISTS and declared.kind.endswith("s") and _empty(attr):
-        return                      # an empty list: its element type says nothing
+        return False                # an empty list: its element type says nothing
     found = framework_pb2.AttrType.Name(attr.type) if attr.type in T.values() else attr.type
     raise ProtoDecodeError(
-        f"{where}: attribute '{attr.name}' is stored as {found}; the op declares it "
+        f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' is stored as {found}; the op declares it "
         f"{declared.kind} ({framework_pb2.AttrType.Name(declared.attr_type)}): the file is "
         "damaged or was written for another op")
 

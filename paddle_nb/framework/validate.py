@@ -5,7 +5,8 @@ required field must be there (a value of an enum this framework.proto does
 not know, such as a VarType from a newer release, leaves its field unset),
 every string must be UTF-8 text, a block's parent must be an earlier block
 (so the tree has no cycles), and every block attribute must name an existing
-block; anything else is a clear ProtoDecodeError, which also names the op
+block; its ops are checked too (``validate_ops.py``: sub-blocks nested, attribute types,
+variables declared); anything else is a clear ProtoDecodeError, which also names the op
 types paddle_nb lacks (one look at a broken file says all). Tensor dtypes are checked
 where they are used (``Variable.dtype``), so a program holding a dtype NumPy
 has no type for still loads for inspection.
@@ -17,11 +18,13 @@ before it runs anything, so one error names every op type paddle_nb lacks.
 import re
 
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
+from paddle_nb.framework.validate_ops import check_ops
 from paddle_nb.proto import framework_pb2, unknown_fields_of
 
 __all__ = ["validate_program_desc", "check_op_types", "missing_op_types"]
 
 T = framework_pb2.AttrType
+_BLOCK, _BLOCKS = int(T.BLOCK), int(T.BLOCKS)
 
 
 def validate_program_desc(desc):
@@ -56,13 +59,15 @@ def _validate(desc):
         _check_tensor_descs(block, i)
         for k, op in enumerate(block.ops):
             for attr in op.attrs:
-                ids = [attr.block_idx] if attr.type == T.BLOCK else \
-                    list(attr.blocks_idx) if attr.type == T.BLOCKS else []
-                for b in ids:
-                    if not 0 < b < n or b == i:
+                kind = attr.type
+                if kind != _BLOCK and kind != _BLOCKS:
+                    continue
+                for b in ([attr.block_idx] if kind == _BLOCK else attr.blocks_idx):
+                    if not 0 < b < n:           # (nesting: validate_ops.py)
                         raise ProtoDecodeError(
                             f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' names "
                             f"block {b}, expected a sub-block index between 1 and {n - 1}")
+    check_ops(desc)
 
 
 def check_op_types(program):
@@ -182,6 +187,37 @@ def _owner(desc, path):
 # -- strings ---------------------------------------------------------------------------------------
 def _check_texts(block, i):
     """Every name and string attribute must be text: protobuf hands back bytes that are not UTF-8."""
+    if not _all_text(block):
+        _name_the_bytes(block, i)
+
+
+def _all_text(block):
+    """True when every string of ``block`` is text (the usual case, checked quickly)."""
+    for var in block.vars:
+        if type(var.name) is not str:
+            return False
+        for attr in var.attrs:
+            if type(attr.name) is not str or type(attr.s) is not str:
+                return False
+    for op in block.ops:
+        if type(op.type) is not str:
+            return False
+        for slots in (op.inputs, op.outputs):
+            for slot in slots:
+                if type(slot.parameter) is not str or \
+                        not all(type(arg) is str for arg in slot.arguments):
+                    return False
+        for attr in op.attrs:
+            if type(attr.name) is not str or type(attr.s) is not str or \
+                    type(attr.var_name) is not str or \
+                    not all(type(x) is str for x in attr.strings) or \
+                    not all(type(x) is str for x in attr.vars_name):
+                return False
+    return True
+
+
+def _name_the_bytes(block, i):
+    """Raise a ProtoDecodeError naming the first string of ``block`` that is not text."""
     for var in block.vars:
         _text(var.name, f"block {i}: a variable name")
         for attr in var.attrs:

@@ -12,7 +12,7 @@ __all__ = [
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
     "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
     "FetchError", "OpRunError", "OutOfMemoryError", "BackwardError", "SaveLoadError",
-    "DynamicModeError",
+    "DynamicModeError", "VarRedefinedError",
 ]
 
 
@@ -109,3 +109,8 @@ class SaveLoadError(PaddleNBError, OSError):
 class DynamicModeError(PaddleNBError, RuntimeError):
     """A PaddlePaddle 2.x function that needs dynamic (eager) mode, which paddle_nb has not
     (``paddle.disable_static``, ``paddle.grad``)."""
+
+
+class VarRedefinedError(PaddleNBError, ValueError):
+    """A name was declared again as a variable of another kind, shape, dtype or LoD level
+    (``data("x", [4])`` after ``data("x", [3])``): the block keeps one variable per name."""

@@ -4,8 +4,8 @@
 to the global block; paddle_nb puts it in the startup program when
 ``program_guard`` has one, or in the main program's preamble otherwise.
 
->>> Constant(0.5).op(shape=(2,), dtype="float32")
-('fill_constant', {'shape': [2], 'value': 0.5, 'dtype': 'float32'})
+>>> Constant(0.1).op(shape=(2,), dtype="float64")
+('fill_constant', {'shape': [2], 'value': 0.1, 'str_value': '0.1', 'dtype': 'float64'})
 """
 
 import math
@@ -34,13 +34,15 @@ class Initializer:
 
 
 class Constant(Initializer):
-    """Every element ``value``."""
+    """Every element ``value``: ``str_value`` holds its text, so that a float64 parameter
+    gets 0.1 itself, not the float32 attribute ``value`` (as PaddlePaddle 2.6 writes it)."""
 
     def __init__(self, value=0.0):
         self.value = float(value)
 
     def op(self, shape, dtype):
-        return "fill_constant", {"shape": list(shape), "value": self.value, "dtype": str(dtype)}
+        return "fill_constant", {"shape": list(shape), "value": self.value,
+                                 "str_value": str(self.value), "dtype": str(dtype)}
 
 
 class Uniform(Initializer):

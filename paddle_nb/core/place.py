@@ -15,7 +15,7 @@ from paddle_nb.errors import PlaceUnavailableError
 
 __all__ = ["Place", "CPUPlace", "GPUPlace", "gpu_available", "cupy_or_none"]
 
-_CUPY = []  # [module or None], filled on first use so that import stays light
+_CUPY: list = []  # [module or None], filled on first use so that import stays light
 
 
 def cupy_or_none():

@@ -91,7 +91,7 @@ def write_attr(attr, name, attr_type, value):
         getattr(attr, _LIST[attr_type]).extend(value)
 
 
-_BLOBS = {}          # (op type, values, op_role) -> the serialized attrs
+_BLOBS: dict = {}       # (op type, values, op_role) -> the serialized attrs
 
 
 def attrs_blob(opdef, values, role):

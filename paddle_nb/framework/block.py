@@ -317,7 +317,7 @@ def _describe(var):
         return var.name
 
 
-_VAR_BLOBS = {}      # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+_VAR_BLOBS: dict = {}    # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
 
 
 def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_gradient):

@@ -17,6 +17,8 @@ looks a method up in that table. Nothing is patched onto the class.
 """
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 
@@ -31,7 +33,7 @@ __all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_me
            "TENSOR_METHODS"]
 
 # method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
-TENSOR_METHODS = {}
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {}
 
 
 def register_tensor_methods(methods):

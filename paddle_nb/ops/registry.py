@@ -287,7 +287,7 @@ class OpDef:
         return f"<OpDef {self.type}>"
 
 
-_REGISTRY = {}
+_REGISTRY: dict[str, "OpDef"] = {}
 
 
 def register(opdef):

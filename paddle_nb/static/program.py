@@ -17,7 +17,7 @@ import contextlib
 
 from paddle_nb.core.dtypes import convert_dtype, dtype_name
 from paddle_nb.core.place import CPUPlace, GPUPlace, gpu_available
-from paddle_nb.errors import OpBuildError, PlaceUnavailableError
+from paddle_nb.errors import PlaceUnavailableError
 from paddle_nb.framework import context, unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.variable import Variable, whole_dims

@@ -22,8 +22,8 @@ try:                                     # anywidget is in the `notebook` extra
     import anywidget
     _WidgetBase = anywidget.AnyWidget
 except ImportError:                      # pragma: no cover - exercised without the extra
-    anywidget = None
-    _WidgetBase = object
+    anywidget = None  # type: ignore[assignment]
+    _WidgetBase = object  # type: ignore[assignment,misc]
 
 from paddle_nb.viz import style
 
@@ -64,7 +64,7 @@ if anywidget is not None:
             return {k: v for k, v in self.get_state().items()
                     if not k.startswith("_") and k not in _DOM_TRAITS}
 else:                                    # pragma: no cover
-    class PaddleWidget:
+    class PaddleWidget:  # type: ignore[no-redef]
         def __init__(self, **kwargs):
             raise ImportError("paddle_nb's widgets need anywidget: pip install "
                               "'paddle_nb[notebook]' (or pip install anywidget ipywidgets)")

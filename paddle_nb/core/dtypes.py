@@ -12,7 +12,7 @@ import numpy
 
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["convert_dtype", "to_var_type", "from_var_type", "dtype_name"]
+__all__ = ["convert_dtype", "to_var_type", "from_var_type", "known_var_type", "dtype_name"]
 
 _VT = framework_pb2.VarType
 _TO_VT = {
@@ -69,6 +69,12 @@ def from_var_type(number):
             name = "unknown"
         raise TypeError(f"VarType {number} ({name}) is not a tensor dtype paddle_nb "
                         "can hold in NumPy") from None
+
+
+def known_var_type(number):
+    """The ``numpy.dtype`` of a ``VarType.Type`` number, or None when paddle_nb has no NumPy
+    form for it (BF16, RAW, a number from a newer PaddlePaddle): a question, not a check."""
+    return _FROM_VT.get(number)
 
 
 def dtype_name(dtype):

@@ -311,10 +311,8 @@ def type_of(err):
 
 
 def _describe(var):
-    try:
-        return f"{var.name} {var.dtype}{list(var.shape)}"
-    except Exception:
-        return var.name
+    dtype, shape = var.dtype_or_none(), var.shape
+    return var.name if dtype is None or shape is None else f"{var.name} {dtype}{list(shape)}"
 
 
 _VAR_BLOBS: dict = {}    # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes

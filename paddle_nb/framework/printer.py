@@ -29,10 +29,8 @@ def block_to_text(block):
 def _var_line(var):
     if not var.is_tensor():
         return f"{var.name} : {VarType.Type.Name(var.type)}"
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
     shape = ", ".join(str(d) for d in var.shape)
     tags = []
     if isinstance(var, Parameter):

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy
 
-from paddle_nb.core.dtypes import from_var_type, to_var_type
+from paddle_nb.core.dtypes import from_var_type, known_var_type, to_var_type
 from paddle_nb.errors import ProtoDecodeError, ShapeError
 from paddle_nb.framework import operators
 from paddle_nb.framework.callsite import callstack_strings, format_site
@@ -131,6 +131,16 @@ class Variable:
     def dtype(self, dtype):
         self._tensor_or_fail().data_type = to_var_type(dtype)
         self.block.program.bump_version()
+
+    def dtype_or_none(self):
+        """The dtype, or None where paddle_nb knows none: a variable that is not a tensor, a
+        TensorDesc without a data_type, or a VarType with no NumPy form (BF16, a newer
+        PaddlePaddle's). For code that describes a variable (a message, a picture) and must
+        not fail on a desc it cannot read; ``dtype`` itself raises a clear error for those."""
+        tensor = _tensor_desc(self.desc)
+        if tensor is None or not tensor.HasField("data_type"):
+            return None
+        return known_var_type(tensor.data_type)
 
     @property
     def lod_level(self):
@@ -320,10 +330,8 @@ def _tensor_method(var, name):
 
 
 def _type_str(var):
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
     shape = var.shape
     return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape is not None else dtype
 

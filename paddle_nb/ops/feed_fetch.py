@@ -65,10 +65,7 @@ def _declared_dtype(op, name):
     """The dtype the program declares for tensor variable ``name``, if it says."""
     block = getattr(op, "block", None)
     var = block.find_var(name) if block is not None else None
-    try:
-        return var.dtype if var is not None and var.is_tensor() else None
-    except Exception:
-        return None
+    return var.dtype_or_none() if var is not None else None
 
 
 register(OpDef("feed", inputs=["X"], outputs=["Out"], attrs={"col": Attr("int", 0)},

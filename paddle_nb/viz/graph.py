@@ -150,10 +150,8 @@ def _type_text(var):
         return "step scopes"
     if not var.is_tensor():
         return VarType.Type.Name(var.type)
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
     lod = f" lod {var.lod_level}" if var.lod_level else ""
     return f"{dtype}{fmt_shape(var.shape)}{lod}"
 

@@ -12,7 +12,9 @@ from paddle_nb.core.dtypes import convert_dtype, to_var_type
 from paddle_nb.errors import AttrError, OpBuildError, ShapeError, VarNotFoundError
 from paddle_nb.framework.attrs import attrs_blob, guess_attr_type, write_attr
 from paddle_nb.framework.callsite import callstack_strings, format_site
+from paddle_nb.framework.initializer import default_initializer
 from paddle_nb.framework.operator import Operator
+from paddle_nb.framework.printer import block_to_text
 from paddle_nb.framework.variable import Parameter, Variable, VarType, whole_dims
 from paddle_nb.ops import registry
 from paddle_nb.ops.registry import COMMON_ATTRS
@@ -97,7 +99,6 @@ class Block:
         Its initializer op goes into the startup program when ``program_guard``
         was given one; otherwise it is put in the global block's preamble.
         """
-        from paddle_nb.framework.initializer import default_initializer
         program = self.program
         glob = program.global_block()
         if shape is None or any(d < 0 for d in whole_dims(shape, f"parameter '{name}'")):
@@ -302,7 +303,6 @@ class Block:
                 f"{len(self.ops)} ops>")
 
     def __str__(self):
-        from paddle_nb.framework.printer import block_to_text
         return block_to_text(self)
 
 

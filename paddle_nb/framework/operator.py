@@ -6,9 +6,10 @@ attributes. The only thing it adds is its Block. Appending one (see
 registered OpDef and infers its outputs' shapes at once.
 """
 
-from paddle_nb.framework.attrs import read_attr
+from paddle_nb.framework.attrs import read_attr, write_attr
 from paddle_nb.framework.callsite import format_site
 from paddle_nb.ops import registry
+from paddle_nb.proto import framework_pb2
 
 __all__ = ["Operator", "OpRole"]
 
@@ -107,7 +108,6 @@ class Operator:
     def set_attr(self, name, value):
         """Change an attribute the op already has (``clone(for_test)`` sets ``is_test``);
         an attribute it lacks raises KeyError."""
-        from paddle_nb.framework.attrs import write_attr
         for k, a in enumerate(self.desc.attrs):
             if a.name == name:
                 attr_type = a.type
@@ -133,7 +133,6 @@ class Operator:
 
     def sub_block_ids(self):
         """Indices of the blocks this op owns (its BLOCK / BLOCKS attributes)."""
-        from paddle_nb.proto import framework_pb2
         T = framework_pb2.AttrType
         ids = []
         for a in self.desc.attrs:

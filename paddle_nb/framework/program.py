@@ -15,6 +15,9 @@ from paddle_nb.errors import ProtoDecodeError
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.names import UniqueNames
 from paddle_nb.framework.operator import Operator, OpRole
+from paddle_nb.framework.printer import program_to_text
+from paddle_nb.framework.prune import prune
+from paddle_nb.framework.validate import validate_program_desc
 from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.proto import framework_pb2
 
@@ -33,7 +36,13 @@ class Program:
     """
 
     def __init__(self):
-        self.desc = framework_pb2.ProgramDesc()
+        self._set_fields(framework_pb2.ProgramDesc())
+        self._add_block(-1)
+
+    def _set_fields(self, desc):
+        """Every field of a Program, over ``desc`` and with no blocks yet: the one place both
+        constructors (``Program()`` and ``from_desc``) set them."""
+        self.desc = desc
         self.blocks = []
         self._current = 0
         self._names = UniqueNames()
@@ -45,7 +54,6 @@ class Program:
         self.lr_var_name = None     # value into this variable before each run
         self._initializers = weakref.WeakSet()   # the preamble's ops (see preamble_length)
         self._preamble = 0                       # their count, as last seen
-        self._add_block(-1)
 
     # -- blocks -------------------------------------------------------------------------------
     def _add_block(self, parent_idx):
@@ -238,20 +246,9 @@ class Program:
 
     @classmethod
     def _view(cls, desc):
-        from paddle_nb.framework.validate import validate_program_desc
         validate_program_desc(desc)
         program = cls.__new__(cls)
-        program.desc = desc
-        program.blocks = []
-        program._current = 0
-        program._names = UniqueNames()
-        program._role = OpRole.FORWARD
-        program._startup = None
-        program.version = 0
-        program.random_seed = 0
-        program.lr_scheduler = program.lr_var_name = None
-        program._initializers = weakref.WeakSet()
-        program._preamble = 0
+        program._set_fields(desc)
         for block_desc in desc.blocks:
             block = Block(program, block_desc)
             program.blocks.append(block)
@@ -309,11 +306,9 @@ class Program:
 
     def prune(self, targets):
         """The minimal program that computes ``targets`` (seed 003's Prune)."""
-        from paddle_nb.framework.prune import prune
         return prune(self, targets)
 
     def __str__(self):
-        from paddle_nb.framework.printer import program_to_text
         return program_to_text(self)
 
     def __repr__(self):

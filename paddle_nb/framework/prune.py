@@ -8,7 +8,10 @@ dropped, while the parameter's initializer before it is kept. Sub-blocks
 owned by a kept op are kept whole; variables no kept op touches are dropped.
 """
 
+from paddle_nb.errors import VarNotFoundError
 from paddle_nb.framework.captures import op_captures
+from paddle_nb.framework.variable import Variable
+from paddle_nb.proto import framework_pb2
 
 __all__ = ["prune", "needed_ops"]
 
@@ -32,12 +35,10 @@ def needed_ops(block, targets):
 
 def prune(program, targets):
     """A copy of ``program`` with only the ops and variables ``targets`` need."""
-    from paddle_nb.framework.variable import Variable
     names = [t.name if isinstance(t, Variable) else t for t in targets]
     glob = program.global_block()
     for name in names:
         if glob.find_var(name) is None:
-            from paddle_nb.errors import VarNotFoundError
             raise VarNotFoundError(f"prune: target '{name}' is not a variable of the global block")
     pruned = program.clone()
     block = pruned.global_block()
@@ -73,8 +74,6 @@ def _reachable_blocks(program):
 
 def _drop_unowned_blocks(pruned, original):
     """``pruned`` without the blocks no kept op owns, block indices renumbered."""
-    from paddle_nb.framework.program import Program
-    from paddle_nb.proto import framework_pb2
     keep = _reachable_blocks(pruned)
     if len(keep) == pruned.num_blocks:
         return pruned
@@ -95,4 +94,4 @@ def _drop_unowned_blocks(pruned, original):
                     attr.block_idx = new_index[attr.block_idx]
                 elif attr.type == framework_pb2.AttrType.BLOCKS:
                     attr.blocks_idx[:] = [new_index[i] for i in attr.blocks_idx]
-    return Program.from_desc(desc, original)
+    return type(original).from_desc(desc, original)

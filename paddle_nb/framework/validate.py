@@ -17,6 +17,7 @@ before it runs anything, so one error names every op type paddle_nb lacks.
 import re
 
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
+from paddle_nb.ops import registry
 from paddle_nb.proto import framework_pb2, unknown_fields_of
 
 __all__ = ["validate_program_desc", "check_op_types", "missing_op_types"]
@@ -71,7 +72,6 @@ def check_op_types(program):
     The message also names the input slots that registered ops fill but paddle_nb's
     declarations lack, so that one run says all that is missing, before anything runs.
     """
-    from paddle_nb.ops import registry
     missing, slots = missing_op_types(program.desc), {}
     for block in program.desc.blocks:
         for op in block.ops:
@@ -89,7 +89,6 @@ def check_op_types(program):
 def missing_op_types(desc):
     """``{op type: [block index, ...]}`` of the op types in ``desc`` paddle_nb has not
     registered; a desc that failed validation is read as far as it can be."""
-    from paddle_nb.ops import registry
     missing = {}
     for i, block in enumerate(desc.blocks):
         for op in block.ops:

@@ -9,6 +9,7 @@ import numpy
 
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
+from paddle_nb.framework.initializer import Constant
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 
 __all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout",
@@ -134,7 +135,6 @@ def batch_norm_with(helper, input, act=None, is_test=False, momentum=0.9, epsilo
     """``batch_norm``'s op, named by ``helper``: unnamed running statistics are the layer's
     next parameters (``batch_norm_0.w_1``, ``.w_2``, as PaddlePaddle 2.x names them);
     ``reserve_space``: 2.x's outputs (``ReserveSpace`` when training; Y named last)."""
-    from paddle_nb.framework.initializer import Constant
     c = input.shape[1 if data_layout == "NCHW" else -1]
     scale = helper.param(ParamAttr.of(param_attr) if param_attr else ParamAttr(initializer=Constant(1.0)),
                          [c], input.dtype)

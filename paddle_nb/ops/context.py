@@ -9,6 +9,8 @@ callback is how ``ops`` runs blocks without importing the executor.
 
 import numpy
 
+from paddle_nb.errors import VarNotFoundError
+
 __all__ = ["KernelContext", "RawContext"]
 
 
@@ -79,7 +81,6 @@ class RawContext(KernelContext):
         """The tensor of variable ``name`` found from the running scope."""
         var = self.scope.find_var(name)
         if var is None:
-            from paddle_nb.errors import VarNotFoundError
             raise VarNotFoundError(f"op '{self.op.type}': variable '{name}' is not in any scope "
                                    "the op can see")
         return var.get_tensor()

@@ -12,6 +12,7 @@ import numpy
 
 from paddle_nb.errors import FeedError, SaveLoadError
 from paddle_nb.ops.registry import Attr, OpDef, register
+from paddle_nb.ops.tensor_stream import read_tensor
 
 __all__ = ["read_npy"]
 
@@ -51,7 +52,6 @@ def _load(ctx):
     if magic == b"\x93NUMPY":
         array = read_npy(path)
     else:
-        from paddle_nb.ops.tensor_stream import read_tensor
         with open(path, "rb") as f:
             array, _ = read_tensor(f, name=path)
     name = ctx.output_names("Out")[0]

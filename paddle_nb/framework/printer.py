@@ -39,7 +39,7 @@ def _var_line(var: Variable) -> str:
         return f"{var.name} : {VarType.Type.Name(var.type)}"
     known = var.dtype_or_none()
     dtype = known.name if known is not None else "?"
-    shape = ", ".join(str(d) for d in var.shape)
+    shape = ", ".join(str(d) for d in var.shape or ())   # (a tensor always has one)
     tags = []
     if isinstance(var, Parameter):
         tags.append("parameter")

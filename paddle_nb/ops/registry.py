@@ -45,8 +45,8 @@ def grad_var_name(name: str) -> str:
 class Meta(NamedTuple):
     """What shape inference knows of a variable: shape (-1 = unknown), dtype, lod_level."""
 
-    shape: tuple[int, ...]
-    dtype: numpy.dtype[Any]
+    shape: tuple[int, ...] | None      # None for a variable that is not a tensor
+    dtype: numpy.dtype[Any] | None
     lod_level: int = 0
 
     def with_shape(self, shape: Any) -> "Meta":

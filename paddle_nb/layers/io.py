@@ -5,9 +5,11 @@
 ``append_batch_size`` is False. Seed 002's ``data_layer`` is the same thing.
 """
 
+from typing import Any
+
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import whole_dims
+from paddle_nb.framework.variable import Variable, whole_dims
 
 __all__ = ["data", "data_layer"]
 
@@ -28,7 +30,8 @@ def data(name, shape, dtype="float32", lod_level=0, append_batch_size=True, stop
                             lod_level=lod_level, stop_gradient=stop_gradient)
 
 
-def data_layer(name, type_or_shape, dtype="float32", lod_level=0):
+def data_layer(name: str, type_or_shape: Any, dtype: Any = "float32",
+               lod_level: int = 0) -> Variable:
     """Seed 002's data layer: ``type_or_shape`` is the shape of one instance."""
     shape = getattr(type_or_shape, "dims", lambda: type_or_shape)()
     dtype = getattr(type_or_shape, "dtype", dtype)

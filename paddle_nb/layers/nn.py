@@ -5,11 +5,14 @@ to the startup program or the preamble) and appends its ops to the current
 block, the same ops PaddlePaddle 1.8's ``fluid.layers`` appends.
 """
 
+from typing import Any
+
 import numpy
 
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.initializer import Constant
+from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 
 __all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout",
@@ -47,7 +50,8 @@ def fc_with(helper, input, size, num_flatten_dims=1, act=None, param_attr=None, 
     return helper.act(out, act)
 
 
-def fc_layer(input, size, act=None, param_attr=None, bias_attr=None, name=None):
+def fc_layer(input: Variable, size: int, act: str | None = None, param_attr: Any = None,
+             bias_attr: Any = None, name: str | None = None) -> Variable:
     """Seed 002's fc layer (``block.create_parameter`` twice, then the ops)."""
     return fc(input, size, act=act, param_attr=param_attr, bias_attr=bias_attr, name=name)
 

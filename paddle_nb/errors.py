@@ -47,14 +47,14 @@ class ProtoDecodeError(PaddleNBError, ValueError):
 class VarNotFoundError(PaddleNBError, KeyError):
     """A name was looked up in a Block or Scope and is not there."""
 
-    def __str__(self):  # KeyError quotes its message; show it as written
+    def __str__(self) -> str:  # KeyError quotes its message; show it as written
         return str(self.args[0]) if self.args else ""
 
 
 class OpNotFoundError(PaddleNBError, KeyError):
     """An op type is not in the registry."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
 
@@ -85,7 +85,7 @@ class FeedError(PaddleNBError, ValueError):
 class FetchError(PaddleNBError, KeyError):
     """A fetch target is not computed by the program."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
 

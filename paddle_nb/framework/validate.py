@@ -15,11 +15,18 @@ has no type for still loads for inspection.
 before it runs anything, so one error names every op type paddle_nb lacks.
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING, Any
 
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
 from paddle_nb.framework.validate_ops import check_ops
+from paddle_nb.ops import registry
 from paddle_nb.proto import framework_pb2, unknown_fields_of
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.program import Program
 
 __all__ = ["validate_program_desc", "check_op_types", "missing_op_types"]
 
@@ -27,7 +34,7 @@ T = framework_pb2.AttrType
 _BLOCK, _BLOCKS = int(T.BLOCK), int(T.BLOCKS)
 
 
-def validate_program_desc(desc):
+def validate_program_desc(desc: Any) -> None:
     """Raise a ProtoDecodeError for the first problem; it also names the op types paddle_nb
     lacks, so that a file broken in one way and using unknown ops says both at once."""
     try:
@@ -70,18 +77,20 @@ def _validate(desc):
     check_ops(desc)
 
 
-def check_op_types(program):
+def check_op_types(program: Program) -> None:
     """Raise one OpNotFoundError naming every op type of ``program`` paddle_nb lacks.
 
     The message also names the input slots that registered ops fill but paddle_nb's
     declarations lack, so that one run says all that is missing, before anything runs.
     """
-    from paddle_nb.ops import registry
-    missing, slots = missing_op_types(program.desc), {}
+    missing = missing_op_types(program.desc)
+    slots: dict[str, list[int]] = {}
     for block in program.desc.blocks:
         for op in block.ops:
             opdef = registry.lookup(op.type)
-            for slot in op.inputs if opdef is not None else ():
+            if opdef is None:
+                continue
+            for slot in op.inputs:
                 if slot.arguments and slot.parameter not in opdef.input_index:
                     slots.setdefault(f"{op.type}.{slot.parameter}", []).append(block.idx)
     if missing:
@@ -91,11 +100,10 @@ def check_op_types(program):
         raise OpNotFoundError(message + "; nothing was run")
 
 
-def missing_op_types(desc):
+def missing_op_types(desc: Any) -> dict[str, list[int]]:
     """``{op type: [block index, ...]}`` of the op types in ``desc`` paddle_nb has not
     registered; a desc that failed validation is read as far as it can be."""
-    from paddle_nb.ops import registry
-    missing = {}
+    missing: dict[str, list[int]] = {}
     for i, block in enumerate(desc.blocks):
         for op in block.ops:
             if isinstance(op.type, str) and op.type and registry.lookup(op.type) is None:

@@ -9,6 +9,7 @@ ie(cond)``. Both map onto StaticRNN and IfElse.
 """
 
 import contextlib
+from typing import Any
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.layers.control_flow import IfElse
@@ -68,7 +69,7 @@ class SeedRNN:
         return result if isinstance(result, list) else [result]
 
 
-def create_rnn(inputs):
+def create_rnn(inputs: Any) -> SeedRNN:
     return SeedRNN(inputs)
 
 
@@ -124,5 +125,5 @@ class SeedIfElse:
         return outs[0] if self._output_num == 1 else outs
 
 
-def create_ifelseop(inputs, output_num=1):
+def create_ifelseop(inputs: Any, output_num: int = 1) -> SeedIfElse:
     return SeedIfElse(inputs, output_num)

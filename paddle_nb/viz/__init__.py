@@ -42,7 +42,7 @@ try:
     from paddle_nb.viz.rnn_explorer import rnn_explorer
     from paddle_nb.viz.timeline import memory_timeline
 except ModuleNotFoundError as _err:
-    Dashboard, run_replay, rnn_explorer, memory_timeline = (
+    Dashboard, run_replay, rnn_explorer, memory_timeline = (  # type: ignore[misc]
         _needs_notebook_extra(n, _err)
         for n in ("Dashboard", "run_replay", "rnn_explorer", "memory_timeline"))
 

@@ -11,8 +11,6 @@ Graphs render to inline SVG with ``dot``; without ``dot`` the DOT source is
 shown with a line saying how to get pictures.
 """
 
-import html
-import re
 import sys
 
 from paddle_nb.core.scope import Scope
@@ -26,16 +24,13 @@ from paddle_nb.framework.variable import Variable
 from paddle_nb.viz import trees
 from paddle_nb.viz.graph import graph, var_kind
 from paddle_nb.viz.preview import preview
+from paddle_nb.viz.svg import NO_DOT, graph_html, svg_of
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, chip, esc, fmt_bytes, fmt_shape, page, \
     state_chip
 
 __all__ = ["html_of", "register", "unregister", "load_ipython_extension",
            "unload_ipython_extension", "svg_of", "graph_html", "format_html", "DISPLAYED",
            "NO_DOT"]
-
-NO_DOT = ("The Graphviz program `dot` is not installed, so here is the DOT source instead of a "
-          "picture. To get pictures: `apt-get install graphviz` (Debian/Ubuntu), "
-          "`conda install -c conda-forge graphviz`, or `brew install graphviz` (macOS).")
 
 
 def html_of(obj):
@@ -179,33 +174,6 @@ _DRAWERS = {
     Variable: _framework_var_html, Operator: _operator_html,
 }
 DISPLAYED = tuple(_DRAWERS)
-
-
-# -- graphs as HTML -----------------------------------------------------------------------------
-def svg_of(dot):
-    """The SVG of ``dot`` (runs `dot`), with data-block, data-op, data-var on its nodes."""
-    svg = dot.pipe(format="svg", quiet=True).decode("utf-8")
-    svg = svg[svg.find("<svg"):]
-    data = getattr(dot, "paddle_nodes", {})
-
-    def add(match):
-        attrs = data.get(html.unescape(match.group(1)))
-        if not attrs:
-            return match.group(0)
-        return match.group(0) + "".join(f' data-{k}="{esc(v)}"' for k, v in attrs.items())
-    return re.sub(r'<g id="([^"]*)" class="[^"]*"', add, svg)
-
-
-def graph_html(dot):
-    """``dot`` as inline SVG, or its DOT source and how to get `dot` when `dot` is missing."""
-    import graphviz
-    try:        # (a folded graph's note is drawn in the picture, under the graph)
-        return f'<div data-graph="svg">{svg_of(dot)}</div>'
-    except (graphviz.ExecutableNotFound, OSError):
-        note = getattr(dot, "paddle_note", "")
-        return (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
-                f"<details><summary>DOT source</summary><pre>{esc(dot.source)}</pre></details>"
-                "</div>" + (f'<div class="pnb-muted">{esc(note)}</div>' if note else ""))
 
 
 # -- registering with IPython -------------------------------------------------------------------

@@ -15,6 +15,7 @@ lists those, one execution per layer and direction, with their gates.
 import numpy
 import traitlets
 
+from paddle_nb.executor.record import RunRecord
 from paddle_nb.viz.rnn_op_steps import rnn_op_executions
 from paddle_nb.viz.widget_base import PaddleWidget, jsonable, value_preview, weak_method
 
@@ -237,7 +238,6 @@ def rnn_explorer(record_or_executor):
     >>> link["name"], link["source"], link["source_step"], link["equal"], link["value"]["rows"]
     ('static_rnn_0@mem_0', 'static_rnn_0.tmp_0', 1, True, [[2.0, 2.0]])
     """
-    from paddle_nb.executor.record import RunRecord
     if isinstance(record_or_executor, RunRecord):
         return RNNExplorerWidget(record=record_or_executor)
     if hasattr(record_or_executor, "subscribe"):

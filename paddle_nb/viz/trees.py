@@ -99,10 +99,8 @@ def _block_html(block, owner):
 def _var_row(block, var):
     kind = var_kind(var, var.writer is not None)
     colour = VAR_STYLES[kind]["fillcolor"]
-    try:
-        dtype = var.dtype.name if var.is_tensor() else "-"
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = "-" if not var.is_tensor() else known.name if known is not None else "?"
     shape = fmt_shape(var.shape) if var.is_tensor() else ""
     lod = f" lod_level={var.lod_level}" if var.lod_level else ""
     writer = var.writer

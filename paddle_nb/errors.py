@@ -12,7 +12,7 @@ __all__ = [
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
     "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
     "FetchError", "OpRunError", "OutOfMemoryError", "BackwardError", "SaveLoadError",
-    "DynamicModeError",
+    "DynamicModeError", "ListenerWarning",
 ]
 
 
@@ -109,3 +109,8 @@ class SaveLoadError(PaddleNBError, OSError):
 class DynamicModeError(PaddleNBError, RuntimeError):
     """A PaddlePaddle 2.x function that needs dynamic (eager) mode, which paddle_nb has not
     (``paddle.disable_static``, ``paddle.grad``)."""
+
+
+class ListenerWarning(RuntimeWarning):
+    """A listener (of core events or of an executor's runs) raised: the run it watched went
+    on unchanged, and the listener's error is reported as this warning instead."""

@@ -27,12 +27,13 @@ listener is called.
 
 import contextlib
 import contextvars
+import threading
 import typing
 import warnings
 
 from paddle_nb.errors import ListenerWarning
 
-__all__ = ["Event", "EventBus", "EVENTS", "notify"]
+__all__ = ["Event", "EventBus", "HeardBus", "Subscription", "EVENTS", "notify", "call_listener"]
 
 KINDS = ("scope_created", "scope_destroyed", "var_created", "var_erased",
          "var_typed", "tensor_allocated", "tensor_freed")
@@ -59,64 +60,114 @@ class Event(typing.NamedTuple):
 class EventBus:
     """Listeners per execution context; ``active`` is True where the calling context has one.
 
-    The listeners live in a :class:`contextvars.ContextVar` holding a tuple, replaced (never
-    changed in place) on each subscribe and unsubscribe. A new thread starts with none, so a
-    subscription made in one thread is invisible to every other; ``emit`` calls the
-    listeners of the context it runs in.
+    The listeners live in a :class:`contextvars.ContextVar` holding a tuple of
+    subscriptions, replaced (never changed in place) on each subscribe and unsubscribe. A new
+    thread starts with none, so a subscription made in one thread is invisible to every
+    other; ``emit`` calls the listeners of the context it runs in.
+
+    ``active`` is read before every event and so on every op of a run: while no context
+    anywhere listens it is a plain attribute (False, as cheap as a read gets); from the
+    first subscription to the last unsubscription the bus is a :class:`HeardBus`, whose
+    ``active`` reads the calling context's listeners. (A context copied from a listening one,
+    e.g. an asyncio task started inside a ``listening`` block, hears its listeners while the
+    subscription lasts, and not after.)
     """
 
-    def __init__(self, name: str = "paddle_nb_events") -> None:
-        self._listeners: contextvars.ContextVar[tuple] = contextvars.ContextVar(name, default=())
+    __slots__ = ("active", "_subs", "_held", "_lock", "__dict__")
 
-    @property
-    def active(self) -> bool:
-        """Whether anyone listens in the calling context (read by every emitting site)."""
-        return self._listeners.get() != ()
+    def __init__(self, name: str = "paddle_nb_events") -> None:
+        self.active = False             # (HeardBus's property hides it while one listens)
+        self._subs: contextvars.ContextVar[tuple] = contextvars.ContextVar(name, default=())
+        self._held = 0                  # live subscriptions, all contexts together
+        self._lock = threading.Lock()   # (guards _held and the class switch)
 
     def listeners(self) -> tuple:
         """The calling context's listeners, in the order they subscribed."""
-        return self._listeners.get()
+        return tuple(sub.listener for sub in self._subs.get())
 
     def subscribe(self, listener: Listener) -> typing.Callable[[], None]:
         """Add ``listener`` for the calling thread (or task); returns a function that removes
         it (call that in the same thread: another thread's listeners are not its to change)."""
-        self._listeners.set(self._listeners.get() + (listener,))
-        return lambda: self.unsubscribe(listener)
+        sub = Subscription(listener)
+        with self._lock:                # counted before it can be heard
+            self._held += 1
+            self.__class__ = HeardBus
+        self._subs.set(self._subs.get() + (sub,))
+        return lambda: self._drop(sub)
 
     def unsubscribe(self, listener: Listener) -> None:
-        """Remove ``listener`` from the calling context (its last subscription; unknown
+        """Remove ``listener`` from the calling context (its latest subscription; unknown
         listeners are ignored)."""
-        current = self._listeners.get()
-        for at in range(len(current) - 1, -1, -1):
-            if current[at] is listener or current[at] == listener:
-                self._listeners.set(current[:at] + current[at + 1:])
+        for sub in reversed(self._subs.get()):
+            if sub.listener is listener or sub.listener == listener:
+                self._drop(sub)
                 return
+
+    def _drop(self, sub):
+        current = self._subs.get()
+        if sub in current:
+            self._subs.set(tuple(s for s in current if s is not sub))
+        with self._lock:                # uncounted once it can no longer be heard
+            if sub.live:
+                sub.live = False
+                self._held -= 1
+                if self._held == 0:
+                    self.__class__ = EventBus
 
     @contextlib.contextmanager
     def listening(self, listener: Listener):
         """Subscribe ``listener`` for the duration of a ``with`` block (this thread only)."""
-        self.subscribe(listener)
+        stop = self.subscribe(listener)
         try:
             yield listener
         finally:
-            self.unsubscribe(listener)
+            stop()
 
     def emit(self, kind: str, scope: object, **fields) -> None:
         """Tell the calling context's listeners; one that raises is reported, not raised."""
-        notify(self._listeners.get(), Event(kind, scope, **fields))
+        event = Event(kind, scope, **fields)
+        for sub in self._subs.get():
+            call_listener(sub.listener, event)
+
+
+class HeardBus(EventBus):
+    """An EventBus while some context listens: ``active`` asks the calling context."""
+
+    __slots__ = ()
+
+    @property
+    def active(self) -> bool:
+        """Whether anyone listens in the calling context (read by every emitting site)."""
+        return self._subs.get() != ()
+
+
+class Subscription:
+    """One ``subscribe``: its listener, and whether it still counts (``live``)."""
+
+    __slots__ = ("listener", "live")
+
+    def __init__(self, listener):
+        self.listener = listener
+        self.live = True
 
 
 def notify(listeners: typing.Iterable[Listener], item: object) -> None:
-    """Call each listener with ``item``. A listener's failure never fails the caller: an
-    ``Exception`` it raises becomes a :class:`ListenerWarning` naming it, and the others are
-    still called (a KeyboardInterrupt or SystemExit still goes through)."""
+    """Call each listener with ``item`` through :func:`call_listener`: one that fails is
+    reported, and the others are still called."""
     for listener in tuple(listeners):
-        try:
-            listener(item)
-        except Exception as err:          # a watcher's bug must not change what it watches
-            warnings.warn(ListenerWarning(
-                f"listener {listener!r} raised {type(err).__name__}: {err} (while told of "
-                f"{_what(item)}); the work it watches went on unchanged"), stacklevel=2)
+        call_listener(listener, item)
+
+
+def call_listener(listener: Listener, item: object) -> None:
+    """``listener(item)``; a listener's failure never fails the caller: an ``Exception`` it
+    raises becomes a :class:`ListenerWarning` naming it (a KeyboardInterrupt or SystemExit
+    still goes through)."""
+    try:
+        listener(item)
+    except Exception as err:          # a watcher's bug must not change what it watches
+        warnings.warn(ListenerWarning(
+            f"listener {listener!r} raised {type(err).__name__}: {err} (while told of "
+            f"{_what(item)}); the work it watches went on unchanged"), stacklevel=3)
 
 
 def _what(item):

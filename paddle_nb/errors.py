@@ -12,7 +12,7 @@ __all__ = [
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
     "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
     "FetchError", "OpRunError", "OutOfMemoryError", "BackwardError", "SaveLoadError",
-    "DynamicModeError", "VarRedefinedError",
+    "DynamicModeError", "VarRedefinedError", "ListenerWarning",
 ]
 
 
@@ -114,3 +114,8 @@ class DynamicModeError(PaddleNBError, RuntimeError):
 class VarRedefinedError(PaddleNBError, ValueError):
     """A name was declared again as a variable of another kind, shape, dtype or LoD level
     (``data("x", [4])`` after ``data("x", [3])``): the block keeps one variable per name."""
+
+
+class ListenerWarning(RuntimeWarning):
+    """A listener (of core events or of an executor's runs) raised: the run it watched went
+    on unchanged, and the listener's error is reported as this warning instead."""

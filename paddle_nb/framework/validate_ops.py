@@ -67,7 +67,7 @@ def check_ops(desc):
                 _check_global_op_vars(op, f"op #{k} '{op_type}' in block 0", inner)
 
 
-_FINE = set()         # (op type, attribute, AttrType) found to fit: most programs repeat them
+_FINE: set[tuple[str, str, int]] = set()       # (op type, attribute, AttrType) found to fit: most programs repeat them
 
 
 def _chain(desc, i):

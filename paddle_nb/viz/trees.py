@@ -13,6 +13,8 @@ snapshot the executor records (``paddle_nb.executor.record``); a live
 Scope is snapshotted first.
 """
 
+import re
+
 from paddle_nb.core.scope import Scope
 from paddle_nb.executor.record import RunRecord, ScopeRecord, snapshot_scope
 from paddle_nb.framework.block import Block
@@ -26,7 +28,38 @@ from paddle_nb.viz.style import (NEST_STYLE, OPS_STYLE, ROLE_COLOURS, VAR_STYLES
                                  esc, fmt_bytes, fmt_shape, page, state_chip)
 
 __all__ = ["block_tree", "scope_tree", "block_tree_body", "scope_tree_body", "resolve_scopes",
-           "op_details", "declared_vars"]
+           "op_details", "declared_vars", "natural_key", "kind_groups", "KIND_ORDER"]
+
+# The kinds of variables (viz.graph's ``var_kind``) in the order a reader meets them.
+KIND_ORDER = ("data", "parameter", "persistable", "temp", "grad", "scopes", "other")
+
+
+def natural_key(name):
+    """Sort key reading digit runs as numbers: ``x_2`` before ``x_10``.
+
+    >>> sorted(["bn_10", "bn_2", "bn_1.w_0"], key=natural_key)
+    ['bn_1.w_0', 'bn_2', 'bn_10']
+    """
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", name) if part]
+
+
+def kind_groups(variables):
+    """``[{"kind", "count", "names"}]``: ``variables`` grouped by kind, names sorted naturally.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> with pd.program_guard(prog):
+    ...     y = pd.layers.fc(pd.layers.data("x", shape=[3]), 2)
+    >>> [(g["kind"], g["count"]) for g in kind_groups(prog.global_block().vars.values())]
+    [('data', 1), ('parameter', 2), ('temp', 2)]
+    """
+    groups = {}
+    for var in variables:
+        groups.setdefault(var_kind(var, var.writer is not None), []).append(var.name)
+    order = [k for k in KIND_ORDER if k in groups] + [k for k in groups if k not in KIND_ORDER]
+    return [{"kind": k, "count": len(groups[k]), "names": sorted(groups[k], key=natural_key)}
+            for k in order]
 
 
 # -- the block tree ------------------------------------------------------------------------------

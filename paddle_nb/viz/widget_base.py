@@ -122,15 +122,21 @@ def scope_dict(record, path="", parent=None):
     """A ScopeRecord as nested plain dicts: id, label, path, parent, vars, kids.
 
     ``path`` names a scope by the labels from the root ("user/run/step 0"), which
-    stays the same from one run to the next while scope ids do not.
+    stays the same from one run to the next while scope ids do not (a kid without a label
+    is named in the path by its place among its siblings, "#2").
     """
+    return _scope_dict(record, path, parent, 0)
+
+
+def _scope_dict(record, path, parent, position):
     label = record.label or ("user" if parent is None else f"scope {record.id}")
-    here = f"{path}/{label}" if path else label
+    name = label if record.label or parent is None else f"#{position}"
+    here = f"{path}/{name}" if path else name
     return {
         "id": int(record.id), "label": label, "path": here, "parent": parent,
         "nbytes": int(record.nbytes()),
         "vars": [_var_dict(v) for v in record.vars],
-        "kids": [scope_dict(k, here, int(record.id)) for k in record.kids],
+        "kids": [_scope_dict(k, here, int(record.id), n) for n, k in enumerate(record.kids)],
     }
 
 

@@ -11,11 +11,11 @@ not trusted, that each stored picture is an ``<img>``, and that no loose SVG tex
 object repr is on the page. Screenshots go to build/screenshots/.
 """
 import re
-import shutil
 
 import pytest
 
-from tests.browser import ROOT, jupyter_lab, offline_page, require_browser, screenshot_dir
+from tests.browser import jupyter_lab, offline_page, require_browser, screenshot_dir
+from tests.notebooks.committed import committed_text, tour_notebooks
 
 try:                                    # require_browser() skips the tests without it
     from playwright.sync_api import expect, sync_playwright
@@ -24,7 +24,7 @@ except ImportError:
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = tour_notebooks()          # as committed: a copy saved in the lab does not count
 WAIT_MS = 60_000
 # What a broken stored output looks like once JupyterLab has made it safe.
 BROKEN = {
@@ -36,7 +36,7 @@ BROKEN = {
 def stored_outputs(path):
     """``(number of displayed outputs, number of them that are PNG pictures)`` in ``path``."""
     import nbformat
-    notebook = nbformat.read(path, as_version=4)
+    notebook = nbformat.reads(committed_text(path), as_version=4)
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     return len(outputs), sum("image/png" in o.get("data", {}) for o in outputs)
 
@@ -58,7 +58,7 @@ def lab_page(tmp_path_factory):
     work = tmp_path_factory.mktemp("untrusted") / "notebooks"
     work.mkdir()
     for path in NOTEBOOKS:
-        shutil.copy(path, work / path.name)
+        (work / path.name).write_text(committed_text(path), encoding="utf-8")
     with jupyter_lab(work, work.parent / "lab.log", kernels=False) as (base, token), \
             sync_playwright() as pw, offline_page(pw, viewport=(1300, 1500)) as (page, blocked):
         page.set_default_timeout(WAIT_MS)

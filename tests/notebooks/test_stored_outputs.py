@@ -1,5 +1,8 @@
 """The outputs stored in the committed notebooks show right untrusted, without a browser.
 
+The notebooks are read as committed (tests/notebooks/committed.py): running and saving one
+in the lab changes the working copy, not what these tests check.
+
 tests/browser/test_untrusted_notebooks.py opens the notebooks in JupyterLab; this is the fast
 check of the same promise on the files: pictures are ``image/png`` (no ``image/svg+xml``, no
 SVG inside ``text/html``, which an untrusted notebook does not show), and no
@@ -13,10 +16,12 @@ import re
 
 import pytest
 
+from tests.notebooks.committed import committed_text, differs_from_commit, tour_notebooks
+
 nbformat = pytest.importorskip("nbformat")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = tour_notebooks()
 OBJECT_REPR = re.compile(r"<[\w.]+ object( at 0x[0-9a-f]+)?>")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -50,9 +55,12 @@ def problems_of(notebook):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_stored_outputs_show_untrusted(path):
-    found = problems_of(nbformat.read(path, as_version=4))
+    found = problems_of(nbformat.reads(committed_text(path), as_version=4))
+    saved = (f"\n(Your working copy differs from the commit, e.g. saved after a run in the "
+             f"lab; `git checkout -- notebooks/{path.name}` restores it.)"
+             if differs_from_commit(path) else "")
     assert not found, (f"{path.name} was not stored by `make notebooks` (tools/static_outputs.py):"
-                       "\n  " + "\n  ".join(found))
+                       "\n  " + "\n  ".join(found) + saved)
 
 
 def test_widget_output_gets_a_note_and_keeps_its_view():

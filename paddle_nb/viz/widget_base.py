@@ -63,6 +63,21 @@ if anywidget is not None:
             """The synced model state without anywidget's own keys: what the view draws."""
             return {k: v for k, v in self.get_state().items()
                     if not k.startswith("_") and k not in _DOM_TRAITS}
+
+        def picture_line(self):
+            """One line on what this widget shows, and what running the notebook adds to the
+            picture stored of it (each widget says it better)."""
+            return "Run the notebook (Run > Run All Cells) to use this widget."
+
+        def _repr_mimebundle_(self, **kwargs):
+            """The widget's view, with its picture line as ``text/plain`` instead of a
+            Python repr: a viewer without widgets shows the line (and ``make notebooks``
+            stores a picture of the widget beside it: tools/static_outputs.py)."""
+            bundle = super()._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, tuple):
+                data, meta = bundle
+                return {**data, "text/plain": f"[{self.picture_line()}]"}, meta
+            return bundle
 else:                                    # pragma: no cover
     class PaddleWidget:
         def __init__(self, **kwargs):

@@ -149,13 +149,13 @@ function drawDashboard(model) {
     model.set("expanded", { ...expanded, [String(selected)]: ids }); model.save_changes(); };
   const refold = opened.length ? h("button", { class: "pnb-btn", "data-action": "refold",
     onclick: () => setOpened([]) }, `fold again (${opened.length} opened)`) : null;
-  // The graph pane is as tall as the picture up to most of the window, then it scrolls; the
-  // corner handle (CSS resize) lets it grow, and "actual size" lifts the fit to its width.
+  // The graph opens fitted, whole, to the pane's width and 75% of the window's height;
+  // "actual size" shows it unscaled in a scrolling box; the corner handle resizes the box.
   const root_state = viewChoices(model), full = root_state.full;
   const sizeBtn = h("button", { class: "pnb-btn", "data-action": "graph-size",
     onclick: (e) => { root_state.full = !full; e.target.closest(".pnb-graph").dataset.size = root_state.full ? "full" : "fit";
-                      e.target.textContent = root_state.full ? "fit to width" : "actual size"; } },
-    full ? "fit to width" : "actual size");
+                      e.target.textContent = root_state.full ? "fit" : "actual size"; } },
+    full ? "fit" : "actual size");
   const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length,
                            "data-size": full ? "full" : "fit" },
     h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, sizeBtn, refold),

@@ -292,11 +292,17 @@ def _digest(array):
 
 
 def _summary(array):
-    """A few numbers of ``array``: ``[0.1, -2, 3.5]``, ``[0.1, -2, 3.5, … 9 more]``."""
+    """A few numbers of ``array``, and the mean of a longer one:
+    ``[0.1, -2, 3.5]``, ``[0.1, -2, 3.5, … 9 more] mean 0.4``."""
     flat = array.reshape(-1)
-    head = ", ".join(f"{x:.4g}" if array.dtype.kind in "fc" else str(x) for x in flat[:3].tolist())
-    more = f", … {flat.size - 3} more" if flat.size > 3 else ""
-    return f"[{head}{more}]" if array.ndim else head
+    number = (lambda x: f"{x:.4g}") if array.dtype.kind in "fc" else str
+    head = ", ".join(number(x) for x in flat[:3].tolist())
+    if not array.ndim:
+        return head
+    if flat.size <= 3:
+        return f"[{head}]"
+    mean = f"{float(flat.real.mean()):.4g}" if array.dtype.kind in "fciub" else "?"
+    return f"[{head}, … {flat.size - 3} more] mean {mean}"
 
 
 def _what_changed(before, now):

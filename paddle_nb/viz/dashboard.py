@@ -35,7 +35,7 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.style import fmt_bytes, fmt_shape
-from paddle_nb.viz.trees import kind_groups
+from paddle_nb.viz.trees import block_summary, kind_groups
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
 
@@ -71,6 +71,8 @@ class Dashboard(PaddleWidget):
     declared = traitlets.List().tag(sync=True)    # [{kind, count, names}]: in no scope
     changes = traitlets.List().tag(sync=True)     # [{path, name, what, before, after}]
     run = traitlets.Dict().tag(sync=True)         # about the last run shown
+    # The runs of the executor it follows: those made before the Dashboard (as the executor
+    # counts them, ``executor.run_count``), then each run in its scope (in any, without one).
     runs = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, program=None, scope=None, executor=None, **kwargs):
@@ -111,7 +113,8 @@ class Dashboard(PaddleWidget):
             (f"+{n - before} ops" if before is not None and n > before else "")
         self._op_counts[block.idx] = n
         return {"idx": block.idx, "parent": block.parent_idx, "ops": n, "vars": len(block.vars),
-                "op_types": [op.type for op in block.ops], "change": change}
+                "op_types": [op.type for op in block.ops], "summary": block_summary(block),
+                "change": change}
 
     @traitlets.observe("expanded")
     def _redraw_opened(self, change):
@@ -130,7 +133,7 @@ class Dashboard(PaddleWidget):
         count = _run_count(self.executor)
         last = getattr(self.executor, "last_record", None)
         if last is not None and self._wanted(last):
-            self._show(last, count)
+            self._show(last, max(count or 0, 1))
             return
         scope = self.scope if self.scope is not None else global_scope()
         tree = scope_dict(snapshot_scope(scope))
@@ -156,12 +159,9 @@ class Dashboard(PaddleWidget):
         """
         try:
             with self._lock:
-                count = _run_count(self.executor)
-                counted = self.runs + 1 if count is None else max(count, self.runs)
-                if self._wanted(record):
-                    self._show(record, counted)
-                else:
-                    self.runs = counted
+                if not self._wanted(record):
+                    return
+                self._show(record, self.runs + 1)
             self.refresh()
         except Exception as err:        # noqa: BLE001 - a viewer never fails a run
             warnings.warn(f"the Dashboard could not show a run ({type(err).__name__}: {err}); "
@@ -247,7 +247,8 @@ class Dashboard(PaddleWidget):
 
 
 def _run_count(executor):
-    """How many runs ``executor`` has made (every path), or None when it does not count."""
+    """How many runs ``executor`` has made (every path), or None when it does not count
+    them (then the Dashboard counts from its start)."""
     count = getattr(executor, "run_count", None)
     return count if isinstance(count, int) else None
 

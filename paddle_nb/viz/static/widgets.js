@@ -200,7 +200,7 @@ function blockTree(blocks, parent, selected, select) {
     h("div", { class: "pnb-block-item" + (b.idx === selected ? " pnb-selected" : ""),
                "data-block": b.idx, "data-selected": b.idx === selected ? "true" : null,
                "data-change": b.change || null, onclick: () => select(b.idx),
-               title: b.op_types.join(", ") },
+               title: b.summary || b.op_types.join(", ") },
       `block ${b.idx}`, h("span", { class: "pnb-muted" }, ` ${b.ops} ops · ${b.vars} vars`),
       b.change ? h("span", { class: "pnb-change" }, b.change) : null),
     blockTree(blocks, b.idx, selected, select))));

@@ -23,11 +23,14 @@ notebook has run for committing (tools/run_notebooks.py):
 Once the notebook runs, the kernel's live outputs replace all of these.
 """
 import base64
+import html
 import io
 import re
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_NOTE = "[{what}. Run the notebook (Run > Run All Cells) to use it here.]"
+PROGRESS_NOTE = ("[A progress bar, as it stood when the notebook was saved. Run the notebook "
+                 "(Run > Run All Cells) to watch it move.]")
 OBJECT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object(?: at 0x[0-9a-f]+)?>")
 # The page a picture is drawn on: JupyterLab's light theme, a white background, no margins.
 PAGE = ("<!doctype html><html><head><meta charset='utf-8'><style>"
@@ -37,7 +40,9 @@ PAGE = ("<!doctype html><html><head><meta charset='utf-8'><style>"
 VIEWPORT = {"width": 1100, "height": 800}     # about a JupyterLab output area's width
 # Draw a widget as a widget manager would: its ES module's render() on a model that holds
 # the saved state (get / set / on / off / save_changes; nothing is sent anywhere).
-DRAW_WIDGET = """async (state) => {
+CAPTION = ("<div style='margin-top:4px;padding:3px 8px;border-left:3px solid #f0d58c;"
+           "background:#fff8e1;color:#5d4300;font-size:12px'>{line}</div>")
+DRAW_WIDGET = """async ([state, caption]) => {
   const css = document.createElement("style");
   css.textContent = state._css || "";
   document.head.append(css);
@@ -46,7 +51,10 @@ DRAW_WIDGET = """async (state) => {
   const model = { get: (k) => state[k], set: (k, v) => { state[k] = v; }, save_changes() {},
                   on() {}, off() {} };
   const view = module.default.render || module.render;
-  await view({ model, el: document.getElementById("picture") });
+  const picture = document.getElementById("picture"), el = document.createElement("div");
+  picture.append(el);
+  await view({ model, el });
+  picture.insertAdjacentHTML("beforeend", caption);
   await document.fonts.ready;
   window.pnbDrawn = true;
 }"""
@@ -71,8 +79,11 @@ def make_static(notebook):
                     output.data["text/plain"] = "[a picture]"    # IPython's SVG object's repr
             for output, (how, what) in widgets:
                 output.data.pop("text/html", None)
-                output.data["image/png"] = painter.widget_png(what) if how == "esm" else \
-                    painter.png(what)
+                if how == "html":
+                    output.data["text/plain"] = PROGRESS_NOTE
+                line = widget_note(output.data.get("text/plain", "")).strip("[]")
+                output.data["image/png"] = painter.widget_png(what, line) if how == "esm" else \
+                    painter.png(what + CAPTION.format(line=html.escape(line)))
     for output in pictures:
         if WIDGET_VIEW in output.data:
             output.data["text/plain"] = widget_note(output.data.get("text/plain", ""))
@@ -212,10 +223,11 @@ class Painter:
         shot = self._page.locator("#picture").screenshot(type="png")
         return base64.b64encode(fewer_colours(shot)).decode("ascii")
 
-    def widget_png(self, state):
-        """Base64 of the PNG of a widget drawn by its own ES module from ``state``."""
+    def widget_png(self, state, line=""):
+        """Base64 of the PNG of a widget drawn by its own ES module from ``state``, with
+        ``line`` (what running adds) under it."""
         self._page.set_content(PAGE.format(html=""))
-        self._page.evaluate(DRAW_WIDGET, state)
+        self._page.evaluate(DRAW_WIDGET, [state, CAPTION.format(line=html.escape(line))])
         self._page.wait_for_function("window.pnbDrawn === true", timeout=30_000)
         shot = self._page.locator("#picture").screenshot(type="png")
         return base64.b64encode(fewer_colours(shot)).decode("ascii")

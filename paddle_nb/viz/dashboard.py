@@ -144,7 +144,7 @@ class Dashboard(PaddleWidget):
             self.runs = count or 0
             self.scopes = jsonable(tree)
             self.declared = jsonable(self._declared(self.program, tree))
-            self.run = {"label": label, "program": "", "ops": 0}
+            self.run = {"label": label, "program": "", "ops": 0, "recorded": False}
 
     def _wanted(self, record):
         return record.scopes is not None and (self.scope is None or

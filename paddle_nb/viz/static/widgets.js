@@ -176,7 +176,8 @@ function drawDashboard(model) {
       h("div", { class: "pnb-pane-title" }, "scope hierarchy of the last run"),
       scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true }) : null,
       declaredGroups(declared, palette),
-      changeList(changes)));
+      run.recorded === false ? h("div", { class: "pnb-muted pnb-changes" },
+        "what each run changes is marked from the next run on") : changeList(changes)));
 }
 
 // The program's variables that no scope holds, one folded group per kind ("temp (212)"):

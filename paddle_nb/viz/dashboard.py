@@ -120,12 +120,13 @@ class Dashboard(PaddleWidget):
     def _redraw_opened(self, change):
         """A folded node was clicked open (or the folds reset): redraw the blocks it changed."""
         old, new = change["old"] or {}, change["new"] or {}
-        graphs = dict(self.graphs)
-        for key in dict.fromkeys(list(old) + list(new)):
-            if old.get(key) != new.get(key) and key.isdigit() and \
-                    int(key) < self.program.num_blocks:
-                graphs[key] = _picture(self.program.block(int(key)), new.get(key, ()))
-        self.graphs = jsonable(graphs)
+        with self._lock:                   # a run may be updating the panes meanwhile
+            graphs = dict(self.graphs)
+            for key in dict.fromkeys(list(old) + list(new)):
+                if old.get(key) != new.get(key) and key.isdigit() and \
+                        int(key) < self.program.num_blocks:
+                    graphs[key] = _picture(self.program.block(int(key)), new.get(key, ()))
+            self.graphs = jsonable(graphs)
 
     # -- the first state: what the executor did before this Dashboard -----------------------------
     def _show_start(self):

@@ -190,13 +190,21 @@ def test_dashboard_marks_new_only_what_is_new_when_programs_alternate(mlp):
     assert [c["name"] for c in dash.changes if c["what"] in ("new", "gone")] == []
 
 
-def test_dashboard_on_an_executor_shared_by_threads(mlp):
+def test_dashboard_on_an_executor_shared_by_threads(mlp, monkeypatch):
     """Four training threads, one executor, one Dashboard: no error reaches a worker,
-    every run is counted."""
+    every run is counted. Turning traits into JSON is made slow (as sending a large state
+    to the browser is), which widens the window where two runs' updates would interleave."""
     import threading
+    import time
     import warnings
     prog, startup_scope, exe, feed, loss = mlp
     dash = Dashboard(prog, None, exe)
+    to_json = Dashboard._trait_to_json
+
+    def slow_to_json(x, widget):
+        time.sleep(0.00005)
+        return to_json(x, widget)
+    monkeypatch.setattr(Dashboard, "_trait_to_json", staticmethod(slow_to_json))
     errors = []
 
     def train():

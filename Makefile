@@ -82,10 +82,13 @@ widgetjs: venv
 	else echo "npm is missing (Debian: apt-get install npm); the static-export browser test will be skipped."; fi
 
 ## lab: JupyterLab on the notebooks, on 127.0.0.1; extra options via LAB_ARGS
-## (tools/lab/overrides.json turns off JupyterLab's news prompt and update check: nothing is fetched)
+## (tools/lab/overrides.json turns off JupyterLab's news prompt and update check: nothing is fetched).
+## Work freely: scratch notebooks (Untitled*) are ignored by git and the tests, and the tests read
+## the tour notebooks as committed; `git checkout -- notebooks/` brings back the committed ones.
 lab: venv sysdeps
 	@mkdir -p notebooks
 	@install -D -m 644 tools/lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.d/paddle_nb.json
+	@echo "lab: scratch notebooks (Untitled*) stay out of git and the tests; saved tour notebooks: 'git checkout -- notebooks/' restores them"
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
 
 ## notebooks: sync each notebooks/scripts/NN_name.py with its .ipynb (jupytext: the newer wins), re-run it and

@@ -368,6 +368,11 @@ class ReplayWidget(PaddleWidget):
         self._show({"new": self.position})
         self.observe(self._show, names="position")
 
+    def picture_line(self):
+        return (f"Run replay: the scopes at position {self.position} of "
+                f"{len(self.positions) - 1} ({self.replay.n} ops). Run the notebook to move "
+                "op by op and watch each variable's state change.")
+
     def _show(self, change):
         p = max(0, min(int(change["new"]), self.replay.n + 1))
         r = self.replay

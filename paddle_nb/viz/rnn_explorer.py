@@ -206,6 +206,13 @@ class RNNExplorerWidget(PaddleWidget):
         t = max(0, min(self.step, len(steps) - 1))
         self.shown = {"rnn": self.rnn, "step": t, **steps[t]}
 
+    def picture_line(self):
+        if not self.rnns:
+            return "RNN explorer: no RNN run yet. Run the notebook to see the step scopes."
+        steps = len(self.rnns[min(self.rnn, len(self.rnns) - 1)]["steps"])
+        return (f"RNN explorer: the step scopes of {len(self.rnns)} RNN run(s), step 0 of "
+                f"{steps} shown. Run the notebook to slide through the steps and their links.")
+
     def close(self):
         if self._unsubscribe is not None:
             self._unsubscribe()

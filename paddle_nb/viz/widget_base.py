@@ -65,6 +65,21 @@ if anywidget is not None:
             """The synced model state without anywidget's own keys: what the view draws."""
             return {k: v for k, v in self.get_state().items()
                     if not k.startswith("_") and k not in _DOM_TRAITS}
+
+        def picture_line(self):
+            """One line on what this widget shows, and what running the notebook adds to the
+            picture stored of it (each widget says it better)."""
+            return "Run the notebook (Run > Run All Cells) to use this widget."
+
+        def _repr_mimebundle_(self, **kwargs):
+            """The widget's view, with its picture line as ``text/plain`` instead of a
+            Python repr: a viewer without widgets shows the line (and ``make notebooks``
+            stores a picture of the widget beside it: tools/static_outputs.py)."""
+            bundle = super()._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, tuple):
+                data, meta = bundle
+                return {**data, "text/plain": f"[{self.picture_line()}]"}, meta
+            return bundle
 else:                                    # pragma: no cover
     class PaddleWidget:  # type: ignore[no-redef]
         def __init__(self, **kwargs):
@@ -124,15 +139,21 @@ def scope_dict(record, path="", parent=None):
     """A ScopeRecord as nested plain dicts: id, label, path, parent, vars, kids.
 
     ``path`` names a scope by the labels from the root ("user/run/step 0"), which
-    stays the same from one run to the next while scope ids do not.
+    stays the same from one run to the next while scope ids do not (a kid without a label
+    is named in the path by its place among its siblings, "#2").
     """
+    return _scope_dict(record, path, parent, 0)
+
+
+def _scope_dict(record, path, parent, position):
     label = record.label or ("user" if parent is None else f"scope {record.id}")
-    here = f"{path}/{label}" if path else label
+    name = label if record.label or parent is None else f"#{position}"
+    here = f"{path}/{name}" if path else name
     return {
         "id": int(record.id), "label": label, "path": here, "parent": parent,
         "nbytes": int(record.nbytes()),
         "vars": [_var_dict(v) for v in record.vars],
-        "kids": [scope_dict(k, here, int(record.id)) for k in record.kids],
+        "kids": [_scope_dict(k, here, int(record.id), n) for n, k in enumerate(record.kids)],
     }
 
 

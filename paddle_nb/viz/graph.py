@@ -19,13 +19,12 @@ from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
-from paddle_nb.viz.fold import Folds, name_prefix, node_id
+from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
 from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
-from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, fmt_shape, page
+from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
 
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
-DEFAULT_MAX_NODES = 60
 GRAPH_ATTR = {"compound": "true", "rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
               "fontname": "Helvetica", "fontsize": "10"}
 # Above this many nodes, bound dot's network-simplex passes (nslimit): with long edges (a
@@ -36,7 +35,8 @@ NODE_ATTR = {"fontname": "Helvetica", "fontsize": "10", "height": "0.3", "margin
 EDGE_ATTR = {"arrowsize": "0.6", "color": "#555555", "fontname": "Helvetica", "fontsize": "8"}
 
 
-def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=()):
+def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(),
+          dataflow="auto"):
     """The dataflow graph of a Program (every block) or of one Block (and its sub-blocks).
 
     ``collapse`` folds parts into single nodes (see ``viz/fold.py``): ``"repeats"``
@@ -46,7 +46,14 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     (each sub-block one node), glob patterns such as ``"fc_0.*"``, or a list of these.
     ``None`` folds only while more than ``max_nodes`` nodes would be drawn, in that order;
     ``False`` never folds. ``expand`` lists ids of folded nodes to draw open (the id is in
-    each folded node's tooltip, ``repeat-b0-12``). Returns a ``graphviz.Digraph``.
+    each folded node's tooltip, ``repeat-b0-12``).
+
+    ``dataflow`` says how variables are drawn: ``"compact"`` writes each parameter into the
+    label of the op that reads it and draws each intermediate as the edge it is, named after
+    it (a ResNet-18 in one screen); ``"full"`` draws every variable as a node; ``"auto"``
+    (the default) is full while the full drawing has at most ``max_nodes`` nodes (a small
+    program shows every variable) and compact above (then folded further if need be). A variable no op touches is not drawn. Returns a
+    ``graphviz.Digraph``.
 
     >>> import paddle_nb as pd
     >>> prog = pd.Program()
@@ -66,7 +73,7 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
                         f"{type(block_or_program).__name__}")
     blocks = _drawn_blocks(program, root)
     folds = Folds(program, blocks, expand)
-    note = folds.apply(collapse, max_nodes)
+    note = folds.apply(collapse, max_nodes, dataflow)
     name = "program" if root is None else f"block_{root.idx}"
     dot = _graph_class(graphviz)(name=name, graph_attr=GRAPH_ATTR, node_attr=NODE_ATTR,
                                  edge_attr=EDGE_ATTR)
@@ -75,7 +82,8 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
     if note:    # wrapped: one long line is cut at the picture's right edge
-        dot.attr(label="\\l".join(textwrap.wrap(note, 90)) + "\\l", labelloc="b",
+        dot.attr(label=dot_label("\\l".join(map(dot_text, textwrap.wrap(note, 90))) + "\\l"),
+                 labelloc="b",
                  labeljust="l")
     dot.paddle_nodes = drawing.nodes
     dot.paddle_note = note
@@ -277,10 +285,11 @@ class _Drawing(EdgeDrawing):
         kind = var_kind(var, bool(writers))
         nid = node_id("var", *vk)
         where = f" (block {vk[0]})" if outer else ""
-        attrs = dict(VAR_STYLES[kind], id=nid, tooltip=f"{var.name}: {_type_text(var)}, {kind}, "
-                     f"declared in block {vk[0]}")
+        attrs = dict(VAR_STYLES[kind], id=nid, tooltip=dot_label(
+            f"{dot_text(var.name)}: {dot_text(_type_text(var))}, {kind}, declared in block {vk[0]}"))
         attrs["class"] = f"var {kind}" + (" outer" if outer else "")
-        g.node(nid, f"{var.name}{where}\\n{_type_text(var)}", _attributes=attrs)
+        g.node(nid, dot_label(f"{dot_text(var.name)}{where}\\n{dot_text(_type_text(var))}"),
+               _attributes=attrs)
         self.nodes[nid] = {"block": vk[0], "var": var.name, "kind": kind}
 
     def _op(self, g, block, k, op):
@@ -289,10 +298,10 @@ class _Drawing(EdgeDrawing):
         owns = bool(op.sub_block_ids())
         attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": ROLE_COLOURS[role],
                  "id": nid, "class": f"op role-{role}" + (" control-flow" if owns else ""),
-                 "tooltip": _op_tooltip(op, k, role)}
+                 "tooltip": dot_label(dot_text(_op_tooltip(op, k, role)))}
         if owns:
             attrs.update(peripheries="2", color=OWNS_COLOUR)
-        g.node(nid, f"#{k} {op.type}" + self._params_line([(block.idx, k)]),
+        g.node(nid, dot_label(f"#{k} {dot_text(op.type)}" + self._params_line([(block.idx, k)])),
                _attributes=attrs)
         self.nodes[nid] = {"block": block.idx, "op": k, "op-type": op.type, "role": role}
 
@@ -309,8 +318,8 @@ class _Drawing(EdgeDrawing):
             return ""
         if len(names) == 1:
             var = self.vars[self.resolve(self.program.block(keys[0][0]), names[0])]
-            return f"\\n{names[0]} {fmt_shape(var.shape)}" if var.is_tensor() else ""
-        return f"\\n+{len(names)} params ({name_prefix(names[0])}.*" + \
+            return f"\\n{dot_text(names[0])} {fmt_shape(var.shape)}" if var.is_tensor() else ""
+        return f"\\n+{len(names)} params ({dot_text(name_prefix(names[0]))}.*" + \
             (", ...)" if len({name_prefix(n) for n in names}) > 1 else ")")
 
     def _unit(self, g, nid):
@@ -322,14 +331,16 @@ class _Drawing(EdgeDrawing):
         first, last = unit["ops"][0][1], unit["ops"][-1][1]
         where = f"#{first}-#{last}" if unit["kind"] != "block" else f"{len(ops)} ops"
         count = "" if unit["kind"] == "repeat" else f"{len(ops)} ops: "
-        label = f"{unit['title']}\\n{count}{shown}\\n{where}" + self._params_line(unit["ops"])
+        label = f"{dot_text(unit['title'])}\\n{count}{dot_text(shown)}\\n{where}" + \
+            self._params_line(unit["ops"])
         attrs = {"shape": "box3d", "style": "filled", "fillcolor": ROLE_COLOURS[roles[0]],
                  "id": nid, "class": f"fold {unit['kind']} role-{roles[0]}",
-                 "tooltip": f"{nid}: {unit['title']}, {len(ops)} ops ({', '.join(types)}); "
-                            f"roles {', '.join(roles)}; graph(..., expand=['{nid}']) opens it"}
+                 "tooltip": dot_label(dot_text(
+                     f"{nid}: {unit['title']}, {len(ops)} ops ({', '.join(types)}); "
+                     f"roles {', '.join(roles)}; graph(..., expand=['{nid}']) opens it"))}
         if unit["kind"] == "block":
             attrs.update(shape="component", fillcolor="#eeeeee", color=OWNS_COLOUR)
-        g.node(nid, label, _attributes=attrs)
+        g.node(nid, dot_label(label), _attributes=attrs)
         self.nodes[nid] = {"block": unit["block"], "fold": unit["title"], "ops": len(ops),
                            "fold-id": nid}
 

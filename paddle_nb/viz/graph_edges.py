@@ -8,6 +8,8 @@ optimizer's update) is green and does not push the reader down; each op owning a
 is tied to its cluster by a bold purple edge, and a recurrent op's step links are dotted.
 """
 
+from paddle_nb.viz.style import dot_label, dot_text
+
 __all__ = ["EdgeDrawing", "edge_attrs", "OWNS_COLOUR", "UPDATE_COLOUR"]
 
 OWNS_COLOUR = "#674ea7"
@@ -45,7 +47,8 @@ class EdgeDrawing:
                     for w in self.touch[vk][0]:
                         wid = self.op_node(w)
                         if wid != node:
-                            self._edge(wid, node, through=name, back=w[0] == b.idx and w[1] > k)
+                            self._edge(wid, node, through=name, capture=vk[0] != b.idx,
+                                       back=w[0] == b.idx and w[1] > k)
                 for name in dict.fromkeys(op.output_arg_names):
                     vk = self.resolve(b, name)
                     vid = vk and self.var_node(vk)
@@ -117,8 +120,8 @@ def edge_attrs(e):
     names = e["names"]
     if names:                   # between folded nodes: name the variable when there is one
         if len(names) == 1 and not e["back"]:
-            attrs["label"] = names[0]
-        attrs["tooltip"] = ", ".join(names)
+            attrs["label"] = dot_label(dot_text(names[0]))
+        attrs["tooltip"] = dot_label(dot_text(", ".join(names)))
         classes.append("through")
         if e["back"]:           # an optimizer's update of a folded layer: there, but quiet
             attrs.update(color="#b6d7a8", arrowsize="0.4")

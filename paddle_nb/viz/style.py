@@ -11,7 +11,7 @@ import html
 
 __all__ = ["ROLE_COLOURS", "STATE_COLOURS", "STATE_MEANINGS", "VAR_STYLES", "VAR_MEANINGS", "CSS",
            "NEST_STYLE", "OPS_STYLE", "View", "esc", "chip", "state_chip", "legend", "fmt_bytes",
-           "fmt_shape", "page"]
+           "fmt_shape", "page", "dot_text", "dot_label"]
 
 # Op roles (paddle_nb.framework.operator.OpRole.name) -> fill colour.
 ROLE_COLOURS = {
@@ -158,6 +158,25 @@ def fmt_bytes(n):
             return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GiB"
+
+
+def dot_text(text):
+    r"""``text`` as literal text inside a DOT label or tooltip: a backslash stays a backslash
+    (DOT reads ``\n``, ``\l`` as line breaks, and a final backslash would escape the closing
+    quote), a newline or carriage return is a line break.
+
+    >>> dot_text("a\\"), dot_text("x\ny")
+    ('a\\\\', 'x\\ny')
+    """
+    text = str(text).replace("\\", "\\\\")
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+
+
+def dot_label(text):
+    """A finished label (user text already passed through :func:`dot_text`), never read as
+    one of Graphviz's HTML-like labels even when it looks like ``<b>``."""
+    import graphviz
+    return graphviz.nohtml(text)
 
 
 def fmt_shape(shape):

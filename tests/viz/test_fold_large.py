@@ -56,9 +56,28 @@ def test_two_copies_of_a_long_stretch_are_not_enough():
 
 
 # -- ResNets saved by PaddlePaddle ------------------------------------------------------------
-def test_resnet18_default_graph_folds_its_residual_blocks_and_fits():
+def test_resnet18_default_graph_is_compact_and_folds_its_residual_blocks():
+    """By default a program too big to draw in full draws its parameters in the labels of
+    their ops and its intermediates as named edges (issue 25: compact by default), then
+    folds its repeated blocks; no variable stands alone (the XShape nobody reads)."""
+    dot = graph(resnet("resnet18"))
+    ns = nodes(dot)
+    assert len(ns) <= 20
+    assert not [n for n in ns if n.startswith("var-")]
+    labels = folds(ns)
+    assert labels["repeat-b0-5"].startswith("2 x 7 ops\\nconv2d, batch_norm, relu, elementwise_add")
+    assert labels["repeat-b0-19"].startswith("3 x 16 ops")
+    assert ns["op-b0-2"]["label"] == "#2 batch_norm\\n+4 params (batch_norm2d_0.*)"
+    through = {e["label"] for a, b, e in edges(dot) if "label" in e}
+    assert {"conv2d_20.tmp_0", "relu_4.tmp_0", "linear_1.tmp_0"} <= through
+    assert "flatten_0.tmp_1" not in dot.source
+    assert dot.paddle_note.startswith("73 ops (289 nodes in full) drawn as")
+    assert "dataflow='full'" in dot.paddle_note
+
+
+def test_resnet18_full_dataflow_folds_its_residual_blocks_and_fits():
     program = resnet("resnet18")
-    dot = graph(program)
+    dot = graph(program, dataflow="full")
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     labels = folds(ns)
@@ -69,8 +88,9 @@ def test_resnet18_default_graph_folds_its_residual_blocks_and_fits():
     beside = dict(re.findall(r'\{\s*rank=same\s*"([^"]+)"\s*"([^"]+)"\s*\}', dot.source))
     params = [n for n, a in ns.items() if a.get("class", "").startswith("var persistable")]
     assert len(params) == 9 and all(p in beside for p in params)
+    assert "var-b0-flatten_0.tmp_1" not in ns                    # touched by no op
     assert beside["var-b0-conv2d_0.w_0"] == "op-b0-1" and beside["var-b0-linear_0.w_0"] == "op-b0-69"
-    assert dot.paddle_note.startswith("73 ops (290 nodes) drawn as")
+    assert dot.paddle_note.startswith("73 ops (289 nodes in full) drawn as")
 
 
 def test_a_tighter_cap_writes_parameters_into_the_labels_of_their_ops():
@@ -186,7 +206,7 @@ def while_program(steps=12):
 
 def test_a_while_body_folds_its_steps_inside_its_cluster():
     main = while_program()
-    dot = graph(main)
+    dot = graph(main, dataflow="full")
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     where, parent = clusters(dot)

@@ -26,6 +26,7 @@ from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, f
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
 GRAPH_ATTR = {"compound": "true", "rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
+              "forcelabels": "true",
               "fontname": "Helvetica", "fontsize": "10"}
 # Above this many nodes, bound dot's network-simplex passes (nslimit): with long edges (a
 # parameter read by a forward op and updated by the optimizer far below) an 80-op training
@@ -331,9 +332,10 @@ class _Drawing(EdgeDrawing):
         first, last = unit["ops"][0][1], unit["ops"][-1][1]
         where = f"#{first}-#{last}" if unit["kind"] != "block" else f"{len(ops)} ops"
         count = "" if unit["kind"] == "repeat" else f"{len(ops)} ops: "
-        label = f"{dot_text(unit['title'])}\\n{count}{dot_text(shown)}\\n{where}" + \
+        label = f"{dot_text(unit['title'])} ({where})\\n{count}{dot_text(shown)}" + \
             self._params_line(unit["ops"])
         attrs = {"shape": "box3d", "style": "filled", "fillcolor": ROLE_COLOURS[roles[0]],
+                 "margin": "0.14,0.07",      # room for box3d's rim: the label stays inside
                  "id": nid, "class": f"fold {unit['kind']} role-{roles[0]}",
                  "tooltip": dot_label(dot_text(
                      f"{nid}: {unit['title']}, {len(ops)} ops ({', '.join(types)}); "
@@ -342,7 +344,7 @@ class _Drawing(EdgeDrawing):
             attrs.update(shape="component", fillcolor="#eeeeee", color=OWNS_COLOUR)
         g.node(nid, dot_label(label), _attributes=attrs)
         self.nodes[nid] = {"block": unit["block"], "fold": unit["title"], "ops": len(ops),
-                           "fold-id": nid}
+                           "fold-id": nid, "role": roles[0]}
 
 
 def _depth(block):

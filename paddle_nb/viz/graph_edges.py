@@ -119,8 +119,8 @@ def edge_attrs(e):
         classes.append("update")
     names = e["names"]
     if names:                   # between folded nodes: name the variable when there is one
-        if len(names) == 1 and not e["back"]:
-            attrs["label"] = dot_label(dot_text(names[0]))
+        if len(names) == 1 and not e["back"]:   # an xlabel: placed after the layout, it
+            attrs["xlabel"] = dot_label(dot_text(names[0]))     # adds no rank of its own
         attrs["tooltip"] = dot_label(dot_text(", ".join(names)))
         classes.append("through")
         if e["back"]:           # an optimizer's update of a folded layer: there, but quiet

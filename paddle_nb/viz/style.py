@@ -131,16 +131,23 @@ def state_chip(state):
                 state=state)
 
 
-def legend(kind):
-    """The legend of ``"states"``, ``"roles"`` or ``"vars"`` as one HTML line."""
+def legend(kind, only=None):
+    """The legend of ``"states"``, ``"roles"`` or ``"vars"`` as one HTML line; ``only`` (a
+    collection of states, roles or kinds) keeps just those (a legend lists what is drawn),
+    and an empty ``only`` gives no line at all."""
+    if only is not None and not only:
+        return ""
+    keep = (lambda k: True) if only is None else (lambda k: k in only)
     if kind == "states":
-        items = [state_chip(s) for s in STATE_COLOURS]
+        items = [state_chip(s) for s in STATE_COLOURS if keep(s)]
         head = "variable states"
     elif kind == "roles":
-        items = [chip(r, c, f"ops with op_role {r}", role=r) for r, c in ROLE_COLOURS.items()]
+        items = [chip(r, c, f"ops with op_role {r}", role=r) for r, c in ROLE_COLOURS.items()
+                 if keep(r)]
         head = "op roles"
     else:
-        items = [chip(VAR_MEANINGS[k], VAR_STYLES[k]["fillcolor"], kind=k) for k in VAR_MEANINGS]
+        items = [chip(VAR_MEANINGS[k], VAR_STYLES[k]["fillcolor"], kind=k) for k in VAR_MEANINGS
+                 if keep(k)]
         head = "variables"
     return f'<div class="pnb-legend" data-legend="{kind}"><span class="pnb-muted">{head}:</span> ' \
            f'{" ".join(items)}</div>'
@@ -184,6 +191,8 @@ def fmt_shape(shape):
 
 
 def page(body, *legends):
-    """Wrap ``body`` in the scoped stylesheet and the legends asked for."""
+    """Wrap ``body`` in the scoped stylesheet and the legends asked for: each a kind
+    (``"roles"``), or a ``(kind, only)`` pair listing only what is drawn."""
     return (f'<div class="pnb"><style>{CSS}</style>'
-            + "".join(legend(k) for k in legends) + body + "</div>")
+            + "".join(legend(*k) if isinstance(k, tuple) else legend(k) for k in legends)
+            + body + "</div>")

@@ -215,7 +215,7 @@ def test_folded_nodes_are_joined_by_the_variables_between_them():
     es = edges(graph(main, collapse="prefix"))
     through = {(a, b): e for a, b, e in es if "through" in e.get("class", "")}
     e = through[("fold-b0-fc_0-forward", "fold-b0-fc_1-forward")]
-    assert e["label"] == "fc_0.tmp_2"
+    assert e["xlabel"] == "fc_0.tmp_2"
 
 
 def test_collapse_by_glob_pattern():
@@ -261,7 +261,7 @@ def test_a_mid_sized_program_folds_its_layers_as_one_repeat_per_role():
     dot = graph(main)
     assert "folded by repeats" in dot.paddle_note
     ns = nodes(dot)
-    assert ns["repeat-b0-0"]["label"].startswith("12 x 3 ops\\nmul, elementwise_add, relu")
+    assert ns["repeat-b0-0"]["label"].startswith("12 x 3 ops (#0-#35)\\nmul, elementwise_add, relu")
     backward = [a for a in ns.values() if "role-backward" in a.get("class", "")]
     assert any(a["label"].startswith("11 x 3 ops") for a in backward)
 

@@ -17,9 +17,11 @@ import textwrap
 
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
+from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
 from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
+from paddle_nb.viz.names import user_names
 from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
 
@@ -37,7 +39,7 @@ EDGE_ATTR = {"arrowsize": "0.6", "color": "#555555", "fontname": "Helvetica", "f
 
 
 def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(),
-          dataflow="auto"):
+          dataflow="auto", python_names=True):
     """The dataflow graph of a Program (every block) or of one Block (and its sub-blocks).
 
     ``collapse`` folds parts into single nodes (see ``viz/fold.py``): ``"repeats"``
@@ -53,8 +55,13 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     label of the op that reads it and draws each intermediate as the edge it is, named after
     it (a ResNet-18 in one screen); ``"full"`` draws every variable as a node; ``"auto"``
     (the default) is full while the full drawing has at most ``max_nodes`` nodes (a small
-    program shows every variable) and compact above (then folded further if need be). A variable no op touches is not drawn. Returns a
-    ``graphviz.Digraph``.
+    program shows every variable) and compact above (then folded further if need be). A
+    variable no op touches is not drawn.
+
+    ``python_names`` labels a variable with the Python name the user's code bound it to
+    (``o1, o2 = rnn()``: see ``viz/names.py``), its own name in its tooltip; a dict
+    ``{(block idx, variable name): label}`` gives the names; False keeps every variable's
+    own name. Returns a ``graphviz.Digraph``.
 
     >>> import paddle_nb as pd
     >>> prog = pd.Program()
@@ -78,7 +85,9 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     name = "program" if root is None else f"block_{root.idx}"
     dot = _graph_class(graphviz)(name=name, graph_attr=GRAPH_ATTR, node_attr=NODE_ATTR,
                                  edge_attr=EDGE_ATTR)
-    drawing = _Drawing(program, blocks, folds)
+    if python_names is True:
+        python_names = user_names(program)
+    drawing = _Drawing(program, blocks, folds, dict(python_names or {}))
     drawing.emit(dot)
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
@@ -170,8 +179,9 @@ def _type_text(var):
 class _Drawing(EdgeDrawing):
     """Turns blocks (and the folds chosen for them) into DOT nodes, clusters and edges."""
 
-    def __init__(self, program, blocks, folds):
+    def __init__(self, program, blocks, folds, names):
         self.program, self.blocks, self.folds = program, blocks, folds
+        self.names = names      # (block idx, variable name) -> the user's Python name
         self.drawn = {b.idx for b in blocks}
         self.touch, self.vars = folds.touch, folds.vars   # who writes and reads each variable
         self.resolve = folds.resolve
@@ -191,6 +201,15 @@ class _Drawing(EdgeDrawing):
     def hidden_param(self, vk):
         """A parameter (or other persistable) written into its ops' labels, not drawn."""
         return self.vars[vk].persistable and not self.folds.var_shown(vk)
+
+    def given(self, block, op):
+        """``{variable name: the user's name}`` for the variables ``op`` reads and writes."""
+        found = {}
+        for name in op.input_arg_names + op.output_arg_names:
+            vk = self.resolve(block, name)
+            if vk in self.names:
+                found[name] = self.names[vk]
+        return found
 
     # -- nodes --------------------------------------------------------------------------------
     def emit(self, dot):
@@ -286,12 +305,16 @@ class _Drawing(EdgeDrawing):
         kind = var_kind(var, bool(writers))
         nid = node_id("var", *vk)
         where = f" (block {vk[0]})" if outer else ""
+        given = self.names.get(vk)
+        shown = f"{given} = {var.name}" if given else var.name
         attrs = dict(VAR_STYLES[kind], id=nid, tooltip=dot_label(
-            f"{dot_text(var.name)}: {dot_text(_type_text(var))}, {kind}, declared in block {vk[0]}"))
+            f"{dot_text(shown)}: {dot_text(_type_text(var))}, {kind}, declared in block {vk[0]}"))
         attrs["class"] = f"var {kind}" + (" outer" if outer else "")
-        g.node(nid, dot_label(f"{dot_text(var.name)}{where}\\n{dot_text(_type_text(var))}"),
-               _attributes=attrs)
+        g.node(nid, dot_label(f"{dot_text(given or var.name)}{where}\\n"
+                              f"{dot_text(_type_text(var))}"), _attributes=attrs)
         self.nodes[nid] = {"block": vk[0], "var": var.name, "kind": kind}
+        if given:
+            self.nodes[nid]["user-name"] = given
 
     def _op(self, g, block, k, op):
         role = OpRole.name(op.role)
@@ -299,7 +322,7 @@ class _Drawing(EdgeDrawing):
         owns = bool(op.sub_block_ids())
         attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": ROLE_COLOURS[role],
                  "id": nid, "class": f"op role-{role}" + (" control-flow" if owns else ""),
-                 "tooltip": dot_label(dot_text(_op_tooltip(op, k, role)))}
+                 "tooltip": dot_label(dot_text(_op_tooltip(op, k, role, self.given(block, op))))}
         if owns:
             attrs.update(peripheries="2", color=OWNS_COLOUR)
         g.node(nid, dot_label(f"#{k} {dot_text(op.type)}" + self._params_line([(block.idx, k)])),
@@ -354,7 +377,23 @@ def _depth(block):
     return depth
 
 
-def _op_tooltip(op, k, role):
+def _op_tooltip(op, k, role, names=None):
+    """What hovering an op shows: its slots (a name the user gave the variable first, see
+    viz/names.py), its attributes (long values cut), and the user's line that built it."""
     def slots(m):
-        return "; ".join(f"{s}={', '.join(n)}" for s, n in m.items() if n)
-    return f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"
+        return "; ".join(f"{s}={', '.join(_shown(n, names) for n in ns)}"
+                         for s, ns in m.items() if ns)
+    lines = [f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"]
+    for name, value in op.attrs.items():
+        if name not in HIDDEN_ATTRS:
+            text = format_attr(value, name)
+            lines.append(f"  {name} = {text if len(text) <= 70 else text[:67] + '...'}")
+    if op.callstack:
+        lines.append(f"built at {op.site()}")
+    return "\n".join(lines)
+
+
+def _shown(name, names):
+    """``name``, or ``o1 (static_rnn_0.tmp_1)`` where the user bound it to a Python name."""
+    given = (names or {}).get(name)
+    return f"{given} ({name})" if given and given != name else name

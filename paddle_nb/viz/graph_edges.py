@@ -14,6 +14,7 @@ __all__ = ["EdgeDrawing", "edge_attrs", "OWNS_COLOUR", "UPDATE_COLOUR"]
 
 OWNS_COLOUR = "#674ea7"
 UPDATE_COLOUR = "#38761d"
+LINK_TEXT = "#3d2470"        # the step links' and ties' words: dark enough to read at 10 pt
 
 
 class EdgeDrawing:
@@ -47,7 +48,8 @@ class EdgeDrawing:
                     for w in self.touch[vk][0]:
                         wid = self.op_node(w)
                         if wid != node:
-                            self._edge(wid, node, through=name, capture=vk[0] != b.idx,
+                            self._edge(wid, node, through=self.names.get(vk, name),
+                                       capture=vk[0] != b.idx,
                                        back=w[0] == b.idx and w[1] > k)
                 for name in dict.fromkeys(op.output_arg_names):
                     vk = self.resolve(b, name)
@@ -71,7 +73,7 @@ class EdgeDrawing:
                     if sub not in self.drawn:
                         continue
                     attrs = {"color": OWNS_COLOUR, "penwidth": "2", "label": "sub_block",
-                             "fontcolor": OWNS_COLOUR, "class": "owns"}
+                             "fontcolor": LINK_TEXT, "fontsize": "10", "class": "owns"}
                     folded = self.folds.block_node.get(sub)
                     if folded is None:
                         tie = dict(attrs, lhead=f"cluster_b{sub}")
@@ -101,7 +103,8 @@ class EdgeDrawing:
                     tail, head = src and self.var_node(src), dst and self.var_node(dst)
                     if tail and head:
                         attrs = {"style": "dotted", "color": OWNS_COLOUR, "label": label,
-                                 "fontcolor": OWNS_COLOUR, "class": "step"}
+                                 "fontcolor": LINK_TEXT, "fontsize": "10", "penwidth": "1.4",
+                                 "class": "step"}
                         if label == "next step":
                             attrs["constraint"] = "false"
                         self.extra.append((tail, head, attrs))

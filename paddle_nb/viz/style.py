@@ -39,8 +39,11 @@ STATE_MEANINGS = {
 
 # Variable kinds in the graph -> graphviz node attributes.
 VAR_STYLES = {
-    "parameter": {"shape": "cylinder", "style": "filled", "fillcolor": "#ffe599"},
-    "persistable": {"shape": "cylinder", "style": "filled", "fillcolor": "#d9d9d9"},
+    # (a cylinder's rims take room from its label: a wider margin keeps the name inside)
+    "parameter": {"shape": "cylinder", "style": "filled", "fillcolor": "#ffe599",
+                  "margin": "0.12,0.1"},
+    "persistable": {"shape": "cylinder", "style": "filled", "fillcolor": "#d9d9d9",
+                    "margin": "0.12,0.1"},
     "data": {"shape": "ellipse", "style": "filled", "fillcolor": "#d0e0e3"},
     "grad": {"shape": "ellipse", "style": "filled", "fillcolor": "#ffffff", "color": "#e69138"},
     "temp": {"shape": "ellipse", "style": "filled", "fillcolor": "#ffffff"},

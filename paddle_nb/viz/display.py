@@ -232,14 +232,17 @@ def graph_html(dot):
     """``dot`` as inline SVG in a box that pans and zooms (static/panzoom.js, inlined), or
     its DOT source and how to get `dot` when `dot` is missing."""
     import graphviz
-    try:        # (a folded graph's note is drawn in the picture, under the graph)
+    try:
         svg = svg_of(dot)
     except (graphviz.ExecutableNotFound, OSError):
         note = getattr(dot, "paddle_note", "")
         return (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
                 f"<details><summary>DOT source</summary><pre>{esc(dot.source)}</pre></details>"
                 "</div>" + (f'<div class="pnb-muted">{esc(note)}</div>' if note else ""))
-    return (f'<div class="pnb-graphbox" data-graph="svg" style="{BOX_STYLE}">{svg}'
+    note = getattr(dot, "paddle_note", "")
+    note = f'<div class="pnb-graph-note pnb-muted" style="font-size:11px">{esc(note)}</div>' \
+        if note else ""
+    return (f'<div class="pnb-graphbox" data-graph="svg" style="{BOX_STYLE}">{svg}{note}'
             f'<div class="pnb-graph-msg pnb-muted" style="font-size:11px;color:#666;min-height:1.3em" '
             f'data-hint="{esc(HOW_TO_MOVE)}"></div></div>'
             f"<script>{PANZOOM_JS}\n"

@@ -13,8 +13,6 @@ parameter) is green and does not push the reader down. Big programs fold
 ``display.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
 """
 
-import textwrap
-
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
@@ -91,12 +89,8 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     drawing.emit(dot)
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
-    if note:    # wrapped: one long line is cut at the picture's right edge
-        dot.attr(label=dot_label("\\l".join(map(dot_text, textwrap.wrap(note, 90))) + "\\l"),
-                 labelloc="b",
-                 labeljust="l")
     dot.paddle_nodes = drawing.nodes
-    dot.paddle_note = note
+    dot.paddle_note = note      # shown under the picture (display.graph_html, the Dashboard)
     return dot
 
 

@@ -101,14 +101,13 @@ def _runs(block):
 
 
 def _user_line(callstack):
-    """``(where, source)`` of the user's frame in an ``op_callstack``: the innermost frame
-    outside an installed ``paddle`` (PaddlePaddle writes its whole stack, paddle_nb only the
-    user's frame: two strings)."""
-    for k in range(len(callstack or ()) - 2, -1, -1):
-        where = callstack[k].strip()
-        if where.startswith("File ") and "-packages/paddle/" not in where.replace("\\", "/"):
-            return where, callstack[k + 1].strip()
-    return None
+    """``(where, source)`` of the user's line in an ``op_callstack`` paddle_nb wrote (two
+    strings: the user's frame only). PaddlePaddle writes its whole stack, and only for some
+    ops of a saved model: the one line found there (``logits = net(image)`` for a lone
+    ``flatten``) names the wrong variable, so its programs get names from a namespace only."""
+    if callstack is None or len(callstack) != 2 or not callstack[0].strip().startswith("File "):
+        return None
+    return callstack[0].strip(), callstack[1].strip()
 
 
 def _results(op, count):

@@ -275,7 +275,8 @@ def test_a_big_program_folds_until_it_fits_and_says_so():
     assert ns["repeat-b0-0"]["label"].startswith("30 x 3 ops")
     assert "fold repeat role-forward" == ns["repeat-b0-0"]["class"]
     assert f"{n_ops} ops" in dot.paddle_note and "folded by repeats" in dot.paddle_note
-    assert "collapse=False" in dot.source and "expand=" in dot.source
+    assert "collapse=False" in dot.paddle_note and "expand=" in dot.paddle_note
+    assert "expand=" in dot.source                      # in each folded node's tooltip
     assert len([n for n in nodes(graph(main, collapse=False)) if n.startswith("op-")]) == n_ops
 
 

@@ -53,3 +53,8 @@ def test_the_graph_labels_variables_with_the_users_names_and_keeps_theirs_on_hov
     assert 'label="hidden\\nfloat32[-1, 4]"' in dot.source
     assert 'tooltip="hidden = fc_0.tmp_2: float32[-1, 4]' in dot.source
     assert "user-name" not in graph(prog, python_names=False).paddle_nodes["var-b0-fc_0.tmp_2"]
+
+
+def test_a_program_paddlepaddle_saved_gets_no_names_from_its_partial_callstacks():
+    from tests.viz.test_fold_large import resnet
+    assert user_names(resnet("resnet18"), namespace={}) == {}

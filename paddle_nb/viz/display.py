@@ -56,24 +56,32 @@ def _program_html(program):
     head = (f'<div data-program="{program.num_blocks}"><b>Program</b> <span class="pnb-muted">'
             f"{program.num_blocks} block{'s' if program.num_blocks != 1 else ''} · {n_ops} ops · "
             f"{n_params} parameters</span></div>")
-    return page(head + _graph_section(program) + _section("block tree",
-                trees.block_tree_body(program), opened=n_ops <= 60), "roles", "vars")
+    section, legends = _graph_section(program)
+    return page(head + section + _section("block tree", trees.block_tree_body(program),
+                                          opened=n_ops <= 60), *legends)
 
 
 def _block_html(block):
     head = (f'<div data-block="{block.idx}"><b>Block {block.idx}</b> <span class="pnb-muted">'
             f"parent {block.parent_idx} · {len(block.vars)} variables · {len(block.ops)} ops"
             "</span></div>")
-    return page(head + _graph_section(block) + _section("block tree",
-                trees.block_tree_body(block), opened=len(block.ops) <= 60), "roles", "vars")
+    section, legends = _graph_section(block)
+    return page(head + section + _section("block tree", trees.block_tree_body(block),
+                                          opened=len(block.ops) <= 60), *legends)
 
 
 def _graph_section(obj):
+    """The graph's section and its legends: the roles of the ops (the graph and the block
+    tree colour them) and the kinds of the variables the graph draws as nodes."""
+    blocks = obj.blocks if isinstance(obj, Program) else [obj]
+    roles = {OpRole.name(op.role) for b in blocks for op in b.ops}
     try:
-        body = graph_html(graph(obj))
+        dot = graph(obj)
+        body = graph_html(dot)
+        kinds = {a["kind"] for a in dot.paddle_nodes.values() if "kind" in a}
     except ImportError as err:
-        body = f'<div class="pnb-muted">{esc(err)}</div>'
-    return _section("dataflow graph", body, opened=True)
+        body, kinds = f'<div class="pnb-muted">{esc(err)}</div>', None
+    return _section("dataflow graph", body, opened=True), [("roles", roles), ("vars", kinds)]
 
 
 def _section(title, body, opened):

@@ -2,14 +2,17 @@
 
 ``data`` declares a variable of the global block whose value comes from the
 ``feed`` of ``Executor.run``; its first dimension is the batch (-1) unless
-``append_batch_size`` is False. Seed 002's ``data_layer`` is the same thing.
+``append_batch_size`` is False. The ``data_layer`` of "Design Doc: Python API" is
+the same thing.
 """
+
+from typing import Any
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import VarRedefinedError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import VarType, whole_dims
+from paddle_nb.framework.variable import Variable, VarType, whole_dims
 
 __all__ = ["data", "data_layer"]
 
@@ -52,8 +55,9 @@ def _check_same(var, shape, dtype, lod_level):
 
 
 
-def data_layer(name, type_or_shape, dtype="float32", lod_level=0):
-    """Seed 002's data layer: ``type_or_shape`` is the shape of one instance."""
+def data_layer(name: str, type_or_shape: Any, dtype: Any = "float32",
+               lod_level: int = 0) -> Variable:
+    """The data layer of "Design Doc: Python API": ``type_or_shape`` is one instance's shape."""
     shape = getattr(type_or_shape, "dims", lambda: type_or_shape)()
     dtype = getattr(type_or_shape, "dtype", dtype)
     return data(name, list(shape), dtype=dtype, lod_level=lod_level)

@@ -2,7 +2,8 @@
 
 ``optimizer.py`` holds the base class (the learning-rate variable, accumulators,
 clipping and weight decay, op roles); ``momentum.py`` the plain optimizers, ``adam.py``
-the Adam family; ``lr.py`` the learning-rate schedulers. The Fluid-1.8 names
+the Adam family; ``master.py`` the float32 master weights of float16 parameters
+(``multi_precision``); ``lr.py`` the learning-rate schedulers. The Fluid-1.8 names
 (``SGDOptimizer``...) are the same classes.
 """
 

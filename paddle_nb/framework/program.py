@@ -290,7 +290,7 @@ class Program:
                     block.remove_var(name)
         return other
 
-    def _copy_construction_info(self, source):
+    def _copy_construction_info(self, source: Program) -> None:
         """Take ``source``'s names counter and its parameters' Python-side information."""
         self._names = source._names.copy()
         self.random_seed = source.random_seed
@@ -320,7 +320,7 @@ class Program:
         return f"<Program: {len(self.blocks)} blocks, {n_ops} ops>"
 
 
-def _init_key(op):
+def _init_key(op: Operator) -> tuple[str, tuple[str, ...]]:
     """What identifies an initializer across copies: its type and the variables it writes."""
     return op.type, tuple(op.output_arg_names)
 

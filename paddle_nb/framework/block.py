@@ -177,7 +177,8 @@ class Block:
         for name in op.output_arg_names:
             var = self.find_var(name)
             if var is not None and var.writer is op:
-                var.writer = next((o for o in reversed(self.ops) if name in o.output_arg_names), None)
+                var.writer = next((o for o in reversed(self.ops)
+                                   if name in o.output_arg_names), None)
         self.program.bump_version()
 
     def _insert_op(self, index: int, type: str, inputs: SlotArgs | None,
@@ -345,7 +346,8 @@ def _describe(var: Variable) -> str:
     return var.name if dtype is None or shape is None else f"{var.name} {dtype}{list(shape)}"
 
 
-_VAR_BLOBS: dict[tuple[Any, ...], bytes] = {}    # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+# (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+_VAR_BLOBS: dict[tuple[Any, ...], bytes] = {}
 
 
 def _fill_var_desc(desc: Any, name: str, shape: Any, dtype: Any, lod_level: int,

@@ -51,12 +51,13 @@ class Program:
         self._current = 0
         self._names = UniqueNames()
         self._role = OpRole.FORWARD
-        self._startup: Program | None = None        # set by program_guard: where parameter initializers go
+        self._startup: Program | None = None   # set by program_guard: gets the initializers
         self.version = 0
         self.random_seed = 0
         self.lr_scheduler: Any = None    # a paddle.optimizer.lr scheduler: the Executor writes its
         self.lr_var_name: str | None = None     # value into this variable before each run
-        self._initializers: weakref.WeakSet[Operator] = weakref.WeakSet()   # the preamble's ops (see preamble_length)
+        # the preamble's ops (see preamble_length)
+        self._initializers: weakref.WeakSet[Operator] = weakref.WeakSet()
         self._preamble = 0                       # their count, as last seen
 
     # -- blocks -------------------------------------------------------------------------------

@@ -192,7 +192,8 @@ def _owner(desc: Any, path: str) -> str | None:
 
 # -- strings ---------------------------------------------------------------------------------------
 def _check_texts(block: Any, i: int) -> None:
-    """Every name and string attribute must be text: protobuf hands back bytes that are not UTF-8."""
+    """Every name and string attribute must be text: protobuf hands back bytes that are not
+    UTF-8."""
     for var in block.vars:
         _text(var.name, f"block {i}: a variable name")
         for attr in var.attrs:

@@ -29,8 +29,9 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import AttrError, OpNotFoundError, ShapeError
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types", "describe",
-           "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail", "known_product"]
+__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types",
+           "describe", "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail",
+           "known_product"]
 
 AttrType = framework_pb2.AttrType
 GRAD_SUFFIX = "@GRAD"

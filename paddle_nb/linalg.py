@@ -7,8 +7,10 @@ from paddle_nb.tensor.linalg import (
 )
 
 from paddle_nb.tensor.decomposition import (
-    cholesky_solve, cond, corrcoef, cov, eig, eigvals, householder_product, lstsq, lu,
-    lu_unpack, matrix_rank, pca_lowrank, pinv, qr, svd,
+    cholesky_solve, eig, eigvals, lstsq, lu, lu_unpack, matrix_rank, qr, svd,
+)
+from paddle_nb.tensor.linalg_compose import (
+    cond, corrcoef, cov, householder_product, pca_lowrank, pinv,
 )
 
 __all__ = ["cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigvals", "householder_product",

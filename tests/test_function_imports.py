@@ -19,8 +19,6 @@ ALLOWED = {
         "notebook packages",
     ("nn/layer/common.py", "paddle_nb.tensor.manipulation_more"):
         "cycle: paddle_nb.tensor.linalg uses nn.functional, whose package imports nn.layer",
-    ("tensor/decomposition.py", "paddle_nb.tensor.linalg_compose"):
-        "cycle: linalg_compose composes decomposition's qr and svd",
     ("tensor/selection.py", "paddle_nb.tensor.manipulation"):
         "cycle: manipulation re-exports selection's functions (paddle.tensor.manipulation.gather)",
     ("tensor/search.py", "paddle_nb.tensor.manipulation"):

@@ -17,7 +17,8 @@ from paddle_nb.errors import PlaceUnavailableError
 
 __all__ = ["Place", "CPUPlace", "GPUPlace", "gpu_available", "cupy_or_none"]
 
-_CUPY: list[ModuleType | None] = []  # [module or None], filled on first use so that import stays light
+# [module or None], filled on first use so that import stays light
+_CUPY: list[ModuleType | None] = []
 
 
 def cupy_or_none() -> ModuleType | None:
@@ -126,7 +127,8 @@ class GPUPlace(Place):
         count = cupy.cuda.runtime.getDeviceCount()
         if self.device_id >= count:
             raise PlaceUnavailableError(
-                f"{self!r}: expected a device id below {count} (devices visible), got {self.device_id}")
+                f"{self!r}: expected a device id below {count} (devices visible), "
+                f"got {self.device_id}")
         return cupy
 
     def device_guard(self) -> contextlib.AbstractContextManager[Any]:

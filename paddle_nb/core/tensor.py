@@ -59,7 +59,8 @@ class LoDTensor:
         self.data: Array | None = None     # the held array, or None
         self._place: Place = _CPU          # where data lives (the CPU while it holds none)
         self._lod: list[list[int]] = []
-        self.owner: Variable | None = None    # the core Variable that holds this tensor, for events and errors
+        # the core Variable that holds this tensor, for events and errors
+        self.owner: Variable | None = None
         self._dead: str | None = None    # a message once the owning scope destroyed it
 
     # -- allocation -------------------------------------------------------------------------
@@ -71,9 +72,11 @@ class LoDTensor:
         dtype = convert_dtype(dtype)
         shape = tuple(int(d) for d in shape)
         if any(d < 0 for d in shape):
-            raise ValueError(f"mutable_data: shape {shape} of {self._who()} has a negative dimension")
+            raise ValueError(f"mutable_data: shape {shape} of {self._who()} has a negative "
+                             "dimension")
         array = self.data
-        if array is not None and self._place == place and array.dtype == dtype and array.shape == shape:
+        if array is not None and self._place == place and array.dtype == dtype \
+                and array.shape == shape:
             return array
         try:
             with place.device_guard():

@@ -119,7 +119,7 @@ def attrs_blob(opdef: OpDef, values: dict[str, Any], role: int) -> bytes:
     return blob
 
 
-def _key(value):
+def _key(value: Any) -> Any:
     """``value`` as a dict key that tells apart what serializes apart (-0.0 and 0.0, 1 and True)."""
     if isinstance(value, list):
         return tuple(_key(v) for v in value)

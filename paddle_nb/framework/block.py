@@ -178,10 +178,12 @@ class Block:
         for name in op.output_arg_names:
             var = self.find_var(name)
             if var is not None and var.writer is op:
-                var.writer = next((o for o in reversed(self.ops) if name in o.output_arg_names), None)
+                var.writer = next((o for o in reversed(self.ops)
+                                   if name in o.output_arg_names), None)
         self.program.bump_version()
 
-    def _insert_op(self, index, type, inputs, outputs, attrs):
+    def _insert_op(self, index: int, type: str, inputs: SlotArgs | None,
+                   outputs: SlotArgs | None, attrs: dict[str, Any] | None) -> Operator:
         opdef = registry.get(type)
         attrs = dict(attrs or {})
         callstack = attrs.pop("op_callstack", None) or callstack_strings()
@@ -200,14 +202,15 @@ class Block:
         self.program.bump_version()
         return op
 
-    def _resolve(self, opdef, slots, given, kind):
+    def _resolve(self, opdef: registry.OpDef, slots: tuple[registry.Slot, ...],
+                 given: SlotArgs, kind: str) -> dict[str, list[str]]:
         """{slot: [name]} for the given slot map; unknown or missing slots are errors."""
         known = opdef.input_index if kind == "input" else opdef.output_index
         for slot in given:
             if slot not in known:
                 raise OpBuildError(f"op '{opdef.type}' has no {kind} slot '{slot}'; its {kind}s "
                                    f"are {list(known) or 'none'}")
-        resolved = {}
+        resolved: dict[str, list[str]] = {}
         for s in slots:
             value = given.get(s.name)
             if value is None or (isinstance(value, (list, tuple)) and not value):
@@ -234,23 +237,27 @@ class Block:
             resolved[s.name] = names
         return resolved
 
-    def _infer(self, opdef, ins, values):
+    def _infer(self, opdef: registry.OpDef, ins: dict[str, list[str]],
+               values: dict[str, Any]) -> dict[str, Any]:
         if opdef.infer is None:
             return {}
-        args = []
+        args: list[Any] = []
         for s in opdef.inputs:
             names = ins.get(s.name)
             if names is None:
                 args.append(None)
                 continue
-            metas = [self.find_var(n).meta() for n in names]
+            # (_resolve checked that every input name is declared)
+            metas = [self.find_var(n).meta() for n in names]  # type: ignore[union-attr]
             args.append(metas if s.duplicable else metas[0])
         result = opdef.infer(*args, **values)
         if len(opdef.outputs) == 1:
             result = (result,)
         return {s.name: r for s, r in zip(opdef.outputs, result)}
 
-    def _write_op_whole(self, index, type, ins, outs, given, values, callstack):
+    def _write_op_whole(self, index: int, type: str, ins: dict[str, list[str]],
+                        outs: dict[str, list[str]], given: dict[str, Any],
+                        values: dict[str, Any], callstack: list[str]) -> Any:
         """``_write_op``, or nothing at all: a value protobuf refuses (an undeclared attribute
         out of range) takes the half-written OpDesc back out and names the op and the line."""
         count = len(self.desc.ops)
@@ -263,7 +270,9 @@ class Block:
                 type, AttrError(f"op '{type}': an attribute cannot be written: {err}"),
                 ins, format_site(callstack))) from None
 
-    def _write_op(self, index, type, ins, outs, given, values, callstack):
+    def _write_op(self, index: int, type: str, ins: dict[str, list[str]],
+                  outs: dict[str, list[str]], given: dict[str, Any], values: dict[str, Any],
+                  callstack: list[str]) -> Any:
         opdef = registry.get(type)
         new = self.desc.ops.add() if index == len(self.ops) else framework_pb2.OpDesc()
         new.type = type
@@ -291,7 +300,8 @@ class Block:
         self.desc.ops.insert(index, new)
         return self.desc.ops[index]
 
-    def _declare_outputs(self, opdef, outs, metas, op):
+    def _declare_outputs(self, opdef: registry.OpDef, outs: dict[str, list[str]],
+                         metas: dict[str, Any], op: Operator) -> None:
         for slot, names in outs.items():
             meta = metas.get(slot)
             meta_list = meta if isinstance(meta, list) else [meta] * len(names)
@@ -308,7 +318,8 @@ class Block:
                     var.lod_level = m.lod_level
                 var.writer = op
 
-    def _build_message(self, type, err, inputs, site):
+    def _build_message(self, type: str, err: Exception, inputs: SlotArgs | None,
+                       site: str) -> str:
         described = []
         for slot, value in (inputs or {}).items():
             items = value if isinstance(value, (list, tuple)) else [value]
@@ -336,10 +347,12 @@ def _describe(var: Variable) -> str:
     return var.name if dtype is None or shape is None else f"{var.name} {dtype}{list(shape)}"
 
 
-_VAR_BLOBS: dict[tuple[Any, ...], bytes] = {}    # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+# (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+_VAR_BLOBS: dict[tuple[Any, ...], bytes] = {}
 
 
-def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_gradient):
+def _fill_var_desc(desc: Any, name: str, shape: Any, dtype: Any, lod_level: int,
+                   persistable: bool, kind: int, stop_gradient: bool) -> None:
     key = (kind, dtype, lod_level, bool(persistable), bool(stop_gradient))
     blob = _VAR_BLOBS.get(key)
     if blob is None:              # a few kinds of variable recur: their fields are written once
@@ -357,7 +370,8 @@ _DIMS = {VarType.LOD_TENSOR: lambda desc: desc.type.lod_tensor.tensor,
          VarType.SELECTED_ROWS: lambda desc: desc.type.selected_rows}
 
 
-def _write_var_desc(desc, kind, dtype, lod_level, persistable, stop_gradient):
+def _write_var_desc(desc: Any, kind: int, dtype: Any, lod_level: int, persistable: bool,
+                    stop_gradient: bool) -> None:
     desc.name = ""
     desc.type.type = kind
     desc.persistable = persistable

@@ -21,7 +21,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(paddle_nb.__file__)) + os.sep
 _INTERNAL = ("contextlib.py", "<frozen ")
 
 
-_INSIDE: dict[str, bool] = {}     # file name -> whether its frames are paddle_nb's (or contextlib's)
+# file name -> whether its frames are paddle_nb's (or contextlib's)
+_INSIDE: dict[str, bool] = {}
 
 
 def user_frame() -> tuple[str, int, str]:

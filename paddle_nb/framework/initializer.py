@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 # what an initializer appends: an op type and its attributes
 OpAndAttrs = tuple[str, dict[str, Any]]
 
-__all__ = ["Initializer", "GLOBAL_INITIALIZERS", "global_initializer", "Constant", "Uniform", "Normal", "Xavier", "Load",
-           "default_initializer"]
+__all__ = ["Initializer", "GLOBAL_INITIALIZERS", "global_initializer", "Constant", "Uniform",
+           "Normal", "Xavier", "Load", "default_initializer"]
 
 
 class Initializer:

@@ -22,7 +22,7 @@ builds through its functions.
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy
 
@@ -48,11 +48,11 @@ SCALE_OPS = {
 }
 
 
-def _is_variable(value):
+def _is_variable(value: Any) -> bool:
     return isinstance(value, variable_module.Variable)
 
 
-def _is_number(value):
+def _is_number(value: Any) -> bool:
     return isinstance(value, (numbers.Number, numpy.number)) and not isinstance(value, complex)
 
 
@@ -66,7 +66,8 @@ def fresh_name(block: Block, key: str = "tmp", suffix: str = "") -> str:
     return name
 
 
-def _append(x, op_type, inputs, attrs=None, name=None):
+def _append(x: Variable, op_type: str, inputs: dict[str, Any],
+            attrs: dict[str, Any] | None = None, name: str | None = None) -> Variable:
     """Append ``op_type`` in the current block of x's program, writing ``name`` (``tmp_N``)."""
     block = x.block.program.current_block()
     name = name or fresh_name(block)
@@ -74,15 +75,24 @@ def _append(x, op_type, inputs, attrs=None, name=None):
     return block.var(name)
 
 
-def _cast(x, dtype):
+def _cast(x: Variable, dtype: Any) -> Variable:
     return _append(x, "cast", {"X": x}, {"in_dtype": x.dtype, "out_dtype": dtype})
 
 
-def _integral(x):
-    return x.dtype.kind in "biu"
+def _dtype(x: Variable) -> numpy.dtype[Any]:
+    """x's dtype; a variable that is not a tensor (step scopes, a reader) takes no operator."""
+    dtype = x.dtype
+    if dtype is None:
+        raise OperandError(f"variable '{x.name}' is not a tensor: no operator applies to it\n"
+                           f"  built at {format_site(callstack_strings())}")
+    return dtype
 
 
-def _refuse(x, other, op_type):
+def _integral(x: Variable) -> bool:
+    return _dtype(x).kind in "biu"
+
+
+def _refuse(x: Variable, other: Any, op_type: str) -> NoReturn:
     shape = f" of shape {tuple(numpy.shape(other))}" if hasattr(other, "shape") else ""
     raise OperandError(
         f"{op_type}: variable '{x.name}' with a {type(other).__name__}{shape}: an array is not "
@@ -91,10 +101,10 @@ def _refuse(x, other, op_type):
         f"  built at {format_site(callstack_strings())}")
 
 
-def _constant(x, value, like_shape):
+def _constant(x: Variable, value: Any, like_shape: bool) -> Variable:
     """``value`` as a tensor of x's dtype: 0-D, or x's shape (``like_shape``)."""
     attrs = {"value": float(value), "str_value": "", "dtype": x.dtype, "force_cpu": False}
-    shape = list(x.shape)
+    shape = list(x.shape or ())
     if not like_shape:
         return _append(x, "fill_constant", {}, {**attrs, "shape": [], "place_type": -1})
     if -1 in shape:
@@ -103,9 +113,9 @@ def _constant(x, value, like_shape):
     return _append(x, "fill_constant", {}, {**attrs, "shape": shape, "place_type": -1})
 
 
-def _promoted(x, y):
+def _promoted(x: Variable, y: Variable) -> numpy.dtype[Any]:
     """The dtype two Variables meet in: a float over an integer or bool, else the wider."""
-    a, b = x.dtype, y.dtype
+    a, b = _dtype(x), _dtype(y)
     if (a.kind == "f") != (b.kind == "f"):
         return a if a.kind == "f" else b
     return numpy.promote_types(a, b)
@@ -171,7 +181,7 @@ def matmul(x: Variable, other: Any, reverse: bool = False) -> Any:
     return _append(x, "matmul_v2", {"X": a, "Y": b}, {"trans_x": False, "trans_y": False})
 
 
-def _helper_named(x, op_type, inputs):
+def _helper_named(x: Variable, op_type: str, inputs: dict[str, Any]) -> Variable:
     """Append ``op_type`` writing ``<op_type>_N.tmp_0``, as PaddlePaddle's functions do."""
     block = x.block.program.current_block()
     return _append(x, op_type, inputs, name=fresh_name(block, op_type, ".tmp_0"))

@@ -13,6 +13,7 @@ from paddle_nb.framework.variable import Parameter, Variable, VarType
 
 if TYPE_CHECKING:
     from paddle_nb.framework.block import Block
+    from paddle_nb.framework.operator import Operator
     from paddle_nb.framework.program import Program
 
 __all__ = ["program_to_text", "block_to_text", "format_attr", "HIDDEN_ATTRS"]
@@ -60,8 +61,8 @@ def format_attr(value: Any, name: str = "") -> str:
     return repr(value)
 
 
-def _op_line(k, op):
-    def slots(m):
+def _op_line(k: int, op: Operator) -> str:
+    def slots(m: dict[str, list[str]]) -> str:
         return ", ".join(f"{s}={n[0] if len(n) == 1 else '[' + ', '.join(n) + ']'}"
                          for s, n in m.items() if n)
     attrs = {a: v for a, v in op.attrs.items() if a not in HIDDEN_ATTRS}
@@ -71,7 +72,7 @@ def _op_line(k, op):
         (f" {{{text}}}" if text else "")
 
 
-def _block_lines(block, indent, seen):
+def _block_lines(block: Block, indent: str, seen: set[int]) -> list[str]:
     seen.add(block.idx)
     head = "global" if block.idx == 0 else f"parent {block.parent_idx}"
     lines = [f"{indent}block {block.idx} ({head})"]

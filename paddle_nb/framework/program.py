@@ -51,12 +51,13 @@ class Program:
         self._current = 0
         self._names = UniqueNames()
         self._role = OpRole.FORWARD
-        self._startup: Program | None = None        # set by program_guard: where parameter initializers go
+        self._startup: Program | None = None   # set by program_guard: gets the initializers
         self.version = 0
         self.random_seed = 0
         self.lr_scheduler: Any = None    # a paddle.optimizer.lr scheduler: the Executor writes its
         self.lr_var_name: str | None = None     # value into this variable before each run
-        self._initializers: weakref.WeakSet[Operator] = weakref.WeakSet()   # the preamble's ops (see preamble_length)
+        # the preamble's ops (see preamble_length)
+        self._initializers: weakref.WeakSet[Operator] = weakref.WeakSet()
         self._preamble = 0                       # their count, as last seen
 
     # -- blocks -------------------------------------------------------------------------------
@@ -302,7 +303,7 @@ class Program:
                     block.remove_var(name)
         return other
 
-    def _copy_construction_info(self, source):
+    def _copy_construction_info(self, source: Program) -> None:
         """Take ``source``'s names counter and its parameters' Python-side information."""
         self._names = source._names.copy()
         self.random_seed = source.random_seed
@@ -332,7 +333,7 @@ class Program:
         return f"<Program: {len(self.blocks)} blocks, {n_ops} ops>"
 
 
-def _init_key(op):
+def _init_key(op: Operator) -> tuple[str, tuple[str, ...]]:
     """What identifies an initializer across copies: its type and the variables it writes."""
     return op.type, tuple(op.output_arg_names)
 

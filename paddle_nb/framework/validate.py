@@ -47,7 +47,7 @@ def validate_program_desc(desc: Any) -> None:
                                f"does not have: {_where(missing)}") from None
 
 
-def _validate(desc):
+def _validate(desc: Any) -> None:
     n = len(desc.blocks)
     if n == 0:
         raise ProtoDecodeError("the ProgramDesc has no blocks: expected at least the global block")
@@ -111,11 +111,11 @@ def missing_op_types(desc: Any) -> dict[str, list[int]]:
     return missing
 
 
-def _count(missing):
+def _count(missing: dict[str, list[int]]) -> str:
     return f"{len(missing)} op type{'s' if len(missing) > 1 else ''}"
 
 
-def _where(found):
+def _where(found: dict[str, list[int]]) -> str:
     """``{what: [block, ...]}`` as ``what (block 0), other (blocks 1, 2)``."""
     return ", ".join(f"{t} (block{'s' if len(set(b)) > 1 else ''} "
                      f"{', '.join(str(x) for x in sorted(set(b)))})" for t, b in found.items())
@@ -126,7 +126,7 @@ _TENSOR_FIELDS = {framework_pb2.VarType.LOD_TENSOR: "lod_tensor",
                   framework_pb2.VarType.LOD_TENSOR_ARRAY: "tensor_array"}
 
 
-def _check_tensor_descs(block, i):
+def _check_tensor_descs(block: Any, i: int) -> None:
     """A tensor variable carries its tensor's description (dtype, dims): the field that says
     so is optional in the message, so a damaged file can leave it out."""
     for var in block.vars:
@@ -141,7 +141,7 @@ def _check_tensor_descs(block, i):
 _STEP = re.compile(r"^(\w+)(?:\[(\d+)\])?$")
 
 
-def _missing_fields_message(desc):
+def _missing_fields_message(desc: Any) -> str:
     problems = []
     for path in desc.FindInitializationErrors()[:5]:
         problems.append(_describe_missing(desc, path))
@@ -150,13 +150,16 @@ def _missing_fields_message(desc):
             (f"; and {more} more" if more > 0 else ""))
 
 
-def _describe_missing(desc, path):
+def _describe_missing(desc: Any, path: str) -> str:
     """``path`` (``blocks[0].vars[3].type.lod_tensor.tensor.data_type``) said plainly."""
     msg, where = desc, path
     steps = path.split(".")
     try:
         for step in steps[:-1]:
-            name, index = _STEP.match(step).groups()
+            step_match = _STEP.match(step)
+            if step_match is None:
+                return f"{path} is missing"
+            name, index = step_match.groups()
             msg = getattr(msg, name)
             if index is not None:
                 msg = msg[int(index)]
@@ -172,7 +175,7 @@ def _describe_missing(desc, path):
     return f"{where} is missing"
 
 
-def _owner(desc, path):
+def _owner(desc: Any, path: str) -> str | None:
     """``path`` told by the variable or the op and attribute it is in, or None."""
     found = re.match(r"^blocks\[(\d+)\]\.(vars|ops)\[(\d+)\](?:\.attrs\[(\d+)\])?\.?(.*)$", path)
     if found is None:
@@ -193,13 +196,13 @@ def _owner(desc, path):
 
 
 # -- strings ---------------------------------------------------------------------------------------
-def _check_texts(block, i):
+def _check_texts(block: Any, i: int) -> None:
     """Every name and string attribute must be text: protobuf hands back bytes that are not UTF-8."""
     if not _all_text(block):
         _name_the_bytes(block, i)
 
 
-def _all_text(block):
+def _all_text(block: Any) -> bool:
     """True when every string of ``block`` is text (the usual case, checked quickly)."""
     for var in block.vars:
         if type(var.name) is not str:
@@ -224,7 +227,7 @@ def _all_text(block):
     return True
 
 
-def _name_the_bytes(block, i):
+def _name_the_bytes(block: Any, i: int) -> None:
     """Raise a ProtoDecodeError naming the first string of ``block`` that is not text."""
     for var in block.vars:
         _text(var.name, f"block {i}: a variable name")
@@ -250,7 +253,7 @@ def _name_the_bytes(block, i):
                 _text(s, what)
 
 
-def _text(value, what):
+def _text(value: Any, what: str) -> None:
     if not isinstance(value, str):
         raise ProtoDecodeError(f"{what} is not UTF-8 text ({bytes(value)[:40]!r}): the file is "
                                "corrupted")

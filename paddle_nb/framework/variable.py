@@ -223,7 +223,8 @@ class Variable:
     def __setitem__(self, index: Any, value: Any) -> None:
         _tensor_method(self, "__setitem__")(index, value)
 
-    def __iter__(self) -> NoReturn:      # (else Python would iterate by indexing 0, 1, 2, ... forever)
+    # (else Python would iterate by indexing 0, 1, 2, ... forever)
+    def __iter__(self) -> NoReturn:
         raise TypeError(f"variable '{self.name}' is a static Variable: it has no values to "
                         "iterate over while the program is built; index it (x[0]) or split it "
                         "(paddle.unbind)")

@@ -29,8 +29,9 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import AttrError, OpNotFoundError, ShapeError
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types", "describe",
-           "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail", "known_product"]
+__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types",
+           "describe", "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail",
+           "known_product"]
 
 AttrType = framework_pb2.AttrType
 GRAD_SUFFIX = "@GRAD"
@@ -101,7 +102,7 @@ class _OutOfRange(ValueError):
 _INT_LIMITS = {32: (-2 ** 31, 2 ** 31), 64: (-2 ** 63, 2 ** 63)}
 
 
-def _as_int(v, bits=64):
+def _as_int(v: Any, bits: int = 64) -> int:
     low, high = _INT_LIMITS[bits]
     if type(v) is not int:       # (the usual case, a Python int, skips these checks)
         if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, numpy.integer)):
@@ -112,44 +113,48 @@ def _as_int(v, bits=64):
     return v
 
 
-def _as_int32(v):
+def _as_int32(v: Any) -> int:
     return _as_int(v, 32)
 
 
-def _as_float(v):
+def _as_float(v: Any) -> float:
     if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, float, numpy.integer, numpy.floating)):
         raise TypeError
     return float(v)
 
 
-def _as_bool(v):
+def _as_bool(v: Any) -> bool:
     if not isinstance(v, (bool, numpy.bool_)):
         raise TypeError
     return bool(v)
 
 
-def _as_str(v):
+def _as_str(v: Any) -> str:
     if not isinstance(v, str):
         raise TypeError
     return v
 
 
-def _list_of(one):
-    def coerce(v):
+def _list_of(one: Callable[[Any], Any]) -> Callable[[Any], list[Any]]:
+    def coerce(v: Any) -> list[Any]:
         if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
             raise TypeError
         return [one(x) for x in v]
     return coerce
 
 
-def _as_dtype(v):
+def _as_dtype(v: Any) -> numpy.dtype[Any]:
     return convert_dtype(v)
 
 
-def _as_scalar(v):
+_SCALAR_KINDS: tuple[tuple[type[Any], type], ...] = (
+    (bool, numpy.bool_), (int, numpy.integer), (float, numpy.floating),
+    (complex, numpy.complexfloating))
+
+
+def _as_scalar(v: Any) -> bool | int | float | complex:
     """A number that keeps its kind (a Scalar attribute): bool, int, float or complex."""
-    for kind, numpy_kind in ((bool, numpy.bool_), (int, numpy.integer),
-                             (float, numpy.floating), (complex, numpy.complexfloating)):
+    for kind, numpy_kind in _SCALAR_KINDS:
         if isinstance(v, (kind, numpy_kind)):
             return kind(v)
     raise TypeError

@@ -86,14 +86,14 @@ class _Terms:
         bias = -0.5 * (scale - 1.0)
         for j, a in enumerate(self.attrs["anchor_mask"]):
             for k in range(self.h):
-                for col in range(self.w):
-                    px = (col + _sigmoid(self.x[self._channel(j, 0), k, col]) * scale + bias) / self.w
-                    py = (k + _sigmoid(self.x[self._channel(j, 1), k, col]) * scale + bias) / self.h
-                    pw = math.exp(self.x[self._channel(j, 2), k, col]) * anchors[2 * a] / self.size
-                    ph = math.exp(self.x[self._channel(j, 3), k, col]) * anchors[2 * a + 1] / self.size
+                for i in range(self.w):
+                    px = (i + _sigmoid(self.x[self._channel(j, 0), k, i]) * scale + bias) / self.w
+                    py = (k + _sigmoid(self.x[self._channel(j, 1), k, i]) * scale + bias) / self.h
+                    pw = math.exp(self.x[self._channel(j, 2), k, i]) * anchors[2 * a] / self.size
+                    ph = math.exp(self.x[self._channel(j, 3), k, i]) * anchors[2 * a + 1] / self.size
                     best = max((_iou((px, py, pw, ph), g) for g in gts), default=0.0)
                     if best > self.attrs["ignore_thresh"]:
-                        self.obj[j, k, col] = -1.0
+                        self.obj[j, k, i] = -1.0
 
     def _match(self, t, box, label, score):
         anchors, mask = self.attrs["anchors"], list(self.attrs["anchor_mask"])

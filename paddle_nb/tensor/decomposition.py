@@ -17,7 +17,7 @@ from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["svd", "qr", "lu", "lu_unpack", "matrix_rank", "lstsq", "cholesky_solve", "eig",
-           "eigvals", "pinv", "cond", "cov", "corrcoef", "pca_lowrank", "householder_product"]
+           "eigvals"]
 
 
 def _outputs(key, op_type, inputs, slots, attrs, name=None):
@@ -96,50 +96,9 @@ def eigvals(x, name=None):
     return layer_helper("eigvals", name).out("eigvals", {"X": x}, {})
 
 
-def pinv(x, rcond=1e-15, hermitian=False, name=None):
-    """The pseudo-inverse: 1/s on the singular values above rcond * the largest (0 on the
-    others), V diag(1/s) U^T; for hermitian x, from its eigenvalues."""
-    from paddle_nb.tensor.linalg_compose import pseudo_inverse
-    return pseudo_inverse(x, rcond, hermitian, name)
-
-
-def cond(x, p=None, name=None):
-    """The condition number of each square matrix: in the 2-norm (p None, 2, -2: the ratio of
-    its extreme singular values) or 'fro' (||x|| ||x^-1||)."""
-    from paddle_nb.tensor.linalg_compose import condition_number
-    return condition_number(x, p, name)
-
-
-def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
-    """The covariance of the variables (rows of ``x``, columns when not rowvar)."""
-    from paddle_nb.tensor.linalg_compose import covariance
-    return covariance(x, rowvar, ddof, fweights, aweights)
-
-
-def corrcoef(x, rowvar=True, name=None):
-    """Pearson's correlation coefficients of the variables: cov / (std_i std_j), clipped."""
-    from paddle_nb.tensor.linalg_compose import correlation
-    return correlation(x, rowvar)
-
-
-def pca_lowrank(x, q=None, center=True, niter=2, name=None):
-    """(U, S, V) of a rank-q approximation of ``x`` (centered) by randomized subspace
-    iteration (random: a Gaussian start)."""
-    from paddle_nb.tensor.linalg_compose import randomized_pca
-    return randomized_pca(x, q, center, niter)
-
-
-def householder_product(x, tau, name=None):
-    """The first n columns of the product of the Householder reflections I - tau_i v_i v_i^T
-    that x (below its diagonal) and tau describe (a matrix x; LAPACK's orgqr)."""
-    from paddle_nb.tensor.linalg_compose import householder
-    return householder(x, tau)
-
-
-# the ones PaddlePaddle 2.6 also makes Variable methods (x.qr(), x.pinv() ...; not svd or
-# matrix_rank)
+# the ones PaddlePaddle 2.6 also makes Variable methods (x.qr(), x.lu() ...; not svd or
+# matrix_rank; linalg_compose registers x.pinv() and the other compositions)
 register_tensor_methods({
     "qr": qr, "lu": lu, "lu_unpack": lu_unpack, "lstsq": lstsq, "cholesky_solve": cholesky_solve,
-    "eig": eig, "eigvals": eigvals, "pinv": pinv, "cond": cond, "cov": cov, "corrcoef": corrcoef,
-    "pca_lowrank": pca_lowrank, "householder_product": householder_product,
+    "eig": eig, "eigvals": eigvals,
 })

@@ -12,6 +12,7 @@ documentation says. The dead comparison ops stay, so that the op types and their
 
 import numpy
 
+from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
 from paddle_nb.tensor import creation, manipulation, math, reduction, search, stat
@@ -20,7 +21,8 @@ from paddle_nb.tensor.linalg import eigh, inverse
 from paddle_nb.tensor.linalg import matmul, mm, t, transposed
 from paddle_nb.tensor.random import randn
 
-__all__ = ["pseudo_inverse", "condition_number", "covariance", "correlation",
+__all__ = ["pinv", "cond", "cov", "corrcoef", "pca_lowrank", "householder_product",
+           "pseudo_inverse", "condition_number", "covariance", "correlation",
            "randomized_pca", "householder"]
 
 
@@ -187,3 +189,45 @@ def householder(x, tau):
         w = manipulation.reshape(w, [-1, 1])
         out[:, i:] = out[:, i:] - (out[:, i:] @ w @ transposed(w)) * tau[i]
     return out[:, :n]
+
+
+# -- the paddle.linalg names (PaddlePaddle 2.6's signatures) -------------------------------------
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """The pseudo-inverse: 1/s on the singular values above rcond * the largest (0 on the
+    others), V diag(1/s) U^T; for hermitian x, from its eigenvalues."""
+    return pseudo_inverse(x, rcond, hermitian, name)
+
+
+def cond(x, p=None, name=None):
+    """The condition number of each square matrix: in the 2-norm (p None, 2, -2: the ratio of
+    its extreme singular values) or 'fro' (||x|| ||x^-1||)."""
+    return condition_number(x, p, name)
+
+
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+    """The covariance of the variables (rows of ``x``, columns when not rowvar)."""
+    return covariance(x, rowvar, ddof, fweights, aweights)
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """Pearson's correlation coefficients of the variables: cov / (std_i std_j), clipped."""
+    return correlation(x, rowvar)
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+    """(U, S, V) of a rank-q approximation of ``x`` (centered) by randomized subspace
+    iteration (random: a Gaussian start)."""
+    return randomized_pca(x, q, center, niter)
+
+
+def householder_product(x, tau, name=None):
+    """The first n columns of the product of the Householder reflections I - tau_i v_i v_i^T
+    that x (below its diagonal) and tau describe (a matrix x; LAPACK's orgqr)."""
+    return householder(x, tau)
+
+
+# PaddlePaddle 2.6 also makes these Variable methods (x.pinv(), x.cov() ...)
+register_tensor_methods({
+    "pinv": pinv, "cond": cond, "cov": cov, "corrcoef": corrcoef, "pca_lowrank": pca_lowrank,
+    "householder_product": householder_product,
+})

@@ -14,7 +14,8 @@ from paddle_nb.tensor.logic import logical_not
 from paddle_nb.tensor.naming import append, append_named, generated_name, is_var
 from paddle_nb.tensor.search import where
 
-__all__: list[str] = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
+__all__: list[str] = [
+           "gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
            "take_along_axis", "put_along_axis", "masked_fill", "shard_index", "index_put",
            "scatter_nd", "index_fill", "take", "scatter_"]
 

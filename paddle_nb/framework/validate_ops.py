@@ -17,7 +17,11 @@ it, so that a damaged or hostile file is refused at load with an error naming th
   checked.)
 """
 
+from typing import Any
+
 from paddle_nb.errors import ProtoDecodeError
+from paddle_nb.framework.attrs import read_attr
+from paddle_nb.ops import registry
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["check_ops"]
@@ -44,10 +48,9 @@ _LISTS = {T.INTS, T.LONGS, T.FLOATS, T.FLOAT64S, T.STRINGS, T.BOOLEANS, T.BLOCKS
           T.SCALARS}
 
 
-def check_ops(desc):
+def check_ops(desc: Any) -> None:
     """Raise a ProtoDecodeError naming the first op whose block attribute, attribute type
     or variable does not fit (``desc`` is already well formed: see ``validate.py``)."""
-    from paddle_nb.ops import registry
     ancestors = [_chain(desc, i) for i in range(len(desc.blocks))]
     inner = _sub_block_only(desc) if len(desc.blocks) > 1 else set()
     fine, lookup, common = _FINE, registry.lookup, registry.COMMON_ATTRS
@@ -70,7 +73,7 @@ def check_ops(desc):
 _FINE: set[tuple[str, str, int]] = set()       # (op type, attribute, AttrType) found to fit: most programs repeat them
 
 
-def _chain(desc, i):
+def _chain(desc: Any, i: int) -> list[int]:
     """Block ``i`` and its ancestors, innermost first (parents precede: no cycle)."""
     chain = [i]
     while desc.blocks[chain[-1]].parent_idx >= 0:
@@ -78,13 +81,13 @@ def _chain(desc, i):
     return chain
 
 
-def _sub_block_only(desc):
+def _sub_block_only(desc: Any) -> set[str]:
     """The names declared in some sub-block but not in the global block."""
     glob = {v.name for v in desc.blocks[0].vars}
     return {v.name for b in desc.blocks[1:] for v in b.vars if v.name not in glob}
 
 
-def _check_block_attr(attr, op, k, i, ancestors):
+def _check_block_attr(attr: Any, op: Any, k: int, i: int, ancestors: list[list[int]]) -> None:
     ids = [attr.block_idx] if attr.type == T.BLOCK else \
         list(attr.blocks_idx) if attr.type == T.BLOCKS else []
     for b in ids:
@@ -98,11 +101,11 @@ def _check_block_attr(attr, op, k, i, ancestors):
                 "would go round in a cycle)")
 
 
-def _check_attr_type(attr, op, k, i, opdef, common):
-    declared = (opdef.attrs.get(attr.name) if opdef is not None else None) \
-        or common.get(attr.name)
+def _check_attr_type(attr: Any, op: Any, k: int, i: int, opdef: Any, common: Any) -> bool:
     """True when the (op type, attribute, AttrType) fits whatever the value; False when
     only this value does (an empty list); else a ProtoDecodeError."""
+    declared = (opdef.attrs.get(attr.name) if opdef is not None else None) \
+        or common.get(attr.name)
     if declared is None:            # kept as it came (PaddlePaddle's extra attributes);
         return opdef is not None    # an op type registered later may declare it
     if attr.type in _FITS.get(declared.kind, ()):
@@ -116,12 +119,11 @@ def _check_attr_type(attr, op, k, i, opdef, common):
         "damaged or was written for another op")
 
 
-def _empty(attr):
-    from paddle_nb.framework.attrs import read_attr
+def _empty(attr: Any) -> bool:
     return read_attr(attr) == []
 
 
-def _check_global_op_vars(op, where, inner):
+def _check_global_op_vars(op: Any, where: str, inner: set[str]) -> None:
     for slots, kind in ((op.inputs, "reads"), (op.outputs, "writes")):
         for slot in slots:
             for name in slot.arguments:

@@ -20,7 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # ipykernel's debugger otherwise warns about frozen modules in every kernel a test starts.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: venv sysdeps widgetjs test lab notebooks proto bench clean
+.PHONY: venv sysdeps widgetjs lint test lab notebooks proto bench clean
 
 ## venv: .venv with `pip install -e '.[$(EXTRAS)]'`; redone only when pyproject.toml is newer than the stamp
 venv: $(STAMP)
@@ -64,8 +64,13 @@ sysdeps:
 	  echo "      (or 'conda install -c conda-forge graphviz' for dot). Tests that need them will be skipped."; \
 	fi
 
-## test: every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS
-test: venv sysdeps widgetjs
+## lint: ruff (pyflakes, pycodestyle) and mypy over paddle_nb/ (pyproject.toml configures both); any error fails
+lint: venv
+	$(VENV)/bin/ruff check paddle_nb
+	$(PY) -m mypy
+
+## test: lint, then every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS
+test: venv sysdeps widgetjs lint
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 ## widgetjs: the widget JavaScript a static HTML export loads (npm pack into build/widget-js/),
@@ -77,10 +82,13 @@ widgetjs: venv
 	else echo "npm is missing (Debian: apt-get install npm); the static-export browser test will be skipped."; fi
 
 ## lab: JupyterLab on the notebooks, on 127.0.0.1; extra options via LAB_ARGS
-## (tools/lab/overrides.json turns off JupyterLab's news prompt and update check: nothing is fetched)
+## (tools/lab/overrides.json turns off JupyterLab's news prompt and update check: nothing is fetched).
+## Work freely: scratch notebooks (Untitled*) are ignored by git and the tests, and the tests read
+## the tour notebooks as committed; `git checkout -- notebooks/` brings back the committed ones.
 lab: venv sysdeps
 	@mkdir -p notebooks
 	@install -D -m 644 tools/lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.d/paddle_nb.json
+	@echo "lab: scratch notebooks (Untitled*) stay out of git and the tests; saved tour notebooks: 'git checkout -- notebooks/' restores them"
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) $(LAB_ARGS) notebooks/
 
 ## notebooks: sync each notebooks/scripts/NN_name.py with its .ipynb (jupytext: the newer wins), re-run it and
@@ -201,5 +209,5 @@ $(ZOO_STAMP): $(INTEROP_STAMP) interop/zoo/requirements.txt
 	@touch $@
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache .mypy_cache .ruff_cache
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

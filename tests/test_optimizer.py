@@ -310,8 +310,7 @@ def test_mlp_learns_digits(kind, digits):
     (accuracy,) = exe.run(test, feed={"image": x_test, "label": y_test}, fetch_list=[acc],
                           scope=scope)
     print(f"\n{kind}: {steps} steps in {seconds:.2f} s, test accuracy {float(accuracy):.4f}")
-    assert float(accuracy) >= 0.95
-    assert seconds < 5.0
+    assert float(accuracy) >= 0.95      # (its speed is measured in bench/, not asserted)
 
 
 def test_a_thousand_steps_leak_no_scopes_and_no_memory():

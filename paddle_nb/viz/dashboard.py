@@ -9,16 +9,22 @@ Three panes in one widget, kept up to date in place (display it once):
   ops") opens it, as ``graph(block, expand=[its id])`` would;
 - the scope hierarchy of the last run, taken just before the executor
   destroyed the run's scopes: every variable's state, shape, dtype, place
-  and bytes, with what changed since the previous run marked.
+  and bytes, with what changed since the previous run of the same program
+  marked, and said (the value, the shape, the bytes before and after).
 
-Runs arrive as RunRecords from the executor it is given (``exe.subscribe``):
-listeners belong to one executor, so a Dashboard slows no other executor. The program is followed as it is built: after
-each notebook cell (IPython's ``post_run_cell`` event) and after each run the
-Dashboard compares ``program.version`` with the version it drew — one integer
-comparison — and redraws the block tree and graphs only when they differ.
-Outside IPython, call ``dashboard.refresh()``.
+It tells the truth from its first line: made after runs, it counts them
+(``executor.run_count``) and shows the last one (``executor.last_record``,
+else the scope as it is now). Runs arrive as RunRecords from the executor it
+is given (``exe.subscribe``), from any thread: one lock guards what a run
+changes, and a failure inside the Dashboard is a warning, never an error in
+the worker's ``exe.run``. The program is followed as it is built: after each
+notebook cell (IPython's ``post_run_cell``) and after each run the Dashboard
+compares ``program.version`` with the version it drew and redraws only when
+they differ. Outside IPython, call ``dashboard.refresh()``.
 """
 
+import threading
+import warnings
 import zlib
 
 import numpy
@@ -28,6 +34,8 @@ from paddle_nb.core.scope import global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
+from paddle_nb.viz.style import fmt_bytes, fmt_shape
+from paddle_nb.viz.trees import block_summary, kind_groups
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
 
@@ -60,130 +68,148 @@ class Dashboard(PaddleWidget):
     graphs = traitlets.Dict().tag(sync=True)      # "idx" -> {block, svg, dot, hint}
     expanded = traitlets.Dict().tag(sync=True)    # "idx" -> ids of the folded nodes opened
     scopes = traitlets.Dict().tag(sync=True)      # the scope tree, each var with its change
-    declared = traitlets.List().tag(sync=True)    # names declared in the program, in no scope
+    declared = traitlets.List().tag(sync=True)    # [{kind, count, names}]: in no scope
     changes = traitlets.List().tag(sync=True)     # [{path, name, what, before, after}]
     run = traitlets.Dict().tag(sync=True)         # about the last run shown
+    # The runs of the executor it follows: those made before the Dashboard (as the executor
+    # counts them, ``executor.run_count``), then each run in its scope (in any, without one).
     runs = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, program=None, scope=None, executor=None, **kwargs):
         super().__init__(kind="dashboard", **kwargs)
         self.program = default_main_program() if program is None else program
         self.scope, self.executor = scope, executor
-        self._seen = {}                         # (path, name) -> what was shown last time
+        self._lock = threading.RLock()         # runs may arrive from several threads at once
+        self._seen = {}                         # id(program) -> {(path, name): what was shown}
         self._op_counts = {}
         self._unsubscribe = executor.subscribe(weak_method(self.on_run, executor.listeners)) \
             if executor is not None else (lambda: None)
         self._unhook = on_cell_executed(self.refresh)
         self.refresh()
-        self._show_live_scope()
+        self._show_start()
 
     # -- the program pane -------------------------------------------------------------------------
     def refresh(self):
         """Redraw the block tree and graphs if the program changed since they were drawn."""
-        if self.program.version == self.program_version:
-            return False
-        blocks, graphs = [], {}
-        for block in self.program.blocks:
-            before = self._op_counts.get(block.idx)
-            n = len(block.ops)
-            change = "new" if before is None and self.program_version >= 0 else \
-                (f"+{n - before} ops" if before is not None and n > before else "")
-            blocks.append({"idx": block.idx, "parent": block.parent_idx, "ops": n,
-                           "vars": len(block.vars), "op_types": [op.type for op in block.ops],
-                           "change": change})
-            graphs[str(block.idx)] = _picture(block, self.expanded.get(str(block.idx), ()))
-            self._op_counts[block.idx] = n
-        with self.hold_sync():
-            self.blocks = jsonable(blocks)
-            self.graphs = jsonable(graphs)
-            if self.selected_block >= len(blocks):
-                self.selected_block = 0
-            self.program_version = self.program.version
-        return True
+        with self._lock:
+            if self.program.version == self.program_version:
+                return False
+            blocks, graphs = [], {}
+            for block in self.program.blocks:
+                blocks.append(self._block_entry(block))
+                graphs[str(block.idx)] = _picture(block, self.expanded.get(str(block.idx), ()))
+            with self.hold_sync():
+                self.blocks = jsonable(blocks)
+                self.graphs = jsonable(graphs)
+                if self.selected_block >= len(blocks):
+                    self.selected_block = 0
+                self.program_version = self.program.version
+            return True
+
+    def _block_entry(self, block):
+        before = self._op_counts.get(block.idx)
+        n = len(block.ops)
+        change = "new" if before is None and self.program_version >= 0 else \
+            (f"+{n - before} ops" if before is not None and n > before else "")
+        self._op_counts[block.idx] = n
+        return {"idx": block.idx, "parent": block.parent_idx, "ops": n, "vars": len(block.vars),
+                "op_types": [op.type for op in block.ops], "summary": block_summary(block),
+                "change": change}
 
     @traitlets.observe("expanded")
     def _redraw_opened(self, change):
         """A folded node was clicked open (or the folds reset): redraw the blocks it changed."""
         old, new = change["old"] or {}, change["new"] or {}
-        graphs = dict(self.graphs)
-        for key in dict.fromkeys(list(old) + list(new)):
-            if old.get(key) != new.get(key) and key.isdigit() and \
-                    int(key) < self.program.num_blocks:
-                graphs[key] = _picture(self.program.block(int(key)), new.get(key, ()))
-        self.graphs = jsonable(graphs)
+        with self._lock:                   # a run may be updating the panes meanwhile
+            graphs = dict(self.graphs)
+            for key in dict.fromkeys(list(old) + list(new)):
+                if old.get(key) != new.get(key) and key.isdigit() and \
+                        int(key) < self.program.num_blocks:
+                    graphs[key] = _picture(self.program.block(int(key)), new.get(key, ()))
+            self.graphs = jsonable(graphs)
 
-    # -- the scope pane ---------------------------------------------------------------------------
-    def _show_live_scope(self):
+    # -- the first state: what the executor did before this Dashboard -----------------------------
+    def _show_start(self):
+        """Show the executor's last run if it kept one, else the scope as it is now."""
+        count = _run_count(self.executor)
+        last = getattr(self.executor, "last_record", None)
+        if last is not None and self._wanted(last):
+            self._show(last, max(count or 0, 1))
+            return
         scope = self.scope if self.scope is not None else global_scope()
         tree = scope_dict(snapshot_scope(scope))
-        self._remember(tree, self._live_digests(scope, tree))
-        self.scopes = jsonable(tree)
-        self.declared = self._declared(self.program, tree)
-        self.run = {"label": "no run yet: the scope as it is now", "program": "", "ops": 0}
+        self._seen[id(self.program)] = self._remember(tree, self._live_digests(scope, tree))
+        label = "no run yet: the scope as it is now" if not count else \
+            (f"run {count}: not recorded (this Dashboard came after it); the scope as it is now")
+        with self.hold_sync():
+            self.runs = count or 0
+            self.scopes = jsonable(tree)
+            self.declared = jsonable(self._declared(self.program, tree))
+            self.run = {"label": label, "program": "", "ops": 0, "recorded": False}
 
+    def _wanted(self, record):
+        return record.scopes is not None and (self.scope is None or
+                                              record.scopes.id == self.scope.id)
+
+    # -- the scope pane ---------------------------------------------------------------------------
     def on_run(self, record):
-        """Show a run (called by the executor with its RunRecord)."""
-        if record.scopes is None:
-            return
-        if self.scope is not None and record.scopes.id != self.scope.id:
-            return
+        """Show a run (called by the executor with its RunRecord, in the run's thread).
+
+        Never raises: the run it reports has finished, and a viewer's failure must not
+        reach the worker's ``exe.run``; it becomes a warning instead.
+        """
+        try:
+            with self._lock:
+                if not self._wanted(record):
+                    return
+                self._show(record, self.runs + 1)
+            self.refresh()
+        except Exception as err:        # noqa: BLE001 - a viewer never fails a run
+            warnings.warn(f"the Dashboard could not show a run ({type(err).__name__}: {err}); "
+                          "the run itself is unaffected", RuntimeWarning, stacklevel=2)
+
+    def _show(self, record, count):
         tree = scope_dict(record.scopes)
-        changes = self._mark(tree, self._digests(record, tree))
+        key = id(record.program)
+        seen = self._seen.get(key)
+        if seen is None and key != id(self.program):     # a first run of another program:
+            seen = self._seen.get(id(self.program), {})  # compare with the user scope shown
+        now = self._remember(tree, self._digests(record, tree))
+        changes = _mark(tree, seen, now)
+        self._seen[key] = now
         ours = record.program is self.program
         with self.hold_sync():
-            self.runs += 1
+            self.runs = count
             self.scopes = jsonable(tree)
             self.changes = jsonable(changes)
-            self.declared = self._declared(record.program, tree)
+            self.declared = jsonable(self._declared(record.program, tree))
             self.run = jsonable({
-                "label": f"run {self.runs}" + ("" if ours else " (another program)"),
+                "label": f"run {count}" + ("" if ours else " (another program)"),
                 "program": "this program" if ours else f"program with {record.program.num_blocks}"
                                                       " block(s)",
                 "ops": len(record.ops), "seconds": round(record.seconds, 6),
                 "place": record.place, "failed": record.failed})
-        self.refresh()
 
-    def _mark(self, tree, digests):
-        """Mark each scope and variable of ``tree`` by what changed since the last one shown."""
-        changes, now = [], {}
+    @staticmethod
+    def _remember(tree, digests):
+        """``{(path, name): (state, shape, nbytes, checksum, value summary)}`` of ``tree``."""
+        seen = {}
         for scope in walk_dicts(tree):
-            if (scope["path"], None) not in self._seen:
-                scope["change"] = "new"
-                changes.append({"path": scope["path"], "name": scope["label"], "what": "new",
-                                "before": None, "after": "scope"})
-            now[(scope["path"], None)] = True
+            seen[(scope["path"], None)] = True
             for v in scope["vars"]:
                 key = (scope["path"], v["name"])
-                seen = (v["state"], v["shape"], v["nbytes"], digests.get(key))
-                v["change"] = _what_changed(self._seen.get(key), seen)
-                if v["change"]:
-                    changes.append({"path": scope["path"], "name": v["name"], "what": v["change"],
-                                    "before": _describe(self._seen.get(key)),
-                                    "after": _describe(seen)})
-                now[key] = seen
-        for key in self._seen:
-            if key not in now:
-                changes.append({"path": key[0], "name": key[1] or key[0], "what": "gone",
-                                "before": _describe(self._seen[key]) if key[1] else "scope",
-                                "after": None})
-        self._seen = now
-        return changes
-
-    def _remember(self, tree, digests):
-        self._seen = {}
-        for scope in walk_dicts(tree):
-            self._seen[(scope["path"], None)] = True
-            for v in scope["vars"]:
-                key = (scope["path"], v["name"])
-                self._seen[key] = (v["state"], v["shape"], v["nbytes"], digests.get(key))
+                digest, summary = digests.get(key, (None, None))
+                seen[key] = (v["state"], v["shape"], v["nbytes"], digest, summary)
+        return seen
 
     def _digests(self, record, tree):
-        """A checksum of each value: from the record when it holds values, else the live scope."""
+        """Each value's checksum and summary: from the record when it holds values, else
+        from the live scope (its persistables outlive the run)."""
         with_values = {}
         for scope_rec, scope in zip(record.scopes.walk(), walk_dicts(tree)):
             for v in scope_rec.vars:
                 if v.value is not None:
-                    with_values[(scope["path"], v.name)] = _checksum(v.value)
+                    with_values[(scope["path"], v.name)] = _digest(v.value)
         if with_values:
             return with_values
         live = self.scope if self.scope is not None else global_scope()
@@ -191,23 +217,21 @@ class Dashboard(PaddleWidget):
 
     @staticmethod
     def _live_digests(scope, tree):
-        """Checksums of the values in ``scope`` itself (its persistables outlive the run)."""
         out = {}
         for v in tree["vars"]:
             var = scope.find_local_var(v["name"])
             if var is not None and var.is_type(LoDTensor):
                 tensor = var.get(LoDTensor)
                 if tensor.is_allocated():
-                    out[(tree["path"], v["name"])] = _checksum(tensor.numpy())
+                    out[(tree["path"], v["name"])] = _digest(tensor.numpy())
         return out
 
     @staticmethod
     def _declared(program, tree):
+        """The program's variables no scope holds, grouped by kind (data, temp, grad...)."""
         held = {v["name"] for scope in walk_dicts(tree) for v in scope["vars"]}
-        names = []
-        for block in program.blocks:
-            names.extend(n for n in block.vars if n not in held and n not in names)
-        return names
+        return kind_groups(v for block in program.blocks for v in block.vars.values()
+                           if v.name not in held)
 
     def close(self):
         """Stop following runs and cells, then close the widget."""
@@ -216,6 +240,42 @@ class Dashboard(PaddleWidget):
                 stop()
         self._unsubscribe = self._unhook = None
         super().close()
+
+    def picture_line(self):
+        """What running adds to the stored picture (tools/static_outputs.py shows it)."""
+        return (f"Dashboard of a program with {len(self.blocks)} block(s), {self.run.get('label', '')}"
+                ". Run the notebook to follow each run live, select blocks and open folds.")
+
+
+def _run_count(executor):
+    """How many runs ``executor`` has made (every path), or None when it does not count
+    them (then the Dashboard counts from its start)."""
+    count = getattr(executor, "run_count", None)
+    return count if isinstance(count, int) else None
+
+
+def _mark(tree, seen, now):
+    """Mark each scope and variable of ``tree`` with what changed since ``seen``; the list
+    of changes, each said as "before → after" on what differs."""
+    changes = []
+    for scope in walk_dicts(tree):
+        if seen and (scope["path"], None) not in seen:
+            scope["change"] = "new"
+            changes.append({"path": scope["path"], "name": scope["label"], "what": "new",
+                            "before": None, "after": "scope"})
+        for v in scope["vars"]:
+            key = (scope["path"], v["name"])
+            before = seen.get(key) if seen else None
+            v["change"] = _what_changed(before, now[key]) if seen else ""
+            if v["change"]:
+                changes.append({"path": scope["path"], "name": v["name"], "what": v["change"],
+                                **_said(before, now[key])})
+    for key in seen or ():
+        if key not in now:
+            changes.append({"path": key[0], "name": key[1] or key[0], "what": "gone",
+                            "before": _describe(seen[key]) if key[1] else "scope",
+                            "after": None})
+    return changes
 
 
 def _picture(block, expand=()):
@@ -226,8 +286,25 @@ def _picture(block, expand=()):
                 "hint": f"the graph could not be drawn ({type(err).__name__}: {err})"}
 
 
-def _checksum(array):
-    return zlib.crc32(numpy.ascontiguousarray(array).tobytes())
+def _digest(array):
+    """``(checksum, short summary)`` of a value: the checksum finds a change, the summary
+    says it."""
+    array = numpy.asarray(array)
+    return zlib.crc32(numpy.ascontiguousarray(array).tobytes()), _summary(array)
+
+
+def _summary(array):
+    """A few numbers of ``array``, and the mean of a longer one:
+    ``[0.1, -2, 3.5]``, ``[0.1, -2, 3.5, … 9 more] mean 0.4``."""
+    flat = array.reshape(-1)
+    number = (lambda x: f"{x:.4g}") if array.dtype.kind in "fc" else str
+    head = ", ".join(number(x) for x in flat[:3].tolist())
+    if not array.ndim:
+        return head
+    if flat.size <= 3:
+        return f"[{head}]"
+    mean = f"{float(flat.real.mean()):.4g}" if array.dtype.kind in "fciub" else "?"
+    return f"[{head}, … {flat.size - 3} more] mean {mean}"
 
 
 def _what_changed(before, now):
@@ -242,8 +319,20 @@ def _what_changed(before, now):
     return ""
 
 
+def _said(before, now):
+    """``{"before", "after"}``: only the parts that differ (state, shape, bytes or value)."""
+    if before is None:
+        return {"before": None, "after": _describe(now)}
+    if before[0] != now[0]:
+        return {"before": _describe(before), "after": _describe(now)}
+    if before[1] != now[1] or before[2] != now[2]:
+        return {"before": f"{fmt_shape(before[1])} {fmt_bytes(before[2])}",
+                "after": f"{fmt_shape(now[1])} {fmt_bytes(now[2])}"}
+    return {"before": before[4] or "?", "after": now[4] or "?"}
+
+
 def _describe(seen):
-    if seen is None:
-        return None
-    state, shape, nbytes, _ = seen
-    return state + (f" {shape} {nbytes} B" if state == "allocated" else "")
+    state, shape, nbytes, _, summary = seen
+    if state != "allocated":
+        return state
+    return f"{state} {fmt_shape(shape)} {fmt_bytes(nbytes)}" + (f" {summary}" if summary else "")

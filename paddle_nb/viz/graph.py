@@ -10,7 +10,7 @@ dotted; a write to a variable already read above (an optimizer updating a
 parameter) is green and does not push the reader down. Big programs fold
 (see :func:`graph` and ``viz/fold.py``). Every node has a stable ``id``
 (``op-b0-3``, ``var-b0-fc_0.w_0``, ``block-1``) that the SVG keeps, and
-``display.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
+``svg.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
 """
 
 from paddle_nb.framework.block import Block
@@ -22,6 +22,7 @@ from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
 from paddle_nb.viz.names import user_names
 from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
+from paddle_nb.viz.svg import graph_html
 
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
@@ -90,7 +91,7 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
     dot.paddle_nodes = drawing.nodes
-    dot.paddle_note = note      # shown under the picture (display.graph_html, the Dashboard)
+    dot.paddle_note = note      # shown under the picture (svg.graph_html, the Dashboard)
     return dot
 
 
@@ -113,7 +114,6 @@ def _graph_class(graphviz):
     if not _CLASSES:
         class ProgramGraph(graphviz.Digraph):
             def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-                from paddle_nb.viz.display import graph_html
                 return {"text/html": page(graph_html(self)), "text/plain": repr(self)}
 
             def __repr__(self):
@@ -162,10 +162,8 @@ def _type_text(var):
         return "step scopes"
     if not var.is_tensor():
         return VarType.Type.Name(var.type)
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
     lod = f" lod {var.lod_level}" if var.lod_level else ""
     return f"{dtype}{fmt_shape(var.shape)}{lod}"
 

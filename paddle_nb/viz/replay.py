@@ -5,9 +5,10 @@ each tagged with the op that was running. :class:`RunReplay` plays them
 back: position 0 is the start of the run (feeds in, temporaries created and
 typed), position k is the state right after the k-th op that ran, and the
 last position is the end of the run, when the executor destroys the run
-scope and its kids (seed 003: the scope hierarchy dies with the minibatch).
+scope and its kids ("Design Doc: Block and Scope": the scope hierarchy dies with the
+minibatch).
 
-Each variable goes through the stages of DESIGN.md: created, typed,
+Each variable goes through the stages of docs/design.md: created, typed,
 allocated, freed; a temporary is freed right after its last use.
 ``run_replay(record)`` shows the replay as a widget with a slider.
 """
@@ -366,6 +367,11 @@ class ReplayWidget(PaddleWidget):
             self.message = "This run failed before its scopes were recorded."
         self._show({"new": self.position})
         self.observe(self._show, names="position")
+
+    def picture_line(self):
+        return (f"Run replay: the scopes at position {self.position} of "
+                f"{len(self.positions) - 1} ({self.replay.n} ops). Run the notebook to move "
+                "op by op and watch each variable's state change.")
 
     def _show(self, change):
         p = max(0, min(int(change["new"]), self.replay.n + 1))

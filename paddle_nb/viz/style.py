@@ -21,7 +21,7 @@ ROLE_COLOURS = {
     "lr_sched": "#d9d2e9",
 }
 
-# A variable's life (DESIGN.md): declared, created, typed, allocated, freed.
+# A variable's life (docs/design.md): declared, created, typed, allocated, freed.
 STATE_COLOURS = {
     "declared": "#ffffff",
     "created": "#e6e6e6",

@@ -202,6 +202,11 @@ class TimelineWidget(PaddleWidget):
         if not series:
             self.message = "No tensor was allocated in this run."
 
+    def picture_line(self):
+        return (f"Memory timeline: bytes in use per place over {len(self.positions)} positions "
+                "of a run. Run the notebook to point at a column and see what it allocated "
+                "and released.")
+
 
 def memory_timeline(run_record):
     """Bytes in use per place over the ops of ``run_record``, with allocations and releases."""

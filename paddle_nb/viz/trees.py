@@ -6,12 +6,14 @@ ops, an op's attributes on demand (HTML ``<details>``).
 
 ``scope_tree(scope_or_run_record)``: the scope hierarchy at run time (your
 scope, the run's "run" scope, each step or branch scope, each "grad" scope),
-every variable with its state in the life DESIGN.md names (declared,
+every variable with its state in the life docs/design.md names (declared,
 created, typed, allocated, freed), shape, dtype, place and bytes, the bytes
 summed per scope and per place, and values on request. It draws the plain
 snapshot the executor records (``paddle_nb.executor.record``); a live
 Scope is snapshotted first.
 """
+
+import re
 
 from paddle_nb.core.scope import Scope
 from paddle_nb.executor.record import RunRecord, ScopeRecord, snapshot_scope
@@ -26,7 +28,38 @@ from paddle_nb.viz.style import (NEST_STYLE, OPS_STYLE, ROLE_COLOURS, VAR_STYLES
                                  esc, fmt_bytes, fmt_shape, page, state_chip)
 
 __all__ = ["block_tree", "scope_tree", "block_tree_body", "scope_tree_body", "resolve_scopes",
-           "op_details", "declared_vars"]
+           "op_details", "declared_vars", "natural_key", "kind_groups", "KIND_ORDER"]
+
+# The kinds of variables (viz.graph's ``var_kind``) in the order a reader meets them.
+KIND_ORDER = ("data", "parameter", "persistable", "temp", "grad", "scopes", "other")
+
+
+def natural_key(name):
+    """Sort key reading digit runs as numbers: ``x_2`` before ``x_10``.
+
+    >>> sorted(["bn_10", "bn_2", "bn_1.w_0"], key=natural_key)
+    ['bn_1.w_0', 'bn_2', 'bn_10']
+    """
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", name) if part]
+
+
+def kind_groups(variables):
+    """``[{"kind", "count", "names"}]``: ``variables`` grouped by kind, names sorted naturally.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> with pd.program_guard(prog):
+    ...     y = pd.layers.fc(pd.layers.data("x", shape=[3]), 2)
+    >>> [(g["kind"], g["count"]) for g in kind_groups(prog.global_block().vars.values())]
+    [('data', 1), ('parameter', 2), ('temp', 2)]
+    """
+    groups = {}
+    for var in variables:
+        groups.setdefault(var_kind(var, var.writer is not None), []).append(var.name)
+    order = [k for k in KIND_ORDER if k in groups] + [k for k in groups if k not in KIND_ORDER]
+    return [{"kind": k, "count": len(groups[k]), "names": sorted(groups[k], key=natural_key)}
+            for k in order]
 
 
 # -- the block tree ------------------------------------------------------------------------------
@@ -57,19 +90,66 @@ def block_tree_body(program):
         raise TypeError(f"block_tree: expected a Program or a Block, got {type(program).__name__}")
     n_ops = sum(len(b.ops) for b in program.blocks)
     head = (f'<div class="pnb-muted">program: {program.num_blocks} block'
-            f'{"s" if program.num_blocks != 1 else ""}, {n_ops} ops</div>')
+            f'{"s" if program.num_blocks != 1 else ""}, {n_ops} ops'
+            f'{" (large: blocks start folded; click a line to open it)" if n_ops > OPEN_OPS else ""}'
+            "</div>")
+    opened = n_ops <= OPEN_OPS
     return (f'<div class="pnb-block-tree">{head}'
-            + "".join(_block_html(b, None) for b in tops) + "</div>")
+            + "".join(_block_html(b, None, opened) for b in tops) + "</div>")
 
 
-def _block_html(block, owner):
-    """One block: a header, its variables, its ops (each owned block nested under its op)."""
+# A program of at most this many ops opens all its blocks; a larger one starts folded to one
+# summary line per block, opened where the reader clicks.
+OPEN_OPS = 40
+
+
+def block_summary(block):
+    """One line on a block: its ops by type, its variables by kind, its parameters' bytes.
+
+    >>> import paddle_nb as pd
+    >>> prog = pd.Program()
+    >>> with pd.program_guard(prog):
+    ...     y = pd.layers.sigmoid(pd.layers.relu(pd.layers.relu(pd.layers.data("x", shape=[3]))))
+    >>> block_summary(prog.global_block())
+    '3 ops: 2 relu, 1 sigmoid · 4 variables: 1 data, 3 temp'
+    """
+    types = {}
+    for op in block.ops:
+        types[op.type] = types.get(op.type, 0) + 1
+    shown = sorted(types.items(), key=lambda kv: -kv[1])
+    ops = ", ".join(f"{n} {t}" for t, n in shown[:3]) + \
+        (f", {len(shown) - 3} more types" if len(shown) > 3 else "")
+    kinds = ", ".join(f"{g['count']} {g['kind']}" for g in kind_groups(block.vars.values()))
+    params = sum(_declared_bytes(v) for v in block.vars.values()
+                 if var_kind(v, v.writer is not None) in ("parameter", "persistable"))
+    return (f"{_count(len(block.ops), 'op')}{': ' + ops if ops else ''} · "
+            f"{_count(len(block.vars), 'variable')}{': ' + kinds if kinds else ''}"
+            + (f" · parameters {fmt_bytes(params)}" if params else ""))
+
+
+def _declared_bytes(var):
+    """Bytes a variable's declared shape takes (0 when a dimension is unknown)."""
+    try:
+        shape = list(var.shape) if var.is_tensor() else []
+        size = 1
+        for d in shape:
+            if d < 0:
+                return 0
+            size *= d
+        return size * var.dtype.itemsize if shape else 0
+    except Exception:                     # noqa: BLE001 - a summary never fails a tree
+        return 0
+
+
+def _block_html(block, owner, opened=True):
+    """One block: a summary line that opens onto its variables and its ops (each owned
+    block nested under its op)."""
     idx = block.idx
     where = "global" if idx == 0 else f"parent {block.parent_idx}"
     if owner is not None:
         where += f" · sub-block of #{owner[0]} {owner[1].type}"
-    head = (f'<b>block {idx}</b> <span class="pnb-muted">({where}) · {len(block.vars)} variables'
-            f' · {len(block.ops)} ops</span>')
+    head = (f'<b>block {idx}</b> <span class="pnb-muted">({where}) · '
+            f'<span data-summary="block">{esc(block_summary(block))}</span></span>')
     parts = []
     if idx != 0 and owner is not None:
         reads, writes = block_captures(block)
@@ -77,15 +157,11 @@ def _block_html(block, owner):
                      f'outer blocks: {esc(", ".join(reads) or "nothing")} · writes to outer '
                      f'blocks: {esc(", ".join(writes) or "nothing")}</div>')
     if block.vars:
-        rows = "".join(_var_row(block, v) for v in block.vars.values())
-        opened = " open" if len(block.vars) <= 12 else ""
-        parts.append(f"<details{opened}><summary>variables ({len(block.vars)})</summary><table>"
-                     "<tr><th>name</th><th>kind</th><th>type</th><th>written by</th></tr>"
-                     f"{rows}</table></details>")
+        parts.append(_var_groups(block))
     items = []
     for k, op in enumerate(block.ops):
-        subs = "".join(_block_html(block.program.block(i), (k, op)) for i in op.sub_block_ids()
-                       if 0 <= i < block.program.num_blocks)
+        subs = "".join(_block_html(block.program.block(i), (k, op), opened)
+                       for i in op.sub_block_ids() if 0 <= i < block.program.num_blocks)
         role = OpRole.name(op.role)
         items.append(f'<li data-block="{idx}" data-op="{k}" data-op-type="{esc(op.type)}" '
                      f'data-role="{role}">{op_details(k, op, role)}{subs}</li>')
@@ -93,16 +169,33 @@ def _block_html(block, owner):
         parts.append(f'<ol class="pnb-ops" start="0" style="{OPS_STYLE}">{"".join(items)}</ol>')
     return (f'<div class="pnb-block" data-block="{idx}" data-parent="{block.parent_idx}" '
             f'style="{NEST_STYLE}#9fc5e8">'
-            f'<details open><summary>{head}</summary>{"".join(parts)}</details></div>')
+            f'<details{" open" if opened else ""}><summary>{head}</summary>{"".join(parts)}'
+            "</details></div>")
+
+
+def _var_groups(block):
+    """The block's variables, one folded table per kind ("parameter (62)"), names sorted
+    naturally; a small block's groups start open."""
+    by_name = block.vars
+    few = len(by_name) <= 12
+    groups = []
+    for group in kind_groups(by_name.values()):
+        rows = "".join(_var_row(block, by_name[n]) for n in group["names"])
+        groups.append(f'<details{" open" if few else ""} data-kind-group="{group["kind"]}" '
+                      f'data-count="{group["count"]}"><summary>{group["kind"]} '
+                      f'({group["count"]})</summary><table><tr><th>name</th><th>kind</th>'
+                      f"<th>type</th><th>written by</th></tr>{rows}</table></details>")
+    counts = ", ".join(f"{g['count']} {g['kind']}" for g in kind_groups(by_name.values()))
+    return (f'<details{" open" if few else ""}><summary>variables ({len(by_name)}): '
+            f'{esc(counts)}</summary><div style="padding-left:12px">{"".join(groups)}</div>'
+            "</details>")
 
 
 def _var_row(block, var):
     kind = var_kind(var, var.writer is not None)
     colour = VAR_STYLES[kind]["fillcolor"]
-    try:
-        dtype = var.dtype.name if var.is_tensor() else "-"
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = "-" if not var.is_tensor() else known.name if known is not None else "?"
     shape = fmt_shape(var.shape) if var.is_tensor() else ""
     lod = f" lod_level={var.lod_level}" if var.lod_level else ""
     writer = var.writer
@@ -207,23 +300,26 @@ def scope_tree_body(record, declared=(), values=False):
             f"{_declared_html(declared)}</div>")
 
 
-def _scope_html(rec, depth, siblings, values):
+def _scope_html(rec, depth, siblings, values, large=None):
     own = rec.nbytes()
     subtree = sum(s.nbytes() for s in rec.walk())
     places = ", ".join(f"{p}: {fmt_bytes(n)}" for p, n in _per_place(rec.vars).items())
     places = f" ({esc(places)})" if places else ""
     kids = f" · {len(rec.kids)} kid scopes" if rec.kids else ""
     head = (f'<b>{esc(_title(rec, depth))}</b> <span class="pnb-muted">scope {rec.id} · '
-            f"{_count(len(rec.vars), 'variable')} · {fmt_bytes(own)} here{places}"
-            f' · {fmt_bytes(subtree)} with kids{kids}</span>')
+            f'<span data-summary="scope">{esc(_state_counts(rec.vars))}</span> · '
+            f"{fmt_bytes(own)} here{places} · {fmt_bytes(subtree)} with kids{kids}</span>")
     table = ""
     if rec.vars:
         value_head = "<th>value</th>" if values else ""
         rows = "".join(_scope_var_row(rec, v, values) for v in rec.vars)
         table = (f"<table><tr><th>variable</th><th>state</th><th>dtype</th><th>shape</th>"
                  f"<th>place</th><th>bytes</th>{value_head}</tr>{rows}</table>")
-    opened = " open" if depth <= 1 or siblings <= 3 else ""
-    inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values) for k in rec.kids)
+    # a large hierarchy starts folded to its summary lines below the first level
+    small = large is False or (large is None and sum(len(s.vars) for s in rec.walk()) <= 60)
+    opened = " open" if depth == 0 or (small and (depth <= 1 or siblings <= 3)) else ""
+    inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values, not small)
+                    for k in rec.kids)
     label = esc(rec.label or "")
     return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="{rec.id}" '
             f'data-scope-label="{label}"'
@@ -280,6 +376,15 @@ def _text(record, declared):
     if declared:
         lines.append("declared only (in no scope): " + ", ".join(v.name for _, v in declared))
     return "\n".join(lines)
+
+
+def _state_counts(records):
+    """``5 variables: 3 allocated, 2 freed``: a scope's variables counted by state."""
+    states = {}
+    for v in records:
+        states[v.state] = states.get(v.state, 0) + 1
+    shown = ", ".join(f"{n} {state}" for state, n in states.items())
+    return _count(len(records), "variable") + (f": {shown}" if shown else "")
 
 
 def _count(n, noun):

@@ -22,10 +22,12 @@ try:                                     # anywidget is in the `notebook` extra
     import anywidget
     _WidgetBase = anywidget.AnyWidget
 except ImportError:                      # pragma: no cover - exercised without the extra
-    anywidget = None
-    _WidgetBase = object
+    anywidget = None  # type: ignore[assignment]
+    _WidgetBase = object  # type: ignore[assignment,misc]
 
 from paddle_nb.viz import style
+from paddle_nb.viz.graph import graph
+from paddle_nb.viz.svg import svg_of
 
 __all__ = ["PaddleWidget", "scope_dict", "walk_dicts", "value_preview", "jsonable",
            "format_bytes", "graph_picture", "weak_method", "on_cell_executed", "GRAPHVIZ_HINT"]
@@ -63,8 +65,23 @@ if anywidget is not None:
             """The synced model state without anywidget's own keys: what the view draws."""
             return {k: v for k, v in self.get_state().items()
                     if not k.startswith("_") and k not in _DOM_TRAITS}
+
+        def picture_line(self):
+            """One line on what this widget shows, and what running the notebook adds to the
+            picture stored of it (each widget says it better)."""
+            return "Run the notebook (Run > Run All Cells) to use this widget."
+
+        def _repr_mimebundle_(self, **kwargs):
+            """The widget's view, with its picture line as ``text/plain`` instead of a
+            Python repr: a viewer without widgets shows the line (and ``make notebooks``
+            stores a picture of the widget beside it: tools/static_outputs.py)."""
+            bundle = super()._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, tuple):
+                data, meta = bundle
+                return {**data, "text/plain": f"[{self.picture_line()}]"}, meta
+            return bundle
 else:                                    # pragma: no cover
-    class PaddleWidget:
+    class PaddleWidget:  # type: ignore[no-redef]
         def __init__(self, **kwargs):
             raise ImportError("paddle_nb's widgets need anywidget: pip install "
                               "'paddle_nb[notebook]' (or pip install anywidget ipywidgets)")
@@ -122,15 +139,21 @@ def scope_dict(record, path="", parent=None):
     """A ScopeRecord as nested plain dicts: id, label, path, parent, vars, kids.
 
     ``path`` names a scope by the labels from the root ("user/run/step 0"), which
-    stays the same from one run to the next while scope ids do not.
+    stays the same from one run to the next while scope ids do not (a kid without a label
+    is named in the path by its place among its siblings, "#2").
     """
+    return _scope_dict(record, path, parent, 0)
+
+
+def _scope_dict(record, path, parent, position):
     label = record.label or ("user" if parent is None else f"scope {record.id}")
-    here = f"{path}/{label}" if path else label
+    name = label if record.label or parent is None else f"#{position}"
+    here = f"{path}/{name}" if path else name
     return {
         "id": int(record.id), "label": label, "path": here, "parent": parent,
         "nbytes": int(record.nbytes()),
         "vars": [_var_dict(v) for v in record.vars],
-        "kids": [scope_dict(k, here, int(record.id)) for k in record.kids],
+        "kids": [_scope_dict(k, here, int(record.id), n) for n, k in enumerate(record.kids)],
     }
 
 
@@ -153,12 +176,10 @@ def graph_picture(block, expand=()):
     """The dataflow graph of ``block`` as ``{"block", "svg", "dot", "hint", "note"}``.
 
     Drawn by ``paddle_nb.viz.graph`` (with the folded nodes ``expand`` names opened) and laid
-    out by ``display.svg_of`` (one drawing for the whole package: its SVG nodes carry
+    out by ``svg.svg_of`` (one drawing for the whole package: its SVG nodes carry
     data-op/data-var/data-fold-id); ``svg`` is empty and ``hint`` says how to get pictures
     when no Graphviz layout engine is installed.
     """
-    from paddle_nb.viz.display import svg_of
-    from paddle_nb.viz.graph import graph
     digraph = graph(block, expand=expand)
     picture = {"block": int(block.idx), "svg": "", "dot": digraph.source, "hint": "",
                "note": getattr(digraph, "paddle_note", "") or ""}

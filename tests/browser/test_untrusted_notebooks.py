@@ -11,11 +11,11 @@ not trusted, that each stored picture is an ``<img>``, and that no loose SVG tex
 object repr is on the page. Screenshots go to build/screenshots/.
 """
 import re
-import shutil
 
 import pytest
 
-from tests.browser import ROOT, jupyter_lab, offline_page, require_browser, screenshot_dir
+from tests.browser import jupyter_lab, offline_page, require_browser, screenshot_dir
+from tests.notebooks.committed import committed_text, tour_notebooks
 
 try:                                    # require_browser() skips the tests without it
     from playwright.sync_api import expect, sync_playwright
@@ -24,8 +24,9 @@ except ImportError:
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = tour_notebooks()          # as committed: a copy saved in the lab does not count
 WAIT_MS = 60_000
+EXPLORER = "stored_explorer.ipynb"
 # What a broken stored output looks like once JupyterLab has made it safe.
 BROKEN = {
     "a sanitized graph (the loose text of an SVG in HTML)": re.compile(r"\bcluster_b\d+\b"),
@@ -36,7 +37,7 @@ BROKEN = {
 def stored_outputs(path):
     """``(number of displayed outputs, number of them that are PNG pictures)`` in ``path``."""
     import nbformat
-    notebook = nbformat.read(path, as_version=4)
+    notebook = nbformat.reads(committed_text(path), as_version=4)
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     return len(outputs), sum("image/png" in o.get("data", {}) for o in outputs)
 
@@ -58,7 +59,8 @@ def lab_page(tmp_path_factory):
     work = tmp_path_factory.mktemp("untrusted") / "notebooks"
     work.mkdir()
     for path in NOTEBOOKS:
-        shutil.copy(path, work / path.name)
+        (work / path.name).write_text(committed_text(path), encoding="utf-8")
+    stored_explorer(work / EXPLORER)
     with jupyter_lab(work, work.parent / "lab.log", kernels=False) as (base, token), \
             sync_playwright() as pw, offline_page(pw, viewport=(1300, 1500)) as (page, blocked):
         page.set_default_timeout(WAIT_MS)
@@ -90,5 +92,43 @@ def test_committed_notebook_looks_right_untrusted(path, lab_page):
         page.screenshot(path=str(screenshot_dir() / f"untrusted_{path.stem}.png"))
     except Exception:
         page.screenshot(path=str(screenshot_dir() / f"untrusted_{path.stem}_failure.png"))
+        raise
+    assert blocked == [], f"the page tried to reach other machines: {blocked}"
+
+
+def stored_explorer(path):
+    """A notebook holding one RNN explorer stored as `make notebooks` stores it (its view,
+    its saved state, its picture and its line), never run here."""
+    pytest.importorskip("anywidget")
+    import nbformat
+    from tests.notebooks.test_stored_outputs import rnn_explorer_at_step, saved_widget, \
+        static_outputs
+    module = static_outputs()
+    output, states = saved_widget(rnn_explorer_at_step(2))
+    cell = nbformat.v4.new_code_cell("pd.viz.rnn_explorer(record)", id="explorer")
+    cell.outputs = [output]
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    notebook.metadata["widgets"] = {module.WIDGET_STATE: {"version_major": 2,
+                                                          "version_minor": 0, "state": states}}
+    nbformat.write(module.make_static(notebook), path)
+
+
+def test_a_stored_explorer_shows_its_picture_unrun(lab_page):
+    """Untrusted, no kernel: the explorer's stored picture (at step 0) is on the page, not
+    a class name."""
+    page, base, token, blocked = lab_page
+    try:
+        open_without_kernel(page, f"{base}/lab/workspaces/explorer/tree/{EXPLORER}"
+                                  f"?token={token}&reset")
+        output = page.locator(".jp-NotebookPanel .jp-OutputArea-output")
+        expect(output).to_have_count(1)
+        picture = output.locator("img")
+        expect(picture).to_be_visible()
+        size = picture.evaluate("img => [img.naturalWidth, img.naturalHeight]")
+        assert size[0] > 400 and size[1] > 150, size        # the explorer, not a line of text
+        assert "RNNExplorerWidget" not in output.inner_text()
+        picture.screenshot(path=str(screenshot_dir() / "untrusted_stored_explorer.png"))
+    except Exception:
+        page.screenshot(path=str(screenshot_dir() / "untrusted_stored_explorer_failure.png"))
         raise
     assert blocked == [], f"the page tried to reach other machines: {blocked}"

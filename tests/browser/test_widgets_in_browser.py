@@ -1,7 +1,8 @@
 """The widgets in a real browser: JupyterLab runs tests/browser/widgets_fixture.ipynb.
 
 The notebook builds an RNN, shows the Dashboard and the RNN explorer, runs the program
-twice (appending an op in between), then shows a run replay and a memory timeline. The
+twice (appending an op in between), then shows a run replay, a memory timeline and a second
+Dashboard made after three runs of another executor (it must say "run 3"). The
 test runs every cell through JupyterLab's menu in headless Chromium, checks the pages'
 data-* attributes, moves the RNN slider with the keyboard, checks that the kernel saw
 the move, saves screenshots under build/screenshots/, and checks that no request left
@@ -57,6 +58,7 @@ def test_widgets_in_jupyterlab(tmp_path):
             check_rnn_explorer(page, shots)
             check_replay(page, shots)
             check_timeline(page, shots)
+            check_late_dashboard(page, shots)
             page.screenshot(path=str(shots / "jupyterlab_page.png"))
         except Exception:
             page.screenshot(path=str(shots / "failure.png"))
@@ -74,9 +76,10 @@ def open_and_run(page, base, token):
 
 
 def check_dashboard(page, shots):
-    """The Dashboard: refreshed in place by two runs and an appended op."""
-    dash = page.locator("[data-widget='dashboard']")
-    expect(dash).to_have_attribute("data-runs", "2")
+    """The Dashboard: refreshed in place by three runs (startup, then main twice) and an
+    appended op."""
+    dash = page.locator("[data-widget='dashboard']").first
+    expect(dash).to_have_attribute("data-runs", "3")
     block0 = dash.locator(".pnb-block-item[data-block='0']")
     expect(block0).to_have_attribute("data-change", "+1 ops")
     expect(dash.locator(".pnb-block-item[data-block='1']")).to_have_count(1)
@@ -94,6 +97,23 @@ def check_dashboard(page, shots):
     dash.locator(".pnb-block-item[data-block='1']").click()
     expect(graph).to_have_attribute("data-block", "1")
     dash.screenshot(path=str(shots / "dashboard.png"))
+
+
+def check_late_dashboard(page, shots):
+    """A Dashboard made after three runs says so from its first line, and its graph pane
+    shows the whole graph (no fixed box cutting it off)."""
+    late = page.locator("[data-widget='dashboard']").nth(1)
+    expect(late).to_have_attribute("data-runs", "3")
+    expect(late.locator(".pnb-header")).to_contain_text("run 3")
+    expect(late).not_to_contain_text("no run yet")
+    late.scroll_into_view_if_needed()
+    if shutil.which("dot"):
+        box = late.locator(".pnb-graph [data-graph='svg']")
+        fits = box.evaluate("""el => { const s = el.querySelector('svg').getBoundingClientRect();
+            const b = el.getBoundingClientRect();
+            return s.width <= b.width + 1 && s.height <= b.height + 1; }""")
+        assert fits, "the Dashboard's graph is cut off by its pane"
+    late.screenshot(path=str(shots / "dashboard_after_three_runs.png"))
 
 
 def check_rnn_explorer(page, shots):
@@ -198,9 +218,10 @@ def test_widgets_in_a_static_html_export(tmp_path, monkeypatch):
             as (page, blocked):
         expect.set_options(timeout=WAIT_MS)
         page.goto(html.as_uri())
-        dash = page.locator("[data-widget='dashboard']")
-        expect(dash).to_have_attribute("data-runs", "2")
+        dash = page.locator("[data-widget='dashboard']").first
+        expect(dash).to_have_attribute("data-runs", "3")
         expect(dash.locator("[data-scope-label='step 2']")).to_have_count(1)
+        expect(page.locator("[data-widget='dashboard']").nth(1)).to_have_attribute("data-runs", "3")
         rnn = page.locator("[data-widget='rnn']")
         expect(rnn).to_have_attribute("data-step", "0")
         rnn.locator("[data-action='next']").click()

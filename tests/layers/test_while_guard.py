@@ -6,7 +6,6 @@ The defaults live in one place, ``pd.layers.WHILE_LIMITS`` (100,000 iterations, 
 ``While(cond, max_iterations=..., max_step_scope_bytes=...)`` sets a loop's own.
 """
 
-import time
 
 import numpy as np
 import pytest
@@ -53,11 +52,9 @@ def test_the_defaults_are_documented_numbers():
     assert pd.layers.WHILE_LIMITS is WHILE_LIMITS
 
 
-def test_a_trivial_endless_body_stops_within_two_seconds_naming_loop_limit_and_line():
-    prog = _endless()
-    start = time.process_time()          # CPU time: the machine may be shared
-    message = _stop(prog)
-    assert time.process_time() - start < 2.5
+def test_a_trivial_endless_body_stops_naming_loop_limit_and_line():
+    # (how long the 100,000 iterations take is measured in bench/, not asserted here)
+    message = _stop(_endless())
     assert "while loop (op #2 'while' in block 0, body block 1)" in message
     assert "still true after 100000 iterations" in message
     assert "max_iterations=100000 is reached" in message

@@ -1,6 +1,7 @@
 """Every notebook in notebooks/ runs top to bottom, and so do its hidden exercise solutions.
 
-Each ``notebooks/*.ipynb`` (sorted) is executed with nbclient in a fresh ``python3`` kernel
+Each tour notebook ``notebooks/NN_name.ipynb`` (sorted; scratch notebooks such as
+``Untitled.ipynb`` are not the tour's and are left alone) is executed with nbclient in a fresh ``python3`` kernel
 started from this interpreter's environment, with notebooks/ as the working directory and
 120 s per cell; a cell that raises (a failed ``assert`` included) fails the test and shows
 the cell. Exercise solutions are hidden in markdown as ``<details><summary>Solution...``
@@ -14,9 +15,11 @@ import re
 
 import pytest
 
+from tests.notebooks.committed import committed_text, tour_notebooks
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+NOTEBOOKS = tour_notebooks(NOTEBOOK_DIR)
 CELL_TIMEOUT_S = 120
 
 SOLUTION = re.compile(r"<details>\s*<summary>\s*Solution.*?</summary>(.*?)</details>",
@@ -64,7 +67,7 @@ def kernel_environment():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_is_valid_nbformat_4(path):
     nbformat = pytest.importorskip("nbformat")
-    notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    notebook = nbformat.reads(committed_text(path), as_version=nbformat.NO_CONVERT)
     assert notebook.nbformat == 4
     nbformat.validate(notebook)
 

@@ -4,7 +4,9 @@ notebooks/jupytext.toml pairs every ``NN_name.ipynb`` with ``scripts/NN_name.py`
 format), a subfolder so that JupyterLab's file browser lists each notebook once.
 People edit either side (JupyterLab with jupytext saves both); a pair whose sides differ means
 one side was edited without the other being synced. The fix is in the failure message:
-``jupytext --sync`` (the newer file wins) or ``make notebooks`` (which also re-runs them).
+``git checkout -- <both files>`` (back to the commit), ``jupytext --sync`` (the newer file
+wins) or ``make notebooks`` (which also re-runs them). Scratch notebooks (``Untitled*``, which
+git ignores) are not the tour's and are not checked.
 Cells are compared as (kind, source) after reading each side with jupytext, so that the
 outputs and cell ids that only the .ipynb keeps do not count.
 """
@@ -12,11 +14,13 @@ import pathlib
 
 import pytest
 
+from tests.notebooks.committed import restore_hint, tour_notebooks
+
 jupytext = pytest.importorskip("jupytext", reason="no jupytext (the notebook extra has it)")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = tour_notebooks(NOTEBOOK_DIR)
 SCRIPT_DIR = NOTEBOOK_DIR / "scripts"
 SCRIPTS = sorted(SCRIPT_DIR.glob("[0-9][0-9]_*.py"))
 
@@ -61,7 +65,8 @@ def test_pair_holds_the_same_cells(path):
                 f"{len(in_script)} cells, first difference in cell {first}:\n"
                 f"{first_different_line(in_notebook[first:first + 1], in_script[first:first + 1])}"
                 "\n"
-                f"Sync them: jupytext --sync notebooks/{path.name} (the newer file wins), or "
+                f"Restore both as committed: {restore_hint(path, script)}\n"
+                f"or sync them: jupytext --sync notebooks/{path.name} (the newer file wins), or "
                 f"`make notebooks` to re-run them too.", pytrace=False)
 
 

@@ -1,5 +1,8 @@
 """The outputs stored in the committed notebooks show right untrusted, without a browser.
 
+The notebooks are read as committed (tests/notebooks/committed.py): running and saving one
+in the lab changes the working copy, not what these tests check.
+
 tests/browser/test_untrusted_notebooks.py opens the notebooks in JupyterLab; this is the fast
 check of the same promise on the files: pictures are ``image/png`` (no ``image/svg+xml``, no
 SVG inside ``text/html``, which an untrusted notebook does not show), and no
@@ -13,10 +16,12 @@ import re
 
 import pytest
 
+from tests.notebooks.committed import committed_text, differs_from_commit, tour_notebooks
+
 nbformat = pytest.importorskip("nbformat")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = tour_notebooks()
 OBJECT_REPR = re.compile(r"<[\w.]+ object( at 0x[0-9a-f]+)?>")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -50,9 +55,12 @@ def problems_of(notebook):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_stored_outputs_show_untrusted(path):
-    found = problems_of(nbformat.read(path, as_version=4))
+    found = problems_of(nbformat.reads(committed_text(path), as_version=4))
+    saved = (f"\n(Your working copy differs from the commit, e.g. saved after a run in the "
+             f"lab; `git checkout -- notebooks/{path.name}` restores it.)"
+             if differs_from_commit(path) else "")
     assert not found, (f"{path.name} was not stored by `make notebooks` (tools/static_outputs.py):"
-                       "\n  " + "\n  ".join(found))
+                       "\n  " + "\n  ".join(found) + saved)
 
 
 def test_widget_output_gets_a_note_and_keeps_its_view():
@@ -126,3 +134,65 @@ def test_make_notebooks_stores_the_same_widget_ids_at_every_run():
                               for k in (0, 1)}
     assert state[view]["state"]["layout"] == f"IPY_MODEL_{layout}"          # links kept
     assert first.cells[0].outputs[0]["data"][WIDGET_VIEW]["model_id"] == view
+
+
+def saved_widget(widget):
+    """``(display output, {model id: saved entry})`` of a live widget, as nbclient saves them."""
+    import json
+    data, _ = widget._repr_mimebundle_()
+    output = nbformat.v4.new_output("display_data", data=data)
+    state = json.loads(json.dumps(widget.get_state(), default=list))
+    return output, {widget.model_id: {"model_name": "AnyModel", "state": state}}
+
+
+def rnn_explorer_at_step(step):
+    pytest.importorskip("anywidget")
+    import numpy as np
+    import paddle_nb as pd
+    from paddle_nb.viz import rnn_explorer
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[3, 1, 2], append_batch_size=False)
+        rnn = pd.layers.StaticRNN()
+        with rnn.step():
+            x_t = rnn.step_input(x)
+            h_pre = rnn.memory(shape=[-1, 2], batch_ref=x_t)
+            h = pd.layers.elementwise_add(x_t, h_pre)
+            rnn.update_memory(h_pre, h)
+            rnn.step_output(h)
+        out = rnn()
+    exe = pd.Executor()
+    widget = rnn_explorer(exe)
+    exe.run(prog, feed={"x": np.ones((3, 1, 2), "float32")}, fetch_list=[out])
+    widget.step = step
+    return widget
+
+
+def test_a_widget_is_stored_with_its_line_and_drawn_at_its_first_state():
+    module = static_outputs()
+    output, states = saved_widget(rnn_explorer_at_step(2))
+    assert output.data["text/plain"].startswith("[RNN explorer: the step scopes of 1 RNN")
+    assert module.widget_note(output.data["text/plain"]) == output.data["text/plain"]
+    how, state = module.widget_picture(output.data, states)
+    assert how == "esm" and state["kind"] == "rnn" and state["step"] == 0   # the first step
+    assert module.widget_picture(output.data, {}) is None      # no saved state: no picture
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/chromium"), reason="needs Debian's chromium")
+def test_widget_picture_is_a_png_beside_its_view():
+    pytest.importorskip("playwright")
+    module = static_outputs()
+    output, states = saved_widget(rnn_explorer_at_step(1))
+    cell = nbformat.v4.new_code_cell("explorer")
+    cell.outputs = [output]
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    notebook.metadata["widgets"] = {module.WIDGET_STATE: {"version_major": 2,
+                                                          "version_minor": 0, "state": states}}
+    data = module.make_static(notebook).cells[0].outputs[0].data
+    assert sorted(data) == [WIDGET_VIEW, "image/png", "text/plain"]
+    import base64
+    import io
+    from PIL import Image
+    picture = Image.open(io.BytesIO(base64.b64decode(data["image/png"])))
+    assert picture.width > 400 and picture.height > 150          # the explorer, not a line
+    assert problems_of(notebook) == []

@@ -9,7 +9,6 @@ ResNet programs are the ``.pdmodel`` files interop/make_draw_fixtures.py wrote.
 
 import pathlib
 import re
-import time
 
 import pytest
 
@@ -142,12 +141,10 @@ def test_collapse_false_still_draws_every_op_and_variable():
 
 
 # -- programs built here -------------------------------------------------------------------------
-def test_a_thousand_op_program_fits_in_a_second():
+def test_a_thousand_op_program_folds_to_a_readable_graph():
     main = big_program(125)
     assert len(main.global_block().ops) >= 1000
-    t0 = time.process_time()            # CPU time: other processes on a shared machine
-    dot = graph(main)                    # must not fail this (graph() is pure Python)
-    assert time.process_time() - t0 < 3.0
+    dot = graph(main)                    # (how long it takes: bench/bench_draw.py)
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     assert folds(ns)["repeat-b0-0"].startswith("125 x 3 ops (#0-#374)\\nmul, elementwise_add, relu")

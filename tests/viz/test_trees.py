@@ -243,3 +243,42 @@ def test_rnn_run_values_are_previewed_when_recorded(rnn_record):
     assert [e for e in root.walk() if e.attrs.get("data-preview") == "table"]
     text = repr(scope_tree(record))
     assert "  run: " in text and "    step 0: " in text and "      grad: " in text
+
+
+# -- trees that open where you look ----------------------------------------------------------------
+def deep_program(layers):
+    prog = pd.Program()
+    with pd.program_guard(prog, pd.Program()):
+        h = pd.layers.data("x", shape=[4])
+        for _ in range(layers):
+            h = pd.layers.fc(h, size=4, act="relu")
+    return prog
+
+
+def test_each_block_has_a_summary_line_and_a_large_program_starts_folded():
+    small, large = parse(block_tree(deep_program(2)).html), parse(block_tree(deep_program(14)).html)
+    line = one(small, summary="block").all_text()
+    assert line.startswith("6 ops: 2 mul, 2 elementwise_add, 2 relu") and "parameters 160 B" in line
+    assert "4 parameter" in line and "1 data" in line
+    opened = lambda root: [d for d in root.walk() if d.tag == "details"
+                           and d.parent.tag == "div" and d.parent.attrs.get("data-block") == "0"]
+    assert all("open" in d.attrs for d in opened(small))
+    assert not any("open" in d.attrs for d in opened(large))      # 42 ops: one line to open
+
+
+def test_variables_group_by_kind_with_counts_sorted_naturally():
+    root = parse(block_tree(deep_program(11)).html)
+    params = one(root, kind_group="parameter")
+    assert params.attrs["data-count"] == "22"
+    names = [e.attrs["data-var"] for e in params.walk() if "data-var" in e.attrs]
+    assert names[:5] == ["fc_0.b_0", "fc_0.w_0", "fc_1.b_0", "fc_1.w_0", "fc_2.b_0"]
+    assert names.index("fc_2.w_0") < names.index("fc_10.b_0")          # _2 before _10
+
+
+def test_each_scope_has_a_summary_of_its_variables_by_state(rnn_record):
+    _, record, _ = rnn_record
+    root = parse(scope_tree(record).html)
+    (step0,) = [e for e in root.find(scope_label="step 0")]
+    summary = [e for e in step0.walk() if e.attrs.get("data-summary") == "scope"][0].all_text()
+    assert summary.startswith(f"{len(record.scopes.find('step 0')[0].vars)} variables: ")
+    assert "allocated" in summary

@@ -100,7 +100,9 @@ def test_dashboard_shows_the_program_and_the_scope_before_any_run(mlp):
     assert s["graphs"]["0"]["dot"].startswith("digraph")
     user = scope_vars(s["scopes"], "user")
     assert user["fc_0.w_0"]["state"] == "allocated" and user["fc_0.w_0"]["nbytes"] == 4 * 8 * 4
-    assert "x" in s["declared"] and "fc_0.w_0" not in s["declared"]
+    declared = {g["kind"]: g["names"] for g in s["declared"]}
+    assert declared["data"] == ["x"] and "fc_0.w_0" not in sum(declared.values(), [])
+    assert s["run"]["label"] == "no run yet: the scope as it is now"
 
 
 def test_dashboard_refreshes_after_each_run_and_marks_what_changed(mlp):
@@ -121,6 +123,120 @@ def test_dashboard_refreshes_after_each_run_and_marks_what_changed(mlp):
     changed = {(c["name"], c["what"]) for c in second["changes"]}
     assert ("fc_0.w_0", "value") in changed and ("x", "new") not in changed
     assert scope_vars(second["scopes"], "run")["x"]["change"] == ""
+
+
+class CountingExecutor(pd.Executor):
+    """An executor that counts its runs and keeps its last record, as the Dashboard reads
+    them (``run_count``, ``last_record``): the interface, whoever implements it."""
+
+    def __init__(self):
+        super().__init__()
+        self.run_count, self.last_record = 0, None
+
+    def run(self, *args, **kwargs):
+        self.run_count += 1            # before the run: its listeners see its own number
+        return super().run(*args, **kwargs)
+
+
+def test_dashboard_made_after_runs_counts_them_and_shows_the_last():
+    prog, scope, _, feed, loss = build_mlp(train=True)
+    exe = CountingExecutor()
+    for _ in range(3):
+        exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    dash = Dashboard(prog, scope, exe)           # nothing recorded: the scope as it is now
+    assert dash.runs == 3 and dash.run["label"].startswith("run 3: not recorded")
+    assert scope_vars(dash.scopes, "user")["fc_0.w_0"]["state"] == "allocated"
+    exe.last_record = record_of(exe, prog, feed, loss, scope)          # the 4th run
+    dash = Dashboard(prog, scope, exe)
+    assert dash.runs == 4 and dash.run["label"] == "run 4"
+    assert scope_vars(dash.scopes, "run")["mean_0.tmp_0"]["state"] == "allocated"
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    assert dash.runs == 5 and dash.run["label"] == "run 5"
+    assert not [c for c in dash.changes if c["what"] == "new"]   # nothing new since run 4
+
+
+def test_dashboard_counts_from_its_start_without_an_executor_count(mlp):
+    prog, scope, exe, feed, loss = mlp
+    assert _no_count(exe) or exe.run_count >= 0
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    dash = Dashboard(prog, scope, exe)
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    assert dash.runs == (1 if _no_count(exe) else exe.run_count)
+
+
+def _no_count(exe):
+    return not isinstance(getattr(exe, "run_count", None), int)
+
+
+def test_dashboard_says_what_changed(mlp):
+    prog, scope, exe, feed, loss = mlp
+    dash = Dashboard(prog, scope, exe)
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    (bias,) = [c for c in dash.changes if c["name"] == "fc_0.b_0"]
+    assert bias["what"] == "value" and bias["before"] != bias["after"]
+    assert bias["before"] == "[0, 0, 0, … 5 more] mean 0"        # 8 zeros, then SGD moved it
+
+
+def test_dashboard_marks_new_only_what_is_new_when_programs_alternate(mlp):
+    """A training and a test program in turn: after one round, nothing is "new"."""
+    prog, scope, exe, feed, loss = mlp
+    test_prog = prog.clone(for_test=True)
+    dash = Dashboard(prog, scope, exe)
+    for _ in range(2):
+        exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+        exe.run(test_prog, feed=feed, fetch_list=[loss.name], scope=scope)
+    assert [c["name"] for c in dash.changes if c["what"] in ("new", "gone")] == []
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    assert [c["name"] for c in dash.changes if c["what"] in ("new", "gone")] == []
+
+
+def test_dashboard_on_an_executor_shared_by_threads(mlp, monkeypatch):
+    """Four training threads, one executor, one Dashboard: no error reaches a worker,
+    every run is counted. Turning traits into JSON is made slow (as sending a large state
+    to the browser is), which widens the window where two runs' updates would interleave."""
+    import threading
+    import time
+    import warnings
+    prog, startup_scope, exe, feed, loss = mlp
+    dash = Dashboard(prog, None, exe)
+    to_json = Dashboard._trait_to_json
+
+    def slow_to_json(x, widget):
+        time.sleep(0.00005)
+        return to_json(x, widget)
+    monkeypatch.setattr(Dashboard, "_trait_to_json", staticmethod(slow_to_json))
+    errors = []
+
+    def train():
+        scope = pd.Scope()
+        for var in prog.global_block().vars.values():
+            if var.persistable and startup_scope.find_var(var.name) is not None:
+                value = startup_scope.find_var(var.name).get_tensor().numpy()
+                scope.var(var.name).get_tensor().set(value.copy(), pd.CPUPlace())
+        try:
+            for _ in range(20):
+                exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+        except Exception as err:            # noqa: BLE001 - what the test looks for
+            errors.append(err)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=train) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == [] and [str(w.message) for w in caught] == []
+    assert dash.runs == 80 and dash.run["label"] == "run 80"
+
+
+def test_a_failing_dashboard_never_fails_the_run(mlp, monkeypatch):
+    prog, scope, exe, feed, loss = mlp
+    dash = Dashboard(prog, scope, exe)
+    monkeypatch.setattr(dash, "_show", lambda *a: {}["boom"])
+    with pytest.warns(RuntimeWarning, match="could not show a run.*KeyError"):
+        (value,) = exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    assert np.isfinite(value).all()
 
 
 def test_dashboard_follows_the_program_as_it_is_built(mlp):

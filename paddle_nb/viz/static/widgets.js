@@ -126,6 +126,13 @@ function redraw(root, draw) {
 }
 
 // -- the Dashboard -------------------------------------------------------------------------
+// Each Dashboard's view-only choices (not synced: they are the reader's, not the program's).
+const VIEW_CHOICES = new WeakMap();
+const viewChoices = (model) => {
+  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false });
+  return VIEW_CHOICES.get(model);
+};
+
 function drawDashboard(model) {
   const palette = model.get("palette");
   const blocks = model.get("blocks");
@@ -142,8 +149,16 @@ function drawDashboard(model) {
     model.set("expanded", { ...expanded, [String(selected)]: ids }); model.save_changes(); };
   const refold = opened.length ? h("button", { class: "pnb-btn", "data-action": "refold",
     onclick: () => setOpened([]) }, `fold again (${opened.length} opened)`) : null;
-  const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length },
-    h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, refold),
+  // The graph opens fitted, whole, to the pane's width and 75% of the window's height;
+  // "actual size" shows it unscaled in a scrolling box; the corner handle resizes the box.
+  const root_state = viewChoices(model), full = root_state.full;
+  const sizeBtn = h("button", { class: "pnb-btn", "data-action": "graph-size",
+    onclick: (e) => { root_state.full = !full; e.target.closest(".pnb-graph").dataset.size = root_state.full ? "full" : "fit";
+                      e.target.textContent = root_state.full ? "fit" : "actual size"; } },
+    full ? "fit" : "actual size");
+  const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length,
+                           "data-size": full ? "full" : "fit" },
+    h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, sizeBtn, refold),
     graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }));
   const changes = model.get("changes") || [];
   const scopes = model.get("scopes");
@@ -160,11 +175,23 @@ function drawDashboard(model) {
     h("div", { class: "pnb-pane pnb-scopes" },
       h("div", { class: "pnb-pane-title" }, "scope hierarchy of the last run"),
       scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true }) : null,
-      declared.length ? h("div", { class: "pnb-declared" }, h("span", { class: "pnb-muted" },
-        "declared in the program, in no scope: "),
-        declared.map((n) => h("span", { class: "pnb-declared-var", "data-var": n, "data-state": "declared" },
-          stateChip("declared", palette), n))) : null,
-      changeList(changes)));
+      declaredGroups(declared, palette),
+      run.recorded === false ? h("div", { class: "pnb-muted pnb-changes" },
+        "what each run changes is marked from the next run on") : changeList(changes)));
+}
+
+// The program's variables that no scope holds, one folded group per kind ("temp (212)"):
+// a count to read at a glance, the names (sorted naturally: _2 before _10) on a click.
+function declaredGroups(groups, palette) {
+  if (!groups.length) return null;
+  const total = groups.reduce((a, g) => a + g.count, 0);
+  return h("div", { class: "pnb-declared", "data-declared": total },
+    h("span", { class: "pnb-muted" }, `declared in the program, in no scope (${total}): `),
+    groups.map((g) => h("details", { class: "pnb-kind", "data-kind": g.kind, "data-count": g.count,
+                                     open: g.count <= 6 && total <= 24 },
+      h("summary", {}, stateChip("declared", palette), ` ${g.kind} `, h("b", {}, g.count)),
+      h("div", { class: "pnb-kind-names" }, g.names.map((n) =>
+        h("span", { class: "pnb-declared-var", "data-var": n, "data-state": "declared" }, n))))));
 }
 
 function blockTree(blocks, parent, selected, select) {
@@ -174,7 +201,7 @@ function blockTree(blocks, parent, selected, select) {
     h("div", { class: "pnb-block-item" + (b.idx === selected ? " pnb-selected" : ""),
                "data-block": b.idx, "data-selected": b.idx === selected ? "true" : null,
                "data-change": b.change || null, onclick: () => select(b.idx),
-               title: b.op_types.join(", ") },
+               title: b.summary || b.op_types.join(", ") },
       `block ${b.idx}`, h("span", { class: "pnb-muted" }, ` ${b.ops} ops · ${b.vars} vars`),
       b.change ? h("span", { class: "pnb-change" }, b.change) : null),
     blockTree(blocks, b.idx, selected, select))));
@@ -204,7 +231,8 @@ function changeList(changes) {
     h("ul", {}, shown.map((c) => h("li", { "data-var": c.name, "data-change": c.what },
       h("span", { class: "pnb-change" }, c.what), " ", h("span", { class: "pnb-name" }, c.name),
       h("span", { class: "pnb-muted" }, ` in ${c.path}`),
-      c.before || c.after ? h("span", { class: "pnb-muted" }, ` : ${c.before || "—"} → ${c.after || "—"}`) : null))),
+      c.before || c.after ? h("span", { class: "pnb-said" }, ": ", h("span", { class: "pnb-before" }, c.before || "—"),
+        " → ", h("span", { class: "pnb-after" }, c.after || "—")) : null))),
     changes.length > shown.length ? h("div", { class: "pnb-muted" }, `… and ${changes.length - shown.length} more`) : null);
 }
 

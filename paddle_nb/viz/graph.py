@@ -19,8 +19,8 @@ from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
 from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
-from paddle_nb.viz.names import user_names
 from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
+from paddle_nb.viz.names import user_names
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
 from paddle_nb.viz.svg import graph_html
 

@@ -26,7 +26,9 @@ NO_DOT = ("The Graphviz program `dot` is not installed, so here is the DOT sourc
 # to fit (preserveAspectRatio). static/panzoom.js then adds the wheel, the drag and a "fit"
 # button; it is inlined in each picture, so nothing is fetched.
 FIT_STYLE = "max-width:100%;max-height:80vh;height:auto;display:block;margin:0 auto"
-BOX_STYLE = "position:relative;border:1px solid #dde;border-radius:4px;padding:2px;overflow:hidden"
+BOX_STYLE = ("position:relative;border:1px solid #dde;border-radius:4px;padding:2px;"
+             "overflow:hidden")
+MESSAGE_STYLE = "font-size:11px;color:#666;min-height:1.3em"
 PANZOOM_JS = (pathlib.Path(__file__).parent / "static" / "panzoom.js").read_text().replace(
     "</", "<\\/")         # (inside a script, "</script" would end it)
 HOW_TO_MOVE = ("wheel: zoom · drag: pan · fit: the whole graph · hover a node: its details · "
@@ -76,7 +78,7 @@ def graph_html(dot):
     note = f'<div class="pnb-graph-note pnb-muted" style="font-size:11px">{esc(note)}</div>' \
         if note else ""
     return (f'<div class="pnb-graphbox" data-graph="svg" style="{BOX_STYLE}">{svg}{note}'
-            f'<div class="pnb-graph-msg pnb-muted" style="font-size:11px;color:#666;min-height:1.3em" '
+            f'<div class="pnb-graph-msg pnb-muted" style="{MESSAGE_STYLE}" '
             f'data-hint="{esc(HOW_TO_MOVE)}"></div></div>'
             f"<script>{PANZOOM_JS}\n"
             "document.querySelectorAll('.pnb-graphbox:not([data-panzoom])')"

@@ -194,6 +194,11 @@ class _Drawing(EdgeDrawing):
         """A parameter (or other persistable) written into its ops' labels, not drawn."""
         return self.vars[vk].persistable and not self.folds.var_shown(vk)
 
+    def edge_tip(self, vk):
+        """What hovering an edge that carries variable ``vk`` shows: its names and type."""
+        var, given = self.vars[vk], self.names.get(vk)
+        return f"{given + ' = ' if given else ''}{var.name}: {_type_text(var)}"
+
     def given(self, block, op):
         """``{variable name: the user's name}`` for the variables ``op`` reads and writes."""
         found = {}

@@ -1,6 +1,8 @@
 """Drawing big programs: seconds from a Program to its folded graph and to its SVG.
 
-What it draws, with ``pd.viz.graph`` defaults (fold until at most 60 nodes):
+What it draws, with ``pd.viz.graph`` defaults (a program of more than 60 nodes is drawn
+compact, parameters in the labels of their ops and intermediates as named edges, then folded
+until it has at most 60 nodes):
 
 - the 1,000-op program ``bench_build`` builds (100 units of ``relu, y + x, scale, fc(16),
   relu, elementwise_mul, scale, y - x, tanh``);

@@ -31,7 +31,8 @@ import re
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.viz.repeats import find_repeats
 
-__all__ = ["Folds", "name_prefix", "node_id", "KEYWORDS", "LADDER", "DATAFLOWS"]
+__all__ = ["Folds", "name_prefix", "node_id", "KEYWORDS", "LADDER", "DATAFLOWS",
+           "DEFAULT_MAX_NODES"]
 
 KEYWORDS = ("repeats", "params", "temps", "prefix", "segments", "blocks")
 # The default's steps, gentlest first: each is taken only while the drawing is too big.
@@ -109,7 +110,8 @@ class Folds:
                 inner = self.program.block(sub)
                 outer = op.input("inputs") + op.input("initial_states") + op.output("outputs")
                 linked.update(vk for vk in (self.resolve(b, n) for n in outer) if vk)
-                for name in outer + list(op.attr("ex_states") or []) + list(op.attr("states") or []):
+                states = list(op.attr("ex_states") or []) + list(op.attr("states") or [])
+                for name in outer + states:
                     if name in inner.vars:
                         linked.add((sub, name))
         return linked

@@ -19,8 +19,8 @@ from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
 from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
-from paddle_nb.viz.names import user_names
 from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
+from paddle_nb.viz.names import user_names
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
 from paddle_nb.viz.svg import graph_html
 
@@ -193,6 +193,11 @@ class _Drawing(EdgeDrawing):
     def hidden_param(self, vk):
         """A parameter (or other persistable) written into its ops' labels, not drawn."""
         return self.vars[vk].persistable and not self.folds.var_shown(vk)
+
+    def edge_tip(self, vk):
+        """What hovering an edge that carries variable ``vk`` shows: its names and type."""
+        var, given = self.vars[vk], self.names.get(vk)
+        return f"{given + ' = ' if given else ''}{var.name}: {_type_text(var)}"
 
     def given(self, block, op):
         """``{variable name: the user's name}`` for the variables ``op`` reads and writes."""

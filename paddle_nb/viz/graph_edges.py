@@ -20,8 +20,8 @@ LINK_TEXT = "#3d2470"        # the step links' and ties' words: dark enough to r
 class EdgeDrawing:
     """The edge half of graph.py's drawing: it fills ``edges`` (merged by ends) and ``extra``.
 
-    Expects ``blocks``, ``program``, ``folds``, ``touch``, ``drawn``, ``heads`` and the
-    naming methods ``resolve``, ``op_node``, ``var_node``, ``hidden_param``.
+    Expects ``blocks``, ``program``, ``folds``, ``touch``, ``drawn``, ``heads``, ``names``
+    and the methods ``resolve``, ``op_node``, ``var_node``, ``hidden_param``, ``edge_tip``.
     """
 
     def draw_edges(self):
@@ -49,6 +49,7 @@ class EdgeDrawing:
                         wid = self.op_node(w)
                         if wid != node:
                             self._edge(wid, node, through=self.names.get(vk, name),
+                                       tip=self.edge_tip(vk),
                                        capture=vk[0] != b.idx,
                                        back=w[0] == b.idx and w[1] > k)
                 for name in dict.fromkeys(op.output_arg_names):
@@ -59,10 +60,12 @@ class EdgeDrawing:
                         update = any(r[0] == b.idx and r[1] < k for r in readers)
                         self._edge(node, vid, capture=vk[0] != b.idx, back=update)
 
-    def _edge(self, tail, head, capture=False, back=False, through=None):
-        e = self.edges.setdefault((tail, head), {"capture": capture, "back": back, "names": []})
+    def _edge(self, tail, head, capture=False, back=False, through=None, tip=None):
+        e = self.edges.setdefault((tail, head), {"capture": capture, "back": back, "names": [],
+                                                 "tips": []})
         if through and through not in e["names"]:
             e["names"].append(through)
+            e["tips"].append(tip or through)
 
     def _ties(self):
         """A bold edge from each op to the sub-block it owns (to the cluster, via lhead)."""
@@ -124,7 +127,7 @@ def edge_attrs(e):
     if names:                   # between folded nodes: name the variable when there is one
         if len(names) == 1 and not e["back"]:   # an xlabel: placed after the layout, it
             attrs["xlabel"] = dot_label(dot_text(names[0]))     # adds no rank of its own
-        attrs["tooltip"] = dot_label(dot_text(", ".join(names)))
+        attrs["tooltip"] = dot_label(dot_text("\n".join(e.get("tips") or names)))
         classes.append("through")
         if e["back"]:           # an optimizer's update of a folded layer: there, but quiet
             attrs.update(color="#b6d7a8", arrowsize="0.4")

@@ -20,6 +20,8 @@ does; a parameter keeps its own name (``name=`` already gave it the user's).
 
 import re
 
+from paddle_nb.framework.variable import Variable
+
 __all__ = ["user_names", "assigned_names"]
 
 TARGETS = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*=(?!=)")
@@ -49,11 +51,12 @@ def user_names(program, namespace=None):
     named = _from_lines(program)
     taken = set(named.values())
     for target, value in (_namespace() if namespace is None else namespace).items():
-        block = getattr(value, "block", None)
-        if target.startswith("_") or target in taken or \
-                getattr(block, "program", None) is not program:
+        # (only Variables are asked anything: a module's __getattr__ may import or raise)
+        if not isinstance(value, Variable) or target.startswith("_") or target in taken or \
+                value.block.program is not program:
             continue
-        key = (block.idx, getattr(value, "name", None))
+        block = value.block
+        key = (block.idx, value.name)
         var = block.vars.get(key[1])
         if key not in named and var is not None and not var.persistable and key[1] != target:
             named[key] = target

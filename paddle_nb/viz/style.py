@@ -89,6 +89,7 @@ CSS = """
 .pnb img.pnb-heat { image-rendering: pixelated; border: 1px solid #999; }
 .pnb tr[data-state="freed"] .pnb-name { text-decoration: line-through; }
 .pnb svg { max-width: 100%; height: auto; }
+.pnb svg a, .pnb svg a:hover { text-decoration: none; }
 """
 
 

@@ -26,28 +26,33 @@ NO_DOT = ("The Graphviz program `dot` is not installed, so here is the DOT sourc
 # to fit (preserveAspectRatio). static/panzoom.js then adds the wheel, the drag and a "fit"
 # button; it is inlined in each picture, so nothing is fetched.
 FIT_STYLE = "max-width:100%;max-height:80vh;height:auto;display:block;margin:0 auto"
-BOX_STYLE = "position:relative;border:1px solid #dde;border-radius:4px;padding:2px;overflow:hidden"
+BOX_STYLE = ("position:relative;border:1px solid #dde;border-radius:4px;padding:2px;"
+             "overflow:hidden")
+MESSAGE_STYLE = "font-size:11px;color:#666;min-height:1.3em"
 PANZOOM_JS = (pathlib.Path(__file__).parent / "static" / "panzoom.js").read_text().replace(
     "</", "<\\/")         # (inside a script, "</script" would end it)
 HOW_TO_MOVE = ("wheel: zoom · drag: pan · fit: the whole graph · hover a node: its details · "
                "click a folded node: how to open it")
 
 
-def fitted(svg):
-    """Graphviz's ``<svg width="..pt" height="..pt">`` sized in CSS pixels and styled to fit
-    its box (see FIT_STYLE), its viewBox unchanged."""
+def fitted(svg, style=True):
+    """Graphviz's ``<svg width="..pt" height="..pt">`` sized in CSS pixels, scaling the whole
+    drawing into whatever box it gets (``preserveAspectRatio``), its viewBox unchanged; with
+    ``style``, also styled inline to fit its box (FIT_STYLE), which no stylesheet overrides."""
     def size(match):
         width, height = (float(v) * 4 / 3 for v in match.groups())
+        inline = f' style="{FIT_STYLE}"' if style else ""
         return (f'<svg width="{width:.0f}" height="{height:.0f}" '
-                f'preserveAspectRatio="xMidYMin meet" style="{FIT_STYLE}"')
+                f'preserveAspectRatio="xMidYMin meet"{inline}')
     return re.sub(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', size, svg, count=1)
 
 
-def svg_of(dot):
+def svg_of(dot, style=False):
     """The SVG of ``dot`` (runs `dot`), with data-block, data-op, data-var on its nodes,
-    sized to fit its box (:func:`fitted`)."""
+    sized in CSS pixels (:func:`fitted`; ``style=True`` adds the inline fit that
+    :func:`graph_html` uses; a widget sizes it with its own stylesheet)."""
     svg = dot.pipe(format="svg", quiet=True).decode("utf-8")
-    svg = fitted(svg[svg.find("<svg"):])
+    svg = fitted(svg[svg.find("<svg"):], style)
     data = getattr(dot, "paddle_nodes", {})
 
     def add(match):
@@ -63,7 +68,7 @@ def graph_html(dot):
     its DOT source and how to get `dot` when `dot` is missing."""
     import graphviz
     try:
-        svg = svg_of(dot)
+        svg = svg_of(dot, style=True)
     except (graphviz.ExecutableNotFound, OSError):
         note = getattr(dot, "paddle_note", "")
         return (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
@@ -73,7 +78,7 @@ def graph_html(dot):
     note = f'<div class="pnb-graph-note pnb-muted" style="font-size:11px">{esc(note)}</div>' \
         if note else ""
     return (f'<div class="pnb-graphbox" data-graph="svg" style="{BOX_STYLE}">{svg}{note}'
-            f'<div class="pnb-graph-msg pnb-muted" style="font-size:11px;color:#666;min-height:1.3em" '
+            f'<div class="pnb-graph-msg pnb-muted" style="{MESSAGE_STYLE}" '
             f'data-hint="{esc(HOW_TO_MOVE)}"></div></div>'
             f"<script>{PANZOOM_JS}\n"
             "document.querySelectorAll('.pnb-graphbox:not([data-panzoom])')"

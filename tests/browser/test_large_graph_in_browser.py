@@ -143,6 +143,16 @@ BOX_FACTS = """() => {
 }"""
 
 
+# the texts drawn (partly) outside their node's shape: a label overflowing its box
+TEXT_OUTSIDE_SHAPES = """() => [...document.querySelectorAll("g.node")].flatMap((g) => {
+  const shape = g.querySelector("polygon, ellipse, path");
+  if (!shape) return [];
+  const s = shape.getBoundingClientRect();
+  return [...g.querySelectorAll("text")].filter((t) => { const r = t.getBoundingClientRect();
+    return r.left < s.left - 1 || r.right > s.right + 1 || r.top < s.top - 1
+      || r.bottom > s.bottom + 1; }).map((t) => `${g.id}: ${t.textContent}`); })"""
+
+
 def resnet_page(tmp_path):
     """The HTML pd.viz.html_of gives for ResNet-18, as a static page (an HTML export)."""
     from paddle_nb.io import load_program
@@ -169,6 +179,7 @@ def test_resnet18_rich_display_fits_its_box_and_pans_and_zooms(tmp_path):
         assert fitted["svg"][3] <= 0.8 * fitted["viewport"][1] + 1      # one screen
         assert fitted["svg"][2] <= fitted["box"][2]
         assert fitted["textHeight"] >= 8, fitted                        # readable
+        assert page.evaluate(TEXT_OUTSIDE_SHAPES) == []                 # labels fit their boxes
 
         svg = page.locator(".pnb-graphbox svg")
         svg.hover()

@@ -69,6 +69,8 @@ def test_resnet18_default_graph_is_compact_and_folds_its_residual_blocks():
     assert ns["op-b0-2"]["label"] == "#2 batch_norm\\n+4 params (batch_norm2d_0.*)"
     through = {e["xlabel"] for a, b, e in edges(dot) if "xlabel" in e}
     assert {"conv2d_20.tmp_0", "relu_4.tmp_0", "linear_1.tmp_0"} <= through
+    tips = {e["xlabel"]: e["tooltip"] for a, b, e in edges(dot) if "xlabel" in e}
+    assert tips["relu_4.tmp_0"] == "relu_4.tmp_0: float32[-1, 64, 56, 56]"   # hover: its type
     assert "flatten_0.tmp_1" not in dot.source
     assert dot.paddle_note.startswith("73 ops (289 nodes in full) drawn as")
     assert "dataflow='full'" in dot.paddle_note

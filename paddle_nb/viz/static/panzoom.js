@@ -17,6 +17,17 @@ function pnbPanZoom(box, options) {
   const svg = box.querySelector("svg");
   if (!svg || !svg.viewBox || !svg.viewBox.baseVal) return;
   box.setAttribute("data-panzoom", "on");
+  // Zooming in shows more than the fitted drawing's own width: the svg takes the box's whole
+  // width at its fitted height (the drawing stays centred in it: preserveAspectRatio).
+  const widen = () => {
+    const height = svg.getBoundingClientRect().height;
+    if (!height || svg.getAttribute("data-widened")) return;
+    svg.setAttribute("data-widened", "true");
+    Object.assign(svg.style, { width: "100%", maxWidth: "none", height: `${height}px`,
+                               maxHeight: "none" });
+  };
+  widen();
+  svg.querySelectorAll("a").forEach((a) => { a.style.textDecoration = "none"; });
   const base = svg.viewBox.baseVal;
   const home = [base.x, base.y, base.width, base.height];
   let view = home.slice();
@@ -110,7 +121,7 @@ function pnbPanZoom(box, options) {
       message.textContent = on ? hint : "";
     }
   };
-  box.addEventListener("pointerenter", () => hover(true));
+  box.addEventListener("pointerenter", () => { widen(); hover(true); });
   box.addEventListener("pointerleave", () => hover(false));
   hover(false);
   show();

@@ -26,7 +26,8 @@ from paddle_nb.ops.feed_fetch import read_npy
 from paddle_nb.ops.tensor_stream import read_tensor, write_tensor
 
 __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
-           "load_persistables", "is_parameter", "is_persistable", "combined_writer"]
+           "load_persistables", "is_parameter", "is_persistable", "combined_writer", "header_check",
+           "check_lod", "check_value"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 

@@ -125,8 +125,8 @@ def count_events(save):
 
 
 def interrupted(save, n):
-    """Run ``save`` with a Ctrl-C at its ``n``-th trace event; True if KeyboardInterrupt
-    reached the caller."""
+    """Run ``save`` with a Ctrl-C at its ``n``-th trace event: (whether KeyboardInterrupt
+    reached the caller, whether the save got as far as event ``n``)."""
     count = 0
 
     def tracer(frame, event, arg):
@@ -139,10 +139,10 @@ def interrupted(save, n):
     try:
         save()
     except KeyboardInterrupt:
-        return True
+        return True, count >= n
     finally:
         sys.settrace(None)
-    return False
+    return False, count >= n
 
 
 def points(total, k):
@@ -167,11 +167,12 @@ def test_ctrl_c_at_any_point_of_any_save_leaves_the_old_save_or_the_new_one(tmp_
         for n in points(total, POINTS_PER_SAVE):
             for name, data in old.items():          # back to the old save
                 (tmp_path / name).write_bytes(data)
-            raised = interrupted(save, n)
+            raised, reached = interrupted(save, n)
             now = snapshot(tmp_path)
             assert now in (old, new), f"{kind}, interrupt at event {n}: a mix of saves"
             assert leftovers(tmp_path) == [], f"{kind}, interrupt at event {n}"
-            assert raised or now == new, f"{kind}, event {n}: the interrupt was lost"
+            assert raised == reached, f"{kind}, event {n}: the interrupt was lost"
+            assert raised or now == new, kind
             assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
             assert interrupts._STATE.depth == 0 and interrupts._STATE.pending is None
             tried += 1

@@ -181,6 +181,28 @@ def test_ctrl_c_at_any_point_of_any_save_leaves_the_old_save_or_the_new_one(tmp_
     assert tried >= 300
 
 
+def test_ctrl_c_during_a_save_into_the_working_directory_waits_for_the_last_file(
+        tmp_path, monkeypatch):
+    """The working directory cannot be swapped, so its files are written in place, one by
+    one: Ctrl-C must wait until all of them are written."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    model = Model()
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    save = lambda: pd.io.save_persistables(model.exe, ".", model.main, scope=model.scope)
+    save()
+    old = snapshot(tmp_path)
+    model.renew()
+    total = count_events(save)
+    new = snapshot(tmp_path)
+    for n in points(total, 12):
+        for name, data in old.items():
+            (tmp_path / name).write_bytes(data)
+        raised, reached = interrupted(save, n)
+        assert snapshot(tmp_path) in (old, new) and leftovers(tmp_path) == [], n
+        assert raised == reached
+
+
 def test_what_an_interrupted_save_leaves_loads(tmp_path):
     model = Model()
     model_dir = tmp_path / "m"

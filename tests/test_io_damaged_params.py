@@ -191,3 +191,10 @@ def test_deserialize_persistables_sets_all_of_them_or_none(model):
     assert fresh.local_var_names() == []
     pd.static.deserialize_persistables(program, data, exe, scope=fresh)
     assert sorted(fresh.local_var_names()) == ["fc_0.b_0", "fc_0.w_0"]
+
+
+def test_load_program_state_refuses_a_sparse_file_before_reading(tmp_path):
+    path = tmp_path / "w"
+    sparse_file(path, header([2**31]), 8 * 2**30 + 64)
+    message = load_bounded(pd.static.load_program_state, str(tmp_path))
+    assert f"variable 'w' in '{path}'" in message and "(a sparse file)" in message

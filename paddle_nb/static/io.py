@@ -29,7 +29,7 @@ from paddle_nb.io.export26 import normalize
 from paddle_nb.io.interrupts import deferred_interrupts
 from paddle_nb.io.params import (
     check_lod, check_value, header_check, is_persistable, load_vars, os_errors,
-    save_persistables, select_vars, values_from_scope,
+    save_persistables, select_vars, stored_bytes_check, values_from_scope,
 )
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.ops.tensor_stream import read_tensor, tensor_bytes
@@ -180,13 +180,16 @@ def load_program_state(model_path, var_list=None):
     are variables of ``var_list`` when given, else every file)."""
     if not os.path.isdir(model_path):
         raise SaveLoadError(f"load_program_state: no directory '{model_path}'")
-    names = sorted(os.listdir(model_path)) if var_list is None else [v.name for v in var_list]
+    variables = {v.name: v for v in var_list or ()}
+    names = sorted(os.listdir(model_path)) if var_list is None else list(variables)
     state = {}
     for name in names:
         path = os.path.join(model_path, name)
         with os_errors("cannot read", path), open(path, "rb") as f:
+            check = header_check(variables[name], path, f) if name in variables else \
+                stored_bytes_check(f"variable '{name}' in '{path}'", f)
             state[name] = read_tensor(f, name=f"variable '{name}'",
-                                      limit=os.path.getsize(path))[0]
+                                      limit=os.path.getsize(path), check=check)[0]
     return state
 
 

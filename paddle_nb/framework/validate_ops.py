@@ -26,7 +26,7 @@ __all__ = ["check_ops"]
 T = framework_pb2.AttrType
 
 # The AttrTypes that can hold a value of each declared kind (ops/registry.py's ATTR_KINDS).
-# Numbers widen (an INT where a LONG or a FLOAT is declared), as PaddlePaddle's readers do.
+# Numbers widen (an INT where a LONG or a FLOAT is declared): paddle_nb reads them so.
 _INTS = {T.INT, T.LONG}
 _NUMBERS = {T.INT, T.LONG, T.FLOAT, T.FLOAT64, T.SCALAR}
 _TEXT = {T.STRING, T.VAR}

@@ -45,7 +45,7 @@ T = framework_pb2.AttrType
 V = framework_pb2.VarType
 ATTR_TYPES = list(T.values())
 VAR_TYPES = list(V.Type.values())
-OP_TYPES = sorted(registry._REGISTRY)
+OP_TYPES = sorted(registry.types())
 
 
 # -- program mutations ------------------------------------------------------------------------------

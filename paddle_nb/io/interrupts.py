@@ -43,14 +43,11 @@ _STATE = _Deferral()
 @contextlib.contextmanager
 def deferred_interrupts():
     """Record SIGINT instead of raising it in the with-block (main thread; nests)."""
-    if threading.current_thread() is not threading.main_thread():
+    state = _STATE
+    if threading.current_thread() is not threading.main_thread() or \
+            (state.depth == 0 and not _install(state)):
         yield
         return
-    state = _STATE
-    if state.depth == 0:
-        previous = signal.getsignal(signal.SIGINT)
-        signal.signal(signal.SIGINT, state.record)
-        state.previous = previous
     state.depth += 1
     try:
         yield
@@ -84,6 +81,18 @@ def interruption_point():
     if state.pending is not None and state.depth > 0 and not state.held and \
             threading.current_thread() is threading.main_thread():
         _deliver(state)
+
+
+def _install(state):
+    """Put ``state.record`` in place of the SIGINT handler; False where Python may not
+    (a sub-interpreter), and the save then runs as any code does."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, state.record)
+    except ValueError:
+        return False
+    state.previous = previous
+    return True
 
 
 def _deliver(state):

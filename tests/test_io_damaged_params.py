@@ -172,3 +172,29 @@ def test_a_valid_lod_loads_with_its_values(tmp_path, model):
     fresh = pd.Scope()
     pd.io.load_params(exe, str(tmp_path), main, scope=fresh)
     assert fresh.find_var("fc_0.w_0").get_tensor().lod() == [[0, 1, 3]]
+
+
+def test_deserialize_persistables_sets_all_of_them_or_none(model):
+    main, exe, scope = model
+    x = main.global_block().var("x")
+    out = main.global_block().ops[-1].output_arg_names[0]
+    data = pd.static.serialize_persistables([x], [main.global_block().var(out)], exe,
+                                            program=main, scope=scope)
+    program = pd.static.deserialize_program(pd.static.serialize_program(
+        [x], [main.global_block().var(out)], program=main))
+    bias = scope.find_var("fc_0.b_0").get_tensor().numpy()
+    broken = data[:len(tensor_bytes(bias))] + tensor_bytes(np.zeros((3, 2), "float32"),
+                                                           [[0, 3, 1]])
+    fresh = pd.Scope()
+    with pytest.raises(SaveLoadError, match="'fc_0.w_0'.*LoD is not valid"):
+        pd.static.deserialize_persistables(program, broken, exe, scope=fresh)
+    assert fresh.local_var_names() == []
+    pd.static.deserialize_persistables(program, data, exe, scope=fresh)
+    assert sorted(fresh.local_var_names()) == ["fc_0.b_0", "fc_0.w_0"]
+
+
+def test_load_program_state_refuses_a_sparse_file_before_reading(tmp_path):
+    path = tmp_path / "w"
+    sparse_file(path, header([2**31]), 8 * 2**30 + 64)
+    message = load_bounded(pd.static.load_program_state, str(tmp_path))
+    assert f"variable 'w' in '{path}'" in message and "(a sparse file)" in message

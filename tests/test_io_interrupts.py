@@ -125,8 +125,8 @@ def count_events(save):
 
 
 def interrupted(save, n):
-    """Run ``save`` with a Ctrl-C at its ``n``-th trace event; True if KeyboardInterrupt
-    reached the caller."""
+    """Run ``save`` with a Ctrl-C at its ``n``-th trace event: (whether KeyboardInterrupt
+    reached the caller, whether the save got as far as event ``n``)."""
     count = 0
 
     def tracer(frame, event, arg):
@@ -139,10 +139,10 @@ def interrupted(save, n):
     try:
         save()
     except KeyboardInterrupt:
-        return True
+        return True, count >= n
     finally:
         sys.settrace(None)
-    return False
+    return False, count >= n
 
 
 def points(total, k):
@@ -167,17 +167,40 @@ def test_ctrl_c_at_any_point_of_any_save_leaves_the_old_save_or_the_new_one(tmp_
         for n in points(total, POINTS_PER_SAVE):
             for name, data in old.items():          # back to the old save
                 (tmp_path / name).write_bytes(data)
-            raised = interrupted(save, n)
+            raised, reached = interrupted(save, n)
             now = snapshot(tmp_path)
             assert now in (old, new), f"{kind}, interrupt at event {n}: a mix of saves"
             assert leftovers(tmp_path) == [], f"{kind}, interrupt at event {n}"
-            assert raised or now == new, f"{kind}, event {n}: the interrupt was lost"
+            assert raised == reached, f"{kind}, event {n}: the interrupt was lost"
+            assert raised or now == new, kind
             assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
             assert interrupts._STATE.depth == 0 and interrupts._STATE.pending is None
             tried += 1
         for name, data in new.items():
             (tmp_path / name).write_bytes(data)
     assert tried >= 300
+
+
+def test_ctrl_c_during_a_save_into_the_working_directory_waits_for_the_last_file(
+        tmp_path, monkeypatch):
+    """The working directory cannot be swapped, so its files are written in place, one by
+    one: Ctrl-C must wait until all of them are written."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    model = Model()
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    save = lambda: pd.io.save_persistables(model.exe, ".", model.main, scope=model.scope)
+    save()
+    old = snapshot(tmp_path)
+    model.renew()
+    total = count_events(save)
+    new = snapshot(tmp_path)
+    for n in points(total, 12):
+        for name, data in old.items():
+            (tmp_path / name).write_bytes(data)
+        raised, reached = interrupted(save, n)
+        assert snapshot(tmp_path) in (old, new) and leftovers(tmp_path) == [], n
+        assert raised == reached
 
 
 def test_what_an_interrupted_save_leaves_loads(tmp_path):

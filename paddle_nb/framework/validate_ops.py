@@ -11,7 +11,8 @@ it, so that a damaged or hostile file is refused at load with an error naming th
 - an attribute the op type declares (or one every op carries, ``op_role``) has an
   AttrType that can hold what the op declares: an ``op_role`` stored as FLOATS or a
   STRING is refused here, not left to fail as a bare TypeError in ``clone``.
-- a global-block op names no variable that only a sub-block declares: it could read
+- no op names a variable "" (PaddlePaddle writes ``@EMPTY@`` for none), and a
+  global-block op names no variable that only a sub-block declares: it could read
   nothing a run gives it. (Inside sub-blocks PaddlePaddle leaves many names undeclared,
   such as the gradients a grad block makes at run time, so only the global block is
   checked.)
@@ -29,7 +30,7 @@ __all__ = ["check_ops"]
 T = framework_pb2.AttrType
 
 # The AttrTypes that can hold a value of each declared kind (ops/registry.py's ATTR_KINDS).
-# Numbers widen (an INT where a LONG or a FLOAT is declared), as PaddlePaddle's readers do.
+# Numbers widen (an INT where a LONG or a FLOAT is declared): paddle_nb reads them so.
 _INTS = {T.INT, T.LONG}
 _NUMBERS = {T.INT, T.LONG, T.FLOAT, T.FLOAT64, T.SCALAR}
 _TEXT = {T.STRING, T.VAR}
@@ -68,6 +69,7 @@ def check_ops(desc: Any) -> None:
                     fine.add(key)
             if i == 0 and inner:
                 _check_global_op_vars(op, f"op #{k} '{op_type}' in block 0", inner)
+            _check_no_empty_names(op, k, i)
 
 
 _FINE: set[tuple[str, str, int]] = set()       # (op type, attribute, AttrType) found to fit: most programs repeat them
@@ -132,3 +134,13 @@ def _check_global_op_vars(op: Any, where: str, inner: set[str]) -> None:
                         f"{where} {kind} variable '{name}' (slot '{slot.parameter}'), which "
                         "only a sub-block declares: a global-block op cannot see it (the "
                         "file is damaged)")
+
+
+def _check_no_empty_names(op, k, i):
+    """An op's variable is never named "" (PaddlePaddle writes ``@EMPTY@`` for none)."""
+    for slots in (op.inputs, op.outputs):
+        for slot in slots:
+            if "" in slot.arguments:
+                raise ProtoDecodeError(f"op #{k} '{op.type}' in block {i}: slot "
+                                       f"'{slot.parameter}' names a variable '' (no name): the "
+                                       "file is damaged")

@@ -9,7 +9,9 @@
   or all of them back to back sorted by name in one file (``save_combine``, ``.pdiparams``).
 - An inference model is a directory: ``__model__`` (the pruned program with ``feed`` /
   ``fetch`` ops) beside its persistables. Files are written whole or not at all
-  (``io/atomic.py``), and nothing is ever read with pickle.
+  (``io/atomic.py``), Ctrl-C never leaves half a save (``io/interrupts.py``), every header
+  of a file read is checked before its data is allocated, and nothing is ever read with
+  pickle (docs/robustness.md).
 """
 
 from paddle_nb.io.inference import (

@@ -26,7 +26,9 @@ import tempfile
 import uuid
 
 from paddle_nb.errors import SaveLoadError
-from paddle_nb.io.interrupts import deferred_interrupts, interruption_point
+from paddle_nb.io.interrupts import (
+    deferred_interrupts, interruption_point, no_interruption_points,
+)
 
 __all__ = ["write_file", "write_files", "staged_directory", "inside", "save_target"]
 
@@ -142,7 +144,8 @@ def staged_directory(dirname):
     if kind == "file":
         raise SaveLoadError(f"cannot save into '{dirname}': it is a file, not a directory")
     if kind == "directory" and _pinned(dirname):
-        yield dirname
+        with no_interruption_points():     # written in place: Ctrl-C after the last file
+            yield dirname
         return
     os.makedirs(parent, exist_ok=True)
     with deferred_interrupts():

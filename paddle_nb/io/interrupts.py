@@ -20,7 +20,7 @@ import contextlib
 import signal
 import threading
 
-__all__ = ["deferred_interrupts", "interruption_point"]
+__all__ = ["deferred_interrupts", "interruption_point", "no_interruption_points"]
 
 
 class _Deferral:
@@ -29,6 +29,7 @@ class _Deferral:
 
     def __init__(self):
         self.depth = 0
+        self.held = 0           # > 0: interruption points wait too (a save in place)
         self.previous = None
         self.pending = None
 
@@ -42,14 +43,11 @@ _STATE = _Deferral()
 @contextlib.contextmanager
 def deferred_interrupts():
     """Record SIGINT instead of raising it in the with-block (main thread; nests)."""
-    if threading.current_thread() is not threading.main_thread():
+    state = _STATE
+    if threading.current_thread() is not threading.main_thread() or \
+            (state.depth == 0 and not _install(state)):
         yield
         return
-    state = _STATE
-    if state.depth == 0:
-        previous = signal.getsignal(signal.SIGINT)
-        signal.signal(signal.SIGINT, state.record)
-        state.previous = previous
     state.depth += 1
     try:
         yield
@@ -60,14 +58,41 @@ def deferred_interrupts():
             _deliver(state)
 
 
+@contextlib.contextmanager
+def no_interruption_points():
+    """Defer SIGINT to the end of the with-block, past any ``interruption_point()`` in it:
+    for a save that writes in place, where stopping half-way would leave a mix."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    with deferred_interrupts():
+        _STATE.held += 1
+        try:
+            yield
+        finally:
+            _STATE.held -= 1
+
+
 def interruption_point():
     """Act now on a SIGINT recorded by ``deferred_interrupts`` (raise KeyboardInterrupt,
     with Python's handler): call it where stopping leaves nothing to undo but what the
     caller's own ``except`` / ``finally`` removes."""
     state = _STATE
-    if state.pending is not None and state.depth > 0 and \
+    if state.pending is not None and state.depth > 0 and not state.held and \
             threading.current_thread() is threading.main_thread():
         _deliver(state)
+
+
+def _install(state):
+    """Put ``state.record`` in place of the SIGINT handler; False where Python may not
+    (a sub-interpreter), and the save then runs as any code does."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, state.record)
+    except ValueError:
+        return False
+    state.previous = previous
+    return True
 
 
 def _deliver(state):

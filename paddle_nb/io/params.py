@@ -26,7 +26,8 @@ from paddle_nb.ops.feed_fetch import read_npy
 from paddle_nb.ops.tensor_stream import read_tensor, write_tensor
 
 __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
-           "load_persistables", "is_parameter", "is_persistable", "combined_writer"]
+           "load_persistables", "is_parameter", "is_persistable", "combined_writer", "header_check",
+           "stored_bytes_check", "check_lod", "check_value"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 
@@ -269,7 +270,17 @@ def header_check(var, path, f):
         if declared is not None and declared != dtype:
             raise SaveLoadError(f"{where}: the program declares dtype {declared}, the "
                                 f"file's header claims {dtype}; nothing was read")
-        if nbytes >= _SPARSE_CHECK and any(w < 0 for w in want):
+        if any(w < 0 for w in want):
+            stored_bytes_check(where, f)(dtype, dims, nbytes)
+    return check
+
+
+def stored_bytes_check(where, f):
+    """``check(dtype, dims, nbytes)`` for ``read_tensor`` where no declaration fixes the
+    size: a tensor above 64 MiB must be stored in ``f`` on disk, not in a hole of a sparse
+    file (whose apparent size passes any size check)."""
+    def check(dtype, dims, nbytes):
+        if nbytes >= _SPARSE_CHECK:
             stored = _stored_bytes(f)
             if stored is not None and stored < nbytes:
                 raise SaveLoadError(f"{where}: the header claims shape {list(dims)} "

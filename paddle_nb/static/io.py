@@ -28,8 +28,8 @@ from paddle_nb.io.atomic import write_file
 from paddle_nb.io.export26 import normalize
 from paddle_nb.io.interrupts import deferred_interrupts
 from paddle_nb.io.params import (
-    check_value, is_persistable, load_vars, os_errors, save_persistables, select_vars,
-    values_from_scope,
+    check_lod, check_value, header_check, is_persistable, load_vars, os_errors,
+    save_persistables, select_vars, stored_bytes_check, values_from_scope,
 )
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.ops.tensor_stream import read_tensor, tensor_bytes
@@ -119,12 +119,20 @@ def deserialize_persistables(program, data, executor, scope=None):
     variables = select_vars(program, predicate=is_persistable)
     stream = bytes_io.BytesIO(data)
     scope = global_scope() if scope is None else scope
+    values = {}                     # all read and checked first: all of them are set, or none
     for var in variables:
-        array, lod = read_tensor(stream, name=f"variable '{var.name}'", limit=len(data))
-        scope.var(var.name).get_tensor().set(array, executor.place)
+        values[var.name] = read_tensor(stream, name=f"variable '{var.name}'", limit=len(data),
+                                       check=header_check(var, "the bytes", stream))
+        check_value(var, values[var.name][0])
+        check_lod(var, *values[var.name], "the bytes")
     if stream.tell() != len(data):
         raise SaveLoadError(f"deserialize_persistables: {len(data) - stream.tell()} bytes "
                             f"are left after the program's {len(variables)} persistables")
+    with deferred_interrupts():
+        for var in variables:
+            tensor = scope.var(var.name).get_tensor()
+            tensor.set(values[var.name][0], executor.place)
+            tensor.set_lod(values[var.name][1])
 
 
 def save(program, model_path, protocol=4, **configs):
@@ -172,13 +180,16 @@ def load_program_state(model_path, var_list=None):
     are variables of ``var_list`` when given, else every file)."""
     if not os.path.isdir(model_path):
         raise SaveLoadError(f"load_program_state: no directory '{model_path}'")
-    names = sorted(os.listdir(model_path)) if var_list is None else [v.name for v in var_list]
+    variables = {v.name: v for v in var_list or ()}
+    names = sorted(os.listdir(model_path)) if var_list is None else list(variables)
     state = {}
     for name in names:
         path = os.path.join(model_path, name)
         with os_errors("cannot read", path), open(path, "rb") as f:
+            check = header_check(variables[name], path, f) if name in variables else \
+                stored_bytes_check(f"variable '{name}' in '{path}'", f)
             state[name] = read_tensor(f, name=f"variable '{name}'",
-                                      limit=os.path.getsize(path))[0]
+                                      limit=os.path.getsize(path), check=check)[0]
     return state
 
 
@@ -186,9 +197,11 @@ def set_program_state(program, state_dict, scope=None):
     """Put ``state_dict``'s arrays (name -> array) into the global scope (or ``scope``) for
     the program's persistables named there; each must match its VarDesc's shape."""
     scope = global_scope() if scope is None else scope
-    for var in select_vars(program, predicate=is_persistable):
-        if var.name in state_dict:
-            check_value(var, state_dict[var.name])
+    chosen = [v for v in select_vars(program, predicate=is_persistable) if v.name in state_dict]
+    for var in chosen:                     # all checked first: all of them are set, or none
+        check_value(var, state_dict[var.name])
+    with deferred_interrupts():
+        for var in chosen:
             scope.var(var.name).get_tensor().set(state_dict[var.name])
 
 

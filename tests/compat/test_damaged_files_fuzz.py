@@ -8,12 +8,13 @@ dtype or dims changed, an op's variable renamed to one of another block, an op t
 swapped; LoD contents, tensor dims and dtypes in the params file, sparse and huge headers.
 
 Each mutated program is parsed, printed (one in eight), serialized, cloned for test, pruned, re-exported
-in 2.6's form, and the inference models are loaded with their parameters and run on the
-fixture's input. Every step must succeed or raise a ``PaddleNBError``: never a bare
+in 2.6's form; mutated mlp and cnn inference models are also loaded with their parameters
+and run on the fixture's input, as are the originals with mutated parameter files. Every step must succeed or raise a ``PaddleNBError``: never a bare
 KeyError, TypeError, RecursionError or MemoryError, never a hang (the whole module runs
 under a time limit); loading parameters never allocates above ``PEAK`` (tracemalloc). A failed load
-leaves the scope empty. The mutations come from a seeded generator: ``MUTATIONS`` programs
-and ``PARAM_MUTATIONS`` parameter files, the same ones on every run.
+leaves the scope empty. The mutations come from a seeded generator: ``MUTATIONS`` programs,
+``RUN_MUTATIONS`` models run and ``PARAM_MUTATIONS`` parameter files, the same ones on
+every run.
 """
 
 import shutil
@@ -36,14 +37,15 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paddle26"
 PROGRAMS = ["mlp.pdmodel", "cnn.pdmodel", "ctrl.pdmodel", "mlp.main.pb", "mlp.pdmodel",
             "cnn.pdmodel", "cnn.main.pb", "mlp.pdmodel", "cnn.pdmodel", "ctrl.main.pb"]
 MODELS = ["mlp", "cnn"]            # inference models run after loading (no loops to spin)
-MUTATIONS = 900
-PARAM_MUTATIONS = 300
+MUTATIONS = 800
+RUN_MUTATIONS = 200
+PARAM_MUTATIONS = 250
 PEAK = 64 << 20
 T = framework_pb2.AttrType
 V = framework_pb2.VarType
 ATTR_TYPES = list(T.values())
 VAR_TYPES = list(V.Type.values())
-OP_TYPES = sorted(registry._REGISTRY)
+OP_TYPES = sorted(registry.types())
 
 
 # -- program mutations ------------------------------------------------------------------------------
@@ -266,7 +268,8 @@ def load_and_run(model_dir, name, feed):
     except PaddleNBError:
         assert scope.local_var_names() == [], "a failed load left variables in the scope"
         raise
-    return exe.run(program, feed={feeds[0]: feed}, fetch_list=fetches, scope=scope)
+    return exe.run(program, feed={feeds[0]: feed} if feeds else {}, fetch_list=fetches,
+                   scope=scope)
 
 
 def test_parameter_file_mutations_load_and_run_or_raise_a_paddle_nb_error(tmp_path):
@@ -290,3 +293,28 @@ def test_parameter_file_mutations_load_and_run_or_raise_a_paddle_nb_error(tmp_pa
                                  f"{err}") from err
         refused += isinstance(result, PaddleNBError)
     assert refused > PARAM_MUTATIONS // 2
+
+
+def test_mutated_inference_models_load_and_run_or_raise_a_paddle_nb_error(tmp_path):
+    rng = np.random.default_rng(2327)
+    originals, feeds = {}, {}
+    for name in MODELS:
+        shutil.copy(FIXTURES / f"{name}.pdiparams", tmp_path / f"{name}.pdiparams")
+        originals[name] = (FIXTURES / f"{name}.pdmodel").read_bytes()
+        feeds[name] = np.load(FIXTURES / f"{name}_io.npz")[f"infer/{'x' if name == 'mlp' else 'img'}"]
+    ran = 0
+    for n in range(RUN_MUTATIONS):
+        name = MODELS[n % len(MODELS)]
+        desc = framework_pb2.ProgramDesc.FromString(originals[name])
+        what = KINDS[rng.integers(len(KINDS))](rng, desc)
+        (tmp_path / f"{name}.pdmodel").write_bytes(desc.SerializePartialToString())
+        try:
+            with np.errstate(all="ignore"):      # a swapped op type may take a log of -1
+                result = unbounded(load_and_run, tmp_path, name, feeds[name])
+        except AssertionError:
+            raise
+        except BaseException as err:
+            raise AssertionError(f"run mutation {n} of {name} ({what}): bare "
+                                 f"{type(err).__name__}: {err}") from err
+        ran += not isinstance(result, PaddleNBError)
+    assert RUN_MUTATIONS // 10 < ran < RUN_MUTATIONS

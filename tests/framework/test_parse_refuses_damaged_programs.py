@@ -113,6 +113,15 @@ def test_a_global_block_op_reading_a_sub_block_variable_is_refused():
         pd.Program.parse(desc.SerializeToString())
 
 
+def test_an_op_naming_a_variable_without_a_name_is_refused():
+    desc = ctrl_desc()
+    op = next(o for o in desc.blocks[0].ops if o.type == "square")
+    op.inputs[0].arguments[0] = ""
+    with pytest.raises(ProtoDecodeError, match="op #4 'square' in block 0: slot 'X' names a "
+                                               "variable '' .no name."):
+        pd.Program.parse(desc.SerializeToString())
+
+
 # -- PaddlePaddle 2.6.2's own programs -----------------------------------------------------------
 PROGRAMS = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*")
                   if p.suffix in (".pdmodel", ".pb") or p.name == "__model__")

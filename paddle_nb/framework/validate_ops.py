@@ -136,7 +136,7 @@ def _check_global_op_vars(op: Any, where: str, inner: set[str]) -> None:
                         "file is damaged)")
 
 
-def _check_no_empty_names(op, k, i):
+def _check_no_empty_names(op: Any, k: int, i: int) -> None:
     """An op's variable is never named "" (PaddlePaddle writes ``@EMPTY@`` for none)."""
     for slots in (op.inputs, op.outputs):
         for slot in slots:

@@ -15,11 +15,14 @@ import dataclasses
 import time
 from typing import Any, List, Optional
 
+import numpy
+
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import ScopeDestroyedError
 
 __all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
-           "var_record", "fmt_dims"]
+           "var_record", "fmt_dims", "host_copy"]
 
 @dataclasses.dataclass
 class VarRecord:
@@ -84,27 +87,50 @@ class RunRecord:
 
 
 def var_record(var, released, with_values):
+    """A VarRecord of ``var`` as it stands. Safe while another thread changes it: the held
+    value is read once, and a variable destroyed meanwhile reads as "freed"."""
     holder = var.holder
     if holder is None:
-        return VarRecord(var.name, "created")
+        return VarRecord(var.name, "freed" if var.destroyed_why is not None else "created")
     if isinstance(holder, LoDTensor):
-        array = holder.data
-        if array is None:
-            state = "freed" if (id(holder) in released) else "typed"
-            return VarRecord(var.name, state)
-        value = None
-        if with_values:
-            value = holder.numpy()
-        return VarRecord(var.name, "allocated", tuple(array.shape), str(array.dtype),
-                         repr(holder.place), int(array.nbytes), value=value)
+        return _tensor_record(var.name, holder, released, with_values)
     shapes = getattr(holder, "shapes", None)     # a tensor array: its elements' shapes
     if shapes is not None:
-        listed = ", ".join("empty" if s is None else fmt_dims(s) for s in shapes())
-        nbytes = sum(t.data.nbytes for t in holder if t.data is not None)
-        return VarRecord(var.name, "allocated" if nbytes else "created", nbytes=nbytes,
-                         holder=f"{type(holder).__name__} of {len(holder)}"
-                                f"{': ' + listed if listed else ''}")
+        return _array_record(var.name, holder)
     return VarRecord(var.name, "created", holder=type(holder).__name__)
+
+
+def _tensor_record(name, tensor, released, with_values):
+    array = tensor.data                  # (read once: another thread may free it meanwhile)
+    if array is None:
+        state = "freed" if (id(tensor) in released or tensor.destroyed_why is not None) \
+            else "typed"
+        return VarRecord(name, state)
+    try:
+        place = tensor.place
+    except ScopeDestroyedError:          # destroyed since `array` was read
+        return VarRecord(name, "freed")
+    value = host_copy(array) if with_values else None
+    return VarRecord(name, "allocated", tuple(array.shape), str(array.dtype),
+                     repr(place) if place is not None else None, int(array.nbytes),
+                     value=value)
+
+
+def _array_record(name, holder):
+    elements = list(holder)              # (a copy: a loop may be appending to it)
+    arrays = [t.data for t in elements]
+    listed = ", ".join("empty" if a is None else fmt_dims(a.shape) for a in arrays)
+    nbytes = sum(int(a.nbytes) for a in arrays if a is not None)
+    return VarRecord(name, "allocated" if nbytes else "created", nbytes=nbytes,
+                     holder=f"{type(holder).__name__} of {len(elements)}"
+                            f"{': ' + listed if listed else ''}")
+
+
+def host_copy(array):
+    """A NumPy copy of a NumPy or CuPy array."""
+    if not isinstance(array, numpy.ndarray) and hasattr(array, "get"):
+        return array.get()
+    return numpy.array(array, copy=True)
 
 
 def fmt_dims(shape):
@@ -112,11 +138,39 @@ def fmt_dims(shape):
 
 
 def snapshot_scope(scope, released=(), with_values=False):
-    """A ScopeRecord of ``scope`` and everything below it."""
-    names = scope.local_var_names()        # (a frame's values become Variables first)
-    records = [var_record(scope.find_local_var(n), released, with_values) for n in names]
-    kids = [snapshot_scope(k, released, with_values) for k in scope.kids]
-    return ScopeRecord(scope.id, scope.label, records, kids)
+    """A ScopeRecord of ``scope`` and everything below it, as it stands now.
+
+    A snapshot of live state: other threads may be changing the scope while it is read. Each
+    scope's variables and kids are listed once (a copy); a variable erased or a kid scope
+    destroyed while the snapshot is taken is left out, so the record holds only what was
+    really there, and reading never fails for it. ``scope`` itself must be alive (else
+    ScopeDestroyedError, as any use of a destroyed scope)."""
+    record = _snapshot(scope, released, with_values)
+    if record is None:
+        raise ScopeDestroyedError(f"snapshot_scope: scope {scope.id} was destroyed; expected a "
+                                  "live scope (exe.subscribe gives a snapshot of each run's)")
+    return record
+
+
+def _snapshot(scope, released, with_values):
+    """``scope``'s ScopeRecord, or None when it was destroyed before or while it was read."""
+    if not scope.is_alive():
+        return None
+    try:
+        names = scope.local_var_names()
+        kids = scope.kids
+        found = [scope.find_local_var(n) for n in names]
+    except ScopeDestroyedError:
+        return None
+    records = []
+    for var in found:
+        if var is None:                  # erased meanwhile
+            continue
+        rec = var_record(var, released, with_values)
+        if var.destroyed_why is None:    # (still there once read)
+            records.append(rec)
+    kid_records = [_snapshot(kid, released, with_values) for kid in kids]
+    return ScopeRecord(scope.id, scope.label, records, [k for k in kid_records if k is not None])
 
 
 class Recorder:

@@ -103,7 +103,7 @@ class EventBus:
                 self._drop(sub)
                 return
 
-    def _drop(self, sub):
+    def _drop(self, sub: "Subscription") -> None:
         current = self._subs.get()
         if sub in current:
             self._subs.set(tuple(s for s in current if s is not sub))
@@ -115,7 +115,7 @@ class EventBus:
                     self.__class__ = EventBus
 
     @contextlib.contextmanager
-    def listening(self, listener: Listener):
+    def listening(self, listener: Listener) -> typing.Iterator[Listener]:
         """Subscribe ``listener`` for the duration of a ``with`` block (this thread only)."""
         stop = self.subscribe(listener)
         try:
@@ -123,7 +123,7 @@ class EventBus:
         finally:
             stop()
 
-    def emit(self, kind: str, scope: object, **fields) -> None:
+    def emit(self, kind: str, scope: object, **fields: typing.Any) -> None:
         """Tell the calling context's listeners; one that raises is reported, not raised."""
         event = Event(kind, scope, **fields)
         for sub in self._subs.get():
@@ -135,8 +135,8 @@ class HeardBus(EventBus):
 
     __slots__ = ()
 
-    @property
-    def active(self) -> bool:
+    @property       # (hides EventBus's plain attribute while some context listens)
+    def active(self) -> bool:  # type: ignore[override]
         """Whether anyone listens in the calling context (read by every emitting site)."""
         return self._subs.get() != ()
 
@@ -146,7 +146,7 @@ class Subscription:
 
     __slots__ = ("listener", "live")
 
-    def __init__(self, listener):
+    def __init__(self, listener: Listener) -> None:
         self.listener = listener
         self.live = True
 
@@ -170,7 +170,7 @@ def call_listener(listener: Listener, item: object) -> None:
             f"{_what(item)}); the work it watches went on unchanged"), stacklevel=3)
 
 
-def _what(item):
+def _what(item: object) -> str:
     kind = getattr(item, "kind", None)
     return f"a {kind} event" if isinstance(kind, str) else f"a {type(item).__name__}"
 

@@ -127,7 +127,8 @@ class EventBus:
         """Tell the calling context's listeners; one that raises is reported, not raised."""
         event = Event(kind, scope, **fields)
         for sub in self._subs.get():
-            call_listener(sub.listener, event)
+            if sub.live:                # (a copied context may still hold an ended one)
+                call_listener(sub.listener, event)
 
 
 class HeardBus(EventBus):

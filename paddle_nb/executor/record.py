@@ -121,6 +121,10 @@ def _tensor_record(name: str, tensor: LoDTensor, released: Collection[int],
         place = tensor.place
     except ScopeDestroyedError:          # destroyed since `array` was read
         return VarRecord(name, "freed")
+    return _allocated(name, array, place, with_values)
+
+
+def _allocated(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
     value = host_copy(array) if with_values else None
     return VarRecord(name, "allocated", tuple(array.shape), str(array.dtype),
                      repr(place) if place is not None else None, int(array.nbytes),
@@ -170,9 +174,8 @@ def _snapshot(scope: Scope, released: Collection[int],
     if not scope.is_alive():
         return None
     try:
-        names = scope.local_var_names()
         kids = scope.kids
-        found = [scope.find_local_var(n) for n in names]
+        found, framed = _local_vars(scope)
     except ScopeDestroyedError:
         return None
     records = []
@@ -182,8 +185,25 @@ def _snapshot(scope: Scope, released: Collection[int],
         rec = var_record(var, released, with_values)
         if var.destroyed_why is None:    # (still there once read)
             records.append(rec)
+    records += [_allocated(name, array, place, with_values) if array is not None
+                else VarRecord(name, "typed") for name, array, place in framed]
     kid_records = [_snapshot(kid, released, with_values) for kid in kids]
     return ScopeRecord(scope.id, scope.label, records, [k for k in kid_records if k is not None])
+
+
+def _local_vars(scope: Scope) -> tuple[list[Variable | None], list[tuple[str, Any, Any]]]:
+    """``scope``'s own Variables, and ``(name, array or None, place)`` of the values a block
+    run left in it as a frame (executor/fast.py), read as they are: a view never turns a
+    frame into Variables, since the run that made it (in another thread, perhaps) may be
+    reading it at that moment."""
+    frame = scope.frame
+    if frame is None:
+        return [scope.find_local_var(n) for n in scope.local_var_names()], []
+    own = list(scope.own_vars.values())
+    arrays, place = frame.arrays, frame.place
+    taken = {var.name for var in own}
+    return own, [(name, arrays[pos], place) for name, pos in frame.index.items()
+                 if name not in taken]
 
 
 class Recorder:

@@ -83,11 +83,12 @@ class EventBus:
 
     def listeners(self) -> tuple:
         """The calling context's listeners, in the order they subscribed."""
-        return tuple(sub.listener for sub in self._subs.get())
+        return tuple(sub.listener for sub in self._subs.get() if sub.live)
 
     def subscribe(self, listener: Listener) -> typing.Callable[[], None]:
-        """Add ``listener`` for the calling thread (or task); returns a function that removes
-        it (call that in the same thread: another thread's listeners are not its to change)."""
+        """Add ``listener`` for the calling thread (or task); returns a function that ends
+        this subscription, called from any thread (a widget closed from the notebook's thread
+        stops hearing a worker thread it subscribed in)."""
         sub = Subscription(listener)
         with self._lock:                # counted before it can be heard
             self._held += 1
@@ -96,8 +97,8 @@ class EventBus:
         return lambda: self._drop(sub)
 
     def unsubscribe(self, listener: Listener) -> None:
-        """Remove ``listener`` from the calling context (its latest subscription; unknown
-        listeners are ignored)."""
+        """Remove ``listener`` from the calling context (its latest subscription there;
+        unknown listeners are ignored): another thread's subscriptions are not found here."""
         for sub in reversed(self._subs.get()):
             if sub.listener is listener or sub.listener == listener:
                 self._drop(sub)
@@ -126,9 +127,12 @@ class EventBus:
     def emit(self, kind: str, scope: object, **fields: typing.Any) -> None:
         """Tell the calling context's listeners; one that raises is reported, not raised."""
         event = Event(kind, scope, **fields)
-        for sub in self._subs.get():
-            if sub.live:                # (a copied context may still hold an ended one)
+        subs = self._subs.get()
+        for sub in subs:
+            if sub.live:
                 call_listener(sub.listener, event)
+            else:       # ended from another thread or context: forget it here too
+                self._subs.set(tuple(s for s in self._subs.get() if s.live))
 
 
 class HeardBus(EventBus):

@@ -307,3 +307,25 @@ def test_an_asyncio_task_hears_its_parents_listener_while_the_block_lasts_only()
             other()
     asyncio.run(parent())
     assert len(heard) == 1 and EVENTS.active is False
+
+
+def test_an_unsubscriber_ends_its_subscription_from_any_thread():
+    heard, out = [], {}
+    subscribed, stopped = threading.Event(), threading.Event()
+
+    def worker():
+        out["stop"] = EVENTS.subscribe(heard.append)
+        pd.Scope()                              # heard
+        subscribed.set()
+        stopped.wait(10)
+        pd.Scope()                              # not heard: ended by the test's thread
+        out["listeners"] = EVENTS.listeners()
+    with EVENTS.listening(lambda event: None):  # (keeps the bus heard throughout)
+        thread = threading.Thread(target=worker)
+        thread.start()
+        subscribed.wait(10)
+        out["stop"]()
+        stopped.set()
+        thread.join(10)
+    assert len(heard) == 1 and out["listeners"] == ()
+    assert EVENTS.active is False

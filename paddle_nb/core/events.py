@@ -73,6 +73,8 @@ class EventBus:
     subscription lasts, and not after.)
     """
 
+    # `active` a slot: read as fast as an attribute can be (HeardBus must add no slot, so
+    # that the class can switch); a __dict__ besides, so that tests may patch `emit`
     __slots__ = ("active", "_subs", "_held", "_lock", "__dict__")
 
     def __init__(self, name: str = "paddle_nb_events") -> None:

@@ -196,7 +196,7 @@ def _local_vars(scope: Scope) -> tuple[list[Variable | None], list[tuple[str, An
     run left in it as a frame (executor/fast.py), read as they are: a view never turns a
     frame into Variables, since the run that made it (in another thread, perhaps) may be
     reading it at that moment."""
-    frame = scope.frame
+    frame = getattr(scope, "frame", None)      # (only scopes a framed block ran in have one)
     if frame is None:
         return [scope.find_local_var(n) for n in scope.local_var_names()], []
     own = list(scope.own_vars.values())

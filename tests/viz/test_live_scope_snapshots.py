@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from paddle_nb.core.variable import Variable
 from paddle_nb.executor.record import snapshot_scope
 
 CPU = pd.CPUPlace()
@@ -102,8 +103,9 @@ def test_a_snapshot_of_a_destroyed_scope_still_says_so():
         snapshot_scope(scope)
 
 
-def _rnn_training():
-    """A StaticRNN trained by SGD: each run makes a run scope and one step scope per step."""
+def _rnn_training(spy=None):
+    """A StaticRNN trained by SGD: each run makes a run scope and one step scope per step;
+    with ``spy``, each step also calls spy(hidden state) through a py_func op."""
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
         x = pd.layers.data("x", shape=[-1, 2, 3], append_batch_size=False)
@@ -112,6 +114,10 @@ def _rnn_training():
             xt = rnn.step_input(x)
             h = rnn.memory(shape=[-1, 3], batch_ref=xt)
             nh = pd.layers.fc(pd.layers.elementwise_add(h, xt), 3, act="tanh")
+            if spy is not None:
+                seen = main.current_block().create_var(name="seen", dtype="float32",
+                                                       shape=[-1, 3])
+                pd.static.py_func(spy, nh, seen)
             rnn.update_memory(h, nh)
             rnn.step_output(nh)
         loss = pd.layers.mean(rnn())
@@ -145,3 +151,53 @@ def test_snapshots_of_a_scope_a_training_thread_runs_in_change_nothing_it_comput
     assert errors == [] and len(looked) >= ROUNDS
     np.testing.assert_array_equal(losses, train(pd.Scope(), lambda n: n < len(losses)))
     assert all(s.id == scope.id for s in looked)
+
+
+class VariableCount:
+    """Counts the Variables each thread makes (every Variable is made by Variable.for_scope)."""
+
+    def __init__(self, monkeypatch):
+        self.made, real = {}, Variable.for_scope
+
+        def counted(cls, *args, **kwargs):
+            key = threading.get_ident()
+            self.made[key] = self.made.get(key, 0) + 1
+            return real(*args, **kwargs)
+        monkeypatch.setattr(Variable, "for_scope", classmethod(counted))
+
+    def of_this_thread(self):
+        return self.made.get(threading.get_ident(), 0)
+
+
+def test_a_view_of_a_paused_run_makes_no_variables_in_it(monkeypatch):
+    """A training thread stops inside its third RNN step; the test's thread takes a snapshot
+    of the scope it trains in (the run scope, the finished step scopes with their values)
+    and makes no Variable doing so: the values a step left without Variables are read as
+    they are. The run then goes on to the loss a run alone computes."""
+    paused, resume = threading.Event(), threading.Event()
+
+    def pause(h):
+        if threading.current_thread().name == "trainer" and not paused.is_set():
+            pause.calls = getattr(pause, "calls", 0) + 1
+            if pause.calls == 3:
+                paused.set()
+                resume.wait(30)
+        return h
+    train, scope = _rnn_training(pause), pd.Scope()
+    count, losses = VariableCount(monkeypatch), []
+    trainer = threading.Thread(target=lambda: losses.extend(train(scope, lambda n: n < 1)),
+                               name="trainer")
+    trainer.start()
+    try:
+        assert paused.wait(30)
+        before = count.of_this_thread()
+        snap = snapshot_scope(scope, with_values=True)
+        made = count.of_this_thread() - before
+    finally:
+        resume.set()
+        trainer.join(30)
+    assert made == 0
+    steps = [s for s in snap.walk() if s.label in ("step 0", "step 1")]
+    assert len(steps) == 2 and all(s.vars for s in steps)
+    assert all(v.state != "allocated" or v.value is not None for s in steps for v in s.vars)
+    np.testing.assert_array_equal(losses, train(pd.Scope(), lambda n: n < 1))

@@ -73,6 +73,8 @@ class EventBus:
     subscription lasts, and not after.)
     """
 
+    # `active` a slot: read as fast as an attribute can be (HeardBus must add no slot, so
+    # that the class can switch); a __dict__ besides, so that tests may patch `emit`
     __slots__ = ("active", "_subs", "_held", "_lock", "__dict__")
 
     def __init__(self, name: str = "paddle_nb_events") -> None:
@@ -83,11 +85,12 @@ class EventBus:
 
     def listeners(self) -> tuple:
         """The calling context's listeners, in the order they subscribed."""
-        return tuple(sub.listener for sub in self._subs.get())
+        return tuple(sub.listener for sub in self._subs.get() if sub.live)
 
     def subscribe(self, listener: Listener) -> typing.Callable[[], None]:
-        """Add ``listener`` for the calling thread (or task); returns a function that removes
-        it (call that in the same thread: another thread's listeners are not its to change)."""
+        """Add ``listener`` for the calling thread (or task); returns a function that ends
+        this subscription, called from any thread (a widget closed from the notebook's thread
+        stops hearing a worker thread it subscribed in)."""
         sub = Subscription(listener)
         with self._lock:                # counted before it can be heard
             self._held += 1
@@ -96,14 +99,14 @@ class EventBus:
         return lambda: self._drop(sub)
 
     def unsubscribe(self, listener: Listener) -> None:
-        """Remove ``listener`` from the calling context (its latest subscription; unknown
-        listeners are ignored)."""
+        """Remove ``listener`` from the calling context (its latest subscription there;
+        unknown listeners are ignored): another thread's subscriptions are not found here."""
         for sub in reversed(self._subs.get()):
             if sub.listener is listener or sub.listener == listener:
                 self._drop(sub)
                 return
 
-    def _drop(self, sub):
+    def _drop(self, sub: "Subscription") -> None:
         current = self._subs.get()
         if sub in current:
             self._subs.set(tuple(s for s in current if s is not sub))
@@ -115,7 +118,7 @@ class EventBus:
                     self.__class__ = EventBus
 
     @contextlib.contextmanager
-    def listening(self, listener: Listener):
+    def listening(self, listener: Listener) -> typing.Iterator[Listener]:
         """Subscribe ``listener`` for the duration of a ``with`` block (this thread only)."""
         stop = self.subscribe(listener)
         try:
@@ -123,11 +126,15 @@ class EventBus:
         finally:
             stop()
 
-    def emit(self, kind: str, scope: object, **fields) -> None:
+    def emit(self, kind: str, scope: object, **fields: typing.Any) -> None:
         """Tell the calling context's listeners; one that raises is reported, not raised."""
         event = Event(kind, scope, **fields)
-        for sub in self._subs.get():
-            call_listener(sub.listener, event)
+        subs = self._subs.get()
+        for sub in subs:
+            if sub.live:
+                call_listener(sub.listener, event)
+            else:       # ended from another thread or context: forget it here too
+                self._subs.set(tuple(s for s in self._subs.get() if s.live))
 
 
 class HeardBus(EventBus):
@@ -135,8 +142,8 @@ class HeardBus(EventBus):
 
     __slots__ = ()
 
-    @property
-    def active(self) -> bool:
+    @property       # (hides EventBus's plain attribute while some context listens)
+    def active(self) -> bool:  # type: ignore[override]
         """Whether anyone listens in the calling context (read by every emitting site)."""
         return self._subs.get() != ()
 
@@ -146,7 +153,7 @@ class Subscription:
 
     __slots__ = ("listener", "live")
 
-    def __init__(self, listener):
+    def __init__(self, listener: Listener) -> None:
         self.listener = listener
         self.live = True
 
@@ -170,7 +177,7 @@ def call_listener(listener: Listener, item: object) -> None:
             f"{_what(item)}); the work it watches went on unchanged"), stacklevel=3)
 
 
-def _what(item):
+def _what(item: object) -> str:
     kind = getattr(item, "kind", None)
     return f"a {kind} event" if isinstance(kind, str) else f"a {type(item).__name__}"
 

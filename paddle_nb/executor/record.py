@@ -7,49 +7,62 @@ taken just before the run's scopes were destroyed: every scope, every
 variable with its state (declared, created, typed, allocated, freed), shape,
 dtype, place and bytes, and values when the executor's ``record_values`` is
 on. Recording runs only when someone subscribed: it is a listener on the
-core's events, and the executor's scope loop calls ``op_started`` and
-``op_finished`` around each op (the unobserved fast path never records).
+core's events in the run's own thread, for the run's duration (so another
+thread's runs neither reach the record nor leave their unobserved path), and
+the executor's scope loop calls ``op_started`` and ``op_finished`` around each
+op (the unobserved fast path never records).
+
+``snapshot_scope`` is also the picture of a live scope that the viewers draw
+(``pd.viz.html_of(scope)``): a snapshot that other threads may be changing as
+it is taken, which leaves out what they destroy meanwhile.
 """
 
 import dataclasses
 import time
-from typing import Any, List, Optional
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
 
-from paddle_nb.core.events import EVENTS
+import numpy
+
+from paddle_nb.core.events import EVENTS, Event
+from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.variable import Variable
+from paddle_nb.errors import ScopeDestroyedError
 
 __all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
-           "var_record", "fmt_dims"]
+           "var_record", "fmt_dims", "host_copy"]
+
 
 @dataclasses.dataclass
 class VarRecord:
     name: str
     state: str
-    shape: Optional[tuple] = None
-    dtype: Optional[str] = None
-    place: Optional[str] = None
+    shape: tuple | None = None
+    dtype: str | None = None
+    place: str | None = None
     nbytes: int = 0
-    holder: Optional[str] = None      # the held type's name, when not a tensor
+    holder: str | None = None      # the held type's name, when not a tensor
     value: Any = None                 # a host copy, when values were asked for
 
 
 @dataclasses.dataclass
 class ScopeRecord:
     id: int
-    label: Optional[str]
-    vars: List[VarRecord]
-    kids: List["ScopeRecord"]
+    label: str | None
+    vars: list[VarRecord]
+    kids: list["ScopeRecord"]
 
-    def walk(self):
+    def walk(self) -> Iterator["ScopeRecord"]:
         """This scope and every scope below it, depth first."""
         yield self
         for kid in self.kids:
             yield from kid.walk()
 
-    def nbytes(self):
+    def nbytes(self) -> int:
         return sum(v.nbytes for v in self.vars)
 
-    def find(self, label):
+    def find(self, label: str) -> list["ScopeRecord"]:
         return [s for s in self.walk() if s.label == label]
 
 
@@ -69,13 +82,13 @@ class RunRecord:
 
     program: Any
     place: str
-    ops: List[OpRecord]
-    events: List[tuple]          # (op position in `ops` or -1, kind, scope id, name, nbytes, place)
-    scopes: Optional[ScopeRecord] = None
+    ops: list[OpRecord]
+    events: list[tuple]          # (op position in `ops` or -1, kind, scope id, name, nbytes, place)
+    scopes: ScopeRecord | None = None
     failed: bool = False
     seconds: float = 0.0
 
-    def step_scopes(self):
+    def step_scopes(self) -> list[ScopeRecord]:
         """The scopes made for sub-block runs (RNN steps, loop iterations, branches)."""
         if self.scopes is None:
             return []
@@ -83,69 +96,144 @@ class RunRecord:
                 and not s.label.startswith("user")]
 
 
-def var_record(var, released, with_values):
+def var_record(var: Variable, released: Collection[int], with_values: bool) -> VarRecord:
+    """A VarRecord of ``var`` as it stands. Safe while another thread changes it: the held
+    value is read once, and a variable destroyed meanwhile reads as "freed"."""
     holder = var.holder
     if holder is None:
-        return VarRecord(var.name, "created")
+        return VarRecord(var.name, "freed" if var.destroyed_why is not None else "created")
     if isinstance(holder, LoDTensor):
-        array = holder.data
-        if array is None:
-            state = "freed" if (id(holder) in released) else "typed"
-            return VarRecord(var.name, state)
-        value = None
-        if with_values:
-            value = holder.numpy()
-        return VarRecord(var.name, "allocated", tuple(array.shape), str(array.dtype),
-                         repr(holder.place), int(array.nbytes), value=value)
+        return _tensor_record(var.name, holder, released, with_values)
     shapes = getattr(holder, "shapes", None)     # a tensor array: its elements' shapes
     if shapes is not None:
-        listed = ", ".join("empty" if s is None else fmt_dims(s) for s in shapes())
-        nbytes = sum(t.data.nbytes for t in holder if t.data is not None)
-        return VarRecord(var.name, "allocated" if nbytes else "created", nbytes=nbytes,
-                         holder=f"{type(holder).__name__} of {len(holder)}"
-                                f"{': ' + listed if listed else ''}")
+        return _array_record(var.name, holder)
     return VarRecord(var.name, "created", holder=type(holder).__name__)
 
 
-def fmt_dims(shape):
+def _tensor_record(name: str, tensor: LoDTensor, released: Collection[int],
+                   with_values: bool) -> VarRecord:
+    array = tensor.data                  # (read once: another thread may free it meanwhile)
+    if array is None:
+        state = "freed" if (id(tensor) in released or tensor.destroyed_why is not None) \
+            else "typed"
+        return VarRecord(name, state)
+    try:
+        place = tensor.place
+    except ScopeDestroyedError:          # destroyed since `array` was read
+        return VarRecord(name, "freed")
+    return _allocated(name, array, place, with_values)
+
+
+def _allocated(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
+    value = host_copy(array) if with_values else None
+    return VarRecord(name, "allocated", tuple(array.shape), str(array.dtype),
+                     repr(place) if place is not None else None, int(array.nbytes),
+                     value=value)
+
+
+def _array_record(name: str, holder: Any) -> VarRecord:
+    elements = list(holder)              # (a copy: a loop may be appending to it)
+    arrays = [t.data for t in elements]
+    listed = ", ".join("empty" if a is None else fmt_dims(a.shape) for a in arrays)
+    nbytes = sum(int(a.nbytes) for a in arrays if a is not None)
+    return VarRecord(name, "allocated" if nbytes else "created", nbytes=nbytes,
+                     holder=f"{type(holder).__name__} of {len(elements)}"
+                            f"{': ' + listed if listed else ''}")
+
+
+def host_copy(array: Any) -> numpy.ndarray:
+    """A NumPy copy of a NumPy or CuPy array."""
+    if not isinstance(array, numpy.ndarray) and hasattr(array, "get"):
+        return array.get()
+    return numpy.array(array, copy=True)
+
+
+def fmt_dims(shape: Collection[int]) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-def snapshot_scope(scope, released=(), with_values=False):
-    """A ScopeRecord of ``scope`` and everything below it."""
-    names = scope.local_var_names()        # (a frame's values become Variables first)
-    records = [var_record(scope.find_local_var(n), released, with_values) for n in names]
-    kids = [snapshot_scope(k, released, with_values) for k in scope.kids]
-    return ScopeRecord(scope.id, scope.label, records, kids)
+def snapshot_scope(scope: Scope, released: Collection[int] = (),
+                   with_values: bool = False) -> ScopeRecord:
+    """A ScopeRecord of ``scope`` and everything below it, as it stands now.
+
+    A snapshot of live state: other threads may be changing the scope while it is read. Each
+    scope's variables and kids are listed once (a copy); a variable erased or a kid scope
+    destroyed while the snapshot is taken is left out, so the record holds only what was
+    really there, and reading never fails for it. ``scope`` itself must be alive (else
+    ScopeDestroyedError, as any use of a destroyed scope)."""
+    record = _snapshot(scope, released, with_values)
+    if record is None:
+        raise ScopeDestroyedError(f"snapshot_scope: scope {scope.id} was destroyed; expected a "
+                                  "live scope (exe.subscribe gives a snapshot of each run's)")
+    return record
+
+
+def _snapshot(scope: Scope, released: Collection[int],
+              with_values: bool) -> ScopeRecord | None:
+    """``scope``'s ScopeRecord, or None when it was destroyed before or while it was read."""
+    if not scope.is_alive():
+        return None
+    try:
+        kids = scope.kids
+        found, framed = _local_vars(scope)
+    except ScopeDestroyedError:
+        return None
+    records = []
+    for var in found:
+        if var is None:                  # erased meanwhile
+            continue
+        rec = var_record(var, released, with_values)
+        if var.destroyed_why is None:    # (still there once read)
+            records.append(rec)
+    records += [_allocated(name, array, place, with_values) if array is not None
+                else VarRecord(name, "typed") for name, array, place in framed]
+    kid_records = [_snapshot(kid, released, with_values) for kid in kids]
+    return ScopeRecord(scope.id, scope.label, records, [k for k in kid_records if k is not None])
+
+
+def _local_vars(scope: Scope) -> tuple[list[Variable | None], list[tuple[str, Any, Any]]]:
+    """``scope``'s own Variables, and ``(name, array or None, place)`` of the values a block
+    run left in it as a frame (executor/fast.py), read as they are: a view never turns a
+    frame into Variables, since the run that made it (in another thread, perhaps) may be
+    reading it at that moment."""
+    frame = getattr(scope, "frame", None)      # (only scopes a framed block ran in have one)
+    if frame is None:
+        return [scope.find_local_var(n) for n in scope.local_var_names()], []
+    own = list(scope.own_vars.values())
+    arrays, place = frame.arrays, frame.place
+    taken = {var.name for var in own}
+    return own, [(name, arrays[pos], place) for name, pos in frame.index.items()
+                 if name not in taken]
 
 
 class Recorder:
     """Collects one run's record; the executor calls it only when someone listens."""
 
-    def __init__(self, program, user_scope, executor):
+    def __init__(self, program: Any, user_scope: Scope, executor: Any) -> None:
         self.record = RunRecord(program, repr(executor.place), [], [])
         self.user_scope = user_scope
         self.with_values = executor.record_values
-        self.released = set()
+        self.released: set[int] = set()   # ids of tensors the run freed after their last use
         self._current = -1
-        self._starts = []          # when each op of record.ops started
+        self._starts: list[float] = []     # when each op of record.ops started
         self._t0 = time.perf_counter()
-        self._stop = None          # removes the subscription `start` made
+        self._stop: Callable[[], None] | None = None   # ends the subscription `start` made
 
-    def start(self):
+    def start(self) -> None:
         """Listen to the core's events, in the calling thread only: the run's own thread.
         Another thread's scopes never reach this record, and another thread's runs stay
         unobserved (core/events.py keeps listeners per execution context)."""
         if self._stop is None:
             self._stop = EVENTS.subscribe(self._on_event)
 
-    def _on_event(self, event):
-        if event.kind == "scope_created" and event.scope.label is None:
-            return
+    def _on_event(self, event: Event) -> None:
+        if event.kind == "scope_created" and getattr(event.scope, "label", None) is None:
+            return                          # (a scope made by hand, not by the run)
+        place = repr(event.place) if event.place else None
         self.record.events.append((self._current, event.kind, getattr(event.scope, "id", None),
-                                   event.name, event.nbytes, repr(event.place) if event.place else None))
+                                   event.name, event.nbytes, place))
 
-    def op_started(self, plan, step, scope):
+    def op_started(self, plan: Any, step: Any, scope: Scope) -> OpRecord:
         """An OpRecord for ``step``, now running; the events until the next op are its."""
         ops = self.record.ops
         self._current = len(ops)
@@ -154,14 +242,14 @@ class Recorder:
         self._starts.append(time.perf_counter())
         return rec
 
-    def op_finished(self, rec, step):
+    def op_finished(self, rec: OpRecord, step: Any) -> None:
         """``rec``'s op has run (and its temporaries were released): time it."""
         at = len(self._starts) - 1
         if step.raw:          # its sub-blocks' ops were recorded after it: events are its again
             at = self._current = self.record.ops.index(rec)
         rec.seconds = time.perf_counter() - self._starts[at]
 
-    def finish(self, failed=False):
+    def finish(self, failed: bool = False) -> None:
         """Stop listening (in the run's thread, as ``start``) and snapshot the user's scope."""
         if self._stop is not None:
             self._stop()
@@ -169,5 +257,5 @@ class Recorder:
         self._current = -1
         self.record.failed = failed
         self.record.seconds = time.perf_counter() - self._t0
-        if self.user_scope.is_alive():    # (a listener may have destroyed it mid-run)
-            self.record.scopes = snapshot_scope(self.user_scope, self.released, self.with_values)
+        # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
+        self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)

@@ -282,3 +282,50 @@ def test_notify_calls_every_listener_and_reports_each_failure():
         notify([broken, got.append, broken], "a record")
     assert got == ["a record"] and len(caught) == 2
     assert "a str" in str(caught[0].message)
+
+
+def test_an_asyncio_task_hears_its_parents_listener_while_the_block_lasts_only():
+    import asyncio
+    heard = []
+
+    async def make_scopes(started, resume):
+        pd.Scope()                      # inside the parent's block
+        started.set()
+        await resume.wait()
+        pd.Scope()                      # after it ended
+
+    async def parent():
+        started, resume = asyncio.Event(), asyncio.Event()
+        other = EVENTS.subscribe(lambda event: None)      # keeps the bus heard throughout
+        try:
+            with EVENTS.listening(heard.append):
+                task = asyncio.get_running_loop().create_task(make_scopes(started, resume))
+                await started.wait()
+            resume.set()
+            await task
+        finally:
+            other()
+    asyncio.run(parent())
+    assert len(heard) == 1 and EVENTS.active is False
+
+
+def test_an_unsubscriber_ends_its_subscription_from_any_thread():
+    heard, out = [], {}
+    subscribed, stopped = threading.Event(), threading.Event()
+
+    def worker():
+        out["stop"] = EVENTS.subscribe(heard.append)
+        pd.Scope()                              # heard
+        subscribed.set()
+        stopped.wait(10)
+        pd.Scope()                              # not heard: ended by the test's thread
+        out["listeners"] = EVENTS.listeners()
+    with EVENTS.listening(lambda event: None):  # (keeps the bus heard throughout)
+        thread = threading.Thread(target=worker)
+        thread.start()
+        subscribed.wait(10)
+        out["stop"]()
+        stopped.set()
+        thread.join(10)
+    assert len(heard) == 1 and out["listeners"] == ()
+    assert EVENTS.active is False

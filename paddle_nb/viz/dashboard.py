@@ -268,8 +268,10 @@ def _mark(tree, seen, now):
             before = seen.get(key) if seen else None
             v["change"] = _what_changed(before, now[key]) if seen else ""
             if v["change"]:
+                said = _said(before, now[key])
+                v["said"] = f"{said['before'] or '—'} → {said['after'] or '—'}"
                 changes.append({"path": scope["path"], "name": v["name"], "what": v["change"],
-                                **_said(before, now[key])})
+                                **said})
     for key in seen or ():
         if key not in now:
             changes.append({"path": key[0], "name": key[1] or key[0], "what": "gone",

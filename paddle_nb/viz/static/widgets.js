@@ -75,7 +75,7 @@ function scopeTree(node, palette, opts = {}) {
       : v.holder ? h("span", { class: "pnb-muted" }, `holds ${v.holder}`) : ""),
     h("td", {}, v.dtype || ""), h("td", {}, v.place || ""),
     h("td", { class: "pnb-num" }, v.state === "allocated" ? fmtBytes(v.nbytes) : ""),
-    opts.changes ? h("td", {}, v.change ? h("span", { class: "pnb-change" }, v.change) : "") : null));
+    opts.changes ? h("td", {}, v.change ? h("span", { class: "pnb-change", title: v.said || null }, v.change) : "") : null));
   const table = node.vars.length ? h("table", { class: "pnb-vars" },
     h("tr", {}, ["name", "state", "shape", "dtype", "place", "bytes"].map((c) => h("th", {}, c)),
       opts.changes ? h("th", {}, "since last run") : null), rows)

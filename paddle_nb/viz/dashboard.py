@@ -139,8 +139,12 @@ class Dashboard(PaddleWidget):
         scope = self.scope if self.scope is not None else global_scope()
         tree = scope_dict(snapshot_scope(scope))
         self._seen[id(self.program)] = self._remember(tree, self._live_digests(scope, tree))
-        label = "no run yet: the scope as it is now" if not count else \
-            (f"run {count}: not recorded (this Dashboard came after it); the scope as it is now")
+        if count is None:              # an executor that does not count: say only what is known
+            label = "the scope as it is now (runs are counted from here on)"
+        elif count == 0:
+            label = "no run yet: the scope as it is now"
+        else:
+            label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
         with self.hold_sync():
             self.runs = count or 0
             self.scopes = jsonable(tree)

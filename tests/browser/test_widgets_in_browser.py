@@ -94,8 +94,15 @@ def check_dashboard(page, shots):
         expect(graph.locator("[data-graph='svg'] svg")).to_have_count(1)
     else:
         expect(graph.locator("[data-hint='graphviz']")).to_contain_text("graphviz")
+    step0 = dash.locator("[data-scope-label='step 0'] > details")
+    expect(step0).to_have_attribute("open", "")
+    step0.locator("> summary").click()                    # the reader folds step 0 ...
+    expect(step0).not_to_have_attribute("open", "")
     dash.locator(".pnb-block-item[data-block='1']").click()
     expect(graph).to_have_attribute("data-block", "1")
+    expect(step0).not_to_have_attribute("open", "")      # ... and it stays folded on redraw
+    expect(step0.locator("[data-summary='scope']")).to_have_text("9 vars: 9 allocated")
+    step0.locator("> summary").click()
     dash.screenshot(path=str(shots / "dashboard.png"))
 
 

@@ -60,11 +60,23 @@ function fmtNumber(x, whole) {
   return whole ? String(x) : x.toFixed(4);
 }
 
-// A scope and its kids: one table of variables per scope, nested by the hierarchy.
-function scopeTree(node, palette, opts = {}) {
+// "9 vars: 5 allocated, 4 freed": a scope's variables counted by state.
+function stateCounts(vars) {
+  const counts = new Map();
+  for (const v of vars) counts.set(v.state, (counts.get(v.state) || 0) + 1);
+  const shown = [...counts].map(([state, n]) => `${n} ${state}`).join(", ");
+  return `${vars.length} vars` + (shown ? `: ${shown}` : "");
+}
+
+// A scope and its kids: a summary line per scope that opens onto its table of variables,
+// nested by the hierarchy. A scope with many variables starts folded; what the reader opens
+// or folds stays so when the widget redraws (opts.folds remembers it by the scope's path).
+function scopeTree(node, palette, opts = {}, path = "") {
   const bytes = node.vars.reduce((a, v) => a + (v.state === "allocated" ? v.nbytes : 0), 0);
-  const head = h("div", { class: "pnb-scope-head" },
-    h("b", {}, node.label), ` · scope ${node.id} · ${node.vars.length} vars · ${fmtBytes(bytes)}`,
+  const key = node.path || `${path}/${node.label}`;
+  const head = h("summary", { class: "pnb-scope-head" },
+    h("b", {}, node.label), ` · scope ${node.id} · `,
+    h("span", { "data-summary": "scope" }, stateCounts(node.vars)), ` · ${fmtBytes(bytes)}`,
     node.change ? h("span", { class: "pnb-change", "data-change": node.change }, node.change) : null,
     node.destroyed ? h("span", { class: "pnb-change pnb-gone" }, "destroyed") : null);
   const rows = node.vars.map((v) => h("tr", {
@@ -80,10 +92,15 @@ function scopeTree(node, palette, opts = {}) {
     h("tr", {}, ["name", "state", "shape", "dtype", "place", "bytes"].map((c) => h("th", {}, c)),
       opts.changes ? h("th", {}, "since last run") : null), rows)
     : h("div", { class: "pnb-muted" }, "no variables");
+  const folds = opts.folds || new Map();
+  const open = folds.has(key) ? folds.get(key) : node.vars.length <= FOLD_VARS;
+  const box = h("details", { open, ontoggle: (e) => { if (e.target === box) folds.set(key, box.open); } },
+    head, table);
   return h("div", { class: "pnb-scope", "data-scope": node.id, "data-scope-label": node.label,
                     "data-destroyed": node.destroyed ? "true" : null },
-    head, table, node.kids.map((k) => scopeTree(k, palette, opts)));
+    box, node.kids.map((k) => scopeTree(k, palette, opts, key)));
 }
+const FOLD_VARS = 40;     // a scope with more variables starts folded to its summary line
 
 function messageLine(model) {
   const text = model.get("message");
@@ -129,7 +146,7 @@ function redraw(root, draw) {
 // Each Dashboard's view-only choices (not synced: they are the reader's, not the program's).
 const VIEW_CHOICES = new WeakMap();
 const viewChoices = (model) => {
-  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false });
+  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false, folds: new Map() });
   return VIEW_CHOICES.get(model);
 };
 
@@ -174,10 +191,25 @@ function drawDashboard(model) {
     h("div", { class: "pnb-top" }, tree, graph),
     h("div", { class: "pnb-pane pnb-scopes" },
       h("div", { class: "pnb-pane-title" }, "scope hierarchy of the last run"),
-      scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true }) : null,
+      scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true, folds: viewChoices(model).folds }) : null,
       declaredGroups(declared, palette),
       run.recorded === false ? h("div", { class: "pnb-muted pnb-changes" },
         "what each run changes is marked from the next run on") : changeList(changes)));
+}
+
+// Names grouped as declaredGroups draws them: by kind (in viz.trees.KIND_ORDER), each
+// group's names in natural order (_2 before _10).
+const KIND_ORDER = ["data", "parameter", "persistable", "temp", "grad", "scopes", "other"];
+function byKind(names, kinds) {
+  const groups = new Map(KIND_ORDER.map((k) => [k, []]));
+  for (const n of names) {
+    const k = kinds[n] || "other";
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(n);
+  }
+  const natural = new Intl.Collator(undefined, { numeric: true });
+  return [...groups].filter(([, ns]) => ns.length)
+    .map(([kind, ns]) => ({ kind, count: ns.length, names: ns.sort(natural.compare) }));
 }
 
 // The program's variables that no scope holds, one folded group per kind ("temp (212)"):
@@ -297,9 +329,8 @@ function drawReplay(model) {
     slider("op", p, positions.length - 1, set, { "data-role": "position" }),
     card,
     h("div", { class: "pnb-pane" }, h("div", { class: "pnb-pane-title" }, "scope hierarchy right after it"),
-      roots.map((r) => scopeTree(r, palette)),
-      declared.length ? h("div", { class: "pnb-declared" }, h("span", { class: "pnb-muted" }, "declared, in no scope: "),
-        declared.map((n) => h("span", { class: "pnb-declared-var", "data-var": n, "data-state": "declared" }, n))) : null));
+      roots.map((r) => scopeTree(r, palette, { folds: viewChoices(model).folds })),
+      declaredGroups(byKind(declared, model.get("var_kinds") || {}), palette)));
 }
 
 // -- the RNN explorer ----------------------------------------------------------------------

@@ -94,6 +94,7 @@ def check_dashboard(page, shots):
         expect(graph.locator("[data-graph='svg'] svg")).to_have_count(1)
     else:
         expect(graph.locator("[data-hint='graphviz']")).to_contain_text("graphviz")
+    dash.screenshot(path=str(shots / "dashboard_program.png"))   # block 0: the whole program
     step0 = dash.locator("[data-scope-label='step 0'] > details")
     expect(step0).to_have_attribute("open", "")
     step0.locator("> summary").click()                    # the reader folds step 0 ...

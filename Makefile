@@ -20,7 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # ipykernel's debugger otherwise warns about frozen modules in every kernel a test starts.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: venv sysdeps widgetjs test lab notebooks proto bench clean
+.PHONY: venv sysdeps widgetjs lint test lab notebooks proto bench clean
 
 ## venv: .venv with `pip install -e '.[$(EXTRAS)]'`; redone only when pyproject.toml is newer than the stamp
 venv: $(STAMP)
@@ -64,8 +64,13 @@ sysdeps:
 	  echo "      (or 'conda install -c conda-forge graphviz' for dot). Tests that need them will be skipped."; \
 	fi
 
-## test: every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS
-test: venv sysdeps widgetjs
+## lint: ruff (pyflakes, pycodestyle) and mypy over paddle_nb/ (pyproject.toml configures both); any error fails
+lint: venv
+	$(VENV)/bin/ruff check paddle_nb
+	$(PY) -m mypy
+
+## test: lint, then every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS
+test: venv sysdeps widgetjs lint
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 ## widgetjs: the widget JavaScript a static HTML export loads (npm pack into build/widget-js/),
@@ -204,5 +209,5 @@ $(ZOO_STAMP): $(INTEROP_STAMP) interop/zoo/requirements.txt
 	@touch $@
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .hypothesis .pytest_cache .mypy_cache .ruff_cache
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -9,7 +9,7 @@
    and the ``init:`` parameters) gives PaddlePaddle's losses and parameters after each step.
    Every program also parses and serializes back to PaddlePaddle's bytes, before and after
    running. Then paddle_nb builds the tour and test models of ``interop/nb_models.py`` (MLPs,
-   CNNs, shape, math and logic ops, IfElse, ``cond``, While, StaticRNN, the seed's RNN and
+   CNNs, shape, math and logic ops, IfElse, ``cond``, While, StaticRNN, the design doc's RNN and
    IfElse: every forward op it registers, which one row checks) and saves each with
    ``pd.io.save_inference_model`` in three layouts: the path prefix (``<name>.pdmodel`` /
    ``.pdiparams``), a directory with named files, and the 1.x layout (``__model__`` + one

@@ -204,8 +204,8 @@ def while_model(pd, rng):
 
 
 def ifelse(pd, rng):
-    """Notebook 03's per-row IfElse (the seed's create_ifelseop), in float64 as there: the true
-    rows get softmax(x + y), y shared by every row; the false rows softmax(fc(x))."""
+    """Notebook 03's per-row IfElse (the design doc's create_ifelseop), in float64 as there:
+    the true rows get softmax(x + y), y shared by every row; the false rows softmax(fc(x))."""
     D = 4
     x = pd.layers.data("x", shape=[D], dtype="float64")
     y = pd.layers.data("y", shape=[D], dtype="float64", append_batch_size=False)
@@ -264,7 +264,7 @@ def static_rnn(pd, rng):
 
 
 def seed_rnn(pd, rng):
-    """Notebook 04: the seed's create_rnn with two outputs per step, in float64 as there."""
+    """Notebook 04: the design doc's create_rnn with two outputs per step, in float64 as there."""
     T, B, I, H = 4, 2, 3, 5
     x = pd.layers.data("x", shape=[T, B, I], dtype="float64", append_batch_size=False)
     m = pd.layers.data("m", shape=[B, H], dtype="float64", append_batch_size=False)

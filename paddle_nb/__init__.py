@@ -7,6 +7,8 @@
 False
 """
 
+from types import ModuleType
+
 from paddle_nb import errors
 from paddle_nb import core
 from paddle_nb.core import (
@@ -57,7 +59,7 @@ for _module, _names in _TOP_LEVEL:
 del _TOP_LEVEL, _module, _names, _taken
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> ModuleType:
     """``pd.viz`` loads the viewer on first use: it needs graphviz and IPython, the rest not.
 
     Importing ``paddle_nb.viz`` also registers its HTML formatters with the running IPython,

@@ -1,4 +1,4 @@
-"""Backward as a program transformation (STYLE.md rule 7).
+"""Backward as a program transformation (docs/style.md rule 7).
 
 ``append_backward(loss)`` appends, after the forward ops, one group of grad
 ops per forward op in reverse order, each made by the forward op's gradient
@@ -24,6 +24,9 @@ printing, running and drawing them needs nothing special. The steps:
    the rest of the pass.
 """
 
+from collections.abc import Iterable
+from typing import Any
+
 from paddle_nb.errors import BackwardError
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Parameter, Variable
@@ -34,7 +37,9 @@ from paddle_nb.ops.registry import EMPTY_VAR, GRAD_SUFFIX, grad_var_name
 __all__ = ["append_backward", "gradients", "grad_var_name"]
 
 
-def append_backward(loss, parameter_list=None, no_grad_set=None):
+def append_backward(loss: Variable, parameter_list: Iterable[Variable | str] | None = None,
+                    no_grad_set: Iterable[Variable | str] | None = None,
+                    ) -> list[tuple[Variable, Variable | None]]:
     """Append the backward pass of ``loss``; return ``[(parameter, gradient), ...]``.
 
     >>> import paddle_nb as pd
@@ -59,7 +64,10 @@ def append_backward(loss, parameter_list=None, no_grad_set=None):
             for p in params if p in grads]
 
 
-def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+def gradients(targets: Variable | list[Variable] | tuple[Variable, ...],
+              inputs: Variable | list[Variable] | tuple[Variable, ...],
+              target_gradients: Any = None,
+              no_grad_set: Iterable[Variable | str] | None = None) -> list[Variable | None]:
     """Gradients of the sum of ``targets`` with respect to each of ``inputs`` (None where
     no path leads). ``target_gradients`` seeds them instead of ones."""
     targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]

@@ -1,6 +1,6 @@
 """Rich display from the first ``import paddle_nb``, without loading the viewer until needed.
 
-The core never imports the viewer (DESIGN.md: ``viz`` is a leaf), and ``import paddle_nb``
+The core never imports the viewer (docs/design.md: ``viz`` is a leaf), and ``import paddle_nb``
 stays light. So when ``paddle_nb`` is imported inside a running IPython, this module
 registers each displayed type *by name* with IPython's HTML formatter
 (``for_type_by_name``): IPython keeps the names, and only when an object of one of those

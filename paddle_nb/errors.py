@@ -12,7 +12,7 @@ __all__ = [
     "PlaceUnavailableError", "LoDError", "ProtoDecodeError", "VarNotFoundError",
     "OpNotFoundError", "OpBuildError", "AttrError", "ShapeError", "OperandError", "FeedError",
     "FetchError", "OpRunError", "OutOfMemoryError", "BackwardError", "SaveLoadError",
-    "DynamicModeError",
+    "DynamicModeError", "VarRedefinedError", "ListenerWarning",
 ]
 
 
@@ -47,14 +47,14 @@ class ProtoDecodeError(PaddleNBError, ValueError):
 class VarNotFoundError(PaddleNBError, KeyError):
     """A name was looked up in a Block or Scope and is not there."""
 
-    def __str__(self):  # KeyError quotes its message; show it as written
+    def __str__(self) -> str:  # KeyError quotes its message; show it as written
         return str(self.args[0]) if self.args else ""
 
 
 class OpNotFoundError(PaddleNBError, KeyError):
     """An op type is not in the registry."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
 
@@ -85,7 +85,7 @@ class FeedError(PaddleNBError, ValueError):
 class FetchError(PaddleNBError, KeyError):
     """A fetch target is not computed by the program."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
 
@@ -109,3 +109,13 @@ class SaveLoadError(PaddleNBError, OSError):
 class DynamicModeError(PaddleNBError, RuntimeError):
     """A PaddlePaddle 2.x function that needs dynamic (eager) mode, which paddle_nb has not
     (``paddle.disable_static``, ``paddle.grad``)."""
+
+
+class VarRedefinedError(PaddleNBError, ValueError):
+    """A name was declared again as a variable of another kind, shape, dtype or LoD level
+    (``data("x", [4])`` after ``data("x", [3])``): the block keeps one variable per name."""
+
+
+class ListenerWarning(RuntimeWarning):
+    """A listener (of core events or of an executor's runs) raised: the run it watched went
+    on unchanged, and the listener's error is reported as this warning instead."""

@@ -12,15 +12,7 @@ from paddle_nb.framework.variable import VarType
 from paddle_nb.io import params as params_module
 from paddle_nb.ops.tensor_stream import tensor_bytes
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "paddle"
-MLP2_PARAMS = ["fc1.b_0", "fc1.w_0", "fc2.b_0", "fc2.w_0"]
-
-
-def fixture(name):
-    path = FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"fixture {path} is absent")
-    return path
+from tests.compat import FIXTURE_DIR as FIXTURES, MLP2_PARAMS, fixture
 
 
 class MLP:

@@ -200,7 +200,7 @@ assert len(cnn.global_block().ops) == ops_before and len(cnn.global_block().vars
 # Block 0 is the **global block**. `program.create_block()` makes a new block whose parent
 # is the current block, and makes it current; `program.rollback()` makes the parent current
 # again, like leaving a `}`. Control-flow layers (`IfElse`, `While`, an RNN's step) do
-# exactly this inside a `with`. Here we call the two methods by hand, as seed 002 writes
+# exactly this inside a `with`. Here we call the two methods by hand, as *Design Doc: Python API* writes
 # them.
 
 # %%
@@ -270,11 +270,11 @@ assert all(f'data-block="{i}" data-parent="{i - 1}"' in tree.html for i in range
 tree
 
 # %% [markdown]
-# Seed 003's example reuses an `fc` layer's weight inside an RNN's step block by name, with
+# The example in *Design Doc: Block and Scope* reuses an `fc` layer's weight inside an RNN's step block by name, with
 # `pd.get_variable`. It looks the name up from the *current* block of the default program,
 # so it finds the weight from any block nested in the global one. Note also where the
 # layer's parameters went when the `fc` was called inside the sub-block: parameters always
-# live in the global block (seed 002's `create_parameter`), while the layer's ops are
+# live in the global block (`create_parameter` in *Design Doc: Python API*), while the layer's ops are
 # appended to the current block.
 
 # %%
@@ -312,7 +312,7 @@ pd.viz.graph(seed)
 # > the initialize (or load) operator of the parameter, and would like to put it in the
 # > *preamble* of the global block. (*Design Doc: Python API*)
 #
-# Without a startup program, paddle_nb does as the seed says: each parameter's initializer
+# Without a startup program, paddle_nb does as *Design Doc: Python API* says: each parameter's initializer
 # op goes to the **preamble**, the leading ops of the global block that read nothing and
 # write only persistable variables. The executor runs a preamble op once per scope: when
 # the parameter already has a value in the scope, the op is skipped, so running the program

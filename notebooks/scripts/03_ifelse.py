@@ -4,12 +4,12 @@
 # In C++ an `if` looks at one boolean and runs one branch. In PaddlePaddle the variables
 # hold *minibatches*, so the condition holds one boolean per instance, and each branch
 # runs on its own share of the rows. This notebook follows *Design Doc: Block and Scope*
-# (seed 003): a branch is a **block** of the program, and each time a block runs it gets a
+# (PaddlePaddle's design document): a branch is a **block** of the program, and each time a block runs it gets a
 # fresh **scope**, a kid of the scope that runs the op owning the block.
 #
 # **What you will see**
 #
-# 1. The seed's C++ program beside its PaddlePaddle twin, and the twin run on six rows.
+# 1. The design doc's C++ program beside its PaddlePaddle twin, and the twin run on six rows.
 # 2. The per-instance split: which rows go to which branch, read off the run record's scope
 #    tree (`"block 1"` holds the true rows, `"block 2"` the false ones).
 # 3. An empty branch: when no row is false, the false block does not run at all.
@@ -25,10 +25,10 @@
 # Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*); it takes a few seconds.
 
 # %% [markdown]
-# ## 1 · The seed's program, twice
+# ## 1 · The design doc's program, twice
 #
 # <table>
-# <tr><th>C++ (seed 003)</th><th>paddle_nb</th></tr>
+# <tr><th>C++ (the design doc)</th><th>paddle_nb</th></tr>
 # <tr><td style="vertical-align: top; text-align: left">
 # <pre>
 # int x = 10;
@@ -62,7 +62,7 @@
 # </td></tr>
 # </table>
 #
-# The left branch computes `softmax(x + y)`, the right one `fc(x)` (the seed's Python
+# The left branch computes `softmax(x + y)`, the right one `fc(x)` (the design doc's Python
 # version adds a softmax there too; so do we). Two differences matter:
 #
 # - In C++, `x`, `y` and `cond` are scalars. Here `x` is a minibatch of `N` rows, `cond`
@@ -72,7 +72,7 @@
 #   block, and when it runs its `z` lives in a scope that survives until the minibatch is
 #   done: the backward pass will need it.
 #
-# The seed's text has a few typos (`true` for `True`, `set_output(true, ...)` in the false
+# The design doc's text has a few typos (`true` for `True`, `set_output(true, ...)` in the false
 # block, `out = b(cond)`); the right-hand column fixes them and nothing else.
 
 # %%
@@ -379,7 +379,7 @@ assert [s.label for s in branch] == ["block 1"]
 # </details>
 #
 # **Exercise 2.** Without running anything, predict the branch scopes of one run of `prog`
-# (the seed's program, with its backward) when the condition is
+# (the design doc's program, with its backward) when the condition is
 # `[True, True, False, False, False, False]`: their labels, their row counts, and how many
 # `grad` kids each has. Then check your prediction with the run record.
 #

@@ -2,14 +2,14 @@
 # # 04 · The RNN step net and its step scopes
 #
 # A C++ `for` loop pushes a stack frame when it enters its braces and pops it at the closing
-# brace, every iteration. Seed 003 (*Design Doc: Block and Scope*) says PaddlePaddle does
+# brace, every iteration. PaddlePaddle's *Design Doc: Block and Scope* says PaddlePaddle does
 # the first and not the second: each time step of an RNN runs its **step block** in a new
 # **step scope**, and the step scopes are *kept* until the minibatch is done, because the
 # backward pass runs inside them. This notebook watches that happen.
 #
 # **What you will see**
 #
-# 1. The seed's RNN: a step net with a memory, two outputs, and its C++ twin; run and
+# 1. The design doc's RNN: a step net with a memory, two outputs, and its C++ twin; run and
 #    checked against a NumPy loop.
 # 2. The program: one step block, and the `recurrent` op that owns it.
 # 3. The step scopes one by one, with their values: the memory's previous value at step
@@ -27,10 +27,10 @@
 # Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*); it takes a few seconds.
 
 # %% [markdown]
-# ## 1 · The seed's RNN, twice
+# ## 1 · The design doc's RNN, twice
 #
 # <table>
-# <tr><th>C++ (seed 003)</th><th>paddle_nb</th></tr>
+# <tr><th>C++ (the design doc)</th><th>paddle_nb</th></tr>
 # <tr><td style="vertical-align: top; text-align: left">
 # <pre>
 # int* x = {10, 20, 30};
@@ -71,7 +71,7 @@
 #
 # Line for line: `net.set_inputs(0)` is `x[i-1]`, the current step's slice of the input
 # sequence; `add_memory(init=m)` is `mem` with `mem[0] = m`; `h.pre(n=1)` is `mem[i-1]`;
-# `h.update(act)` is `mem[i] = act`; `set_outputs` fills `o1[i]` and `o2[i]`. The seed
+# `h.update(act)` is `mem[i] = act`; `set_outputs` fills `o1[i]` and `o2[i]`. The design doc
 # writes `pd.matmul(W, x)` for one column vector; here a step holds a minibatch of rows, so
 # it is `x_t @ W`. (Its C++ also has a typo, `Y * mem[i-1]` for `U * mem[i-1]`.)
 #
@@ -111,7 +111,7 @@ with pd.program_guard(prog):
         h.update(act)                       # update memory with act
         net.set_outputs(0, act, hidden_out)  # two outputs
     o1, o2 = rnn()
-del sum                                     # the seed's name hid Python's sum(); give it back
+del sum                                     # the doc's name hid Python's sum(); give it back
 
 print("x_t:", x_t, "  o1:", o1, "  o2:", o2)
 assert x_t.shape == (B, I) and o1.shape == o2.shape == (T, B, H)
@@ -369,7 +369,7 @@ assert peak_extra >= step_bytes > 0
 # The same RNN in PaddlePaddle 1.8's own names is `pd.layers.StaticRNN`:
 # `with rnn.step():`, `x_t = rnn.step_input(x)`, `h = rnn.memory(init=m)` (or
 # `rnn.memory(shape=[-1, H], batch_ref=x_t)` for zeros), `rnn.update_memory(h, act)`,
-# `rnn.step_output(act)`. The seed's `create_rnn` is a thin wrapper over it.
+# `rnn.step_output(act)`. The design doc's `create_rnn` is a thin wrapper over it.
 
 # %%
 fluid_style = pd.Program()
@@ -392,7 +392,7 @@ assert np.allclose(same, got1)
 # %% [markdown]
 # ## 6 · Exercises
 #
-# **Exercise 1.** Give the seed's step net a second memory `c` that starts at zeros
+# **Exercise 1.** Give the design doc's step net a second memory `c` that starts at zeros
 # (`net.add_memory(init=...)` with a zeros input, or `StaticRNN.memory(shape=[-1, H],
 # batch_ref=x_t)`) and keeps the running sum of `act`: `c_t = c_{t-1} + act_t`. Output it
 # too, and check that its last step equals `o1.sum(axis=0)`.
@@ -465,7 +465,7 @@ assert np.allclose(same, got1)
 # </details>
 #
 # **Exercise 3.** Predict, before running, how many bytes the four step scopes of the
-# seed's RNN hold in total when `act`, `hidden_out`, `fc_out`, `sum`, the memory and the
+# design doc's RNN hold in total when `act`, `hidden_out`, `fc_out`, `sum`, the memory and the
 # collected outputs are all `[B, H]` float64 and `x_t` is `[B, I]` float64; then compare with
 # the run record (`ScopeRecord.nbytes()`). Hint: count the variables of one step scope in
 # section 3's printout.

@@ -8,11 +8,13 @@ Wherever paddle_nb takes a dtype, a string (``"float32"``), a NumPy type
 (dtype('float32'), 3, dtype('float32'))
 """
 
+from typing import Any
+
 import numpy
 
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["convert_dtype", "to_var_type", "from_var_type", "dtype_name"]
+__all__ = ["convert_dtype", "to_var_type", "from_var_type", "known_var_type", "dtype_name"]
 
 _VT = framework_pb2.VarType
 _TO_VT = {
@@ -34,7 +36,7 @@ _ALIASES = {"bool": "bool", "float": "float32", "double": "float64", "int": "int
             "fp16": "float16"}
 
 
-def convert_dtype(dtype):
+def convert_dtype(dtype: Any) -> numpy.dtype[Any]:
     """Return the ``numpy.dtype`` for a string, NumPy type, dtype or VarType number."""
     if isinstance(dtype, numpy.dtype):
         result = dtype
@@ -53,12 +55,12 @@ def convert_dtype(dtype):
     return result
 
 
-def to_var_type(dtype):
+def to_var_type(dtype: Any) -> int:
     """The ``VarType.Type`` number of a dtype."""
     return _TO_VT[convert_dtype(dtype)]
 
 
-def from_var_type(number):
+def from_var_type(number: int) -> numpy.dtype[Any]:
     """The ``numpy.dtype`` of a ``VarType.Type`` number (a clear error when it has none)."""
     try:
         return _FROM_VT[number]
@@ -71,6 +73,12 @@ def from_var_type(number):
                         "can hold in NumPy") from None
 
 
-def dtype_name(dtype):
+def known_var_type(number: int) -> numpy.dtype[Any] | None:
+    """The ``numpy.dtype`` of a ``VarType.Type`` number, or None when paddle_nb has no NumPy
+    form for it (BF16, RAW, a number from a newer PaddlePaddle): a question, not a check."""
+    return _FROM_VT.get(number)
+
+
+def dtype_name(dtype: Any) -> str:
     """A dtype's short name, for printing: ``'float32'``."""
     return convert_dtype(dtype).name

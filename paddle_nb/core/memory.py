@@ -13,6 +13,10 @@ hold more.
 (0, 100)
 """
 
+from typing import Any
+
+from paddle_nb.core.place import Place
+
 __all__ = ["MemoryStats", "MemoryTracker", "MEMORY", "memory_stats"]
 
 
@@ -21,55 +25,55 @@ class MemoryStats:
 
     __slots__ = ("in_use", "peak", "allocations", "releases")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.in_use = self.peak = self.allocations = self.releases = 0
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
 class MemoryTracker:
     """Counts bytes per place. ``in_use`` never goes below zero."""
 
-    def __init__(self):
-        self._stats = {}
+    def __init__(self) -> None:
+        self._stats: dict[Place, MemoryStats] = {}
 
-    def _of(self, place):
+    def _of(self, place: Place) -> MemoryStats:
         stats = self._stats.get(place)
         if stats is None:
             stats = self._stats[place] = MemoryStats()
         return stats
 
-    def allocate(self, place, nbytes):
+    def allocate(self, place: Place, nbytes: int) -> None:
         stats = self._stats.get(place) or self._of(place)
         stats.in_use += nbytes
         stats.allocations += 1
         if stats.in_use > stats.peak:
             stats.peak = stats.in_use
 
-    def release(self, place, nbytes):
+    def release(self, place: Place, nbytes: int) -> None:
         stats = self._stats.get(place) or self._of(place)
         stats.in_use -= nbytes
         stats.releases += 1
 
-    def transient_peak(self, place, nbytes):
+    def transient_peak(self, place: Place, nbytes: int) -> None:
         """Note that a run briefly held ``nbytes`` more than is in use now (the executor's
         fast path keeps temporaries outside tensors, and reports their peak here)."""
         stats = self._of(place)
         if stats.in_use + nbytes > stats.peak:
             stats.peak = stats.in_use + nbytes
 
-    def in_use(self, place):
+    def in_use(self, place: Place) -> int:
         return self._of(place).in_use
 
-    def peak(self, place):
+    def peak(self, place: Place) -> int:
         return self._of(place).peak
 
-    def reset_peak(self):
+    def reset_peak(self) -> None:
         for stats in self._stats.values():
             stats.peak = stats.in_use
 
-    def snapshot(self):
+    def snapshot(self) -> dict[Place, dict[str, int]]:
         """``{place: {"in_use", "peak", "allocations", "releases"}}`` for every place seen."""
         return {place: stats.as_dict() for place, stats in self._stats.items()}
 
@@ -77,7 +81,7 @@ class MemoryTracker:
 MEMORY = MemoryTracker()
 
 
-def memory_stats(place=None):
+def memory_stats(place: Place | None = None) -> dict[Any, Any]:
     """Counters of one place, or of every place seen when ``place`` is None."""
     if place is None:
         return MEMORY.snapshot()

@@ -8,6 +8,8 @@ False and using a GPUPlace raises a clear :class:`PlaceUnavailableError`.
 """
 
 import contextlib
+from types import ModuleType
+from typing import Any
 
 import numpy
 
@@ -15,10 +17,10 @@ from paddle_nb.errors import PlaceUnavailableError
 
 __all__ = ["Place", "CPUPlace", "GPUPlace", "gpu_available", "cupy_or_none"]
 
-_CUPY = []  # [module or None], filled on first use so that import stays light
+_CUPY: list[ModuleType | None] = []  # [module or None], filled on first use so that import stays light
 
 
-def cupy_or_none():
+def cupy_or_none() -> ModuleType | None:
     """Return the ``cupy`` module when it imports and sees a device, else None."""
     if not _CUPY:
         try:
@@ -30,7 +32,7 @@ def cupy_or_none():
     return _CUPY[0]
 
 
-def gpu_available():
+def gpu_available() -> bool:
     """True when CuPy is installed and at least one CUDA device is visible."""
     cupy = cupy_or_none()
     if cupy is None:
@@ -50,27 +52,27 @@ class Place:
 
     __slots__ = ("kind", "device_id", "_hash")
 
-    def __init__(self, kind, device_id=0):
+    def __init__(self, kind: str, device_id: int = 0) -> None:
         self.kind = kind
         self.device_id = device_id
         self._hash = hash((kind, device_id))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Place) and self.kind == other.kind
                                  and self.device_id == other.device_id)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return self._hash
 
-    def is_gpu(self):
+    def is_gpu(self) -> bool:
         return self.kind == "gpu"
 
     @property
-    def xp(self):
+    def xp(self) -> ModuleType:
         """The array module whose arrays live on this place."""
         raise NotImplementedError
 
-    def device_guard(self):
+    def device_guard(self) -> contextlib.AbstractContextManager[Any]:
         """A context in which new arrays are made on this place's device."""
         return contextlib.nullcontext()
 
@@ -84,14 +86,14 @@ class CPUPlace(Place):
 
     __slots__ = ()
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("cpu", 0)
 
     @property
-    def xp(self):
+    def xp(self) -> ModuleType:
         return numpy
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "CPUPlace()"
 
 
@@ -107,13 +109,13 @@ class GPUPlace(Place):
 
     __slots__ = ()
 
-    def __init__(self, device_id=0):
+    def __init__(self, device_id: int = 0) -> None:
         if not isinstance(device_id, int) or device_id < 0:
             raise ValueError(f"GPUPlace: device_id must be an int >= 0, got {device_id!r}")
         super().__init__("gpu", device_id)
 
     @property
-    def xp(self):
+    def xp(self) -> ModuleType:
         cupy = cupy_or_none()
         if cupy is None:
             raise PlaceUnavailableError(
@@ -127,13 +129,13 @@ class GPUPlace(Place):
                 f"{self!r}: expected a device id below {count} (devices visible), got {self.device_id}")
         return cupy
 
-    def device_guard(self):
+    def device_guard(self) -> contextlib.AbstractContextManager[Any]:
         return self.xp.cuda.Device(self.device_id)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"GPUPlace({self.device_id})"
 
 
-def _cupy_installed():
+def _cupy_installed() -> bool:
     import importlib.util
     return importlib.util.find_spec("cupy") is not None

@@ -1,6 +1,6 @@
 """LoDTensor: an n-dimensional array that gets memory only when asked.
 
-Seed 004's lazy allocation: a new tensor holds no shape, dtype or memory.
+Lazy allocation, as in "Design Doc: Variable": a new tensor holds no shape, dtype or memory.
 ``mutable_data(place, dtype, shape)`` allocates (or reuses the memory when
 place, dtype and shape already match); ``set(array, place)`` copies data in.
 The LoD ("level of detail") is a list of offset tables that cut the first
@@ -18,6 +18,10 @@ dimension into sequences: ``[[0, 2, 5]]`` means rows 0-1 and rows 2-4.
 True
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
@@ -26,7 +30,17 @@ from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.errors import LoDError, NotAllocatedError, OutOfMemoryError, ScopeDestroyedError
 
+if TYPE_CHECKING:
+    from paddle_nb.core.variable import Variable
+
 __all__ = ["LoDTensor"]
+
+# what a tensor holds: a numpy.ndarray, or a cupy.ndarray on a GPUPlace
+Array = Any
+# what a snapshot holds: the array, its place, its LoD
+Snapshot = tuple[Any, Place, list[list[int]]]
+HostArray = numpy.ndarray
+_CPU = CPUPlace()
 
 
 class LoDTensor:
@@ -41,16 +55,16 @@ class LoDTensor:
 
     __slots__ = ("data", "_place", "_lod", "owner", "_dead", "__weakref__")
 
-    def __init__(self):
-        self.data = None     # the held array, or None
-        self._place = None
-        self._lod = []
-        self.owner = None    # the core Variable that holds this tensor, for events and errors
-        self._dead = None    # a message once the owning scope destroyed it
+    def __init__(self) -> None:
+        self.data: Array | None = None     # the held array, or None
+        self._place: Place = _CPU          # where data lives (the CPU while it holds none)
+        self._lod: list[list[int]] = []
+        self.owner: Variable | None = None    # the core Variable that holds this tensor, for events and errors
+        self._dead: str | None = None    # a message once the owning scope destroyed it
 
     # -- allocation -------------------------------------------------------------------------
-    def mutable_data(self, place, dtype, shape):
-        """Return this tensor's array on ``place``, allocating it if needed (seed 004)."""
+    def mutable_data(self, place: Place, dtype: Any, shape: Any) -> Array:
+        """Return this tensor's array on ``place``, allocating it if needed (lazy allocation)."""
         self._check_alive()
         if not isinstance(place, Place):
             raise TypeError(f"mutable_data: expected a Place, got {place!r}")
@@ -72,13 +86,13 @@ class LoDTensor:
         self.hold(new, place)
         return new
 
-    def set(self, array, place=None):
+    def set(self, array: Any, place: Place | None = None) -> LoDTensor:
         """Copy ``array`` (anything NumPy or CuPy accepts) into this tensor on ``place``.
 
         ``place`` defaults to the tensor's current place, or the CPU.
         """
         self._check_alive()
-        place = place or self._place or CPUPlace()
+        place = place or self._place
         if isinstance(array, LoDTensor):
             lod = array._lod
             array = array.numpy() if array._place != place else array.data
@@ -97,7 +111,7 @@ class LoDTensor:
         self.hold(new, place)
         return self
 
-    def hold(self, array, place):
+    def hold(self, array: Array, place: Place) -> None:
         """Take ``array`` as the value, without a copy (``set`` copies), keeping the memory
         counts right: the executor's write. Kernels never write into an array they were
         given (they return new ones), so an array held twice is never changed under anyone."""
@@ -111,7 +125,7 @@ class LoDTensor:
                         name=owner.name if owner else None, place=place,
                         nbytes=array.nbytes, shape=array.shape, dtype=array.dtype)
 
-    def free(self):
+    def free(self) -> None:
         """Give the memory back (the tensor becomes empty again)."""
         array = self.data
         if array is None:
@@ -124,13 +138,13 @@ class LoDTensor:
                         name=owner.name if owner else None, place=self._place,
                         nbytes=array.nbytes)
 
-    def destroy(self, why):
+    def destroy(self, why: str) -> None:
         """Free the memory and make every later use raise ScopeDestroyedError (the owning
         Variable calls this when its scope destroys it)."""
         self.free()
         self._dead = why
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             if self.data is not None:
                 MEMORY.release(self._place, self.data.nbytes)
@@ -139,15 +153,15 @@ class LoDTensor:
 
     # -- reading ----------------------------------------------------------------------------
     @property
-    def destroyed_why(self):
+    def destroyed_why(self) -> str | None:
         """None while the tensor lives; after, why it was destroyed (for display)."""
         return self._dead
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         """What :meth:`restore` puts back: the held array (not a copy), place and LoD."""
         return self.data, self._place, self._lod
 
-    def restore(self, snapshot):
+    def restore(self, snapshot: Snapshot) -> None:
         """Hold a :meth:`snapshot`'s array and LoD again (a failed run undoes its writes)."""
         array, place, lod = snapshot
         if self.data is not array:
@@ -156,33 +170,33 @@ class LoDTensor:
                 self.hold(array, place)
         self._lod = lod
 
-    def is_allocated(self):
+    def is_allocated(self) -> bool:
         self._check_alive()
         return self.data is not None
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...] | None:
         """The dimensions as a tuple, or None while nothing is allocated."""
         self._check_alive()
         return None if self.data is None else tuple(self.data.shape)
 
     @property
-    def dtype(self):
+    def dtype(self) -> numpy.dtype[Any] | None:
         """A ``numpy.dtype``, or None while nothing is allocated."""
         self._check_alive()
         return None if self.data is None else self.data.dtype
 
     @property
-    def place(self):
+    def place(self) -> Place | None:
         self._check_alive()
         return self._place if self.data is not None else None
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         self._check_alive()
         return 0 if self.data is None else int(self.data.nbytes)
 
-    def array(self):
+    def array(self) -> Array:
         """The held array itself (NumPy or CuPy), without a copy."""
         self._check_alive()
         if self.data is None:
@@ -190,24 +204,24 @@ class LoDTensor:
                                     "tensor (call mutable_data or set first)")
         return self.data
 
-    def numpy(self):
+    def numpy(self) -> HostArray:
         """A host (NumPy) copy of the data."""
         array = self.array()
         if self._place.is_gpu():
             return array.get()
         return array.copy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> HostArray:
         data = self.numpy()
         return data if dtype is None else data.astype(dtype)
 
     # -- level of detail --------------------------------------------------------------------
-    def lod(self):
+    def lod(self) -> list[list[int]]:
         """The offset tables, one list per level (``[]`` when there are none)."""
         self._check_alive()
         return [list(level) for level in self._lod]
 
-    def set_lod(self, lod):
+    def set_lod(self, lod: Any) -> None:
         """Set the offset tables; each starts at 0 and never decreases."""
         self._check_alive()
         lod = [[int(x) for x in level] for level in lod]
@@ -223,11 +237,11 @@ class LoDTensor:
                            f"expected the first dimension {self.data.shape[0]}")
         self._lod = lod
 
-    def recursive_sequence_lengths(self):
+    def recursive_sequence_lengths(self) -> list[list[int]]:
         """The LoD as sequence lengths: ``[[0, 2, 5]]`` -> ``[[2, 3]]``."""
         return [[b - a for a, b in zip(level, level[1:])] for level in self.lod()]
 
-    def set_recursive_sequence_lengths(self, lengths):
+    def set_recursive_sequence_lengths(self, lengths: Any) -> None:
         lod = []
         for level in lengths:
             offsets = [0]
@@ -237,17 +251,17 @@ class LoDTensor:
         self.set_lod(lod)
 
     # -- helpers ----------------------------------------------------------------------------
-    def _who(self):
+    def _who(self) -> str:
         owner = self.owner
         return f"the tensor of variable '{owner.name}'" if owner is not None else "this LoDTensor"
 
-    def _check_alive(self):
+    def _check_alive(self) -> None:
         if self._dead is not None:
             owner = self.owner
             who = f"variable '{owner.name}'" if owner is not None else "this LoDTensor"
             raise ScopeDestroyedError(f"{who} was destroyed: {self._dead}")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._dead is not None:
             return f"LoDTensor(<destroyed: {self._dead}>)"
         if self.data is None:
@@ -257,7 +271,7 @@ class LoDTensor:
                 f"place={self._place!r}{lod})")
 
 
-def _is_float64_source(array):
+def _is_float64_source(array: Any) -> bool:
     """True when the caller passed float64 data on purpose (not Python floats)."""
     dtype = getattr(array, "dtype", None)   # `None == dtype('float64')` is True in NumPy
     return dtype is not None and dtype == numpy.dtype(numpy.float64)

@@ -11,20 +11,23 @@ LoDTensor; each element is a LoDTensor of its own.
 (2, False)
 """
 
+from typing import Any
+
+from paddle_nb.core.place import Place
 from paddle_nb.core.tensor import LoDTensor
 
 __all__ = ["LoDTensorArray"]
 
 
-class LoDTensorArray(list):
+class LoDTensorArray(list[LoDTensor]):
     """A list of LoDTensors (PaddlePaddle's ``LoDTensorArray``, a ``std::vector<LoDTensor>``)."""
 
-    def write(self, index, array, place=None):
+    def write(self, index: int, array: Any, place: Place | None = None) -> None:
         """Put a copy of ``array`` at ``index``, growing the list to ``index + 1`` if shorter."""
         while len(self) <= index:
             self.append(LoDTensor())
         self[index].set(array, place)
 
-    def shapes(self):
+    def shapes(self) -> list[tuple[int, ...] | None]:
         """Each element's shape (None for an element never written), for display."""
-        return [tuple(t.shape) if t.is_allocated() else None for t in self]
+        return [t.shape if t.is_allocated() else None for t in self]

@@ -130,9 +130,14 @@ class Recorder:
         self._current = -1
         self._starts = []          # when each op of record.ops started
         self._t0 = time.perf_counter()
+        self._stop = None          # removes the subscription `start` made
 
     def start(self):
-        EVENTS.subscribe(self._on_event)
+        """Listen to the core's events, in the calling thread only: the run's own thread.
+        Another thread's scopes never reach this record, and another thread's runs stay
+        unobserved (core/events.py keeps listeners per execution context)."""
+        if self._stop is None:
+            self._stop = EVENTS.subscribe(self._on_event)
 
     def _on_event(self, event):
         if event.kind == "scope_created" and event.scope.label is None:
@@ -157,7 +162,10 @@ class Recorder:
         rec.seconds = time.perf_counter() - self._starts[at]
 
     def finish(self, failed=False):
-        EVENTS.unsubscribe(self._on_event)
+        """Stop listening (in the run's thread, as ``start``) and snapshot the user's scope."""
+        if self._stop is not None:
+            self._stop()
+            self._stop = None
         self._current = -1
         self.record.failed = failed
         self.record.seconds = time.perf_counter() - self._t0

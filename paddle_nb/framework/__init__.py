@@ -1,8 +1,8 @@
 """The framework layer: Python views that build the descs as the user calls them.
 
 ``Program``, ``Block``, ``Operator``, ``Variable`` and ``Parameter`` are thin
-views over ProgramDesc, BlockDesc, OpDesc and VarDesc (seed 002), plus the
-construction-time information the seed names: the current block, the op
+views over ProgramDesc, BlockDesc, OpDesc and VarDesc ("Design Doc: Python API"),
+plus the construction-time information that document names: the current block, the op
 that wrote a variable, a parameter's initializer, the user's line of code.
 """
 

@@ -12,10 +12,13 @@ number is a ``bool``, ``int``, ``float`` or ``complex``, and its Python type
 is what decides the Scalar type it is written back with.
 """
 
+from typing import Any
+
 import numpy
 
 from paddle_nb.core.dtypes import to_var_type
 from paddle_nb.errors import AttrError
+from paddle_nb.ops.registry import OpDef
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["read_attr", "write_attr", "read_scalar", "write_scalar", "guess_attr_type",
@@ -31,7 +34,7 @@ _LIST = {T.INTS: "ints", T.FLOATS: "floats", T.STRINGS: "strings", T.BOOLEANS: "
 S = framework_pb2.Scalar.Type
 
 
-def read_attr(attr, op_type=None):
+def read_attr(attr: Any, op_type: str | None = None) -> Any:
     """The Python value of an ``OpDesc.Attr`` (of an op of type ``op_type``, for errors)."""
     if attr.type in _SCALAR:
         return getattr(attr, _SCALAR[attr.type])
@@ -46,7 +49,7 @@ def read_attr(attr, op_type=None):
                     "does not know (written by a newer PaddlePaddle, or corrupted)")
 
 
-def read_scalar(scalar):
+def read_scalar(scalar: Any) -> bool | int | float | complex:
     """A ``Scalar`` message as the Python number it holds."""
     if scalar.type == S.BOOLEAN:
         return scalar.b
@@ -57,7 +60,7 @@ def read_scalar(scalar):
     return scalar.r
 
 
-def write_scalar(scalar, value):
+def write_scalar(scalar: Any, value: bool | int | float | complex) -> None:
     """Fill a ``Scalar`` message with ``value`` (bool, int, float or complex, NumPy's too)."""
     if isinstance(value, (bool, numpy.bool_)):
         scalar.type, scalar.b = S.BOOLEAN, bool(value)
@@ -73,7 +76,7 @@ def write_scalar(scalar, value):
 _INT = int(T.INT)
 
 
-def write_attr(attr, name, attr_type, value):
+def write_attr(attr: Any, name: str, attr_type: int, value: Any) -> None:
     """Fill ``attr`` (a fresh ``OpDesc.Attr``) with ``value`` stored as ``attr_type``."""
     attr.name = name
     attr.type = attr_type
@@ -91,10 +94,10 @@ def write_attr(attr, name, attr_type, value):
         getattr(attr, _LIST[attr_type]).extend(value)
 
 
-_BLOBS = {}          # (op type, values, op_role) -> the serialized attrs
+_BLOBS: dict[tuple[Any, ...], bytes] = {}       # (op type, values, op_role) -> the serialized attrs
 
 
-def attrs_blob(opdef, values, role):
+def attrs_blob(opdef: OpDef, values: dict[str, Any], role: int) -> bytes:
     """The serialized ``OpDesc.attrs`` of ``values`` (an op's declared attributes, complete,
     in declaration order) and ``op_role``, for ``OpDesc.MergeFromString``.
 
@@ -125,7 +128,7 @@ def _key(value):
     return value
 
 
-def guess_attr_type(value):
+def guess_attr_type(value: Any) -> int:
     """The AttrType for a value of an attribute no OpDef declares."""
     if isinstance(value, bool):
         return T.BOOLEAN

@@ -1,24 +1,38 @@
-"""Blocks: a list of ops and a symbol table of variables (seeds 002 and 003).
+"""Blocks: a list of ops and a symbol table of variables ("Design Doc:
+Python API", "Design Doc: Block and Scope").
 
 A Block is a view over a BlockDesc. Its variables are looked up like names
 in nested C++ braces: ``find_var`` looks in this block, then in the parent
-block, up to the global block (seed 003's symbol table). ``append_op``
+block, up to the global block (the symbol table of "Design Doc: Block and Scope"). ``append_op``
 builds an op eagerly: it checks slots and attributes against the op's
 OpDef, infers the output shapes, and only then writes the OpDesc, so a
 failed append leaves the block as it was.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from paddle_nb.core.dtypes import convert_dtype, to_var_type
 from paddle_nb.errors import AttrError, OpBuildError, ShapeError, VarNotFoundError
 from paddle_nb.framework.attrs import attrs_blob, guess_attr_type, write_attr
 from paddle_nb.framework.callsite import callstack_strings, format_site
+from paddle_nb.framework.initializer import default_initializer
 from paddle_nb.framework.operator import Operator
+from paddle_nb.framework.printer import block_to_text
 from paddle_nb.framework.variable import Parameter, Variable, VarType, whole_dims
 from paddle_nb.ops import registry
 from paddle_nb.ops.registry import COMMON_ATTRS
 from paddle_nb.proto import framework_pb2
 
+if TYPE_CHECKING:
+    from paddle_nb.framework.initializer import Initializer
+    from paddle_nb.framework.program import Program
+
 __all__ = ["Block"]
+
+# what a slot is given when appending an op: a Variable or a name, or a list of them
+SlotArgs = dict[str, Any]
 
 
 class Block:
@@ -33,26 +47,26 @@ class Block:
     (True, None)
     """
 
-    def __init__(self, program, desc):
+    def __init__(self, program: Program, desc: Any) -> None:
         self.program = program
-        self.desc = desc
-        self.vars = {}
-        self.ops = []
+        self.desc = desc            # its BlockDesc
+        self.vars: dict[str, Variable] = {}
+        self.ops: list[Operator] = []
 
     @property
-    def idx(self):
+    def idx(self) -> int:
         return self.desc.idx
 
     @property
-    def parent_idx(self):
+    def parent_idx(self) -> int:
         return self.desc.parent_idx
 
     @property
-    def parent(self):
+    def parent(self) -> Block | None:
         return None if self.desc.parent_idx < 0 else self.program.blocks[self.desc.parent_idx]
 
     # -- the symbol table -----------------------------------------------------------------------
-    def var(self, name):
+    def var(self, name: str) -> Variable:
         """The variable ``name`` declared in this block (not its parents)."""
         var = self.vars.get(name)
         if var is None:
@@ -61,7 +75,7 @@ class Block:
                                    f"{known}); find_var(name) also looks in parent blocks")
         return var
 
-    def find_var(self, name, recursive=True):
+    def find_var(self, name: str, recursive: bool = True) -> Variable | None:
         """The variable ``name`` here or, when ``recursive``, in the nearest ancestor block."""
         block = self
         while True:
@@ -73,11 +87,12 @@ class Block:
                 return None
             block = block.program.blocks[parent]
 
-    def has_var(self, name):
+    def has_var(self, name: str) -> bool:
         return name in self.vars
 
-    def create_var(self, name=None, shape=None, dtype="float32", lod_level=0, persistable=False,
-                   type=VarType.LOD_TENSOR, stop_gradient=False):
+    def create_var(self, name: str | None = None, shape: Any = None, dtype: Any = "float32",
+                   lod_level: int = 0, persistable: bool = False,
+                   type: int = VarType.LOD_TENSOR, stop_gradient: bool = False) -> Variable:
         """Declare a variable in this block; an existing name returns the existing one."""
         if name is None:
             name = self.program.unique_name("tmp")
@@ -90,14 +105,15 @@ class Block:
         self.program.bump_version()
         return var
 
-    def create_parameter(self, name=None, shape=None, dtype="float32", initializer=None,
-                         trainable=True, optimize_attr=None, regularizer=None, need_clip=True):
-        """A Parameter in the global block, whatever block this is (seed 002).
+    def create_parameter(self, name: str | None = None, shape: Any = None,
+                         dtype: Any = "float32", initializer: Initializer | None = None,
+                         trainable: bool = True, optimize_attr: dict[str, Any] | None = None,
+                         regularizer: Any = None, need_clip: bool = True) -> Parameter:
+        """A Parameter in the global block, whatever block this is ("Design Doc: Python API").
 
         Its initializer op goes into the startup program when ``program_guard``
         was given one; otherwise it is put in the global block's preamble.
         """
-        from paddle_nb.framework.initializer import default_initializer
         program = self.program
         glob = program.global_block()
         if shape is None or any(d < 0 for d in whole_dims(shape, f"parameter '{name}'")):
@@ -105,7 +121,7 @@ class Block:
         name = name or program.unique_name("param")
         existing = glob.vars.get(name)
         if isinstance(existing, Parameter):
-            if tuple(existing.shape) != tuple(shape):
+            if existing.shape != tuple(shape):
                 raise ValueError(f"parameter '{name}' exists with shape {existing.shape}; "
                                  f"cannot share it with shape {tuple(shape)}")
             return existing
@@ -125,7 +141,7 @@ class Block:
             raise
         return param
 
-    def remove_var(self, name):
+    def remove_var(self, name: str) -> None:
         """Remove a variable's VarDesc (undoing a failed declaration, pruning): no op may
         still name it."""
         self.vars.pop(name, None)
@@ -135,21 +151,27 @@ class Block:
                 break
         self.program.bump_version()
 
-    def all_parameters(self):
+    def all_parameters(self) -> list[Parameter]:
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
 
     # -- ops ------------------------------------------------------------------------------------
-    def append_op(self, type, inputs=None, outputs=None, attrs=None):
+    def append_op(self, type: str, inputs: SlotArgs | None = None,
+                  outputs: SlotArgs | None = None,
+                  attrs: dict[str, Any] | None = None) -> Operator:
         """Append an op: check it, infer its output shapes, write its OpDesc. Returns it."""
         return self._insert_op(len(self.ops), type, inputs, outputs, attrs)
 
-    def prepend_op(self, type, inputs=None, outputs=None, attrs=None):
+    def prepend_op(self, type: str, inputs: SlotArgs | None = None,
+                   outputs: SlotArgs | None = None,
+                   attrs: dict[str, Any] | None = None) -> Operator:
         return self._insert_op(0, type, inputs, outputs, attrs)
 
-    def insert_op(self, index, type, inputs=None, outputs=None, attrs=None):
+    def insert_op(self, index: int, type: str, inputs: SlotArgs | None = None,
+                  outputs: SlotArgs | None = None,
+                  attrs: dict[str, Any] | None = None) -> Operator:
         return self._insert_op(index, type, inputs, outputs, attrs)
 
-    def remove_op(self, index):
+    def remove_op(self, index: int) -> None:
         """Remove the op at ``index`` (variables stay declared)."""
         op = self.ops.pop(index)
         del self.desc.ops[index]
@@ -297,27 +319,24 @@ class Block:
         return (f"cannot build op '{type}' in block {self.idx}: {err}\n"
                 f"  inputs: {shown}\n  built at {site}")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<Block {self.idx} (parent {self.parent_idx}): {len(self.vars)} vars, "
                 f"{len(self.ops)} ops>")
 
-    def __str__(self):
-        from paddle_nb.framework.printer import block_to_text
+    def __str__(self) -> str:
         return block_to_text(self)
 
 
-def type_of(err):
+def type_of(err: Exception) -> type[OpBuildError]:
     return type(err) if isinstance(err, OpBuildError) else OpBuildError
 
 
-def _describe(var):
-    try:
-        return f"{var.name} {var.dtype}{list(var.shape)}"
-    except Exception:
-        return var.name
+def _describe(var: Variable) -> str:
+    dtype, shape = var.dtype_or_none(), var.shape
+    return var.name if dtype is None or shape is None else f"{var.name} {dtype}{list(shape)}"
 
 
-_VAR_BLOBS = {}      # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
+_VAR_BLOBS: dict[tuple[Any, ...], bytes] = {}    # (kind, dtype, lod_level, persistable, stop_gradient) -> VarDesc bytes
 
 
 def _fill_var_desc(desc, name, shape, dtype, lod_level, persistable, kind, stop_gradient):

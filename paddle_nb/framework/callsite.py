@@ -10,6 +10,8 @@ them), keeping only the user's frame so that a saved program stays small.
 import linecache
 import os
 import sys
+from types import FrameType
+from collections.abc import Sequence
 
 import paddle_nb
 
@@ -19,12 +21,12 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(paddle_nb.__file__)) + os.sep
 _INTERNAL = ("contextlib.py", "<frozen ")
 
 
-_INSIDE = {}     # file name -> whether its frames are paddle_nb's (or contextlib's)
+_INSIDE: dict[str, bool] = {}     # file name -> whether its frames are paddle_nb's (or contextlib's)
 
 
-def user_frame():
+def user_frame() -> tuple[str, int, str]:
     """(filename, lineno, function) of the innermost frame outside paddle_nb."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
         filename = code.co_filename
@@ -40,14 +42,14 @@ def user_frame():
     return "<unknown>", 0, "<unknown>"
 
 
-def callstack_strings():
+def callstack_strings() -> list[str]:
     """The user's frame as PaddlePaddle's two ``op_callstack`` strings."""
     filename, lineno, function = user_frame()
     source = linecache.getline(filename, lineno).strip()
     return [f'  File "{filename}", line {lineno}, in {function}', f"    {source}"]
 
 
-def format_site(callstack):
+def format_site(callstack: Sequence[str]) -> str:
     """``file:line: source`` from ``op_callstack`` strings, for error messages. PaddlePaddle
     writes the whole stack, its own frames last: the innermost frame outside an installed
     ``paddle`` package is the user's."""
@@ -70,7 +72,7 @@ def format_site(callstack):
     return f"{site}: {source}" if source else site
 
 
-def _paddles(frame_line):
+def _paddles(frame_line: str) -> bool:
     """Whether an op_callstack ``File "...", line N`` string is a frame of PaddlePaddle itself."""
     path = frame_line.replace("\\", "/")
     return "-packages/paddle/" in path

@@ -18,28 +18,38 @@ without looking inside. Nested sub-blocks count as part of their owner.
 (['w'], ['out'])
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.operator import Operator
+
 __all__ = ["block_captures", "op_captures"]
 
 
-def block_captures(block):
+def block_captures(block: Block) -> tuple[list[str], list[str]]:
     """``(reads, writes)``: outer names ``block`` (with its sub-blocks) reads and writes, in
     first-use order. A name written inside before it is read is not a read."""
-    reads, writes = [], []
+    reads: list[str] = []
+    writes: list[str] = []
     _walk(block, set(), reads, writes, set(block.vars))
     return reads, writes
 
 
-def op_captures(op):
+def op_captures(op: Operator) -> set[str]:
     """Names ``op``'s sub-blocks read from outside themselves: what keeping ``op`` needs
     besides its inputs (pruning, inference export)."""
     program = op.block.program
-    names = set()
+    names: set[str] = set()
     for idx in op.sub_block_ids():
         names.update(block_captures(program.block(idx))[0])
     return names
 
 
-def _walk(block, written, reads, writes, local):
+def _walk(block: Block, written: set[str], reads: list[str], writes: list[str],
+          local: set[str]) -> None:
     program = block.program
     for op in block.ops:
         for name in op.input_arg_names:

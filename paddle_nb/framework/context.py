@@ -10,9 +10,11 @@ see each other's programs, and a new thread starts from the defaults.
 
 import contextlib
 import contextvars
+from collections.abc import Iterator
 
 from paddle_nb.errors import VarNotFoundError
 from paddle_nb.framework.program import Program
+from paddle_nb.framework.variable import Variable
 
 __all__ = ["default_main_program", "default_startup_program", "program_guard", "get_variable"]
 
@@ -20,7 +22,7 @@ __all__ = ["default_main_program", "default_startup_program", "program_guard", "
 class _ProgramContext:
     """The process's default (main, startup) pair."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.default_main = Program()
         self.default_startup = Program()
 
@@ -28,16 +30,17 @@ class _ProgramContext:
 _CONTEXT = _ProgramContext()
 # the (main, startup) pairs that the enclosing program_guards pushed, innermost last: a tuple,
 # never mutated, so a thread's stack is its own even when a context is copied
-_GUARDS = contextvars.ContextVar("paddle_nb_program_guards", default=())
+_GUARDS: contextvars.ContextVar[tuple[tuple[Program, Program | None], ...]] = \
+    contextvars.ContextVar("paddle_nb_program_guards", default=())
 
 
-def default_main_program():
+def default_main_program() -> Program:
     """The program layers append to: the innermost ``program_guard``'s main, or the default."""
     guards = _GUARDS.get()
     return guards[-1][0] if guards else _CONTEXT.default_main
 
 
-def default_startup_program():
+def default_startup_program() -> Program:
     """The innermost ``program_guard``'s startup program, or the default one."""
     for _, startup in reversed(_GUARDS.get()):
         if startup is not None:
@@ -46,7 +49,8 @@ def default_startup_program():
 
 
 @contextlib.contextmanager
-def program_guard(main_program, startup_program=None):
+def program_guard(main_program: Program,
+                  startup_program: Program | None = None) -> Iterator[Program]:
     """Append to ``main_program`` inside the ``with``; initializers go to ``startup_program``.
 
     Without a startup program, each parameter's initializer is put in the
@@ -65,7 +69,7 @@ def program_guard(main_program, startup_program=None):
         _GUARDS.reset(token)
 
 
-def get_variable(name):
+def get_variable(name: str) -> Variable:
     """The variable ``name`` in the current block of the main program or its ancestors."""
     block = default_main_program().current_block()
     var = block.find_var(name)

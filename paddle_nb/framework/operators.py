@@ -19,7 +19,10 @@ bitwise ops (``bitwise_and_0.tmp_0``) and ``abs(x)`` (``abs_0.tmp_0``), which Pa
 builds through its functions.
 """
 
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy
 
@@ -27,6 +30,10 @@ from paddle_nb.errors import OperandError
 from paddle_nb.framework import unique_name
 from paddle_nb.framework import variable as variable_module
 from paddle_nb.framework.callsite import callstack_strings, format_site
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.variable import Variable
 
 __all__ = ["binary", "reflected", "negate", "matmul", "bitwise", "bitwise_not", "absolute",
            "fresh_name", "SCALE_OPS"]
@@ -49,7 +56,7 @@ def _is_number(value):
     return isinstance(value, (numbers.Number, numpy.number)) and not isinstance(value, complex)
 
 
-def fresh_name(block, key="tmp", suffix=""):
+def fresh_name(block: Block, key: str = "tmp", suffix: str = "") -> str:
     """``<key>_N<suffix>`` from the process-wide generator (``tmp_3``, ``abs_0.tmp_0``),
     skipping a name the block (or a block above it) already holds: one made under another
     generator (inside a ``unique_name.guard``) would otherwise be overwritten."""
@@ -104,7 +111,7 @@ def _promoted(x, y):
     return numpy.promote_types(a, b)
 
 
-def binary(x, other, op_type, attrs=None):
+def binary(x: Variable, other: Any, op_type: str, attrs: dict[str, Any] | None = None) -> Any:
     """``x (op) other`` for a Variable x and a Variable or a number ``other``."""
     if _is_variable(other):
         if x.dtype != other.dtype:              # PaddlePaddle 2.6 casts the narrower side
@@ -129,7 +136,7 @@ def binary(x, other, op_type, attrs=None):
                    {"axis": -1, **(attrs or {})})
 
 
-def reflected(x, other, op_type):
+def reflected(x: Variable, other: Any, op_type: str) -> Any:
     """``other (op) x`` for a number ``other`` (Python's __rsub__, __rtruediv__, ...)."""
     if _is_variable(other):                      # (Python only calls these for non-Variables)
         return binary(other, x, op_type)
@@ -149,12 +156,12 @@ def reflected(x, other, op_type):
                    {"axis": -1})
 
 
-def negate(x):
+def negate(x: Variable) -> Variable:
     """-x: a scale by -1."""
     return _append(x, "scale", {"X": x}, {"scale": -1.0, "bias": 0.0, "bias_after_scale": True})
 
 
-def matmul(x, other, reverse=False):
+def matmul(x: Variable, other: Any, reverse: bool = False) -> Any:
     """x @ other (``matmul_v2``)."""
     if not _is_variable(other):
         if hasattr(other, "__array__") or isinstance(other, (list, tuple)):
@@ -170,16 +177,16 @@ def _helper_named(x, op_type, inputs):
     return _append(x, op_type, inputs, name=fresh_name(block, op_type, ".tmp_0"))
 
 
-def bitwise(x, other, op_type):
+def bitwise(x: Variable, other: Any, op_type: str) -> Any:
     """x & y, x | y, x ^ y on bool or integer Variables."""
     if not _is_variable(other):
         return NotImplemented
     return _helper_named(x, op_type, {"X": x, "Y": other})
 
 
-def bitwise_not(x):
+def bitwise_not(x: Variable) -> Variable:
     return _helper_named(x, "bitwise_not", {"X": x})
 
 
-def absolute(x):
+def absolute(x: Variable) -> Variable:
     return _helper_named(x, "abs", {"X": x})

@@ -5,7 +5,15 @@ owned by an op (a sub-block of ``conditional_block``, ``while``,
 ``recurrent``) prints indented under that op, like braces in C++.
 """
 
-from paddle_nb.framework.variable import Parameter, VarType
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paddle_nb.framework.variable import Parameter, Variable, VarType
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.program import Program
 
 __all__ = ["program_to_text", "block_to_text", "format_attr", "HIDDEN_ATTRS"]
 
@@ -13,7 +21,7 @@ HIDDEN_ATTRS = {"op_callstack", "op_role", "op_role_var", "op_namescope", "op_de
                  "with_quant_attr", "use_mkldnn", "use_cudnn"}
 
 
-def program_to_text(program):
+def program_to_text(program: Program) -> str:
     lines = [f"program ({program.num_blocks} block{'s' if program.num_blocks > 1 else ''})"]
     owned = {b for block in program.blocks for op in block.ops for b in op.sub_block_ids()}
     for block in program.blocks:
@@ -22,18 +30,16 @@ def program_to_text(program):
     return "\n".join(lines)
 
 
-def block_to_text(block):
+def block_to_text(block: Block) -> str:
     return "\n".join(_block_lines(block, "", set()))
 
 
-def _var_line(var):
+def _var_line(var: Variable) -> str:
     if not var.is_tensor():
         return f"{var.name} : {VarType.Type.Name(var.type)}"
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
-    shape = ", ".join(str(d) for d in var.shape)
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
+    shape = ", ".join(str(d) for d in var.shape or ())   # (a tensor always has one)
     tags = []
     if isinstance(var, Parameter):
         tags.append("parameter")
@@ -44,7 +50,7 @@ def _var_line(var):
     return f"{var.name} : {dtype}[{shape}]" + (f"  ({', '.join(tags)})" if tags else "")
 
 
-def format_attr(value, name=""):
+def format_attr(value: Any, name: str = "") -> str:
     if name.endswith("dtype") and isinstance(value, int) and value >= 0:
         return VarType.Type.Name(value).lower() if value in VarType.Type.values() else repr(value)
     if isinstance(value, float):

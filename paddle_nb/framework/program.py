@@ -1,6 +1,6 @@
-"""Programs: a list of blocks, the first one global (seed 002).
+"""Programs: a list of blocks, the first one global ("Design Doc: Python API").
 
-A Program is a view over a ProgramDesc. It keeps the seed's
+A Program is a view over a ProgramDesc. It keeps that document's
 construction-time state: the current block (``create_block`` makes a kid of
 it current, ``rollback`` returns to the parent), a unique-name counter, the
 role of the ops being appended (forward, backward, optimize), and a
@@ -8,13 +8,20 @@ role of the ops being appended (forward, backward, optimize), and a
 cache what it prepared.
 """
 
+from __future__ import annotations
+
 import contextlib
 import weakref
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from paddle_nb.errors import ProtoDecodeError
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.names import UniqueNames
 from paddle_nb.framework.operator import Operator, OpRole
+from paddle_nb.framework.printer import program_to_text
+from paddle_nb.framework.prune import prune
+from paddle_nb.framework.validate import validate_program_desc
 from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.proto import framework_pb2
 
@@ -32,23 +39,28 @@ class Program:
     0
     """
 
-    def __init__(self):
-        self.desc = framework_pb2.ProgramDesc()
-        self.blocks = []
+    def __init__(self) -> None:
+        self._set_fields(framework_pb2.ProgramDesc())
+        self._add_block(-1)
+
+    def _set_fields(self, desc: Any) -> None:
+        """Every field of a Program, over ``desc`` and with no blocks yet: the one place both
+        constructors (``Program()`` and ``from_desc``) set them."""
+        self.desc = desc
+        self.blocks: list[Block] = []
         self._current = 0
         self._names = UniqueNames()
         self._role = OpRole.FORWARD
-        self._startup = None        # set by program_guard: where parameter initializers go
+        self._startup: Program | None = None        # set by program_guard: where parameter initializers go
         self.version = 0
         self.random_seed = 0
-        self.lr_scheduler = None    # a paddle.optimizer.lr scheduler: the Executor writes its
-        self.lr_var_name = None     # value into this variable before each run
-        self._initializers = weakref.WeakSet()   # the preamble's ops (see preamble_length)
+        self.lr_scheduler: Any = None    # a paddle.optimizer.lr scheduler: the Executor writes its
+        self.lr_var_name: str | None = None     # value into this variable before each run
+        self._initializers: weakref.WeakSet[Operator] = weakref.WeakSet()   # the preamble's ops (see preamble_length)
         self._preamble = 0                       # their count, as last seen
-        self._add_block(-1)
 
     # -- blocks -------------------------------------------------------------------------------
-    def _add_block(self, parent_idx):
+    def _add_block(self, parent_idx: int) -> Block:
         desc = self.desc.blocks.add()
         desc.idx = len(self.blocks)
         desc.parent_idx = parent_idx
@@ -57,33 +69,33 @@ class Program:
         self.bump_version()
         return block
 
-    def global_block(self):
+    def global_block(self) -> Block:
         return self.blocks[0]
 
-    def current_block(self):
+    def current_block(self) -> Block:
         return self.blocks[self._current]
 
-    def block(self, index):
+    def block(self, index: int) -> Block:
         return self.blocks[index]
 
     @property
-    def num_blocks(self):
+    def num_blocks(self) -> int:
         return len(self.blocks)
 
-    def create_block(self, parent_idx=None):
+    def create_block(self, parent_idx: int | None = None) -> Block:
         """A new block whose parent is the current block (or ``parent_idx``); it becomes current."""
         parent = self._current if parent_idx is None else parent_idx
         block = self._add_block(parent)
         self._current = block.idx
         return block
 
-    def rollback(self):
+    def rollback(self) -> None:
         """Make the current block's parent current again."""
         parent = self.current_block().parent_idx
         self._current = max(parent, 0)
 
     @contextlib.contextmanager
-    def block_guard(self, parent_idx=None):
+    def block_guard(self, parent_idx: int | None = None) -> Iterator[Block]:
         """Create a block, make it current, and make the block that was current before
         current again in ``finally`` (the new block's parent, unless ``parent_idx`` said
         otherwise, as a grad block made for a sub-block does)."""
@@ -97,12 +109,12 @@ class Program:
     _block_guard = block_guard   # the older name, which tests and notebooks still use
 
     @property
-    def role(self):
+    def role(self) -> int:
         """The OpRole that ops appended now get (``role_guard`` changes it)."""
         return self._role
 
     @contextlib.contextmanager
-    def role_guard(self, role):
+    def role_guard(self, role: int) -> Iterator[None]:
         """Mark the ops appended in the with-block with ``role`` (OpRole: backward, optimize)."""
         old, self._role = self._role, role
         try:
@@ -111,7 +123,7 @@ class Program:
             self._role = old
 
     @contextlib.contextmanager
-    def startup_guard(self, startup):
+    def startup_guard(self, startup: Program | None) -> Iterator[None]:
         """Put the initializer ops of persistables declared in the with-block in program
         ``startup`` (None: in this program's preamble), as ``program_guard`` does."""
         old, self._startup = self._startup, startup
@@ -120,20 +132,20 @@ class Program:
         finally:
             self._startup = old
 
-    def initializers_to(self, startup):
+    def initializers_to(self, startup: Program | None) -> contextlib.AbstractContextManager[None]:
         """``startup_guard(startup)``, except that None leaves the initializers where they
         go now (an optimizer's ``minimize(startup_program=None)``)."""
         return self.startup_guard(startup if startup is not None else self._startup)
 
     # -- names and versions -------------------------------------------------------------------
-    def unique_name(self, prefix):
+    def unique_name(self, prefix: str) -> str:
         return self._names(prefix)
 
-    def unique_tmp(self, prefix):
+    def unique_tmp(self, prefix: str) -> str:
         """A fresh temporary's name: ``relu_0.tmp_0``."""
         return f"{self._names(prefix)}.tmp_0"
 
-    def bump_version(self):
+    def bump_version(self) -> None:
         """Mark the program changed: an executor re-prepares a program whose version moved.
         Blocks, variables and operators call this whenever they change the desc."""
         self.version += 1
@@ -160,8 +172,8 @@ class Program:
     def preamble_length(self):
         """How many leading ops of the global block are initializers the framework put there.
 
-        Without a startup program, making a parameter (or an optimizer's state) puts
-        its initializer in the global block's preamble (seed 002); the executor runs
+        Without a startup program, making a parameter (or an optimizer's state) puts its
+        initializer in the global block's preamble ("Design Doc: Python API"); the executor runs
         each of those once per scope (skipped when its outputs already have values
         there), so training never re-initializes. Only those: any other op, even one
         that reads nothing and writes a persistable, runs on every run, as in
@@ -180,20 +192,20 @@ class Program:
         return n
 
     # -- views ----------------------------------------------------------------------------------
-    def list_vars(self):
+    def list_vars(self) -> Iterator[Variable]:
         for block in self.blocks:
             yield from block.vars.values()
 
-    def all_parameters(self):
+    def all_parameters(self) -> list[Parameter]:
         return self.global_block().all_parameters()
 
     # -- serialization ---------------------------------------------------------------------------
-    def serialize(self):
+    def serialize(self) -> bytes:
         """The ProgramDesc as bytes (PaddlePaddle's ``__model__`` / ``.pdmodel`` format)."""
         return self.desc.SerializeToString()
 
     @classmethod
-    def parse(cls, data):
+    def parse(cls, data: bytes | bytearray | memoryview) -> Program:
         """A Program from serialized ProgramDesc bytes (also PaddlePaddle's)."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"Program.parse: expected bytes, got {type(data).__name__}")
@@ -205,7 +217,7 @@ class Program:
         return cls.from_desc(desc)
 
     @classmethod
-    def from_paddle(cls, program):
+    def from_paddle(cls, program: Any) -> Program:
         """A Program from a PaddlePaddle ``paddle.static.Program``, through its serialized
         desc (``program.desc.serialize_to_string()``): paddle itself is not imported."""
         serialize = getattr(getattr(program, "desc", None), "serialize_to_string", None)
@@ -214,7 +226,7 @@ class Program:
                             f"(with .desc.serialize_to_string()), got {type(program).__name__}")
         return cls.parse(serialize())
 
-    def to_paddle(self):
+    def to_paddle(self) -> Any:
         """This program as a PaddlePaddle ``paddle.static.Program`` (made with
         ``Program.parse_from_string`` from the serialized desc); needs PaddlePaddle installed."""
         try:
@@ -226,32 +238,24 @@ class Program:
         return paddle.static.Program.parse_from_string(self.serialize())
 
     @classmethod
-    def from_desc(cls, desc, source=None):
+    def from_desc(cls, desc: Any, source: Program | None = None, *,
+                  validate: bool = True) -> Program:
         """A Program over ``desc`` (validated, not copied). With ``source``, it also takes
         source's construction-time information, which the desc does not hold: what
-        ``clone`` and ``prune`` return.
+        ``clone`` and ``prune`` return. ``validate=False`` is for an exact copy of a
+        program already held (``clone``): it was checked when it was parsed.
         """
-        program = cls._view(desc)
+        program = cls._view(desc, validate)
         if source is not None:
             program._copy_construction_info(source)
         return program
 
     @classmethod
-    def _view(cls, desc):
-        from paddle_nb.framework.validate import validate_program_desc
-        validate_program_desc(desc)
+    def _view(cls, desc: Any, validate: bool = True) -> Program:
+        if validate:
+            validate_program_desc(desc)
         program = cls.__new__(cls)
-        program.desc = desc
-        program.blocks = []
-        program._current = 0
-        program._names = UniqueNames()
-        program._role = OpRole.FORWARD
-        program._startup = None
-        program.version = 0
-        program.random_seed = 0
-        program.lr_scheduler = program.lr_var_name = None
-        program._initializers = weakref.WeakSet()
-        program._preamble = 0
+        program._set_fields(desc)
         for block_desc in desc.blocks:
             block = Block(program, block_desc)
             program.blocks.append(block)
@@ -265,22 +269,25 @@ class Program:
                 op = Operator(block, op_desc)
                 block.ops.append(op)
                 for name in op.output_arg_names:
-                    var = block.find_var(name)
-                    if var is not None:
-                        var.writer = op
+                    written = block.find_var(name)
+                    if written is not None:
+                        written.writer = op
         return program
 
-    def clone(self, for_test=False):
-        """A deep copy. ``for_test`` sets ``is_test`` on ops that have it (dropout, batch_norm)
-        and leaves out backward and optimizer ops, and the gradient variables no op uses."""
-        other = Program.from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()), self)
+    def clone(self, for_test: bool = False) -> Program:
+        """A deep copy. ``for_test`` sets ``is_test`` on ops whose desc holds it (dropout,
+        batch_norm), as PaddlePaddle's clone does: PaddlePaddle 2.6 writes no ``is_test`` on
+        ``conv2d`` or ``pool2d``, whose kernels do not use it, and none is added. It also
+        leaves out backward and optimizer ops, and the gradient variables no op uses."""
+        other = Program.from_desc(framework_pb2.ProgramDesc.FromString(self.serialize()), self,
+                                  validate=False)
         if for_test:
             for block in other.blocks:
                 for k in reversed(range(len(block.ops))):
                     op = block.ops[k]
                     if op.role & (OpRole.BACKWARD | OpRole.OPTIMIZE):
                         block.remove_op(k)
-                    elif op.opdef is not None and "is_test" in op.opdef.attrs:
+                    elif op.has_attr("is_test"):
                         op.set_attr("is_test", True)
             for block in other.blocks:        # and the gradients no op uses any more
                 used = {n for b in other.blocks for op in b.ops
@@ -307,16 +314,14 @@ class Program:
                 copy.regularizer = param.regularizer
                 copy.need_clip = param.need_clip
 
-    def prune(self, targets):
-        """The minimal program that computes ``targets`` (seed 003's Prune)."""
-        from paddle_nb.framework.prune import prune
+    def prune(self, targets: Iterable[Variable | str]) -> Program:
+        """The minimal program that computes ``targets`` ("Design Doc: Block and Scope": Prune)."""
         return prune(self, targets)
 
-    def __str__(self):
-        from paddle_nb.framework.printer import program_to_text
+    def __str__(self) -> str:
         return program_to_text(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n_ops = sum(len(b.ops) for b in self.blocks)
         return f"<Program: {len(self.blocks)} blocks, {n_ops} ops>"
 
@@ -326,7 +331,7 @@ def _init_key(op):
     return op.type, tuple(op.output_arg_names)
 
 
-def is_initializer(op):
+def is_initializer(op: Operator) -> bool:
     """True for an op that reads nothing and writes only persistable variables."""
     if op.input_arg_names:
         return False

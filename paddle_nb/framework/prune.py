@@ -1,4 +1,4 @@
-"""Prune: the minimal program that computes some targets (seed 003).
+"""Prune: the minimal program that computes some targets ("Design Doc: Block and Scope").
 
 Walking the global block backwards, an op is kept when it writes a variable
 that is still needed; its outputs are then produced (no longer needed from
@@ -8,12 +8,24 @@ dropped, while the parameter's initializer before it is kept. Sub-blocks
 owned by a kept op are kept whole; variables no kept op touches are dropped.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from paddle_nb.errors import VarNotFoundError
 from paddle_nb.framework.captures import op_captures
+from paddle_nb.framework.variable import Variable
+from paddle_nb.proto import framework_pb2
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.program import Program
 
 __all__ = ["prune", "needed_ops"]
 
 
-def needed_ops(block, targets):
+def needed_ops(block: Block, targets: Iterable[str]) -> list[int]:
     """Indices of the ops of ``block`` that the ``targets`` (names) depend on."""
     needed = set(targets)
     kept = []
@@ -30,14 +42,12 @@ def needed_ops(block, targets):
 
 
 
-def prune(program, targets):
+def prune(program: Program, targets: Iterable[Variable | str]) -> Program:
     """A copy of ``program`` with only the ops and variables ``targets`` need."""
-    from paddle_nb.framework.variable import Variable
     names = [t.name if isinstance(t, Variable) else t for t in targets]
     glob = program.global_block()
     for name in names:
         if glob.find_var(name) is None:
-            from paddle_nb.errors import VarNotFoundError
             raise VarNotFoundError(f"prune: target '{name}' is not a variable of the global block")
     pruned = program.clone()
     block = pruned.global_block()
@@ -55,7 +65,7 @@ def prune(program, targets):
     return _drop_unowned_blocks(pruned, program)
 
 
-def _reachable_blocks(program):
+def _reachable_blocks(program: Program) -> list[int]:
     """Indices of the global block and every block a kept op owns, transitively."""
     seen, stack = [0], [0]
     while stack:
@@ -71,10 +81,8 @@ def _reachable_blocks(program):
     return sorted(seen)
 
 
-def _drop_unowned_blocks(pruned, original):
+def _drop_unowned_blocks(pruned: Program, original: Program) -> Program:
     """``pruned`` without the blocks no kept op owns, block indices renumbered."""
-    from paddle_nb.framework.program import Program
-    from paddle_nb.proto import framework_pb2
     keep = _reachable_blocks(pruned)
     if len(keep) == pruned.num_blocks:
         return pruned
@@ -95,4 +103,4 @@ def _drop_unowned_blocks(pruned, original):
                     attr.block_idx = new_index[attr.block_idx]
                 elif attr.type == framework_pb2.AttrType.BLOCKS:
                     attr.blocks_idx[:] = [new_index[i] for i in attr.blocks_idx]
-    return Program.from_desc(desc, original)
+    return type(original).from_desc(desc, original)

@@ -18,25 +18,27 @@ The Fluid-1.8 layers (``pd.layers``) keep their per-program counters (``Program.
 
 import contextlib
 import contextvars
+from collections.abc import Iterator
 
 from paddle_nb.framework.names import UniqueNames
 
 __all__ = ["generate", "guard", "switch"]
 
 _PROCESS = UniqueNames()
-_CURRENT = contextvars.ContextVar("paddle_nb_unique_names", default=None)
+_CURRENT: contextvars.ContextVar[UniqueNames | None] = \
+    contextvars.ContextVar("paddle_nb_unique_names", default=None)
 
 
-def _generator():
+def _generator() -> UniqueNames:
     return _CURRENT.get() or _PROCESS
 
 
-def generate(key):
+def generate(key: str) -> str:
     """``key_N``, N counting the names made from ``key`` by the generator in use."""
     return _generator()(key)
 
 
-def switch(new_generator=None):
+def switch(new_generator: UniqueNames | None = None) -> UniqueNames:
     """Make ``new_generator`` (a fresh one when None) the generator in use; return the old."""
     old = _generator()
     _CURRENT.set(new_generator if new_generator is not None else UniqueNames())
@@ -44,7 +46,7 @@ def switch(new_generator=None):
 
 
 @contextlib.contextmanager
-def guard(new_generator=None):
+def guard(new_generator: UniqueNames | None = None) -> Iterator[None]:
     """Names start again from 0 inside the ``with`` (a string prefix is not supported)."""
     if new_generator is not None and not isinstance(new_generator, UniqueNames):
         raise TypeError("unique_name.guard: paddle_nb takes a generator made by switch() "

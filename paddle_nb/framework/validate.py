@@ -5,7 +5,8 @@ required field must be there (a value of an enum this framework.proto does
 not know, such as a VarType from a newer release, leaves its field unset),
 every string must be UTF-8 text, a block's parent must be an earlier block
 (so the tree has no cycles), and every block attribute must name an existing
-block; anything else is a clear ProtoDecodeError, which also names the op
+block; its ops are checked too (``validate_ops.py``: sub-blocks nested, attribute types,
+variables declared); anything else is a clear ProtoDecodeError, which also names the op
 types paddle_nb lacks (one look at a broken file says all). Tensor dtypes are checked
 where they are used (``Variable.dtype``), so a program holding a dtype NumPy
 has no type for still loads for inspection.
@@ -14,17 +15,26 @@ has no type for still loads for inspection.
 before it runs anything, so one error names every op type paddle_nb lacks.
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING, Any
 
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
+from paddle_nb.framework.validate_ops import check_ops
+from paddle_nb.ops import registry
 from paddle_nb.proto import framework_pb2, unknown_fields_of
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.program import Program
 
 __all__ = ["validate_program_desc", "check_op_types", "missing_op_types"]
 
 T = framework_pb2.AttrType
+_BLOCK, _BLOCKS = int(T.BLOCK), int(T.BLOCKS)
 
 
-def validate_program_desc(desc):
+def validate_program_desc(desc: Any) -> None:
     """Raise a ProtoDecodeError for the first problem; it also names the op types paddle_nb
     lacks, so that a file broken in one way and using unknown ops says both at once."""
     try:
@@ -56,27 +66,31 @@ def _validate(desc):
         _check_tensor_descs(block, i)
         for k, op in enumerate(block.ops):
             for attr in op.attrs:
-                ids = [attr.block_idx] if attr.type == T.BLOCK else \
-                    list(attr.blocks_idx) if attr.type == T.BLOCKS else []
-                for b in ids:
-                    if not 0 < b < n or b == i:
+                kind = attr.type
+                if kind != _BLOCK and kind != _BLOCKS:
+                    continue
+                for b in ([attr.block_idx] if kind == _BLOCK else attr.blocks_idx):
+                    if not 0 < b < n:           # (nesting: validate_ops.py)
                         raise ProtoDecodeError(
                             f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' names "
                             f"block {b}, expected a sub-block index between 1 and {n - 1}")
+    check_ops(desc)
 
 
-def check_op_types(program):
+def check_op_types(program: Program) -> None:
     """Raise one OpNotFoundError naming every op type of ``program`` paddle_nb lacks.
 
     The message also names the input slots that registered ops fill but paddle_nb's
     declarations lack, so that one run says all that is missing, before anything runs.
     """
-    from paddle_nb.ops import registry
-    missing, slots = missing_op_types(program.desc), {}
+    missing = missing_op_types(program.desc)
+    slots: dict[str, list[int]] = {}
     for block in program.desc.blocks:
         for op in block.ops:
             opdef = registry.lookup(op.type)
-            for slot in op.inputs if opdef is not None else ():
+            if opdef is None:
+                continue
+            for slot in op.inputs:
                 if slot.arguments and slot.parameter not in opdef.input_index:
                     slots.setdefault(f"{op.type}.{slot.parameter}", []).append(block.idx)
     if missing:
@@ -86,11 +100,10 @@ def check_op_types(program):
         raise OpNotFoundError(message + "; nothing was run")
 
 
-def missing_op_types(desc):
+def missing_op_types(desc: Any) -> dict[str, list[int]]:
     """``{op type: [block index, ...]}`` of the op types in ``desc`` paddle_nb has not
     registered; a desc that failed validation is read as far as it can be."""
-    from paddle_nb.ops import registry
-    missing = {}
+    missing: dict[str, list[int]] = {}
     for i, block in enumerate(desc.blocks):
         for op in block.ops:
             if isinstance(op.type, str) and op.type and registry.lookup(op.type) is None:
@@ -182,6 +195,37 @@ def _owner(desc, path):
 # -- strings ---------------------------------------------------------------------------------------
 def _check_texts(block, i):
     """Every name and string attribute must be text: protobuf hands back bytes that are not UTF-8."""
+    if not _all_text(block):
+        _name_the_bytes(block, i)
+
+
+def _all_text(block):
+    """True when every string of ``block`` is text (the usual case, checked quickly)."""
+    for var in block.vars:
+        if type(var.name) is not str:
+            return False
+        for attr in var.attrs:
+            if type(attr.name) is not str or type(attr.s) is not str:
+                return False
+    for op in block.ops:
+        if type(op.type) is not str:
+            return False
+        for slots in (op.inputs, op.outputs):
+            for slot in slots:
+                if type(slot.parameter) is not str or \
+                        not all(type(arg) is str for arg in slot.arguments):
+                    return False
+        for attr in op.attrs:
+            if type(attr.name) is not str or type(attr.s) is not str or \
+                    type(attr.var_name) is not str or \
+                    not all(type(x) is str for x in attr.strings) or \
+                    not all(type(x) is str for x in attr.vars_name):
+                return False
+    return True
+
+
+def _name_the_bytes(block, i):
+    """Raise a ProtoDecodeError naming the first string of ``block`` that is not text."""
     for var in block.vars:
         _text(var.name, f"block {i}: a variable name")
         for attr in var.attrs:

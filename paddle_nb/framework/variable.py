@@ -1,4 +1,4 @@
-"""Compile-time variables: views over a VarDesc (seed 002).
+"""Compile-time variables: views over a VarDesc ("Design Doc: Python API").
 
 A ``Variable`` is a name in a Block with a shape (-1 for an unknown batch
 dimension), a dtype, a lod_level and flags; all of these live in its
@@ -16,25 +16,34 @@ them here (``register_tensor_methods``) when it is imported, and ``Variable.__ge
 looks a method up in that table. Nothing is patched onto the class.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy
 
-from paddle_nb.core.dtypes import from_var_type, to_var_type
+from paddle_nb.core.dtypes import from_var_type, known_var_type, to_var_type
 from paddle_nb.errors import ProtoDecodeError, ShapeError
 from paddle_nb.framework import operators
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.ops.registry import Meta
 from paddle_nb.proto import framework_pb2
 
+if TYPE_CHECKING:
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.initializer import Initializer
+    from paddle_nb.framework.operator import Operator
+
 __all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_methods",
            "TENSOR_METHODS"]
 
 # method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
-TENSOR_METHODS = {}
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {}
 
 
-def register_tensor_methods(methods):
+def register_tensor_methods(methods: Mapping[str, Callable[..., Any]]) -> None:
     """Make each ``name: function`` of ``methods`` callable as ``variable.name(...)``; a name
     may be registered once (two families claiming one method is a mistake)."""
     for name, function in methods.items():
@@ -43,7 +52,7 @@ def register_tensor_methods(methods):
         TENSOR_METHODS[name] = function
 
 
-def whole_dims(shape, what):
+def whole_dims(shape: Iterable[Any], what: str) -> list[int]:
     """``shape`` as a list of ints (None -> -1, the unknown dimension), or a ShapeError
     naming ``what`` and the user's line: a dimension is a whole number, -1 or more."""
     dims = []
@@ -65,7 +74,7 @@ VarType = framework_pb2.VarType
 _TENSOR_KINDS = (VarType.LOD_TENSOR, VarType.SELECTED_ROWS, VarType.LOD_TENSOR_ARRAY)
 
 
-def _tensor_desc(desc):
+def _tensor_desc(desc: Any) -> Any:
     """The TensorDesc inside a VarDesc's type, or None for non-tensor kinds."""
     kind = desc.type.type
     if kind == VarType.LOD_TENSOR:
@@ -88,35 +97,38 @@ class Variable:
     """
 
     __slots__ = ("block", "desc", "writer", "__weakref__")
+    block: Block
+    desc: Any                   # its VarDesc
+    writer: Operator | None     # the op that last wrote it, while building
 
-    def __init__(self, block, desc):
+    def __init__(self, block: Block, desc: Any) -> None:
         self.block = block
         self.desc = desc
         self.writer = None
 
     # -- what the VarDesc holds ---------------------------------------------------------------
     @property
-    def name(self):
+    def name(self) -> str:
         return self.desc.name
 
     @property
-    def type(self):
+    def type(self) -> int:
         return self.desc.type.type
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...] | None:
         tensor = _tensor_desc(self.desc)
         return None if tensor is None else tuple(tensor.dims)
 
     @shape.setter
-    def shape(self, shape):
+    def shape(self, shape: Iterable[Any]) -> None:
         tensor = self._tensor_or_fail()
         del tensor.dims[:]
         tensor.dims.extend(whole_dims(shape, f"variable '{self.name}'"))
         self.block.program.bump_version()
 
     @property
-    def dtype(self):
+    def dtype(self) -> numpy.dtype[Any] | None:
         tensor = _tensor_desc(self.desc)
         if tensor is None:
             return None
@@ -126,12 +138,22 @@ class Variable:
         return from_var_type(tensor.data_type)
 
     @dtype.setter
-    def dtype(self, dtype):
+    def dtype(self, dtype: Any) -> None:
         self._tensor_or_fail().data_type = to_var_type(dtype)
         self.block.program.bump_version()
 
+    def dtype_or_none(self) -> numpy.dtype[Any] | None:
+        """The dtype, or None where paddle_nb knows none: a variable that is not a tensor, a
+        TensorDesc without a data_type, or a VarType with no NumPy form (BF16, a newer
+        PaddlePaddle's). For code that describes a variable (a message, a picture) and must
+        not fail on a desc it cannot read; ``dtype`` itself raises a clear error for those."""
+        tensor = _tensor_desc(self.desc)
+        if tensor is None or not tensor.HasField("data_type"):
+            return None
+        return known_var_type(tensor.data_type)
+
     @property
-    def lod_level(self):
+    def lod_level(self) -> int:
         kind = self.desc.type.type
         if kind == VarType.LOD_TENSOR:
             return self.desc.type.lod_tensor.lod_level
@@ -140,37 +162,37 @@ class Variable:
         return 0
 
     @lod_level.setter
-    def lod_level(self, level):
+    def lod_level(self, level: int) -> None:
         if self.desc.type.type == VarType.LOD_TENSOR:
             self.desc.type.lod_tensor.lod_level = int(level)
         elif self.desc.type.type == VarType.LOD_TENSOR_ARRAY:
             self.desc.type.tensor_array.lod_level = int(level)
 
     @property
-    def persistable(self):
+    def persistable(self) -> bool:
         return self.desc.persistable
 
     @persistable.setter
-    def persistable(self, value):
+    def persistable(self, value: bool) -> None:
         self.desc.persistable = bool(value)
         self.block.program.bump_version()
 
     @property
-    def stop_gradient(self):
+    def stop_gradient(self) -> bool:
         return self.desc.stop_gradient
 
     @stop_gradient.setter
-    def stop_gradient(self, value):
+    def stop_gradient(self, value: bool) -> None:
         self.desc.stop_gradient = bool(value)
 
     @property
-    def is_parameter(self):
+    def is_parameter(self) -> bool:
         return self.desc.is_parameter
 
-    def is_tensor(self):
+    def is_tensor(self) -> bool:
         return self.desc.type.type in _TENSOR_KINDS
 
-    def meta(self):
+    def meta(self) -> Meta:
         """(shape, dtype, lod_level) for shape inference."""
         kind = self.desc.type.type
         if kind == VarType.LOD_TENSOR:          # the usual case, read in one go
@@ -181,116 +203,116 @@ class Variable:
                             lod_tensor.lod_level)
         return Meta(self.shape, self.dtype, self.lod_level)
 
-    def _tensor_or_fail(self):
+    def _tensor_or_fail(self) -> Any:
         tensor = _tensor_desc(self.desc)
         if tensor is None:
             raise TypeError(f"variable '{self.name}' is a {VarType.Type.Name(self.type)}, "
                             "not a tensor: it has no shape or dtype")
         return tensor
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         method = TENSOR_METHODS.get(name)
         if method is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
         return functools.partial(method, self)
 
     # indexing is the tensor layer's too (slice, strided_slice, gather, set_value)
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         return _tensor_method(self, "__getitem__")(index)
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: Any) -> None:
         _tensor_method(self, "__setitem__")(index, value)
 
-    def __iter__(self):      # (else Python would iterate by indexing 0, 1, 2, ... forever)
+    def __iter__(self) -> NoReturn:      # (else Python would iterate by indexing 0, 1, 2, ... forever)
         raise TypeError(f"variable '{self.name}' is a static Variable: it has no values to "
                         "iterate over while the program is built; index it (x[0]) or split it "
                         "(paddle.unbind)")
 
     # -- arithmetic appends ops (framework/operators.py says which) -----------------------
-    def __add__(self, other):
+    def __add__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_add")
 
-    def __radd__(self, other):
+    def __radd__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_add")
 
-    def __sub__(self, other):
+    def __sub__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_sub")
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_sub")
 
-    def __mul__(self, other):
+    def __mul__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_mul")
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_mul")
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_div")
 
-    def __rtruediv__(self, other):
+    def __rtruediv__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_div")
 
-    def __floordiv__(self, other):
+    def __floordiv__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_floordiv")
 
-    def __rfloordiv__(self, other):
+    def __rfloordiv__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_floordiv")
 
-    def __mod__(self, other):
+    def __mod__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_mod")
 
-    def __rmod__(self, other):
+    def __rmod__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_mod")
 
-    def __pow__(self, other):
+    def __pow__(self, other: Any) -> Any:
         return operators.binary(self, other, "elementwise_pow")
 
-    def __rpow__(self, other):
+    def __rpow__(self, other: Any) -> Any:
         return operators.reflected(self, other, "elementwise_pow")
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Any) -> Any:
         return operators.matmul(self, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Any) -> Any:
         return operators.matmul(self, other, reverse=True)
 
-    def __neg__(self):
+    def __neg__(self) -> Variable:
         return operators.negate(self)
 
-    def __abs__(self):
+    def __abs__(self) -> Variable:
         return operators.absolute(self)
 
     # comparisons append ops too (as in PaddlePaddle): compare Variables by identity
     # (``is``) or by name, never with ``==`` or ``in`` a list, inside paddle_nb
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> Any:
         return operators.binary(self, other, "equal", {"force_cpu": False})
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> Any:
         return operators.binary(self, other, "not_equal", {"force_cpu": False})
 
-    def __lt__(self, other):
+    def __lt__(self, other: Any) -> Any:
         return operators.binary(self, other, "less_than", {"force_cpu": False})
 
-    def __le__(self, other):
+    def __le__(self, other: Any) -> Any:
         return operators.binary(self, other, "less_equal", {"force_cpu": False})
 
-    def __gt__(self, other):
+    def __gt__(self, other: Any) -> Any:
         return operators.binary(self, other, "greater_than", {"force_cpu": False})
 
-    def __ge__(self, other):
+    def __ge__(self, other: Any) -> Any:
         return operators.binary(self, other, "greater_equal", {"force_cpu": False})
 
-    def __and__(self, other):
+    def __and__(self, other: Any) -> Any:
         return operators.bitwise(self, other, "bitwise_and")
 
-    def __or__(self, other):
+    def __or__(self, other: Any) -> Any:
         return operators.bitwise(self, other, "bitwise_or")
 
-    def __xor__(self, other):
+    def __xor__(self, other: Any) -> Any:
         return operators.bitwise(self, other, "bitwise_xor")
 
-    def __invert__(self):
+    def __invert__(self) -> Variable:
         return operators.bitwise_not(self)
 
     __hash__ = object.__hash__
@@ -298,7 +320,7 @@ class Variable:
     # ``array + var`` then comes to ``var.__radd__``, which refuses it clearly
     __array_ufunc__ = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = self.desc.type.type
         if kind not in _TENSOR_KINDS:
             return f"{type(self).__name__}({self.name}: {VarType.Type.Name(kind)})"
@@ -309,7 +331,7 @@ class Variable:
         return f"{type(self).__name__}({self.name}: {_type_str(self)}{lod}{extra})"
 
 
-def _tensor_method(var, name):
+def _tensor_method(var: Variable, name: str) -> Callable[..., Any]:
     method = TENSOR_METHODS.get(name)
     if method is None:
         raise TypeError(f"variable '{var.name}': {name} needs paddle_nb.tensor, which registers "
@@ -317,11 +339,9 @@ def _tensor_method(var, name):
     return functools.partial(method, var)
 
 
-def _type_str(var):
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
+def _type_str(var: Variable) -> str:
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
     shape = var.shape
     return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape is not None else dtype
 
@@ -332,15 +352,22 @@ class Parameter(Variable):
     ``trainable``, ``optimize_attr`` (for example ``{"learning_rate": 0.5}``,
     which scales the optimizer's learning rate for this parameter) and
     ``initializer`` are construction-time information, kept on the Python
-    object as seed 002 says; the VarDesc records ``is_parameter``. ``need_clip``
+    object as "Design Doc: Python API" says; the VarDesc records ``is_parameter``. ``need_clip``
     (PaddlePaddle 2.x's ``ParamAttr(need_clip=...)``) says whether gradient clipping
     applies to this parameter's gradient.
     """
 
     __slots__ = ("trainable", "optimize_attr", "initializer", "regularizer", "need_clip")
+    trainable: bool
+    optimize_attr: dict[str, Any]
+    initializer: Initializer | None
+    regularizer: Any
+    need_clip: bool
 
-    def __init__(self, block, desc, trainable=True, optimize_attr=None, initializer=None,
-                 regularizer=None, need_clip=True):
+    def __init__(self, block: Block, desc: Any, trainable: bool = True,
+                 optimize_attr: dict[str, Any] | None = None,
+                 initializer: Initializer | None = None, regularizer: Any = None,
+                 need_clip: bool = True) -> None:
         super().__init__(block, desc)
         self.trainable = trainable
         self.optimize_attr = dict(optimize_attr or {"learning_rate": 1.0})

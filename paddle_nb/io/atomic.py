@@ -6,8 +6,11 @@ a reader sees the old file or the new one, never half of either. A directory
 of files (one per variable) is built in a temporary sibling and swapped in;
 the old directory is kept until the new one is complete. The swap is two
 renames, and between them (a few microseconds) ``dirname`` does not exist:
-that is the one non-atomic window. A crash inside it leaves the old
-directory whole under ``.<name>.old-*`` next to where it was.
+that is the one non-atomic window. A crash (power, SIGKILL) inside it leaves
+the old directory whole under ``.<name>.old-*`` next to where it was; Ctrl-C
+waits until the swap and its clean-up are done (``io/interrupts.py``).
+Several files that belong together (a ``.pdmodel`` and its ``.pdiparams``)
+are written as temporaries first, then renamed: ``write_files``.
 
 A symbolic link is followed, as ``open`` follows it: the link stays, and the
 file or directory it names is replaced, by a temporary in *that* directory.
@@ -23,8 +26,9 @@ import tempfile
 import uuid
 
 from paddle_nb.errors import SaveLoadError
+from paddle_nb.io.interrupts import deferred_interrupts, interruption_point
 
-__all__ = ["write_file", "staged_directory", "inside", "save_target"]
+__all__ = ["write_file", "write_files", "staged_directory", "inside", "save_target"]
 
 
 def write_file(path, write):
@@ -36,24 +40,89 @@ def write_file(path, write):
     >>> sorted(os.listdir(d)), open(os.path.join(d, "a.bin"), "rb").read()
     (['a.bin'], b'hi')
     """
-    path, kind = save_target(path, "write the file")
-    if kind == "directory":
-        raise SaveLoadError(f"cannot write the file '{path}': a directory of that name exists")
+    write_files([(path, write)])
+
+
+def write_files(items):
+    """Write several files together: all of them, or none.
+
+    ``items`` is ``[(path, write), ...]``; ``write(f)`` fills the file, and a ``write`` of
+    None removes ``path`` (a model saved without parameters drops the old params file).
+    Every temporary is written and flushed first (a full disk stops the save here, with
+    nothing replaced); then the renames, the commit: should one fail, the files already
+    renamed get their old contents back from hard-linked copies. Ctrl-C waits for a safe
+    point (``io/interrupts.py``), and nothing but the files named is left behind.
+    """
+    targets = []
+    for path, write in items:
+        path, kind = save_target(path, "write the file")
+        if kind == "directory":
+            raise SaveLoadError(f"cannot write the file '{path}': a directory of that name "
+                                "exists")
+        targets.append((path, write))
+    temps, backups = {}, {}
+    with deferred_interrupts():
+        try:
+            for path, write in targets:
+                if write is not None:
+                    _write_temp(path, write, temps)
+                    interruption_point()
+            _commit(targets, temps, backups)
+        finally:
+            for leftover in list(temps.values()) + list(backups.values()):
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+    for parent in sorted({os.path.dirname(path) for path, _ in targets}):
+        _sync_dir(parent)
+
+
+def _write_temp(path, write, temps):
+    """Write a flushed temporary beside ``path``, recorded in ``temps`` as soon as it exists."""
     parent, base = os.path.split(path)
     os.makedirs(parent, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    fd, temps[path] = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    with os.fdopen(fd, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(temps[path], _mode_like(path, 0o666))
+
+
+def _commit(targets, temps, backups):
+    """The renames; with more than one file, undone on a failure from the old contents."""
+    if len(targets) > 1:
+        for path, _ in targets:
+            if os.path.isfile(path):
+                backups[path] = _backup(path)
+    done = []
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _mode_like(path, 0o666))
-        os.replace(tmp, path)
+        for path, write in targets:
+            if write is None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+            else:
+                os.replace(temps[path], path)
+                del temps[path]
+            done.append(path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        for path in reversed(done):
+            if path in backups:
+                os.replace(backups.pop(path), path)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
         raise
-    _sync_dir(parent)
+
+
+def _backup(path):
+    """A hard link (or, where links are refused, a copy) of ``path`` beside it."""
+    parent, base = os.path.split(path)
+    backup = os.path.join(parent, f".{base}.old-{uuid.uuid4().hex[:12]}")
+    try:
+        os.link(path, backup)
+    except OSError:
+        shutil.copy2(path, backup)
+    return backup
 
 
 @contextlib.contextmanager
@@ -65,6 +134,8 @@ def staged_directory(dirname):
     exception the stage is removed and ``dirname`` is untouched. A directory
     that cannot be renamed (a mount point, or the working directory or one of
     its ancestors) is written in place instead: each file whole, not the set.
+    Ctrl-C in the with-block is taken at its ``interruption_point()`` calls or before
+    the swap, never inside the swap or the clean-up (``io/interrupts.py``).
     """
     dirname, kind = save_target(dirname, "save into")
     parent, base = os.path.split(dirname)
@@ -74,15 +145,18 @@ def staged_directory(dirname):
         yield dirname
         return
     os.makedirs(parent, exist_ok=True)
-    stage = tempfile.mkdtemp(prefix=f".{base}.tmp-", dir=parent)
-    try:
-        yield stage
-        _carry_over(dirname, stage)
-        os.chmod(stage, _mode_like(dirname, 0o777))
-        _swap_in(stage, dirname)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
+    with deferred_interrupts():
+        stage = tempfile.mkdtemp(prefix=f".{base}.tmp-", dir=parent)
+        try:
+            yield stage
+            interruption_point()
+            _carry_over(dirname, stage)
+            os.chmod(stage, _mode_like(dirname, 0o777))
+            _swap_in(stage, dirname)
+            stage = None
+        finally:
+            if stage is not None:
+                shutil.rmtree(stage, ignore_errors=True)
 
 
 def save_target(path, action="write"):

@@ -11,7 +11,8 @@ ProgramDesc; the persistables sit beside it, one file each or combined.
 
 PaddlePaddle 2.x's form, ``paddle.static.save_inference_model(path_prefix, ...)``, is
 ``prefix=True``: ``dirname`` is then a path prefix, and the files are ``<prefix>.pdmodel`` and
-``<prefix>.pdiparams`` (each written whole; the directory holding them is not staged).
+``<prefix>.pdiparams``, replaced together (``io/atomic.py``'s ``write_files``: both
+temporaries first, then the renames, the first undone if the second fails).
 ``load_inference_model(path_prefix, exe)`` finds that form by itself when ``path_prefix`` is
 not a directory but ``<path_prefix>.pdmodel`` is a file, as PaddlePaddle's loader does.
 The model file holds the ops as PaddlePaddle 2.6 writes them (``paddle_nb.io.export26``).
@@ -25,9 +26,11 @@ from paddle_nb.framework.program import Program
 from paddle_nb.framework.captures import op_captures   # what a kept op's sub-blocks read
 from paddle_nb.framework.variable import Variable, VarType
 from paddle_nb.io.export26 import normalize
-from paddle_nb.io.atomic import inside, save_target, staged_directory, write_file
+from paddle_nb.io.interrupts import deferred_interrupts
+from paddle_nb.io.atomic import inside, save_target, staged_directory, write_file, write_files
 from paddle_nb.io.params import (
-    is_persistable, load_vars, os_errors, select_vars, values_from_scope, write_values,
+    combined_writer, is_persistable, load_vars, os_errors, select_vars, values_from_scope,
+    write_values,
 )
 
 __all__ = ["save_inference_model", "load_inference_model", "inference_program", "save",
@@ -63,15 +66,13 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
         with os_errors("cannot save the inference model to", dirname):
             for path in (model_path, params_path):    # both refused before either is written
                 save_target(path, "save the inference model to")
-            params_dir, params_name = os.path.split(params_path)
-            os.makedirs(params_dir or os.curdir, exist_ok=True)
-            if values:
-                write_values(params_dir or os.curdir, values, params_name)
-            elif os.path.isfile(params_path):
-                os.remove(params_path)            # an older model's parameters
-            write_file(model_path, lambda f: f.write(model))
+            # both files together or neither: a new .pdiparams beside an old .pdmodel (of
+            # the same shapes) would load and compute wrong outputs. A model without
+            # persistables removes an older model's params file.
+            write_files([(params_path, combined_writer(values) if values else None),
+                         (model_path, lambda f: f.write(model))])
         return targets
-    with os_errors("cannot save the inference model into", dirname):
+    with os_errors("cannot save the inference model into", dirname), deferred_interrupts():
         with staged_directory(dirname) as stage:
             model_path = inside(stage, model_filename or MODEL_FILENAME, "model file")
             write_file(model_path, lambda f: f.write(model))

@@ -12,6 +12,8 @@ before it changes the scope, so a failed load leaves the scope as it was.
 import contextlib
 import os
 
+from numpy.lib import format as npy_format
+
 from paddle_nb.core.place import CPUPlace
 from paddle_nb.core.scope import global_scope
 from paddle_nb.core.tensor import LoDTensor
@@ -19,11 +21,12 @@ from paddle_nb.errors import ProtoDecodeError, SaveLoadError
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.variable import Parameter, Variable, VarType
 from paddle_nb.io.atomic import inside, staged_directory, write_file
+from paddle_nb.io.interrupts import deferred_interrupts, interruption_point
 from paddle_nb.ops.feed_fetch import read_npy
 from paddle_nb.ops.tensor_stream import read_tensor, write_tensor
 
 __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
-           "load_persistables", "is_parameter", "is_persistable"]
+           "load_persistables", "is_parameter", "is_persistable", "combined_writer"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 
@@ -47,7 +50,7 @@ def save_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
     """
     chosen = select_vars(main_program, vars, predicate)
     values = values_from_scope(chosen, scope)
-    with os_errors("cannot save into", dirname):
+    with os_errors("cannot save into", dirname), deferred_interrupts():
         if filename is None:
             with staged_directory(dirname) as stage:
                 write_values(stage, values)
@@ -67,11 +70,12 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
         values = read_values(dirname, chosen, filename)
     scope = global_scope() if scope is None else scope
     place = getattr(executor, "place", None) or CPUPlace()
-    for var in chosen:
-        array, lod = values[var.name]
-        tensor = scope.var(var.name).get_tensor()
-        tensor.set(array, place)
-        tensor.set_lod(lod)
+    with deferred_interrupts():             # Ctrl-C: after every variable is set, not between
+        for var in chosen:
+            array, lod = values[var.name]
+            tensor = scope.var(var.name).get_tensor()
+            tensor.set(array, place)
+            tensor.set_lod(lod)
     return [v.name for v in chosen]
 
 
@@ -136,44 +140,91 @@ def values_from_scope(variables, scope=None):
 
 # -- the two file layouts -------------------------------------------------------------------------
 def write_values(dirname, values, filename=None):
-    """One file per name in ``dirname``, or all of them sorted by name in ``filename``."""
+    """One file per name in ``dirname``, or all of them sorted by name in ``filename``.
+    Ctrl-C is taken between two tensors (``io/interrupts.py``)."""
     if filename is not None:
-        def write_all(f):
-            for name in sorted(values):
-                write_tensor(f, *values[name])
-        write_file(inside(dirname, filename, "params file"), write_all)
+        write_file(inside(dirname, filename, "params file"), combined_writer(values))
         return
     for name in sorted(values):
         array, lod = values[name]
+        interruption_point()
         write_file(inside(dirname, name, "variable"), lambda f: write_tensor(f, array, lod))
 
 
+def combined_writer(values):
+    """``write(f)``: the tensors of ``values`` sorted by name, back to back (``.pdiparams``)."""
+    def write_all(f):
+        for name in sorted(values):
+            interruption_point()
+            write_tensor(f, *values[name])
+    return write_all
+
+
 def read_values(dirname, variables, filename=None):
-    """{name: (array, lod)} for ``variables``, each checked against its VarDesc."""
+    """{name: (array, lod)} for ``variables``, each checked against its VarDesc.
+
+    Every header is compared with the variable's declaration (and with the bytes the file
+    really holds) before its data is read, and every value and LoD is checked before any
+    is returned: the caller writes all of them into a scope, or none.
+    """
     if not os.path.isdir(dirname):
         raise SaveLoadError(f"cannot load: '{dirname}' is not a directory")
     if filename is not None:
-        values = _read_combined(inside(dirname, filename, "params file"), variables)
+        path = inside(dirname, filename, "params file")
+        values = _read_combined(path, variables)
+        paths = dict.fromkeys(values, path)
     else:
-        values = {v.name: _read_one(inside(dirname, v.name, "variable"), v.name) for v in variables}
+        paths = {v.name: inside(dirname, v.name, "variable") for v in variables}
+        values = {v.name: _read_one(paths[v.name], v) for v in variables}
     for var in variables:
-        check_value(var, values[var.name][0])
+        array, lod = values[var.name]
+        check_value(var, array)
+        check_lod(var, array, lod, paths[var.name])
     return values
 
 
-def _read_one(path, name):
+def _read_one(path, var):
     """One variable's file: PaddlePaddle's tensor format, or a ``.npy`` (never pickled)."""
+    name = var.name
     if not os.path.isfile(path):
         raise SaveLoadError(f"cannot load variable '{name}': no file '{path}'")
     with open(path, "rb") as f:
         if f.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
-            return read_npy(path), []
+            f.seek(0)
+            return _read_npy(f, path, var), []
         f.seek(0)
         size = os.fstat(f.fileno()).st_size
-        value = read_tensor(f, name=f"variable '{name}' in '{path}'", limit=size)
+        value = read_tensor(f, name=f"variable '{name}' in '{path}'", limit=size,
+                            check=header_check(var, path, f))
         if f.read(1):
             raise ProtoDecodeError(f"variable '{name}': '{path}' has bytes after its tensor")
     return value
+
+
+def _read_npy(f, path, var):
+    """A ``.npy`` file's array, its header checked like a tensor's before the data is read."""
+    try:
+        version = npy_format.read_magic(f)
+        read_header = npy_format.read_array_header_1_0 if version == (1, 0) \
+            else npy_format.read_array_header_2_0
+        shape, fortran, dtype = read_header(f)
+    except (ValueError, OSError, SyntaxError) as err:
+        raise SaveLoadError(f"variable '{var.name}': '{path}' is not a .npy file paddle_nb can "
+                            f"read: {err}") from None
+    if dtype.hasobject:
+        raise SaveLoadError(f"variable '{var.name}': '{path}' holds pickled objects, which "
+                            "paddle_nb never reads")
+    count = 1
+    for d in shape:
+        count *= d
+    header_check(var, path, f)(dtype, list(shape), count * dtype.itemsize)
+    left = os.fstat(f.fileno()).st_size - f.tell()
+    if count * dtype.itemsize > left:
+        raise SaveLoadError(f"variable '{var.name}' in '{path}': the .npy header claims shape "
+                            f"{list(shape)} ({count * dtype.itemsize} bytes) but only {left} "
+                            "bytes follow it")
+    f.seek(0)
+    return read_npy(path)
 
 
 def _read_combined(path, variables):
@@ -189,12 +240,74 @@ def _read_combined(path, variables):
                                     f"'{var.name}': the program needs {len(variables)} "
                                     "(sorted by name)")
             values[var.name] = read_tensor(f, name=f"variable '{var.name}' in '{path}'",
-                                           limit=size - f.tell())
+                                           limit=size - f.tell(),
+                                           check=header_check(var, path, f))
         if f.tell() != size:
             raise SaveLoadError(f"'{path}' has {size - f.tell()} bytes after the "
                                 f"{len(variables)} tensors the program needs: it holds more "
                                 "variables than the program, or others")
     return values
+
+
+_SPARSE_CHECK = 64 << 20     # tensors this big must be stored on disk, not a hole in the file
+
+
+def header_check(var, path, f):
+    """``check(dtype, dims, nbytes)`` for ``read_tensor``: a SaveLoadError naming the file
+    and ``var`` when a tensor header does not fit the variable's declaration, or claims
+    more bytes than ``f`` really holds, before anything is allocated for its data."""
+    def check(dtype, dims, nbytes):
+        where = f"variable '{var.name}' in '{path}'"
+        want = tuple(var.shape)
+        if len(want) != len(dims) or any(w >= 0 and w != d for w, d in zip(want, dims)):
+            raise SaveLoadError(f"{where}: the program declares shape {list(want)}, the "
+                                f"file's header claims shape {list(dims)}; nothing was read")
+        try:
+            declared = var.dtype
+        except TypeError:
+            declared = None                   # check_value names the corrupt VarDesc
+        if declared is not None and declared != dtype:
+            raise SaveLoadError(f"{where}: the program declares dtype {declared}, the "
+                                f"file's header claims {dtype}; nothing was read")
+        if nbytes >= _SPARSE_CHECK and any(w < 0 for w in want):
+            stored = _stored_bytes(f)
+            if stored is not None and stored < nbytes:
+                raise SaveLoadError(f"{where}: the header claims shape {list(dims)} "
+                                    f"({nbytes} bytes) but the file stores only {stored} "
+                                    "bytes on disk (a sparse file): refused before reading")
+    return check
+
+
+def _stored_bytes(f):
+    """The bytes a file really occupies on disk (holes of a sparse file excluded), or None."""
+    try:
+        blocks = os.fstat(f.fileno()).st_blocks
+    except (AttributeError, OSError, ValueError):
+        return None
+    return blocks * 512
+
+
+def check_lod(var, array, lod, path):
+    """Raise SaveLoadError naming ``var`` and ``path`` when ``lod`` is not a valid LoD of
+    ``array``: offsets from 0, never decreasing, each level ending where the next begins,
+    the last one at the first dimension (as ``LoDTensor.set_lod`` requires)."""
+    for k, level in enumerate(lod):
+        problem = None
+        if not level or level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
+            problem = f"level {k} is {_short(level)}: expected offsets from 0, never decreasing"
+        elif k + 1 < len(lod) and len(lod[k + 1]) != level[-1] + 1:
+            problem = (f"level {k} ends at {level[-1]}, so level {k + 1} needs "
+                       f"{level[-1] + 1} offsets; it has {len(lod[k + 1])}")
+        elif k + 1 == len(lod) and (array.ndim == 0 or level[-1] != array.shape[0]):
+            first = array.shape[0] if array.ndim else "none (a 0-D tensor)"
+            problem = f"the last level ends at {level[-1]}; the first dimension is {first}"
+        if problem:
+            raise SaveLoadError(f"variable '{var.name}' in '{path}': its LoD is not valid: "
+                                f"{problem}; nothing was loaded")
+
+
+def _short(level):
+    return str(level) if len(level) <= 8 else f"[{', '.join(map(str, level[:8]))}, ...]"
 
 
 def check_value(var, array):

@@ -1,4 +1,5 @@
-"""Control flow with blocks and scopes: IfElse, cond, While, StaticRNN (seed 003).
+"""Control flow with blocks and scopes: IfElse, cond, While, StaticRNN
+("Design Doc: Block and Scope").
 
 Every builder here uses one mechanism: a ``with`` guard creates a sub-block,
 makes it current, and rolls back in ``finally``; on leaving it, the builder

@@ -14,6 +14,8 @@ generator (``paddle_nb.framework.unique_name``), so a 2.x script names its
 parameters as PaddlePaddle does.
 """
 
+from typing import Any
+
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.initializer import Constant, Initializer, Xavier, global_initializer
@@ -24,8 +26,9 @@ __all__ = ["LayerHelper", "ParamAttr", "layer_helper"]
 class ParamAttr:
     """How to make a parameter (PaddlePaddle's ``fluid.ParamAttr``)."""
 
-    def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None,
-                 trainable=True, do_model_average=True, need_clip=True):
+    def __init__(self, name: str | None = None, initializer: Initializer | None = None,
+                 learning_rate: float = 1.0, regularizer: Any = None, trainable: bool = True,
+                 do_model_average: bool = True, need_clip: bool = True) -> None:
         if initializer is not None and not isinstance(initializer, Initializer):
             raise TypeError(f"ParamAttr: initializer must be a paddle_nb.initializer, got {initializer!r}")
         self.name = name
@@ -37,7 +40,7 @@ class ParamAttr:
         self.need_clip = need_clip
 
     @staticmethod
-    def of(attr):
+    def of(attr: Any) -> "ParamAttr | None":
         """A ParamAttr from None, a name, an Initializer, a ParamAttr, or False (no parameter)."""
         if attr is False:
             return None

@@ -5,10 +5,14 @@ to the startup program or the preamble) and appends its ops to the current
 block, the same ops PaddlePaddle 1.8's ``fluid.layers`` appends.
 """
 
+from typing import Any
+
 import numpy
 
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
+from paddle_nb.framework.initializer import Constant
+from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 
 __all__ = ["fc", "fc_layer", "embedding", "conv2d", "pool2d", "batch_norm", "dropout",
@@ -46,8 +50,9 @@ def fc_with(helper, input, size, num_flatten_dims=1, act=None, param_attr=None, 
     return helper.act(out, act)
 
 
-def fc_layer(input, size, act=None, param_attr=None, bias_attr=None, name=None):
-    """Seed 002's fc layer (``block.create_parameter`` twice, then the ops)."""
+def fc_layer(input: Variable, size: int, act: str | None = None, param_attr: Any = None,
+             bias_attr: Any = None, name: str | None = None) -> Variable:
+    """The fc layer of "Design Doc: Python API" (``block.create_parameter`` twice, then ops)."""
     return fc(input, size, act=act, param_attr=param_attr, bias_attr=bias_attr, name=name)
 
 
@@ -134,7 +139,6 @@ def batch_norm_with(helper, input, act=None, is_test=False, momentum=0.9, epsilo
     """``batch_norm``'s op, named by ``helper``: unnamed running statistics are the layer's
     next parameters (``batch_norm_0.w_1``, ``.w_2``, as PaddlePaddle 2.x names them);
     ``reserve_space``: 2.x's outputs (``ReserveSpace`` when training; Y named last)."""
-    from paddle_nb.framework.initializer import Constant
     c = input.shape[1 if data_layout == "NCHW" else -1]
     scale = helper.param(ParamAttr.of(param_attr) if param_attr else ParamAttr(initializer=Constant(1.0)),
                          [c], input.dtype)

@@ -1,12 +1,12 @@
-"""The RNN step net (seed 003): one step block, run once per time step.
+"""The RNN step net ("Design Doc: Block and Scope"): one step block, run once per time step.
 
 ``StaticRNN`` builds a ``recurrent`` op the way PaddlePaddle 1.8 does: a
 step input is a variable of the step block with the outer sequence's name
 ([T, batch, ...] outside, [batch, ...] inside); a memory is a step-block
 variable (``static_rnn_0@mem_0``) holding the previous step's value, or its
 initial state at the first step; ``update_memory`` and ``step_output`` copy
-a value into a named step variable with ``rnn_memory_helper``. The seed's own
-names (``create_rnn``, ``stepnet``, ``add_memory``, ``h.pre()``) are thin
+a value into a named step variable with ``rnn_memory_helper``. The design doc's
+own names (``create_rnn``, ``stepnet``, ``add_memory``, ``h.pre()``) are thin
 wrappers over the same builder.
 """
 

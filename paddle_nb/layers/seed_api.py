@@ -1,7 +1,7 @@
-"""The seeds' own names for the RNN and the if-else, as thin wrappers.
+"""The design documents' own names for the RNN and the if-else, as thin wrappers.
 
-Seed 003 writes ``rnn = create_rnn(inputs=[x])``, ``with rnn.stepnet() as
-net:``, ``net.set_inputs(0)``, ``h = net.add_memory(init=m)``,
+"Design Doc: Block and Scope" writes ``rnn = create_rnn(inputs=[x])``, ``with
+rnn.stepnet() as net:``, ``net.set_inputs(0)``, ``h = net.add_memory(init=m)``,
 ``h.pre(n=1)``, ``h.update(v)``, ``net.set_outputs(0, act, hidden_out)`` and
 ``o1, o2 = rnn()``; and ``ie = create_ifelseop(inputs=[x], output_num=1)``
 with ``ie.inputs(True, 0)``, ``ie.set_output(True, 0, v)`` and ``out =
@@ -9,6 +9,7 @@ ie(cond)``. Both map onto StaticRNN and IfElse.
 """
 
 import contextlib
+from typing import Any
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.layers.control_flow import IfElse
@@ -19,7 +20,7 @@ __all__ = ["create_rnn", "create_ifelseop"]
 
 
 class Memory:
-    """A memory of the seed's step net: ``pre(n=1)`` reads it, ``update(v)`` writes it."""
+    """A memory of the design doc's step net: ``pre(n=1)`` reads it, ``update(v)`` writes it."""
 
     def __init__(self, rnn, pre):
         self._rnn = rnn
@@ -52,7 +53,7 @@ class _StepNet:
 
 
 class SeedRNN:
-    """``create_rnn(inputs=[x])``: the seed's RNN builder over StaticRNN."""
+    """``create_rnn(inputs=[x])``: the design doc's RNN builder over StaticRNN."""
 
     def __init__(self, inputs):
         self._inputs = list(inputs)
@@ -68,7 +69,7 @@ class SeedRNN:
         return result if isinstance(result, list) else [result]
 
 
-def create_rnn(inputs):
+def create_rnn(inputs: Any) -> SeedRNN:
     return SeedRNN(inputs)
 
 
@@ -124,5 +125,5 @@ class SeedIfElse:
         return outs[0] if self._output_num == 1 else outs
 
 
-def create_ifelseop(inputs, output_num=1):
+def create_ifelseop(inputs: Any, output_num: int = 1) -> SeedIfElse:
     return SeedIfElse(inputs, output_num)

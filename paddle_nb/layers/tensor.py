@@ -4,6 +4,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.layers.helper import LayerHelper
+from paddle_nb.ops.creation import fill_value_attrs
 from paddle_nb.tensor import manipulation
 
 __all__ = ["fill_constant", "concat", "split", "slice", "stack", "reshape", "transpose",
@@ -12,11 +13,13 @@ __all__ = ["fill_constant", "concat", "split", "slice", "stack", "reshape", "tra
 
 
 def fill_constant(shape, dtype, value, force_cpu=False, out=None):
-    """A tensor of ``shape`` filled with ``value``."""
+    """A tensor of ``shape`` filled with ``value``, exactly: ``str_value`` holds its text
+    (``value``, a float32 attribute, cannot hold 123456789 or 0.1 in float64)."""
     helper = LayerHelper("fill_constant")
     if isinstance(value, (bool, numpy.bool_)):     # True / False fill a bool tensor
         value = float(value)
-    attrs = {"shape": list(shape), "dtype": convert_dtype(dtype), "value": value,
+    dtype = convert_dtype(dtype)
+    attrs = {"shape": list(shape), "dtype": dtype, **fill_value_attrs(dtype, value),
              "force_cpu": force_cpu}
     if out is not None:
         helper.append("fill_constant", outputs={"Out": out}, attrs=attrs)

@@ -64,11 +64,6 @@ def calculate_gain(nonlinearity, param=None):
 class Constant(base.Constant):
     """Every element ``value`` (``fill_constant``, with its ``str_value``)."""
 
-    def op(self, shape, dtype):
-        op_type, attrs = super().op(shape, dtype)
-        attrs["str_value"] = str(self.value)
-        return op_type, attrs
-
 
 class Normal(base.Normal):
     """``gaussian_random``: N(mean, std**2)."""

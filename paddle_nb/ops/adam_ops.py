@@ -13,8 +13,9 @@ As in ``optimizer_ops.py`` the kernels are functional, and ``MasterParam``
 ``SkipUpdate`` (a one-element bool tensor) leaves everything as it was.
 """
 
-from paddle_nb.ops.optimizer_ops import (MULTI_PRECISION, like_param, master_meta, master_slots,
-                                         one_element, scalar, working_copy, write_back)
+from paddle_nb.ops.optimizer_ops import (MULTI_PRECISION, like_param, like_state, master_meta,
+                                         master_slots, one_element, scalar, working_copy,
+                                         write_back)
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
@@ -38,8 +39,8 @@ def _moments_infer(param, grad, lr, m1, m2, b1pow, b2pow, master, skip, multi_pr
     """The checks Adam and Lamb share; (state meta, MasterParamOut meta)."""
     like_param(param, grad, "Grad")
     state, master_out = master_meta(param, master, multi_precision)
-    like_param(state, m1, "Moment1")
-    like_param(state, m2, "Moment2")
+    like_state(state, m1, "Moment1")
+    like_state(state, m2, "Moment2")
     for meta, slot in ((lr, "LearningRate"), (b1pow, "Beta1Pow"), (b2pow, "Beta2Pow")):
         one_element(meta, slot)
     if skip is not None:
@@ -110,7 +111,8 @@ def _adam_kernel(ctx, param, grad, lr, m1, m2, b1pow, b2pow, master, skip, beta1
     param_out, master_out = write_back(param, master, multi_precision, p_out)
     if not use_global_beta_pow:
         b1pow, b2pow = (b1pow * b1).astype(b1pow.dtype), (b2pow * b2).astype(b2pow.dtype)
-    return param_out, m1_out, m2_out, b1pow, b2pow, master_out
+    return (param_out, m1_out.astype(m1.dtype, copy=False), m2_out.astype(m2.dtype, copy=False),
+            b1pow, b2pow, master_out)
 
 
 _ADAM_DOC = (
@@ -161,8 +163,8 @@ def _adamax_infer(param, grad, lr, moment, inf_norm, b1pow, master, *, multi_pre
                   **attrs):
     like_param(param, grad, "Grad")
     state, master_out = master_meta(param, master, multi_precision)
-    like_param(state, moment, "Moment")
-    like_param(state, inf_norm, "InfNorm")
+    like_state(state, moment, "Moment")
+    like_state(state, inf_norm, "InfNorm")
     one_element(lr, "LearningRate")
     one_element(b1pow, "Beta1Pow")
     return param, moment, inf_norm, master_out
@@ -180,7 +182,8 @@ def _adamax_kernel(ctx, param, grad, lr, moment, inf_norm, b1pow, master, *, bet
     lr_t = scalar(lr, p.dtype) / (1 - scalar(b1pow, p.dtype))
     param_out, master_out = write_back(param, master, multi_precision,
                                        p - lr_t * (moment_out / inf_out))
-    return param_out, moment_out, inf_out, master_out
+    return (param_out, moment_out.astype(moment.dtype, copy=False),
+            inf_out.astype(inf_norm.dtype, copy=False), master_out)
 
 
 register(OpDef(
@@ -230,8 +233,8 @@ def _lamb_kernel(ctx, param, grad, lr, m1, m2, b1pow, b2pow, master, skip, *, we
     ratio = _trust_ratio(xp, p, step) if weight_decay > 0 or always_adapt else t(1)
     p_out = p - scalar(lr, p.dtype) * ratio * step
     param_out, master_out = write_back(param, master, multi_precision, p_out)
-    return (param_out, m1_out, m2_out, (b1pow * b1).astype(b1pow.dtype),
-            (b2pow * b2).astype(b2pow.dtype), master_out)
+    return (param_out, m1_out.astype(m1.dtype, copy=False), m2_out.astype(m2.dtype, copy=False),
+            (b1pow * b1).astype(b1pow.dtype), (b2pow * b2).astype(b2pow.dtype), master_out)
 
 
 register(OpDef(

@@ -7,7 +7,20 @@ op's slots and attributes, and a callback that runs a sub-block: that
 callback is how ``ops`` runs blocks without importing the executor.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 import numpy
+
+from paddle_nb.core.place import Place
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.errors import VarNotFoundError
+
+if TYPE_CHECKING:
+    from paddle_nb.core.scope import Scope
 
 __all__ = ["KernelContext", "RawContext"]
 
@@ -20,27 +33,31 @@ class KernelContext:
     """
 
     __slots__ = ("xp", "place", "rng", "wanted")
+    xp: ModuleType
+    place: Place
+    rng: numpy.random.Generator
+    wanted: Sequence[bool] | None
 
-    def __init__(self, place, seed=None):
+    def __init__(self, place: Place, seed: int | None = None) -> None:
         self.place = place
         self.xp = place.xp
         self.rng = numpy.random.default_rng(seed)
         self.wanted = None
 
-    def for_outputs(self, wanted):
+    def for_outputs(self, wanted: Sequence[bool] | None) -> KernelContext:
         """A copy of this context whose ``wanted`` says which output slots are used."""
         other = KernelContext.__new__(KernelContext)
         other.place, other.xp, other.rng, other.wanted = self.place, self.xp, self.rng, wanted
         return other
 
-    def want(self, k):
+    def want(self, k: int) -> bool:
         return self.wanted is None or self.wanted[k]
 
-    def generator(self, seed):
+    def generator(self, seed: int) -> numpy.random.Generator:
         """The generator for an op's ``seed`` attribute: fixed when seed != 0."""
         return numpy.random.default_rng(seed) if seed else self.rng
 
-    def to_device(self, host_array):
+    def to_device(self, host_array: numpy.ndarray) -> Any:
         """Move a NumPy array made on the host to this place."""
         if self.xp is numpy:
             return host_array
@@ -52,8 +69,14 @@ class RawContext(KernelContext):
     """A KernelContext plus the scope, the op and the sub-block runner."""
 
     __slots__ = ("scope", "op", "attrs", "run_block", "state")
+    scope: Scope
+    op: Any
+    attrs: dict[str, Any]
+    run_block: Callable[..., Any]
+    state: Any
 
-    def __init__(self, base, scope, op, attrs, run_block, state=None):
+    def __init__(self, base: KernelContext, scope: Scope, op: Any, attrs: dict[str, Any],
+                 run_block: Callable[..., Any], state: Any = None) -> None:
         self.place, self.xp, self.rng, self.wanted = base.place, base.xp, base.rng, None
         self.scope = scope          # the Scope that runs the op
         self.op = op                # an object with .type, .inputs, .outputs (slot -> names)
@@ -64,22 +87,21 @@ class RawContext(KernelContext):
         self.run_block = run_block
         self.state = state          # executor-owned state a raw op may need (run options)
 
-    def input_names(self, slot):
+    def input_names(self, slot: str) -> list[str]:
         return self.op.inputs.get(slot, [])
 
-    def output_names(self, slot):
+    def output_names(self, slot: str) -> list[str]:
         return self.op.outputs.get(slot, [])
 
-    def out_tensor(self, name):
+    def out_tensor(self, name: str) -> LoDTensor:
         """The tensor of output ``name``: found from the running scope, or made there."""
         var = self.scope.find_var(name) or self.scope.var(name)
         return var.get_tensor()
 
-    def tensor(self, name):
+    def tensor(self, name: str) -> LoDTensor:
         """The tensor of variable ``name`` found from the running scope."""
         var = self.scope.find_var(name)
         if var is None:
-            from paddle_nb.errors import VarNotFoundError
             raise VarNotFoundError(f"op '{self.op.type}': variable '{name}' is not in any scope "
                                    "the op can see")
         return var.get_tensor()

@@ -18,6 +18,7 @@ unknown until it runs). None of them has a gradient.
 """
 
 import math
+import numbers
 
 import numpy
 
@@ -25,7 +26,8 @@ from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
-__all__ = ["constant_value", "check_shape", "drawn_shape", "SEED", "SHAPE_SLOTS"]
+__all__ = ["constant_value", "fill_value_attrs", "check_shape", "drawn_shape", "SEED",
+           "SHAPE_SLOTS"]
 
 FLOAT32 = numpy.dtype("float32")
 
@@ -40,6 +42,22 @@ def constant_value(dtype, value, str_value):
         except ValueError:
             pass
     return float(str_value)
+
+
+def fill_value_attrs(dtype, value):
+    """``{"value", "str_value"}`` for a fill of ``value`` as PaddlePaddle 2.6 writes them:
+    the float32 attribute ``value`` and the exact text ``str_value``, which the kernel reads
+    (an integer dtype gets the integer's digits, any other the float's repr).
+
+    >>> fill_value_attrs(numpy.dtype("int64"), 123456789)
+    {'value': 123456789.0, 'str_value': '123456789'}
+    >>> fill_value_attrs(numpy.dtype("float64"), 0.1)
+    {'value': 0.1, 'str_value': '0.1'}
+    """
+    if not isinstance(value, numbers.Real):
+        return {"value": value}      # the attribute check says what came instead of a number
+    exact = int(value) if dtype.kind in "iu" else float(value)
+    return {"value": float(exact), "str_value": str(exact)}
 
 
 def check_shape(shape, what="shape"):

@@ -12,6 +12,7 @@ import numpy
 
 from paddle_nb.errors import FeedError, SaveLoadError
 from paddle_nb.ops.registry import Attr, OpDef, register
+from paddle_nb.ops.tensor_stream import read_tensor
 
 __all__ = ["read_npy"]
 
@@ -51,7 +52,6 @@ def _load(ctx):
     if magic == b"\x93NUMPY":
         array = read_npy(path)
     else:
-        from paddle_nb.ops.tensor_stream import read_tensor
         with open(path, "rb") as f:
             array, _ = read_tensor(f, name=path)
     name = ctx.output_names("Out")[0]
@@ -65,10 +65,7 @@ def _declared_dtype(op, name):
     """The dtype the program declares for tensor variable ``name``, if it says."""
     block = getattr(op, "block", None)
     var = block.find_var(name) if block is not None else None
-    try:
-        return var.dtype if var is not None and var.is_tensor() else None
-    except Exception:
-        return None
+    return var.dtype_or_none() if var is not None else None
 
 
 register(OpDef("feed", inputs=["X"], outputs=["Out"], attrs={"col": Attr("int", 0)},

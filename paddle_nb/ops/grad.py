@@ -1,6 +1,6 @@
 """Gradient makers: how an op says which grad ops compute its inputs' gradients.
 
-Backward is a program transformation (STYLE.md): for each forward op, its
+Backward is a program transformation (docs/style.md rule 7): for each forward op, its
 OpDef's ``grad(g)`` returns :class:`OpSpec` records, ordinary ops that the
 backward pass appends. ``g`` is a :class:`GradContext` over the forward op:
 the names in its slots, the names of their gradients (``x@GRAD``) and its

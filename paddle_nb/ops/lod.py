@@ -1,7 +1,7 @@
 """Splitting rows by a mask and merging them back: how IfElse routes instances.
 
-Seed 003's IfElse runs each branch on the instances whose condition is
-true (false): ``split_lod_tensor`` picks the rows of X where Mask is true
+IfElse ("Design Doc: Block and Scope") runs each branch on the instances whose
+condition is true (false): ``split_lod_tensor`` picks the rows of X where Mask is true
 (OutTrue) and false (OutFalse), each branch works on its rows, and
 ``merge_lod_tensor`` puts the branch results back in the original row
 order. Each is the other's gradient. ``select_input`` / ``select_output``

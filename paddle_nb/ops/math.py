@@ -32,6 +32,10 @@ def _scale_infer(x, scale_tensor, *, scale, bias, bias_after_scale):
 
 def _scale_kernel(ctx, x, scale_tensor, *, scale, bias, bias_after_scale):
     s = scale if scale_tensor is None else scale_tensor.reshape(()).astype(x.dtype)
+    if x.dtype.kind in "iu":
+        # as PaddlePaddle: the factor and the bias become X's integer type first (2.5 -> 2,
+        # 1.7 -> 1), and the integer arithmetic wraps around on overflow
+        s, bias = (ctx.xp.asarray(v).astype(x.dtype) for v in (s, bias))
     out = x * s + bias if bias_after_scale else (x + bias) * s
     return out.astype(x.dtype, copy=False)
 

@@ -45,9 +45,18 @@ def _check_vector(slot, meta, channels):
              f"got {tuple(meta.shape)}")
 
 
+def _no_empty_dims(shape):
+    """PaddlePaddle 2.6 refuses an X with a 0 dimension (an empty batch), in training and
+    in inference: its mean and variance would be 0/0, NaN in the running statistics."""
+    if 0 in tuple(shape):
+        fail(f"every dimension of X must be -1 or positive (batch_norm refuses an empty "
+             f"batch, whose mean and variance are undefined), got shape {tuple(shape)}")
+
+
 def _bn_infer(x, scale, bias, mean, var, momentum_tensor, *, data_layout, **attrs):
     if len(x.shape) < 2 or len(x.shape) > 5:
         fail(f"X must have rank 2 to 5 ([N, C] or [N, C, H, W]), got shape {tuple(x.shape)}")
+    _no_empty_dims(x.shape)
     c = x.shape[_channel_axis(len(x.shape), data_layout)]
     for slot, meta in (("Scale", scale), ("Bias", bias), ("Mean", mean), ("Variance", var)):
         if meta is not None:      # Scale and Bias may be absent (weight_attr/bias_attr False)
@@ -74,6 +83,7 @@ def _affine_or_identity(xp, scale, bias, like):
 
 def _bn_kernel(ctx, x, scale, bias, mean, var, momentum_tensor, *, momentum, epsilon, is_test,
                data_layout, use_global_stats, trainable_statistics, fuse_with_relu):
+    _no_empty_dims(x.shape)     # before anything is computed: nothing is written
     xp = ctx.xp
     shape, axes = _bn_shape(x, data_layout)
     if momentum_tensor is not None:

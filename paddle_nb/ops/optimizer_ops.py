@@ -11,17 +11,26 @@ every persistable back as it was when a run fails part-way.
 
 ``multi_precision`` with a ``MasterParam`` (a float32 copy of a float16
 parameter) runs the update on the master copy and writes it back rounded to
-the parameter's dtype. The Adam family lives in ``adam_ops.py``.
+the parameter's dtype. Without one, a float16 parameter's update is still
+computed in float32 (as PaddlePaddle's GPU kernels compute it) and rounded
+once at the end: in float16, Adam's epsilon 1e-8 is 0, and a zero gradient
+would give 0 / 0. Each state output keeps its input's dtype (float32 moments
+for a float16 parameter, as PaddlePaddle 2.6 declares them for Adam); the
+Adam family lives in ``adam_ops.py``.
 
 These ops have no gradients: they run after the backward pass. ``sign``
 (used by L1 decay) is an ordinary op whose gradient is zero.
 """
 
+import numpy
+
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
 
-__all__ = ["like_param", "one_element", "scalar", "master_slots", "master_meta", "working_copy",
-           "write_back", "MULTI_PRECISION"]
+__all__ = ["like_param", "like_state", "one_element", "scalar", "master_slots", "master_meta",
+           "working_copy", "write_back", "state_dtype", "MULTI_PRECISION"]
+
+FLOAT16, FLOAT32 = numpy.dtype("float16"), numpy.dtype("float32")
 
 
 # ---- shape rules and helpers shared by the update ops ------------------------------------------
@@ -38,6 +47,21 @@ def like_param(param, other, slot, dtype=True):
         fail(f"{slot} must have Param's shape {tuple(param.shape)}, got {tuple(other.shape)}")
     if dtype and other.dtype != param.dtype:
         fail(f"{slot} must have Param's dtype {param.dtype}, got {other.dtype}")
+
+
+def state_dtype(dtype):
+    """The dtype an update computes in for a parameter of ``dtype``: float32 for float16."""
+    return FLOAT32 if dtype == FLOAT16 else dtype
+
+
+def like_state(state, other, slot):
+    """``other`` (an optimizer state, slot ``slot``) must have the shape of ``state`` (the
+    parameter, or its master copy) and its dtype, or float32 where ``state`` is float16 (the
+    moments PaddlePaddle 2.6 declares for a float16 parameter)."""
+    like_param(state, other, slot, dtype=False)
+    if other.dtype not in (state.dtype, state_dtype(state.dtype)):
+        allowed = " or float32" if state.dtype == FLOAT16 else ""
+        fail(f"{slot} must have Param's dtype {state.dtype}{allowed}, got {other.dtype}")
 
 
 def one_element(meta, slot):
@@ -74,8 +98,11 @@ def master_meta(param, master, multi_precision):
 
 
 def working_copy(param, master, multi_precision):
-    """The array the update works on: the float32 master copy when there is one."""
-    return master if multi_precision and master is not None else param
+    """The array the update works on: the float32 master copy when there is one, else the
+    parameter, in float32 when it is float16."""
+    if multi_precision and master is not None:
+        return master
+    return param.astype(state_dtype(param.dtype), copy=False)
 
 
 def write_back(param, master, multi_precision, new):
@@ -94,8 +121,9 @@ def _sgd_infer(param, lr, grad, master, *, multi_precision):
 
 
 def _sgd_kernel(ctx, param, lr, grad, master, *, multi_precision):
-    if multi_precision and master is not None:
-        new = master - scalar(lr, master.dtype) * grad.astype(master.dtype)
+    if (multi_precision and master is not None) or param.dtype == FLOAT16:
+        p = working_copy(param, master, multi_precision)      # float32
+        new = p - scalar(lr, p.dtype) * grad.astype(p.dtype)
         return write_back(param, master, multi_precision, new)
     step = scalar(lr, param.dtype) * grad
     if not isinstance(step, ctx.xp.ndarray) or step.shape != param.shape or \
@@ -145,9 +173,10 @@ MOMENTUM_ATTRS = {
 def _momentum_infer(param, grad, velocity, lr, master, *, multi_precision, **attrs):
     like_param(param, grad, "Grad")
     state, master_out = master_meta(param, master, multi_precision)
-    like_param(state, velocity, "Velocity")
+    like_state(state, velocity, "Velocity")
     one_element(lr, "LearningRate")
-    return param, velocity, master_out
+    # PaddlePaddle 2.6 declares a float16 parameter's VelocityOut float32
+    return param, velocity.with_dtype(state_dtype(velocity.dtype)), master_out
 
 
 def _momentum_kernel(ctx, param, grad, velocity, lr, master, *, mu, use_nesterov,
@@ -167,7 +196,7 @@ def _momentum_kernel(ctx, param, grad, velocity, lr, master, *, mu, use_nesterov
     else:
         p_out = p - lr * velocity_out
     param_out, master_out = write_back(param, master, multi_precision, p_out)
-    return param_out, velocity_out, master_out
+    return param_out, velocity_out.astype(state_dtype(velocity.dtype), copy=False), master_out
 
 
 register(OpDef(
@@ -187,7 +216,7 @@ register(OpDef(
 def _adagrad_infer(param, grad, moment, lr, master, *, epsilon, multi_precision):
     like_param(param, grad, "Grad")
     state, master_out = master_meta(param, master, multi_precision)
-    like_param(state, moment, "Moment")
+    like_state(state, moment, "Moment")
     one_element(lr, "LearningRate")
     return param, moment, master_out
 
@@ -199,7 +228,7 @@ def _adagrad_kernel(ctx, param, grad, moment, lr, master, *, epsilon, multi_prec
     # each element's step shrinks with the sum of all its squared gradients so far
     p_out = p - scalar(lr, p.dtype) * grad / (ctx.xp.sqrt(moment_out) + p.dtype.type(epsilon))
     param_out, master_out = write_back(param, master, multi_precision, p_out)
-    return param_out, moment_out, master_out
+    return param_out, moment_out.astype(moment.dtype, copy=False), master_out
 
 
 register(OpDef(
@@ -227,12 +256,12 @@ def _rmsprop_infer(param, mean_square, grad, moment, lr, mean_grad, master, *, c
                    multi_precision, **attrs):
     like_param(param, grad, "Grad")
     state, master_out = master_meta(param, master, multi_precision)
-    like_param(state, mean_square, "MeanSquare")
-    like_param(state, moment, "Moment")
+    like_state(state, mean_square, "MeanSquare")
+    like_state(state, moment, "Moment")
     if centered and mean_grad is None:
         fail("MeanGrad is required when centered is True")
     if mean_grad is not None:
-        like_param(state, mean_grad, "MeanGrad")
+        like_state(state, mean_grad, "MeanGrad")
     one_element(lr, "LearningRate")
     return param, moment, mean_square, mean_grad, master_out
 
@@ -252,7 +281,10 @@ def _rmsprop_kernel(ctx, param, mean_square, grad, moment, lr, mean_grad, master
         spread = ms_out
     moment_out = t(momentum) * moment + scalar(lr, p.dtype) * grad / ctx.xp.sqrt(spread + eps)
     param_out, master_out = write_back(param, master, multi_precision, p - moment_out)
-    return param_out, moment_out, ms_out, mg_out, master_out
+    if mg_out is not None:
+        mg_out = mg_out.astype(mean_grad.dtype, copy=False)
+    return (param_out, moment_out.astype(moment.dtype, copy=False),
+            ms_out.astype(mean_square.dtype, copy=False), mg_out, master_out)
 
 
 register(OpDef(
@@ -274,8 +306,8 @@ register(OpDef(
 def _adadelta_infer(param, grad, g2, u2, lr, master, *, multi_precision, **attrs):
     like_param(param, grad, "Grad")
     state, master_out = master_meta(param, master, multi_precision)
-    like_param(state, g2, "AvgSquaredGrad")
-    like_param(state, u2, "AvgSquaredUpdate")
+    like_state(state, g2, "AvgSquaredGrad")
+    like_state(state, u2, "AvgSquaredUpdate")
     if lr is not None:
         one_element(lr, "LearningRate")
     return param, g2, u2, master_out
@@ -292,7 +324,8 @@ def _adadelta_kernel(ctx, param, grad, g2, u2, lr, master, *, rho, epsilon, mult
     u2_out = rho * u2 + (1 - rho) * step * step
     rate = t(1) if lr is None else scalar(lr, p.dtype)
     param_out, master_out = write_back(param, master, multi_precision, p + rate * step)
-    return param_out, g2_out, u2_out, master_out
+    return (param_out, g2_out.astype(g2.dtype, copy=False), u2_out.astype(u2.dtype, copy=False),
+            master_out)
 
 
 register(OpDef(

@@ -16,7 +16,7 @@ from paddle_nb.ops.registry import REQUIRED, Attr, OpDef, Slot, register
 
 __all__ = ["register_callable", "CALLABLES"]
 
-CALLABLES = []          # the registered functions: an op's attribute holds an index here
+CALLABLES: list = []       # the registered functions: an op's attribute holds an index here
 
 
 def register_callable(function):

@@ -20,7 +20,8 @@ scale: Out = scale * X + bias (or scale * (X + bias) when bias_after_scale is Fa
 
 import dataclasses
 import difflib
-from typing import Any, Callable, NamedTuple, Optional
+from collections.abc import Callable
+from typing import Any, NamedTuple, NoReturn
 
 import numpy
 
@@ -36,7 +37,7 @@ GRAD_SUFFIX = "@GRAD"
 EMPTY_VAR = "@EMPTY@"
 
 
-def grad_var_name(name):
+def grad_var_name(name: str) -> str:
     """The name of ``name``'s gradient: ``x`` -> ``x@GRAD``."""
     return name + GRAD_SUFFIX
 
@@ -44,18 +45,18 @@ def grad_var_name(name):
 class Meta(NamedTuple):
     """What shape inference knows of a variable: shape (-1 = unknown), dtype, lod_level."""
 
-    shape: tuple
-    dtype: numpy.dtype
+    shape: tuple[int, ...] | None      # None for a variable that is not a tensor
+    dtype: numpy.dtype[Any] | None
     lod_level: int = 0
 
-    def with_shape(self, shape):
+    def with_shape(self, shape: Any) -> "Meta":
         return self._replace(shape=tuple(shape))
 
-    def with_dtype(self, dtype):
+    def with_dtype(self, dtype: Any) -> "Meta":
         return self._replace(dtype=convert_dtype(dtype))
 
 
-def known_product(dims):
+def known_product(dims: Any) -> int:
     """The product of ``dims`` (a shape's element count), or -1 when one is unknown (-1).
 
     >>> known_product((2, 3, 4)), known_product((-1, 3)), known_product(())
@@ -69,13 +70,13 @@ def known_product(dims):
     return p
 
 
-def fail(message):
+def fail(message: str) -> NoReturn:
     """Raise the error a shape rule raises when its inputs do not fit."""
     raise ShapeError(message)
 
 
 class _Required:
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "REQUIRED"
 
 
@@ -179,18 +180,18 @@ class Attr:
 
     kind: str
     default: Any = REQUIRED
-    check: Optional[Callable[[Any], Optional[str]]] = None
+    check: Callable[[Any], str | None] | None = None
     comment: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in ATTR_KINDS:
             raise ValueError(f"unknown attribute kind {self.kind!r}; expected one of {list(ATTR_KINDS)}")
 
     @property
-    def attr_type(self):
+    def attr_type(self) -> int:
         return _ATTR_TYPES[self.kind]
 
-    def coerce(self, op_type, name, value):
+    def coerce(self, op_type: str, name: str, value: Any) -> Any:
         """The value in its canonical Python form, or an AttrError naming op and attribute."""
         try:
             value = ATTR_KINDS[self.kind][1](value)
@@ -216,14 +217,14 @@ COMMON_ATTRS = {
 }
 
 
-def _slots(spec):
+def _slots(spec: Any) -> tuple[Slot, ...]:
     out = []
     for s in spec or ():
         out.append(s if isinstance(s, Slot) else Slot(s))
     return tuple(out)
 
 
-def _attrs(spec):
+def _attrs(spec: Any) -> dict[str, Attr]:
     return {name: (a if isinstance(a, Attr) else Attr(*a)) for name, a in (spec or {}).items()}
 
 
@@ -235,6 +236,19 @@ class OpDef:
     ``grad`` is a function ``grad(g) -> [OpSpec, ...]`` (see paddle_nb.ops.grad)
     or None for an op with no gradient.
     """
+
+    type: str
+    inputs: tuple[Slot, ...]
+    outputs: tuple[Slot, ...]
+    attrs: dict[str, Attr]
+    infer: Callable[..., Any] | None
+    kernel: Callable[..., Any] | None
+    grad: Callable[..., list[Any]] | None
+    doc: str
+    raw: bool
+    no_need_buffer: tuple[str, ...]
+    input_index: dict[str, int]
+    output_index: dict[str, int]
 
     def __init__(self, type, inputs=(), outputs=(), attrs=None, infer=None, kernel=None,
                  grad=None, doc="", raw=False, no_need_buffer=(), direct=None):
@@ -257,10 +271,10 @@ class OpDef:
         self.input_index = {s.name: i for i, s in enumerate(self.inputs)}
         self.output_index = {s.name: i for i, s in enumerate(self.outputs)}
 
-    def attr_def(self, name):
+    def attr_def(self, name: str) -> Attr | None:
         return self.attrs.get(name) or COMMON_ATTRS.get(name)
 
-    def complete_attrs(self, given, strict=True):
+    def complete_attrs(self, given: dict[str, Any], strict: bool = True) -> dict[str, Any]:
         """Check and coerce ``given`` attrs; fill defaults; return the kernel's attrs.
 
         ``strict`` refuses attributes the op does not declare; a program read
@@ -283,14 +297,14 @@ class OpDef:
                 values[name] = attr.default
         return values
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<OpDef {self.type}>"
 
 
-_REGISTRY = {}
+_REGISTRY: dict[str, OpDef] = {}
 
 
-def register(opdef):
+def register(opdef: OpDef) -> OpDef:
     """Add an op type to the registry (its name must be new). Returns it."""
     if opdef.type in _REGISTRY:
         raise ValueError(f"op type '{opdef.type}' is registered twice")
@@ -298,7 +312,7 @@ def register(opdef):
     return opdef
 
 
-def get(op_type):
+def get(op_type: str) -> OpDef:
     """The OpDef of ``op_type``; an OpNotFoundError suggests close names."""
     opdef = _REGISTRY.get(op_type)
     if opdef is None:
@@ -308,22 +322,22 @@ def get(op_type):
     return opdef
 
 
-def lookup(op_type):
+def lookup(op_type: str) -> OpDef | None:
     """The OpDef of ``op_type``, or None when paddle_nb does not know it (no error: for
     callers that report every unknown type at once)."""
     return _REGISTRY.get(op_type)
 
 
-def exists(op_type):
+def exists(op_type: str) -> bool:
     return op_type in _REGISTRY
 
 
-def types():
+def types() -> list[str]:
     """Every registered op type, in registration order."""
     return list(_REGISTRY)
 
 
-def describe(op_type):
+def describe(op_type: str) -> str:
     """A readable description of an op: what it computes, its slots and attributes."""
     d = get(op_type)
     lines = [f"{d.type}: {d.doc.splitlines()[0] if d.doc else '(no description)'}"]

@@ -120,7 +120,7 @@ register(OpDef(
 
 def _index_add_infer(x, index, value, *, axis):
     _int_index(index, "Index")
-    ax = _axis(axis, len(x.shape))
+    _axis(axis, len(x.shape))                 # checks axis
     if len(value.shape) != len(x.shape):
         fail(f"AddValue must have X's rank {len(x.shape)}, got shape {tuple(value.shape)}")
     return x

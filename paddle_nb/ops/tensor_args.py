@@ -14,7 +14,7 @@ decide are -1 (unknown), as they are for a batch dimension.
 [-1, -1, -1]
 """
 
-from paddle_nb.ops.registry import Meta, fail
+from paddle_nb.ops.registry import fail
 
 __all__ = ["host_ints", "ints_at_run", "ints_at_build", "scalar_at_run"]
 

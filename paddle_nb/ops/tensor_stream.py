@@ -44,10 +44,12 @@ def _read(f, n, name, what):
     return data
 
 
-def read_tensor(f, name="tensor", limit=None):
+def read_tensor(f, name="tensor", limit=None, check=None):
     """(array, lod) read from a binary stream ``f``; ``limit`` caps the data bytes.
 
-    Without ``limit``, a seekable stream's remaining size caps them.
+    Without ``limit``, a seekable stream's remaining size caps them. ``check(dtype, dims,
+    nbytes)``, when given, is called with what the header claims before the data is read
+    (a loader compares it with the variable's declaration and raises).
     """
     if limit is None:
         limit = _remaining(f)
@@ -94,6 +96,8 @@ def read_tensor(f, name="tensor", limit=None):
     nbytes = count * dtype.itemsize
     if limit is not None and nbytes > limit:
         raise ProtoDecodeError(f"{name}: dims {dims} need {nbytes} bytes but only {limit} remain")
+    if check is not None:
+        check(dtype, dims, nbytes)
     data = _read(f, nbytes, name, f"the data of shape {dims}")
     try:
         array = numpy.frombuffer(data, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(dims)

@@ -86,14 +86,14 @@ class _Terms:
         bias = -0.5 * (scale - 1.0)
         for j, a in enumerate(self.attrs["anchor_mask"]):
             for k in range(self.h):
-                for l in range(self.w):
-                    px = (l + _sigmoid(self.x[self._channel(j, 0), k, l]) * scale + bias) / self.w
-                    py = (k + _sigmoid(self.x[self._channel(j, 1), k, l]) * scale + bias) / self.h
-                    pw = math.exp(self.x[self._channel(j, 2), k, l]) * anchors[2 * a] / self.size
-                    ph = math.exp(self.x[self._channel(j, 3), k, l]) * anchors[2 * a + 1] / self.size
+                for col in range(self.w):
+                    px = (col + _sigmoid(self.x[self._channel(j, 0), k, col]) * scale + bias) / self.w
+                    py = (k + _sigmoid(self.x[self._channel(j, 1), k, col]) * scale + bias) / self.h
+                    pw = math.exp(self.x[self._channel(j, 2), k, col]) * anchors[2 * a] / self.size
+                    ph = math.exp(self.x[self._channel(j, 3), k, col]) * anchors[2 * a + 1] / self.size
                     best = max((_iou((px, py, pw, ph), g) for g in gts), default=0.0)
                     if best > self.attrs["ignore_thresh"]:
-                        self.obj[j, k, l] = -1.0
+                        self.obj[j, k, col] = -1.0
 
     def _match(self, t, box, label, score):
         anchors, mask = self.attrs["anchors"], list(self.attrs["anchor_mask"])
@@ -124,26 +124,26 @@ class _Terms:
     def _objectness(self):
         for j in range(self.mask_num):
             for k in range(self.h):
-                for l in range(self.w):
-                    o = self.obj[j, k, l]
+                for col in range(self.w):
+                    o = self.obj[j, k, col]
                     if o > 1e-5:
-                        self.terms.append((self._channel(j, 4), k, l, 1.0, o, "sce"))
+                        self.terms.append((self._channel(j, 4), k, col, 1.0, o, "sce"))
                     elif o > -0.5:
-                        self.terms.append((self._channel(j, 4), k, l, 0.0, 1.0, "sce"))
+                        self.terms.append((self._channel(j, 4), k, col, 0.0, 1.0, "sce"))
 
     def loss(self):
         total = 0.0
-        for c, k, l, target, weight, kind in self.terms:
-            v = float(self.x[c, k, l])
+        for c, k, col, target, weight, kind in self.terms:
+            v = float(self.x[c, k, col])
             total += weight * (_sce(v, target) if kind == "sce" else abs(v - target))
         return total
 
     def grad(self, scale):
         dx = numpy.zeros(self.x.shape)
-        for c, k, l, target, weight, kind in self.terms:
-            v = float(self.x[c, k, l])
+        for c, k, col, target, weight, kind in self.terms:
+            v = float(self.x[c, k, col])
             slope = _sigmoid(v) - target if kind == "sce" else (1.0 if v > target else -1.0)
-            dx[c, k, l] = scale * weight * slope      # 2.6 writes, not adds (see above)
+            dx[c, k, col] = scale * weight * slope      # 2.6 writes, not adds (see above)
         return dx
 
 

@@ -9,6 +9,7 @@ step by its trust ratio; Adamax advances its beta1 power with a ``scale`` op
 after all the updates.
 """
 
+from paddle_nb.ops.optimizer_ops import state_dtype
 from paddle_nb.optimizer.momentum import check_positive, check_unit, update
 from paddle_nb.optimizer.optimizer import Optimizer
 
@@ -41,8 +42,11 @@ class Adam(Optimizer):
         self._epsilon = check_positive(epsilon, "epsilon")
 
     def _accumulator_specs(self, param):
-        return [("moment1", param.shape, 0.0), ("moment2", param.shape, 0.0),
-                ("beta1_pow_acc", (1,), self._beta1), ("beta2_pow_acc", (1,), self._beta2)]
+        # a float16 parameter's moments and powers are float32, as PaddlePaddle 2.6 keeps them
+        dtype = state_dtype(param.dtype)
+        return [("moment1", param.shape, 0.0, dtype), ("moment2", param.shape, 0.0, dtype),
+                ("beta1_pow_acc", (1,), self._beta1, dtype),
+                ("beta2_pow_acc", (1,), self._beta2, dtype)]
 
     def _moment_slots(self, param):
         """The inputs and outputs the adam-like ops share."""
@@ -109,7 +113,10 @@ class Adamax(Adam):
         self._set_betas(beta1, beta2, epsilon)
 
     def _accumulator_specs(self, param):
-        return [("moment", param.shape, 0.0), ("inf_norm", param.shape, 0.0),
+        # PaddlePaddle 2.6: float32 moment and norm for a float16 parameter, its beta1 power
+        # in the parameter's dtype
+        dtype = state_dtype(param.dtype)
+        return [("moment", param.shape, 0.0, dtype), ("inf_norm", param.shape, 0.0, dtype),
                 ("beta1_pow_acc", (1,), self._beta1)]
 
     def _append_update(self, block, param, grad, lr, attrs):

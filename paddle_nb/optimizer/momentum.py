@@ -9,6 +9,7 @@ PaddlePaddle 2.6's; ``Momentum(learning_rate, momentum)`` and
 
 import numbers
 
+from paddle_nb.ops.optimizer_ops import state_dtype
 from paddle_nb.optimizer.optimizer import Optimizer
 from paddle_nb.regularizer import L2Decay
 
@@ -68,7 +69,10 @@ class Momentum(Optimizer):
         self._rescale_grad = float(rescale_grad)
 
     def _accumulator_specs(self, param):
-        return [("velocity", param.shape, 0.0)]
+        # a float16 parameter's velocity is float32: PaddlePaddle 2.6's momentum op declares
+        # it so (its startup fill stays float16; here both are float32, so that a program
+        # without a startup program fills what the op declares)
+        return [("velocity", param.shape, 0.0, state_dtype(param.dtype))]
 
     def _regularize(self, block, param, grad, in_place):
         folded = self.regularizer_of(param)      # the parameter's own wins

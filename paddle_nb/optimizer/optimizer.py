@@ -235,16 +235,17 @@ class Optimizer:
 
     # -- state -----------------------------------------------------------------------------------
     def _accumulator_specs(self, param):
-        """``[(name, shape, fill_value)]``: the state this optimizer keeps per parameter."""
+        """``[(name, shape, fill_value)]``: the state this optimizer keeps per parameter, of
+        the parameter's dtype; ``(name, shape, fill_value, dtype)`` names another."""
         return []
 
     def _create_accumulators(self, program, param):
         state = self._state.setdefault(program, {})
-        for name, shape, fill in self._accumulator_specs(param):
+        for name, shape, fill, *dtype in self._accumulator_specs(param):
             if (name, param.name) not in state:
                 var_name = unique_name.generate(f"{param.name}_{name}")
-                state[(name, param.name)] = self._persistable(program, var_name, shape,
-                                                              param.dtype, fill)
+                state[(name, param.name)] = self._persistable(
+                    program, var_name, shape, dtype[0] if dtype else param.dtype, fill)
 
     def accumulator(self, name, param):
         """The state variable ``name`` (``"moment1"``) this optimizer keeps for ``param``."""

@@ -24,7 +24,9 @@ from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.variable import Variable
 from paddle_nb.framework.program import Program
 from paddle_nb.io import inference as fluid_io
+from paddle_nb.io.atomic import write_file
 from paddle_nb.io.export26 import normalize
+from paddle_nb.io.interrupts import deferred_interrupts
 from paddle_nb.io.params import (
     check_value, is_persistable, load_vars, os_errors, save_persistables, select_vars,
     values_from_scope,
@@ -133,8 +135,10 @@ def save(program, model_path, protocol=4, **configs):
     if os.path.basename(model_path) == "":
         raise SaveLoadError(f"paddle.static.save: model_path must end in a name, got "
                             f"{model_path!r}")
-    save_persistables(Executor(), model_path, main_program=program, scope=configs.get("scope"))
-    fluid_io.save(program, model_path + fluid_io.MODEL_SUFFIX)
+    with deferred_interrupts():     # Ctrl-C: before the values or after both, not between
+        save_persistables(Executor(), model_path, main_program=program,
+                          scope=configs.get("scope"))
+        fluid_io.save(program, model_path + fluid_io.MODEL_SUFFIX)
 
 
 def load(program, model_path, executor=None, var_list=None):
@@ -193,8 +197,8 @@ def save_to_file(path, content):
     ``serialize_program`` / ``serialize_persistables``)."""
     if not isinstance(content, bytes):
         raise TypeError(f"save_to_file: content must be bytes, got {type(content).__name__}")
-    with os_errors("cannot write", path), open(path, "wb") as f:
-        f.write(content)
+    with os_errors("cannot write", path):
+        write_file(path, lambda f: f.write(content))     # whole or not at all
 
 
 def load_from_file(path):

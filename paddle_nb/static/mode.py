@@ -14,14 +14,16 @@ False
 (dtype('float32'), 'float32')
 """
 
+import builtins          # this module defines paddle.bool (a dtype): the type is builtins.bool
 import contextlib
 import copy
 import functools
+from typing import Any, NoReturn
 
 import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.core.place import GPUPlace, CPUPlace, gpu_available
+from paddle_nb.core.place import CPUPlace, GPUPlace, Place, gpu_available
 from paddle_nb.errors import DynamicModeError
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 
@@ -51,23 +53,23 @@ class _Settings:
 SETTINGS = _Settings()
 
 
-def enable_static():
+def enable_static() -> None:
     """Does nothing: paddle_nb always builds static programs (PaddlePaddle 2.x's
     ``paddle.enable_static()`` switches its default mode to this one)."""
 
 
-def disable_static(place=None):
+def disable_static(place: Any = None) -> NoReturn:
     """paddle_nb has no dynamic (eager) mode: a clear error."""
     raise DynamicModeError("paddle.disable_static(): paddle_nb runs static programs only; "
                            "build a Program and run it with paddle.static.Executor")
 
 
-def in_dynamic_mode():
+def in_dynamic_mode() -> builtins.bool:
     """False: paddle_nb is always in static mode."""
     return False
 
 
-def seed(s):
+def seed(s: int) -> int:
     """Seed the generator that unseeded random ops draw from (PaddlePaddle's ``paddle.seed``).
 
     Executors made afterwards (``paddle_nb.static.Executor``) start from ``s``, so the same
@@ -80,12 +82,12 @@ def seed(s):
     return s
 
 
-def get_seed():
+def get_seed() -> int | None:
     """The seed given to ``seed()`` last, or None."""
     return SETTINGS.seed
 
 
-def set_device(device):
+def set_device(device: str) -> Place:
     """Choose where Executors made without a place run: ``"cpu"`` or ``"gpu"`` / ``"gpu:N"``
     (a GPU needs CuPy and a CUDA device). Returns the Place."""
     name = str(device).lower()
@@ -100,33 +102,33 @@ def set_device(device):
     raise ValueError(f"paddle.set_device: expected 'cpu', 'gpu' or 'gpu:N', got {device!r}")
 
 
-def get_device():
+def get_device() -> str:
     """``"cpu"`` or ``"gpu:N"``: the device ``set_device`` chose (``"cpu"`` at start)."""
     return SETTINGS.device
 
 
-def device_place():
+def device_place() -> Place:
     """The Place of ``get_device()``: where an Executor made without a place runs."""
     name = SETTINGS.device
     return CPUPlace() if name == "cpu" else GPUPlace(int(name.partition(":")[2]))
 
 
-def CUDAPlace(device_id=0):        # noqa: N802 (PaddlePaddle's name)
+def CUDAPlace(device_id: int = 0) -> GPUPlace:        # noqa: N802 (PaddlePaddle's name)
     """PaddlePaddle's ``paddle.CUDAPlace(id)``: paddle_nb's GPUPlace."""
     return GPUPlace(device_id)
 
 
-def CUDAPinnedPlace():             # noqa: N802
+def CUDAPinnedPlace() -> CPUPlace:             # noqa: N802
     """Page-locked host memory in PaddlePaddle; here host memory, the CPUPlace."""
     return CPUPlace()
 
 
-def is_compiled_with_cuda():
+def is_compiled_with_cuda() -> builtins.bool:
     """True when paddle_nb can run on a GPU here (CuPy and a CUDA device)."""
     return gpu_available()
 
 
-def set_default_dtype(d):
+def set_default_dtype(d: Any) -> None:
     """The dtype ``create_parameter`` and the 2.x layers use when none is given:
     float16, float32 or float64, as PaddlePaddle allows."""
     dtype = convert_dtype(d)
@@ -136,7 +138,7 @@ def set_default_dtype(d):
     SETTINGS.default_dtype = dtype.name
 
 
-def get_default_dtype():
+def get_default_dtype() -> str:
     """The default float dtype's name (``"float32"`` at start)."""
     return SETTINGS.default_dtype
 
@@ -163,8 +165,9 @@ class no_grad(contextlib.ContextDecorator):    # noqa: N801 (PaddlePaddle's name
         return False
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False, no_grad_vars=None):
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any = None,
+         create_graph: Any = False, only_inputs: Any = True, allow_unused: Any = False,
+         no_grad_vars: Any = None) -> NoReturn:
     """``paddle.grad`` computes gradients eagerly, which a static program cannot."""
     raise DynamicModeError("paddle.grad: needs dynamic mode; in a static program use "
                            "paddle.static.gradients(targets, inputs) (it appends grad ops)")

@@ -17,12 +17,13 @@ import contextlib
 
 from paddle_nb.core.dtypes import convert_dtype, dtype_name
 from paddle_nb.core.place import CPUPlace, GPUPlace, gpu_available
-from paddle_nb.errors import OpBuildError, PlaceUnavailableError
+from paddle_nb.errors import PlaceUnavailableError
 from paddle_nb.framework import context, unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.variable import Variable, whole_dims
 from paddle_nb.layers import io as layers_io
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.ops.py_func import register_callable
 from paddle_nb.static.mode import SETTINGS
 
 __all__ = ["data", "program_guard", "InputSpec", "name_scope", "device_guard", "cpu_places",
@@ -200,7 +201,6 @@ def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):
     ``backward_func``, its gradient calls that with the inputs (but those in
     ``skip_vars_in_backward_input``), the outputs and the outputs' gradients. As in
     PaddlePaddle, the functions live in this process: such a program runs only here."""
-    from paddle_nb.ops.py_func import register_callable
     xs = [] if x is None else list(x) if isinstance(x, (list, tuple)) else [x]
     outs = [] if out is None else list(out) if isinstance(out, (list, tuple)) else [out]
     skip = skip_vars_in_backward_input or []

@@ -9,6 +9,7 @@ the ``is_*`` questions are answered from the VarDesc at once.
 import numpy
 
 from paddle_nb.framework.variable import Variable, register_tensor_methods
+from paddle_nb.tensor.creation import assign
 from paddle_nb.tensor.naming import append
 
 __all__ = ["shape", "numel", "rank", "is_tensor", "is_floating_point", "is_integer",
@@ -27,7 +28,6 @@ def numel(x, name=None):
 
 def rank(input):
     """The number of dims of ``input`` as a 0-D int32 constant."""
-    from paddle_nb.tensor.creation import assign
     return assign(numpy.array(len(input.shape), "int32"))
 
 

@@ -24,6 +24,7 @@ from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.operators import fresh_name
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.ops.creation import fill_value_attrs
 
 __all__ = ["append_out", "append_outs", "append_named", "append_tmp", "expect_variable", "axis_list", "reduces_all",
            "cast_to", "constant", "is_number", "FLOAT_MAX"]
@@ -104,8 +105,9 @@ def cast_to(x, dtype, helper="cast"):
 def constant(value, dtype, shape=(), name=None):
     """A ``fill_constant`` of ``value`` (named ``name``, else ``fill_constant_N.tmp_0``), the
     way ``paddle.full`` writes it (``str_value`` holds the value as text)."""
-    attrs = {"shape": list(shape), "dtype": convert_dtype(dtype), "value": float(value),
-             "str_value": str(float(value)), "force_cpu": False, "place_type": -1}
+    dtype = convert_dtype(dtype)
+    attrs = {"shape": list(shape), "dtype": dtype, **fill_value_attrs(dtype, value),
+             "force_cpu": False, "place_type": -1}
     if name is not None:
         return append_named("fill_constant", {}, attrs, name=name)
     return append_out("fill_constant", {}, attrs)

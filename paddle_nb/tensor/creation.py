@@ -13,6 +13,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype, to_var_type
 from paddle_nb.layers.helper import layer_helper
+from paddle_nb.ops.creation import fill_value_attrs
 from paddle_nb.tensor.naming import (
     append, append_many, append_named, check_var, dtype_of, generated_name, host_dtype_of, is_var,
 )
@@ -46,9 +47,8 @@ def _fill_constant(shape, dtype, value, force_cpu):
         raise TypeError("paddle.full: paddle_nb takes a Python number as fill_value, got the "
                         f"Variable '{value.name}'; use paddle.full_like or paddle.expand")
     attr_shape, inputs = _shape_inputs(shape)
-    value = float(value)
-    text = str(int(value)) if dtype.kind in "iub" else str(value)
-    attrs = {"shape": attr_shape, "dtype": dtype, "value": value, "str_value": text,
+    # the exact text beside the float32 value (2**62 + 1 is not a float)
+    attrs = {"shape": attr_shape, "dtype": dtype, **fill_value_attrs(dtype, value),
              "force_cpu": force_cpu}
     out = append("fill_constant", "fill_constant", inputs, attrs)
     out.stop_gradient = True            # a constant: no gradient flows into it (as in 2.6)

@@ -23,6 +23,8 @@ is x), the form PaddlePaddle wrote before 2.6, since Python cannot rebind the na
 import numpy
 
 from paddle_nb.framework.variable import Variable, register_tensor_methods
+from paddle_nb.tensor.creation import full, one_value, to_tensor
+from paddle_nb.tensor.manipulation import astype, broadcast_tensors, stack, transpose, unsqueeze
 from paddle_nb.tensor.naming import append, append_named, generated_name
 
 __all__ = ["read_index", "getitem", "setitem", "INT_MAX"]
@@ -108,7 +110,6 @@ def _cut(plan, dim, start, end, step):
 
 def _bound_list(values):
     """A tensor list for bounds of which some are tensors (the constants as int64 tensors)."""
-    from paddle_nb.tensor.creation import full
     return [v if isinstance(v, Variable) else full([1], int(v), "int64") for v in values]
 
 
@@ -132,7 +133,6 @@ def _slice_basic(x, plan):
 
 
 def _as_tensor(entry):
-    from paddle_nb.tensor.creation import to_tensor
     if isinstance(entry, Variable):
         return entry
     array = numpy.asarray(entry)
@@ -142,7 +142,6 @@ def _as_tensor(entry):
 def _index_tensor(tensors):
     """gather_nd's index for the advanced entries (as tensors): a mask's positions, one int
     index given a last dim of 1, or several int indices broadcast together and stacked."""
-    from paddle_nb.tensor.manipulation import broadcast_tensors, stack, unsqueeze
     if len(tensors) == 1:
         if tensors[0].dtype == numpy.dtype(bool):
             return append("where_index", "where_index", {"Condition": tensors[0]})
@@ -157,7 +156,6 @@ def _gather(x, advanced):
     """``x`` read at the advanced entries, as 2.6 does: their axes moved to the front (a
     transpose2), one gather_nd, and, when the entries were side by side but not first, the
     result's axes moved back to where they stood."""
-    from paddle_nb.tensor.manipulation import transpose
     positions, entries = [p for p, _ in advanced], [e for _, e in advanced]
     rank = len(x.shape)
     mask_dims = sum(len(numpy.shape(e)) if not isinstance(e, Variable) else len(e.shape)
@@ -184,7 +182,6 @@ def getitem(x, index):
     plan = read_index(len(x.shape), index)
     out = _slice_basic(x, plan)
     if plan["nones"]:
-        from paddle_nb.tensor.manipulation import unsqueeze
         out = unsqueeze(out, plan["nones"])
     if plan["advanced"]:
         out = _gather(out, plan["advanced"])
@@ -197,7 +194,6 @@ def _value_attrs(x, value):
     """set_value's inputs and attributes for ``value``: a tensor (cast to x's dtype), or
     constants written into the op."""
     if isinstance(value, Variable):     # cast even to its own dtype, as PaddlePaddle 2.6
-        from paddle_nb.tensor.manipulation import astype
         return {"ValueTensor": astype(value, x.dtype)}, {"values": [], "shape": []}
     array = numpy.asarray(value)
     if array.dtype.kind not in "biuf":
@@ -210,8 +206,6 @@ def _value_attrs(x, value):
 def _advanced_value(x, plan, value):
     """``x`` with an advanced-index assignment done by index_put (PaddlePaddle 2.6's way),
     as the ValueTensor of a whole-tensor set_value."""
-    from paddle_nb.tensor.creation import to_tensor
-    from paddle_nb.tensor.manipulation import astype, transpose
     positions = [p for p, _ in plan["advanced"]]
     if plan["axes"] or plan["nones"] or positions != list(range(len(positions))):
         raise IndexError("paddle_nb assigns through tensor indices only when they are the "
@@ -239,7 +233,6 @@ def _set_value(x, index, value, out_name):
                       ("steps", "StepsTensorList")):
         attrs[key] = plan[key]
         if any(isinstance(v, Variable) for v in plan[key]):     # as 2.6: all as tensors
-            from paddle_nb.tensor.creation import one_value
             ins[slot] = [one_value(v, numpy.dtype("int32")) if not isinstance(v, Variable)
                          else v for v in plan[key]]
             attrs[key] = []

@@ -13,6 +13,7 @@ import numpy
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor import manipulation_more, selection
+from paddle_nb.tensor.creation import full, to_tensor
 from paddle_nb.tensor.naming import (
     append, append_many, append_named, check_var, generated_name, is_var,
 )
@@ -57,7 +58,6 @@ def _ints_or_tensors(values, attr, list_slot, tensor_slot=None):
         return [], {tensor_slot: values}
     values = list(values)
     if any(is_var(v) for v in values):
-        from paddle_nb.tensor.creation import full
         return [-1 if is_var(v) else int(v) for v in values], {
             list_slot: [v if is_var(v) else full([1], int(v), "int32") for v in values]}
     return [int(v) for v in values], {}
@@ -276,7 +276,6 @@ def repeat_interleave(x, repeats, axis=None, name=None):
     if is_var(repeats):
         ins["RepeatsTensor"] = repeats
     elif isinstance(repeats, (list, tuple, numpy.ndarray)):
-        from paddle_nb.tensor.creation import to_tensor
         ins["RepeatsTensor"] = to_tensor(numpy.asarray(repeats, "int64"))
     else:
         count = int(repeats)

@@ -9,7 +9,7 @@ import numpy
 # (manipulation.py imports this module: its functions are looked up when called)
 from paddle_nb.tensor import manipulation
 
-__all__ = ["reverse", "vsplit", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d",
+__all__: list[str] = ["reverse", "vsplit", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d",
            "broadcast_shape", "reshape_", "squeeze_", "unsqueeze_", "view", "view_as",
            "as_strided", "unfold"]
 

@@ -188,7 +188,7 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     return out if act is None else append_out(act, {"X": out})
 
 
-def clip(x, min=None, max=None, name=None):
+def clip(x, min=None, max=None, name=None):  # noqa: F811 (PaddlePaddle names them min, max)
     """x limited to [min, max]; a missing bound is float32's largest value; a tensor bound
     goes in the Min / Max input."""
     inputs, attrs = {"X": expect_variable(x, "x", "clip")}, {}

@@ -10,6 +10,7 @@ import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework.variable import register_tensor_methods
+from paddle_nb.tensor.creation import cast_to, full, zeros_like
 from paddle_nb.tensor.naming import append, append_many, append_named, generated_name, is_var
 
 __all__ = ["argmax", "argmin", "argsort", "sort", "topk", "where", "nonzero", "masked_select",
@@ -72,7 +73,6 @@ def _add(x, y):
 
 def _broadcast_operands(condition, x, y):
     """PaddlePaddle 2.6's broadcast for where: zeros like each operand, added up, added to each."""
-    from paddle_nb.tensor.creation import cast_to, zeros_like
     zeros_x, zeros_y = zeros_like(x), zeros_like(y)
     zeros_c = cast_to(zeros_like(condition), x.dtype)
     cond = cast_to(condition, x.dtype)
@@ -88,7 +88,6 @@ def where(condition, x=None, y=None, name=None):
         return nonzero(condition, as_tuple=True)
     if x is None or y is None:
         raise ValueError("paddle.where: give both x and y, or neither")
-    from paddle_nb.tensor.creation import full
     if not is_var(x):
         x = full([1], x, numpy.asarray(x).dtype.name if not isinstance(x, float) else "float32")
     if not is_var(y):

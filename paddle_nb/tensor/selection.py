@@ -9,9 +9,12 @@ each file holds one idea: reading or writing a tensor at positions another tenso
 import numpy
 
 from paddle_nb.framework.variable import register_tensor_methods
-from paddle_nb.tensor.naming import append, is_var
+from paddle_nb.tensor.creation import full, to_tensor
+from paddle_nb.tensor.logic import logical_not
+from paddle_nb.tensor.naming import append, append_named, generated_name, is_var
+from paddle_nb.tensor.search import where
 
-__all__ = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
+__all__: list[str] = ["gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
            "take_along_axis", "put_along_axis", "masked_fill", "shard_index", "index_put",
            "scatter_nd", "index_fill", "take", "scatter_"]
 
@@ -61,7 +64,6 @@ def scatter_nd_add(x, index, updates, name=None):
 
 def scatter_nd(index, updates, shape, name=None):
     """Zeros of ``shape`` with each ``updates[i]`` added at the position ``index[i]``."""
-    from paddle_nb.tensor.creation import full
     return scatter_nd_add(full(shape, 0.0, updates.dtype), index, updates, name)
 
 
@@ -74,7 +76,6 @@ def index_put(x, indices, value, accumulate=False, name=None):
 def index_fill(x, index, axis, value, name=None):
     """``x`` with the slices at ``index`` along ``axis`` set to ``value`` (PaddlePaddle 2.6's
     way: the axis moved to the front, an ``index_put``, moved back)."""
-    from paddle_nb.tensor.creation import to_tensor
     from paddle_nb.tensor.manipulation import transpose
     if not is_var(value):
         value = to_tensor(numpy.asarray(value, dtype=x.dtype))
@@ -89,7 +90,6 @@ def index_fill(x, index, axis, value, name=None):
 def take(x, index, mode="raise", name=None):
     """The elements of ``x``, flattened, at ``index`` (negative counts from the end; mode
     'wrap' and 'clip' fold an index into range), shaped like ``index``."""
-    from paddle_nb.tensor.naming import append_named, generated_name
     from paddle_nb.tensor.manipulation import flatten, reshape
     numel = int(numpy.prod(x.shape))
     flat_x, flat_i = flatten(x), flatten(index)
@@ -140,7 +140,6 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     """``arr`` with ``values`` put (or added, multiplied) at ``indices`` along ``axis``."""
     axis = int(axis) % len(arr.shape)
     if not is_var(values):
-        from paddle_nb.tensor.creation import to_tensor
         values = to_tensor(numpy.asarray(values), arr.dtype)
     if broadcast:
         indices = _expand(indices, _along_shape(arr, indices, axis))
@@ -155,9 +154,6 @@ def masked_fill(x, mask, value, name=None):
     """``x`` with ``value`` where ``mask`` holds: as PaddlePaddle 2.6 builds it, a 0-D
     ``full`` of the value, a ``logical_not`` of the mask and ``where(not mask, x, value)``
     (whose broadcasting adds zeros to the three operands)."""
-    from paddle_nb.tensor.creation import full
-    from paddle_nb.tensor.logic import logical_not
-    from paddle_nb.tensor.search import where
     if not is_var(value):
         value = full([], value, x.dtype)
     return where(logical_not(mask), x, value)

@@ -1,6 +1,6 @@
 """Seeing paddle_nb: graphs, block trees, scope trees, rich display, widgets.
 
-The viewer is a leaf (DESIGN.md): it imports the rest of paddle_nb, and
+The viewer is a leaf (docs/design.md): it imports the rest of paddle_nb, and
 nothing else imports it. ``import paddle_nb`` does not load it; the first
 use of ``pd.viz`` does (``paddle_nb.__getattr__``), and so does
 ``%load_ext paddle_nb.viz``. Loading it registers HTML formatters with the
@@ -42,7 +42,7 @@ try:
     from paddle_nb.viz.rnn_explorer import rnn_explorer
     from paddle_nb.viz.timeline import memory_timeline
 except ModuleNotFoundError as _err:
-    Dashboard, run_replay, rnn_explorer, memory_timeline = (
+    Dashboard, run_replay, rnn_explorer, memory_timeline = (  # type: ignore[misc]
         _needs_notebook_extra(n, _err)
         for n in ("Dashboard", "run_replay", "rnn_explorer", "memory_timeline"))
 

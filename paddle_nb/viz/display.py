@@ -1,6 +1,6 @@
 """Rich display: a Program, Block, Scope, Variable, LoDTensor or RunRecord shows itself.
 
-The core never imports the viewer (DESIGN.md: ``viz`` is a leaf), so the
+The core never imports the viewer (docs/design.md: ``viz`` is a leaf), so the
 objects carry no ``_repr_html_``. Instead the viewer registers itself, as
 treescope does: importing ``paddle_nb.viz`` (touching ``pd.viz``, or
 ``%load_ext paddle_nb.viz``) adds an HTML formatter for each of those types
@@ -11,8 +11,6 @@ Graphs render to inline SVG with ``dot``; without ``dot`` the DOT source is
 shown with a line saying how to get pictures.
 """
 
-import html
-import re
 import sys
 
 from paddle_nb.core.scope import Scope
@@ -26,16 +24,13 @@ from paddle_nb.framework.variable import Variable
 from paddle_nb.viz import trees
 from paddle_nb.viz.graph import graph, var_kind
 from paddle_nb.viz.preview import preview
+from paddle_nb.viz.svg import NO_DOT, graph_html, svg_of
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, chip, esc, fmt_bytes, fmt_shape, page, \
     state_chip
 
 __all__ = ["html_of", "register", "unregister", "load_ipython_extension",
            "unload_ipython_extension", "svg_of", "graph_html", "format_html", "DISPLAYED",
            "NO_DOT"]
-
-NO_DOT = ("The Graphviz program `dot` is not installed, so here is the DOT source instead of a "
-          "picture. To get pictures: `apt-get install graphviz` (Debian/Ubuntu), "
-          "`conda install -c conda-forge graphviz`, or `brew install graphviz` (macOS).")
 
 
 def html_of(obj):
@@ -61,24 +56,32 @@ def _program_html(program):
     head = (f'<div data-program="{program.num_blocks}"><b>Program</b> <span class="pnb-muted">'
             f"{program.num_blocks} block{'s' if program.num_blocks != 1 else ''} · {n_ops} ops · "
             f"{n_params} parameters</span></div>")
-    return page(head + _graph_section(program) + _section("block tree",
-                trees.block_tree_body(program), opened=n_ops <= 60), "roles", "vars")
+    section, legends = _graph_section(program)
+    return page(head + section + _section("block tree", trees.block_tree_body(program),
+                                          opened=n_ops <= 60), *legends)
 
 
 def _block_html(block):
     head = (f'<div data-block="{block.idx}"><b>Block {block.idx}</b> <span class="pnb-muted">'
             f"parent {block.parent_idx} · {len(block.vars)} variables · {len(block.ops)} ops"
             "</span></div>")
-    return page(head + _graph_section(block) + _section("block tree",
-                trees.block_tree_body(block), opened=len(block.ops) <= 60), "roles", "vars")
+    section, legends = _graph_section(block)
+    return page(head + section + _section("block tree", trees.block_tree_body(block),
+                                          opened=len(block.ops) <= 60), *legends)
 
 
 def _graph_section(obj):
+    """The graph's section and its legends: the roles of the ops (the graph and the block
+    tree colour them) and the kinds of the variables the graph draws as nodes."""
+    blocks = obj.blocks if isinstance(obj, Program) else [obj]
+    roles = {OpRole.name(op.role) for b in blocks for op in b.ops}
     try:
-        body = graph_html(graph(obj))
+        dot = graph(obj)
+        body = graph_html(dot)
+        kinds = {a["kind"] for a in dot.paddle_nodes.values() if "kind" in a}
     except ImportError as err:
-        body = f'<div class="pnb-muted">{esc(err)}</div>'
-    return _section("dataflow graph", body, opened=True)
+        body, kinds = f'<div class="pnb-muted">{esc(err)}</div>', None
+    return _section("dataflow graph", body, opened=True), [("roles", roles), ("vars", kinds)]
 
 
 def _section(title, body, opened):
@@ -179,33 +182,6 @@ _DRAWERS = {
     Variable: _framework_var_html, Operator: _operator_html,
 }
 DISPLAYED = tuple(_DRAWERS)
-
-
-# -- graphs as HTML -----------------------------------------------------------------------------
-def svg_of(dot):
-    """The SVG of ``dot`` (runs `dot`), with data-block, data-op, data-var on its nodes."""
-    svg = dot.pipe(format="svg", quiet=True).decode("utf-8")
-    svg = svg[svg.find("<svg"):]
-    data = getattr(dot, "paddle_nodes", {})
-
-    def add(match):
-        attrs = data.get(html.unescape(match.group(1)))
-        if not attrs:
-            return match.group(0)
-        return match.group(0) + "".join(f' data-{k}="{esc(v)}"' for k, v in attrs.items())
-    return re.sub(r'<g id="([^"]*)" class="[^"]*"', add, svg)
-
-
-def graph_html(dot):
-    """``dot`` as inline SVG, or its DOT source and how to get `dot` when `dot` is missing."""
-    import graphviz
-    try:        # (a folded graph's note is drawn in the picture, under the graph)
-        return f'<div data-graph="svg">{svg_of(dot)}</div>'
-    except (graphviz.ExecutableNotFound, OSError):
-        note = getattr(dot, "paddle_note", "")
-        return (f'<div data-graph="dot-source"><p class="pnb-muted">{esc(NO_DOT)}</p>'
-                f"<details><summary>DOT source</summary><pre>{esc(dot.source)}</pre></details>"
-                "</div>" + (f'<div class="pnb-muted">{esc(note)}</div>' if note else ""))
 
 
 # -- registering with IPython -------------------------------------------------------------------

@@ -31,11 +31,17 @@ import re
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.viz.repeats import find_repeats
 
-__all__ = ["Folds", "name_prefix", "node_id", "KEYWORDS", "LADDER"]
+__all__ = ["Folds", "name_prefix", "node_id", "KEYWORDS", "LADDER", "DATAFLOWS"]
 
 KEYWORDS = ("repeats", "params", "temps", "prefix", "segments", "blocks")
 # The default's steps, gentlest first: each is taken only while the drawing is too big.
 LADDER = ("repeats", "params", "temps", "repeats", "repeats", "prefix", "segments", "blocks")
+# How variables are drawn: "full", every variable a node; "compact", parameters written in
+# the labels of the ops that read them and intermediates drawn as the edges they are;
+# "auto", full while the full drawing fits (at most max_nodes nodes: a small teaching
+# program shows every variable), compact above.
+DATAFLOWS = ("auto", "compact", "full")
+DEFAULT_MAX_NODES = 60
 
 
 def name_prefix(name):
@@ -48,9 +54,18 @@ def name_prefix(name):
 
 
 def node_id(kind, block_idx, name):
-    """A node's stable id: ``var-b0-fc_0.w_0``, ``op-b1-3``; characters that DOT, CSS or
-    HTML dislike (``:``, spaces, quotes, ``<>&``, glob marks) become ``_``."""
-    return f"{kind}-b{block_idx}-" + re.sub(r'[:\s"\'<>&*?\[\]]', "_", str(name))
+    """A node's stable id: ``var-b0-fc_0.w_0``, ``op-b1-3``. Letters, digits and ``_.@/-``
+    stay; any other character (which DOT, CSS or HTML may read specially: ``:`` a port,
+    quotes, ``<>&``, a backslash, a newline) becomes ``~`` and its code point in hex and
+    ``~``, so two names never share an id.
+
+    >>> node_id("var", 0, "fc_0.w_0@GRAD"), node_id("var", 1, 'a:b<')
+    ('var-b0-fc_0.w_0@GRAD', 'var-b1-a~3a~b~3c~')
+    """
+    return f"{kind}-b{block_idx}-" + _UNSAFE.sub(lambda m: f"~{ord(m.group(0)):x}~", str(name))
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.@/-]")
 
 
 class Folds:
@@ -79,6 +94,25 @@ class Folds:
                         if vk is not None:
                             self.touch.setdefault(vk, ([], []))[slot].append((b.idx, k))
         self.side_outputs = self._side_outputs()
+        self.any_ops = any(b.ops for b in blocks)
+        self.linked = self._step_linked()
+
+    def _step_linked(self):
+        """The variables an RNN's step links join (sequences, states, memories, stacked
+        outputs): drawn as nodes even in a compact drawing, the links are the picture."""
+        linked = set()
+        for b in self.blocks:
+            for op in b.ops:
+                sub = op.attr("sub_block") if op.type == "recurrent" else None
+                if sub is None or sub not in self.drawn:
+                    continue
+                inner = self.program.block(sub)
+                outer = op.input("inputs") + op.input("initial_states") + op.output("outputs")
+                linked.update(vk for vk in (self.resolve(b, n) for n in outer) if vk)
+                for name in outer + list(op.attr("ex_states") or []) + list(op.attr("states") or []):
+                    if name in inner.vars:
+                        linked.add((sub, name))
+        return linked
 
     def _side_outputs(self):
         """Outputs nobody reads of ops whose other outputs are read (batch_norm's SavedMean,
@@ -110,12 +144,14 @@ class Folds:
         writers, readers = self.touch.get(vk, ((), ()))
         if var.persistable and "params" in self.hide:
             return False
+        if not writers and not readers and self.any_ops:
+            return False                 # no op touches it: a stray node says nothing
         inner = readers or (writers and vk in self.side_outputs)    # not fed, not a result
         if inner and (writers or var.persistable) and \
                 all(self.unit.get(k) for k in list(writers) + list(readers)):
             return False                 # used only inside folded nodes
         if "temps" in self.hide and writers and not var.persistable:
-            return not readers and vk not in self.side_outputs
+            return vk in self.linked or (not readers and vk not in self.side_outputs)
         return True
 
     def count(self):
@@ -125,25 +161,31 @@ class Folds:
         return len(ops) + sum(1 for vk in self.vars if self.var_shown(vk))
 
     # -- choosing -------------------------------------------------------------------------------
-    def apply(self, collapse, max_nodes):
-        """Fold as ``collapse`` asks (see ``pd.viz.graph``); return a note for the picture."""
+    def apply(self, collapse, max_nodes, dataflow="auto"):
+        """Fold as ``collapse`` asks and draw variables as ``dataflow`` asks (see
+        ``pd.viz.graph``); return a note for the picture."""
+        if dataflow not in DATAFLOWS:
+            raise ValueError(f"graph: dataflow must be one of {', '.join(DATAFLOWS)}, "
+                             f"got {dataflow!r}")
+        before = self.count()
+        compact = dataflow == "compact" or \
+            (dataflow == "auto" and before > (max_nodes or DEFAULT_MAX_NODES))
+        if compact:
+            self.hide.update(("params", "temps"))
         if collapse is False:
-            return ""
+            return self._note(before, ["nothing"]) if compact else ""
         if collapse is None:
-            before = self.count()
-            if max_nodes is None or before <= max_nodes:
+            if not compact and (max_nodes is None or before <= max_nodes):
                 return ""
             done = []
             for step in LADDER:
+                if max_nodes is None or self.count() <= max_nodes:
+                    break
+                if dataflow == "full" and step in ("params", "temps"):
+                    continue
                 if self.fold(step, max_nodes) and step not in done:
                     done.append(step)
-                if self.count() <= max_nodes:
-                    break
-            n_ops = sum(len(b.ops) for b in self.blocks)
-            return (f"{n_ops} ops ({before} nodes) drawn as {self.count()} nodes, folded by "
-                    f"{' and '.join(done) or 'nothing'} to stay readable; "
-                    f"graph(..., expand=[id]) opens a folded node (its id is in its tooltip), "
-                    f"graph(..., collapse=False) draws every op")
+            return self._note(before, done or ["nothing"])
         items = [collapse] if isinstance(collapse, str) else list(collapse)
         patterns = [c for c in items if c not in KEYWORDS]
         if patterns:
@@ -152,6 +194,19 @@ class Folds:
             if step in items:
                 self.fold(step, max_nodes)
         return "folded: " + ", ".join(map(str, items))
+
+    def _note(self, before, done):
+        n_ops = sum(len(b.ops) for b in self.blocks)
+        how = []
+        if {"params", "temps"} <= self.hide:
+            how.append("parameters written in their ops, intermediates as named edges "
+                       "(graph(..., dataflow='full') draws every variable)")
+        steps = [s for s in done if s not in ("params", "temps", "nothing")]
+        if steps:
+            how.append(f"folded by {' and '.join(steps)}: graph(..., expand=[id]) opens a "
+                       "folded node (its id is in its tooltip), collapse=False draws every op")
+        return f"{n_ops} ops ({before} nodes in full) drawn as {self.count()} nodes; " + \
+            "; ".join(how)
 
     def fold(self, step, max_nodes=None):
         """Take one folding step; return whether it changed the drawing."""

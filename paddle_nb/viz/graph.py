@@ -10,23 +10,24 @@ dotted; a write to a variable already read above (an optimizer updating a
 parameter) is green and does not push the reader down. Big programs fold
 (see :func:`graph` and ``viz/fold.py``). Every node has a stable ``id``
 (``op-b0-3``, ``var-b0-fc_0.w_0``, ``block-1``) that the SVG keeps, and
-``display.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
+``svg.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
 """
-
-import textwrap
 
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
+from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
-from paddle_nb.viz.fold import Folds, name_prefix, node_id
+from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
+from paddle_nb.viz.names import user_names
 from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
-from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, fmt_shape, page
+from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
+from paddle_nb.viz.svg import graph_html
 
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
-DEFAULT_MAX_NODES = 60
 GRAPH_ATTR = {"compound": "true", "rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
+              "forcelabels": "true",
               "fontname": "Helvetica", "fontsize": "10"}
 # Above this many nodes, bound dot's network-simplex passes (nslimit): with long edges (a
 # parameter read by a forward op and updated by the optimizer far below) an 80-op training
@@ -36,7 +37,8 @@ NODE_ATTR = {"fontname": "Helvetica", "fontsize": "10", "height": "0.3", "margin
 EDGE_ATTR = {"arrowsize": "0.6", "color": "#555555", "fontname": "Helvetica", "fontsize": "8"}
 
 
-def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=()):
+def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(),
+          dataflow="auto", python_names=True):
     """The dataflow graph of a Program (every block) or of one Block (and its sub-blocks).
 
     ``collapse`` folds parts into single nodes (see ``viz/fold.py``): ``"repeats"``
@@ -46,7 +48,19 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     (each sub-block one node), glob patterns such as ``"fc_0.*"``, or a list of these.
     ``None`` folds only while more than ``max_nodes`` nodes would be drawn, in that order;
     ``False`` never folds. ``expand`` lists ids of folded nodes to draw open (the id is in
-    each folded node's tooltip, ``repeat-b0-12``). Returns a ``graphviz.Digraph``.
+    each folded node's tooltip, ``repeat-b0-12``).
+
+    ``dataflow`` says how variables are drawn: ``"compact"`` writes each parameter into the
+    label of the op that reads it and draws each intermediate as the edge it is, named after
+    it (a ResNet-18 in one screen); ``"full"`` draws every variable as a node; ``"auto"``
+    (the default) is full while the full drawing has at most ``max_nodes`` nodes (a small
+    program shows every variable) and compact above (then folded further if need be). A
+    variable no op touches is not drawn.
+
+    ``python_names`` labels a variable with the Python name the user's code bound it to
+    (``o1, o2 = rnn()``: see ``viz/names.py``), its own name in its tooltip; a dict
+    ``{(block idx, variable name): label}`` gives the names; False keeps every variable's
+    own name. Returns a ``graphviz.Digraph``.
 
     >>> import paddle_nb as pd
     >>> prog = pd.Program()
@@ -66,19 +80,18 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
                         f"{type(block_or_program).__name__}")
     blocks = _drawn_blocks(program, root)
     folds = Folds(program, blocks, expand)
-    note = folds.apply(collapse, max_nodes)
+    note = folds.apply(collapse, max_nodes, dataflow)
     name = "program" if root is None else f"block_{root.idx}"
     dot = _graph_class(graphviz)(name=name, graph_attr=GRAPH_ATTR, node_attr=NODE_ATTR,
                                  edge_attr=EDGE_ATTR)
-    drawing = _Drawing(program, blocks, folds)
+    if python_names is True:
+        python_names = user_names(program)
+    drawing = _Drawing(program, blocks, folds, dict(python_names or {}))
     drawing.emit(dot)
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
-    if note:    # wrapped: one long line is cut at the picture's right edge
-        dot.attr(label="\\l".join(textwrap.wrap(note, 90)) + "\\l", labelloc="b",
-                 labeljust="l")
     dot.paddle_nodes = drawing.nodes
-    dot.paddle_note = note
+    dot.paddle_note = note      # shown under the picture (svg.graph_html, the Dashboard)
     return dot
 
 
@@ -101,7 +114,6 @@ def _graph_class(graphviz):
     if not _CLASSES:
         class ProgramGraph(graphviz.Digraph):
             def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-                from paddle_nb.viz.display import graph_html
                 return {"text/html": page(graph_html(self)), "text/plain": repr(self)}
 
             def __repr__(self):
@@ -150,10 +162,8 @@ def _type_text(var):
         return "step scopes"
     if not var.is_tensor():
         return VarType.Type.Name(var.type)
-    try:
-        dtype = var.dtype.name
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = known.name if known is not None else "?"
     lod = f" lod {var.lod_level}" if var.lod_level else ""
     return f"{dtype}{fmt_shape(var.shape)}{lod}"
 
@@ -161,8 +171,9 @@ def _type_text(var):
 class _Drawing(EdgeDrawing):
     """Turns blocks (and the folds chosen for them) into DOT nodes, clusters and edges."""
 
-    def __init__(self, program, blocks, folds):
+    def __init__(self, program, blocks, folds, names):
         self.program, self.blocks, self.folds = program, blocks, folds
+        self.names = names      # (block idx, variable name) -> the user's Python name
         self.drawn = {b.idx for b in blocks}
         self.touch, self.vars = folds.touch, folds.vars   # who writes and reads each variable
         self.resolve = folds.resolve
@@ -182,6 +193,15 @@ class _Drawing(EdgeDrawing):
     def hidden_param(self, vk):
         """A parameter (or other persistable) written into its ops' labels, not drawn."""
         return self.vars[vk].persistable and not self.folds.var_shown(vk)
+
+    def given(self, block, op):
+        """``{variable name: the user's name}`` for the variables ``op`` reads and writes."""
+        found = {}
+        for name in op.input_arg_names + op.output_arg_names:
+            vk = self.resolve(block, name)
+            if vk in self.names:
+                found[name] = self.names[vk]
+        return found
 
     # -- nodes --------------------------------------------------------------------------------
     def emit(self, dot):
@@ -277,11 +297,16 @@ class _Drawing(EdgeDrawing):
         kind = var_kind(var, bool(writers))
         nid = node_id("var", *vk)
         where = f" (block {vk[0]})" if outer else ""
-        attrs = dict(VAR_STYLES[kind], id=nid, tooltip=f"{var.name}: {_type_text(var)}, {kind}, "
-                     f"declared in block {vk[0]}")
+        given = self.names.get(vk)
+        shown = f"{given} = {var.name}" if given else var.name
+        attrs = dict(VAR_STYLES[kind], id=nid, tooltip=dot_label(
+            f"{dot_text(shown)}: {dot_text(_type_text(var))}, {kind}, declared in block {vk[0]}"))
         attrs["class"] = f"var {kind}" + (" outer" if outer else "")
-        g.node(nid, f"{var.name}{where}\\n{_type_text(var)}", _attributes=attrs)
+        g.node(nid, dot_label(f"{dot_text(given or var.name)}{where}\\n"
+                              f"{dot_text(_type_text(var))}"), _attributes=attrs)
         self.nodes[nid] = {"block": vk[0], "var": var.name, "kind": kind}
+        if given:
+            self.nodes[nid]["user-name"] = given
 
     def _op(self, g, block, k, op):
         role = OpRole.name(op.role)
@@ -289,10 +314,10 @@ class _Drawing(EdgeDrawing):
         owns = bool(op.sub_block_ids())
         attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": ROLE_COLOURS[role],
                  "id": nid, "class": f"op role-{role}" + (" control-flow" if owns else ""),
-                 "tooltip": _op_tooltip(op, k, role)}
+                 "tooltip": dot_label(dot_text(_op_tooltip(op, k, role, self.given(block, op))))}
         if owns:
             attrs.update(peripheries="2", color=OWNS_COLOUR)
-        g.node(nid, f"#{k} {op.type}" + self._params_line([(block.idx, k)]),
+        g.node(nid, dot_label(f"#{k} {dot_text(op.type)}" + self._params_line([(block.idx, k)])),
                _attributes=attrs)
         self.nodes[nid] = {"block": block.idx, "op": k, "op-type": op.type, "role": role}
 
@@ -309,8 +334,8 @@ class _Drawing(EdgeDrawing):
             return ""
         if len(names) == 1:
             var = self.vars[self.resolve(self.program.block(keys[0][0]), names[0])]
-            return f"\\n{names[0]} {fmt_shape(var.shape)}" if var.is_tensor() else ""
-        return f"\\n+{len(names)} params ({name_prefix(names[0])}.*" + \
+            return f"\\n{dot_text(names[0])} {fmt_shape(var.shape)}" if var.is_tensor() else ""
+        return f"\\n+{len(names)} params ({dot_text(name_prefix(names[0]))}.*" + \
             (", ...)" if len({name_prefix(n) for n in names}) > 1 else ")")
 
     def _unit(self, g, nid):
@@ -322,16 +347,19 @@ class _Drawing(EdgeDrawing):
         first, last = unit["ops"][0][1], unit["ops"][-1][1]
         where = f"#{first}-#{last}" if unit["kind"] != "block" else f"{len(ops)} ops"
         count = "" if unit["kind"] == "repeat" else f"{len(ops)} ops: "
-        label = f"{unit['title']}\\n{count}{shown}\\n{where}" + self._params_line(unit["ops"])
+        label = f"{dot_text(unit['title'])} ({where})\\n{count}{dot_text(shown)}" + \
+            self._params_line(unit["ops"])
         attrs = {"shape": "box3d", "style": "filled", "fillcolor": ROLE_COLOURS[roles[0]],
+                 "margin": "0.14,0.07",      # room for box3d's rim: the label stays inside
                  "id": nid, "class": f"fold {unit['kind']} role-{roles[0]}",
-                 "tooltip": f"{nid}: {unit['title']}, {len(ops)} ops ({', '.join(types)}); "
-                            f"roles {', '.join(roles)}; graph(..., expand=['{nid}']) opens it"}
+                 "tooltip": dot_label(dot_text(
+                     f"{nid}: {unit['title']}, {len(ops)} ops ({', '.join(types)}); "
+                     f"roles {', '.join(roles)}; graph(..., expand=['{nid}']) opens it"))}
         if unit["kind"] == "block":
             attrs.update(shape="component", fillcolor="#eeeeee", color=OWNS_COLOUR)
-        g.node(nid, label, _attributes=attrs)
+        g.node(nid, dot_label(label), _attributes=attrs)
         self.nodes[nid] = {"block": unit["block"], "fold": unit["title"], "ops": len(ops),
-                           "fold-id": nid}
+                           "fold-id": nid, "role": roles[0]}
 
 
 def _depth(block):
@@ -341,7 +369,23 @@ def _depth(block):
     return depth
 
 
-def _op_tooltip(op, k, role):
+def _op_tooltip(op, k, role, names=None):
+    """What hovering an op shows: its slots (a name the user gave the variable first, see
+    viz/names.py), its attributes (long values cut), and the user's line that built it."""
     def slots(m):
-        return "; ".join(f"{s}={', '.join(n)}" for s, n in m.items() if n)
-    return f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"
+        return "; ".join(f"{s}={', '.join(_shown(n, names) for n in ns)}"
+                         for s, ns in m.items() if ns)
+    lines = [f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"]
+    for name, value in op.attrs.items():
+        if name not in HIDDEN_ATTRS:
+            text = format_attr(value, name)
+            lines.append(f"  {name} = {text if len(text) <= 70 else text[:67] + '...'}")
+    if op.callstack:
+        lines.append(f"built at {op.site()}")
+    return "\n".join(lines)
+
+
+def _shown(name, names):
+    """``name``, or ``o1 (static_rnn_0.tmp_1)`` where the user bound it to a Python name."""
+    given = (names or {}).get(name)
+    return f"{given} ({name})" if given and given != name else name

@@ -8,10 +8,13 @@ optimizer's update) is green and does not push the reader down; each op owning a
 is tied to its cluster by a bold purple edge, and a recurrent op's step links are dotted.
 """
 
+from paddle_nb.viz.style import dot_label, dot_text
+
 __all__ = ["EdgeDrawing", "edge_attrs", "OWNS_COLOUR", "UPDATE_COLOUR"]
 
 OWNS_COLOUR = "#674ea7"
 UPDATE_COLOUR = "#38761d"
+LINK_TEXT = "#3d2470"        # the step links' and ties' words: dark enough to read at 10 pt
 
 
 class EdgeDrawing:
@@ -45,7 +48,9 @@ class EdgeDrawing:
                     for w in self.touch[vk][0]:
                         wid = self.op_node(w)
                         if wid != node:
-                            self._edge(wid, node, through=name, back=w[0] == b.idx and w[1] > k)
+                            self._edge(wid, node, through=self.names.get(vk, name),
+                                       capture=vk[0] != b.idx,
+                                       back=w[0] == b.idx and w[1] > k)
                 for name in dict.fromkeys(op.output_arg_names):
                     vk = self.resolve(b, name)
                     vid = vk and self.var_node(vk)
@@ -68,7 +73,7 @@ class EdgeDrawing:
                     if sub not in self.drawn:
                         continue
                     attrs = {"color": OWNS_COLOUR, "penwidth": "2", "label": "sub_block",
-                             "fontcolor": OWNS_COLOUR, "class": "owns"}
+                             "fontcolor": LINK_TEXT, "fontsize": "10", "class": "owns"}
                     folded = self.folds.block_node.get(sub)
                     if folded is None:
                         tie = dict(attrs, lhead=f"cluster_b{sub}")
@@ -98,7 +103,8 @@ class EdgeDrawing:
                     tail, head = src and self.var_node(src), dst and self.var_node(dst)
                     if tail and head:
                         attrs = {"style": "dotted", "color": OWNS_COLOUR, "label": label,
-                                 "fontcolor": OWNS_COLOUR, "class": "step"}
+                                 "fontcolor": LINK_TEXT, "fontsize": "10", "penwidth": "1.4",
+                                 "class": "step"}
                         if label == "next step":
                             attrs["constraint"] = "false"
                         self.extra.append((tail, head, attrs))
@@ -116,9 +122,9 @@ def edge_attrs(e):
         classes.append("update")
     names = e["names"]
     if names:                   # between folded nodes: name the variable when there is one
-        if len(names) == 1 and not e["back"]:
-            attrs["label"] = names[0]
-        attrs["tooltip"] = ", ".join(names)
+        if len(names) == 1 and not e["back"]:   # an xlabel: placed after the layout, it
+            attrs["xlabel"] = dot_label(dot_text(names[0]))     # adds no rank of its own
+        attrs["tooltip"] = dot_label(dot_text(", ".join(names)))
         classes.append("through")
         if e["back"]:           # an optimizer's update of a folded layer: there, but quiet
             attrs.update(color="#b6d7a8", arrowsize="0.4")

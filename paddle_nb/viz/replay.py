@@ -5,9 +5,10 @@ each tagged with the op that was running. :class:`RunReplay` plays them
 back: position 0 is the start of the run (feeds in, temporaries created and
 typed), position k is the state right after the k-th op that ran, and the
 last position is the end of the run, when the executor destroys the run
-scope and its kids (seed 003: the scope hierarchy dies with the minibatch).
+scope and its kids ("Design Doc: Block and Scope": the scope hierarchy dies with the
+minibatch).
 
-Each variable goes through the stages of DESIGN.md: created, typed,
+Each variable goes through the stages of docs/design.md: created, typed,
 allocated, freed; a temporary is freed right after its last use.
 ``run_replay(record)`` shows the replay as a widget with a slider.
 """

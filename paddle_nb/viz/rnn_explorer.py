@@ -1,4 +1,5 @@
-"""The RNN's step scopes, one time step at a time (seed 003's "for" as blocks and scopes).
+"""The RNN's step scopes, one time step at a time ("for" as blocks and scopes,
+as "Design Doc: Block and Scope" writes it).
 
 A ``recurrent`` op runs its step block once per time step, each time in a
 fresh kid scope of the scope it runs in, and keeps those step scopes for the
@@ -14,6 +15,7 @@ lists those, one execution per layer and direction, with their gates.
 import numpy
 import traitlets
 
+from paddle_nb.executor.record import RunRecord
 from paddle_nb.viz.rnn_op_steps import rnn_op_executions
 from paddle_nb.viz.widget_base import PaddleWidget, jsonable, value_preview, weak_method
 
@@ -243,7 +245,6 @@ def rnn_explorer(record_or_executor):
     >>> link["name"], link["source"], link["source_step"], link["equal"], link["value"]["rows"]
     ('static_rnn_0@mem_0', 'static_rnn_0.tmp_0', 1, True, [[2.0, 2.0]])
     """
-    from paddle_nb.executor.record import RunRecord
     if isinstance(record_or_executor, RunRecord):
         return RNNExplorerWidget(record=record_or_executor)
     if hasattr(record_or_executor, "subscribe"):

@@ -11,7 +11,7 @@ import html
 
 __all__ = ["ROLE_COLOURS", "STATE_COLOURS", "STATE_MEANINGS", "VAR_STYLES", "VAR_MEANINGS", "CSS",
            "NEST_STYLE", "OPS_STYLE", "View", "esc", "chip", "state_chip", "legend", "fmt_bytes",
-           "fmt_shape", "page"]
+           "fmt_shape", "page", "dot_text", "dot_label"]
 
 # Op roles (paddle_nb.framework.operator.OpRole.name) -> fill colour.
 ROLE_COLOURS = {
@@ -21,7 +21,7 @@ ROLE_COLOURS = {
     "lr_sched": "#d9d2e9",
 }
 
-# A variable's life (DESIGN.md): declared, created, typed, allocated, freed.
+# A variable's life (docs/design.md): declared, created, typed, allocated, freed.
 STATE_COLOURS = {
     "declared": "#ffffff",
     "created": "#e6e6e6",
@@ -39,8 +39,11 @@ STATE_MEANINGS = {
 
 # Variable kinds in the graph -> graphviz node attributes.
 VAR_STYLES = {
-    "parameter": {"shape": "cylinder", "style": "filled", "fillcolor": "#ffe599"},
-    "persistable": {"shape": "cylinder", "style": "filled", "fillcolor": "#d9d9d9"},
+    # (a cylinder's rims take room from its label: a wider margin keeps the name inside)
+    "parameter": {"shape": "cylinder", "style": "filled", "fillcolor": "#ffe599",
+                  "margin": "0.12,0.1"},
+    "persistable": {"shape": "cylinder", "style": "filled", "fillcolor": "#d9d9d9",
+                    "margin": "0.12,0.1"},
     "data": {"shape": "ellipse", "style": "filled", "fillcolor": "#d0e0e3"},
     "grad": {"shape": "ellipse", "style": "filled", "fillcolor": "#ffffff", "color": "#e69138"},
     "temp": {"shape": "ellipse", "style": "filled", "fillcolor": "#ffffff"},
@@ -131,16 +134,23 @@ def state_chip(state):
                 state=state)
 
 
-def legend(kind):
-    """The legend of ``"states"``, ``"roles"`` or ``"vars"`` as one HTML line."""
+def legend(kind, only=None):
+    """The legend of ``"states"``, ``"roles"`` or ``"vars"`` as one HTML line; ``only`` (a
+    collection of states, roles or kinds) keeps just those (a legend lists what is drawn),
+    and an empty ``only`` gives no line at all."""
+    if only is not None and not only:
+        return ""
+    keep = (lambda k: True) if only is None else (lambda k: k in only)
     if kind == "states":
-        items = [state_chip(s) for s in STATE_COLOURS]
+        items = [state_chip(s) for s in STATE_COLOURS if keep(s)]
         head = "variable states"
     elif kind == "roles":
-        items = [chip(r, c, f"ops with op_role {r}", role=r) for r, c in ROLE_COLOURS.items()]
+        items = [chip(r, c, f"ops with op_role {r}", role=r) for r, c in ROLE_COLOURS.items()
+                 if keep(r)]
         head = "op roles"
     else:
-        items = [chip(VAR_MEANINGS[k], VAR_STYLES[k]["fillcolor"], kind=k) for k in VAR_MEANINGS]
+        items = [chip(VAR_MEANINGS[k], VAR_STYLES[k]["fillcolor"], kind=k) for k in VAR_MEANINGS
+                 if keep(k)]
         head = "variables"
     return f'<div class="pnb-legend" data-legend="{kind}"><span class="pnb-muted">{head}:</span> ' \
            f'{" ".join(items)}</div>'
@@ -160,11 +170,32 @@ def fmt_bytes(n):
     return f"{n:.1f} GiB"
 
 
+def dot_text(text):
+    r"""``text`` as literal text inside a DOT label or tooltip: a backslash stays a backslash
+    (DOT reads ``\n``, ``\l`` as line breaks, and a final backslash would escape the closing
+    quote), a newline or carriage return is a line break.
+
+    >>> dot_text("a\\"), dot_text("x\ny")
+    ('a\\\\', 'x\\ny')
+    """
+    text = str(text).replace("\\", "\\\\")
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+
+
+def dot_label(text):
+    """A finished label (user text already passed through :func:`dot_text`), never read as
+    one of Graphviz's HTML-like labels even when it looks like ``<b>``."""
+    import graphviz
+    return graphviz.nohtml(text)
+
+
 def fmt_shape(shape):
     return "?" if shape is None else "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 def page(body, *legends):
-    """Wrap ``body`` in the scoped stylesheet and the legends asked for."""
+    """Wrap ``body`` in the scoped stylesheet and the legends asked for: each a kind
+    (``"roles"``), or a ``(kind, only)`` pair listing only what is drawn."""
     return (f'<div class="pnb"><style>{CSS}</style>'
-            + "".join(legend(k) for k in legends) + body + "</div>")
+            + "".join(legend(*k) if isinstance(k, tuple) else legend(k) for k in legends)
+            + body + "</div>")

@@ -6,7 +6,7 @@ ops, an op's attributes on demand (HTML ``<details>``).
 
 ``scope_tree(scope_or_run_record)``: the scope hierarchy at run time (your
 scope, the run's "run" scope, each step or branch scope, each "grad" scope),
-every variable with its state in the life DESIGN.md names (declared,
+every variable with its state in the life docs/design.md names (declared,
 created, typed, allocated, freed), shape, dtype, place and bytes, the bytes
 summed per scope and per place, and values on request. It draws the plain
 snapshot the executor records (``paddle_nb.executor.record``); a live
@@ -194,10 +194,8 @@ def _var_groups(block):
 def _var_row(block, var):
     kind = var_kind(var, var.writer is not None)
     colour = VAR_STYLES[kind]["fillcolor"]
-    try:
-        dtype = var.dtype.name if var.is_tensor() else "-"
-    except Exception:
-        dtype = "?"
+    known = var.dtype_or_none()
+    dtype = "-" if not var.is_tensor() else known.name if known is not None else "?"
     shape = fmt_shape(var.shape) if var.is_tensor() else ""
     lod = f" lod_level={var.lod_level}" if var.lod_level else ""
     writer = var.writer

@@ -22,10 +22,12 @@ try:                                     # anywidget is in the `notebook` extra
     import anywidget
     _WidgetBase = anywidget.AnyWidget
 except ImportError:                      # pragma: no cover - exercised without the extra
-    anywidget = None
-    _WidgetBase = object
+    anywidget = None  # type: ignore[assignment]
+    _WidgetBase = object  # type: ignore[assignment,misc]
 
 from paddle_nb.viz import style
+from paddle_nb.viz.graph import graph
+from paddle_nb.viz.svg import svg_of
 
 __all__ = ["PaddleWidget", "scope_dict", "walk_dicts", "value_preview", "jsonable",
            "format_bytes", "graph_picture", "weak_method", "on_cell_executed", "GRAPHVIZ_HINT"]
@@ -79,7 +81,7 @@ if anywidget is not None:
                 return {**data, "text/plain": f"[{self.picture_line()}]"}, meta
             return bundle
 else:                                    # pragma: no cover
-    class PaddleWidget:
+    class PaddleWidget:  # type: ignore[no-redef]
         def __init__(self, **kwargs):
             raise ImportError("paddle_nb's widgets need anywidget: pip install "
                               "'paddle_nb[notebook]' (or pip install anywidget ipywidgets)")
@@ -174,12 +176,10 @@ def graph_picture(block, expand=()):
     """The dataflow graph of ``block`` as ``{"block", "svg", "dot", "hint", "note"}``.
 
     Drawn by ``paddle_nb.viz.graph`` (with the folded nodes ``expand`` names opened) and laid
-    out by ``display.svg_of`` (one drawing for the whole package: its SVG nodes carry
+    out by ``svg.svg_of`` (one drawing for the whole package: its SVG nodes carry
     data-op/data-var/data-fold-id); ``svg`` is empty and ``hint`` says how to get pictures
     when no Graphviz layout engine is installed.
     """
-    from paddle_nb.viz.display import svg_of
-    from paddle_nb.viz.graph import graph
     digraph = graph(block, expand=expand)
     picture = {"block": int(block.idx), "svg": "", "dot": digraph.source, "hint": "",
                "note": getattr(digraph, "paddle_note", "") or ""}

@@ -41,7 +41,7 @@ FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" 
 @pytest.fixture(scope="module")
 def recorded():
     if not FIXTURE.is_file():
-        pytest.skip(f"{FIXTURE} is absent (interop/api/initializer_more_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/api/initializer_more_refs.py writes it)")
     return json.loads(FIXTURE.read_text())
 
 

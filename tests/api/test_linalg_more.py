@@ -44,7 +44,7 @@ def run(build, *arrays):
 def paddles(name):
     """PaddlePaddle's recorded op types, feeds and fetches for case ``name``."""
     if not FIXTURE.is_file():
-        pytest.skip(f"{FIXTURE} is absent (interop/ops/linalg_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/ops/linalg_refs.py writes it)")
     with np.load(FIXTURE) as values:
         program = paddle.Program.parse(values[f"{name}/program"].tobytes())
         feed = {k.split("/")[-1]: values[k] for k in values.files if k.startswith(f"{name}/feed/")}

@@ -47,7 +47,7 @@ RTOL, ATOL = 1e-5, 1e-5
 @pytest.fixture(scope="module")
 def refs():
     if not FIXTURE.is_file():
-        pytest.skip(f"{FIXTURE} is absent (interop/api/lossnorm_api_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/api/lossnorm_api_refs.py writes it)")
     return dict(np.load(FIXTURE))
 
 

@@ -70,7 +70,7 @@ def _build(case):
 @pytest.mark.parametrize("name", sorted(CASES) or ["absent"])
 def test_same_ops_names_values_and_gradients_as_paddle(name):
     if not CASES:
-        pytest.skip(f"{FIXTURE} is absent (interop/api/math_api_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/api/math_api_refs.py writes it)")
     case = CASES[name]
     main, startup, outs, ops = _build(case)
     assert ops == list(case["ops"]), f"{name}: op types"

@@ -64,7 +64,7 @@ RTOL, ATOL = 1e-5, 1e-6
 @pytest.fixture(scope="module")
 def data():
     if not FIXTURE.is_file():
-        pytest.skip(f"{FIXTURE} is absent (interop/api/optim_api_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/api/optim_api_refs.py writes it)")
     return dict(np.load(FIXTURE))
 
 

@@ -35,7 +35,7 @@ DTYPE_ATTRS = ("dtype", "in_dtype", "out_dtype")
 
 def _recorded(name):
     if name not in RECORDED:
-        pytest.skip(f"{FIXTURE} lacks {name} (interop/api/random_api_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} lacks {name} (interop/api/random_api_refs.py writes it)")
     return RECORDED[name]
 
 

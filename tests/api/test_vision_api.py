@@ -97,7 +97,7 @@ RECORDED = _recorded()
 
 def _case(name):
     if name not in RECORDED:
-        pytest.skip(f"{FIXTURE} is absent (interop/api/vision_api_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/api/vision_api_refs.py writes it)")
     return RECORDED[name]
 
 

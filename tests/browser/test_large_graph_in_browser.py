@@ -4,10 +4,12 @@ The Dashboard's front end (``static/widgets.js``) is loaded into an offline head
 Chromium page with a small stand-in for anywidget's model (``get``/``set``/
 ``save_changes``/``on``), its state taken from a Python Dashboard over the ResNet-18
 inference program PaddlePaddle 2.6.2 saved (tests/fixtures/paddle26/draw). The test checks
-that the default graph reads at a glance (at most about 60 nodes, repeated blocks folded
-into nodes labelled "N x ...", each parameter drawn at the height of an op, no page-wide row
-of parameters: the picture is taller than wide and fits a screen's width), then clicks a folded node, hands the state the page saved
-back to the Python Dashboard (as the kernel would) and checks the redrawn graph has it open.
+that the default graph reads at a glance (compact: parameters in the labels of their ops,
+intermediates as named edges, repeated blocks folded into nodes labelled "N x ...": a
+column that fits a screen's width), then clicks a folded node, hands the state the page
+saved back to the Python Dashboard (as the kernel would) and checks the redrawn graph has
+it open. The rich display (``pd.viz.html_of``, saved as a static page) is checked fitted to
+its box, zoomed by the wheel, panned by a drag and fitted again by its button.
 Screenshots go to build/screenshots/. No JupyterLab is needed; without chromium or
 playwright the test skips.
 """
@@ -84,12 +86,8 @@ def graph_facts(page):
       const folds = [...svg.querySelectorAll("g.node[data-fold-id]")].map((g) => ({
         id: g.getAttribute("data-fold-id"),
         text: [...g.querySelectorAll("text")].map((t) => t.textContent).join("\\n") }));
-      // Each parameter's vertical centre, and whether an op sits at the same height.
-      const centre = (g) => { const b = g.getBoundingClientRect(); return b.top + b.height / 2; };
-      const ops = [...svg.querySelectorAll("g.node.op")].map(centre);
-      const params = [...svg.querySelectorAll("g.node.parameter, g.node.persistable")];
-      return { nodes: svg.querySelectorAll("g.node").length, folds, params: params.length,
-               beside: params.filter((p) => ops.some((y) => Math.abs(y - centre(p)) < 2)).length,
+      return { nodes: svg.querySelectorAll("g.node").length, folds,
+               vars: svg.querySelectorAll("g.node.var").length,
                width: box.width, height: box.height,
                svgWidth: parseFloat(svg.getAttribute("width")) };
     }""")
@@ -104,11 +102,11 @@ def test_resnet18_graph_reads_at_a_glance_and_opens_on_click(tmp_path):
         render(page, json.loads(json.dumps(state)))
         facts = graph_facts(page)
         page.screenshot(path=str(shots / "resnet18_graph.png"), full_page=True)
-        assert facts["nodes"] <= MAX_NODES, facts
+        assert facts["nodes"] <= 20, facts               # compact: 13 nodes, no variable
+        assert facts["vars"] == 0                        # parameters in labels, temps as edges
         labels = {f["id"]: f["text"] for f in facts["folds"]}
         assert labels["repeat-b0-5"].startswith("2 x 7 ops")
         assert labels["repeat-b0-19"].startswith("3 x 16 ops")
-        assert facts["params"] == facts["beside"] > 0    # each parameter beside an op
         assert facts["height"] > facts["width"]          # a column, not a wall
         assert facts["svgWidth"] < 1300                  # no page-wide row of parameters
 
@@ -125,6 +123,96 @@ def test_resnet18_graph_reads_at_a_glance_and_opens_on_click(tmp_path):
         assert page.locator("[data-action='refold']").count() == 1
         assert blocked == [], f"the page tried to reach other machines: {blocked}"
     dash.close()
+
+
+# -- the rich display (and a static HTML export of it): fitted, zoomable, offline -----------------
+BOX_FACTS = """() => {
+  const box = document.querySelector(".pnb-graphbox");
+  const svg = box.querySelector("svg");
+  const r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const inside = [...svg.querySelectorAll("g.node")].every((g) => {
+    const n = g.getBoundingClientRect();
+    return n.left >= r.left - 1 && n.right <= r.right + 1 && n.top >= r.top - 1
+      && n.bottom <= r.bottom + 1; });
+  const vb = svg.viewBox.baseVal;
+  const text = svg.querySelector("g.node.op text").getBoundingClientRect();
+  return { viewBox: [vb.x, vb.y, vb.width, vb.height], zoom: box.getAttribute("data-zoom"),
+           svg: [r.left, r.top, r.width, r.height], box: [b.left, b.top, b.width, b.height],
+           inside, textHeight: text.height, nodes: svg.querySelectorAll("g.node").length,
+           viewport: [window.innerWidth, window.innerHeight] };
+}"""
+
+
+def resnet_page(tmp_path):
+    """The HTML pd.viz.html_of gives for ResNet-18, as a static page (an HTML export)."""
+    from paddle_nb.io import load_program
+    from paddle_nb.viz import html_of
+    path = tmp_path / "resnet18.html"
+    path.write_text("<!doctype html><html><head><meta charset='utf-8'></head><body>"
+                    + html_of(load_program(str(FIXTURE))) + "</body></html>")
+    return path
+
+
+def test_resnet18_rich_display_fits_its_box_and_pans_and_zooms(tmp_path):
+    """The whole graph is in view at a readable size, the wheel zooms (the viewBox shrinks
+    around the pointer), a drag pans, "fit" brings the whole graph back, a click on a folded
+    node says how to open it; nothing is fetched."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+    shots = screenshot_dir()
+    with sync_playwright() as pw, offline_page(pw, viewport=(1300, 900)) as (page, blocked):
+        page.goto(resnet_page(tmp_path).as_uri())
+        page.wait_for_selector(".pnb-graphbox[data-panzoom='on']")
+        fitted = page.evaluate(BOX_FACTS)
+        page.screenshot(path=str(shots / "resnet18_display_fitted.png"))
+        assert fitted["inside"] and fitted["zoom"] == "1.000", fitted
+        assert fitted["svg"][3] <= 0.8 * fitted["viewport"][1] + 1      # one screen
+        assert fitted["svg"][2] <= fitted["box"][2]
+        assert fitted["textHeight"] >= 8, fitted                        # readable
+
+        svg = page.locator(".pnb-graphbox svg")
+        svg.hover()
+        page.mouse.wheel(0, -400)
+        zoomed = page.evaluate(BOX_FACTS)
+        assert float(zoomed["zoom"]) > 1.5 and zoomed["viewBox"][2] < fitted["viewBox"][2]
+        assert zoomed["textHeight"] > fitted["textHeight"] * 1.5
+        page.screenshot(path=str(shots / "resnet18_display_zoomed.png"))
+
+        x, y, w, h = zoomed["svg"]
+        page.mouse.move(x + w / 2, y + h / 2)
+        page.mouse.down()
+        page.mouse.move(x + w / 2 + 80, y + h / 2 + 120, steps=5)
+        page.mouse.up()
+        panned = page.evaluate(BOX_FACTS)
+        assert panned["viewBox"][0] < zoomed["viewBox"][0]
+        assert panned["viewBox"][1] < zoomed["viewBox"][1]
+        assert panned["viewBox"][2] == zoomed["viewBox"][2]
+
+        page.click(".pnb-graphbox [data-action='fit']")
+        back = page.evaluate(BOX_FACTS)
+        assert back["viewBox"] == fitted["viewBox"] and back["zoom"] == "1.000" and back["inside"]
+
+        page.click("g.node[data-fold-id='repeat-b0-19']")
+        message = page.locator(".pnb-graph-msg").text_content()
+        assert 'expand=["repeat-b0-19"]' in message and "Dashboard" in message
+        page.screenshot(path=str(shots / "resnet18_display_fold_clicked.png"))
+        assert blocked == [], f"the page tried to reach other machines: {blocked}"
+
+
+def test_an_untrusted_view_without_script_still_shows_the_whole_graph(tmp_path):
+    """Scripts off (an untrusted or static viewer): the inline size alone fits the graph."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw, offline_page(pw, viewport=(1300, 900)) as (page, blocked):
+        page.context.close()
+        context = page.context.browser.new_context(viewport={"width": 1300, "height": 900},
+                                                   java_script_enabled=False)
+        quiet = context.new_page()
+        quiet.goto(resnet_page(tmp_path).as_uri())
+        assert quiet.locator("[data-action='fit']").count() == 0       # no dead buttons
+        box = quiet.locator(".pnb-graphbox svg").bounding_box()
+        assert box["height"] <= 0.8 * 900 + 1 and box["width"] <= 1300
+        context.close()
 
 
 def test_screenshot_folder_is_under_build():

@@ -1,6 +1,8 @@
-"""Compatibility with files written by PaddlePaddle itself (tests/fixtures/paddle26/README.md).
+"""Compatibility with files written by PaddlePaddle itself (tests/fixtures/paddle/README.md and
+tests/fixtures/paddle26/README.md).
 
-``fixture(name)`` is the path of a committed fixture; a test skips when the fixtures are absent.
+``fixture(name)`` is the path of a committed fixture in ``tests/fixtures/paddle``; a missing one
+fails the test that asks for it (the fixtures are part of the repository).
 """
 
 from pathlib import Path
@@ -8,7 +10,7 @@ from pathlib import Path
 import pytest
 
 _ROOT = Path(__file__).resolve().parents[2]
-FIXTURE_DIRS = [_ROOT / "tests" / "fixtures" / "paddle", _ROOT.parent / "shared" / "fixtures" / "paddle"]
+FIXTURE_DIR = _ROOT / "tests" / "fixtures" / "paddle"
 
 F18 = "f18_staticrnn_ifelse_cond_train"
 F18_PARAMS = ["rnn_Wh", "rnn_Wx", "rnn_b"]
@@ -18,13 +20,12 @@ PROGRAM_FILES = [f"{F18}.main.pb", f"{F18}.startup.pb", "mlp2.pdmodel"]
 
 
 def fixture(name):
-    """The path of fixture ``name``; skips the test when no fixture directory has it."""
-    for directory in FIXTURE_DIRS:
-        path = directory / name
-        if path.is_file():
-            return path
-    pytest.skip(f"PaddlePaddle fixture {name} is absent (looked in "
-                f"{', '.join(str(d) for d in FIXTURE_DIRS)})")
+    """The path of committed fixture ``name``; fails the test when it is missing."""
+    path = FIXTURE_DIR / name
+    if not path.is_file():
+        pytest.fail(f"PaddlePaddle fixture {name} is missing from {FIXTURE_DIR} (it is committed: "
+                    "restore it with git)")
+    return path
 
 
 def fixture_bytes(name):

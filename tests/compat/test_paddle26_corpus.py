@@ -50,7 +50,7 @@ def close(rows, name):
 
 def test_the_corpus_is_there_and_covers_what_users_run():
     if not MANIFEST:
-        pytest.skip(f"no corpus in {CORPUS} (make interop INTEROP_FIXTURES=tests/fixtures/"
+        pytest.fail(f"no corpus in {CORPUS} (make interop INTEROP_FIXTURES=tests/fixtures/"
                     "paddle26 writes it)")
     kinds = [e["kind"] for e in MANIFEST.values()]
     assert kinds.count("inference") >= 20 and kinds.count("training") >= 5

@@ -30,7 +30,7 @@ RTOL, ATOL = 1e-4, 1e-6
 def path(name):
     found = FIXTURES / name
     if not found.is_file():
-        pytest.skip(f"PaddlePaddle 2.6 fixture {found} is absent (make interop "
+        pytest.fail(f"PaddlePaddle 2.6 fixture {found} is absent (make interop "
                     "INTEROP_FIXTURES=tests/fixtures/paddle26 writes it)")
     return found
 

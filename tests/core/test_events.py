@@ -1,13 +1,20 @@
-"""Lifecycle events: what a listener sees, and that nobody pays when nobody listens.
+"""Lifecycle events: what a listener sees, that it hears its own thread only, that its
+failure fails nothing, and that nobody pays when nobody listens.
 
 The widgets draw a variable's life (created, typed, allocated, freed) from these events.
 Emitting sites test ``EVENTS.active`` first, so with no listener no Event is ever built.
+Listeners belong to the thread (execution context) that subscribed them.
 """
+import threading
+import warnings
+
 import numpy as np
 import pytest
 
 import paddle_nb as pd
 from paddle_nb.core import EVENTS, Event, EventBus
+from paddle_nb.core.events import notify
+from paddle_nb.errors import ListenerWarning
 
 CPU = pd.CPUPlace()
 
@@ -160,3 +167,118 @@ def test_nothing_is_emitted_when_nobody_listens(monkeypatch):
     root.new_scope()
     root.drop_kids()
     root.destroy()
+
+
+# -- listeners belong to their thread ------------------------------------------------------------
+def _in_other_thread(target):
+    out = []
+    thread = threading.Thread(target=lambda: out.append(target()))
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()
+    return out[0]
+
+
+def test_a_listener_hears_its_own_thread_only_and_others_stay_inactive():
+    heard = []
+    with EVENTS.listening(heard.append):
+        theirs = _in_other_thread(lambda: (EVENTS.active, pd.Scope()))
+        mine = pd.Scope()
+        assert EVENTS.active is True
+    assert theirs[0] is False
+    assert [e.scope for e in heard] == [mine]
+
+
+def test_another_threads_listener_is_its_own():
+    mine, theirs = [], []
+
+    def other():
+        with EVENTS.listening(theirs.append):
+            return pd.Scope(), EVENTS.listeners()
+    with EVENTS.listening(mine.append):
+        made, listeners = _in_other_thread(other)
+        assert EVENTS.listeners() == (mine.append,)
+    assert listeners == (theirs.append,)
+    assert [e.scope for e in theirs] == [made] and mine == []
+    assert EVENTS.active is False
+
+
+def test_unsubscribing_in_another_thread_leaves_this_threads_listener():
+    heard = []
+    stop = EVENTS.subscribe(heard.append)
+    try:
+        _in_other_thread(lambda: EVENTS.unsubscribe(heard.append))
+        pd.Scope()
+    finally:
+        stop()
+    assert len(heard) == 1 and EVENTS.active is False
+
+
+def test_one_listener_subscribed_twice_is_removed_once_per_unsubscriber():
+    heard = []
+    first = EVENTS.subscribe(heard.append)
+    second = EVENTS.subscribe(heard.append)
+    pd.Scope()
+    first()
+    first()                            # a second call removes nothing more
+    pd.Scope()
+    second()
+    pd.Scope()
+    assert len(heard) == 3 and EVENTS.active is False
+
+
+def test_a_bus_is_a_plain_flag_again_once_the_last_listener_leaves():
+    bus = EventBus("a_test_bus")
+    assert type(bus) is EventBus and bus.active is False
+    stop = bus.subscribe(print)
+    assert bus.active is True and _in_other_thread(lambda: bus.active) is False
+    stop()
+    assert type(bus) is EventBus and bus.active is False
+
+
+# -- a listener's failure fails nothing ------------------------------------------------------------
+def test_a_listener_that_raises_is_reported_and_the_others_still_hear():
+    after = []
+
+    def broken(event):
+        raise ValueError("a bug in the listener")
+    with EVENTS.listening(broken), EVENTS.listening(after.append):
+        with pytest.warns(ListenerWarning, match="raised ValueError: a bug in the listener"):
+            scope = pd.Scope()
+    assert [e.scope for e in after] == [scope] and scope.is_alive()
+
+
+def test_a_run_goes_on_unchanged_when_an_event_listener_raises():
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[2])
+        y = pd.layers.relu(x)
+    feed = {"x": np.array([[-1.0, 2.0]], "float32")}
+    calls = []
+
+    def broken(event):
+        calls.append(event.kind)
+        raise RuntimeError("listener bug")
+    with EVENTS.listening(broken), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got, = pd.Executor(CPU).run(prog, feed=feed, fetch_list=[y], scope=pd.Scope())
+    np.testing.assert_array_equal(got, [[0.0, 2.0]])
+    assert calls and {w.category for w in caught} == {ListenerWarning}
+
+
+def test_an_interrupt_in_a_listener_is_not_swallowed():
+    def interrupted(event):
+        raise KeyboardInterrupt
+    with EVENTS.listening(interrupted), pytest.raises(KeyboardInterrupt):
+        pd.Scope()
+
+
+def test_notify_calls_every_listener_and_reports_each_failure():
+    got = []
+
+    def broken(item):
+        raise KeyError(item)
+    with pytest.warns(ListenerWarning) as caught:
+        notify([broken, got.append, broken], "a record")
+    assert got == ["a record"] and len(caught) == 2
+    assert "a str" in str(caught[0].message)

@@ -1,4 +1,5 @@
-"""LoDTensor: lazy allocation, memory reuse and accounting, LoD (seed 004).
+"""LoDTensor: lazy allocation, memory reuse and accounting, LoD ("Design Doc:
+Variable").
 
 A tensor holds no shape, dtype or memory until ``mutable_data`` or ``set`` asks for it;
 ``mutable_data`` reuses the memory when place, dtype and shape all match; every byte is

@@ -1,4 +1,5 @@
-"""Run-time Variable: made only by a Scope, holds one value of any type (seeds 000, 001, 004).
+"""Run-time Variable: made only by a Scope, holds one value of any type
+("Design of Scope in Paddle", "What is a scope", "Design Doc: Variable").
 
 A Variable starts empty ("created"); ``get_mutable(T)`` puts an empty T in it on first use
 ("typed"); ``get(T)`` returns the held T, and a mismatch names both types. Once its scope is
@@ -54,7 +55,7 @@ def test_get_mutable_puts_an_empty_value_in_on_first_use():
     var = pd.Scope().var("x")
     tensor = var.get_mutable(pd.LoDTensor)
     assert isinstance(tensor, pd.LoDTensor)
-    assert not tensor.is_allocated()               # typed, not allocated (seed 004)
+    assert not tensor.is_allocated()               # typed, not allocated (lazy allocation)
     assert var.is_initialized()
     assert var.is_type(pd.LoDTensor)
     assert var.holder_type() is pd.LoDTensor
@@ -114,8 +115,8 @@ def test_variable_type_error_is_a_type_error():
 
 
 def test_a_variable_can_hold_any_type():
-    # seed 004: "a tensor in most cases, but could also be some integer IDs or a scope of
-    # other variables in the case of RNN"
+    # "Design Doc: Variable": "a tensor in most cases, but could also be some integer IDs or
+    # a scope of other variables in the case of RNN"
     scope = pd.Scope()
     ids = scope.var("ids").get_mutable(list)
     ids.extend([3, 1, 4])

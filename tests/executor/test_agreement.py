@@ -1,4 +1,4 @@
-"""Every way of running a block gives the same answer (issue 17: the paths cannot drift).
+"""Every way of running a block gives the same answer (the paths cannot drift).
 
 A block runs on the fast path when nobody watches (``executor/fast.py``: compiled
 ``block_N(env)`` functions, direct array functions), on the scope loop when a
@@ -224,7 +224,7 @@ def test_every_path_agrees_on_gradients(op_type, case):
         np.testing.assert_array_equal(ref, fast, err_msg=f"{op_type}: {name}, reference")
 
 
-# -- the divergences issue 17 found, each pinned on both executor paths -------------------------
+# -- divergences the agreement check found, each pinned on both executor paths ------------------
 
 @pytest.fixture(params=["unobserved", "observed"])
 def exe(request):

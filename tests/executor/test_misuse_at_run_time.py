@@ -1,4 +1,4 @@
-"""Misuse that used to surface as a raw or misleading error at run time (issue 14, item 7).
+"""Misuse that used to surface as a raw or misleading error at run time.
 
 Each case gets a ``paddle_nb.errors`` error that names the op (or the variable), what was
 expected, what came, and the user's line, on both paths the executor has: the fast path

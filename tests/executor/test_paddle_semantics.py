@@ -1,9 +1,10 @@
-"""Runs mean what they mean in PaddlePaddle, whichever path runs them (issue: same answers).
+"""Runs mean what they mean in PaddlePaddle, whichever path runs them.
 
-- Every op of a program runs on every run. The only exception is seed 002's preamble: the
-  initializers the framework itself put at the head of the main program when there was no
-  startup program, which run once per scope. A user's leading op that writes a persistable
-  (an accumulator reset) and a startup program run again are never skipped.
+- Every op of a program runs on every run. The only exception is the preamble ("Design Doc:
+  Python API"): the initializers the framework itself put at the head of the main program
+  when there was no startup program, which run once per scope. A user's leading op that
+  writes a persistable (an accumulator reset) and a startup program run again are never
+  skipped.
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Blocks and their symbol tables (seeds 002 and 003).
+"""Blocks and their symbol tables ("Design Doc: Python API", "Design Doc: Block and Scope").
 
 The global block comes first; ``create_block`` makes a kid of the current block and makes
 it current; ``rollback`` goes back to the parent. A block declares one VarDesc per name,
@@ -100,7 +100,7 @@ def test_a_kid_block_may_declare_a_name_of_its_parent_which_shadows_it():
     assert len(_var_descs(glob, "z")) == 1 and len(_var_descs(sub, "z")) == 1
 
 
-# -- the symbol table: find_var through parents (seed 003) ------------------------------------
+# -- the symbol table: find_var through parents (Design Doc: Block and Scope) -----------------
 def test_find_var_looks_in_the_block_then_in_each_ancestor():
     prog = pd.Program()
     glob = prog.global_block()
@@ -327,7 +327,7 @@ def test_random_seeds_match_paddlepaddles_on_the_same_program(case):
     path = (pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops"
             / "seed_refs.json")
     if not path.is_file():
-        pytest.skip(f"{path} is absent (interop/ops/seed_refs.py writes it)")
+        pytest.fail(f"{path} is absent (interop/ops/seed_refs.py writes it)")
     refs = json.loads(path.read_text())
     assert refs["paddle"] == "2.6.2"
     ref = refs["cases"][case]

@@ -91,7 +91,7 @@ def _data(i):
 
 @case("data_layer")
 def _data_layer(i):
-    class IntegerVector:                       # seed 002's `type`: dims() and a dtype
+    class IntegerVector:                       # the Python API doc's `type`: dims(), a dtype
         dtype = "int64"
 
         def dims(self):

@@ -100,6 +100,27 @@ def test_repr_shows_name_dtype_and_shape():
     assert repr(p) == "Parameter(w: float32[3, 2])"
 
 
+def test_dtype_or_none_answers_none_where_paddle_nb_knows_no_dtype():
+    """``dtype`` raises for a desc whose dtype paddle_nb cannot hold; ``dtype_or_none`` (what a
+    message or a picture reads) answers None, and the repr and printout show '?'."""
+    VT = pd.framework.variable.VarType
+    prog = pd.Program()
+    glob = prog.global_block()
+    x = glob.create_var(name="x", shape=[2, 3], dtype="float64")
+    bf16 = glob.create_var(name="bf16", shape=[2])
+    bf16.desc.type.lod_tensor.tensor.data_type = VT.BF16
+    untyped = glob.create_var(name="untyped", shape=[2])
+    untyped.desc.type.lod_tensor.tensor.ClearField("data_type")
+    scopes = glob.create_var(name="scopes", type=VT.STEP_SCOPES)
+    assert x.dtype_or_none() == np.dtype("float64")
+    assert [v.dtype_or_none() for v in (bf16, untyped, scopes)] == [None, None, None]
+    for var in (bf16, untyped):
+        with pytest.raises((TypeError, pd.errors.ProtoDecodeError)):
+            var.dtype
+        assert repr(var) == f"Variable({var.name}: ?[2])"
+        assert f"{var.name} : ?[2]" in str(prog)
+
+
 # -- arithmetic appends ops ------------------------------------------------------------------------
 def _run(prog, feed, fetch):
     return pd.Executor(CPU).run(prog, feed=feed, fetch_list=fetch, scope=pd.Scope())

@@ -1,4 +1,5 @@
-"""Tests of the layers that own sub-blocks (seed 003): IfElse, cond, While, StaticRNN.
+"""Tests of the layers that own sub-blocks ("Design Doc: Block and Scope"):
+IfElse, cond, While, StaticRNN.
 
 The helpers below are shared by the test modules (here and in tests/executor): central
 differences of a program's scalar loss with respect to a fed array or a parameter held in

@@ -1,4 +1,5 @@
-"""IfElse, cond and While (seed 003): results, gradients, scopes, and bad input.
+"""IfElse, cond and While ("Design Doc: Block and Scope"): results, gradients, scopes, and
+bad input.
 
 - IfElse against ``numpy.where`` on random masks (Hypothesis), all-true and
   all-false included, with several inputs and outputs;

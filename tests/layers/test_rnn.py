@@ -1,4 +1,5 @@
-"""StaticRNN (seed 003's step net): results, backward through time, step scopes, bad input.
+"""StaticRNN (the step net of "Design Doc: Block and Scope"): results, backward through time,
+step scopes, bad input.
 
 Every case is checked against a hand-written NumPy loop over time steps;
 gradients against central differences of the program itself (float64).

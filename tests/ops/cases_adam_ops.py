@@ -11,8 +11,8 @@ import numpy as np
 
 from paddle_nb.errors import ShapeError
 from paddle_nb.ops.registry import Meta
-from tests.ops.cases_optimizer_ops import (F, M, _elementwise, arr, half_inputs, one,
-                                           through_master)
+from tests.ops.cases_optimizer_ops import (HALF, F, M, _elementwise, arr, half_inputs,
+                                           half_param, one, rounded, through_master)
 from tests.ops.harness import Bad, Case
 
 
@@ -132,6 +132,13 @@ CASES = {
              name="not skipped, global beta pows"),
         Case(inputs=half_inputs(adam_inputs(6, step=2)), attrs={"multi_precision": True},
              ref=through_master(adam_ref), rtol=1e-3, atol=1e-3, name="float16 + master"),
+        # float16 Param, float32 moments (as PaddlePaddle 2.6 declares them), no master:
+        # computed in float32, where epsilon 1e-8 is not 0
+        Case(inputs=half_param(adam_inputs(6, step=2)), ref=rounded(adam_ref), **HALF,
+             name="float16, no master: in float32"),
+        Case(inputs=half_param(dict(adam_inputs(4), Grad=np.zeros(4, F),
+                                    Moment1=np.zeros(4, F), Moment2=np.zeros(4, F))),
+             ref=rounded(adam_ref), name="float16, zero gradient: Param unchanged"),
     ],
     "adamw": [
         Case(inputs=adam_inputs(3, 4, step=2), attrs={"with_decay": True, "coeff": 0.1},
@@ -141,11 +148,16 @@ CASES = {
              ref=adamw_ref, rtol=1e-5, atol=1e-6, name="decay with lr_ratio"),
         Case(inputs=adam_inputs(2, 2), attrs={"with_decay": False, "coeff": 0.2},
              ref=adamw_ref, rtol=1e-5, atol=1e-6, name="no decay: adam"),
+        Case(inputs=half_param(adam_inputs(5, step=3)), attrs={"with_decay": True, "coeff": 0.1},
+             ref=rounded(adamw_ref), **HALF, name="float16, no master: in float32"),
     ],
     "adamax": [
         Case(inputs=adamax_inputs(3, 4), ref=adamax_ref, name="matrix"),
         Case(inputs=dict(adamax_inputs(6), InfNorm=np.zeros(6, F)),
              attrs={"beta1": 0.8, "epsilon": 1e-3}, ref=adamax_ref, name="zero norm start"),
+        # as PaddlePaddle 2.6: float32 Moment and InfNorm, a float16 Beta1Pow
+        Case(inputs=half_param(adamax_inputs(5), "Beta1Pow"), ref=rounded(adamax_ref), **HALF,
+             name="float16, no master: in float32"),
     ],
     "lamb": [
         Case(inputs=adam_inputs(3, 4, step=3), attrs={"weight_decay": 0.1}, ref=lamb_ref,
@@ -158,6 +170,8 @@ CASES = {
              ref=lamb_ref, rtol=1e-5, atol=1e-6, name="zero Param: ratio 1"),
         Case(inputs=dict(adam_inputs(3), SkipUpdate=np.array([True])),
              attrs={"weight_decay": 0.1}, ref=lamb_ref, name="skipped"),
+        Case(inputs=half_param(adam_inputs(4, step=2)), attrs={"weight_decay": 0.1},
+             ref=rounded(lamb_ref), **HALF, name="float16, no master: in float32"),
     ],
 }
 
@@ -183,6 +197,11 @@ BAD = {
             match="SkipUpdate must be a bool tensor"),
         Bad(inputs=_adam_metas(Beta1Tensor=M(2)), error=ShapeError,
             match="Beta1Tensor must hold one value"),
+        # a float16 parameter's moments may be float32 or float16, nothing else
+        Bad(inputs=_adam_metas(Param=Meta((2, 3), np.dtype(np.float16)),
+                               Grad=Meta((2, 3), np.dtype(np.float16)),
+                               Moment1=Meta((2, 3), np.dtype(np.float64))), error=ShapeError,
+            match="Moment1 must have Param's dtype float16 or float32, got float64"),
     ],
     "adamw": [
         Bad(inputs=_adam_metas(Moment1=M(3)), attrs={"with_decay": True}, error=ShapeError,

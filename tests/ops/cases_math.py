@@ -105,6 +105,18 @@ CASES = {
              ref=_scale_ref, grad=("X",), name="ScaleTensor overrides scale"),
         Case(inputs={"X": np.arange(6, dtype=np.int64).reshape(2, 3)}, attrs={"scale": 2.0},
              ref=_scale_ref, name="int64 stays int64"),
+        # PaddlePaddle casts scale and bias to the integer type first (2.5 -> 2, 1.7 -> 1,
+        # -2.5 -> -2), and the integer arithmetic wraps
+        Case(inputs={"X": np.array([1, -3, 2 ** 30], np.int32)}, attrs={"scale": 2.5, "bias": 1.7},
+             ref=lambda ins, attrs: {"Out": np.array([3, -5, -2 ** 31 + 1], np.int32)},
+             name="int32 truncates scale and bias, wraps"),
+        Case(inputs={"X": np.array([1, -3, 2 ** 30], np.int32)},
+             attrs={"scale": 3.0, "bias": 0.5, "bias_after_scale": False},
+             ref=lambda ins, attrs: {"Out": np.array([3, -9, -2 ** 30], np.int32)},
+             name="int32 bias before scale wraps"),
+        Case(inputs={"X": np.array([1, -3, 2 ** 62], np.int64)}, attrs={"scale": -2.5, "bias": -1.5},
+             ref=lambda ins, attrs: {"Out": np.array([-3, 5, 2 ** 63 - 1], np.int64)},
+             name="int64 negative scale truncates toward 0, wraps"),
     ],
     "sum": [
         Case(inputs={"X": [arr(2, 3), arr(2, 3), arr(2, 3)]}, ref=_sum_ref, grad=("X",),

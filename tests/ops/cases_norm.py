@@ -176,6 +176,9 @@ BAD = {
         _bn_bad(_m(2, 3, dtype=np.int32), 3, "floating-point"),
         _bn_bad(_m(2, 3), 3, "expected 'NCHW' or 'NHWC'", error=AttrError,
                 attrs={"data_layout": "CHWN"}),
+        # an empty batch, declared: PaddlePaddle 2.6 refuses it at build time too
+        _bn_bad(_m(0, 3, 2, 2), 3, r"every dimension of X must be -1 or positive.*"
+                                   r"got shape \(0, 3, 2, 2\)"),
     ],
     "dropout": [
         Bad(inputs={"X": _m(3, 4)}, attrs={"dropout_prob": 1.5}, error=AttrError,

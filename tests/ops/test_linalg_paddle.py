@@ -39,7 +39,7 @@ def _unit_phase(vectors):
 @pytest.mark.parametrize("name", sorted(CASES) or ["absent"])
 def test_paddles_program_gives_paddles_numbers(name):
     if name not in CASES:
-        pytest.skip(f"{FIXTURE} is absent (interop/ops/linalg_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/ops/linalg_refs.py writes it)")
     case = CASES[name]
     program = pd.Program.parse(case["program"])
     names = list(case["fetch"])
@@ -67,7 +67,7 @@ def test_paddles_program_gives_paddles_numbers(name):
 
 def test_the_programs_use_the_ops_this_work_is_about():
     if not CASES:
-        pytest.skip(f"{FIXTURE} is absent")
+        pytest.fail(f"{FIXTURE} is absent")
     seen = set()
     for case in CASES.values():
         seen.update(op.type for op in pd.Program.parse(case["program"]).global_block().ops)

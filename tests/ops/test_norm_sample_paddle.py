@@ -28,7 +28,7 @@ RTOL, ATOL = 2e-5, 2e-5
 @pytest.fixture(scope="module")
 def refs():
     if not FIXTURE.is_file():
-        pytest.skip(f"{FIXTURE} is absent (interop/ops/norm_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/ops/norm_refs.py writes it)")
     return dict(np.load(FIXTURE))
 
 

@@ -77,7 +77,7 @@ RELATIONS = {
 
 def _case(name):
     if name not in CASES:
-        pytest.skip(f"{FIXTURE} is absent (interop/ops/random_refs.py writes it)")
+        pytest.fail(f"{FIXTURE} is absent (interop/ops/random_refs.py writes it)")
     return CASES[name]
 
 

@@ -22,14 +22,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paddle_nb.proto import framework_pb2 as fp, unknown_fields_of
+from tests.compat import F18, fixture_bytes
 
 PACKAGE = "paddle_nb.proto"      # paddle_nb's own: PaddlePaddle's is paddle.framework.proto
 REPO = Path(__file__).resolve().parents[2]
 PROTO_FILE = REPO / "proto" / "framework.proto"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "paddle"
 
 # ---------------------------------------------------------------------------------------------
-# The schema, transcribed from PaddlePaddle's framework.proto (shared/paddle_proto.md):
+# The schema, transcribed from PaddlePaddle 2.6.2's paddle/fluid/framework/framework.proto:
 # message -> field -> (number, label, type). Types are proto scalar names or message/enum
 # names relative to the package.
 R, O, P = "required", "optional", "repeated"
@@ -407,13 +407,6 @@ def test_committed_module_is_byte_identical_with_pinned_compiler(fresh_module):
 # ---------------------------------------------------------------------------------------------
 # Files written by real PaddlePaddle parse
 
-def fixture_bytes(name: str) -> bytes:
-    path = FIXTURES / name
-    if not path.exists():
-        pytest.skip(f"fixture {path} is absent")
-    return path.read_bytes()
-
-
 def unknown_anywhere(msg, path="program"):
     """Paths of every sub-message that holds fields this schema does not know."""
     found = [path] if len(unknown_fields_of(msg)) else []
@@ -427,7 +420,6 @@ def unknown_anywhere(msg, path="program"):
 
 MLP2_OPS = ["feed", "mul", "elementwise_add", "relu", "mul", "elementwise_add", "softmax",
             "scale", "scale", "fetch", "fetch"]
-F18 = "f18_staticrnn_ifelse_cond_train"
 ALL_FIXTURES = ["mlp2.pdmodel", f"{F18}.main.pb", f"{F18}.startup.pb"]
 
 

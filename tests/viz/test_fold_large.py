@@ -56,21 +56,41 @@ def test_two_copies_of_a_long_stretch_are_not_enough():
 
 
 # -- ResNets saved by PaddlePaddle ------------------------------------------------------------
-def test_resnet18_default_graph_folds_its_residual_blocks_and_fits():
+def test_resnet18_default_graph_is_compact_and_folds_its_residual_blocks():
+    """By default a program too big to draw in full draws its parameters in the labels of
+    their ops and its intermediates as named edges (issue 25: compact by default), then
+    folds its repeated blocks; no variable stands alone (the XShape nobody reads)."""
+    dot = graph(resnet("resnet18"))
+    ns = nodes(dot)
+    assert len(ns) <= 20
+    assert not [n for n in ns if n.startswith("var-")]
+    labels = folds(ns)
+    assert labels["repeat-b0-5"].startswith("2 x 7 ops (#5-#18)\\nconv2d, batch_norm, relu, elementwise_add")
+    assert labels["repeat-b0-19"].startswith("3 x 16 ops")
+    assert ns["op-b0-2"]["label"] == "#2 batch_norm\\n+4 params (batch_norm2d_0.*)"
+    through = {e["xlabel"] for a, b, e in edges(dot) if "xlabel" in e}
+    assert {"conv2d_20.tmp_0", "relu_4.tmp_0", "linear_1.tmp_0"} <= through
+    assert "flatten_0.tmp_1" not in dot.source
+    assert dot.paddle_note.startswith("73 ops (289 nodes in full) drawn as")
+    assert "dataflow='full'" in dot.paddle_note
+
+
+def test_resnet18_full_dataflow_folds_its_residual_blocks_and_fits():
     program = resnet("resnet18")
-    dot = graph(program)
+    dot = graph(program, dataflow="full")
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     labels = folds(ns)
-    assert labels["repeat-b0-5"].startswith("2 x 7 ops\\nconv2d, batch_norm, relu, elementwise_add")
+    assert labels["repeat-b0-5"].startswith("2 x 7 ops (#5-#18)\\nconv2d, batch_norm, relu, elementwise_add")
     assert labels["repeat-b0-19"].startswith("3 x 16 ops")        # downsampling + basic block
     assert "#19-#66" in labels["repeat-b0-19"] and "+75 params" in labels["repeat-b0-19"]
     # The parameters left (stem and head) sit beside their op, not in a row on top.
     beside = dict(re.findall(r'\{\s*rank=same\s*"([^"]+)"\s*"([^"]+)"\s*\}', dot.source))
     params = [n for n, a in ns.items() if a.get("class", "").startswith("var persistable")]
     assert len(params) == 9 and all(p in beside for p in params)
+    assert "var-b0-flatten_0.tmp_1" not in ns                    # touched by no op
     assert beside["var-b0-conv2d_0.w_0"] == "op-b0-1" and beside["var-b0-linear_0.w_0"] == "op-b0-69"
-    assert dot.paddle_note.startswith("73 ops (290 nodes) drawn as")
+    assert dot.paddle_note.startswith("73 ops (289 nodes in full) drawn as")
 
 
 def test_a_tighter_cap_writes_parameters_into_the_labels_of_their_ops():
@@ -84,7 +104,7 @@ def test_a_tighter_cap_writes_parameters_into_the_labels_of_their_ops():
 def test_resnet50_default_graph_folds_the_bottlenecks_of_each_stage():
     ns = nodes(graph(resnet("resnet50")))
     assert len(ns) <= DEFAULT_MAX_NODES
-    heads = sorted(label.split("\\n")[0] for label in folds(ns).values())
+    heads = sorted(label.split("\\n")[0].split(" (#")[0] for label in folds(ns).values())
     assert heads.count("2 x 10 ops") == 2 and "3 x 10 ops" in heads and "5 x 10 ops" in heads
     assert "2 x 3 ops" in heads                       # conv2d, batch_norm, relu twice, per stage
 
@@ -97,7 +117,7 @@ def test_a_tighter_cap_folds_repeats_of_repeats_that_open_level_by_level():
     assert label.startswith("4 x 32-62 ops")                      # the four stages
     opened = nodes(graph(program, max_nodes=20, expand=[stages]))
     assert stages not in opened
-    heads = {a.split("\\n")[0] for a in folds(opened).values()}
+    heads = {a.split("\\n")[0].split(" (#")[0] for a in folds(opened).values()}
     assert {"2 x 10 ops", "3 x 10 ops", "5 x 10 ops"} <= heads     # bottlenecks per stage
 
 
@@ -130,7 +150,7 @@ def test_a_thousand_op_program_fits_in_a_second():
     assert time.process_time() - t0 < 3.0
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
-    assert folds(ns)["repeat-b0-0"].startswith("125 x 3 ops\\nmul, elementwise_add, relu")
+    assert folds(ns)["repeat-b0-0"].startswith("125 x 3 ops (#0-#374)\\nmul, elementwise_add, relu")
 
 
 def transformer(layers=6, width=8):
@@ -186,12 +206,12 @@ def while_program(steps=12):
 
 def test_a_while_body_folds_its_steps_inside_its_cluster():
     main = while_program()
-    dot = graph(main)
+    dot = graph(main, dataflow="full")
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     where, parent = clusters(dot)
     (nid, label), = folds(ns).items()
-    assert label.startswith("12 x 3 ops\\nscale, elementwise_add, tanh")
+    assert label.startswith("12 x 3 ops (#0-#35)\\nscale, elementwise_add, tanh")
     assert where[nid] == "cluster_b1" and parent["cluster_b1"] == "cluster_b0"
     owner, = [n for n, a in ns.items() if "control-flow" in a.get("class", "")]
     (tail, head), = [(a, b) for a, b, e in edges(dot) if e.get("class") == "owns"]

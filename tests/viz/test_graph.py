@@ -5,6 +5,7 @@ node sits in, so the tests assert on structure: which op owns which cluster, whi
 are captures, which colour each role gets, how many nodes folding leaves.
 """
 
+import html
 import re
 import shutil
 
@@ -66,7 +67,7 @@ def op_id(block, k):
 # -- an MLP: nodes, shapes, dtypes, kinds ----------------------------------------------------------
 def test_mlp_has_a_node_per_op_and_variable_with_dtype_and_shape():
     main, _, _ = build_mlp()
-    dot = graph(main)
+    dot = graph(main, python_names=False)
     ns = nodes(dot)
     block = main.global_block()
     for k, op in enumerate(block.ops):
@@ -214,14 +215,14 @@ def test_folded_nodes_are_joined_by_the_variables_between_them():
     es = edges(graph(main, collapse="prefix"))
     through = {(a, b): e for a, b, e in es if "through" in e.get("class", "")}
     e = through[("fold-b0-fc_0-forward", "fold-b0-fc_1-forward")]
-    assert e["label"] == "fc_0.tmp_2"
+    assert e["xlabel"] == "h"           # the Python name build_mlp bound fc_0.tmp_2 to
 
 
 def test_collapse_by_glob_pattern():
     main, _, _ = build_mlp()
     ns = nodes(graph(main, collapse="fc_0.*"))
-    assert "fold-b0-fc_0._" in ns
-    assert "3 ops" in ns["fold-b0-fc_0._"]["label"]
+    assert "fold-b0-fc_0.~2a~" in ns
+    assert "3 ops" in ns["fold-b0-fc_0.~2a~"]["label"]
     assert not any(n.startswith("op-b0-") and "fc_0" in a["tooltip"].split("out:")[1]
                    for n, a in ns.items() if n.startswith("op-"))
     assert any(a["label"].endswith(" mul") for n, a in ns.items() if n.startswith("op-"))
@@ -258,9 +259,9 @@ def test_a_mid_sized_program_folds_its_layers_as_one_repeat_per_role():
     main = big_program(12)
     assert len(main.global_block().ops) > DEFAULT_MAX_NODES
     dot = graph(main)
-    assert "folded by repeats to stay readable" in dot.paddle_note
+    assert "folded by repeats" in dot.paddle_note
     ns = nodes(dot)
-    assert ns["repeat-b0-0"]["label"].startswith("12 x 3 ops\\nmul, elementwise_add, relu")
+    assert ns["repeat-b0-0"]["label"].startswith("12 x 3 ops (#0-#35)\\nmul, elementwise_add, relu")
     backward = [a for a in ns.values() if "role-backward" in a.get("class", "")]
     assert any(a["label"].startswith("11 x 3 ops") for a in backward)
 
@@ -274,7 +275,8 @@ def test_a_big_program_folds_until_it_fits_and_says_so():
     assert ns["repeat-b0-0"]["label"].startswith("30 x 3 ops")
     assert "fold repeat role-forward" == ns["repeat-b0-0"]["class"]
     assert f"{n_ops} ops" in dot.paddle_note and "folded by repeats" in dot.paddle_note
-    assert "collapse=False" in dot.source and "expand=" in dot.source
+    assert "collapse=False" in dot.paddle_note and "expand=" in dot.paddle_note
+    assert "expand=" in dot.source                      # in each folded node's tooltip
     assert len([n for n in nodes(graph(main, collapse=False)) if n.startswith("op-")]) == n_ops
 
 
@@ -316,3 +318,40 @@ def test_a_thousand_op_program_renders_folded():
     assert len(main.global_block().ops) >= 950
     svg = svg_of(graph(main))
     assert "repeat&#45;b0&#45;0" in svg and "120 x 3 ops" in svg
+
+
+# -- hostile names (issue 23, item 13) -------------------------------------------------------------
+HOSTILE = ["ends\\", 'q"uote', "<b>", "a>b", "{brace}", "pi|pe", "new\nline", "two\\\\", "c:d",
+           "sp ace", "a&b", "\\n", "x\\"]
+
+
+def hostile_program():
+    prog = pd.Program()
+    with pd.program_guard(prog, pd.Program()):
+        for name in HOSTILE:
+            pd.layers.relu(pd.layers.data(name, shape=[3]))
+    return prog
+
+
+def test_hostile_names_get_distinct_ids_and_literal_labels():
+    dot = graph(hostile_program(), dataflow="full")
+    drawn = [n for n in dot.paddle_nodes if n.startswith("var-b0-") and "relu" not in n]
+    assert len(set(drawn)) == len(HOSTILE)          # no two names share a node
+    assert all(re.fullmatch(r"[A-Za-z0-9_.@/~-]+", n) for n in drawn)
+
+
+@needs_dot
+def test_every_name_draws():
+    """A name ending in a backslash, or holding quotes, <, >, {, |, newlines, draws: `dot`
+    reads the source, and the picture shows the name as written."""
+    prog = hostile_program()
+    for dataflow in ("full", "compact"):
+        svg = svg_of(graph(prog, dataflow=dataflow))
+        assert svg.startswith("<svg")
+    svg = svg_of(graph(prog, dataflow="full"))
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    for name in ("ends\\", 'q"uote', "<b>", "a>b", "{brace}", "pi|pe", "two\\\\", "\\n", "x\\"):
+        assert name in texts, name
+    assert "new" in texts and "line" in texts       # a newline in a name breaks the line
+    page = pd.viz.html_of(prog)
+    assert "could not draw" not in page and 'data-graph="svg"' in page

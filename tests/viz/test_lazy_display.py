@@ -1,4 +1,4 @@
-"""Rich display from the first import, and pd.viz without the notebook extra (issue 15, 3-4).
+"""Rich display from the first import, and pd.viz without the notebook extra.
 
 Each check runs in a fresh interpreter, so what ``import paddle_nb`` loads is what a new
 kernel loads.

@@ -101,7 +101,7 @@ def test_layer_1_reads_layer_0s_outputs_zero_past_a_sequences_end(lstm_run):
 def test_the_slider_moves_through_a_paddle_saved_lstm():
     prefix = FIXTURES / "rnn_lstm"
     if not (FIXTURES / "rnn_lstm.pdmodel").is_file():
-        pytest.skip("the PaddlePaddle LSTM fixture is absent (interop/ops/rnn_refs.py)")
+        pytest.fail("the PaddlePaddle LSTM fixture is absent (interop/ops/rnn_refs.py)")
     values = np.load(FIXTURES / "rnn_lstm_io.npz")
     exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
     program, feeds, fetches = pd.io.load_inference_model(str(prefix), exe, scope=scope)

@@ -5,6 +5,8 @@ Calling one appends exactly what the function appends (``nn.MSELoss()(x, y)`` is
 ``F.mse_loss(x, y)``).
 """
 
+from typing import Any
+
 from paddle_nb.nn.functional import loss as F
 from paddle_nb.nn.functional.loss_steps import unavailable
 from paddle_nb.nn.layer_base import Layer
@@ -47,7 +49,7 @@ class CrossEntropyLoss(Layer):
 class _Reduced(Layer):
     """A loss with only a ``reduction`` option: ``FUNCTION(input, label, reduction=...)``."""
 
-    FUNCTION = None
+    FUNCTION: Any = None
 
     def __init__(self, reduction="mean", name=None):
         super().__init__()

@@ -50,8 +50,8 @@ def _statistic(layer, channels, name, value):
 class _BatchNormBase(Layer):
     """What BatchNorm1D/2D/3D share: parameters, running statistics, the forward."""
 
-    RANKS = ()
-    FORMATS = ()
+    RANKS: tuple[int, ...] = ()
+    FORMATS: tuple[str, ...] = ()
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
                  bias_attr=None, data_format="NCHW", use_global_stats=None, name=None):
@@ -222,7 +222,7 @@ class GroupNorm(Layer):
 
 
 class _InstanceNormBase(Layer):
-    RANKS = ()
+    RANKS: tuple[int, ...] = ()
 
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
                  bias_attr=None, data_format="NCHW", name=None):

@@ -1,11 +1,11 @@
-"""Seed 003's two programs, run as written, against NumPy.
+"""The two programs of "Design Doc: Block and Scope", run as written, against NumPy.
 
-The seed's text has evident typos, fixed here and nowhere else: ``true`` /
+The document's text has evident typos, fixed here and nowhere else: ``true`` /
 ``false`` are Python's ``True`` / ``False``; the false block sets output
 ``(False, 0)``, not ``(true, 0)``; ``out = b(cond)`` is ``out = ie(cond)``;
 ``operator.add`` is ``+``, ``layer.fc`` is ``pd.layers.fc``, ``pd.add_two``
 is ``+`` and ``pd.matmul(W, x)`` is ``pd.layers.matmul(x_t, W)`` (rows are
-instances). What the seed leaves open (``var(10)``, ``tensor()``,
+instances). What the document leaves open (``var(10)``, ``tensor()``,
 ``sequence([10, 20, 30])``) becomes data and parameters of matching shapes.
 """
 
@@ -72,7 +72,7 @@ def _seed_rnn(T, B, I, H):
             h = net.add_memory(init=m)
             fc_out = pd.layers.matmul(x_t, W)
             hidden_out = pd.layers.matmul(h.pre(n=1), U)
-            sum = fc_out + hidden_out                      # noqa: A001  the seed's name
+            sum = fc_out + hidden_out                      # noqa: A001  the document's name
             act = pd.layers.sigmoid(sum)
             h.update(act)                                  # update memory with act
             net.set_outputs(0, act, hidden_out)            # two outputs
@@ -90,7 +90,7 @@ def test_the_rnn_program():
     got1, got2 = pd.Executor(CPU).run(prog, feed=feed, fetch_list=[o1, o2], scope=scope)
     w, u = (scope.find_var(n).get_tensor().numpy() for n in ("W", "U"))
     mem, want1, want2 = feed["m"], [], []
-    for t in range(T):                 # the seed's C++ loop, mem[i] = act
+    for t in range(T):                 # the document's C++ loop, mem[i] = act
         hidden_out = mem @ u
         act = _sigmoid(feed["x"][t] @ w + hidden_out)
         mem = act
@@ -125,7 +125,7 @@ def test_the_rnn_program_on_the_seeds_scalars():
 
 
 def test_get_variable_reaches_a_parameter_from_the_step_block():
-    """The seed's "Compilation of Blocks" example: the step net reuses fc's weight by name."""
+    """The document's "Compilation of Blocks" example: the step net reuses fc's weight by name."""
     prog = pd.Program()
     with pd.program_guard(prog):
         a = pd.layers.data("a", shape=[3, 2, 4], dtype="float64", append_batch_size=False)

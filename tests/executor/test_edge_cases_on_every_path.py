@@ -1,4 +1,4 @@
-"""Regressions found in review of the fast/framed executor paths.
+"""Edge cases that once behaved differently on the fast/framed executor paths.
 
 Each test runs the same program on the fast/framed path (nothing observes the run) and on the
 scope path (an EVENTS listener is attached, which forces Variables everywhere), and checks both
@@ -53,7 +53,7 @@ def _raw_op(monkeypatch, name, kernel, blocks):
         name, inputs=[registry.Slot("X", duplicable=True, dispensable=True)],
         outputs=[registry.Slot("Out", duplicable=True, dispensable=True)],
         attrs={a: registry.Attr("block") for a in blocks}, kernel=kernel, raw=True,
-        doc="review regression test op")
+        doc="an edge-case test op")
     monkeypatch.setitem(registry._REGISTRY, name, opdef)
     return name
 
@@ -260,7 +260,7 @@ def test_while_body_memory_equal_framed_and_scope_path(monkeypatch, quiet_gc):
 def test_unwritten_local_read_says_not_allocated(path, monkeypatch):
     def kernel(ctx):
         ctx.run_block(ctx.attrs["sub_block"], ctx.scope.new_scope(label="sub_block"))
-    owner = _raw_op(monkeypatch, "review_regression_block_owner", kernel, ["sub_block"])
+    owner = _raw_op(monkeypatch, "edge_case_block_owner", kernel, ["sub_block"])
     prog = pd.Program()
     with pd.program_guard(prog):
         g = prog.global_block()
@@ -303,7 +303,7 @@ def test_block_rerun_sees_outer_value_the_kernel_wrote(path, monkeypatch):
             ctx.run_block(ctx.attrs["sub_block"], kid)
             seen.append(float(kid.find_var("r").get_tensor().numpy()[0]))
             ctx.out_tensor("v").set(np.array([10.0]), ctx.place)
-    op = _raw_op(monkeypatch, "review_regression_writes", kernel, ["sub_block"])
+    op = _raw_op(monkeypatch, "edge_case_writes", kernel, ["sub_block"])
     with path():
         pd.Executor(CPU).run(_reuse_program(op, False), scope=pd.Scope())
     assert seen == [2.0, 11.0]
@@ -318,7 +318,7 @@ def test_block_rerun_sees_outer_value_another_block_wrote(path, monkeypatch):
             ctx.run_block(ctx.attrs[attr], kid)
             if attr == "sub_block":
                 seen.append(float(kid.find_var("r").get_tensor().numpy()[0]))
-    op = _raw_op(monkeypatch, "review_regression_two_blocks", kernel, ["sub_block", "other"])
+    op = _raw_op(monkeypatch, "edge_case_two_blocks", kernel, ["sub_block", "other"])
     with path():
         pd.Executor(CPU).run(_reuse_program(op, True), scope=pd.Scope())
     assert seen == [2.0, 4.0]

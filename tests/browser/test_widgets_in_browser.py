@@ -121,6 +121,18 @@ def check_late_dashboard(page, shots):
             const b = el.getBoundingClientRect();
             return s.width <= b.width + 1 && s.height <= b.height + 1; }""")
         assert fits, "the Dashboard's graph is cut off by its pane"
+        expect(box).to_have_attribute("data-panzoom", "on")
+        box.locator("svg").hover()
+        page.mouse.wheel(0, -400)                               # zoom in around the pointer
+        assert float(box.get_attribute("data-zoom")) > 1.5
+        page.mouse.move(0, 0)
+        box.locator("svg").hover()
+        box.locator("[data-action='fit']").click()             # the whole graph again
+        expect(box).to_have_attribute("data-zoom", "1.000")
+        late.locator("[data-action='graph-size']").click()      # unscaled, in a scrolling box
+        expect(late.locator(".pnb-graph")).to_have_attribute("data-size", "full")
+        late.locator("[data-action='graph-size']").click()
+        expect(late.locator(".pnb-graph")).to_have_attribute("data-size", "fit")
     late.screenshot(path=str(shots / "dashboard_after_three_runs.png"))
 
 

@@ -146,7 +146,7 @@ function redraw(root, draw) {
 // Each Dashboard's view-only choices (not synced: they are the reader's, not the program's).
 const VIEW_CHOICES = new WeakMap();
 const viewChoices = (model) => {
-  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false, folds: new Map() });
+  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false, folds: new Map(), views: new Set() });
   return VIEW_CHOICES.get(model);
 };
 
@@ -166,17 +166,16 @@ function drawDashboard(model) {
     model.set("expanded", { ...expanded, [String(selected)]: ids }); model.save_changes(); };
   const refold = opened.length ? h("button", { class: "pnb-btn", "data-action": "refold",
     onclick: () => setOpened([]) }, `fold again (${opened.length} opened)`) : null;
-  // The graph opens fitted, whole, to the pane's width and 75% of the window's height;
+  // The graph opens fitted, whole, to the pane (wheel: zoom, drag: pan, "fit" on hover);
   // "actual size" shows it unscaled in a scrolling box; the corner handle resizes the box.
   const root_state = viewChoices(model), full = root_state.full;
   const sizeBtn = h("button", { class: "pnb-btn", "data-action": "graph-size",
-    onclick: (e) => { root_state.full = !full; e.target.closest(".pnb-graph").dataset.size = root_state.full ? "full" : "fit";
-                      e.target.textContent = root_state.full ? "fit" : "actual size"; } },
-    full ? "fit" : "actual size");
+    onclick: () => { root_state.full = !full; root_state.views.forEach((draw) => draw()); } },
+    full ? "fit in the pane" : "actual size");
   const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length,
                            "data-size": full ? "full" : "fit" },
     h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, sizeBtn, refold),
-    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }));
+    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }, full));
   const changes = model.get("changes") || [];
   const scopes = model.get("scopes");
   const declared = model.get("declared") || [];
@@ -239,16 +238,22 @@ function blockTree(blocks, parent, selected, select) {
     blockTree(blocks, b.idx, selected, select))));
 }
 
-function graphView(g, openFold) {
+// The graph fitted whole in its box, with pan and zoom (pnbPanZoom from static/panzoom.js,
+// which precedes this file in the widget's module); "actual size" (full) draws it unscaled
+// in a scrolling box instead. A click on a folded node opens it (openFold).
+function graphView(g, openFold, full) {
   if (!g) return h("div", { class: "pnb-muted" }, "no graph");
   const note = g.note ? h("div", { class: "pnb-muted" }, g.note) : null;
   if (g.svg) {
     const box = h("div", { class: "pnb-svg", "data-graph": "svg" });
     box.innerHTML = g.svg;
+    const svg = box.querySelector("svg");
+    if (svg && full) Object.assign(svg.style, { maxWidth: "none", maxHeight: "none", margin: "0" });
     if (openFold) box.querySelectorAll("g[data-fold-id]").forEach((el) => {
       el.style.cursor = "pointer";
       el.addEventListener("click", () => openFold(el.getAttribute("data-fold-id")));
     });
+    if (typeof pnbPanZoom === "function") pnbPanZoom(box, { openFold });
     return h("div", {}, box, note);
   }
   return h("div", {}, h("div", { class: "pnb-hint", "data-hint": "graphviz" }, g.hint),
@@ -423,10 +428,15 @@ function render({ model, el }) {
     redraw(root, () => (fn ? fn(model) : h("div", {}, `unknown widget kind ${model.get("kind")}`)));
   };
   draw();
-  // Any state change redraws: the views are small, and one path keeps them in step.
+  // Any state change redraws: the views are small, and one path keeps them in step. A
+  // reader's view-only choice (the graph's size) redraws every view of the model too.
   const onChange = () => draw();
   model.on("change", onChange);
-  return () => { model.off("change", onChange); el.removeEventListener("keydown", keepKeys); };
+  viewChoices(model).views.add(draw);
+  return () => {
+    model.off("change", onChange); el.removeEventListener("keydown", keepKeys);
+    viewChoices(model).views.delete(draw);
+  };
 }
 
 export default { render };

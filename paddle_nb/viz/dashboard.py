@@ -180,7 +180,10 @@ class Dashboard(PaddleWidget):
             seen = self._seen.get(id(self.program), {})  # compare with the user scope shown
         now = self._remember(tree, self._digests(record, tree))
         changes = _mark(tree, seen, now)
-        self._seen[key] = now
+        self._seen.pop(key, None)
+        self._seen[key] = now                 # the programs run last are kept, a few of them
+        while len(self._seen) > PROGRAMS_REMEMBERED:    # (exe.eval prunes a new one per call)
+            self._seen.pop(next(iter(self._seen)))
         ours = record.program is self.program
         with self.hold_sync():
             self.runs = count
@@ -249,6 +252,9 @@ class Dashboard(PaddleWidget):
         """What running adds to the stored picture (tools/static_outputs.py shows it)."""
         return (f"Dashboard of a program with {len(self.blocks)} block(s), {self.run.get('label', '')}"
                 ". Run the notebook to follow each run live, select blocks and open folds.")
+
+
+PROGRAMS_REMEMBERED = 8      # programs whose last run "what changed" compares with
 
 
 def _run_count(executor):

@@ -164,6 +164,11 @@ class Dashboard(PaddleWidget):
         """
         try:
             with self._lock:
+                if record.scopes is None and self.scope is None:   # counted, nothing to show
+                    self.runs += 1
+                    self.run = {"label": f"run {self.runs}: failed before its scopes were "
+                                         "recorded", "program": "", "ops": len(record.ops),
+                                "failed": True, "recorded": False}
                 if not self._wanted(record):
                     return
                 self._show(record, self.runs + 1)

@@ -480,3 +480,17 @@ def test_every_widget_says_what_running_adds_instead_of_its_repr(rnn_net):
     assert lines["rnn"].startswith("[RNN explorer: the step scopes of 1 RNN run(s), step 0 of 3")
     assert lines["dashboard"].startswith("[Dashboard of a program with 2 block(s), ")
     assert "no run yet" not in lines["dashboard"]                  # the executor has run
+
+
+def test_a_failed_run_is_counted_and_marked():
+    prog = pd.Program()
+    with pd.program_guard(prog, pd.Program()):
+        x = pd.layers.data("x", shape=[-1, 2], append_batch_size=False)
+        y = pd.layers.data("y", shape=[-1, 2], append_batch_size=False)
+        z = pd.layers.elementwise_add(x, y)
+    exe, scope = pd.Executor(), pd.Scope()
+    dash = Dashboard(prog, scope, exe)
+    with pytest.raises(pd.errors.OpRunError):      # 2 rows and 3 rows: fails when it runs
+        exe.run(prog, feed={"x": np.ones((2, 2), "float32"), "y": np.ones((3, 2), "float32")},
+                fetch_list=[z], scope=scope)
+    assert dash.runs == 1 and dash.run["label"] == "run 1" and dash.run["failed"] is True

@@ -153,7 +153,9 @@ def check_rnn_explorer(page, shots):
     expect(rnn).to_have_attribute("data-step", "1")
     assert rnn.get_attribute("data-scope") != first_scope
     expect(memory).to_have_attribute("data-equal", "true")
-    expect(memory).to_contain_text("static_rnn_0@mem_0 at step 1")
+    expect(memory).to_contain_text("h_pre at step 1")       # the user's name for the memory,
+    expect(memory.locator("[data-internal='static_rnn_0@mem_0']")).to_have_attribute(
+        "title", "static_rnn_0@mem_0")                      # the program's on hover
     expect(memory).to_contain_text("static_rnn_0.tmp_0 at step 0")
     expect(rnn.locator("tr[data-var='static_rnn_0@mem_0'][data-step='1']")).to_have_attribute(
         "data-state", "allocated")

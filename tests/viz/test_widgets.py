@@ -494,3 +494,15 @@ def test_a_failed_run_is_counted_and_marked():
         exe.run(prog, feed={"x": np.ones((2, 2), "float32"), "y": np.ones((3, 2), "float32")},
                 fetch_list=[z], scope=scope)
     assert dash.runs == 1 and dash.run["label"] == "run 1" and dash.run["failed"] is True
+
+
+def test_rnn_explorer_knows_the_users_names(rnn_net):
+    """``h = pd.layers.fc(...)`` in the step block: the explorer shows ``h`` (the program's
+    name on hover), as the graph does (viz.names)."""
+    prog, scope, exe, feed, out = rnn_net
+    w = rnn_explorer(record_of(exe, prog, feed, out, scope, values=True))
+    step_names = {v["name"] for v in w.rnns[0]["steps"][0]["vars"]}
+    sub_block = w.rnns[0]["sub_block"]
+    (key,) = [k for k, user in w.names.items() if user == "h"]
+    block, internal = key.split("/", 1)
+    assert int(block) == sub_block and internal in step_names and internal != "h"

@@ -349,6 +349,14 @@ function drawRNN(model) {
   const t = Math.max(0, Math.min(model.get("step"), steps.length - 1));
   const step = steps[t];
   const setStep = (i) => { model.set("step", i); model.save_changes(); };
+  // the user's name for a variable of a block (o1 for static_rnn_0.tmp_1), the program's on
+  // hover: step variables are the step block's, initial states and sequences the outer one's
+  const names = model.get("names") || {};
+  const outer = rnns[r].op.block, inner = rnns[r].sub_block ?? outer;
+  const named = (n, block = inner) => {
+    const user = names[`${block}/${n}`];
+    return user ? h("span", { class: "pnb-user-name", title: n, "data-internal": n }, user) : n;
+  };
   const choose = rnns.length > 1 ? h("select", { class: "pnb-select", onchange: (e) => {
       model.set("rnn", Number(e.target.value)); model.set("step", 0); model.save_changes(); } },
     rnns.map((x, i) => h("option", { value: i, selected: i === r }, x.title))) : h("span", { class: "pnb-muted" }, rnns[r].title);
@@ -359,17 +367,18 @@ function drawRNN(model) {
     h("tr", {}, ["name", "role", "state", "shape", "bytes", "value"].map((c) => h("th", {}, c))),
     step.vars.map((v) => h("tr", { "data-var": v.name, "data-state": v.state, "data-scope": step.scope,
                                    "data-step": t, "data-role": v.role },
-      h("td", { class: "pnb-name" }, v.name), h("td", {}, h("span", { class: `pnb-role pnb-role-${v.role}` }, v.role)),
+      h("td", { class: "pnb-name" }, named(v.name)), h("td", {}, h("span", { class: `pnb-role pnb-role-${v.role}` }, v.role)),
       h("td", {}, stateChip(v.state, palette)), h("td", {}, fmtShape(v.shape)),
       h("td", { class: "pnb-num" }, v.state === "allocated" ? fmtBytes(v.nbytes) : ""),
       h("td", {}, valueTable(v.value)))));
   const links = step.links.map((l) => h("div", { class: "pnb-link", "data-link": l.kind, "data-var": l.name,
       "data-step": t, "data-equal": l.equal === null ? "unknown" : String(l.equal) },
-    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" }, l.name),
+    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" }, named(l.name)),
       h("span", { class: "pnb-muted" }, ` at step ${t}`)), valueTable(l.value)),
     h("div", { class: "pnb-link-eq", title: l.equal === null ? "values not recorded" : "" },
       l.equal === true ? "=" : l.equal === false ? "≠" : "?"),
-    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" }, l.source),
+    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" },
+      named(l.source, l.kind === "memory" && l.source_step !== null ? inner : outer)),
       h("span", { class: "pnb-muted" }, l.kind === "input" ? " (outer sequence, row " + t + ")"
         : l.source_step === null ? " (initial state)" : ` at step ${l.source_step}`)),
       valueTable(l.source_value))));

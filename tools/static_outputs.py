@@ -223,11 +223,14 @@ class Painter:
         shot = self._page.locator("#picture").screenshot(type="png")
         return base64.b64encode(fewer_colours(shot)).decode("ascii")
 
-    def widget_png(self, state, line=""):
+    def widget_png(self, state, line="", window_height=VIEWPORT["height"]):
         """Base64 of the PNG of a widget drawn by its own ES module from ``state``, with
-        ``line`` (what running adds) under it."""
+        ``line`` (what running adds) under it, in a window ``window_height`` pixels tall
+        (a widget's panes size themselves by the window's height)."""
+        self._page.set_viewport_size({"width": VIEWPORT["width"], "height": window_height})
         self._page.set_content(PAGE.format(html=""))
-        self._page.evaluate(DRAW_WIDGET, [state, CAPTION.format(line=html.escape(line))])
+        caption = CAPTION.format(line=html.escape(line)) if line else ""
+        self._page.evaluate(DRAW_WIDGET, [state, caption])
         self._page.wait_for_function("window.pnbDrawn === true", timeout=30_000)
         shot = self._page.locator("#picture").screenshot(type="png")
         return base64.b64encode(fewer_colours(shot)).decode("ascii")

@@ -139,8 +139,12 @@ class Dashboard(PaddleWidget):
         scope = self.scope if self.scope is not None else global_scope()
         tree = scope_dict(snapshot_scope(scope))
         self._seen[id(self.program)] = self._remember(tree, self._live_digests(scope, tree))
-        label = "no run yet: the scope as it is now" if not count else \
-            (f"run {count}: not recorded (this Dashboard came after it); the scope as it is now")
+        if count is None:              # an executor that does not count: say only what is known
+            label = "the scope as it is now (runs are counted from here on)"
+        elif count == 0:
+            label = "no run yet: the scope as it is now"
+        else:
+            label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
         with self.hold_sync():
             self.runs = count or 0
             self.scopes = jsonable(tree)
@@ -160,6 +164,11 @@ class Dashboard(PaddleWidget):
         """
         try:
             with self._lock:
+                if record.scopes is None and self.scope is None:   # counted, nothing to show
+                    self.runs += 1
+                    self.run = {"label": f"run {self.runs}: failed before its scopes were "
+                                         "recorded", "program": "", "ops": len(record.ops),
+                                "failed": True, "recorded": False}
                 if not self._wanted(record):
                     return
                 self._show(record, self.runs + 1)
@@ -176,7 +185,10 @@ class Dashboard(PaddleWidget):
             seen = self._seen.get(id(self.program), {})  # compare with the user scope shown
         now = self._remember(tree, self._digests(record, tree))
         changes = _mark(tree, seen, now)
-        self._seen[key] = now
+        self._seen.pop(key, None)
+        self._seen[key] = now                 # the programs run last are kept, a few of them
+        while len(self._seen) > PROGRAMS_REMEMBERED:    # (exe.eval prunes a new one per call)
+            self._seen.pop(next(iter(self._seen)))
         ours = record.program is self.program
         with self.hold_sync():
             self.runs = count
@@ -247,6 +259,9 @@ class Dashboard(PaddleWidget):
                 ". Run the notebook to follow each run live, select blocks and open folds.")
 
 
+PROGRAMS_REMEMBERED = 8      # programs whose last run "what changed" compares with
+
+
 def _run_count(executor):
     """How many runs ``executor`` has made (every path), or None when it does not count
     them (then the Dashboard counts from its start)."""
@@ -268,8 +283,10 @@ def _mark(tree, seen, now):
             before = seen.get(key) if seen else None
             v["change"] = _what_changed(before, now[key]) if seen else ""
             if v["change"]:
+                said = _said(before, now[key])
+                v["said"] = f"{said['before'] or '—'} → {said['after'] or '—'}"
                 changes.append({"path": scope["path"], "name": v["name"], "what": v["change"],
-                                **_said(before, now[key])})
+                                **said})
     for key in seen or ():
         if key not in now:
             changes.append({"path": key[0], "name": key[1] or key[0], "what": "gone",

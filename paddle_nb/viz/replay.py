@@ -15,6 +15,7 @@ allocated, freed; a temporary is freed right after its last use.
 
 import traitlets
 
+from paddle_nb.viz.trees import kind_groups
 from paddle_nb.viz.widget_base import PaddleWidget, format_bytes, jsonable, walk_dicts, scope_dict
 
 __all__ = ["RunReplay", "ReplayWidget", "run_replay"]
@@ -315,6 +316,15 @@ def _all_var_names(program):
     return names
 
 
+def _all_vars(program):
+    """Each variable of ``program`` once (the first block that declares its name)."""
+    found = {}
+    for block in getattr(program, "blocks", []):
+        for name, var in block.vars.items():
+            found.setdefault(name, var)
+    return found.values()
+
+
 def _declared(program, name):
     for block in getattr(program, "blocks", []):
         if name in block.vars:
@@ -347,6 +357,7 @@ class ReplayWidget(PaddleWidget):
     before = traitlets.List().tag(sync=True)      # [[sid, name, state, nbytes, place]]
     frames = traitlets.List().tag(sync=True)
     program_vars = traitlets.List().tag(sync=True)
+    var_kinds = traitlets.Dict().tag(sync=True)   # name -> kind: declared names grouped by it
     ops = traitlets.List().tag(sync=True)         # op_at(p) for every position
     shown = traitlets.Dict().tag(sync=True)
 
@@ -361,6 +372,8 @@ class ReplayWidget(PaddleWidget):
         self.before = jsonable([[k[0], k[1], *v] for k, v in r.before.items() if v is not None])
         self.frames = jsonable(r.frames)
         self.program_vars = _all_var_names(r.program)
+        self.var_kinds = {g_name: g["kind"] for g in kind_groups(_all_vars(r.program))
+                          for g_name in g["names"]}
         self.ops = jsonable(r.ops_table())
         self.positions = jsonable(r.positions())
         if record.scopes is None:

@@ -16,6 +16,7 @@ import numpy
 import traitlets
 
 from paddle_nb.executor.record import RunRecord
+from paddle_nb.viz.names import user_names
 from paddle_nb.viz.rnn_op_steps import rnn_op_executions
 from paddle_nb.viz.widget_base import PaddleWidget, jsonable, value_preview, weak_method
 
@@ -103,7 +104,7 @@ def _execution(record, scopes, o, op, step_ids):
     return {"title": f"recurrent op #{o.index} of block {o.block}, step block "
                      f"{op.attr('sub_block')}: {len(steps)} steps",
             "op": {"block": o.block, "index": o.index, "scope": o.scope_id},
-            "memories": memories, "steps": steps}
+            "sub_block": int(op.attr("sub_block")), "memories": memories, "steps": steps}
 
 
 def _step_var(v, role):
@@ -163,6 +164,9 @@ class RNNExplorerWidget(PaddleWidget):
     has_values = traitlets.Bool(False).tag(sync=True)
     runs = traitlets.Int(0).tag(sync=True)
     shown = traitlets.Dict().tag(sync=True)
+    # "block/variable name" -> the Python name the user's cell bound it to (viz.names):
+    # the view shows the user's name, the program's on hover
+    names = traitlets.Dict().tag(sync=True)
 
     def __init__(self, record=None, executor=None, **kwargs):
         super().__init__(kind="rnn", **kwargs)
@@ -189,6 +193,7 @@ class RNNExplorerWidget(PaddleWidget):
         self.message = "" if self.has_values else NO_VALUES
         self.runs += 1
         with self.hold_trait_notifications():
+            self.names = _names(record.program)
             self.rnn = min(self.rnn, len(found) - 1)
             self.step = min(self.step, max(len(found[self.rnn]["steps"]) - 1, 0))
             self.rnns = jsonable(found)
@@ -218,6 +223,17 @@ class RNNExplorerWidget(PaddleWidget):
             self._unsubscribe()
             self._unsubscribe = None
         super().close()
+
+
+def _names(program):
+    """``{"block/variable name": user's name}`` (a step block and its outer block may hold
+    variables of the same name: ``out`` outside, its step's row inside); empty when the
+    names cannot be known."""
+    try:
+        found = user_names(program)
+    except Exception:                  # noqa: BLE001 - names are a help, never a failure
+        return {}
+    return {f"{block}/{name}": python_name for (block, name), python_name in found.items()}
 
 
 def rnn_explorer(record_or_executor):

@@ -48,7 +48,10 @@ if anywidget is not None:
         model state alone can redraw the widget (a static HTML export has no kernel).
         """
 
-        _esm = STATIC / "widgets.js"
+        # One ES module: the graph's pan and zoom (static/panzoom.js, shared with the rich
+        # display) first, then the widgets' views (static/widgets.js).
+        _esm = "\n".join((STATIC / name).read_text(encoding="utf-8")
+                          for name in ("panzoom.js", "widgets.js"))
         _css = STATIC / "widgets.css"
         kind = traitlets.Unicode("").tag(sync=True)
         palette = traitlets.Dict().tag(sync=True)         # viz.style's state colours, meanings

@@ -124,6 +124,7 @@ def test_a_stored_explorer_shows_its_picture_unrun(lab_page):
         expect(output).to_have_count(1)
         picture = output.locator("img")
         expect(picture).to_be_visible()
+        expect(output).to_have_attribute("data-mime-type", "image/png")   # as the tour test counts
         size = picture.evaluate("img => [img.naturalWidth, img.naturalHeight]")
         assert size[0] > 400 and size[1] > 150, size        # the explorer, not a line of text
         assert "RNNExplorerWidget" not in output.inner_text()

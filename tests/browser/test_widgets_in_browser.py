@@ -94,8 +94,16 @@ def check_dashboard(page, shots):
         expect(graph.locator("[data-graph='svg'] svg")).to_have_count(1)
     else:
         expect(graph.locator("[data-hint='graphviz']")).to_contain_text("graphviz")
+    dash.screenshot(path=str(shots / "dashboard_program.png"))   # block 0: the whole program
+    step0 = dash.locator("[data-scope-label='step 0'] > details")
+    expect(step0).to_have_attribute("open", "")
+    step0.locator("> summary").click()                    # the reader folds step 0 ...
+    expect(step0).not_to_have_attribute("open", "")
     dash.locator(".pnb-block-item[data-block='1']").click()
     expect(graph).to_have_attribute("data-block", "1")
+    expect(step0).not_to_have_attribute("open", "")      # ... and it stays folded on redraw
+    expect(step0.locator("[data-summary='scope']")).to_have_text("9 vars: 9 allocated")
+    step0.locator("> summary").click()
     dash.screenshot(path=str(shots / "dashboard.png"))
 
 
@@ -113,6 +121,18 @@ def check_late_dashboard(page, shots):
             const b = el.getBoundingClientRect();
             return s.width <= b.width + 1 && s.height <= b.height + 1; }""")
         assert fits, "the Dashboard's graph is cut off by its pane"
+        expect(box).to_have_attribute("data-panzoom", "on")
+        box.locator("svg").hover()
+        page.mouse.wheel(0, -400)                               # zoom in around the pointer
+        assert float(box.get_attribute("data-zoom")) > 1.5
+        page.mouse.move(0, 0)
+        box.locator("svg").hover()
+        box.locator("[data-action='fit']").click()             # the whole graph again
+        expect(box).to_have_attribute("data-zoom", "1.000")
+        late.locator("[data-action='graph-size']").click()      # unscaled, in a scrolling box
+        expect(late.locator(".pnb-graph")).to_have_attribute("data-size", "full")
+        late.locator("[data-action='graph-size']").click()
+        expect(late.locator(".pnb-graph")).to_have_attribute("data-size", "fit")
     late.screenshot(path=str(shots / "dashboard_after_three_runs.png"))
 
 
@@ -133,7 +153,9 @@ def check_rnn_explorer(page, shots):
     expect(rnn).to_have_attribute("data-step", "1")
     assert rnn.get_attribute("data-scope") != first_scope
     expect(memory).to_have_attribute("data-equal", "true")
-    expect(memory).to_contain_text("static_rnn_0@mem_0 at step 1")
+    expect(memory).to_contain_text("h_pre at step 1")       # the user's name for the memory,
+    expect(memory.locator("[data-internal='static_rnn_0@mem_0']")).to_have_attribute(
+        "title", "static_rnn_0@mem_0")                      # the program's on hover
     expect(memory).to_contain_text("static_rnn_0.tmp_0 at step 0")
     expect(rnn.locator("tr[data-var='static_rnn_0@mem_0'][data-step='1']")).to_have_attribute(
         "data-state", "allocated")

@@ -7,7 +7,9 @@ started from this interpreter's environment, with notebooks/ as the working dire
 the cell. Exercise solutions are hidden in markdown as ``<details><summary>Solution...``
 blocks; every ```` ```python ```` fence inside one is appended as a code cell after the
 notebook's own cells and run in the same kernel, so a solution must work in the state the
-notebook ends in. Without nbclient or ipykernel the tests are skipped.
+notebook ends in. Each notebook is read as committed (tests/notebooks/committed.py), so
+running or saving it in the lab never changes what these tests run. Without nbclient or
+ipykernel the tests are skipped.
 """
 import os
 import pathlib
@@ -15,7 +17,7 @@ import re
 
 import pytest
 
-from tests.notebooks.committed import committed_text, tour_notebooks
+from tests.notebooks.committed import committed_text, differs_from_commit, tour_notebooks
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -78,7 +80,8 @@ def test_notebook_runs(path):
     nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed")
     nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed")
     pytest.importorskip("ipykernel", reason="ipykernel is not installed: no python3 kernel")
-    notebook = with_solutions(nbformat.read(path, as_version=4))
+    # as committed: a copy run, edited or saved in the lab is the reader's, not the tour's
+    notebook = with_solutions(nbformat.reads(committed_text(path), as_version=4))
     client = nbclient.NotebookClient(
         notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", record_timing=False,
         resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
@@ -86,4 +89,7 @@ def test_notebook_runs(path):
         client.execute(env=kernel_environment())
     except nbclient.exceptions.CellExecutionError as error:
         text = ANSI_COLOUR.sub("", str(error))       # IPython colours its tracebacks
-        pytest.fail(f"{path.name}: a cell failed\n{text}", pytrace=False)
+        saved = (f"\n(This is {path.name} as committed; your working copy differs: "
+                 f"`git checkout -- notebooks/{path.name}` restores it.)"
+                 if differs_from_commit(path) else "")
+        pytest.fail(f"{path.name}: a cell failed\n{text}{saved}", pytrace=False)

@@ -260,10 +260,14 @@ def test_each_block_has_a_summary_line_and_a_large_program_starts_folded():
     line = one(small, summary="block").all_text()
     assert line.startswith("6 ops: 2 mul, 2 elementwise_add, 2 relu") and "parameters 160 B" in line
     assert "4 parameter" in line and "1 data" in line
-    opened = lambda root: [d for d in root.walk() if d.tag == "details"
-                           and d.parent.tag == "div" and d.parent.attrs.get("data-block") == "0"]
-    assert all("open" in d.attrs for d in opened(small))
-    assert not any("open" in d.attrs for d in opened(large))      # 42 ops: one line to open
+    assert all("open" in d.attrs for d in block0_details(small))
+    assert not any("open" in d.attrs for d in block0_details(large))   # 42 ops: one line to open
+
+
+def block0_details(root):
+    """The <details> of block 0 itself (its summary line), not those of its ops."""
+    return [d for d in root.walk() if d.tag == "details" and d.parent.tag == "div"
+            and d.parent.attrs.get("data-block") == "0"]
 
 
 def test_variables_group_by_kind_with_counts_sorted_naturally():

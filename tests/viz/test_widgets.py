@@ -45,7 +45,7 @@ def build_mlp(train):
         if train:
             pd.optimizer.SGD(0.1).minimize(loss)
     scope, exe = pd.Scope(), pd.Executor()
-    exe.run(startup, scope=scope)
+    pd.Executor().run(startup, scope=scope)      # exe itself has made no run yet
     feed = {"x": np.ones((3, 4), "float32")}
     return prog, scope, exe, feed, loss
 
@@ -77,7 +77,7 @@ def rnn_net():
             rnn.step_output(h)
         out = rnn()
     scope, exe = pd.Scope(), pd.Executor()
-    exe.run(startup, scope=scope)
+    pd.Executor().run(startup, scope=scope)      # exe itself has made no run yet
     feed = {"x": np.random.RandomState(0).rand(T, BATCH, IN).astype("float32")}
     return prog, scope, exe, feed, out
 
@@ -102,7 +102,8 @@ def test_dashboard_shows_the_program_and_the_scope_before_any_run(mlp):
     assert user["fc_0.w_0"]["state"] == "allocated" and user["fc_0.w_0"]["nbytes"] == 4 * 8 * 4
     declared = {g["kind"]: g["names"] for g in s["declared"]}
     assert declared["data"] == ["x"] and "fc_0.w_0" not in sum(declared.values(), [])
-    assert s["run"]["label"] == "no run yet: the scope as it is now"
+    assert s["run"]["label"] in ("no run yet: the scope as it is now",      # counted: 0 runs
+                                 "the scope as it is now (runs are counted from here on)")
 
 
 def test_dashboard_refreshes_after_each_run_and_marks_what_changed(mlp):
@@ -127,7 +128,7 @@ def test_dashboard_refreshes_after_each_run_and_marks_what_changed(mlp):
 
 class CountingExecutor(pd.Executor):
     """An executor that counts its runs and keeps its last record, as the Dashboard reads
-    them (``run_count``, ``last_record``): the interface, whoever implements it."""
+    them (``run_count``, ``last_record``), for a pd.Executor that does not (yet)."""
 
     def __init__(self):
         super().__init__()
@@ -139,8 +140,9 @@ class CountingExecutor(pd.Executor):
 
 
 def test_dashboard_made_after_runs_counts_them_and_shows_the_last():
-    prog, scope, _, feed, loss = build_mlp(train=True)
-    exe = CountingExecutor()
+    prog, scope, exe, feed, loss = build_mlp(train=True)
+    if _no_count(exe):
+        exe = CountingExecutor()
     for _ in range(3):
         exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
     dash = Dashboard(prog, scope, exe)           # nothing recorded: the scope as it is now
@@ -461,3 +463,46 @@ def test_every_widget_state_is_json(rnn_net):
         s = state(widget)
         assert s["kind"] and set(s["palette"]["colours"]) == {
             "declared", "created", "typed", "allocated", "freed"}
+
+
+def test_every_widget_says_what_running_adds_instead_of_its_repr(rnn_net):
+    """A viewer without widgets shows ``text/plain``: a line, never ``<...Widget object>``."""
+    prog, scope, exe, feed, out = rnn_net
+    rec = record_of(exe, prog, feed, out, scope, values=True)
+    lines = {}
+    for widget in (Dashboard(prog, scope, exe), run_replay(rec), rnn_explorer(rec),
+                   memory_timeline(rec)):
+        data, _ = widget._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in data
+        lines[widget.kind] = data["text/plain"]
+    assert all(line.startswith("[") and line.endswith("]") and "Run the notebook" in line
+               and "object" not in line for line in lines.values()), lines
+    assert lines["rnn"].startswith("[RNN explorer: the step scopes of 1 RNN run(s), step 0 of 3")
+    assert lines["dashboard"].startswith("[Dashboard of a program with 2 block(s), ")
+    assert "no run yet" not in lines["dashboard"]                  # the executor has run
+
+
+def test_a_failed_run_is_counted_and_marked():
+    prog = pd.Program()
+    with pd.program_guard(prog, pd.Program()):
+        x = pd.layers.data("x", shape=[-1, 2], append_batch_size=False)
+        y = pd.layers.data("y", shape=[-1, 2], append_batch_size=False)
+        z = pd.layers.elementwise_add(x, y)
+    exe, scope = pd.Executor(), pd.Scope()
+    dash = Dashboard(prog, scope, exe)
+    with pytest.raises(pd.errors.OpRunError):      # 2 rows and 3 rows: fails when it runs
+        exe.run(prog, feed={"x": np.ones((2, 2), "float32"), "y": np.ones((3, 2), "float32")},
+                fetch_list=[z], scope=scope)
+    assert dash.runs == 1 and dash.run["label"] == "run 1" and dash.run["failed"] is True
+
+
+def test_rnn_explorer_knows_the_users_names(rnn_net):
+    """``h = pd.layers.fc(...)`` in the step block: the explorer shows ``h`` (the program's
+    name on hover), as the graph does (viz.names)."""
+    prog, scope, exe, feed, out = rnn_net
+    w = rnn_explorer(record_of(exe, prog, feed, out, scope, values=True))
+    step_names = {v["name"] for v in w.rnns[0]["steps"][0]["vars"]}
+    sub_block = w.rnns[0]["sub_block"]
+    (key,) = [k for k, user in w.names.items() if user == "h"]
+    block, internal = key.split("/", 1)
+    assert int(block) == sub_block and internal in step_names and internal != "h"

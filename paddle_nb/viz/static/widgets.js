@@ -60,11 +60,23 @@ function fmtNumber(x, whole) {
   return whole ? String(x) : x.toFixed(4);
 }
 
-// A scope and its kids: one table of variables per scope, nested by the hierarchy.
-function scopeTree(node, palette, opts = {}) {
+// "9 vars: 5 allocated, 4 freed": a scope's variables counted by state.
+function stateCounts(vars) {
+  const counts = new Map();
+  for (const v of vars) counts.set(v.state, (counts.get(v.state) || 0) + 1);
+  const shown = [...counts].map(([state, n]) => `${n} ${state}`).join(", ");
+  return `${vars.length} vars` + (shown ? `: ${shown}` : "");
+}
+
+// A scope and its kids: a summary line per scope that opens onto its table of variables,
+// nested by the hierarchy. A scope with many variables starts folded; what the reader opens
+// or folds stays so when the widget redraws (opts.folds remembers it by the scope's path).
+function scopeTree(node, palette, opts = {}, path = "") {
   const bytes = node.vars.reduce((a, v) => a + (v.state === "allocated" ? v.nbytes : 0), 0);
-  const head = h("div", { class: "pnb-scope-head" },
-    h("b", {}, node.label), ` · scope ${node.id} · ${node.vars.length} vars · ${fmtBytes(bytes)}`,
+  const key = node.path || `${path}/${node.label}`;
+  const head = h("summary", { class: "pnb-scope-head" },
+    h("b", {}, node.label), ` · scope ${node.id} · `,
+    h("span", { "data-summary": "scope" }, stateCounts(node.vars)), ` · ${fmtBytes(bytes)}`,
     node.change ? h("span", { class: "pnb-change", "data-change": node.change }, node.change) : null,
     node.destroyed ? h("span", { class: "pnb-change pnb-gone" }, "destroyed") : null);
   const rows = node.vars.map((v) => h("tr", {
@@ -75,15 +87,20 @@ function scopeTree(node, palette, opts = {}) {
       : v.holder ? h("span", { class: "pnb-muted" }, `holds ${v.holder}`) : ""),
     h("td", {}, v.dtype || ""), h("td", {}, v.place || ""),
     h("td", { class: "pnb-num" }, v.state === "allocated" ? fmtBytes(v.nbytes) : ""),
-    opts.changes ? h("td", {}, v.change ? h("span", { class: "pnb-change" }, v.change) : "") : null));
+    opts.changes ? h("td", {}, v.change ? h("span", { class: "pnb-change", title: v.said || null }, v.change) : "") : null));
   const table = node.vars.length ? h("table", { class: "pnb-vars" },
     h("tr", {}, ["name", "state", "shape", "dtype", "place", "bytes"].map((c) => h("th", {}, c)),
       opts.changes ? h("th", {}, "since last run") : null), rows)
     : h("div", { class: "pnb-muted" }, "no variables");
+  const folds = opts.folds || new Map();
+  const open = folds.has(key) ? folds.get(key) : node.vars.length <= FOLD_VARS;
+  const box = h("details", { open, ontoggle: (e) => { if (e.target === box) folds.set(key, box.open); } },
+    head, table);
   return h("div", { class: "pnb-scope", "data-scope": node.id, "data-scope-label": node.label,
                     "data-destroyed": node.destroyed ? "true" : null },
-    head, table, node.kids.map((k) => scopeTree(k, palette, opts)));
+    box, node.kids.map((k) => scopeTree(k, palette, opts, key)));
 }
+const FOLD_VARS = 40;     // a scope with more variables starts folded to its summary line
 
 function messageLine(model) {
   const text = model.get("message");
@@ -129,7 +146,7 @@ function redraw(root, draw) {
 // Each Dashboard's view-only choices (not synced: they are the reader's, not the program's).
 const VIEW_CHOICES = new WeakMap();
 const viewChoices = (model) => {
-  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false });
+  if (!VIEW_CHOICES.has(model)) VIEW_CHOICES.set(model, { full: false, folds: new Map(), views: new Set() });
   return VIEW_CHOICES.get(model);
 };
 
@@ -149,17 +166,16 @@ function drawDashboard(model) {
     model.set("expanded", { ...expanded, [String(selected)]: ids }); model.save_changes(); };
   const refold = opened.length ? h("button", { class: "pnb-btn", "data-action": "refold",
     onclick: () => setOpened([]) }, `fold again (${opened.length} opened)`) : null;
-  // The graph opens fitted, whole, to the pane's width and 75% of the window's height;
+  // The graph opens fitted, whole, to the pane (wheel: zoom, drag: pan, "fit" on hover);
   // "actual size" shows it unscaled in a scrolling box; the corner handle resizes the box.
   const root_state = viewChoices(model), full = root_state.full;
   const sizeBtn = h("button", { class: "pnb-btn", "data-action": "graph-size",
-    onclick: (e) => { root_state.full = !full; e.target.closest(".pnb-graph").dataset.size = root_state.full ? "full" : "fit";
-                      e.target.textContent = root_state.full ? "fit" : "actual size"; } },
-    full ? "fit" : "actual size");
+    onclick: () => { root_state.full = !full; root_state.views.forEach((draw) => draw()); } },
+    full ? "fit in the pane" : "actual size");
   const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length,
                            "data-size": full ? "full" : "fit" },
     h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, sizeBtn, refold),
-    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }));
+    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }, full));
   const changes = model.get("changes") || [];
   const scopes = model.get("scopes");
   const declared = model.get("declared") || [];
@@ -174,10 +190,25 @@ function drawDashboard(model) {
     h("div", { class: "pnb-top" }, tree, graph),
     h("div", { class: "pnb-pane pnb-scopes" },
       h("div", { class: "pnb-pane-title" }, "scope hierarchy of the last run"),
-      scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true }) : null,
+      scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true, folds: viewChoices(model).folds }) : null,
       declaredGroups(declared, palette),
       run.recorded === false ? h("div", { class: "pnb-muted pnb-changes" },
         "what each run changes is marked from the next run on") : changeList(changes)));
+}
+
+// Names grouped as declaredGroups draws them: by kind (in viz.trees.KIND_ORDER), each
+// group's names in natural order (_2 before _10).
+const KIND_ORDER = ["data", "parameter", "persistable", "temp", "grad", "scopes", "other"];
+function byKind(names, kinds) {
+  const groups = new Map(KIND_ORDER.map((k) => [k, []]));
+  for (const n of names) {
+    const k = kinds[n] || "other";
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(n);
+  }
+  const natural = new Intl.Collator(undefined, { numeric: true });
+  return [...groups].filter(([, ns]) => ns.length)
+    .map(([kind, ns]) => ({ kind, count: ns.length, names: ns.sort(natural.compare) }));
 }
 
 // The program's variables that no scope holds, one folded group per kind ("temp (212)"):
@@ -207,16 +238,22 @@ function blockTree(blocks, parent, selected, select) {
     blockTree(blocks, b.idx, selected, select))));
 }
 
-function graphView(g, openFold) {
+// The graph fitted whole in its box, with pan and zoom (pnbPanZoom from static/panzoom.js,
+// which precedes this file in the widget's module); "actual size" (full) draws it unscaled
+// in a scrolling box instead. A click on a folded node opens it (openFold).
+function graphView(g, openFold, full) {
   if (!g) return h("div", { class: "pnb-muted" }, "no graph");
   const note = g.note ? h("div", { class: "pnb-muted" }, g.note) : null;
   if (g.svg) {
     const box = h("div", { class: "pnb-svg", "data-graph": "svg" });
     box.innerHTML = g.svg;
+    const svg = box.querySelector("svg");
+    if (svg && full) Object.assign(svg.style, { maxWidth: "none", maxHeight: "none", margin: "0" });
     if (openFold) box.querySelectorAll("g[data-fold-id]").forEach((el) => {
       el.style.cursor = "pointer";
       el.addEventListener("click", () => openFold(el.getAttribute("data-fold-id")));
     });
+    if (typeof pnbPanZoom === "function") pnbPanZoom(box, { openFold });
     return h("div", {}, box, note);
   }
   return h("div", {}, h("div", { class: "pnb-hint", "data-hint": "graphviz" }, g.hint),
@@ -297,9 +334,8 @@ function drawReplay(model) {
     slider("op", p, positions.length - 1, set, { "data-role": "position" }),
     card,
     h("div", { class: "pnb-pane" }, h("div", { class: "pnb-pane-title" }, "scope hierarchy right after it"),
-      roots.map((r) => scopeTree(r, palette)),
-      declared.length ? h("div", { class: "pnb-declared" }, h("span", { class: "pnb-muted" }, "declared, in no scope: "),
-        declared.map((n) => h("span", { class: "pnb-declared-var", "data-var": n, "data-state": "declared" }, n))) : null));
+      roots.map((r) => scopeTree(r, palette, { folds: viewChoices(model).folds })),
+      declaredGroups(byKind(declared, model.get("var_kinds") || {}), palette)));
 }
 
 // -- the RNN explorer ----------------------------------------------------------------------
@@ -313,6 +349,14 @@ function drawRNN(model) {
   const t = Math.max(0, Math.min(model.get("step"), steps.length - 1));
   const step = steps[t];
   const setStep = (i) => { model.set("step", i); model.save_changes(); };
+  // the user's name for a variable of a block (o1 for static_rnn_0.tmp_1), the program's on
+  // hover: step variables are the step block's, initial states and sequences the outer one's
+  const names = model.get("names") || {};
+  const outer = rnns[r].op.block, inner = rnns[r].sub_block ?? outer;
+  const named = (n, block = inner) => {
+    const user = names[`${block}/${n}`];
+    return user ? h("span", { class: "pnb-user-name", title: n, "data-internal": n }, user) : n;
+  };
   const choose = rnns.length > 1 ? h("select", { class: "pnb-select", onchange: (e) => {
       model.set("rnn", Number(e.target.value)); model.set("step", 0); model.save_changes(); } },
     rnns.map((x, i) => h("option", { value: i, selected: i === r }, x.title))) : h("span", { class: "pnb-muted" }, rnns[r].title);
@@ -323,17 +367,18 @@ function drawRNN(model) {
     h("tr", {}, ["name", "role", "state", "shape", "bytes", "value"].map((c) => h("th", {}, c))),
     step.vars.map((v) => h("tr", { "data-var": v.name, "data-state": v.state, "data-scope": step.scope,
                                    "data-step": t, "data-role": v.role },
-      h("td", { class: "pnb-name" }, v.name), h("td", {}, h("span", { class: `pnb-role pnb-role-${v.role}` }, v.role)),
+      h("td", { class: "pnb-name" }, named(v.name)), h("td", {}, h("span", { class: `pnb-role pnb-role-${v.role}` }, v.role)),
       h("td", {}, stateChip(v.state, palette)), h("td", {}, fmtShape(v.shape)),
       h("td", { class: "pnb-num" }, v.state === "allocated" ? fmtBytes(v.nbytes) : ""),
       h("td", {}, valueTable(v.value)))));
   const links = step.links.map((l) => h("div", { class: "pnb-link", "data-link": l.kind, "data-var": l.name,
       "data-step": t, "data-equal": l.equal === null ? "unknown" : String(l.equal) },
-    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" }, l.name),
+    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" }, named(l.name)),
       h("span", { class: "pnb-muted" }, ` at step ${t}`)), valueTable(l.value)),
     h("div", { class: "pnb-link-eq", title: l.equal === null ? "values not recorded" : "" },
       l.equal === true ? "=" : l.equal === false ? "≠" : "?"),
-    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" }, l.source),
+    h("div", { class: "pnb-link-side" }, h("div", {}, h("span", { class: "pnb-name" },
+      named(l.source, l.kind === "memory" && l.source_step !== null ? inner : outer)),
       h("span", { class: "pnb-muted" }, l.kind === "input" ? " (outer sequence, row " + t + ")"
         : l.source_step === null ? " (initial state)" : ` at step ${l.source_step}`)),
       valueTable(l.source_value))));
@@ -392,10 +437,15 @@ function render({ model, el }) {
     redraw(root, () => (fn ? fn(model) : h("div", {}, `unknown widget kind ${model.get("kind")}`)));
   };
   draw();
-  // Any state change redraws: the views are small, and one path keeps them in step.
+  // Any state change redraws: the views are small, and one path keeps them in step. A
+  // reader's view-only choice (the graph's size) redraws every view of the model too.
   const onChange = () => draw();
   model.on("change", onChange);
-  return () => { model.off("change", onChange); el.removeEventListener("keydown", keepKeys); };
+  viewChoices(model).views.add(draw);
+  return () => {
+    model.off("change", onChange); el.removeEventListener("keydown", keepKeys);
+    viewChoices(model).views.delete(draw);
+  };
 }
 
 export default { render };

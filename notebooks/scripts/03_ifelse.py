@@ -7,6 +7,12 @@
 # (PaddlePaddle's design document): a branch is a **block** of the program, and each time a block runs it gets a
 # fresh **scope**, a kid of the scope that runs the op owning the block.
 #
+# > **Core path, notebook 3 of 5 · about 20 min.** The table of the whole tour is in
+# > [README.md](README.md). As in notebook 01, each claim says whose rule it is:
+# > **Design** (the design documents), **PaddlePaddle** (its source, or PaddlePaddle 2.6.2
+# > run), or **paddle_nb** (this re-implementation's own choice, with a link to its
+# > [design note](../docs/design_notes.md)).
+#
 # **What you will see**
 #
 # 1. The design doc's C++ program beside its PaddlePaddle twin, and the twin run on six rows.
@@ -15,7 +21,8 @@
 # 3. An empty branch: when no row is false, the false block does not run at all.
 # 4. `cond`, for one scalar condition (the C++ kind of `if`).
 # 5. Gradients through a branch: each instance's gradient flows back through the branch it
-#    took, and the backward pass runs inside the branch's own scope.
+#    took, and the backward pass reads the values the forward pass left in the branch's
+#    scope.
 # 6. Three exercises, with hidden solutions.
 #
 # `pd.viz.graph` draws the program, branches and all, and `pd.viz.scope_tree` the scopes
@@ -117,6 +124,8 @@ assert [op.type for op in prog.global_block().ops].count("conditional_block") ==
 # Three blocks: the global block and one per branch, each a kid of block 0. The global block
 # holds the machinery around the branches:
 #
+# - `assign` copies the condition into a variable of the IfElse's own
+#   (`ifelse_cond_0.tmp_0`), which both branches' splits read;
 # - `split_lod_tensor` cuts a tensor into its true rows and its false rows (once for the
 #   condition itself, once for `x`);
 # - each `conditional_block` op owns one branch block and runs it only if its rows are not
@@ -288,7 +297,17 @@ for make in (lambda: pd.layers.IfElse(pd.layers.data("f", shape=[1])),
 # The grad of a `conditional_block` is a `conditional_block_grad` that owns a **grad
 # block**, the backward of the branch. At run time it runs that grad block in a new
 # scope, a kid of the branch's forward scope: that is how it reads `z` and the softmax the
-# forward pass left there. This is why a branch scope is not popped at `}`.
+# forward pass left there. This is why a branch scope is not popped at `}` (**Design**,
+# *Design Doc: Block and Scope*).
+#
+# Whose rule is the `grad` kid scope? **paddle_nb**'s: it keeps a backward's temporaries
+# apart from the forward values, so a picture of the run shows which is which, and two grad
+# blocks of one branch (as below) each get a scope of their own
+# ([design note](../docs/design_notes.md#grad-blocks-run-in-a-grad-kid-scope)).
+# **PaddlePaddle**'s `conditional_block_grad` (`conditional_block_op.cc`) runs the grad
+# block in the branch's forward scope itself (`exec.Run(..., &cur_scope, ...)` with no new
+# scope), so there the gradients sit beside the forward values. Either way the grad ops
+# find the forward values by the same name lookup.
 #
 # Below, `loss = mean(out * out)`. Only false rows pass through the fc, so `fc.w`'s gradient
 # comes from them alone; the gradient with respect to `x` (`pd.gradients`) flows through
@@ -326,9 +345,17 @@ assert np.allclose(got_gx, central(lambda v: loss_at(x=v), feed["x"]), atol=1e-9
 print("d loss / d fc.w and d loss / d x match central differences")
 
 # %% [markdown]
-# The branch scopes now have kids labelled `grad`: the backward of the branch ran inside
-# them and read the forward values from the branch scope above. `pd.gradients` and
-# `append_backward` each appended their own grad ops. `pd.gradients(loss, x)` needs both
+# The branch scopes now have kids labelled `grad` (paddle_nb's, see above): the backward of
+# the branch ran inside them and read the forward values from the branch scope above.
+# `pd.gradients` and `append_backward` each appended their own grad ops.
+#
+# The names in `run` starting `grad/grad/` are **PaddlePaddle**'s naming, which paddle_nb
+# copies (PaddlePaddle 2.6.2 writes the same names for a program given two backward passes):
+# the second backward pass appended to one program prefixes its gradient names with
+# `grad/` once per pass (`grad/grad/` for the second), so they cannot collide with the
+# first pass's `x@GRAD`. A name ending `@RENAME@block0@0`, `@1` is one of several
+# contributions to the same gradient (`ifelse_0.tmp_6` feeds `out * out` twice), kept
+# apart and then added by a `sum` op into `...@GRAD`. `pd.gradients(loss, x)` needs both
 # branches (every row of `x` went through one of them); `append_backward` asks for the
 # parameters' gradients only, and only the false branch reads a parameter, so it builds a
 # grad block for block 2 alone. Hence one `grad` kid under `block 1` and two under

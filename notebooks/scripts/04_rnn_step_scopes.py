@@ -5,7 +5,19 @@
 # brace, every iteration. PaddlePaddle's *Design Doc: Block and Scope* says PaddlePaddle does
 # the first and not the second: each time step of an RNN runs its **step block** in a new
 # **step scope**, and the step scopes are *kept* until the minibatch is done, because the
-# backward pass runs inside them. This notebook watches that happen.
+# backward pass needs the values in them. This notebook watches that happen, writes the
+# backward-through-time recurrence out, and measures what keeping the step scopes costs.
+#
+# > **Core path, notebook 4 of 5 · about 25 min.** The table of the whole tour is in
+# > [README.md](README.md). Claims say whose rule they are: **Design** (the design
+# > documents), **PaddlePaddle** (its `recurrent_op.cc`, or PaddlePaddle 2.6.2 run), or
+# > **paddle_nb** (its own choice, with a link to the [design note](../docs/design_notes.md)).
+# > Notebook 01 taught the first row of the table below; this one shows the second.
+# >
+# > | when | a C++ stack frame | a step scope (Design) |
+# > | --- | --- | --- |
+# > | made | at `{`, each iteration | when the step starts |
+# > | gone | at `}`, each iteration | when the minibatch, backward included, completes |
 #
 # **What you will see**
 #
@@ -14,10 +26,10 @@
 # 2. The program: one step block, and the `recurrent` op that owns it.
 # 3. The step scopes one by one, with their values: the memory's previous value at step
 #    `t` is the output of step `t - 1`.
-# 4. Backward through time: a `grad` scope inside each step scope, visited last step first;
-#    the gradients checked against central differences.
-# 5. Why the step scopes are kept until the minibatch completes, and proof that they are
-#    gone afterwards.
+# 4. Backward through time: the unrolled graph and the gradient recurrence written out and
+#    computed by hand; the step scopes visited last step first.
+# 5. Why the step scopes are kept, what it costs (memory linear in `T`), and how
+#    PaddlePaddle itself frees them earlier.
 # 6. Three exercises, with hidden solutions.
 #
 # `pd.viz.graph` draws the program with its step links, and `pd.viz.rnn_explorer` puts
@@ -250,12 +262,41 @@ explorer
 #
 # `append_backward` turns the `recurrent` op into a `recurrent_grad` op that owns a
 # **grad block**: the step block's backward, written once, like the step block. At run
-# time `recurrent_grad` visits the step scopes from the last to the first, makes a kid
-# scope labelled `grad` in each, runs the grad block there, and passes the memory's
-# gradient (`h.pre()`'s gradient) back to the previous step, where it is added to the
-# gradient of `act`. The parameters' gradients are summed over the steps.
+# time `recurrent_grad` visits the step scopes from the last to the first, runs the grad
+# block for each, and passes the memory's gradient (`h.pre()`'s gradient) back to the
+# previous step, where it is added to the gradient of `act`. The parameters' gradients
+# are summed over the steps.
 #
-# A tiny case, checked against central differences of the NumPy loop:
+# Where the grad block runs differs: **paddle_nb** makes a kid scope labelled `grad` in
+# each step scope and runs it there
+# ([design note](../docs/design_notes.md#grad-blocks-run-in-a-grad-kid-scope));
+# **PaddlePaddle**'s `recurrent_grad` (`recurrent_op.cc`) runs it in the step scope itself
+# (`RunPreparedContext(..., &cur_scope, ...)`). Both find the forward values by name.
+#
+# ### The unrolled graph and the gradient recurrence
+#
+# Unrolled, the tiny RNN below is a chain; every step uses the same `W` and `U`:
+#
+# ```
+#  m0 = h₋₁ ──U──▶ h₀ ──U──▶ h₁ ──U──▶ h₂        h_t = σ(x_t W + h_{t−1} U)
+#                  ▲         ▲         ▲          L   = Σ_t sum(h_t ⊙ h_t)
+#                x₀ W      x₁ W      x₂ W
+# ```
+#
+# Write `δ_t = ∂L/∂h_t` for the *whole* gradient reaching `h_t`: from the loss directly
+# (`2 h_t`) and from the next step, through `U`. With `a_t = δ_t ⊙ h_t ⊙ (1 − h_t)`, the
+# gradient at the sigmoid's input (σ′ = σ(1 − σ)):
+#
+# - `δ_{T−1} = 2 h_{T−1}` (the last step has no next step);
+# - `δ_t = 2 h_t + a_{t+1} Uᵀ`, going backwards, `t = T−2, …, 0` (the memory's gradient that
+#   `recurrent_grad` passes one step back);
+# - `∂L/∂W = Σ_t x_tᵀ a_t`, `∂L/∂U = Σ_t h_{t−1}ᵀ a_t` (a parameter's gradient is summed over
+#   the steps), and `∂L/∂m0 = a_0 Uᵀ`.
+#
+# Every term reads a forward value of step `t` (`h_t`, `h_{t−1}`, `x_t`): that is why the
+# step scopes must still hold them when backward runs. Below, the program's gradients are
+# checked against this recurrence, computed by hand in NumPy, and against central
+# differences.
 
 # %%
 T2, B2, I2, H2 = 3, 1, 2, 2
@@ -302,7 +343,26 @@ def central(fn, value, eps=1e-6):
     return grad
 
 
-print("dW:", gW.ravel().round(5), "\ncentral:", central(lambda w: loss_np(w, U2v), W2v).ravel().round(5))
+def bptt(w, u):
+    """Forward, then the recurrence above, last step first: (dL/dW, dL/dU)."""
+    hs = [feed2["m0"]]                                   # hs[t + 1] is h_t
+    for t in range(T2):
+        hs.append(sigmoid(feed2["xs"][t] @ w + hs[-1] @ u))
+    dW, dU, a_next = np.zeros_like(w), np.zeros_like(u), None
+    for t in reversed(range(T2)):
+        h_t, h_prev = hs[t + 1], hs[t]
+        delta = 2 * h_t + (0 if a_next is None else a_next @ u.T)   # from L, and from t + 1
+        a_t = delta * h_t * (1 - h_t)
+        dW += feed2["xs"][t].T @ a_t
+        dU += h_prev.T @ a_t
+        a_next = a_t
+    return dW, dU
+
+
+hand_W, hand_U = bptt(W2v, U2v)
+print("dW:", gW.ravel().round(5), "\nby hand:", hand_W.ravel().round(5),
+      "\ncentral:", central(lambda w: loss_np(w, U2v), W2v).ravel().round(5))
+assert np.allclose(gW, hand_W) and np.allclose(gU, hand_U)
 assert np.allclose(gW, central(lambda w: loss_np(w, U2v), W2v), atol=1e-8)
 assert np.allclose(gU, central(lambda u: loss_np(W2v, u), U2v), atol=1e-8)
 
@@ -345,7 +405,17 @@ for s in run2.kids:
 
 # %% [markdown]
 # So the scope hierarchy lives until the whole minibatch, backward included, is done; then
-# the executor destroys it. After `exe.run` returns, the user scope has no kids, holds only
+# the executor destroys it. That is **Design**'s rule (*Design Doc: Block and Scope*: "After
+# the process of a minibatch, PaddlePaddle destroys the scope hierarchy"), and paddle_nb
+# follows it to the letter
+# ([design note](../docs/design_notes.md#step-scopes-are-kept-until-the-run-ends)).
+# **PaddlePaddle** itself is more frugal (`StepScopes` in `recurrent_op.cc`):
+#
+# - in training, `recurrent_grad` deletes each step scope as soon as backward has passed
+#   it (`BackwardNext`), and clears the rest when it ends, before the minibatch completes;
+# - in inference (`is_train=False`), the `recurrent` op makes only **two** step scopes and
+#   alternates between them (step `t` runs in scope `t % 2`): step `t` needs only step
+#   `t − 1`'s state, and nothing is kept for a backward pass. After `exe.run` returns, the user scope has no kids, holds only
 # the parameters, and the memory in use is back to the parameters' bytes, although while it
 # ran the step scopes held much more:
 
@@ -364,6 +434,67 @@ print("after the run: kids =", scope.kids, " vars =", scope.local_var_names())
 assert scope.kids == [] and sorted(scope.local_var_names()) == ["U", "W"]
 assert MEMORY.in_use(cpu) == before and params == (I * H + H * H) * 8
 assert peak_extra >= step_bytes > 0
+
+# %% [markdown]
+# ### What keeping the step scopes costs: memory linear in `T`
+#
+# **Predict, then run.** The step scopes all live until the run ends, and each holds the
+# same variables. If `T` doubles, what happens to the bytes they hold at the end of the
+# forward pass? And to PaddlePaddle's inference mode, which keeps two?
+#
+# The cell builds the design doc's RNN for `T = 4, 8, 16, 32` (batch 64, 32 features) and
+# measures the bytes its step scopes held (from the run record) and the run's peak
+# (paddle_nb's counter, sampled between ops, see notebook 06). The last column is what
+# PaddlePaddle's two alternating inference scopes would hold: two steps' worth, whatever
+# `T`.
+
+# %%
+def design_rnn(T_, B_, F_):
+    """The design doc's RNN, with StaticRNN, for T_ steps of [B_, F_] float64."""
+    p = pd.Program()
+    with pd.program_guard(p):
+        xs_ = pd.layers.data("x", shape=[T_, B_, F_], dtype="float64", append_batch_size=False)
+        m_ = pd.layers.data("m", shape=[B_, F_], dtype="float64", append_batch_size=False)
+        W_ = p.global_block().create_parameter(name="W", shape=[F_, F_], dtype="float64")
+        U_ = p.global_block().create_parameter(name="U", shape=[F_, F_], dtype="float64")
+        r = pd.layers.StaticRNN()
+        with r.step():
+            h_ = r.memory(init=m_)
+            a_ = pd.layers.sigmoid(pd.layers.matmul(r.step_input(xs_), W_)
+                                   + pd.layers.matmul(h_, U_))
+            r.update_memory(h_, a_)
+            r.step_output(a_)
+        return p, r()
+
+
+B3, F3 = 64, 32
+print("   T  step scopes' bytes  per step  run's peak   PaddlePaddle inference (2 scopes)")
+held_by_T = {}
+for T_ in (4, 8, 16, 32):
+    p, out_ = design_rnn(T_, B3, F3)
+    f = {"x": rng.normal(size=(T_, B3, F3)), "m": rng.normal(size=(B3, F3))}
+    s_ = pd.Scope()
+    exe.run(p, feed=f, fetch_list=[out_], scope=s_)          # parameters made
+    gc.collect()
+    start = MEMORY.in_use(cpu)
+    MEMORY.reset_peak()
+    exe.run(p, feed=f, fetch_list=[out_], scope=s_)
+    kids = records[-1].scopes.kids[0].kids
+    held = sum(k.nbytes() for k in kids)
+    one = held // T_
+    held_by_T[T_] = held
+    print(f"{T_:4}  {held:18,}  {one:8,}  {MEMORY.peak(cpu) - start:10,}   {2 * one:,}")
+
+assert all(held_by_T[T_] == T_ * held_by_T[4] // 4 for T_ in held_by_T)   # linear in T
+
+# %% [markdown]
+# Each step scope holds the same bytes, so the total is `T ×` one step: linear in `T`,
+# the price of being able to run backward through time. PyTorch pays the same price in
+# another form: autograd keeps the tensors each op saved for its backward (`h_t` for the
+# sigmoid, `x_t` and `h_{t−1}` for the products) until `backward()` frees them, and under
+# `torch.no_grad()` it saves nothing, as PaddlePaddle's `is_train=False` keeps two scopes.
+# paddle_nb's `recurrent` accepts the `is_train` attribute but, today, always keeps every
+# step scope.
 
 # %% [markdown]
 # The same RNN in PaddlePaddle 1.8's own names is `pd.layers.StaticRNN`:

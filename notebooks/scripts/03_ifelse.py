@@ -23,7 +23,8 @@
 # 5. Gradients through a branch: each instance's gradient flows back through the branch it
 #    took, and the backward pass reads the values the forward pass left in the branch's
 #    scope.
-# 6. Three exercises, with hidden solutions.
+# 6. Build it yourself: the IfElse by hand, with the reference evaluator of notebook 06.
+# 7. Three exercises, with hidden solutions.
 #
 # `pd.viz.graph` draws the program, branches and all, and `pd.viz.scope_tree` the scopes
 # of a run.
@@ -372,7 +373,79 @@ assert not got_gw.any()
 assert [s.label for s in branch] == ["block 1"]
 
 # %% [markdown]
-# ## 6 · Exercises
+# ## 6 · Build it yourself: IfElse by hand
+#
+# An IfElse is nothing but ops that run blocks in kid scopes. Write it yourself, with
+# nothing but scopes and notebook 06's reference evaluator, `evaluate(program, scope,
+# block_idx)`, which runs one block's ops in a scope (a name the block does not find
+# there is looked up in the parents, as always).
+#
+# Write `ifelse_by_hand(prog, feed, scope)` that returns the merged `[N, D]` output:
+#
+# 1. make a run scope, a kid of `scope` (which holds `fc.w` and `fc.b`), and put the
+#    fed `y` in it;
+# 2. for each of the two `conditional_block` ops of the global block (the first is the
+#    true branch): its block index is `op.attr("sub_block")`; the name under which the
+#    branch expects its rows is the first name of `op.input("Input")`; the name its
+#    `assign` writes is `op.output("Out")[0]`;
+# 3. if the branch has rows (`feed["cond"]` true, or false, for the second), make a kid
+#    scope of the run scope, put that branch's rows of `feed["x"]` in it under the
+#    expected name, and `evaluate(prog, kid, block_idx)`;
+# 4. put the branch's output back into those rows of the result (the merge); destroy the
+#    run scope.
+#
+# **Predict first:** how many kid scopes does your run scope have when every condition is
+# true? The answer cell checks your function against `exe.run` on the feed of section 1
+# and on an all-true condition; with your function still a stub, it checks only its own.
+
+# %%
+from paddle_nb.executor import evaluate
+
+
+def ifelse_by_hand(prog, feed, scope):
+    """Your IfElse: the merged output of `prog`'s branches, run by hand."""
+    ...                                   # your answer here
+
+
+# %%
+# (a second empty cell, to try things in)
+
+# %% [markdown]
+# The answer, and the check (try yours first):
+
+# %%
+def answer_ifelse_by_hand(prog, feed, scope):
+    mask = feed["cond"].ravel()
+    run = scope.new_scope(label="by hand")
+    run.var("y").get_tensor().set(feed["y"], cpu)
+    merged = np.zeros(feed["x"].shape)
+    branches = [op for op in prog.global_block().ops if op.type == "conditional_block"]
+    for op, rows in zip(branches, (mask, ~mask)):
+        if not rows.any():
+            continue                                   # an empty branch does not run
+        kid = run.new_scope(label=f"block {op.attr('sub_block')}")
+        kid.var(op.input("Input")[0]).get_tensor().set(feed["x"][rows], cpu)
+        evaluate(prog, kid, op.attr("sub_block"))      # the branch's ops, in the kid scope
+        merged[rows] = kid.find_var(op.output("Out")[0]).get_tensor().numpy()
+    print("  branch scopes:", [k.label for k in run.kids])
+    run.destroy()
+    return merged
+
+
+for flags in (feed["cond"], np.ones((N, 1), bool)):
+    f = {**feed, "cond": flags}
+    expected, = exe.run(prog, feed=f, fetch_list=[out], scope=scope)
+    for who, fn in (("the answer", answer_ifelse_by_hand), ("yours", ifelse_by_hand)):
+        got_by_hand = fn(prog, f, scope)
+        if got_by_hand is None:
+            print(f"{who}: not written yet")
+            continue
+        assert np.allclose(got_by_hand, expected), who
+        print(f"{who}: equals exe.run on {flags.sum()} true rows of {N}")
+assert scope.kids == []
+
+# %% [markdown]
+# ## 7 · Exercises
 #
 # **Exercise 1.** Write `relu` with an `IfElse`: for a column `v` of shape `[N, 1]`, the
 # condition is `v < 0` (`pd.layers.less_than`), the true branch outputs zeros

@@ -30,7 +30,8 @@
 #    computed by hand; the step scopes visited last step first.
 # 5. Why the step scopes are kept, what it costs (memory linear in `T`), and how
 #    PaddlePaddle itself frees them earlier.
-# 6. Three exercises, with hidden solutions.
+# 6. Build it yourself: the RNN loop by hand, one step scope per step.
+# 7. Three exercises, with hidden solutions.
 #
 # `pd.viz.graph` draws the program with its step links, and `pd.viz.rnn_explorer` puts
 # the step scopes under a slider.
@@ -521,7 +522,69 @@ same, = exe.run(fluid_style, feed=feed, fetch_list=[out3], scope=scope)   # the 
 assert np.allclose(same, got1)
 
 # %% [markdown]
-# ## 6 · Exercises
+# ## 6 · Build it yourself: the RNN loop by hand
+#
+# The `recurrent` op is a loop over step scopes. Write the loop yourself, with scopes and
+# the reference evaluator `evaluate(program, scope, block_idx)` (notebook 06), for the
+# design doc's `prog` of section 1 (its `W` and `U` are in `scope`):
+#
+# 1. make a run scope, a kid of `scope`;
+# 2. for `t = 0 … T−1`, make a step scope (a kid of the run scope), and put in it the
+#    step's slice `feed["x"][t]` under the name `x` (the step block's input has the outer
+#    sequence's name) and the memory's previous value under `pre_name` (section 2's
+#    `ex_states`): `feed["m"]` at step 0, and from then on the value of `state_name`
+#    (`states`) *in the previous step's scope*: this is the link from step scope to step
+#    scope;
+# 3. `evaluate(prog, step_scope, 1)`, and collect the values of the op's outputs
+#    (`rec_op.output("outputs")`, the same names inside the step);
+# 4. return `o1` and `o2` stacked over time, and destroy the run scope.
+#
+# **Predict first:** at step 2, in which scope is `W` found? And `pre_name`?
+
+# %%
+from paddle_nb.executor import evaluate
+
+
+def rnn_by_hand(prog, feed, scope):
+    """Your RNN loop: (o1, o2) of the design doc's program, step scope by step scope."""
+    ...                                   # your answer here
+
+
+# %%
+# (a second empty cell, to try things in)
+
+# %% [markdown]
+# The answer, and the check against `exe.run` (try yours first):
+
+# %%
+def answer_rnn_by_hand(prog, feed, scope):
+    run = scope.new_scope(label="by hand")
+    previous, outputs = None, []
+    for t in range(feed["x"].shape[0]):
+        step = run.new_scope(label=f"step {t}")
+        step.var("x").get_tensor().set(feed["x"][t], cpu)
+        pre = feed["m"] if t == 0 else previous.find_var(state_name).get_tensor().numpy()
+        step.var(pre_name).get_tensor().set(pre, cpu)            # the memory's link
+        evaluate(prog, step, 1)
+        outputs.append([step.find_var(n).get_tensor().numpy() for n in rec_op.output("outputs")])
+        previous = step
+    print("  step scopes kept until the end:", [s.label for s in run.kids])
+    run.destroy()
+    return tuple(np.stack(column) for column in zip(*outputs))
+
+
+want_o1, want_o2 = exe.run(prog, feed=feed, fetch_list=[o1, o2], scope=scope)
+for who, fn in (("the answer", answer_rnn_by_hand), ("yours", rnn_by_hand)):
+    result = fn(prog, feed, scope)
+    if result is None:
+        print(f"{who}: not written yet")
+        continue
+    assert np.allclose(result[0], want_o1) and np.allclose(result[1], want_o2), who
+    print(f"{who}: equals exe.run, o1 and o2")
+assert scope.kids == []
+
+# %% [markdown]
+# ## 7 · Exercises
 #
 # **Exercise 1.** Give the design doc's step net a second memory `c` that starts at zeros
 # (`net.add_memory(init=...)` with a zeros input, or `StaticRNN.memory(shape=[-1, H],

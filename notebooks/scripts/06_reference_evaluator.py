@@ -26,6 +26,12 @@
 # 7. Three exercises, with hidden solutions.
 #
 # Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
+#
+# > **Core path, notebook 2b of 5: sections 1 and 2 only · about 15 min** (read them right
+# > after notebook 02, before 03: the evaluator is what "running" means, and 03 and 04 run
+# > blocks inside blocks). Sections 3 to 7 are an optional lab on the Executor's machinery.
+# > The table of the whole tour is in [README.md](README.md). Claims say whose rule they
+# > are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 
 # %%
 import inspect
@@ -162,10 +168,12 @@ kid.destroy()
 print(pd.executor.executor.__doc__)
 
 # %% [markdown]
-# `exe.run(program, feed, fetch_list, scope)` does five things: check the feeds and
-# fetches against the program, make a kid scope of `scope` labelled `"run"`, put the feeds
-# there, call `run_block` on the global block, copy the fetched values out, and destroy
-# the kid scope. `run_block(program, block_idx, scope, keep)` runs one block's ops in a
+# `exe.run(program, feed, fetch_list, scope)` does six things: (0) check the feeds and
+# fetches against the program, (1) make a kid scope of `scope` labelled `"run"`, (2) put
+# the feeds there, (3) call `run_block` on the global block, (4) copy the fetched values
+# out, and (5) destroy the kid scope. (A kid scope per run, destroyed at the end, is what
+# **PaddlePaddle** 1.x's `Executor::Run` does with `create_local_scope`; paddle_nb does the
+# same.) `run_block(program, block_idx, scope, keep)` runs one block's ops in a
 # scope; the `run_op` of the drawing is the body of its loop: gather the input arrays,
 # call the kernel, store the outputs, release the dead temporaries. The same steps by
 # hand give the same numbers as `run`:
@@ -296,26 +304,32 @@ for position, kind, scope_id, name, nbytes, place in record.events:
 # freed by op #1 `elementwise_add`, its only reader. The bytes alive at any moment are
 # the allocations minus the frees so far; with eager release the peak stays below the sum
 # of all temporaries.
+#
+# **Predict, then run.** The loop below counts the bytes alive *after* each op (between
+# ops). Inside an op there is a moment when its inputs and its new output are both alive,
+# before the dead inputs are freed. Is the peak at that moment higher? By how much? (The
+# second count, `inside`, answers it.)
 
 # %%
 life = [(op_label(p), kind) for p, kind, _, name, *_ in record.events if name == "fc_0.tmp_0"]
 print("fc_0.tmp_0:", life)
 
-live, peak, total = 0, 0, 0
-print(f"\n{'after':20} {'live bytes':>10}")
+live, peak, inside, total = 0, 0, 0, 0
+print(f"\n{'after':20} {'live bytes':>10} {'during the op':>14}")
 for position in range(-1, len(record.ops)):
-    for p, kind, _, _, nbytes, _ in record.events:
-        if p == position and kind == "tensor_allocated":
-            live, total = live + nbytes, total + nbytes
-        elif p == position and kind == "tensor_freed":
-            live -= nbytes
+    here = [(kind, n) for p, kind, _, _, n, _ in record.events if p == position]
+    allocated = sum(n for kind, n in here if kind == "tensor_allocated")
+    freed = sum(n for kind, n in here if kind == "tensor_freed")
+    inside = max(inside, live + allocated)       # the op's own moment: inputs and output
+    live, total = live + allocated - freed, total + allocated
     peak = max(peak, live)
-    print(f"{op_label(position):20} {live:10}")
-print(f"peak {peak} B, while the run allocated {total} B in all")
+    print(f"{op_label(position):20} {live:10} {live + freed:14}")
+print(f"peak between ops {peak} B; inside an op {inside} B; the run allocated {total} B in all")
 
 assert life == [("before", "var_created"), ("before", "var_typed"),
                 ("#0 mul", "tensor_allocated"), ("#1 elementwise_add", "tensor_freed")]
 assert live == 16 and peak == 32 and total == 24 + 3 * 32 + 3 * 16   # x, 3×[2, 4], 3×[2, 2]
+assert inside > peak
 
 
 # %% [markdown]
@@ -365,8 +379,10 @@ replay
 # `pd.viz.memory_timeline(record)` draws the bytes in use on each place at each of
 # those positions: ▲ an allocation, ▼ a release. It counts every scope of the run,
 # the user's too, so the curve starts at the parameters' bytes plus the fed `x`, and its
-# peak is the parameters plus the 32 bytes of live temporaries counted above. Hover a
-# column to see what changed there.
+# peak is the parameters plus the 32 bytes of live temporaries counted above: a peak
+# **between ops**. The moment inside an op (the `inside` count above) is not drawn; add
+# its extra bytes to the parameters for the true peak. Hover a column to see what
+# changed there.
 
 # %%
 timeline = pd.viz.memory_timeline(record)

@@ -8,8 +8,8 @@
 # implements: *Design of Scope in Paddle*, its earlier draft *What is a scope*, and *Design
 # Doc: Variable*.
 #
-# > **Core path, notebook 1 of 5 · about 20 min.** The table of the whole tour, with the
-# > reading times, is in [README.md](README.md).
+# > **Core path, notebook 1 of 5 · about 22 min** (sections 6 and 8 are optional). The
+# > table of the whole tour, with the reading times, is in [README.md](README.md).
 #
 # **Whose rule is it?** Three voices speak in this tour, and each claim says which:
 #
@@ -70,6 +70,12 @@ print("bytes in use on the CPU:", in_use())
 # name and creates it first if it is absent (*create-or-get*), and `scope.find_var(name)`,
 # which only looks and returns `None` when the name is unknown, so it doubles as
 # "contains". A new variable holds nothing yet.
+#
+# What should `Var` do when the name already exists? **Design** says two things: the
+# interface's comment, "return if already contains same name variable" (create-or-get),
+# and its last section, "`Var` will return an `Error` when there is a name conflict
+# locally"; its earlier draft, *What is a scope*, has only the error. **PaddlePaddle**'s
+# `Scope::Var` and **paddle_nb**'s `scope.var` take the first: create-or-get.
 
 # %%
 scope = pd.Scope()

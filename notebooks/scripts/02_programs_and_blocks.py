@@ -30,8 +30,8 @@
 # Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
 # Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*).
 #
-# > **Core path, notebook 2 of 5 · about 20 min: sections 1, 2, 4, 5 and 8** (3, 6 and 7
-# > are optional). The table of the whole tour is in [README.md](README.md). Claims say
+# > **Core path, notebook 2 of 5 · about 20 min: sections 1, 2, 4 and 5** (without its
+# > `load` example; sections 3, 6, 7 and 8 are optional). The table of the whole tour is in [README.md](README.md). Claims say
 # > whose rule they are: **Design** (the design documents), **PaddlePaddle** (its source,
 # > or PaddlePaddle 2.6.2 run), or **paddle_nb** (its own choice, with a link to the
 # > [design note](../docs/design_notes.md)).
@@ -161,7 +161,13 @@ assert main.desc.blocks[0].vars[0].stop_gradient
 # Appending an op runs the op's shape rule on its inputs' `VarDesc`s and writes the
 # outputs' shapes and dtypes before the line returns. No data is needed: the batch size is
 # unknown while the program is written, so the first dimension is `-1`. Each variable can
-# show its shape the moment it exists:
+# show its shape the moment it exists.
+#
+# *Design Doc: Block and Scope* also gives a block an `InferShape(scope)` that runs before
+# `Run`, at run time, when the real sizes are known. **PaddlePaddle** does both: the
+# build-time inference above, and a run-time `InferShape` before each kernel.
+# **paddle_nb** infers at build time only; at run time a kernel's output array simply has
+# the shape it computed, and notebook 06's evaluator stores it as it is.
 
 # %%
 cnn = pd.Program()
@@ -209,6 +215,13 @@ assert len(cnn.global_block().ops) == ops_before and len(cnn.global_block().vars
 # > In programming languages, a block is a pair of curly braces that includes local
 # > variables definitions and a sequence of instructions, or operators.
 # > (*Design Doc: Block and Scope*)
+#
+# That design document sets three representations of computation side by side: a
+# *sequence of layers* (Caffe, Torch, the first Paddle), a *graph of operators*
+# (TensorFlow, Caffe2, MXNet), and *nested blocks*, like C++ and Java programs, which is
+# PaddlePaddle's. A sequence cannot say "this part runs once per time step"; a flat graph
+# says it with special loop nodes; nested blocks say it the way a programming language
+# does, with a block inside a block, owned by the op (the `for`, the `if`) that runs it.
 #
 # Block 0 is the **global block**. `program.create_block()` makes a new block whose parent
 # is the current block, and makes it current; `program.rollback()` makes the parent current
@@ -407,6 +420,30 @@ assert [op.type for op in startup.global_block().ops] == ["uniform_random", "fil
 assert main2.preamble_length() == 0
 assert [op.type for op in main2.global_block().ops] == ["mul", "elementwise_add"]
 assert scope2.local_var_names() == ["fc_0.w_0", "fc_0.b_0"] and result.shape == (2, 2)
+
+# %% [markdown]
+# *Design Doc: Python API* names a second kind of initializer: `init_attr={type: "load",
+# filename: "something.numpy"}`, a parameter whose first value is read from a file.
+# `pd.initializer.Load(path)` writes that `load` op into the preamble (paddle_nb reads a
+# `.npy` file, or PaddlePaddle's tensor format):
+
+# %%
+import os
+import tempfile
+
+saved = np.arange(6, dtype="float32").reshape(2, 3)
+path = os.path.join(tempfile.mkdtemp(), "something.npy")
+np.save(path, saved)
+loaded = pd.Program()
+with pd.program_guard(loaded):
+    p = loaded.global_block().create_parameter(name="p", shape=[2, 3], dtype="float32",
+                                               initializer=pd.initializer.Load(path))
+print("preamble:", [op.type for op in loaded.global_block().ops])
+scope3 = pd.Scope()
+exe.run(loaded, scope=scope3)
+print("p =", scope3.find_var("p").get_tensor().numpy().tolist())
+assert [op.type for op in loaded.global_block().ops] == ["load"]
+assert np.array_equal(scope3.find_var("p").get_tensor().numpy(), saved)
 
 # %% [markdown]
 # ## 6. Printing a program, and a round trip through bytes

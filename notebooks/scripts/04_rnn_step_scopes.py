@@ -8,7 +8,8 @@
 # backward pass needs the values in them. This notebook watches that happen, writes the
 # backward-through-time recurrence out, and measures what keeping the step scopes costs.
 #
-# > **Core path, notebook 4 of 5 · about 25 min.** The table of the whole tour is in
+# > **Core path, notebook 4 of 5 · about 23 min of reading, and about 10 more to write
+# > section 6** (the memory experiment that ends section 5 is optional). The table of the whole tour is in
 # > [README.md](README.md). Claims say whose rule they are: **Design** (the design
 # > documents), **PaddlePaddle** (its `recurrent_op.cc`, or PaddlePaddle 2.6.2 run), or
 # > **paddle_nb** (its own choice, with a link to the [design note](../docs/design_notes.md)).
@@ -214,6 +215,13 @@ print(f"    [{run.label}] {len(run.vars)} variables")
 for step in run.kids:
     print(f"        [{step.label}] " + ", ".join(f"{v.name}{list(v.shape)}" for v in step.vars))
 assert [s.label for s in run.kids] == [f"step {t}" for t in range(T)]
+
+# %% [markdown]
+# This is what *Design Doc: Block and Scope* calls a **stack forest**: every block entered
+# pushes a scope and none is popped, so the scopes of a minibatch form a tree (one per
+# scope the program is run in) instead of a stack. The height of the tallest tree is the
+# nesting depth of the blocks: here the user scope, the run scope, and the step scopes of
+# the one nested block; an IfElse inside the step net would add one more level.
 
 
 # %% [markdown]

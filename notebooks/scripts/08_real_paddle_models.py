@@ -26,6 +26,9 @@
 # 9. Three exercises, with hidden solutions.
 #
 # Each code cell checks itself with `assert` lines. Run it top to bottom.
+#
+# > **Optional lab · about 32 min** (the core path is in [README.md](README.md)). Claims say
+# > whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 
 # %%
 import atexit

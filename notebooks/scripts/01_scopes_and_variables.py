@@ -129,7 +129,23 @@ assert scope.local_var_names() == ["w", "b"]
 #
 # The last row is the point of **Design** (*Design Doc: Block and Scope*, "Stack Frames and
 # the Scope Hierarchy"): the backward pass needs the values a block computed, so its scope
-# outlives the block. Notebook 04 shows it with an RNN's step scopes.
+# outlives the block. Over one minibatch of a three-step RNN, a C++ loop's stack and the
+# scopes look like this (notebooks 03 and 04 print the same figure from real runs, with
+# PaddlePaddle's own rule beside it):
+#
+# ```
+#                       a C++ call stack     scopes alive (Design)
+# forward in step 0     main() > {step 0}    run > s0
+# forward in step 1     main() > {step 1}    run > s0 s1
+# forward in step 2     main() > {step 2}    run > s0 s1 s2
+# backward in step 2    main() > {step 2}    run > s0 s1 s2
+# backward in step 1    main() > {step 1}    run > s0 s1 s2
+# backward in step 0    main() > {step 0}    run > s0 s1 s2
+# end of the minibatch  main()               -
+# ```
+#
+# The stack is never deeper than the nesting of the braces; the scopes pile up, one per
+# block entered, until the minibatch completes.
 #
 # Lookups never go down into kids or sideways into siblings. `find_local_var` looks in one
 # scope only; `find_scope_of` says where a name was found.

@@ -347,6 +347,63 @@ assert np.allclose(got_gx, central(lambda v: loss_at(x=v), feed["x"]), atol=1e-9
 print("d loss / d fc.w and d loss / d x match central differences")
 
 # %% [markdown]
+# ### Frames and scopes over one minibatch
+#
+# The figure of notebook 01 section 2, now from this real run. For each stretch of the
+# run record (a run of ops in one scope): the call stack a C++ program written with
+# `if`s would have there, and the scopes alive below the run scope, in paddle_nb, which
+# keeps them until the minibatch completes as the design says, and in PaddlePaddle
+# (`b2+g`: block 2 with `grad` kids, paddle_nb's own). The stack never grows deeper than
+# one branch; the scopes only accumulate. Notebook 04 draws the same figure for an RNN.
+
+# %%
+def frames_and_scopes(record):
+    """At each stretch of a recorded run: the C++ call stack a hand-written loop (or if)
+    would have, beside the scopes alive below the run scope, in paddle_nb (which keeps
+    them, as the design says) and in PaddlePaddle (whose recurrent_grad deletes a step
+    scope once backward is past it, and which makes no grad kid scopes)."""
+    path = {}
+
+    def walk(snapshot, above):
+        path[snapshot.id] = above + (snapshot.label,)
+        for kid in snapshot.kids:
+            walk(kid, path[snapshot.id])
+
+    run_snapshot, = record.scopes.kids
+    walk(run_snapshot, ())
+    made, rows, backward = [], [], False          # made: scopes below the run, first use order
+    for op in record.ops:
+        where = path[op.scope_id][1:]             # () for the run scope itself
+        backward = backward or op.type.endswith("_grad")
+        if where and where not in made:
+            made.append(where)
+        if rows and rows[-1][0] == (where, backward):
+            continue
+        body = where[0] if where else None
+        step_now = int(body.split()[1]) if backward and body and body.startswith("step") else None
+        theirs = [p for p in made if len(p) == 1 and not (
+            step_now is not None and p[0].startswith("step") and int(p[0].split()[1]) > step_now + 1)]
+        rows.append(((where, backward),
+                     ("backward" if backward else "forward") + (f" in {body}" if body else ""),
+                     "main()" + (f" > {{{body}}}" if body else ""), names(made), names(theirs)))
+    rows.append((None, "end of the minibatch", "main()", "-", "-"))
+    print(f"{'':20} {'a C++ call stack':18} {'scopes alive: paddle_nb (Design)':34} PaddlePaddle")
+    for _, moment, stack, ours, theirs in rows:
+        print(f"{moment:20} {stack:18} {ours:34} {theirs}")
+    return rows
+
+
+def names(paths):
+    """'s0 s1+g ...': each scope below the run, +g when it has a grad kid."""
+    top = [p[0] for p in paths if len(p) == 1]
+    return " ".join(label.replace("step ", "s").replace("block ", "b")
+                    + ("+g" if (label, "grad") in paths else "") for label in top) or "-"
+
+
+rows = frames_and_scopes(records[-1])
+assert rows[-2][3] == "b1+g b2+g" and rows[-2][4] == "b1 b2"
+
+# %% [markdown]
 # The branch scopes now have kids labelled `grad` (paddle_nb's, see above): the backward of
 # the branch ran inside them and read the forward values from the branch scope above.
 # `pd.gradients` and `append_backward` each appended their own grad ops.
@@ -446,6 +503,19 @@ for flags in (feed["cond"], np.ones((N, 1), bool)):
 assert scope.kids == []
 
 # %% [markdown]
+# ## Summary
+#
+# - An IfElse over a minibatch splits the rows by a per-instance condition, runs each
+#   branch's block on its rows in a kid scope of the run scope, and merges the rows back
+#   (`split_lod_tensor`, two `conditional_block`s, `merge_lod_tensor`); a branch with no
+#   rows does not run.
+# - `cond` is the one-condition `if`: only one branch runs, `select_input` picks its output.
+# - A branch's scope outlives the branch (**Design**): the backward pass reads the values
+#   the forward pass left there. paddle_nb runs the grad block in a `grad` kid of that
+#   scope; PaddlePaddle runs it in the branch's scope itself.
+# - Nothing more than scopes and the evaluator: section 6 builds the IfElse by hand.
+#
+# %% [markdown]
 # ## 7 · Exercises
 #
 # **Exercise 1.** Write `relu` with an `IfElse`: for a column `v` of shape `[N, 1]`, the
@@ -453,7 +523,11 @@ assert scope.kids == []
 # (`ie.input(v) * 0.0`), the false branch outputs its rows unchanged. Check it against
 # `np.maximum(v, 0)` on random data, and check that the true branch's scope holds exactly
 # as many rows as there are negative values.
-#
+
+# %%
+# Exercise 1: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -483,7 +557,11 @@ assert scope.kids == []
 # (the design doc's program, with its backward) when the condition is
 # `[True, True, False, False, False, False]`: their labels, their row counts, and how many
 # `grad` kids each has. Then check your prediction with the run record.
-#
+
+# %%
+# Exercise 2: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -501,7 +579,11 @@ assert scope.kids == []
 # alone", and get `d sum(result) / d a` with `pd.gradients`. Mark `a` as needing a gradient
 # (`a.stop_gradient = False`). The gradient should be all 0.5 or all 1 depending on the
 # branch taken.
-#
+
+# %%
+# Exercise 3: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python

@@ -394,6 +394,63 @@ for s in run2.kids:
     print(f"[{s.label}] -> [{s.kids[0].label}] " + ", ".join(v.name for v in s.kids[0].vars))
 
 # %% [markdown]
+# ### Frames and scopes over one minibatch
+#
+# The figure of notebook 01 section 2, now from this real run. For each stretch of the
+# run record (a run of ops in one scope): the call stack a C++ program written with
+# loops would have there, and the scopes alive below the run scope, in paddle_nb, which
+# keeps them until the minibatch completes as the design says, and in PaddlePaddle
+# (`s2+g`: step 2 with a `grad` kid, paddle_nb's own). The stack never grows deeper than
+# one body; the scopes only accumulate.
+
+# %%
+def frames_and_scopes(record):
+    """At each stretch of a recorded run: the C++ call stack a hand-written loop (or if)
+    would have, beside the scopes alive below the run scope, in paddle_nb (which keeps
+    them, as the design says) and in PaddlePaddle (whose recurrent_grad deletes a step
+    scope once backward is past it, and which makes no grad kid scopes)."""
+    path = {}
+
+    def walk(snapshot, above):
+        path[snapshot.id] = above + (snapshot.label,)
+        for kid in snapshot.kids:
+            walk(kid, path[snapshot.id])
+
+    run_snapshot, = record.scopes.kids
+    walk(run_snapshot, ())
+    made, rows, backward = [], [], False          # made: scopes below the run, first use order
+    for op in record.ops:
+        where = path[op.scope_id][1:]             # () for the run scope itself
+        backward = backward or op.type.endswith("_grad")
+        if where and where not in made:
+            made.append(where)
+        if rows and rows[-1][0] == (where, backward):
+            continue
+        body = where[0] if where else None
+        step_now = int(body.split()[1]) if backward and body and body.startswith("step") else None
+        theirs = [p for p in made if len(p) == 1 and not (
+            step_now is not None and p[0].startswith("step") and int(p[0].split()[1]) > step_now + 1)]
+        rows.append(((where, backward),
+                     ("backward" if backward else "forward") + (f" in {body}" if body else ""),
+                     "main()" + (f" > {{{body}}}" if body else ""), names(made), names(theirs)))
+    rows.append((None, "end of the minibatch", "main()", "-", "-"))
+    print(f"{'':20} {'a C++ call stack':18} {'scopes alive: paddle_nb (Design)':34} PaddlePaddle")
+    for _, moment, stack, ours, theirs in rows:
+        print(f"{moment:20} {stack:18} {ours:34} {theirs}")
+    return rows
+
+
+def names(paths):
+    """'s0 s1+g ...': each scope below the run, +g when it has a grad kid."""
+    top = [p[0] for p in paths if len(p) == 1]
+    return " ".join(label.replace("step ", "s").replace("block ", "b")
+                    + ("+g" if (label, "grad") in paths else "") for label in top) or "-"
+
+
+rows = frames_and_scopes(rec2)
+assert rows[-2][3] == "s0+g s1+g s2+g" and rows[-2][4] == "s0 s1"    # backward in step 0
+
+# %% [markdown]
 # ## 5 · Why the step scopes are kept until the minibatch completes
 #
 # The grad block's ops read forward values: `sigmoid_grad` reads `act` (the sigmoid's
@@ -592,13 +649,30 @@ for who, fn in (("the answer", answer_rnn_by_hand), ("yours", rnn_by_hand)):
 assert scope.kids == []
 
 # %% [markdown]
+# ## Summary
+#
+# - The `recurrent` op runs one step block `T` times, each time in a new step scope, a kid
+#   of the run scope; the memory links step `t − 1`'s state to step `t`'s `h.pre()`.
+# - Backward through time runs the grad block once per step, last step first:
+#   `δ_t = 2 h_t + a_{t+1} Uᵀ`, and each parameter's gradient is summed over the steps.
+#   Every term reads step `t`'s forward values, which is why the step scopes are kept.
+# - **Design** keeps every step scope until the minibatch completes, and paddle_nb does;
+#   the memory is linear in `T`. **PaddlePaddle** deletes each step scope once backward
+#   has passed it, and in inference keeps only two.
+# - Nothing more than scopes and the evaluator: section 6 builds the loop by hand.
+#
+# %% [markdown]
 # ## 7 · Exercises
 #
 # **Exercise 1.** Give the design doc's step net a second memory `c` that starts at zeros
 # (`net.add_memory(init=...)` with a zeros input, or `StaticRNN.memory(shape=[-1, H],
 # batch_ref=x_t)`) and keeps the running sum of `act`: `c_t = c_{t-1} + act_t`. Output it
 # too, and check that its last step equals `o1.sum(axis=0)`.
-#
+
+# %%
+# Exercise 1: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -634,7 +708,11 @@ assert scope.kids == []
 # (`op.set_attr("reverse", True)`), run it, and check (a) that the step scopes are now
 # made in the order `step 2, step 1, step 0`, and (b) the result against a NumPy loop that
 # walks the sequence backwards.
-#
+
+# %%
+# Exercise 2: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -671,7 +749,11 @@ assert scope.kids == []
 # collected outputs are all `[B, H]` float64 and `x_t` is `[B, I]` float64; then compare with
 # the run record (`ScopeRecord.nbytes()`). Hint: count the variables of one step scope in
 # section 3's printout.
-#
+
+# %%
+# Exercise 3: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python

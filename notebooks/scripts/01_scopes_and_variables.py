@@ -197,9 +197,7 @@ assert inner.find_var("h").get_tensor().numpy().tolist() == [2.0, 2.0]
 # (section 4).
 
 # %%
-tree = pd.viz.scope_tree(root)
-assert tree.html.count('data-var="h"') == 2 and 'data-scope-label="inner"' in tree.html
-tree
+pd.viz.scope_tree(root)
 
 # %% [markdown]
 # ## 3. Only a scope makes a variable
@@ -323,8 +321,6 @@ assert [life(lazy.find_var(n)) for n in "abc"] == ["created", "typed", "allocate
 lazy.destroy()
 print(f"after destroying it:         +{in_use() - before}")
 assert in_use() == before
-for state in ["created", "typed", "allocated"]:
-    assert f'data-state="{state}"' in drawing.html
 drawing
 
 # %% [markdown]

@@ -114,9 +114,7 @@ assert [g[1] for g in growth] == [(1, 0, 0), (1, 0, 1), (1, 0, 2), (1, 5, 7), (1
 # fed variables `image` and `label` have no op above them. Hover a node for its slots.
 
 # %%
-picture = pd.viz.graph(main)
-assert all(f'"op-b0-{k}"' in picture.source for k in range(11))    # one node per op
-picture
+pd.viz.graph(main)
 
 # %% [markdown]
 # The Python objects read everything from the message. A `Variable` is a view over a
@@ -291,9 +289,7 @@ assert outer.find_var("a", recursive=False) is None
 from IPython.display import display
 
 display(pd.viz.graph(prog))
-tree = pd.viz.block_tree(prog)
-assert all(f'data-block="{i}" data-parent="{i - 1}"' in tree.html for i in range(3))
-tree
+pd.viz.block_tree(prog)
 
 # %% [markdown]
 # The example in *Design Doc: Block and Scope* reuses an `fc` layer's weight inside an RNN's step block by name, with

@@ -143,9 +143,7 @@ assert [op.type for op in prog.global_block().ops].count("conditional_block") ==
 # writes out goes, dashed too, to a variable of block 0 that `merge_lod_tensor` reads.
 
 # %%
-picture = pd.viz.graph(prog)
-assert "cluster_b1" in picture.source and "cluster_b2" in picture.source
-picture
+pd.viz.graph(prog)
 
 # %% [markdown]
 # Run it on six rows and compare with NumPy's `where`, which computes both sides for every
@@ -224,9 +222,7 @@ print("true rows:", np.flatnonzero(feed["cond"]), " false rows:", np.flatnonzero
 # the backward pass (section 5).
 
 # %%
-tree = pd.viz.scope_tree(record)
-assert 'data-scope-label="block 1"' in tree.html and 'data-scope-label="block 2"' in tree.html
-tree
+pd.viz.scope_tree(record)
 
 # %% [markdown]
 # After the run, nothing is left: the run scope and everything below it is destroyed when

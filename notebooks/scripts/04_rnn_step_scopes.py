@@ -190,9 +190,7 @@ assert rec_op.input("parameters") == ["W", "U"]   # captured from the global blo
 # the step scopes.
 
 # %%
-picture = pd.viz.graph(prog)
-assert "cluster_b1" in picture.source and "next step" in picture.source
-picture
+pd.viz.graph(prog)
 
 # %% [markdown]
 # ## 3 · The step scopes, one by one

@@ -376,12 +376,12 @@ def frames_and_scopes(record):
         if rows and rows[-1][0] == (where, backward):
             continue
         body = where[0] if where else None
-        step_now = int(body.split()[1]) if backward and body and body.startswith("step") else None
-        theirs = [p for p in made if len(p) == 1 and not (
-            step_now is not None and p[0].startswith("step") and int(p[0].split()[1]) > step_now + 1)]
-        rows.append(((where, backward),
-                     ("backward" if backward else "forward") + (f" in {body}" if body else ""),
-                     "main()" + (f" > {{{body}}}" if body else ""), names(made), names(theirs)))
+        now = step_number(body) if backward else None     # PaddlePaddle: later steps deleted
+        theirs = [p for p in made if len(p) == 1
+                  and not (now is not None and (step_number(p[0]) or 0) > now + 1)]
+        moment = ("backward" if backward else "forward") + (f" in {body}" if body else "")
+        stack = "main()" + (f" > {{{body}}}" if body else "")
+        rows.append(((where, backward), moment, stack, scope_names(made), scope_names(theirs)))
     rows.append((None, "end of the minibatch", "main()", "-", "-"))
     print(f"{'':20} {'a C++ call stack':18} {'scopes alive: paddle_nb (Design)':34} PaddlePaddle")
     for _, moment, stack, ours, theirs in rows:
@@ -389,15 +389,20 @@ def frames_and_scopes(record):
     return rows
 
 
-def names(paths):
+def step_number(label):
+    """t for a step scope labelled 'step t', None for any other scope."""
+    return int(label.split()[1]) if label and label.startswith("step ") else None
+
+
+def scope_names(paths):
     """'s0 s1+g ...': each scope below the run, +g when it has a grad kid."""
     top = [p[0] for p in paths if len(p) == 1]
     return " ".join(label.replace("step ", "s").replace("block ", "b")
                     + ("+g" if (label, "grad") in paths else "") for label in top) or "-"
 
 
-rows = frames_and_scopes(records[-1])
-assert rows[-2][3] == "b1+g b2+g" and rows[-2][4] == "b1 b2"
+figure = frames_and_scopes(records[-1])
+assert figure[-2][3] == "b1+g b2+g" and figure[-2][4] == "b1 b2"
 
 # %% [markdown]
 # The branch scopes now have kids labelled `grad` (paddle_nb's, see above): the backward of

@@ -364,7 +364,11 @@ dash
 # variable of the program is only *declared*. It is displayed once and redraws itself in
 # place after every run of `exe` in `scope`, so a saved copy of this notebook shows it as
 # it was at the *end* of the notebook, after four runs. Now run `main` twice, zeroing a
-# weight in between:
+# weight in between.
+#
+# **Predict, then run:** the preamble's `uniform_random` writes `fc_0.w_0`. After we zero
+# the weight by hand and run `main` again, is it still zero? What is the loss then (three
+# classes)?
 
 # %%
 feed = {"image": np.random.default_rng(0).normal(size=(5, 4)).astype("float32"),

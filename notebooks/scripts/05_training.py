@@ -343,10 +343,11 @@ assert np.allclose(sgd_probs.sum(axis=1), 1.0, atol=1e-5)
 #
 # SGD moves each parameter by `learning_rate × gradient`. Adam keeps, for every
 # parameter, two running averages: `m` of the gradient (weight β₁ = 0.9) and `v` of its
-# square (β₂ = 0.999). It moves each weight by `lr_t · m / (√v + ε)`, where
-# `lr_t = lr · √(1 − β₂ᵗ) / (1 − β₁ᵗ)` undoes the averages' start from zero (the bias
-# correction; **PaddlePaddle**'s `adam` op keeps `β₁ᵗ` and `β₂ᵗ` in the accumulators
-# `beta1_pow_acc` and `beta2_pow_acc` shown below). Where a weight's gradient is steady,
+# square (β₂ = 0.999), the accumulators `..._moment1_0` and `..._moment2_0` listed below.
+# **PaddlePaddle**'s `adam` op (and paddle_nb's, which computes the same numbers) moves each
+# weight by `lr_t · m / (√v + ε·√(1 − β₂ᵗ))`, where `lr_t = lr · √(1 − β₂ᵗ) / (1 − β₁ᵗ)`
+# undoes the averages' start from zero (the bias correction; `β₁ᵗ` and `β₂ᵗ` are the
+# accumulators `..._beta1_pow_acc_0` and `..._beta2_pow_acc_0`). Where a weight's gradient is steady,
 # `m / √v` is about ±1 whatever the gradient's size, so the step is about `lr`; where the
 # gradient keeps changing sign, `m` averages towards 0 while `v` does not, and the step
 # shrinks. Swapping one optimizer for the other changes only the update ops at the end of

@@ -5,8 +5,9 @@
 # program runs: `pd.Executor(pd.CPUPlace())` or `pd.Executor(pd.GPUPlace(0))`. In
 # **paddle_nb** every tensor the run allocates lives on that place, and every byte is
 # counted per place. **PaddlePaddle** makes exceptions even in a GPU run: an op with
-# `force_cpu=True` (`fill_constant`, `less_than`, ...) writes its output on the CPU, and a
-# `While` loop's counter and condition stay on the CPU, where the loop reads them.
+# `force_cpu=True` (`fill_constant`, `less_than`, ...) writes its output on the CPU, and
+# the step counters and loop conditions that its own loop layers build (with
+# `force_cpu=True`) stay there.
 # paddle_nb accepts `force_cpu` and keeps the output on the run's place.
 #
 # > **Optional lab · about 12 min** (the core path is in [README.md](README.md)). Claims

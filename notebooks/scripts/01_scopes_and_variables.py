@@ -8,7 +8,7 @@
 # implements: *Design of Scope in Paddle*, its earlier draft *What is a scope*, and *Design
 # Doc: Variable*.
 #
-# > **Core path, notebook 1 of 5 · about 22 min** (sections 6 and 8 are optional). The
+# > **Core path, notebook 1 of 5 · about 23 min** (sections 6 and 8 are optional). The
 # > table of the whole tour, with the reading times, is in [README.md](README.md).
 #
 # **Whose rule is it?** Three voices speak in this tour, and each claim says which:

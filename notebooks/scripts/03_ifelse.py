@@ -7,8 +7,9 @@
 # (PaddlePaddle's design document): a branch is a **block** of the program, and each time a block runs it gets a
 # fresh **scope**, a kid of the scope that runs the op owning the block.
 #
-# > **Core path, notebook 3 of 5 · about 17 min of reading, and about 10 more to write
-# > section 6** (section 4 is optional). The table of the whole tour is in
+# > **Core path, notebook 3 of 5 · about 20 min of reading, and about 10 more to write
+# > section 6** (section 4 is optional; in section 5, read the frames-and-scopes figure
+# > and skim the code that prints it). The table of the whole tour is in
 # > [README.md](README.md). As in notebook 01, each claim says whose rule it is:
 # > **Design** (the design documents), **PaddlePaddle** (its source, or PaddlePaddle 2.6.2
 # > run), or **paddle_nb** (this re-implementation's own choice, with a link to its

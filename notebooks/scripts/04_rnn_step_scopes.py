@@ -8,8 +8,9 @@
 # backward pass needs the values in them. This notebook watches that happen, writes the
 # backward-through-time recurrence out, and measures what keeping the step scopes costs.
 #
-# > **Core path, notebook 4 of 5 · about 23 min of reading, and about 10 more to write
-# > section 6** (the memory experiment that ends section 5 is optional). The table of the whole tour is in
+# > **Core path, notebook 4 of 5 · about 26 min of reading, and about 10 more to write
+# > section 6** (the memory experiment that ends section 5 is optional; in section 4,
+# > read the frames-and-scopes figure and skim the code that prints it). The table of the whole tour is in
 # > [README.md](README.md). Claims say whose rule they are: **Design** (the design
 # > documents), **PaddlePaddle** (its `recurrent_op.cc`, or PaddlePaddle 2.6.2 run), or
 # > **paddle_nb** (its own choice, with a link to the [design note](../docs/design_notes.md)).

@@ -27,7 +27,7 @@
 #
 # Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
 #
-# > **Core path, notebook 2b of 5: sections 1 and 2 only · about 9 min** (read them right
+# > **Core path, notebook 2b of 5: sections 1 and 2 only · about 8 min** (read them right
 # > after notebook 02, before 03: the evaluator is what "running" means, and 03 and 04 run
 # > blocks inside blocks). Sections 3 to 7 are an optional lab on the Executor's machinery.
 # > The table of the whole tour is in [README.md](README.md). Claims say whose rule they

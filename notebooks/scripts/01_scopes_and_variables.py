@@ -243,7 +243,7 @@ assert W.scope is root and h.scope is step and inner_h.scope is inner
 # | freed | the memory is given back; a kept reference raises | `scope.erase(name)` or destroying the scope |
 #
 # The helper below reads the state of a variable with the public API only. Then we walk
-# one variable through its life, with the design note's own example: a `float16` tensor of shape
+# one variable through its life, with *Design Doc: Variable*'s own example: a `float16` tensor of shape
 # `(100, 200)`.
 
 # %%

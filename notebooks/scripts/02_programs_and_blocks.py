@@ -5,7 +5,7 @@
 # **program**. A PaddlePaddle program is not Python code that computes; it is a description
 # of a computation, a protobuf message that Python writes line by line and an executor
 # interprets later, like a compiler writing a binary for the operating system to run. It
-# follows two design notes: *Design Doc: Python API* and *Design Doc: Block and Scope*.
+# follows two design documents: *Design Doc: Python API* and *Design Doc: Block and Scope*.
 #
 # **What you will see**
 #

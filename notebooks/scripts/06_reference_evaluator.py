@@ -86,7 +86,7 @@ for number, line in enumerate(source.splitlines(), start=1):
 #   GPU), and a random generator. Kernels never ask where they run; the context tells them.
 # - **`block = program.block(block_idx)`**. The block to run, by index; sub-blocks are run
 #   by the same function with another index.
-# - **`for name, var in block.vars.items(): ... scope.var(name)`**. The design note's first
+# - **`for name, var in block.vars.items(): ... scope.var(name)`**. *Design Doc: Block and Scope*'s first
 #   step, `CreateVariables(scope)`: every variable the block declares is *realized* in the
 #   scope, except a persistable one (a parameter) that the scope or an ancestor already
 #   holds. Realizing first means a sub-block run in a kid scope finds these variables by
@@ -94,10 +94,13 @@ for number, line in enumerate(source.splitlines(), start=1):
 # - **`def value(name)`**. Reading an input: find the variable through the scope chain
 #   (the kid first, then its parents) and take its tensor's array.
 # - **`preamble = program.preamble_length() ...`** and **`for k, op in enumerate(block.ops):`**.
-#   The design note's `Run`: the ops, in order. The only exception is the preamble (the
+#   That document's `Run`: the ops, in order. The only exception is the preamble (the
 #   parameter initializers put at the head of the global block when there is no startup
 #   program): an initializer whose parameter already has a value in the scope is skipped,
-#   so evaluating twice never re-initializes a trained parameter.
+#   so evaluating twice never re-initializes a trained parameter. That rule is
+#   **paddle_nb**'s ([design note](../docs/design_notes.md#the-preamble)): the design
+#   prepends initializers without saying how often they run, and PaddlePaddle puts them
+#   in a startup program instead.
 # - **`opdef = registry.get(op.type)`**. The op's one declaration: its slots, its
 #   attributes with defaults, its kernel.
 # - **`attrs = opdef.complete_attrs(op.attrs, strict=False)`**. The attributes written in

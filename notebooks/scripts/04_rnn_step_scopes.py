@@ -499,7 +499,7 @@ exe.run(prog, feed=feed, fetch_list=[o1], scope=scope)
 peak_extra = MEMORY.peak(cpu) - before
 step_bytes = sum(s.nbytes() for s in records[-1].scopes.kids[0].kids)
 print(f"parameters: {params} bytes; the step scopes held {step_bytes} bytes; "
-      f"peak above the start: {peak_extra} bytes")
+      f"peak above the start (between ops): {peak_extra} bytes")
 print("after the run: kids =", scope.kids, " vars =", scope.local_var_names())
 assert scope.kids == [] and sorted(scope.local_var_names()) == ["U", "W"]
 assert MEMORY.in_use(cpu) == before and params == (I * H + H * H) * 8

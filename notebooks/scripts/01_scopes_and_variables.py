@@ -610,7 +610,7 @@ def owner(scope, name):
 # the float64 request (800 bytes) outgrows it: two allocations in all, not three.
 #
 # ```python
-# t = pd.LoDTensor()
+# t = pd.Scope().var("t").get_tensor()
 # start = pd.memory_stats(cpu)
 # seen = []
 # for dtype, shape in [("float32", (10, 10)), ("float32", (100,)),

@@ -5,7 +5,21 @@
 # brace, every iteration. PaddlePaddle's *Design Doc: Block and Scope* says PaddlePaddle does
 # the first and not the second: each time step of an RNN runs its **step block** in a new
 # **step scope**, and the step scopes are *kept* until the minibatch is done, because the
-# backward pass runs inside them. This notebook watches that happen.
+# backward pass needs the values in them. This notebook watches that happen, writes the
+# backward-through-time recurrence out, and measures what keeping the step scopes costs.
+#
+# > **Core path, notebook 4 of 5 · about 26 min of reading, and about 10 more to write
+# > section 6** (the memory experiment that ends section 5 is optional; in section 4,
+# > read the frames-and-scopes figure and skim the code that prints it). The table of the whole tour is in
+# > [README.md](README.md). Claims say whose rule they are: **Design** (the design
+# > documents), **PaddlePaddle** (its `recurrent_op.cc`, or PaddlePaddle 2.6.2 run), or
+# > **paddle_nb** (its own choice, with a link to the [design note](../docs/design_notes.md)).
+# > Notebook 01 taught the first row of the table below; this one shows the second.
+# >
+# > | when | a C++ stack frame | a step scope (Design) |
+# > | --- | --- | --- |
+# > | made | at `{`, each iteration | when the step starts |
+# > | gone | at `}`, each iteration | when the minibatch, backward included, completes |
 #
 # **What you will see**
 #
@@ -14,11 +28,12 @@
 # 2. The program: one step block, and the `recurrent` op that owns it.
 # 3. The step scopes one by one, with their values: the memory's previous value at step
 #    `t` is the output of step `t - 1`.
-# 4. Backward through time: a `grad` scope inside each step scope, visited last step first;
-#    the gradients checked against central differences.
-# 5. Why the step scopes are kept until the minibatch completes, and proof that they are
-#    gone afterwards.
-# 6. Three exercises, with hidden solutions.
+# 4. Backward through time: the unrolled graph and the gradient recurrence written out and
+#    computed by hand; the step scopes visited last step first.
+# 5. Why the step scopes are kept, what it costs (memory linear in `T`), and how
+#    PaddlePaddle itself frees them earlier.
+# 6. Build it yourself: the RNN loop by hand, one step scope per step.
+# 7. Three exercises, with hidden solutions.
 #
 # `pd.viz.graph` draws the program with its step links, and `pd.viz.rnn_explorer` puts
 # the step scopes under a slider.
@@ -176,9 +191,7 @@ assert rec_op.input("parameters") == ["W", "U"]   # captured from the global blo
 # the step scopes.
 
 # %%
-picture = pd.viz.graph(prog)
-assert "cluster_b1" in picture.source and "next step" in picture.source
-picture
+pd.viz.graph(prog)
 
 # %% [markdown]
 # ## 3 · The step scopes, one by one
@@ -201,6 +214,13 @@ print(f"    [{run.label}] {len(run.vars)} variables")
 for step in run.kids:
     print(f"        [{step.label}] " + ", ".join(f"{v.name}{list(v.shape)}" for v in step.vars))
 assert [s.label for s in run.kids] == [f"step {t}" for t in range(T)]
+
+# %% [markdown]
+# This is what *Design Doc: Block and Scope* calls a **stack forest**: every block entered
+# pushes a scope and none is popped, so the scopes of a minibatch form a tree (one per
+# scope the program is run in) instead of a stack. The height of the tallest tree is the
+# nesting depth of the blocks: here the user scope, the run scope, and the step scopes of
+# the one nested block; an IfElse inside the step net would add one more level.
 
 
 # %% [markdown]
@@ -250,12 +270,41 @@ explorer
 #
 # `append_backward` turns the `recurrent` op into a `recurrent_grad` op that owns a
 # **grad block**: the step block's backward, written once, like the step block. At run
-# time `recurrent_grad` visits the step scopes from the last to the first, makes a kid
-# scope labelled `grad` in each, runs the grad block there, and passes the memory's
-# gradient (`h.pre()`'s gradient) back to the previous step, where it is added to the
-# gradient of `act`. The parameters' gradients are summed over the steps.
+# time `recurrent_grad` visits the step scopes from the last to the first, runs the grad
+# block for each, and passes the memory's gradient (`h.pre()`'s gradient) back to the
+# previous step, where it is added to the gradient of `act`. The parameters' gradients
+# are summed over the steps.
 #
-# A tiny case, checked against central differences of the NumPy loop:
+# Where the grad block runs differs: **paddle_nb** makes a kid scope labelled `grad` in
+# each step scope and runs it there
+# ([design note](../docs/design_notes.md#grad-blocks-run-in-a-grad-kid-scope));
+# **PaddlePaddle**'s `recurrent_grad` (`recurrent_op.cc`) runs it in the step scope itself
+# (`RunPreparedContext(..., &cur_scope, ...)`). Both find the forward values by name.
+#
+# ### The unrolled graph and the gradient recurrence
+#
+# Unrolled, the tiny RNN below is a chain; every step uses the same `W` and `U`:
+#
+# ```
+#  m0 = h₋₁ ──U──▶ h₀ ──U──▶ h₁ ──U──▶ h₂        h_t = σ(x_t W + h_{t−1} U)
+#                  ▲         ▲         ▲          L   = Σ_t sum(h_t ⊙ h_t)
+#                x₀ W      x₁ W      x₂ W
+# ```
+#
+# Write `δ_t = ∂L/∂h_t` for the *whole* gradient reaching `h_t`: from the loss directly
+# (`2 h_t`) and from the next step, through `U`. With `a_t = δ_t ⊙ h_t ⊙ (1 − h_t)`, the
+# gradient at the sigmoid's input (σ′ = σ(1 − σ)):
+#
+# - `δ_{T−1} = 2 h_{T−1}` (the last step has no next step);
+# - `δ_t = 2 h_t + a_{t+1} Uᵀ`, going backwards, `t = T−2, …, 0` (the memory's gradient that
+#   `recurrent_grad` passes one step back);
+# - `∂L/∂W = Σ_t x_tᵀ a_t`, `∂L/∂U = Σ_t h_{t−1}ᵀ a_t` (a parameter's gradient is summed over
+#   the steps), and `∂L/∂m0 = a_0 Uᵀ`.
+#
+# Every term reads a forward value of step `t` (`h_t`, `h_{t−1}`, `x_t`): that is why the
+# step scopes must still hold them when backward runs. Below, the program's gradients are
+# checked against this recurrence, computed by hand in NumPy, and against central
+# differences.
 
 # %%
 T2, B2, I2, H2 = 3, 1, 2, 2
@@ -302,7 +351,26 @@ def central(fn, value, eps=1e-6):
     return grad
 
 
-print("dW:", gW.ravel().round(5), "\ncentral:", central(lambda w: loss_np(w, U2v), W2v).ravel().round(5))
+def bptt(w, u):
+    """Forward, then the recurrence above, last step first: (dL/dW, dL/dU)."""
+    hs = [feed2["m0"]]                                   # hs[t + 1] is h_t
+    for t in range(T2):
+        hs.append(sigmoid(feed2["xs"][t] @ w + hs[-1] @ u))
+    dW, dU, a_next = np.zeros_like(w), np.zeros_like(u), None
+    for t in reversed(range(T2)):
+        h_t, h_prev = hs[t + 1], hs[t]
+        delta = 2 * h_t + (0 if a_next is None else a_next @ u.T)   # from L, and from t + 1
+        a_t = delta * h_t * (1 - h_t)
+        dW += feed2["xs"][t].T @ a_t
+        dU += h_prev.T @ a_t
+        a_next = a_t
+    return dW, dU
+
+
+hand_W, hand_U = bptt(W2v, U2v)
+print("dW:", gW.ravel().round(5), "\nby hand:", hand_W.ravel().round(5),
+      "\ncentral:", central(lambda w: loss_np(w, U2v), W2v).ravel().round(5))
+assert np.allclose(gW, hand_W) and np.allclose(gU, hand_U)
 assert np.allclose(gW, central(lambda w: loss_np(w, U2v), W2v), atol=1e-8)
 assert np.allclose(gU, central(lambda u: loss_np(W2v, u), U2v), atol=1e-8)
 
@@ -325,6 +393,68 @@ for s in run2.kids:
     print(f"[{s.label}] -> [{s.kids[0].label}] " + ", ".join(v.name for v in s.kids[0].vars))
 
 # %% [markdown]
+# ### Frames and scopes over one minibatch
+#
+# The figure of notebook 01 section 2, now from this real run. For each stretch of the
+# run record (a run of ops in one scope): the call stack a C++ program written with
+# loops would have there, and the scopes alive below the run scope, in paddle_nb, which
+# keeps them until the minibatch completes as the design says, and in PaddlePaddle
+# (`s2+g`: step 2 with a `grad` kid, paddle_nb's own). The stack never grows deeper than
+# one body; the scopes only accumulate.
+
+# %%
+def frames_and_scopes(record):
+    """At each stretch of a recorded run: the C++ call stack a hand-written loop (or if)
+    would have, beside the scopes alive below the run scope, in paddle_nb (which keeps
+    them, as the design says) and in PaddlePaddle (whose recurrent_grad deletes a step
+    scope once backward is past it, and which makes no grad kid scopes)."""
+    path = {}
+
+    def walk(snapshot, above):
+        path[snapshot.id] = above + (snapshot.label,)
+        for kid in snapshot.kids:
+            walk(kid, path[snapshot.id])
+
+    run_snapshot, = record.scopes.kids
+    walk(run_snapshot, ())
+    made, rows, backward = [], [], False          # made: scopes below the run, first use order
+    for op in record.ops:
+        where = path[op.scope_id][1:]             # () for the run scope itself
+        backward = backward or op.type.endswith("_grad")
+        if where and where not in made:
+            made.append(where)
+        if rows and rows[-1][0] == (where, backward):
+            continue
+        body = where[0] if where else None
+        now = step_number(body) if backward else None     # PaddlePaddle: later steps deleted
+        theirs = [p for p in made if len(p) == 1
+                  and not (now is not None and (step_number(p[0]) or 0) > now + 1)]
+        moment = ("backward" if backward else "forward") + (f" in {body}" if body else "")
+        stack = "main()" + (f" > {{{body}}}" if body else "")
+        rows.append(((where, backward), moment, stack, scope_names(made), scope_names(theirs)))
+    rows.append((None, "end of the minibatch", "main()", "-", "-"))
+    print(f"{'':20} {'a C++ call stack':18} {'scopes alive: paddle_nb (Design)':34} PaddlePaddle")
+    for _, moment, stack, ours, theirs in rows:
+        print(f"{moment:20} {stack:18} {ours:34} {theirs}")
+    return rows
+
+
+def step_number(label):
+    """t for a step scope labelled 'step t', None for any other scope."""
+    return int(label.split()[1]) if label and label.startswith("step ") else None
+
+
+def scope_names(paths):
+    """'s0 s1+g ...': each scope below the run, +g when it has a grad kid."""
+    top = [p[0] for p in paths if len(p) == 1]
+    return " ".join(label.replace("step ", "s").replace("block ", "b")
+                    + ("+g" if (label, "grad") in paths else "") for label in top) or "-"
+
+
+figure = frames_and_scopes(rec2)
+assert figure[-2][3] == "s0+g s1+g s2+g" and figure[-2][4] == "s0 s1"    # backward in step 0
+
+# %% [markdown]
 # ## 5 · Why the step scopes are kept until the minibatch completes
 #
 # The grad block's ops read forward values: `sigmoid_grad` reads `act` (the sigmoid's
@@ -345,7 +475,17 @@ for s in run2.kids:
 
 # %% [markdown]
 # So the scope hierarchy lives until the whole minibatch, backward included, is done; then
-# the executor destroys it. After `exe.run` returns, the user scope has no kids, holds only
+# the executor destroys it. That is **Design**'s rule (*Design Doc: Block and Scope*: "After
+# the process of a minibatch, PaddlePaddle destroys the scope hierarchy"), and paddle_nb
+# follows it to the letter
+# ([design note](../docs/design_notes.md#step-scopes-are-kept-until-the-run-ends)).
+# **PaddlePaddle** itself is more frugal (`StepScopes` in `recurrent_op.cc`):
+#
+# - in training, `recurrent_grad` deletes each step scope as soon as backward has passed
+#   it (`BackwardNext`), and clears the rest when it ends, before the minibatch completes;
+# - in inference (`is_train=False`), the `recurrent` op makes only **two** step scopes and
+#   alternates between them (step `t` runs in scope `t % 2`): step `t` needs only step
+#   `t − 1`'s state, and nothing is kept for a backward pass. After `exe.run` returns, the user scope has no kids, holds only
 # the parameters, and the memory in use is back to the parameters' bytes, although while it
 # ran the step scopes held much more:
 
@@ -359,11 +499,72 @@ exe.run(prog, feed=feed, fetch_list=[o1], scope=scope)
 peak_extra = MEMORY.peak(cpu) - before
 step_bytes = sum(s.nbytes() for s in records[-1].scopes.kids[0].kids)
 print(f"parameters: {params} bytes; the step scopes held {step_bytes} bytes; "
-      f"peak above the start: {peak_extra} bytes")
+      f"peak above the start (between ops): {peak_extra} bytes")
 print("after the run: kids =", scope.kids, " vars =", scope.local_var_names())
 assert scope.kids == [] and sorted(scope.local_var_names()) == ["U", "W"]
 assert MEMORY.in_use(cpu) == before and params == (I * H + H * H) * 8
 assert peak_extra >= step_bytes > 0
+
+# %% [markdown]
+# ### What keeping the step scopes costs: memory linear in `T`
+#
+# **Predict, then run.** The step scopes all live until the run ends, and each holds the
+# same variables. If `T` doubles, what happens to the bytes they hold at the end of the
+# forward pass? And to PaddlePaddle's inference mode, which keeps two?
+#
+# The cell builds the design doc's RNN for `T = 4, 8, 16, 32` (batch 64, 32 features) and
+# measures the bytes its step scopes held (from the run record) and the run's peak
+# (paddle_nb's counter, sampled between ops, see notebook 06). The last column is what
+# PaddlePaddle's two alternating inference scopes would hold: two steps' worth, whatever
+# `T`.
+
+# %%
+def design_rnn(T_, B_, F_):
+    """The design doc's RNN, with StaticRNN, for T_ steps of [B_, F_] float64."""
+    p = pd.Program()
+    with pd.program_guard(p):
+        xs_ = pd.layers.data("x", shape=[T_, B_, F_], dtype="float64", append_batch_size=False)
+        m_ = pd.layers.data("m", shape=[B_, F_], dtype="float64", append_batch_size=False)
+        W_ = p.global_block().create_parameter(name="W", shape=[F_, F_], dtype="float64")
+        U_ = p.global_block().create_parameter(name="U", shape=[F_, F_], dtype="float64")
+        r = pd.layers.StaticRNN()
+        with r.step():
+            h_ = r.memory(init=m_)
+            a_ = pd.layers.sigmoid(pd.layers.matmul(r.step_input(xs_), W_)
+                                   + pd.layers.matmul(h_, U_))
+            r.update_memory(h_, a_)
+            r.step_output(a_)
+        return p, r()
+
+
+B3, F3 = 64, 32
+print("   T  step scopes' bytes  per step  run's peak   PaddlePaddle inference (2 scopes)")
+held_by_T = {}
+for T_ in (4, 8, 16, 32):
+    p, out_ = design_rnn(T_, B3, F3)
+    f = {"x": rng.normal(size=(T_, B3, F3)), "m": rng.normal(size=(B3, F3))}
+    s_ = pd.Scope()
+    exe.run(p, feed=f, fetch_list=[out_], scope=s_)          # parameters made
+    gc.collect()
+    start = MEMORY.in_use(cpu)
+    MEMORY.reset_peak()
+    exe.run(p, feed=f, fetch_list=[out_], scope=s_)
+    kids = records[-1].scopes.kids[0].kids
+    held = sum(k.nbytes() for k in kids)
+    one = held // T_
+    held_by_T[T_] = held
+    print(f"{T_:4}  {held:18,}  {one:8,}  {MEMORY.peak(cpu) - start:10,}   {2 * one:,}")
+
+assert all(held_by_T[T_] == T_ * held_by_T[4] // 4 for T_ in held_by_T)   # linear in T
+
+# %% [markdown]
+# Each step scope holds the same bytes, so the total is `T ×` one step: linear in `T`,
+# the price of being able to run backward through time. PyTorch pays the same price in
+# another form: autograd keeps the tensors each op saved for its backward (`h_t` for the
+# sigmoid, `x_t` and `h_{t−1}` for the products) until `backward()` frees them, and under
+# `torch.no_grad()` it saves nothing, as PaddlePaddle's `is_train=False` keeps two scopes.
+# paddle_nb's `recurrent` accepts the `is_train` attribute but, today, always keeps every
+# step scope.
 
 # %% [markdown]
 # The same RNN in PaddlePaddle 1.8's own names is `pd.layers.StaticRNN`:
@@ -390,13 +591,92 @@ same, = exe.run(fluid_style, feed=feed, fetch_list=[out3], scope=scope)   # the 
 assert np.allclose(same, got1)
 
 # %% [markdown]
-# ## 6 · Exercises
+# ## 6 · Build it yourself: the RNN loop by hand
+#
+# The `recurrent` op is a loop over step scopes. Write the loop yourself, with scopes and
+# the reference evaluator `evaluate(program, scope, block_idx)` (notebook 06), for the
+# design doc's `prog` of section 1 (its `W` and `U` are in `scope`):
+#
+# 1. make a run scope, a kid of `scope`;
+# 2. for `t = 0 … T−1`, make a step scope (a kid of the run scope), and put in it the
+#    step's slice `feed["x"][t]` under the name `x` (the step block's input has the outer
+#    sequence's name) and the memory's previous value under `pre_name` (section 2's
+#    `ex_states`): `feed["m"]` at step 0, and from then on the value of `state_name`
+#    (`states`) *in the previous step's scope*: this is the link from step scope to step
+#    scope;
+# 3. `evaluate(prog, step_scope, 1)`, and collect the values of the op's outputs
+#    (`rec_op.output("outputs")`, the same names inside the step);
+# 4. return `o1` and `o2` stacked over time, and destroy the run scope.
+#
+# **Predict first:** at step 2, in which scope is `W` found? And `pre_name`?
+
+# %%
+from paddle_nb.executor import evaluate
+
+
+def rnn_by_hand(prog, feed, scope):
+    """Your RNN loop: (o1, o2) of the design doc's program, step scope by step scope."""
+    ...                                   # your answer here
+
+
+# %%
+# (a second empty cell, to try things in)
+
+# %% [markdown]
+# The answer, and the check against `exe.run` (try yours first):
+
+# %%
+def answer_rnn_by_hand(prog, feed, scope):
+    run = scope.new_scope(label="by hand")
+    previous, outputs = None, []
+    for t in range(feed["x"].shape[0]):
+        step = run.new_scope(label=f"step {t}")
+        step.var("x").get_tensor().set(feed["x"][t], cpu)
+        pre = feed["m"] if t == 0 else previous.find_var(state_name).get_tensor().numpy()
+        step.var(pre_name).get_tensor().set(pre, cpu)            # the memory's link
+        evaluate(prog, step, 1)
+        outputs.append([step.find_var(n).get_tensor().numpy() for n in rec_op.output("outputs")])
+        previous = step
+    print("  step scopes kept until the end:", [s.label for s in run.kids])
+    run.destroy()
+    return tuple(np.stack(column) for column in zip(*outputs))
+
+
+want_o1, want_o2 = exe.run(prog, feed=feed, fetch_list=[o1, o2], scope=scope)
+for who, fn in (("the answer", answer_rnn_by_hand), ("yours", rnn_by_hand)):
+    result = fn(prog, feed, scope)
+    if result is None:
+        print(f"{who}: not written yet")
+        continue
+    assert np.allclose(result[0], want_o1) and np.allclose(result[1], want_o2), who
+    print(f"{who}: equals exe.run, o1 and o2")
+assert scope.kids == []
+
+# %% [markdown]
+# ## Summary
+#
+# - The `recurrent` op runs one step block `T` times, each time in a new step scope, a kid
+#   of the run scope; the memory links step `t − 1`'s state to step `t`'s `h.pre()`.
+# - Backward through time runs the grad block once per step, last step first:
+#   `δ_t = 2 h_t + a_{t+1} Uᵀ`, and each parameter's gradient is summed over the steps.
+#   Every term reads step `t`'s forward values, which is why the step scopes are kept.
+# - **Design** keeps every step scope until the minibatch completes, and paddle_nb does;
+#   the memory is linear in `T`. **PaddlePaddle** deletes each step scope once backward
+#   has passed it, and in inference keeps only two.
+# - Nothing more than scopes and the evaluator: section 6 builds the loop by hand.
+#
+# %% [markdown]
+# ## 7 · Exercises
 #
 # **Exercise 1.** Give the design doc's step net a second memory `c` that starts at zeros
 # (`net.add_memory(init=...)` with a zeros input, or `StaticRNN.memory(shape=[-1, H],
 # batch_ref=x_t)`) and keeps the running sum of `act`: `c_t = c_{t-1} + act_t`. Output it
 # too, and check that its last step equals `o1.sum(axis=0)`.
-#
+
+# %%
+# Exercise 1: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -432,7 +712,11 @@ assert np.allclose(same, got1)
 # (`op.set_attr("reverse", True)`), run it, and check (a) that the step scopes are now
 # made in the order `step 2, step 1, step 0`, and (b) the result against a NumPy loop that
 # walks the sequence backwards.
-#
+
+# %%
+# Exercise 2: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -469,7 +753,11 @@ assert np.allclose(same, got1)
 # collected outputs are all `[B, H]` float64 and `x_t` is `[B, I]` float64; then compare with
 # the run record (`ScopeRecord.nbytes()`). Hint: count the variables of one step scope in
 # section 3's printout.
-#
+
+# %%
+# Exercise 3: your answer here
+
+# %% [markdown]
 # <details><summary>Solution</summary>
 #
 # ```python

@@ -2,8 +2,16 @@
 # # 07 · One program, two places: CPU and GPU
 #
 # A program says *what* to compute; it does not say *where*. The place is chosen when the
-# program runs: `pd.Executor(pd.CPUPlace())` or `pd.Executor(pd.GPUPlace(0))`. Every
-# tensor the run allocates lives on that place, and every byte is counted per place.
+# program runs: `pd.Executor(pd.CPUPlace())` or `pd.Executor(pd.GPUPlace(0))`. In
+# **paddle_nb** every tensor the run allocates lives on that place, and every byte is
+# counted per place. **PaddlePaddle** makes exceptions even in a GPU run: an op with
+# `force_cpu=True` (`fill_constant`, `less_than`, ...) writes its output on the CPU, and
+# the step counters and loop conditions that its own loop layers build (with
+# `force_cpu=True`) stay there.
+# paddle_nb accepts `force_cpu` and keeps the output on the run's place.
+#
+# > **Optional lab · about 12 min** (the core path is in [README.md](README.md)). Claims
+# > say whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 # paddle_nb computes on the CPU with NumPy and on an NVIDIA GPU with CuPy, and each
 # kernel is written once for both.
 #
@@ -105,8 +113,10 @@ assert np.allclose(on_host[cpu].sum(axis=1), 1.0)
 #
 # One program, built once: a two-layer network that learns a smooth function of 16
 # inputs, trained with Adam. For each place we make an executor on that place with the
-# same seed (the initial weights are drawn on the host from the seed, then moved to the
-# place, so they are the same everywhere), a scope, and we run the startup program and 60
+# same seed (**paddle_nb** draws the initial weights on the host from the seed, then
+# moves them to the place, so they are the same everywhere; **PaddlePaddle**'s CPU and GPU
+# random kernels are different generators, so there the same seed gives different
+# weights on a CPU and on a GPU), a scope, and we run the startup program and 60
 # training steps on the same minibatches. Feeds are NumPy arrays; the executor moves them
 # to the place. Fetched values always come back as NumPy arrays.
 
@@ -260,12 +270,14 @@ for place, run in runs.items():
 # %% [markdown]
 # ## Summary
 #
-# - A program does not name a device; the executor's place does. Every tensor a run
-#   allocates lives on that place, parameters and optimizer state included.
+# - A program does not name a device; the executor's place does. In paddle_nb every
+#   tensor a run allocates lives on that place, parameters and optimizer state included
+#   (PaddlePaddle keeps `force_cpu` outputs and loop counters on the CPU).
 # - Kernels are written once against `xp`, NumPy's interface, which CuPy shares.
 # - Feeds may be NumPy arrays on any place; fetched values are NumPy arrays (host copies).
-# - The same program, seed and data give the same numbers on every place, up to float32
-#   rounding.
+# - In paddle_nb the same program, seed and data give the same numbers on every place, up
+#   to float32 rounding (in PaddlePaddle the random initial weights differ between CPU and
+#   GPU).
 # - `pd.memory_stats()` counts bytes per place; destroying a scope gives them back.
 # - Without CuPy or a device, `pd.gpu_available()` is False, and a GPUPlace raises a
 #   clear `PlaceUnavailableError` when used, so a notebook can fall back to the CPU.

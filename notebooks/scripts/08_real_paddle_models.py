@@ -26,6 +26,9 @@
 # 9. Three exercises, with hidden solutions.
 #
 # Each code cell checks itself with `assert` lines. Run it top to bottom.
+#
+# > **Optional lab · about 32 min** (the core path is in [README.md](README.md)). Claims say
+# > whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 
 # %%
 import atexit
@@ -297,8 +300,9 @@ if viz is not None:
 
 # %% [markdown]
 # The graph of the whole program reads at a glance: `pd.viz.graph` folds repeated structure
-# into one node with a count (here the stem, "2 x 7 ops" for the first stage's basic blocks,
-# "3 x 16 ops" for the three stages that downsample, and the head), and draws each parameter
+# into one node with a count ("2 x 7 ops" for the first stage's basic blocks, "3 x 16 ops"
+# for the three stages that downsample; the stem and the head, which do not repeat, are
+# drawn op by op), and draws each parameter
 # beside the op that reads it. Every folded node says, in its tooltip, how to open it:
 # `viz.graph(resnet, expand=[...])`; in the Dashboard a click opens it.
 
@@ -382,7 +386,11 @@ assert (rnn_op.attr("mode"), rnn_op.attr("num_layers"), rnn_op.attr("is_bidirec"
 assert len(rnn_op.input("WeightList")) == 16     # 2 layers x 2 directions x (W_ih, W_hh, b_ih, b_hh)
 
 # %% [markdown]
-# paddle_nb runs the `rnn` op as step scopes, as PaddlePaddle's `recurrent` op does: one
+# **paddle_nb** runs the `rnn` op as step scopes, the way PaddlePaddle's `recurrent` op
+# (StaticRNN) runs its step block. That decomposition is paddle_nb's own: **PaddlePaddle**'s
+# `rnn` op has no step block and makes no scopes, its kernel loops over the steps inside
+# itself ([design note](../docs/design_notes.md#the-rnn-op-as-step-scopes)); the numbers
+# are the same (checked below against PaddlePaddle's). There is one
 # kid scope per layer, direction and time step (`layer 0 fwd step 2`), holding that step's
 # input row `x`, the state it starts from (`h_prev`, `c_prev`), the four gates and the new
 # state (`c`, `h`). With `exe.record_values = True` the run record keeps their values.
@@ -470,8 +478,8 @@ print("every gate, cell and hidden state as recorded; out and h are the steps' h
 # %% [markdown]
 # ## 7. A training program from PaddlePaddle 1.8.5
 #
-# PaddlePaddle 1.8.5 (the last release with `StaticRNN` and `IfElse`) built and saved this
-# training program, forward, backward and SGD together:
+# PaddlePaddle 1.8.5, the last 1.x release, built and saved this training program
+# (`StaticRNN` and `IfElse` stayed in 2.x up to 2.4/2.5 and are gone from 2.6.2), forward, backward and SGD together:
 #
 # ```
 # h_t   = tanh(x_t @ rnn_Wx + h_(t-1) @ rnn_Wh + rnn_b)      # StaticRNN, T = 5 steps
@@ -583,8 +591,11 @@ for name in ("rnn_Wx", "rnn_Wh", "rnn_b"):
 np.testing.assert_allclose(loss, io18["loss"][:1], rtol=1e-4)
 
 # %% [markdown]
-# The run made one scope per RNN step, per branch that ran, and per grad-block run,
-# all kids of the run's scope, as PaddlePaddle's executor does:
+# The run made one scope per RNN step and per branch that ran, kids of the run's scope,
+# as **PaddlePaddle**'s `recurrent` and `conditional_block` ops do, and one `grad` scope
+# per grad-block run inside them, which is **paddle_nb**'s own
+# ([design note](../docs/design_notes.md#grad-blocks-run-in-a-grad-kid-scope);
+# PaddlePaddle runs a grad block in the forward step's scope itself):
 
 # %%
 labels = [s.label for s in records[-1].step_scopes()]
@@ -757,7 +768,7 @@ assert names == sorted(p.name for p in main.all_parameters()) == \
 #   `.pdmodel` + `.pdiparams`; paddle_nb's outputs match PaddlePaddle's.
 # - Real networks run as PaddlePaddle built them: a ResNet-18 (20 convolutions, 20 batch
 #   norms, 8 residual adds) gives PaddlePaddle's logits, and a bidirectional two-layer LSTM,
-#   one `rnn` op, runs as step scopes whose gates, cells and hidden states you can slide
+#   one `rnn` op, runs (in paddle_nb's decomposition) as step scopes whose gates, cells and hidden states you can slide
 #   through with `pd.viz.rnn_explorer` and check by hand.
 # - Training programs load too, with every block: the 1.8.5 program trains one step to
 #   PaddlePaddle's loss and parameters.

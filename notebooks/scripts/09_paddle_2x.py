@@ -17,11 +17,16 @@
 # 1. A small Transformer classifier written in 2.x code, and the names it builds.
 # 2. Its block tree and its Dashboard after eight training steps with AdamW, warmup and
 #    clipping.
-# 3. An `nn.LSTM`: one `rnn` op, run as step scopes you can slide through.
+# 3. An `nn.LSTM`: one `rnn` op, which paddle_nb runs as step scopes you can slide
+#    through (PaddlePaddle's `rnn` kernel makes none: the decomposition is paddle_nb's,
+#    see notebook 08 section 6).
 # 4. A learning-rate schedule, plotted, and checked against what each run used.
 # 5. Two exercises, with hidden solutions.
 #
 # Each code cell checks itself with `assert` lines. Run it top to bottom.
+#
+# > **Optional lab · about 10 min** (the core path is in [README.md](README.md)). Claims say
+# > whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 
 # %%
 import numpy as np

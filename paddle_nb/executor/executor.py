@@ -22,6 +22,7 @@ scope race on its variables, as two PaddlePaddle executors would.
 """
 
 import threading
+import warnings
 
 import numpy
 
@@ -67,6 +68,7 @@ class Executor:
         self.listeners = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
         self._plans = {}
+        self._plans_lock = threading.RLock()   # held to change _plans or to copy it
         self._runs = _PerThread()    # the RunState of the run in progress, one per thread
 
     @property
@@ -101,29 +103,40 @@ class Executor:
         listeners = self.listeners        # this executor's own: watching one slows no other
         if not listeners and not EVENTS.active and not plan.has_raw and not has_lod(feed):
             return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
+        return self._run_scoped(program, plan, scope, feed, feed_targets, fetch_names,
+                                return_numpy, listeners)
+
+    def _run_scoped(self, program, plan, scope, feed, feed_targets, fetch_names, return_numpy,
+                    listeners):
+        """The run on Variables in a ``run`` kid scope of ``scope``. Whatever stops it (an
+        op's error, Ctrl-C at any point), the one ``finally`` puts every persistable back
+        (a failed run) and destroys the run scope, finishing that even if interrupted;
+        listeners hear of the run only then, and their errors are warnings."""
         recorder = Recorder(program, scope, self) if listeners else None
-        run_scope = scope.new_scope(label="run")
-        state = self._runs.state = RunState(program, scope, run_scope, recorder)
+        state = run_scope = None
+        failed = True
         try:
+            run_scope = scope.new_scope(label="run")
+            state = self._runs.state = RunState(program, scope, run_scope, recorder)
             if recorder:            # before the feed, so the record has the fed tensors' allocation
                 recorder.start()
             feed_scope(self, program, plan, run_scope, feed, feed_targets)
             self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
             results = fetch_from_scope(self, program, run_scope, fetch_names, return_numpy)
-        except BaseException:
-            state.restore()
-            if recorder:
-                recorder.finish(failed=True)
-                self._notify(listeners, recorder.record)
-            run_scope.destroy()
+            failed = False
+        finally:
+            interrupted = None
+            while True:             # (an interrupt here is held until the scope is whole)
+                try:
+                    _end_run(state, run_scope, recorder, failed)
+                    break
+                except KeyboardInterrupt as err:
+                    interrupted = err
             self._runs.state = None
-            raise
-        if recorder:
-            recorder.finish()
-        run_scope.destroy()
-        self._runs.state = None
-        if recorder:
-            self._notify(listeners, recorder.record)
+            if recorder is not None:
+                _notify(listeners, recorder.record)
+            if interrupted is not None:
+                raise interrupted
         return results
 
     def _run_fast(self, plan, scope, feed, fetch_names, return_numpy):
@@ -160,9 +173,7 @@ class Executor:
                     array = array.reshape(shape)
             results.append(self._fetched(array, return_numpy))
         fast.commit(scope, env, self.place, fed_persistables,   # only now: a failed run
-                    [array for _, array in feed_arrays])         # changes nothing
-        for name, array in fed_unread:
-            (scope.find_var(name) or scope.var(name)).get_tensor().hold(array.copy(), self.place)
+                    [array for _, array in feed_arrays], fed_unread)   # changes nothing
         return results
 
     def _to_place(self, value):
@@ -198,8 +209,10 @@ class Executor:
         oldest first. A plan (each op's kernel, completed attributes and variable positions)
         is made on a block's first run and reused while the program's ``version`` (which
         every edit increases) and the names kept (the fetch targets) stay the same."""
+        with self._plans_lock:      # a copy: other threads may be adding plans
+            items = list(self._plans.items())
         return [(plan.program_ref, version, block_idx, keep)
-                for (_, version, block_idx, keep), plan in self._plans.items()]
+                for (_, version, block_idx, keep), plan in items]
 
     # -- the interpreter -------------------------------------------------------------------------
     def run_block(self, program, block_idx, scope, keep=(), values=None):
@@ -309,14 +322,15 @@ class Executor:
         key = (id(program), program.version, block_idx, keep)
         plan = self._plans.get(key)
         if plan is None:
-            if len(self._plans) > 64:
-                self._plans.clear()
             plan = BlockPlan(program, block_idx)
             plan.check_only_used(set(keep))
             if block_idx == 0:
                 plan.plan_releases(set(keep))
             plan.program_ref = program   # keeps id(program) from being reused while cached
-            self._plans[key] = plan
+            with self._plans_lock:
+                if len(self._plans) > 64:
+                    self._plans.clear()
+                self._plans[key] = plan
         return plan
 
     def _bind(self, plan, scope):
@@ -371,11 +385,6 @@ class Executor:
             return cell.data if isinstance(cell, LoDTensor) else cell
         return op_run_error(step, plan, value, err, self._runs.state)
 
-    @staticmethod
-    def _notify(listeners, record):
-        for listener in list(listeners):
-            listener(record)
-
 
 
 def _write_scheduled_lr(program, scope, place):
@@ -389,6 +398,30 @@ def _write_scheduled_lr(program, scope, place):
         return
     value = numpy.full(tuple(var.shape), program.lr_scheduler(), dtype=var.dtype)
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
+
+
+def _end_run(state, run_scope, recorder, failed):
+    """Undo a failed run's writes, close its record, destroy its scope; each part can be
+    done again, so a cleanup that an interrupt cut short is repeated whole."""
+    try:
+        if failed and state is not None:
+            state.restore()
+        if recorder is not None:
+            recorder.finish(failed=failed)
+    finally:
+        if run_scope is not None:
+            run_scope.destroy()
+
+
+def _notify(listeners, record):
+    """Give ``record`` to each listener; a listener's error is a warning, never the run's."""
+    for listener in list(listeners):
+        try:
+            listener(record)
+        except Exception as err:
+            warnings.warn(f"Executor: listener {listener!r} raised {type(err).__name__}: "
+                          f"{err} (the run itself was not changed)", RuntimeWarning,
+                          stacklevel=3)
 
 
 def _declared_persistable(block, name):

@@ -28,7 +28,7 @@ from paddle_nb.executor.plan import check_persistable_dtype, flat_positions, out
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.registry import Meta
 
-__all__ = ["FastBlock"]
+__all__ = ["FastBlock", "write_back"]
 
 
 class FastBlock:
@@ -204,32 +204,49 @@ class FastBlock:
         return op_run_error(self.plan.steps[k], self.plan, lambda pos: env[pos], err,
                             self.executor.run_state)
 
-    def commit(self, scope, env, place, fed=(), feeds=()):
+    def commit(self, scope, env, place, fed=(), feeds=(), unread=()):
         """Write the persistables the block wrote, and those fed (as PaddlePaddle does),
-        back to the user's scope. No scope keeps a caller's array (the scope path copies
-        each feed into its scope): a fed persistable is copied, and so is a result that
-        is a view of one of the ``feeds`` (a reshape2 of a feed into a parameter)."""
+        back to the user's scope, all or none (see :func:`write_back`). No scope keeps a
+        caller's array (the scope path copies each feed into its scope): a fed persistable
+        is copied, and so is a result that is a view of one of the ``feeds`` (a reshape2 of
+        a feed into a parameter). ``unread``: (name, array) of fed persistables no op reads."""
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
                 f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
                 "(by a kernel or another thread): its results could not be written back")
         names = self.plan.names
+        writes = []                # everything computed first: the swap below only assigns
         for pos in self.written:
             array = env[pos]
             if array is not None:
                 if array.base is not None and _views_any(array, feeds, place):
                     array = array.copy()
-                _write(scope, names[pos], array, place)
+                writes.append((names[pos], array))
         for pos in fed:
             if env[pos] is not None and pos not in self.written:
-                _write(scope, names[pos], env[pos].copy(), place)
+                writes.append((names[pos], env[pos].copy()))
+        writes.extend((name, array.copy()) for name, array in unread)
+        write_back(scope, writes, place)
 
 
-def _write(scope, name, array, place):
-    """Give the user's variable ``name`` (found up the scopes, else made) ``array``."""
-    tensor = (scope.find_var(name) or scope.var(name)).get_tensor()
-    if tensor.data is not array:
-        tensor.hold(array, place)
+def write_back(scope, writes, place):
+    """Give each user variable of ``writes`` ((name, array); found up the scopes, else made)
+    its new array, all of them even if a KeyboardInterrupt arrives part-way (Ctrl-C, at any
+    bytecode): the interrupt is held until every variable holds its new array, then raised.
+    Each write is repeatable (a variable already holding its array is left alone), so a
+    write cut short is simply done again; the user's scope is never left half old, half new."""
+    interrupted = None
+    while True:
+        try:
+            for name, array in writes:
+                tensor = (scope.find_var(name) or scope.var(name)).get_tensor()
+                if tensor.data is not array:
+                    tensor.hold(array, place)
+            break
+        except KeyboardInterrupt as err:     # finish the swap first
+            interrupted = err
+    if interrupted is not None:
+        raise interrupted
 
 
 def _views_any(array, feeds, place):

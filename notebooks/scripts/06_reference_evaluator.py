@@ -87,7 +87,7 @@ for number, line in enumerate(source.splitlines(), start=1):
 #   climbing to its parent, and writes them there.
 # - **`def value(name)`**. Reading an input: find the variable through the scope chain
 #   (the kid first, then its parents) and take its tensor's array.
-# - **`preamble = program.preamble_length() ...`** and **`for k, op in enumerate(block.ops):`**.
+# - **`for op in block.ops:`** and **`if program.initializes_once(op) ...`**.
 #   The design note's `Run`: the ops, in order. The only exception is the preamble (the
 #   parameter initializers put at the head of the global block when there is no startup
 #   program): an initializer whose parameter already has a value in the scope is skipped,
@@ -117,8 +117,8 @@ for fragment in ["ctx = ctx or KernelContext(CPUPlace())",
                  "for name, var in block.vars.items():",
                  "scope.var(name)",
                  "def value(name):",
-                 "preamble = program.preamble_length()",
-                 "for k, op in enumerate(block.ops):",
+                 "for op in block.ops:",
+                 "program.initializes_once(op)",
                  "opdef = registry.get(op.type)",
                  "attrs = opdef.complete_attrs(op.attrs, strict=False)",
                  "if opdef.raw:",

@@ -12,7 +12,6 @@ it right after (PaddlePaddle's eager deletion).
 from paddle_nb.errors import OpBuildError, OpNotFoundError, OpRunError
 from paddle_nb.executor.failures import missing_persistable
 from paddle_nb.executor.feeds import scalar_shape
-from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
@@ -61,7 +60,6 @@ class BlockPlan:
         if block_idx == 0:
             check_op_types(program)   # every block: one error naming all, before any run
         missing = []
-        preamble = program.preamble_length() if block_idx == 0 else 0
         for k, op in enumerate(block.ops):
             opdef = registry.lookup(op.type)
             if opdef is None:
@@ -71,7 +69,7 @@ class BlockPlan:
             attrs = _completed_attrs(op, opdef, block_idx, k)
             ins = tuple(self._slot(s, op.input(s.name)) for s in opdef.inputs)
             outs = tuple(self._slot(s, op.output(s.name)) for s in opdef.outputs)
-            init = k < preamble and is_initializer(op)
+            init = block_idx == 0 and program.initializes_once(op)
             self.steps.append(Step(k, op, opdef, attrs, ins, outs, init))
         if missing:
             unique = list(dict.fromkeys(missing))

@@ -25,9 +25,8 @@ def evaluate(program, scope, block_idx=0, ctx=None):
         var = scope.find_var(name) or scope.var(name)
         return var.get_tensor().data
 
-    preamble = program.preamble_length() if block_idx == 0 else 0
-    for k, op in enumerate(block.ops):
-        if k < preamble and all(value(n) is not None for n in op.output_arg_names):
+    for op in block.ops:
+        if program.initializes_once(op) and all(value(n) is not None for n in op.output_arg_names):
             continue                       # an initializer whose parameter already has a value
         opdef = registry.get(op.type)
         attrs = opdef.complete_attrs(op.attrs, strict=False)

@@ -12,7 +12,7 @@ destroyed during the run, an allocation too big for the place.
 
 from paddle_nb.errors import NotAllocatedError, OpRunError, OutOfMemoryError
 
-__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes"]
+__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes", "destroyed_during_run"]
 
 
 def op_run_error(step, plan, value_at, err, state=None):
@@ -22,7 +22,7 @@ def op_run_error(step, plan, value_at, err, state=None):
     where = f"op #{step.index} '{op.type}' in block {op.block.idx}, built at {op.site()}"
     reads, missing = _describe_inputs(op, plan, value_at)
     inputs = f"\n  inputs: {', '.join(reads) or 'none'}"
-    gone = _destroyed_during_run(state, missing)
+    gone = destroyed_during_run(state, missing)
     if gone:                    # (the inputs' values went with it: not worth listing)
         return OpRunError(f"while running {where}: {gone}")
     if isinstance(err, MemoryError):
@@ -80,7 +80,7 @@ def _describe_inputs(op, plan, value_at):
     return reads, missing
 
 
-def _destroyed_during_run(state, missing):
+def destroyed_during_run(state, missing):
     """Why the run lost its variables, when a listener, a kernel or another thread
     destroyed the run's scope or erased a variable the run had bound (else None)."""
     if state is None:

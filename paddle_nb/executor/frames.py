@@ -20,9 +20,10 @@ from paddle_nb.core.place import Place
 from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
+from paddle_nb.executor.plan import flat_positions
 from paddle_nb.ops.context import RawContext
 
-__all__ = ["Frame", "FrameScope", "FramedContext", "find_array", "local_array"]
+__all__ = ["Frame", "FrameScope", "FramedContext", "FramedBlock", "find_array", "local_array"]
 
 
 class Frame:
@@ -201,3 +202,116 @@ class FramedContext(RawContext):
     def own_bytes(self, scope: Scope) -> int:
         frame = getattr(scope, "frame", None)
         return (frame.nbytes if frame is not None else 0) + super().own_bytes(scope)
+
+
+class FramedBlock:
+    """A sub-block without control flow, run on an env that it leaves in its scope as a
+    Frame: the block's own names' values, never made Variables unless someone asks.
+
+    Values of outer scopes are read through the scope chain without making Variables
+    of frames; those the block writes are written back when it has run, to the
+    Variables that ``Executor.bound_var`` finds or makes (persistables staged, so a
+    failed run puts them back).
+    """
+
+    def __init__(self, interpreter: Any) -> None:
+        plan = interpreter.plan
+        self.interpreter = interpreter
+        self.plan = plan
+        written = {p for step in plan.steps for p in flat_positions(step.outs)}
+        self.local_index = {n: p for p, n in enumerate(plan.names) if plan.local[p]}
+        self.outer = [p for p in range(len(plan.names)) if not plan.local[p]]
+        self.written_outer = sorted(p for p in written if not plan.local[p])
+        self.written_any = sorted(written)
+        self._linkage: tuple = (None, None, None)      # see _link
+
+    def run(self, scope: FrameScope, values: dict | None, reuse: dict | None = None) -> None:
+        """Run the block in ``scope``. ``values`` (name -> array) seeds the block's
+        variables, as a control-flow op puts a step's inputs in the step scope. ``reuse``,
+        when the control-flow op promises that nothing but its blocks changes outer
+        variables while it runs them (an RNN), is a dict in which it keeps what its block
+        runs looked up."""
+        plan, local = self.plan, self.local_index
+        executor = self.interpreter.executor
+        names = plan.names
+        if scope.frame is not None:    # the block ran in this scope before: its Variables now
+            scope.materialize()
+        made_here = scope.own_vars
+        up = scope.up
+        if not made_here and up is not None:      # the usual case: a new kid scope
+            index = local
+            env = self._bind_outer(up, reuse)
+        else:
+            # variables made in the scope itself (by the caller, or from the frame) are
+            # bound, not framed
+            index = {n: p for n, p in local.items() if n not in made_here} if made_here else local
+            env = [None] * len(names)
+            for pos in self.outer:
+                env[pos] = find_array(scope, names[pos])
+            if index is not local:
+                for name, pos in local.items():
+                    if name not in index:
+                        env[pos] = find_array(scope, name)
+        if values:
+            for name, array in values.items():
+                pos = index.get(name)
+                if pos is not None:
+                    env[pos] = array
+                    continue
+                pos = plan.position(name)   # not one of the block's own: a Variable in the scope
+                if pos is not None:
+                    env[pos] = array
+                scope.var(name).get_tensor().hold(array, executor.place)
+        made = self.interpreter.run(env, scope)   # nothing is released: the peak is all made
+        place = executor.place
+        for pos in self.written_outer if index is local else self.written_any:
+            name = names[pos]
+            if name not in index and env[pos] is not None:
+                tensor = executor.bound_var(plan, pos, scope).get_tensor()
+                made -= env[pos].nbytes             # counted by the tensor, not the frame
+                if tensor.data is not env[pos]:
+                    tensor.hold(env[pos], place)
+                if reuse:                           # what other runs looked up may be stale
+                    reuse.clear()
+        scope.attach_frame(Frame(index, env, place, made))
+
+    def _bind_outer(self, parent: Scope, reuse: dict | None) -> list:
+        """A new env with the outer names' values, for a scope (a kid of ``parent``)
+        holding nothing of the block's yet. Within one run of a control-flow op (``reuse``),
+        the values found above the scope's parent are found once (unless the block writes
+        outer variables) and copied from a template."""
+        frame = getattr(parent, "frame", None)
+        anchor, positions = parent, self.outer
+        if frame is not None:
+            # a grad block reads what the forward step left in the parent's frame (the
+            # same layout every step); the other outer names lie above the parent
+            linked, links, positions = self._linkage
+            if linked is not frame.index:
+                linked, links, positions = self._link(frame.index)
+            if not parent.own_vars and parent.up is not None:
+                anchor = parent.up
+        hit = reuse.get(self) if reuse is not None else None
+        if hit is not None and hit[0] is anchor and hit[1] is positions:
+            env = hit[2].copy()
+        else:
+            names = self.plan.names
+            template = [None] * len(names)
+            for pos in positions:
+                template[pos] = find_array(anchor, names[pos])
+            if reuse is not None and not self.written_outer:
+                reuse[self] = (anchor, positions, template)
+            env = template.copy()
+        if frame is not None:
+            arrays = frame.arrays
+            for pos, at in links:
+                env[pos] = arrays[at]
+        return env
+
+    def _link(self, index: dict[str, int]) -> tuple:
+        """Remember where the outer names lie in a parent frame of layout ``index``: one
+        tuple, replaced whole, so a thread sharing this block never reads half of it."""
+        names = self.plan.names
+        links = [(pos, index[names[pos]]) for pos in self.outer if names[pos] in index]
+        unlinked = [pos for pos in self.outer if names[pos] not in index]
+        self._linkage = (index, links, unlinked)
+        return self._linkage

@@ -84,14 +84,19 @@ class BlockPlan:
         # it (executor/declared.py); check_only_used leaves out the values nothing reads
         self.declared = [(d, v.shape) if d is not None and t else None
                          for v, d, t in zip(self.vars, self.dtypes, self.tensor)]
-        self.verified = False      # the scope loop has run it once, checking every result
+        self.verified = False      # a run has passed, every result checked (interpreter.py)
         self.has_raw = any(step.raw for step in self.steps)
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)
         self.framed = block_idx > 0 and not self.has_raw and all(self.tensor) and \
             not any(p and l for p, l in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
-        self.fast_block = None     # the executor's compiled form (executor/fast.py)
+        # the executor's interpreters of this plan (executor/interpreter.py, frames.py)
+        self.interpreter = self.scope_interpreter = self.framed_block = None
+        written = {p for step in self.steps for p in flat_positions(step.outs)}
+        self.persistables = [p for p, is_p in enumerate(self.persistable) if is_p]
+        self.written_persistables = sorted(p for p in written if self.persistable[p])
+        self.written = [p in written for p in range(len(self.names))]
         self._scalar_shapes = {}   # fetch position -> its [1] shape or None (scalar_shape)
         self.first_reads = self._reads_before_writes()
         # for checking feeds: data variables' (dtype, shape) as read, the feed ops' targets,

@@ -57,7 +57,7 @@ class _Interrupt:
 
 def _in_finalizer(frame):
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        if frame.f_code.co_name in ("__del__", "gc_callback"):   # (errors there are only printed)
             return True
         frame = frame.f_back
     return False

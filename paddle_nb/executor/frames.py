@@ -98,7 +98,6 @@ class FrameScope(Scope):
     def find_local_var(self, name: str) -> Variable | None:
         frame = self.frame
         if frame is not None and name in frame.index:
-            self._check_alive()
             self.materialize()
         return super().find_local_var(name)
 
@@ -108,7 +107,6 @@ class FrameScope(Scope):
 
     def local_var_names(self) -> list[str]:
         if self.frame is not None:
-            self._check_alive()
             self.materialize()
         return super().local_var_names()
 
@@ -118,7 +116,6 @@ class FrameScope(Scope):
 
     def erase(self, names: str | list[str]) -> None:
         if self.frame is not None:
-            self._check_alive()
             self.materialize()
         super().erase(names)
 

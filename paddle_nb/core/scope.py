@@ -169,15 +169,16 @@ class Scope:
     def destroy_vars(self, why: str) -> None:
         """Destroy this scope's own variables (its destruction does this), saying ``why``."""
         if self.own_vars:
+            reason = f"{why} (scope {self.id})"
             for var in self.own_vars.values():
-                var.destroy(why)
+                var.destroy(reason)
             self.own_vars = {}
 
     def _destroy_tree(self, why: str) -> None:
         for kid in self._kids:
             kid._destroy_tree(why)
         self._kids = []
-        self.destroy_vars(f"{why} (scope {self.id})")
+        self.destroy_vars(why)
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
         self._dead = why           # the message is only written if someone asks

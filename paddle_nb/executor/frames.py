@@ -120,10 +120,12 @@ class FrameScope(Scope):
         super().erase(names)
 
     def destroy_vars(self, why: str) -> None:
-        frame, self.frame = self.frame, None
+        frame = self.frame
         if frame is not None:
+            self.frame = None
             frame.release()
-        super().destroy_vars(why)
+        if self.own_vars:
+            super().destroy_vars(why)
 
     # -- the executor's reads: no Variables made ----------------------------------------------
     def local_tensor(self, name: str) -> LoDTensor:
@@ -149,7 +151,10 @@ def find_array(scope: Scope, name: str) -> Any:
         if var is not None:
             holder = var.holder
             return holder.data if isinstance(holder, LoDTensor) else None
-        frame = getattr(scope, "frame", None)
+        try:
+            frame = scope.frame
+        except AttributeError:       # a plain Scope above the executor's
+            frame = None
         if frame is not None:
             pos = frame.index.get(name)
             if pos is not None:
@@ -160,7 +165,10 @@ def find_array(scope: Scope, name: str) -> Any:
 
 def local_array(scope: Scope, name: str) -> Any:
     """The array of ``scope``'s own tensor variable ``name``, else None (no Variable made)."""
-    frame = getattr(scope, "frame", None)
+    try:
+        frame = scope.frame
+    except AttributeError:           # a plain Scope
+        frame = None
     if frame is not None:
         pos = frame.index.get(name)
         if pos is not None:
@@ -181,8 +189,7 @@ class FramedContext(RawContext):
     def find_array(self, name: str, scope: Scope | None = None) -> Any:
         return find_array(self.scope if scope is None else scope, name)
 
-    def local_array(self, scope: Scope, name: str) -> Any:
-        return local_array(scope, name)
+    local_array = staticmethod(local_array)     # (scope, name): the same function
 
     def local_names(self, scope: Scope) -> list[str]:
         frame = getattr(scope, "frame", None)
@@ -259,7 +266,10 @@ class FramedBlock:
                 if pos is not None:
                     env[pos] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
-        made = self.interpreter.run(env, scope)   # nothing is released: the peak is all made
+        compiled = self.interpreter.compiled if plan.verified else None
+        # (the compiled form when there is one: Interpreter.run, minus a call per run)
+        made = compiled(env) if compiled is not None else self.interpreter.run(env, scope)
+        #  nothing is released: the peak is all made
         place = executor.place
         for pos in self.written_outer if index is local else self.written_any:
             name = names[pos]
@@ -277,7 +287,7 @@ class FramedBlock:
         holding nothing of the block's yet. Within one run of a control-flow op (``reuse``),
         the values found above the scope's parent are found once (unless the block writes
         outer variables) and copied from a template."""
-        frame = getattr(parent, "frame", None)
+        frame = parent.frame if isinstance(parent, FrameScope) else None
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the

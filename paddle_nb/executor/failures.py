@@ -37,8 +37,8 @@ def op_run_error(step, plan, value_at, err, state=None):
 
 
 def op_plan_error(step, plan, err):
-    """The OpRunError for ``step`` failing while the fast path prepares it (a direct form
-    that computes a constant once, too big for memory): inputs are shown as declared."""
+    """The OpRunError for ``step`` failing while its kernel is made for a plan (a constant
+    too big for memory, made once): inputs are shown as declared."""
     op = step.op
     reads = [f"{slot}={n} (declared {_declared(plan, n)})"
              for slot, names in op.inputs.items() for n in names]

@@ -249,8 +249,8 @@ def _store(env: list, outs: tuple, out: Any) -> int:
 
 
 def _bound(step: Step, plan: BlockPlan, ctx: Any) -> Callable:
-    """The step's kernel with its context and attributes bound; a direct form that fails
-    while being built (a constant too big for memory) fails as the op."""
+    """The step's kernel with its context and attributes bound; one that fails while being
+    made (fill_constant's constant, too big for memory) fails as the op."""
     try:
         return bind_kernel(step, plan, ctx)
     except Exception as err:
@@ -258,24 +258,21 @@ def _bound(step: Step, plan: BlockPlan, ctx: Any) -> Callable:
 
 
 def bind_kernel(step: Step, plan: BlockPlan, ctx: Any) -> Callable:
-    """The step's kernel with its context and attributes bound, or a direct array
-    function when the op offers one for these input metas (``OpDef.direct``)."""
+    """The step's kernel with its context and attributes bound: for a kernel written in
+    two steps (``registry.prepared``), the function it makes for the inputs' declared
+    metas; else the kernel itself with them bound."""
     if step.raw:
         return step.kernel
     if step.wanted is not None:
         ctx = ctx.for_outputs(step.wanted)
-    direct = step.opdef.direct
-    # an absent dispensable slot (fill_constant's ShapeTensor) leaves the direct form possible
-    if direct is not None and all(i != -1 or s.dispensable
-                                  for i, s in zip(step.ins, step.opdef.inputs)):
-        metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else
-                 None if i == -1 else _meta(plan.vars[i]) for i in step.ins]
-        if not any((m is None and i != -1) or (isinstance(m, list) and None in m)
-                   for m, i in zip(metas, step.ins)):
-            fn = direct(ctx, metas, step.attrs)
-            if fn is not None:
-                return fn
-    return functools.partial(step.kernel, ctx, **step.attrs)
+    make = getattr(step.kernel, "make", None)
+    if make is None:
+        return functools.partial(step.kernel, ctx, **step.attrs)
+    metas = [[_meta(plan.vars[p]) for p in i] if isinstance(i, tuple) else
+             None if i == -1 else _meta(plan.vars[i]) for i in step.ins]
+    unknown = any((m is None and i != -1) or (isinstance(m, list) and None in m)
+                  for m, i in zip(metas, step.ins))
+    return make(ctx, None if unknown else metas, **step.attrs)
 
 
 def _meta(var: Any) -> Meta | None:

@@ -13,7 +13,7 @@ first, passing each memory's gradient back one step at a time.
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.errors import ScopeDestroyedError
 from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, register
+from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, prepared, register
 
 __all__ = []
 
@@ -204,14 +204,14 @@ def _same(x):
     return x
 
 
-def _helper_grad_direct(ctx, metas, attrs):
+def _make_helper_grad(ctx, metas, *, dtype):
     zeros_like = ctx.xp.zeros_like
     return lambda x, out, dout: dout if dout is not None else zeros_like(x)
 
 
 register(OpDef(
     "rnn_memory_helper", inputs=["X"], outputs=["Out"], attrs={"dtype": Attr("int", 5)},
-    infer=_identity_infer, kernel=lambda ctx, x, *, dtype: x, direct=lambda ctx, metas, attrs: _same,
+    infer=_identity_infer, kernel=prepared(lambda ctx, metas, *, dtype: _same),
     grad=lambda g: [OpSpec("rnn_memory_helper_grad",
                            {"X": g.input("X"), "Out": g.output("Out"),
                             "Out@GRAD": g.output_grad("Out")},
@@ -222,6 +222,5 @@ register(OpDef(
                                       Slot("Out@GRAD", dispensable=True)],
     outputs=["X@GRAD"], attrs={"dtype": Attr("int", 5)},
     infer=lambda x, out, dout, *, dtype: x,
-    kernel=lambda ctx, x, out, dout, *, dtype: dout if dout is not None else ctx.xp.zeros_like(x),
-    direct=_helper_grad_direct,
+    kernel=prepared(_make_helper_grad),
     doc="X@GRAD = Out@GRAD (zeros when no gradient reached Out)"))

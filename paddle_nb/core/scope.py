@@ -217,7 +217,8 @@ class StepScopes(list):
 
     A STEP_SCOPES variable holds one: an RNN's step scopes, a loop's
     iteration scopes, a branch's scope. They stay alive until the run that
-    made them ends, so that the backward pass can read them (seed 003).
+    made them ends, so that the backward pass can read them ("Design Doc: Block and
+    Scope").
     """
 
 

@@ -215,7 +215,7 @@ class Executor:
         return tensor
 
     def eval(self, targets, program=None, feed=None, scope=None):
-        """Prune ``program`` to what ``targets`` need, then run it (seed 003's Eval)."""
+        """Prune ``program`` to what ``targets`` need, then run it ("Design Doc: Block and Scope"'s Eval)."""
         program = default_main_program() if program is None else program
         names = [fetch_name(program, t) for t in fetch_targets(targets)]
         pruned = program.prune(names)

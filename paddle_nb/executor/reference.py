@@ -17,7 +17,7 @@ def evaluate(program, scope, block_idx=0, ctx=None):
     """Run block ``block_idx`` of ``program`` in ``scope`` (every variable made there)."""
     ctx = ctx or KernelContext(CPUPlace())
     block = program.block(block_idx)
-    for name, var in block.vars.items():   # realize the block's variables here first (seed 003),
+    for name, var in block.vars.items():   # realize the block's variables here first ("Design Doc: Block and Scope"),
         if not (var.persistable and scope.find_var(name) is not None):   # so a sub-block
             scope.var(name)                                              # can write them
 

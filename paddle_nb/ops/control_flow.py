@@ -1,10 +1,11 @@
-"""Control-flow ops: run a sub-block in a fresh kid scope (seed 003).
+"""Control-flow ops: run a sub-block in a fresh kid scope ("Design Doc: Block
+and Scope").
 
 ``conditional_block`` runs its sub-block once when its condition holds;
 ``while`` runs it while a bool variable stays true, one step scope per
 iteration. Each keeps the scopes it made in a STEP_SCOPES variable, alive
 until the run ends, because the grad ops run their grad blocks inside
-them: the values of the forward pass are still there, as seed 003 says.
+them: the values of the forward pass are still there, as "Design Doc: Block and Scope" says.
 The kernels reach the executor only through ``ctx.run_block``.
 """
 

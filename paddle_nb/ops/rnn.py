@@ -3,7 +3,7 @@
 ``paddle.nn.LSTM``/``GRU``/``SimpleRNN`` write one ``rnn`` op: time-major ``Input``
 [T, batch, input], initial states ``PreState`` [layers * directions, batch, hidden]
 (h, and c for an LSTM), and ``WeightList``: every (layer, direction)'s W_ih, W_hh
-first, then every b_ih, b_hh. Here it runs the way seed 003 describes: for each
+first, then every b_ih, b_hh. Here it runs the way "Design Doc: Block and Scope" describes: for each
 layer and direction, each time step gets a kid scope of the running scope
 ("layer 0 fwd step 2") holding the step's input row, h_prev (and c_prev), the
 gates and the new state. The ``Reserve`` output (PaddlePaddle's opaque buffer for

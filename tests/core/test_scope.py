@@ -1,4 +1,4 @@
-"""Scope: names to variables, lookup through parents, destruction (seeds 000 and 001).
+"""Scope: names to variables, lookup through parents, destruction ("Design of Scope in Paddle", "What is a scope").
 
 Each test states one sentence of the seeds through the public API: create-or-get, lookup
 through parents, shadowing, every variable in one scope, destruction of variables and kids
@@ -52,7 +52,7 @@ def test_create_or_get_keeps_the_value():
 
 
 def test_find_var_returns_none_for_an_unknown_name():
-    # seed 000, "Orthogonal interface": FindVar returns nullptr when the name is not found,
+    # "Design of Scope in Paddle", "Orthogonal interface": FindVar returns nullptr when the name is not found,
     # so it doubles as Contains.
     scope = pd.Scope()
     assert scope.find_var("nope") is None
@@ -82,7 +82,7 @@ def test_var_refuses_a_name_that_is_not_a_non_empty_string(bad):
 
 
 def test_a_scope_holds_no_operators():
-    # seed 000: "Scope only contains methods that are used to Create and Get Variables."
+    # "Design of Scope in Paddle": "Scope only contains methods that are used to Create and Get Variables."
     public = {name for name in dir(pd.Scope) if not name.startswith("_")}
     assert not any("op" in name.lower().split("_") for name in public)
     assert not any(name in public for name in ["run", "execute", "ops"])
@@ -162,7 +162,7 @@ def test_every_variable_belongs_to_exactly_one_scope():
 
 
 def test_one_net_can_run_in_different_scopes():
-    # seed 000: the same names bind to different variables in different scopes.
+    # "Design of Scope in Paddle": the same names bind to different variables in different scopes.
     scopes = [pd.Scope(), pd.Scope()]
     for value, scope in enumerate(scopes):
         scope.var("out").get_tensor().set(np.array([value], "int64"))
@@ -346,7 +346,7 @@ def test_a_scope_nobody_holds_is_collected_with_its_kids():
     assert [r() for r in refs] == [None, None]
 
 
-# -- erase: seed 001's DeleteVariable ------------------------------------------------------------
+# -- erase: DeleteVariable of "What is a scope" ------------------------------------------------
 def test_erase_removes_and_destroys_a_variable(quiet_gc):
     scope = pd.Scope()
     var = scope.var("x")
@@ -438,3 +438,26 @@ def test_the_guarded_scope_is_not_destroyed_by_the_guard():
     with pd.scope_guard(mine):
         pd.global_scope().var("b")
     assert mine.is_alive() and mine.find_var("w") is w and mine.local_var_names() == ["w", "b"]
+
+
+# -- a Scope is names, a parent and kids ----------------------------------------------------------
+def test_a_scope_holds_variables_one_way():
+    """The step-scope speed-up lives in the executor (executor/frames.py): a core Scope
+    has no frame, and every variable it holds is a Variable in ``own_vars``."""
+    import paddle_nb.core.scope as scope_module
+    scope = pd.Scope()
+    for name in ("frame", "attach_frame", "materialize", "find_array", "local_array",
+                 "local_tensor"):
+        assert not hasattr(scope, name), name
+    assert not hasattr(scope_module, "Frame")
+    w = scope.var("w")
+    assert scope.own_vars == {"w": w} and scope.local_var_names() == ["w"]
+
+
+def test_a_kid_is_of_its_parents_class_unless_told():
+    class Tagged(pd.Scope):
+        __slots__ = ()
+    root = pd.Scope()
+    tagged = root.new_scope(kind=Tagged)
+    assert type(tagged) is Tagged and type(tagged.new_scope()) is Tagged
+    assert type(root.new_scope()) is pd.Scope

@@ -1,4 +1,4 @@
-"""Properties of the scope hierarchy, on random scope trees (seeds 000 and 001).
+"""Properties of the scope hierarchy, on random scope trees ("Design of Scope in Paddle", "What is a scope").
 
 Hypothesis builds a random forest of scopes (each scope's parent drawn from the scopes made
 before it, or none), puts variables with random names in random scopes, and compares the

@@ -1,4 +1,4 @@
-"""Prune and eval (seed 003): keep exactly the ops the targets need, then run them.
+"""Prune and eval ("Design Doc: Block and Scope"): keep exactly the ops the targets need, then run them.
 
 ``program.prune(targets)`` walks the global block backwards keeping the ops that write a
 still-needed variable; ``exe.eval(targets, ...)`` is ``exe.run(program.prune(targets), ...)``.

@@ -79,7 +79,7 @@ class Scope:
     def find_var(self, name: str) -> Variable | None:
         """The variable ``name`` in this scope or the nearest ancestor, else None."""
         self._check_alive()
-        scope = self
+        scope: Scope | None = self
         while scope is not None:
             var = scope.own_vars.get(name)
             if var is None and type(scope) is not Scope:   # a subclass may hold it otherwise
@@ -92,7 +92,7 @@ class Scope:
     def find_scope_of(self, name: str) -> Scope | None:
         """The scope (this one or an ancestor) that holds ``name``, else None."""
         self._check_alive()
-        scope = self
+        scope: Scope | None = self
         while scope is not None:
             if scope.holds(name):
                 return scope
@@ -190,9 +190,8 @@ class Scope:
         self._check_alive()
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> None:
         self.destroy()
-        return False
 
     def depth(self) -> int:
         depth, scope = 0, self.up
@@ -232,7 +231,8 @@ class _ScopeContext:
 _CONTEXT = _ScopeContext()
 # the scopes that the enclosing scope_guards pushed, innermost last, per thread (a ContextVar
 # holding a tuple): a thread inside its own scope_guard never sees another thread's scope
-_GUARDED = contextvars.ContextVar("paddle_nb_scope_guards", default=())
+_GUARDED: contextvars.ContextVar[tuple[Scope, ...]] = contextvars.ContextVar(
+    "paddle_nb_scope_guards", default=())
 
 
 def global_scope() -> Scope:

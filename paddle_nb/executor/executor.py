@@ -24,29 +24,33 @@ plans it caches are read-only once built. Two threads running in the *same*
 scope race on its variables, as two PaddlePaddle executors would.
 """
 
+from __future__ import annotations
+
 import threading
 import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy
 
 from paddle_nb.core.events import EVENTS
+from paddle_nb.core.memory import MEMORY
+from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.core.place import CPUPlace, Place
-from paddle_nb.errors import FetchError, OpRunError, ScopeDestroyedError
-from paddle_nb.executor.declared import check_results
-from paddle_nb.executor.failures import op_run_error
-from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
-from paddle_nb.executor.interpreter import Interpreter, RecordingInterpreter, ScopeInterpreter
+from paddle_nb.core.variable import Variable
+from paddle_nb.errors import FetchError, ScopeDestroyedError
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
                                       fetch_name, fetch_targets, has_lod)
-from paddle_nb.executor.staging import RunState, views_any, write_back
-from paddle_nb.executor.plan import BlockPlan, check_persistable_dtype
+from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
+from paddle_nb.executor.interpreter import Interpreter, RecordingInterpreter, ScopeInterpreter
+from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
+from paddle_nb.executor.staging import RunState, views_any, write_back
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
-from paddle_nb.core.memory import MEMORY
 from paddle_nb.ops.context import KernelContext
+
 
 __all__ = ["Executor"]
 
@@ -64,31 +68,33 @@ class Executor:
     [array([[0., 2.]], dtype=float32)]
     """
 
-    def __init__(self, place=None, seed=None):
+    def __init__(self, place: Place | None = None, seed: int | None = None) -> None:
         if place is not None and not isinstance(place, Place):
             raise TypeError(f"Executor: expected a Place, got {place!r}")
         self.place = place or CPUPlace()
         self.ctx = KernelContext(self.place, seed)
-        self.listeners = []
+        self.listeners: list[Callable[[Any], Any]] = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
-        self._plans = {}
+        self._plans: dict[tuple, BlockPlan] = {}
         self._plans_lock = threading.RLock()   # held to change _plans or to copy it
         self._runs = _PerThread()    # the RunState of the run in progress, one per thread
 
     @property
-    def run_state(self):
+    def run_state(self) -> RunState | None:
         """The calling thread's RunState (None outside a run on cells): what errors and
         the feeds consult about the run in progress."""
         return self._runs.state
 
     # -- subscribers ------------------------------------------------------------------------------
-    def subscribe(self, listener):
+    def subscribe(self, listener: Callable[[Any], Any]) -> Callable[[], None]:
         """Call ``listener(record)`` after each run of this executor; returns an unsubscribe."""
         self.listeners.append(listener)
         return lambda: self.listeners.remove(listener) if listener in self.listeners else None
 
     # -- the public entry points -----------------------------------------------------------------
-    def run(self, program=None, feed=None, fetch_list=None, scope=None, return_numpy=True):
+    def run(self, program: Program | None = None, feed: Mapping | None = None,
+            fetch_list: Any = None, scope: Scope | None = None,
+            return_numpy: bool = True) -> list:
         """Run ``program``'s global block in ``scope``; return the fetched values."""
         program = default_main_program() if program is None else program
         if not isinstance(program, Program):
@@ -214,7 +220,8 @@ class Executor:
         tensor.set(host, self.place)
         return tensor
 
-    def eval(self, targets, program=None, feed=None, scope=None):
+    def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
+             scope: Scope | None = None) -> list:
         """Prune ``program`` to what ``targets`` need, then run it ("Design Doc: Block and Scope"'s Eval)."""
         program = default_main_program() if program is None else program
         names = [fetch_name(program, t) for t in fetch_targets(targets)]
@@ -222,7 +229,7 @@ class Executor:
         feed = {k: v for k, v in feed_dict(feed).items() if pruned.global_block().find_var(k)}
         return self.run(pruned, feed=feed, fetch_list=names, scope=scope)
 
-    def cached_plans(self):
+    def cached_plans(self) -> list[tuple]:
         """``(program, version, block_idx, keep)`` of each block plan this executor holds,
         oldest first. A plan (each op's kernel, completed attributes and variable positions)
         is made on a block's first run and reused while the program's ``version`` (which
@@ -233,7 +240,8 @@ class Executor:
                 for (_, version, block_idx, keep), plan in items]
 
     # -- running blocks ----------------------------------------------------------------------
-    def run_block(self, program, block_idx, scope, keep=(), values=None):
+    def run_block(self, program: Program, block_idx: int, scope: Scope, keep: tuple = (),
+                  values: dict | None = None) -> None:
         """Run every op of block ``block_idx`` in ``scope``.
 
         ``keep`` names temporaries not to release after their last use (the
@@ -278,7 +286,7 @@ class Executor:
         plan.interpreter = Interpreter(plan, self)
         return plan.interpreter
 
-    def run_raw(self, step, scope):
+    def run_raw(self, step: Step, scope: Scope) -> None:
         """Run a control-flow (or feed, fetch, LoD) op in ``scope``: its kernel gets the
         scope, the op, and a runner of its sub-blocks."""
         state = self._runs.state
@@ -332,7 +340,7 @@ class Executor:
             cells.append(var.get_tensor() if tensor else var)
         return cells
 
-    def bound_var(self, plan, pos, scope):
+    def bound_var(self, plan: BlockPlan, pos: int, scope: Scope) -> Variable:
         """The Variable that a block run in ``scope`` reads and writes for a name it does
         not make itself (the scope loop binds with it, a framed block writes back with it):
         found up the scopes, else made where it belongs (a persistable in

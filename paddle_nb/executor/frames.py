@@ -13,6 +13,7 @@ control-flow ops (through :class:`FramedContext`) read arrays without that.
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from paddle_nb.core.memory import MEMORY
@@ -143,7 +144,7 @@ class FrameScope(Scope):
         return local_array(self, name)
 
 
-def find_array(scope: Scope, name: str) -> Any:
+def find_array(scope: Scope | None, name: str) -> Any:
     """The array of tensor variable ``name`` seen from ``scope`` (None when absent or
     empty), read without turning frames into Variables."""
     while scope is not None:
@@ -151,10 +152,7 @@ def find_array(scope: Scope, name: str) -> Any:
         if var is not None:
             holder = var.holder
             return holder.data if isinstance(holder, LoDTensor) else None
-        try:
-            frame = scope.frame
-        except AttributeError:       # a plain Scope above the executor's
-            frame = None
+        frame = scope.frame if isinstance(scope, FrameScope) else None
         if frame is not None:
             pos = frame.index.get(name)
             if pos is not None:
@@ -165,10 +163,7 @@ def find_array(scope: Scope, name: str) -> Any:
 
 def local_array(scope: Scope, name: str) -> Any:
     """The array of ``scope``'s own tensor variable ``name``, else None (no Variable made)."""
-    try:
-        frame = scope.frame
-    except AttributeError:           # a plain Scope
-        frame = None
+    frame = scope.frame if isinstance(scope, FrameScope) else None
     if frame is not None:
         pos = frame.index.get(name)
         if pos is not None:
@@ -199,7 +194,7 @@ class FramedContext(RawContext):
                           nbytes: int) -> Scope:
         if not isinstance(self.scope, FrameScope):     # (its kids are of its class)
             return super().new_scope_holding(label, index, arrays, nbytes)
-        kid = self.scope.new_scope(label=label)
+        kid = typing.cast(FrameScope, self.scope.new_scope(label=label))
         kid.attach_frame(Frame(index, arrays, self.place, nbytes))
         return kid
 
@@ -258,13 +253,13 @@ class FramedBlock:
                         env[pos] = find_array(scope, name)
         if values:
             for name, array in values.items():
-                pos = index.get(name)
-                if pos is not None:
-                    env[pos] = array
+                at = index.get(name)
+                if at is not None:
+                    env[at] = array
                     continue
-                pos = plan.position(name)   # not one of the block's own: a Variable in the scope
-                if pos is not None:
-                    env[pos] = array
+                at = plan.position(name)    # not one of the block's own: a Variable in the scope
+                if at is not None:
+                    env[at] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
         compiled = self.interpreter.compiled if plan.verified else None
         # (the compiled form when there is one: Interpreter.run, minus a call per run)

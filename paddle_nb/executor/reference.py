@@ -6,14 +6,19 @@ Executor must give the same results (tests check it); this one is for
 reading. Control-flow ops run their sub-blocks through ``run_block``.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.core.place import CPUPlace
 from paddle_nb.ops import registry
 from paddle_nb.ops.context import KernelContext, RawContext
 
+
 __all__ = ["evaluate"]
 
 
-def evaluate(program, scope, block_idx=0, ctx=None):
+def evaluate(program: Any, scope: Any, block_idx: int = 0, ctx: Any = None) -> None:
     """Run block ``block_idx`` of ``program`` in ``scope`` (every variable made there)."""
     ctx = ctx or KernelContext(CPUPlace())
     block = program.block(block_idx)

@@ -9,7 +9,12 @@ array back and variables the run created in the user's scope are erased
 (:class:`RunState`). Both finish even when a KeyboardInterrupt arrives part-way.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.core.tensor import LoDTensor
+
 
 __all__ = ["RunState", "write_back", "views_any"]
 
@@ -17,21 +22,21 @@ __all__ = ["RunState", "write_back", "views_any"]
 class RunState:
     """What one run must undo if it fails: persistables it changed or created."""
 
-    def __init__(self, program, user_scope, run_scope, recorder):
+    def __init__(self, program: Any, user_scope: Any, run_scope: Any, recorder: Any) -> None:
         self.program = program
         self.user_scope = user_scope
         self.run_scope = run_scope
         self.recorder = recorder
-        self.saved = {}
-        self.created = []
+        self.saved: dict[int, tuple] = {}
+        self.created: list[str] = []
 
-    def stage(self, var):
+    def stage(self, var: Any) -> None:
         if id(var) not in self.saved:
             held = var.holder
             self.saved[id(var)] = (var, held, held.snapshot() if isinstance(held, LoDTensor)
                                    else None)
 
-    def restore(self):
+    def restore(self) -> None:
         for var, held, snapshot in self.saved.values():
             if var.destroyed_why is not None:
                 continue
@@ -44,7 +49,7 @@ class RunState:
                 self.user_scope.erase(name)
 
 
-def write_back(scope, writes, place):
+def write_back(scope: Any, writes: list[tuple[str, Any]], place: Any) -> None:
     """Give each user variable of ``writes`` ((name, array); found up the scopes, else made)
     its new array, all of them even if a KeyboardInterrupt arrives part-way (Ctrl-C, at any
     bytecode): the interrupt is held until every variable holds its new array, then raised.
@@ -64,7 +69,7 @@ def write_back(scope, writes, place):
         raise interrupted
 
 
-def views_any(array, feeds, place):
+def views_any(array: Any, feeds: list, place: Any) -> bool:
     """True when ``array`` may share memory with one of ``feeds`` (a bounds check)."""
     shares = place.xp.may_share_memory
     return any(shares(array, feed) for feed in feeds)

@@ -23,19 +23,24 @@ makes, less each one released) and ``peak`` its highest value, as the
 scope loop's tensors count them. When an op fails, ``k`` says which one.
 """
 
+from __future__ import annotations
+
 import linecache
 import weakref
+from collections.abc import Callable
 
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions
 
+
 __all__ = ["unroll"]
 
 _INDENT = "        "
-_FORGOTTEN = []   # linecache names of collected block functions, dropped at the next unroll
+_FORGOTTEN: list[str] = []   # linecache names of collected block functions, dropped at the next unroll
 
 
-def unroll(name, steps, kernels, store, fail):
+def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callable
+           ) -> tuple[Callable, str]:
     """(function, source) for running ``steps`` with ``kernels`` (one per step) on an env.
 
     ``store(env, outs, out)`` puts a multi-output result in place and returns

@@ -200,7 +200,7 @@ assert scope.kids == []
 # run scope. That is what the widgets show, but when nobody watches it is wasted work:
 # nothing outside can see the run scope before it is destroyed. So when the executor has
 # no listener, nobody listens to the core's lifecycle events (`pd.core.EVENTS`), and the
-# block has no control-flow op, `run` takes the **fast path** (`executor/fast.py`): the
+# block has no control-flow op, `run` takes the **fast path** (`executor/interpreter.py`, values in a list): the
 # values live in a plain Python list indexed like the plan's names, each kernel is bound
 # to its attributes in advance, and a temporary is dropped after its last use. Only the
 # persistable variables the block wrote go back to the scope, and only when every op has

@@ -45,17 +45,19 @@ class Scope:
     A subclass may hold some variables another way (the executor's step scopes
     keep a block run's values as a list until someone asks for a Variable): it
     overrides the public methods that see variables (``var``,
-    ``find_local_var``, ``local_var_names``, ``erase``, ``destroy_vars``,
-    ``var_count``), and ``find_var`` finds its variables through
-    ``find_local_var``. A kid is of its parent's class unless ``new_scope``
-    is told otherwise.
+    ``local_lookup``, ``holds``, ``local_var_names``, ``erase``,
+    ``destroy_vars``, ``var_count``) and sets ``holds_elsewhere`` while it holds
+    some; ``find_var`` and ``find_local_var`` find them through ``local_lookup``.
+    A kid is of its parent's class unless ``new_scope`` is told otherwise.
     """
 
-    __slots__ = ("own_vars", "up", "_kids", "_dead", "id", "label", "__weakref__")
+    __slots__ = ("own_vars", "up", "holds_elsewhere", "_kids", "_dead", "id", "label",
+                 "__weakref__")
 
     def __init__(self, _parent: Scope | None = None, label: str | None = None) -> None:
         self.own_vars: dict[str, Variable] = {}
         self.up = _parent
+        self.holds_elsewhere = False   # True while a subclass holds variables not in own_vars
         self._kids: list[Scope] = []
         self._dead: str | None = None
         self.id = next(_IDS)
@@ -82,8 +84,8 @@ class Scope:
         scope: Scope | None = self
         while scope is not None:
             var = scope.own_vars.get(name)
-            if var is None and type(scope) is not Scope:   # a subclass may hold it otherwise
-                var = scope.find_local_var(name)
+            if var is None and scope.holds_elsewhere:      # a subclass holding it otherwise
+                var = scope.local_lookup(name)
             if var is not None:
                 return var
             scope = scope.up
@@ -106,6 +108,11 @@ class Scope:
     def find_local_var(self, name: str) -> Variable | None:
         """The variable ``name`` of this scope only, else None."""
         self._check_alive()
+        return self.local_lookup(name)
+
+    def local_lookup(self, name: str) -> Variable | None:
+        """``find_local_var`` without the liveness check, for a walk up the scopes that
+        checked where it began (a live scope's ancestors live): what a subclass overrides."""
         return self.own_vars.get(name)
 
     def local_var_names(self) -> list[str]:

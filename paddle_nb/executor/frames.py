@@ -76,10 +76,12 @@ class FrameScope(Scope):
         if self.frame is not None:
             self.materialize()
         self.frame = frame
+        self.holds_elsewhere = True
 
     def materialize(self) -> None:
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
         frame, self.frame = self.frame, None
+        self.holds_elsewhere = False
         if frame is None:
             return
         place = frame.place
@@ -96,11 +98,11 @@ class FrameScope(Scope):
             self.materialize()
         return super().var(name)
 
-    def find_local_var(self, name: str) -> Variable | None:
+    def local_lookup(self, name: str) -> Variable | None:
         frame = self.frame
         if frame is not None and name in frame.index:
             self.materialize()
-        return super().find_local_var(name)
+        return self.own_vars.get(name)
 
     def holds(self, name: str) -> bool:
         frame = self.frame
@@ -124,6 +126,7 @@ class FrameScope(Scope):
         frame = self.frame
         if frame is not None:
             self.frame = None
+            self.holds_elsewhere = False
             frame.release()
         if self.own_vars:
             super().destroy_vars(why)

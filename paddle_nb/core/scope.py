@@ -44,11 +44,11 @@ class Scope:
 
     A subclass may hold some variables another way (the executor's step scopes
     keep a block run's values as a list until someone asks for a Variable): it
-    overrides the public methods that see variables (``var``,
-    ``local_lookup``, ``holds``, ``local_var_names``, ``erase``,
-    ``destroy_vars``, ``var_count``) and sets ``holds_elsewhere`` while it holds
-    some; ``find_var`` and ``find_local_var`` find them through ``local_lookup``.
-    A kid is of its parent's class unless ``new_scope`` is told otherwise.
+    sets ``holds_elsewhere`` while it holds some, and overrides ``realize``
+    (make them Variables: ``var``, ``local_var_names`` and ``erase`` call it
+    first), ``local_lookup`` (``find_var`` and ``find_local_var`` find one name
+    through it), ``holds``, ``var_count`` and ``destroy_vars``. A kid is of its
+    parent's class unless ``new_scope`` is told otherwise.
     """
 
     __slots__ = ("own_vars", "up", "holds_elsewhere", "_kids", "_dead", "id", "label",
@@ -69,6 +69,8 @@ class Scope:
     def var(self, name: str) -> Variable:
         """The local variable ``name``, created empty if absent (create-or-get)."""
         self._check_alive()
+        if self.holds_elsewhere:
+            self.realize()
         var = self.own_vars.get(name)
         if var is None:
             if not isinstance(name, str) or not name:
@@ -110,6 +112,9 @@ class Scope:
         self._check_alive()
         return self.local_lookup(name)
 
+    def realize(self) -> None:
+        """Make Variables of the variables this scope holds elsewhere (a subclass's)."""
+
     def local_lookup(self, name: str) -> Variable | None:
         """``find_local_var`` without the liveness check, for a walk up the scopes that
         checked where it began (a live scope's ancestors live): what a subclass overrides."""
@@ -118,6 +123,8 @@ class Scope:
     def local_var_names(self) -> list[str]:
         """The names of this scope's own variables, in creation order."""
         self._check_alive()
+        if self.holds_elsewhere:
+            self.realize()
         return list(self.own_vars)
 
     def var_count(self) -> int:
@@ -127,6 +134,8 @@ class Scope:
     def erase(self, names: str | list[str]) -> None:
         """Destroy the local variables named (a name or a list); unknown names are ignored."""
         self._check_alive()
+        if self.holds_elsewhere:
+            self.realize()
         if isinstance(names, str):
             names = [names]
         for name in names:

@@ -22,7 +22,7 @@ from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.plan import flat_positions
-from paddle_nb.ops.context import RawContext
+from paddle_nb.ops.context import RawContext, held_bytes
 
 __all__ = ["Frame", "FrameScope", "FramedContext", "FramedBlock", "find_array", "local_array"]
 
@@ -65,67 +65,56 @@ class FrameScope(Scope):
     whose names are not in ``own_vars``. Anything that hands out a Variable or lists
     the variables turns the frame into Variables first (``materialize``)."""
 
-    __slots__ = ("frame",)
+    # the frame, valid while holds_elsewhere is True (no __init__: an RNN makes two step
+    # scopes per time step, and the scope's own flag says whether it has a frame)
+    __slots__ = ("_frame",)
+    _frame: Frame
 
-    def __init__(self, _parent: Scope | None = None, label: str | None = None) -> None:
-        super().__init__(_parent, label)
-        self.frame: Frame | None = None
+    @property
+    def frame(self) -> Frame | None:
+        """The frame this scope holds, or None."""
+        return self._frame if self.holds_elsewhere else None
 
     def attach_frame(self, frame: Frame) -> None:
         """Hold ``frame``'s values as this scope's variables (none of its names may be here)."""
-        if self.frame is not None:
+        if self.holds_elsewhere:
             self.materialize()
-        self.frame = frame
+        self._frame = frame
         self.holds_elsewhere = True
 
     def materialize(self) -> None:
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
-        frame, self.frame = self.frame, None
-        self.holds_elsewhere = False
-        if frame is None:
+        if not self.holds_elsewhere:
             return
+        frame = self._frame
+        del self._frame
+        self.holds_elsewhere = False
         place = frame.place
         frame.release()
         for name, pos in frame.index.items():
             array = frame.arrays[pos]
-            tensor = super().var(name).get_tensor()
+            tensor = self.var(name).get_tensor()
             if array is not None:
                 tensor.hold(array, place)
 
-    # -- the public Scope, seeing the frame's variables ---------------------------------------
-    def var(self, name: str) -> Variable:
-        if self.frame is not None:
-            self.materialize()
-        return super().var(name)
+    realize = materialize
 
+    # -- the public Scope, seeing the frame's variables ---------------------------------------
     def local_lookup(self, name: str) -> Variable | None:
-        frame = self.frame
-        if frame is not None and name in frame.index:
+        if self.holds_elsewhere and name in self._frame.index:
             self.materialize()
         return self.own_vars.get(name)
 
     def holds(self, name: str) -> bool:
-        frame = self.frame
-        return name in self.own_vars or (frame is not None and name in frame.index)
-
-    def local_var_names(self) -> list[str]:
-        if self.frame is not None:
-            self.materialize()
-        return super().local_var_names()
+        return name in self.own_vars or (self.holds_elsewhere and name in self._frame.index)
 
     def var_count(self) -> int:
-        frame = self.frame
-        return len(self.own_vars) + (len(frame.index) if frame is not None else 0)
-
-    def erase(self, names: str | list[str]) -> None:
-        if self.frame is not None:
-            self.materialize()
-        super().erase(names)
+        return len(self.own_vars) + (len(self._frame.index) if self.holds_elsewhere else 0)
 
     def destroy_vars(self, why: str) -> None:
-        frame = self.frame
-        if frame is not None:
-            self.frame = None
+        if self.holds_elsewhere:
+            frame = self._frame
+            del self._frame
             self.holds_elsewhere = False
             frame.release()
         if self.own_vars:
@@ -135,7 +124,7 @@ class FrameScope(Scope):
     def local_tensor(self, name: str) -> LoDTensor:
         """The tensor of local variable ``name``, made (with its empty tensor) if absent:
         the executor binds a block's variables with this."""
-        if self.frame is not None:
+        if self.holds_elsewhere:
             self.materialize()
         var = self.own_vars.get(name)
         return (var or self.var(name)).get_tensor()
@@ -155,8 +144,8 @@ def find_array(scope: Scope | None, name: str) -> Any:
         if var is not None:
             holder = var.holder
             return holder.data if isinstance(holder, LoDTensor) else None
-        frame = scope.frame if isinstance(scope, FrameScope) else None
-        if frame is not None:
+        if scope.holds_elsewhere and isinstance(scope, FrameScope):
+            frame = scope._frame
             pos = frame.index.get(name)
             if pos is not None:
                 return frame.arrays[pos]
@@ -166,8 +155,8 @@ def find_array(scope: Scope | None, name: str) -> Any:
 
 def local_array(scope: Scope, name: str) -> Any:
     """The array of ``scope``'s own tensor variable ``name``, else None (no Variable made)."""
-    frame = scope.frame if isinstance(scope, FrameScope) else None
-    if frame is not None:
+    if scope.holds_elsewhere and isinstance(scope, FrameScope):
+        frame = scope._frame
         pos = frame.index.get(name)
         if pos is not None:
             return frame.arrays[pos]
@@ -190,8 +179,9 @@ class FramedContext(RawContext):
     local_array = staticmethod(local_array)     # (scope, name): the same function
 
     def local_names(self, scope: Scope) -> list[str]:
-        frame = getattr(scope, "frame", None)
-        return list(frame.index) if frame is not None else scope.local_var_names()
+        if scope.holds_elsewhere and isinstance(scope, FrameScope):
+            return list(scope._frame.index)
+        return scope.local_var_names()
 
     def new_scope_holding(self, label: str, index: dict[str, int], arrays: list[Any],
                           nbytes: int) -> Scope:
@@ -202,8 +192,9 @@ class FramedContext(RawContext):
         return kid
 
     def own_bytes(self, scope: Scope) -> int:
-        frame = getattr(scope, "frame", None)
-        return (frame.nbytes if frame is not None else 0) + super().own_bytes(scope)
+        if scope.holds_elsewhere and isinstance(scope, FrameScope):
+            return scope._frame.nbytes + held_bytes(scope)
+        return held_bytes(scope)
 
 
 class FramedBlock:
@@ -236,7 +227,7 @@ class FramedBlock:
         plan, local = self.plan, self.local_index
         executor = self.interpreter.executor
         names = plan.names
-        if scope.frame is not None:    # the block ran in this scope before: its Variables now
+        if scope.holds_elsewhere:      # the block ran in this scope before: its Variables now
             scope.materialize()
         made_here = scope.own_vars
         up = scope.up
@@ -285,7 +276,8 @@ class FramedBlock:
         holding nothing of the block's yet. Within one run of a control-flow op (``reuse``),
         the values found above the scope's parent are found once (unless the block writes
         outer variables) and copied from a template."""
-        frame = parent.frame if isinstance(parent, FrameScope) else None
+        frame = parent._frame if parent.holds_elsewhere and isinstance(parent, FrameScope) \
+            else None
         anchor, positions = parent, self.outer
         if frame is not None:
             # a grad block reads what the forward step left in the parent's frame (the

@@ -93,7 +93,7 @@ for number, line in enumerate(source.splitlines(), start=1):
 #   climbing to its parent, and writes them there.
 # - **`def value(name)`**. Reading an input: find the variable through the scope chain
 #   (the kid first, then its parents) and take its tensor's array.
-# - **`preamble = program.preamble_length() ...`** and **`for k, op in enumerate(block.ops):`**.
+# - **`for op in block.ops:`** and **`if program.initializes_once(op) ...`**.
 #   That document's `Run`: the ops, in order. The only exception is the preamble (the
 #   parameter initializers put at the head of the global block when there is no startup
 #   program): an initializer whose parameter already has a value in the scope is skipped,
@@ -193,7 +193,7 @@ assert scope.kids == []
 # run scope. That is what the widgets show, but when nobody watches it is wasted work:
 # nothing outside can see the run scope before it is destroyed. So when the executor has
 # no listener, nobody listens to the core's lifecycle events (`pd.core.EVENTS`), and the
-# block has no control-flow op, `run` takes the **fast path** (`executor/fast.py`): the
+# block has no control-flow op, `run` takes the **fast path** (`executor/interpreter.py`, values in a list): the
 # values live in a plain Python list indexed like the plan's names, each kernel is bound
 # to its attributes in advance, and a temporary is dropped after its last use. Only the
 # persistable variables the block wrote go back to the scope, and only when every op has

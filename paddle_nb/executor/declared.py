@@ -31,9 +31,14 @@ the first run of each plan (the fast path: executor/fast.py; the scope loop:
 ``BlockPlan.verified``), and a run someone observes (a listener, core events) on every op.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions, output_values
+
 
 __all__ = ["shape_matches", "check_results", "mismatch_message", "UNINFERRED"]
 
@@ -48,7 +53,7 @@ UNINFERRED = {("warpctc", "WarpCTCGrad"), ("batch_norm", "SavedMean"),
               ("py_func", "Out")}     # (what a Python function returns; its grad op infers none)
 
 
-def shape_matches(declared, shape):
+def shape_matches(declared: tuple, shape: tuple) -> bool:
     """True when a value of ``shape`` is what ``declared`` (-1: any size) allows."""
     if len(declared) != len(shape):
         return not shape and all(d == 1 for d in declared)
@@ -58,14 +63,14 @@ def shape_matches(declared, shape):
     return True
 
 
-def check_results(step, plan, out, values):
+def check_results(step: Any, plan: Any, out: Any, values: list) -> None:
     """Raise an OpRunError when a result of ``step`` (its kernel returned ``out``) differs
     from its variable's declared dtype or shape. ``values[pos]`` is the value at a plan
     position (the fast path's env), or its LoDTensor (the scope loop's cells)."""
     metas = plan.declared          # [(dtype, shape) or None] per position (BlockPlan)
     outs = step.outs
     if len(outs) == 1 and outs[0].__class__ is int:      # one output, the usual op
-        pairs = ((outs[0], out),) if outs[0] >= 0 and out is not None else ()
+        pairs: Any = ((outs[0], out),) if outs[0] >= 0 and out is not None else ()
     else:
         pairs = output_values(outs, out)
     for pos, value in pairs:
@@ -130,7 +135,7 @@ def _uninferred(step, plan, pos):
                for slot, names in step.op.outputs.items())
 
 
-def mismatch_message(step, plan, pos, value):
+def mismatch_message(step: Any, plan: Any, pos: int, value: Any) -> str:
     op = step.op
     dtype, shape = plan.declared[pos]
     slot = next((s for s, names in op.outputs.items() if plan.names[pos] in names), "?")

@@ -10,19 +10,26 @@ a persistable with no value (run the startup program), a variable or scope
 destroyed during the run, an allocation too big for the place.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from paddle_nb.errors import NotAllocatedError, OpRunError, OutOfMemoryError
 
-__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes"]
+
+__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes", "destroyed_during_run"]
 
 
-def op_run_error(step, plan, value_at, err, state=None):
+def op_run_error(step: Any, plan: Any, value_at: Callable[[int], Any], err: BaseException,
+                 state: Any = None) -> OpRunError:
     """The OpRunError for ``step`` failing with ``err``; ``value_at(pos)`` reads the
     value (an array, a Variable, or a desc with a shape) at a plan position."""
     op = step.op
     where = f"op #{step.index} '{op.type}' in block {op.block.idx}, built at {op.site()}"
     reads, missing = _describe_inputs(op, plan, value_at)
     inputs = f"\n  inputs: {', '.join(reads) or 'none'}"
-    gone = _destroyed_during_run(state, missing)
+    gone = destroyed_during_run(state, missing)
     if gone:                    # (the inputs' values went with it: not worth listing)
         return OpRunError(f"while running {where}: {gone}")
     if isinstance(err, MemoryError):
@@ -36,9 +43,9 @@ def op_run_error(step, plan, value_at, err, state=None):
     return OpRunError(f"while running {where}: {type(err).__name__}: {err}{inputs}")
 
 
-def op_plan_error(step, plan, err):
-    """The OpRunError for ``step`` failing while the fast path prepares it (a direct form
-    that computes a constant once, too big for memory): inputs are shown as declared."""
+def op_plan_error(step: Any, plan: Any, err: BaseException) -> OpRunError:
+    """The OpRunError for ``step`` failing while its kernel is made for a plan (a constant
+    too big for memory, made once): inputs are shown as declared."""
     op = step.op
     reads = [f"{slot}={n} (declared {_declared(plan, n)})"
              for slot, names in op.inputs.items() for n in names]
@@ -58,7 +65,7 @@ def _declared(plan, name):
         return "?"
 
 
-def missing_persistable(name, step):
+def missing_persistable(name: str, step: Any) -> str:
     """What to say when ``step`` reads persistable ``name`` and the scope has no value."""
     return (f"'{name}' is persistable but has no value in the scope, and op #{step.index} "
             f"'{step.op.type}' in block {step.op.block.idx} (built at {step.op.site()}) reads "
@@ -80,7 +87,7 @@ def _describe_inputs(op, plan, value_at):
     return reads, missing
 
 
-def _destroyed_during_run(state, missing):
+def destroyed_during_run(state: Any, missing: list[str]) -> str | None:
     """Why the run lost its variables, when a listener, a kernel or another thread
     destroyed the run's scope or erased a variable the run had bound (else None)."""
     if state is None:
@@ -112,7 +119,7 @@ def _memory_message(op, err):
             f"(MemoryError: {err})")
 
 
-def describe_bytes(n):
+def describe_bytes(n: int) -> str:
     """``1234567`` -> ``'1234567 bytes, 1.2 MiB'``."""
     size, unit = float(n), "bytes"
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):

@@ -7,7 +7,10 @@ program with PaddlePaddle's ``feed`` / ``fetch`` ops (a saved inference
 model) gets its feeds through the ``feed`` list variable those ops read.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
+from typing import Any
 
 import numpy
 
@@ -15,14 +18,15 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
+
 __all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
 
 
-def has_lod(feed):
+def has_lod(feed: dict) -> bool:
     return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
 
 
-def feed_dict(feed):
+def feed_dict(feed: Any) -> dict:
     """``feed`` as a new dict of name -> value; a Variable key stands for its name."""
     if feed is None:
         return {}
@@ -43,7 +47,7 @@ def feed_dict(feed):
     return out
 
 
-def fetch_targets(fetch_list):
+def fetch_targets(fetch_list: Any) -> list:
     """The fetch list as a list: one Variable or name alone is a list of one, as PaddlePaddle
     takes it."""
     if type(fetch_list) is list:         # the usual form: read, never changed, by the caller
@@ -58,7 +62,7 @@ def fetch_targets(fetch_list):
     return list(fetch_list)
 
 
-def fetch_name(program, target):
+def fetch_name(program: Any, target: Any) -> str:
     name = target.name if isinstance(target, Variable) else target
     if not isinstance(name, str):
         raise FetchError(f"fetch_list: expected Variables or names, got {target!r}")
@@ -67,7 +71,7 @@ def fetch_name(program, target):
                          "block")
     return name
 
-def check_feed(program, plan, feed):
+def check_feed(program: Any, plan: Any, feed: dict) -> dict:
     """Check every feed against its data variable before anything runs."""
     targets = {}
     for name, value in feed.items():
@@ -85,7 +89,8 @@ def check_feed(program, plan, feed):
                             f"#{op.index()} reads it)")
     return targets
 
-def feed_scope(executor, program, plan, run_scope, feed, targets):
+def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict,
+               targets: dict) -> None:
     glob = program.global_block()
     feed_ops = plan.feed_ops
     if feed_ops:
@@ -115,7 +120,7 @@ def feed_scope(executor, program, plan, run_scope, feed, targets):
         if isinstance(value, LoDTensor) and value.lod():
             tensor.set_lod(value.lod())
 
-def scalar_shape(var):
+def scalar_shape(var: Any) -> tuple | None:
     """The [1] (or [1, 1]) shape ``var`` declares for a one-value tensor, or None.
 
     Full reductions give 0-D tensors, as in PaddlePaddle 2.5+; a program written by
@@ -127,13 +132,14 @@ def scalar_shape(var):
     return None
 
 
-def declared_shape(var, array):
+def declared_shape(var: Any, array: Any) -> Any:
     """A 0-D value fetched as the [1] its program declares (see :func:`scalar_shape`)."""
     shape = scalar_shape(var) if array.ndim == 0 else None
     return array if shape is None else array.reshape(shape)
 
 
-def fetch_from_scope(executor, program, run_scope, names, return_numpy):
+def fetch_from_scope(executor: Any, program: Any, run_scope: Any, names: list,
+                     return_numpy: bool) -> list:
     results = []
     glob = program.global_block()
     for name in names:

@@ -3,22 +3,25 @@
 Preparing a block once per program version keeps the per-op cost of a run
 small: each :class:`Step` holds its kernel with its attributes, and the
 positions of its inputs and outputs in the block's list of variable names.
-At run time those names are bound once to the tensors of a scope
-(:meth:`BlockPlan.bind`), and each step reads and writes tensors by position.
+At run time an env holds each name's value by position (executor/interpreter.py),
+and each step reads and writes the env by position.
 The plan also knows each temporary's last use, so the executor can release
 it right after (PaddlePaddle's eager deletion).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.errors import OpBuildError, OpNotFoundError, OpRunError
 from paddle_nb.executor.failures import missing_persistable
 from paddle_nb.executor.feeds import scalar_shape
-from paddle_nb.framework.program import is_initializer
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
 from paddle_nb.ops import registry
 
-__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "allocated",
-           "gather", "output_values"]
+
+__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "output_values"]
 
 
 class Step:
@@ -28,7 +31,8 @@ class Step:
     __slots__ = ("index", "op", "opdef", "kernel", "attrs", "raw", "ins", "outs", "simple_in",
                  "release", "initializer", "wanted")
 
-    def __init__(self, index, op, opdef, attrs, ins, outs, initializer):
+    def __init__(self, index: int, op: Any, opdef: Any, attrs: dict, ins: tuple, outs: tuple,
+                 initializer: bool) -> None:
         self.index = index
         self.op = op
         self.opdef = opdef
@@ -38,7 +42,7 @@ class Step:
         self.ins = ins
         self.outs = outs
         self.simple_in = all(isinstance(i, int) for i in ins)
-        self.release = ()
+        self.release: tuple[int, ...] = ()
         self.initializer = initializer
         absent = [pos == -1 for pos in outs]
         self.wanted = tuple(not a for a in absent) if any(absent) else None
@@ -52,16 +56,15 @@ class BlockPlan:
     block), ``persistable`` those that live in the user's scope.
     """
 
-    def __init__(self, program, block_idx):
+    def __init__(self, program: Any, block_idx: int) -> None:
         block = program.block(block_idx)
         self.block = block
-        self.names = []
-        self._pos = {}
+        self.names: list[str] = []
+        self._pos: dict[str, int] = {}
         self.steps = []
         if block_idx == 0:
             check_op_types(program)   # every block: one error naming all, before any run
         missing = []
-        preamble = program.preamble_length() if block_idx == 0 else 0
         for k, op in enumerate(block.ops):
             opdef = registry.lookup(op.type)
             if opdef is None:
@@ -71,7 +74,7 @@ class BlockPlan:
             attrs = _completed_attrs(op, opdef, block_idx, k)
             ins = tuple(self._slot(s, op.input(s.name)) for s in opdef.inputs)
             outs = tuple(self._slot(s, op.output(s.name)) for s in opdef.outputs)
-            init = k < preamble and is_initializer(op)
+            init = block_idx == 0 and program.initializes_once(op)
             self.steps.append(Step(k, op, opdef, attrs, ins, outs, init))
         if missing:
             unique = list(dict.fromkeys(missing))
@@ -86,19 +89,25 @@ class BlockPlan:
         # it (executor/declared.py); check_only_used leaves out the values nothing reads
         self.declared = [(d, v.shape) if d is not None and t else None
                          for v, d, t in zip(self.vars, self.dtypes, self.tensor)]
-        self.verified = False      # the scope loop has run it once, checking every result
+        self.verified = False      # a run has passed, every result checked (interpreter.py)
         self.has_raw = any(step.raw for step in self.steps)
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)
         self.framed = block_idx > 0 and not self.has_raw and all(self.tensor) and \
             not any(p and l for p, l in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
-        self.fast_block = None     # the executor's compiled form (executor/fast.py)
-        self._scalar_shapes = {}   # fetch position -> its [1] shape or None (scalar_shape)
+        # the executor's interpreters of this plan (executor/interpreter.py, frames.py)
+        self.interpreter = self.scope_interpreter = self.framed_block = None
+        written = {p for step in self.steps for p in flat_positions(step.outs)}
+        self.persistables = [p for p, is_p in enumerate(self.persistable) if is_p]
+        self.written_persistables = sorted(p for p in written if self.persistable[p])
+        self.written = [p in written for p in range(len(self.names))]
+        self._scalar_shapes: dict[int, tuple | None] = {}   # fetch position -> its [1] shape or None (scalar_shape)
         self.first_reads = self._reads_before_writes()
         # for checking feeds: data variables' (dtype, shape) as read, the feed ops' targets,
         # and the temporaries some op reads before any op writes them (feeds to ask for)
-        self.feed_meta = {}
+        self.feed_meta: dict[str, tuple] = {}
+        self.program_ref: Any = None   # the program, held while the executor caches the plan
         self.fed_by_op = {op.output("Out")[0]: op for op in self.feed_ops}
         self.must_feed = [pos for pos in self.first_reads
                           if not self.persistable[pos] and self.vars[pos] is not None
@@ -120,10 +129,10 @@ class BlockPlan:
             return tuple(self._index(n) for n in names)
         return self._index(names[0])
 
-    def position(self, name):
+    def position(self, name: str) -> int | None:
         return self._pos.get(name)
 
-    def scalar_shape(self, pos):
+    def scalar_shape(self, pos: int) -> tuple | None:
         """The [1] shape a 0-D value at ``pos`` is fetched as (feeds.scalar_shape), or None;
         read from the desc once per plan."""
         cache = self._scalar_shapes
@@ -131,11 +140,11 @@ class BlockPlan:
             cache[pos] = scalar_shape(self.vars[pos])
         return cache[pos]
 
-    def first_reader(self, pos):
+    def first_reader(self, pos: int) -> Step:
         """The first step that reads position ``pos``."""
         return next(s for s in self.steps if pos in flat_positions(s.ins))
 
-    def check_persistables_ready(self, env):
+    def check_persistables_ready(self, env: list) -> None:
         """Refuse to run when a persistable some op reads has no value (``env[pos]`` None)."""
         for pos in self.first_reads:
             if self.persistable[pos] and env[pos] is None:
@@ -150,7 +159,7 @@ class BlockPlan:
             written.update(flat_positions(step.outs))
         return first_reads
 
-    def check_only_used(self, keep):
+    def check_only_used(self, keep: set) -> None:
         """Check no value that nothing can see: not read by any op of the program (a grad
         block reads its forward block's values), not kept (``keep``: the fetch targets), not
         persistable. (PaddlePaddle's inference ``batch_norm`` declares and makes a 0-D
@@ -161,7 +170,7 @@ class BlockPlan:
             if name not in read and name not in keep and not self.persistable[pos]:
                 self.declared[pos] = None
 
-    def plan_releases(self, keep):
+    def plan_releases(self, keep: set) -> None:
         """Give each step the temporaries whose last use it is (never those in ``keep``)."""
         last = {}
         for k, step in enumerate(self.steps):
@@ -169,7 +178,7 @@ class BlockPlan:
                 return
             for pos in flat_positions(step.ins) + flat_positions(step.outs):
                 last[pos] = k
-        by_step = {}
+        by_step: dict[int, list[int]] = {}
         for pos, k in last.items():
             if self.local[pos] and self.tensor[pos] and not self.persistable[pos] \
                     and self.names[pos] not in keep:
@@ -204,7 +213,7 @@ def _declared_dtype(var):
         return None
 
 
-def check_persistable_dtype(plan, pos, array):
+def check_persistable_dtype(plan: BlockPlan, pos: int, array: Any) -> None:
     """A persistable must hold what the program declares: the ops were chosen (and their
     outputs' dtypes inferred) for that dtype."""
     want = plan.dtypes[pos]
@@ -215,8 +224,8 @@ def check_persistable_dtype(plan, pos, array):
             f"(value.astype('{want}')), or declare it {array.dtype}; nothing was run")
 
 
-def flat_positions(slots):
-    out = []
+def flat_positions(slots: tuple) -> list[int]:
+    out: list[int] = []
     for s in slots:
         if isinstance(s, tuple):
             out.extend(s)
@@ -225,17 +234,9 @@ def flat_positions(slots):
     return out
 
 
-# -- the scope loop's cells: the tensors a plan's names are bound to ----------------------------
+# -- a kernel's results, by position ----------------------------------------------------------
 
-def allocated(cells, outs):
-    """True when every output position's tensor holds a value."""
-    for pos in outs:
-        if pos >= 0 and cells[pos].data is None:
-            return False
-    return True
-
-
-def output_values(outs, out):
+def output_values(outs: tuple, out: Any) -> list[tuple[int, Any]]:
     """[(position, value)] for each value a step's kernel returned (``out``: one value for
     one output slot, else a tuple; a list for a duplicable slot), absent ones skipped."""
     if len(outs) == 1:
@@ -243,7 +244,7 @@ def output_values(outs, out):
         if not isinstance(pos, tuple):       # one output, the usual op: no loop
             return [(pos, out)] if pos >= 0 and out is not None else []
         out = (out,)
-    pairs = []
+    pairs: list[tuple[int, Any]] = []
     for pos, value in zip(outs, out):
         if value is None:
             continue
@@ -252,14 +253,3 @@ def output_values(outs, out):
         elif pos >= 0:
             pairs.append((pos, value))
     return pairs
-
-
-def gather(cells, ins):
-    """A step's arguments: each input's array (a list for a duplicable slot, None if absent)."""
-    args = []
-    for i in ins:
-        if isinstance(i, tuple):
-            args.append([cells[p].data for p in i])
-        else:
-            args.append(cells[i].data if i >= 0 else None)
-    return args

@@ -19,7 +19,7 @@ it is taken, which leaves out what they destroy meanwhile.
 
 import dataclasses
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 import numpy
@@ -191,7 +191,7 @@ def _snapshot(scope: Scope, released: Collection[int],
     return ScopeRecord(scope.id, scope.label, records, [k for k in kid_records if k is not None])
 
 
-def _local_vars(scope: Scope) -> tuple[list[Variable | None], list[tuple[str, Any, Any]]]:
+def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str, Any, Any]]]:
     """``scope``'s own Variables, and ``(name, array or None, place)`` of the values a block
     run left in it as a frame (executor/fast.py), read as they are: a view never turns a
     frame into Variables, since the run that made it (in another thread, perhaps) may be

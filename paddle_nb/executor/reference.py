@@ -6,18 +6,23 @@ Executor must give the same results (tests check it); this one is for
 reading. Control-flow ops run their sub-blocks through ``run_block``.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.core.place import CPUPlace
 from paddle_nb.ops import registry
 from paddle_nb.ops.context import KernelContext, RawContext
 
+
 __all__ = ["evaluate"]
 
 
-def evaluate(program, scope, block_idx=0, ctx=None):
+def evaluate(program: Any, scope: Any, block_idx: int = 0, ctx: Any = None) -> None:
     """Run block ``block_idx`` of ``program`` in ``scope`` (every variable made there)."""
     ctx = ctx or KernelContext(CPUPlace())
     block = program.block(block_idx)
-    for name, var in block.vars.items():   # realize the block's variables here first (seed 003),
+    for name, var in block.vars.items():   # realize the block's variables here first ("Design Doc: Block and Scope"),
         if not (var.persistable and scope.find_var(name) is not None):   # so a sub-block
             scope.var(name)                                              # can write them
 
@@ -25,11 +30,10 @@ def evaluate(program, scope, block_idx=0, ctx=None):
         var = scope.find_var(name) or scope.var(name)
         return var.get_tensor().data
 
-    preamble = program.preamble_length() if block_idx == 0 else 0
-    for k, op in enumerate(block.ops):
-        if k < preamble and all(value(n) is not None for n in op.output_arg_names):
+    for op in block.ops:
+        if program.initializes_once(op) and all(value(n) is not None for n in op.output_arg_names):
             continue                       # an initializer whose parameter already has a value
-        opdef = registry.get(op.type)
+        opdef: Any = registry.get(op.type)
         attrs = opdef.complete_attrs(op.attrs, strict=False)
         if opdef.raw:
             def run_block(idx, kid_scope, values=None, same_outer=False):

@@ -15,32 +15,36 @@ and compiled; ``FastBlock.source`` shows it::
             made += out.nbytes
 
 ``f0``... are the steps' kernels, bound to their context and attributes.
-A *checked* version (``check`` given) also hands each op's result to
-``_check(k, out, env)`` before anything uses it: the first run of a plan runs
-it, later runs the plain one (see executor/declared.py).
+It is the compiled form of ``Interpreter.interpret`` (executor/interpreter.py)
+for a plan whose first run has passed its checks: the same steps, kernels,
+skips, releases and errors, without the checks.
 ``made`` counts the bytes the run holds (the feeds, then each value an op
 makes, less each one released) and ``peak`` its highest value, as the
 scope loop's tensors count them. When an op fails, ``k`` says which one.
 """
 
+from __future__ import annotations
+
 import linecache
 import weakref
+from collections.abc import Callable
 
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions
 
+
 __all__ = ["unroll"]
 
 _INDENT = "        "
-_FORGOTTEN = []   # linecache names of collected block functions, dropped at the next unroll
+_FORGOTTEN: list[str] = []   # linecache names of collected block functions, dropped at the next unroll
 
 
-def unroll(name, steps, kernels, store, fail, check=None):
+def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callable
+           ) -> tuple[Callable, str]:
     """(function, source) for running ``steps`` with ``kernels`` (one per step) on an env.
 
     ``store(env, outs, out)`` puts a multi-output result in place and returns
-    its bytes; ``fail(k, env, err)`` makes the error raised when step ``k``
-    fails; ``check(k, out, env)``, when given, sees each step's result first.
+    its bytes; ``fail(k, env, err)`` makes the error raised when step ``k`` fails.
     The function returns the peak bytes held: ``made`` (the bytes of the values
     it starts with, which the run counts as its own: the feeds) plus those made since.
     """
@@ -50,11 +54,11 @@ def unroll(name, steps, kernels, store, fail, check=None):
         except IndexError:
             break
         linecache.cache.pop(forgotten, None)
-    namespace = {"_store": store, "_fail": fail, "_check": check, "_OpRunError": OpRunError}
+    namespace = {"_store": store, "_fail": fail, "_OpRunError": OpRunError}
     lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
         namespace[f"f{k}"] = kernel
-        body = _op_lines(k, step, check is not None)
+        body = _op_lines(k, step)
         indent = _INDENT
         if step.initializer:        # a preamble initializer: skipped when its outputs exist
             have = " and ".join(f"env[{p}] is not None" for p in flat_positions(step.outs))
@@ -63,7 +67,7 @@ def unroll(name, steps, kernels, store, fail, check=None):
         lines.extend(indent + line for line in body)
     if not steps:
         lines.append(_INDENT + "pass")
-    lines += ["    except _OpRunError:",         # a check's error names the op already
+    lines += ["    except _OpRunError:",         # an op's own OpRunError names it already
               "        raise",
               "    except Exception as err:",
               "        raise _fail(k, env, err) from err",
@@ -78,25 +82,23 @@ def unroll(name, steps, kernels, store, fail, check=None):
     return function, source
 
 
-def _op_lines(k, step, checked):
+def _op_lines(k, step):
+    """Interpreter.run_op and release for step ``k``, as lines of Python."""
     args = ", ".join(_arg(i) for i in step.ins)
     outs = step.outs
     body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
-    check = [f"_check({k}, outs, env)"] if checked else []
     if len(outs) == 1 and not isinstance(outs[0], tuple):
         if outs[0] >= 0:
-            body += [f"out = f{k}({args})"] + ([f"_check({k}, out, env)"] if checked else []) + \
-                [f"env[{outs[0]}] = out", "made += out.nbytes"]
+            body += [f"out = f{k}({args})", "if out is not None:",
+                     f"    env[{outs[0]}] = out; made += out.nbytes"]
         else:
             body.append(f"f{k}({args})")
     elif all(isinstance(pos, int) for pos in outs):      # several outputs, one value each
-        body += [f"outs = f{k}({args})"] + check
+        body += [f"outs = f{k}({args})"]
         for i, pos in enumerate(outs):
             if pos >= 0:
                 body += [f"out = outs[{i}]", "if out is not None:",
                          f"    env[{pos}] = out; made += out.nbytes"]
-    elif checked:
-        body += [f"outs = f{k}({args})"] + check + [f"made += _store(env, {outs!r}, outs)"]
     else:
         body.append(f"made += _store(env, {outs!r}, f{k}({args}))")
     if step.release:

@@ -176,6 +176,14 @@ class Program:
             self._initializers.add(glob.ops[n])
             self._preamble = n + 1
 
+    def initializes_once(self, op):
+        """True for an initializer this program's builder put in its preamble
+        (:meth:`initialize` without a startup program): it runs once per scope, skipped
+        where its outputs already have values, so training never re-initializes. A fact of
+        construction, recorded when the op is made and kept by ``clone`` and ``prune``;
+        every interpreter asks this, none looks at the ops to guess."""
+        return op in self._initializers
+
     def preamble_length(self):
         """How many leading ops of the global block are initializers the framework put there.
 

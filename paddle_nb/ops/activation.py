@@ -7,7 +7,7 @@ exp, sqrt) and of the input ``x`` otherwise, as PaddlePaddle's grad ops do.
 """
 
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, fail, register
+from paddle_nb.ops.registry import OpDef, fail, prepared, register
 
 __all__ = ["UNARY"]
 
@@ -50,29 +50,29 @@ UNARY = {
 
 
 def _register_unary(name, forward, reads, derivative, doc):
-    def direct(ctx, metas, attrs):      # floats keep their dtype: no cast to make
+    def make(ctx, metas):
         xp = ctx.xp
-        return (lambda x: forward(xp, x)) if metas[0].dtype.kind == "f" else None
+        if metas and metas[0].dtype.kind == "f":     # floats keep their dtype: no cast to make
+            return lambda x: forward(xp, x)
+        return lambda x: forward(xp, x).astype(x.dtype, copy=False)
 
-    def grad_direct(ctx, metas, attrs):
+    def make_grad(ctx, metas):
         xp = ctx.xp
-        v, dout = metas
-        if v.dtype.kind == "f" and v.dtype == dout.dtype:
+        if metas and metas[0].dtype.kind == "f" and metas[0].dtype == metas[1].dtype:
             return lambda v, dout: derivative(xp, v, dout)
-        return None
+        return lambda v, dout: derivative(xp, v, dout).astype(dout.dtype, copy=False)
 
     register(OpDef(
         name, inputs=["X"], outputs=["Out"],
         infer=_float_or_int if name in INTEGER_TOO else _float_like,
-        kernel=lambda ctx, x: forward(ctx.xp, x).astype(x.dtype, copy=False), direct=direct,
+        kernel=prepared(make),
         grad=grad_op(f"{name}_grad", inputs=("X",) if reads == "X" else (),
                      outputs=("Out",) if reads == "Out" else ()),
         doc=doc))
     register(OpDef(
         f"{name}_grad", inputs=[reads, "Out@GRAD"], outputs=["X@GRAD"],
         infer=lambda v, dout: dout,
-        kernel=lambda ctx, v, dout: derivative(ctx.xp, v, dout).astype(dout.dtype, copy=False),
-        direct=grad_direct,
+        kernel=prepared(make_grad),
         doc=f"the gradient of {name}: X@GRAD from {reads} and Out@GRAD"))
 
 

@@ -14,7 +14,7 @@ op's own default, which is not always the one ``paddle.nn.functional`` writes
 import math
 
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, prepared, register
 
 __all__ = ["erf", "PARAM_ACTIVATIONS"]
 
@@ -275,28 +275,23 @@ def _brelu_infer(x, *, t_min, t_max):
 
 
 def _register(name, forward, derivative, reads, attrs, doc, infer=_float_like):
-    def kernel(ctx, x, **a):
-        return forward(ctx.xp, x, **a).astype(x.dtype, copy=False)
+    def make(ctx, metas, **a):             # the attributes bound once
+        xp = ctx.xp
+        return lambda x: forward(xp, x, **a).astype(x.dtype, copy=False)
 
-    def grad_kernel(ctx, *args, **a):      # args: the read slots, then Out@GRAD
-        return derivative(ctx.xp, *args, **a).astype(args[-1].dtype, copy=False)
-
-    def direct(ctx, metas, a):             # floats: the kernel itself, minus the dispatch
-        return (lambda x: kernel(ctx, x, **a)) if metas[0].dtype.kind == "f" else None
-
-    def grad_direct(ctx, metas, a):
-        same = all(m.dtype == metas[-1].dtype and m.dtype.kind == "f" for m in metas)
-        return (lambda *args: grad_kernel(ctx, *args, **a)) if same else None
+    def make_grad(ctx, metas, **a):        # args: the read slots, then Out@GRAD
+        xp = ctx.xp
+        return lambda *args: derivative(xp, *args, **a).astype(args[-1].dtype, copy=False)
 
     register(OpDef(
         name, inputs=["X"], outputs=["Out"], attrs=attrs,
-        infer=infer, kernel=kernel, direct=direct,
+        infer=infer, kernel=prepared(make),
         grad=grad_op(f"{name}_grad", inputs=tuple(s for s in reads if s == "X"),
                      outputs=tuple(s for s in reads if s == "Out")),
         doc=doc))
     register(OpDef(
         f"{name}_grad", inputs=[*reads, "Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
-        infer=lambda *metas, **a: metas[-1], kernel=grad_kernel, direct=grad_direct,
+        infer=lambda *metas, **a: metas[-1], kernel=prepared(make_grad),
         doc=f"the gradient of {name}: X@GRAD from {', '.join(reads)} and Out@GRAD"))
 
 

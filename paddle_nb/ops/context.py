@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy
 
 from paddle_nb.core.place import Place
+from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import VarNotFoundError
 
 if TYPE_CHECKING:
     from paddle_nb.core.scope import Scope
 
-__all__ = ["KernelContext", "RawContext"]
+__all__ = ["KernelContext", "RawContext", "held_bytes"]
 
 
 class KernelContext:
@@ -105,3 +106,51 @@ class RawContext(KernelContext):
             raise VarNotFoundError(f"op '{self.op.type}': variable '{name}' is not in any scope "
                                    "the op can see")
         return var.get_tensor()
+
+    # -- reading and filling step scopes (the executor's context reads its frames) --------------
+    def find_array(self, name: str, scope: Scope | None = None) -> Any:
+        """The array of tensor variable ``name`` seen from ``scope`` (the running scope by
+        default), or None when it is absent or holds nothing."""
+        var = (self.scope if scope is None else scope).find_var(name)
+        holder = var.holder if var is not None else None
+        return holder.data if isinstance(holder, LoDTensor) else None
+
+    def local_array(self, scope: Scope, name: str) -> Any:
+        """The array of ``scope``'s own tensor variable ``name``, or None."""
+        var = scope.find_local_var(name) if scope.is_alive() else None
+        holder = var.holder if var is not None else None
+        return holder.data if isinstance(holder, LoDTensor) else None
+
+    def local_names(self, scope: Scope) -> list[str]:
+        """The names of ``scope``'s own variables, in order."""
+        return scope.local_var_names()
+
+    def new_scope_holding(self, label: str, index: dict[str, int], arrays: list[Any],
+                          nbytes: int) -> Scope:
+        """A new kid of the running scope whose variables are ``index``'s names (name ->
+        position in ``arrays``; None: declared, no value). ``nbytes``: the bytes the op made
+        for them (an executor counts those while the scope lives)."""
+        kid = self.scope.new_scope(label=label)
+        for name, pos in index.items():
+            tensor = kid.var(name).get_tensor()
+            if arrays[pos] is not None:
+                tensor.hold(arrays[pos], self.place)
+        return kid
+
+    def own_bytes(self, scope: Scope) -> int:
+        """The bytes of the tensors ``scope`` holds itself (see :func:`held_bytes`)."""
+        return held_bytes(scope)
+
+
+def held_bytes(scope: Scope) -> int:
+    """The bytes of the tensors in ``scope``'s Variables (a list holder, such as a tensor
+    array, counts each tensor in it; step scopes are counted where they are)."""
+    total = 0
+    for var in scope.own_vars.values():
+        holder = var.holder
+        if isinstance(holder, LoDTensor):
+            total += holder.data.nbytes if holder.data is not None else 0
+        elif isinstance(holder, list) and not isinstance(holder, StepScopes):
+            total += sum(t.data.nbytes for t in holder
+                         if isinstance(t, LoDTensor) and t.data is not None)
+    return total

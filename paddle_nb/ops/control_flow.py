@@ -1,10 +1,11 @@
-"""Control-flow ops: run a sub-block in a fresh kid scope (seed 003).
+"""Control-flow ops: run a sub-block in a fresh kid scope ("Design Doc: Block
+and Scope").
 
 ``conditional_block`` runs its sub-block once when its condition holds;
 ``while`` runs it while a bool variable stays true, one step scope per
 iteration. Each keeps the scopes it made in a STEP_SCOPES variable, alive
 until the run ends, because the grad ops run their grad blocks inside
-them: the values of the forward pass are still there, as seed 003 says.
+them: the values of the forward pass are still there, as "Design Doc: Block and Scope" says.
 The kernels reach the executor only through ``ctx.run_block``.
 """
 
@@ -14,6 +15,7 @@ from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.tensor_array import LoDTensorArray
 from paddle_nb.errors import OpRunError
+from paddle_nb.ops.context import held_bytes
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
 from paddle_nb.proto.framework_pb2 import VarType
@@ -63,7 +65,7 @@ def _empty_rows(ctx):
         shape = var.shape
         if not shape or shape[0] != -1 or any(d < 0 for d in shape[1:]):
             continue
-        if ctx.scope.find_array(name) is None:
+        if ctx.find_array(name) is None:
             ctx.out_tensor(name).set(ctx.xp.empty((0,) + tuple(shape[1:]), var.dtype), ctx.place)
 
 
@@ -201,7 +203,7 @@ def _while(ctx):
             if kid.find_local_var(name) is None:
                 kid.var(name).get_tensor().hold(array, ctx.place)
         scopes.append(kid)
-        held += scope_bytes(kid)
+        held += scope_bytes(kid, ctx)
         if held > max_bytes:
             raise _runaway(ctx, f"max_step_scope_bytes={_size(max_bytes)} is exceeded", step, held)
 
@@ -227,20 +229,12 @@ def _size(nbytes):
     return f"{nbytes} bytes"
 
 
-def scope_bytes(scope):
-    """The bytes of the tensors that ``scope`` and its kids hold (a frame counts what its
-    block made; a list holder, such as a tensor array, counts each tensor in it)."""
-    frame = scope.frame
-    total = frame.nbytes if frame is not None else 0
-    for var in scope.own_vars.values():
-        holder = var.holder
-        if isinstance(holder, LoDTensor):
-            total += holder.data.nbytes if holder.data is not None else 0
-        elif isinstance(holder, list) and not isinstance(holder, StepScopes):
-            total += sum(t.data.nbytes for t in holder
-                         if isinstance(t, LoDTensor) and t.data is not None)
+def scope_bytes(scope, ctx=None):
+    """The bytes of the tensors that ``scope`` and its kids hold (each scope's own counted
+    by ``ctx.own_bytes``: an executor's context counts its step scopes' frames too)."""
+    total = ctx.own_bytes(scope) if ctx is not None else held_bytes(scope)
     for kid in scope.kids:
-        total += scope_bytes(kid)
+        total += scope_bytes(kid, ctx)
     return total
 
 
@@ -279,7 +273,7 @@ def _while_grad(ctx):
                       {grad_var_name(x): g for x, g in carry.items()
                        if g is not None and x not in arrays})
         for x, inner in zip(xs, inner_names):
-            value = grad_scope.local_array(inner) if inner else None
+            value = ctx.local_array(grad_scope, inner) if inner else None
             if x in arrays:
                 continue
             if x in carry:

@@ -23,7 +23,7 @@ import numbers
 import numpy
 
 from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, prepared, register
 from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["constant_value", "fill_value_attrs", "check_shape", "drawn_shape", "SEED",
@@ -99,9 +99,8 @@ register(OpDef(
     outputs=["Out"],
     attrs={"shape": Attr("longs", [], comment="sizes; -1 where a shape tensor decides"),
            **FILL_ATTRS, "place_type": Attr("int", -1, comment="ignored")},
-    infer=_fill_constant_infer, kernel=_fill_constant,
-    direct=lambda ctx, metas, attrs: None if any(m is not None for m in metas) else _filled_copy(
-        _fill(ctx, **attrs)),
+    infer=_fill_constant_infer, kernel=prepared(lambda ctx, metas, **attrs: _make_fill_constant(
+        ctx, metas, attrs)),
     doc="Out = a tensor of shape `shape` and dtype `dtype` filled with value\n"
         "ShapeTensor, ShapeTensorList and ValueTensor, when given, decide at run time."))
 
@@ -110,13 +109,16 @@ def _fill(ctx, shape, value, str_value, dtype, **_):
     return ctx.xp.full(tuple(shape), constant_value(dtype, value, str_value), dtype=dtype)
 
 
-def _filled_copy(template):
-    """fill_constant in a plan: its attributes are fixed, so a small array is made once
-    and each run gets a copy (the op's output is the run's own to change). A large one is
-    made anew each run, not kept for the plan's life."""
-    if template.nbytes > 1 << 16:
-        return None
-    return lambda value_t, shape_t, shape_list: template.copy()   # the three absent tensors
+def _make_fill_constant(ctx, metas, attrs):
+    """fill_constant's function of its (optional) tensors. Without any, its attributes
+    decide everything: a small array is made once and each call gets a copy (the op's
+    output is the caller's own to change); a large one is made anew each call, not kept."""
+    if metas is not None and all(m is None for m in metas):
+        template = _fill(ctx, **attrs)
+        if template.nbytes <= 1 << 16:
+            return lambda value_t, shape_t, shape_list: template.copy()
+    return lambda value_t, shape_t, shape_list: _fill_constant(ctx, value_t, shape_t,
+                                                               shape_list, **attrs)
 
 
 def _batch_shape(in_shape, shape, input_dim_idx, output_dim_idx):

@@ -10,7 +10,7 @@ import functools
 
 from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, sum_to
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, prepared, register
 
 __all__ = ["BINARY", "numpy_rule"]
 
@@ -84,52 +84,51 @@ def numpy_rule(x_rank, y_rank, axis):
 
 
 def _register_binary(name, forward, dx, dy, doc):
-    def kernel(ctx, x, y, *, axis):
-        if x.ndim == y.ndim:              # equal ranks: NumPy's broadcasting is Paddle's
-            return forward(ctx.xp, x, y)
-        a, b = align(x, y, axis)
-        return forward(ctx.xp, a, b).astype(x.dtype, copy=False)
-
-    def grad_kernel(ctx, x, y, dout, *, axis):
-        a, b = (x, y) if numpy_rule(x.ndim, y.ndim, axis) else align(x, y, axis)
-        gx = _back(dx(ctx.xp, a, b, dout), a.shape, x) if ctx.want(0) else None
-        gy = _back(dy(ctx.xp, a, b, dout), b.shape, y) if ctx.want(1) else None
-        return gx, gy
-
     ufunc = UFUNCS.get(name)
 
-    def direct(ctx, metas, attrs):
-        x, y = metas
-        if not (x.dtype == y.dtype and numpy_rule(len(x.shape), len(y.shape), attrs["axis"])):
-            return None
-        if ufunc == "divide" and x.dtype.kind not in "fc":    # C++'s integer division
-            return functools.partial(_divide, ctx.xp)
-        return getattr(ctx.xp, ufunc) if ufunc else None
+    def make(ctx, metas, *, axis):
+        xp = ctx.xp
+        if metas and metas[0].dtype == metas[1].dtype and \
+                numpy_rule(len(metas[0].shape), len(metas[1].shape), axis):
+            if ufunc == "divide" and metas[0].dtype.kind not in "fc":  # C++'s integer division
+                return functools.partial(_divide, xp)
+            if ufunc:                     # one dtype, NumPy's broadcasting is Paddle's
+                return getattr(xp, ufunc)
 
-    def grad_direct(ctx, metas, attrs):
-        """Float operands NumPy's broadcasting lines up: each gradient summed back to its
-        operand's shape (nothing to sum when the shapes are equal, as they mostly are)."""
-        x, y, dout = metas
-        if not (x.dtype == y.dtype == dout.dtype and x.dtype.kind == "f"
-                and numpy_rule(len(x.shape), len(y.shape), attrs["axis"])):
-            return None
+        def binary(x, y):
+            if x.ndim == y.ndim:          # equal ranks: NumPy's broadcasting is Paddle's
+                return forward(xp, x, y)
+            a, b = align(x, y, axis)
+            return forward(xp, a, b).astype(x.dtype, copy=False)
+        return binary
+
+    def make_grad(ctx, metas, *, axis):
         xp, want_x, want_y = ctx.xp, ctx.want(0), ctx.want(1)
+        if metas and metas[0].dtype == metas[1].dtype == metas[2].dtype and \
+                metas[0].dtype.kind == "f" and \
+                numpy_rule(len(metas[0].shape), len(metas[1].shape), axis):
+            def grads(x, y, g):   # each gradient summed back to its operand's shape (nothing
+                return (sum_to(dx(xp, x, y, g), x.shape) if want_x else None,   # to sum when
+                        sum_to(dy(xp, x, y, g), y.shape) if want_y else None)   # shapes agree)
+            return grads
 
-        def grads(x, y, g):
-            return (sum_to(dx(xp, x, y, g), x.shape) if want_x else None,
-                    sum_to(dy(xp, x, y, g), y.shape) if want_y else None)
-        return grads
+        def grads_aligned(x, y, dout):
+            a, b = (x, y) if numpy_rule(x.ndim, y.ndim, axis) else align(x, y, axis)
+            gx = _back(dx(xp, a, b, dout), a.shape, x) if want_x else None
+            gy = _back(dy(xp, a, b, dout), b.shape, y) if want_y else None
+            return gx, gy
+        return grads_aligned
 
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer_for(name),
-                   kernel=kernel, direct=direct, grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
+                   kernel=prepared(make), grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
                                                in_grads=("X", "Y")), doc=doc))
     inputs, infer = ["X", "Y", "Out@GRAD"], _grad_infer
     if name in READS_OUT:     # PaddlePaddle 2.6 also passes Out (unused here): accept it
         inputs = ["X", "Y", Slot("Out", dispensable=True), "Out@GRAD"]
-        infer, grad_kernel, grad_direct = _skip_out(infer, grad_kernel, grad_direct)
+        infer, make_grad = _skip_out(infer, make_grad)
     register(OpDef(f"{name}_grad", inputs=inputs,
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
-                   attrs=AXIS, infer=infer, kernel=grad_kernel, direct=grad_direct,
+                   attrs=AXIS, infer=infer, kernel=prepared(make_grad),
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
 
 
@@ -137,18 +136,15 @@ def _register_binary(name, forward, dx, dy, doc):
 READS_OUT = {"elementwise_div"}
 
 
-def _skip_out(infer, kernel, direct):
-    """The grad op's infer, kernel and direct form, taking (and ignoring) an Out argument."""
+def _skip_out(infer, make):
+    """The grad op's infer and kernel maker, taking (and ignoring) an Out argument."""
     def infer_(x, y, out, dout, **attrs):
         return infer(x, y, dout, **attrs)
 
-    def kernel_(ctx, x, y, out, dout, **attrs):
-        return kernel(ctx, x, y, dout, **attrs)
-
-    def direct_(ctx, metas, attrs):
-        found = direct(ctx, [metas[0], metas[1], metas[3]], attrs)
-        return None if found is None else (lambda x, y, out, dout: found(x, y, dout))
-    return infer_, kernel_, direct_
+    def make_(ctx, metas, **attrs):
+        found = make(ctx, metas and [metas[0], metas[1], metas[3]], **attrs)
+        return lambda x, y, out, dout: found(x, y, dout)
+    return infer_, make_
 
 
 def _back(grad, aligned, like):

@@ -9,13 +9,14 @@ gradient is the same identity, dA = dOut @ B^T and dB = A^T @ dOut, summed back
 over the batch dimensions an operand was broadcast along.
 """
 
+import functools
 import math
 
 import numpy
 
 from paddle_nb.ops.broadcast import broadcast_shape, sum_to
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, prepared, register
 
 __all__ = ["matmul_shape", "matmul_v2_shape"]
 
@@ -235,7 +236,7 @@ MATMUL_V2_ATTRS = {
     **FUSED_EXTRA,
 }
 
-# ---- direct forms: plain matrices -------------------------------------------------------------
+# ---- the kernels as made for a plan: plain matrices go straight to matmul ----------------------
 
 
 def _matrices(attrs, x, y, *rest):
@@ -249,20 +250,28 @@ def _matrices(attrs, x, y, *rest):
     return not attrs["trans_x"] and not attrs["trans_y"]
 
 
-def _product_direct(ctx, metas, attrs):
-    return ctx.xp.matmul if _matrices(attrs, *metas) else None
+def _product(kernel):
+    """The op's kernel, made for its inputs: ``matmul`` itself on two matrices."""
+    def make(ctx, metas, **attrs):
+        if metas and _matrices(attrs, *metas):
+            return ctx.xp.matmul
+        return functools.partial(kernel, ctx, **attrs)
+    return prepared(make)
 
 
-def _product_grad_direct(ctx, metas, attrs):
-    """(x, y, dout) -> (dX, dY) of ``X @ Y`` on matrices, only the wanted ones computed."""
-    if not _matrices(attrs, *metas):
-        return None
-    want_x, want_y = ctx.want(0), ctx.want(1)
-    if want_x and want_y:
-        return lambda x, y, g: (g @ y.T, x.T @ g)
-    if want_x:
-        return lambda x, y, g: (g @ y.T, None)
-    return lambda x, y, g: (None, x.T @ g)
+def _product_grad(kernel):
+    """The grad op's kernel, made for its inputs: (x, y, dout) -> (dX, dY) of ``X @ Y`` on
+    two matrices, only the wanted ones computed."""
+    def make(ctx, metas, **attrs):
+        if not (metas and _matrices(attrs, *metas)):
+            return functools.partial(kernel, ctx, **attrs)
+        want_x, want_y = ctx.want(0), ctx.want(1)
+        if want_x and want_y:
+            return lambda x, y, g: (g @ y.T, x.T @ g)
+        if want_x:
+            return lambda x, y, g: (g @ y.T, None)
+        return lambda x, y, g: (None, x.T @ g)
+    return prepared(make)
 
 
 # ---- registration -----------------------------------------------------------------------------
@@ -270,12 +279,11 @@ def _product_grad_direct(ctx, metas, attrs):
 
 def _register(name, attrs, infer, kernel, grad_kernel, doc):
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=attrs, infer=infer,
-                   kernel=kernel, direct=_product_direct, doc=doc,
+                   kernel=_product(kernel), doc=doc,
                    grad=grad_op(f"{name}_grad", inputs=("X", "Y"), in_grads=("X", "Y"))))
     register(OpDef(f"{name}_grad", inputs=["X", "Y", "Out@GRAD"],
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
-                   attrs=attrs, infer=_pair_grad_infer, kernel=grad_kernel,
-                   direct=_product_grad_direct,
+                   attrs=attrs, infer=_pair_grad_infer, kernel=_product_grad(grad_kernel),
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
 
 

@@ -12,7 +12,7 @@ and gradient 0. (``square_error_cost`` is a fluid layer, not an op.)
 import functools
 
 from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.registry import Attr, OpDef, fail, prepared, register
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -266,11 +266,13 @@ def _swce_usual(logits, label, attrs):
         attrs["ignore_index"] < 0
 
 
-def _swce_direct(ctx, metas, attrs):
-    if not _swce_usual(*metas, attrs):
-        return None
-    xp = ctx.xp
+def _make_swce(ctx, metas, **attrs):
+    """softmax_with_cross_entropy's function of (logits, label): the general kernel, or,
+    in the usual form, the same computed in place where it can be."""
     kernel = functools.partial(_swce_kernel, ctx, **attrs)
+    if not (metas and _swce_usual(*metas, attrs)):
+        return kernel
+    xp = ctx.xp
 
     def swce(logits, label):
         if not _all_classes(label, logits.shape[1]):
@@ -284,12 +286,13 @@ def _swce_direct(ctx, metas, attrs):
     return swce
 
 
-def _swce_grad_direct(ctx, metas, attrs):
-    label, probs, dloss = metas
-    if not _swce_usual(probs, label, attrs) or probs.dtype != dloss.dtype:
-        return None
-    xp = ctx.xp
+def _make_swce_grad(ctx, metas, **attrs):
+    """softmax_with_cross_entropy_grad's function of (label, probs, dloss), as above."""
     kernel = functools.partial(_swce_grad_kernel, ctx, **attrs)
+    if not metas or not _swce_usual(metas[1], metas[0], attrs) or \
+            metas[1].dtype != metas[2].dtype:
+        return kernel
+    xp = ctx.xp
 
     def swce_grad(label, probs, dloss):
         if not _all_classes(label, probs.shape[1]):
@@ -303,14 +306,14 @@ def _swce_grad_direct(ctx, metas, attrs):
 
 register(OpDef(
     "softmax_with_cross_entropy", inputs=["Logits", "Label"], outputs=["Softmax", "Loss"],
-    attrs=SWCE_ATTRS, infer=_swce_infer, kernel=_swce_kernel, direct=_swce_direct,
+    attrs=SWCE_ATTRS, infer=_swce_infer, kernel=prepared(_make_swce),
     grad=grad_op("softmax_with_cross_entropy_grad", inputs=("Label",), outputs=("Softmax",),
                  out_grads=("Loss",), in_grads=("Logits",)),
     doc="Softmax = softmax(Logits) along axis; Loss = cross entropy of Softmax and Label\n"
         "The gradient is Softmax - Label (one-hot for hard labels), times Loss@GRAD."))
 register(OpDef(
     "softmax_with_cross_entropy_grad", inputs=["Label", "Softmax", "Loss@GRAD"],
-    outputs=["Logits@GRAD"], attrs=SWCE_ATTRS, infer=_swce_grad_infer, kernel=_swce_grad_kernel,
-    direct=_swce_grad_direct,
+    outputs=["Logits@GRAD"], attrs=SWCE_ATTRS, infer=_swce_grad_infer,
+    kernel=prepared(_make_swce_grad),
     doc="the gradient of softmax_with_cross_entropy: Logits@GRAD from Label, Softmax and "
         "Loss@GRAD"))

@@ -11,10 +11,12 @@ of Out@GRAD taken the other way. ``tril_triu`` keeps the lower (or upper)
 triangle of the last two dims; its gradient keeps the same triangle of Out@GRAD.
 """
 
+import functools
+
 import numpy
 
 from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, prepared, register
 
 
 # ---- scale ------------------------------------------------------------------------------------
@@ -94,20 +96,21 @@ def _sum_grad(g):
             for name in g.input_grad("X")]
 
 
-def _sum_direct(ctx, metas, attrs):
+def _make_sum(ctx, metas):
     """Two tensors of one rank and dtype: ``X[0] + X[1]`` when their shapes agree."""
-    xs, = metas
-    if len(xs) == 2 and xs[0].dtype == xs[1].dtype and len(xs[0].shape) == len(xs[1].shape):
+    xs = metas[0] if metas else None
+    if xs and len(xs) == 2 and xs[0].dtype == xs[1].dtype and \
+            len(xs[0].shape) == len(xs[1].shape):
         def add(xs):
             a, b = xs
             return a + b if a.shape == b.shape and a.dtype == b.dtype else _sum_kernel(ctx, xs)
         return add
-    return None
+    return functools.partial(_sum_kernel, ctx)
 
 
 register(OpDef(
     "sum", inputs=[Slot("X", duplicable=True, comment="same-shape tensors")], outputs=["Out"],
-    infer=_sum_infer, kernel=_sum_kernel, grad=_sum_grad, direct=_sum_direct,
+    infer=_sum_infer, kernel=prepared(_make_sum), grad=_sum_grad,
     doc="Out = X[0] + X[1] + ... (the tensors of X, all of one shape)\n"
         "Its gradient gives every input Out@GRAD through a scale op by 1.0."))
 

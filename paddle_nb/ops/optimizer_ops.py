@@ -22,10 +22,12 @@ These ops have no gradients: they run after the backward pass. ``sign``
 (used by L1 decay) is an ordinary op whose gradient is zero.
 """
 
+import functools
+
 import numpy
 
 from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, prepared, register
 
 __all__ = ["like_param", "like_state", "one_element", "scalar", "master_slots", "master_meta",
            "working_copy", "write_back", "state_dtype", "MULTI_PRECISION"]
@@ -132,14 +134,19 @@ def _sgd_kernel(ctx, param, lr, grad, master, *, multi_precision):
     return ctx.xp.subtract(param, step, out=step), None   # the new value in the step's memory
 
 
-def _sgd_direct(ctx, metas, attrs):
-    """The kernel's usual case without its checks: a float Param and a Grad of the same
-    known shape and dtype (rank 1 or more, so the step is an array), no master copy."""
+def _make_sgd(ctx, metas, *, multi_precision):
+    """The kernel, and its usual case without its checks: a float Param and a Grad of the
+    same known shape and dtype (rank 1 or more, so the step is an array), no master copy,
+    not float16 (whose update the kernel computes in float32)."""
+    kernel = functools.partial(_sgd_kernel, ctx, multi_precision=multi_precision)
+    if not metas:
+        return kernel
     param, lr, grad, master = metas
-    if attrs["multi_precision"] or master is not None or param.dtype.kind != "f" or \
+    if multi_precision or master is not None or param.dtype.kind != "f" or \
+            param.dtype == FLOAT16 or \
             grad.dtype != param.dtype or tuple(grad.shape) != tuple(param.shape) or \
             not param.shape or min(param.shape) < 0:
-        return None
+        return kernel
     subtract, dtype = ctx.xp.subtract, param.dtype
 
     def sgd(param, lr, grad, master):
@@ -152,7 +159,7 @@ register(OpDef(
     "sgd", inputs=["Param", Slot("LearningRate", comment="one value"), "Grad", master_slots()[0]],
     outputs=[Slot("ParamOut", comment="in a program, the parameter itself"), master_slots()[1]],
     attrs={"multi_precision": MULTI_PRECISION},
-    infer=_sgd_infer, kernel=_sgd_kernel, direct=_sgd_direct,
+    infer=_sgd_infer, kernel=prepared(_make_sgd),
     doc="ParamOut = Param - LearningRate * Grad\n"
         "Plain stochastic gradient descent."))
 

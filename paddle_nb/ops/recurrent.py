@@ -13,7 +13,7 @@ first, passing each memory's gradient back one step at a time.
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.errors import ScopeDestroyedError
 from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, register
+from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, prepared, register
 
 __all__ = []
 
@@ -41,7 +41,7 @@ def _sequence_length(ctx, names):
 
 
 def _missing(scope, name, what):
-    """The error for a step value ``local_array`` did not find."""
+    """The error for a step value ``ctx.local_array`` did not find."""
     if not scope.is_alive():       # a listener, a kernel or another thread destroyed it mid-run
         return ScopeDestroyedError(
             f"recurrent: the step scope holding {what} '{name}' was destroyed while the RNN "
@@ -69,7 +69,7 @@ def _recurrent(ctx):
             if previous is None:
                 values[pre] = boot
                 continue
-            value = previous.local_array(state)
+            value = ctx.local_array(previous, state)
             if value is None:
                 raise _missing(previous, state, "memory")
             if value.shape != boot.shape:
@@ -78,7 +78,7 @@ def _recurrent(ctx):
             values[pre] = value
         ctx.run_block(attrs["sub_block"], kid, values, same_outer=True)
         for name in outputs:
-            value = kid.local_array(name)
+            value = ctx.local_array(kid, name)
             if value is None:
                 raise _missing(kid, name, "step output")
             collected[name][t] = value
@@ -95,7 +95,7 @@ def _recurrent_grad(ctx):
     ex_states, states = attrs["ex_states"], attrs["states"]
     inputs, params = ctx.input_names("inputs"), ctx.input_names("parameters")
     boots, outputs = ctx.input_names("initial_states"), ctx.input_names("outputs")
-    out_grads = [(grad_var_name(name), ctx.scope.find_array(g))
+    out_grads = [(grad_var_name(name), ctx.find_array(g))
                  for name, g in zip(outputs, ctx.input_names("outputs@GRAD"))]
     out_grads = [(name, g) for name, g in out_grads if g is not None]
     state_grads = [grad_var_name(s) for s in states]
@@ -115,9 +115,9 @@ def _recurrent_grad(ctx):
             values[name] = values[name] + g if name in values else g
         ctx.run_block(attrs["sub_block"], grad_scope, values, same_outer=True)
         for parts, grad_name in input_grad_names:
-            parts[t] = grad_scope.local_array(grad_name)
+            parts[t] = ctx.local_array(grad_scope, grad_name)
         for name, grad_name in param_grad_names:
-            g = grad_scope.local_array(grad_name)
+            g = ctx.local_array(grad_scope, grad_name)
             if g is None:
                 continue
             total = param_grads.get(name)
@@ -127,7 +127,7 @@ def _recurrent_grad(ctx):
                 total += g
         carry = {}
         for pre_grad, state in links:
-            g = grad_scope.local_array(pre_grad)
+            g = ctx.local_array(grad_scope, pre_grad)
             if g is not None:
                 carry[state] = g
     _write_grads(ctx, inputs, "inputs@GRAD", lambda n: _stack(xp, input_grads[n], ctx.tensor(n)))
@@ -204,14 +204,14 @@ def _same(x):
     return x
 
 
-def _helper_grad_direct(ctx, metas, attrs):
+def _make_helper_grad(ctx, metas, *, dtype):
     zeros_like = ctx.xp.zeros_like
     return lambda x, out, dout: dout if dout is not None else zeros_like(x)
 
 
 register(OpDef(
     "rnn_memory_helper", inputs=["X"], outputs=["Out"], attrs={"dtype": Attr("int", 5)},
-    infer=_identity_infer, kernel=lambda ctx, x, *, dtype: x, direct=lambda ctx, metas, attrs: _same,
+    infer=_identity_infer, kernel=prepared(lambda ctx, metas, *, dtype: _same),
     grad=lambda g: [OpSpec("rnn_memory_helper_grad",
                            {"X": g.input("X"), "Out": g.output("Out"),
                             "Out@GRAD": g.output_grad("Out")},
@@ -222,6 +222,5 @@ register(OpDef(
                                       Slot("Out@GRAD", dispensable=True)],
     outputs=["X@GRAD"], attrs={"dtype": Attr("int", 5)},
     infer=lambda x, out, dout, *, dtype: x,
-    kernel=lambda ctx, x, out, dout, *, dtype: dout if dout is not None else ctx.xp.zeros_like(x),
-    direct=_helper_grad_direct,
+    kernel=prepared(_make_helper_grad),
     doc="X@GRAD = Out@GRAD (zeros when no gradient reached Out)"))

@@ -29,9 +29,9 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import AttrError, OpNotFoundError, ShapeError
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Meta", "Slot", "Attr", "OpDef", "register", "get", "lookup", "exists", "types",
-           "describe", "REQUIRED", "COMMON_ATTRS", "grad_var_name", "EMPTY_VAR", "fail",
-           "known_product"]
+__all__ = ["Meta", "prepared", "meta_of_value", "Slot", "Attr", "OpDef", "register", "get",
+           "lookup", "exists", "types", "describe", "REQUIRED", "COMMON_ATTRS", "grad_var_name",
+           "EMPTY_VAR", "fail", "known_product"]
 
 AttrType = framework_pb2.AttrType
 GRAD_SUFFIX = "@GRAD"
@@ -233,6 +233,34 @@ def _attrs(spec: Any) -> dict[str, Attr]:
     return {name: (a if isinstance(a, Attr) else Attr(*a)) for name, a in (spec or {}).items()}
 
 
+def prepared(make: Callable[..., Any]) -> Callable[..., Any]:
+    """A kernel written in two steps, for ops whose work per call is small.
+
+    ``make(ctx, metas, **attrs)`` decides once what the attributes and the
+    inputs' metas decide (one Meta per input slot, a list for a duplicable one,
+    None for an absent one; ``metas`` itself None when some are unknown) and
+    returns the function of the input arrays that computes the op, for inputs
+    of those metas. The kernel is that function made for the arrays it is
+    given; an executor makes it once per plan with the inputs' declared metas
+    and calls it on every run (``kernel.make``). There is one computation: the
+    function ``make`` returns.
+    """
+    def kernel(ctx: Any, *inputs: Any, **attrs: Any) -> Any:
+        return make(ctx, [meta_of_value(v) for v in inputs], **attrs)(*inputs)
+    kernel.make = make       # type: ignore[attr-defined]  # (read by the executor)
+    kernel.__doc__ = make.__doc__
+    return kernel
+
+
+def meta_of_value(value):
+    """The Meta of an input value (an array, a list of them for a duplicable slot, None)."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [meta_of_value(v) for v in value]
+    return Meta(tuple(value.shape), value.dtype, 0)
+
+
 class OpDef:
     """The declaration of one op type; see the module docstring for the calling convention.
 
@@ -256,7 +284,7 @@ class OpDef:
     output_index: dict[str, int]
 
     def __init__(self, type, inputs=(), outputs=(), attrs=None, infer=None, kernel=None,
-                 grad=None, doc="", raw=False, no_need_buffer=(), direct=None):
+                 grad=None, doc="", raw=False, no_need_buffer=()):
         self.type = type
         self.inputs = _slots(inputs)
         self.outputs = _slots(outputs)
@@ -267,12 +295,6 @@ class OpDef:
         self.doc = doc.strip()
         self.raw = raw
         self.no_need_buffer = tuple(no_need_buffer)
-        # direct(ctx, input_metas, attrs) -> an array function equal to the kernel for inputs
-        # of such metas (e.g. xp.add), or None: lets the executor skip the kernel's own
-        # dispatch. ctx is the KernelContext the step runs with (its xp, its wanted outputs);
-        # a duplicable slot's meta is a list, an absent dispensable slot's None (the function
-        # then gets None for it). The contract suite checks each against its kernel.
-        self.direct = direct
         self.input_index = {s.name: i for i, s in enumerate(self.inputs)}
         self.output_index = {s.name: i for i, s in enumerate(self.outputs)}
 

@@ -3,7 +3,7 @@
 ``paddle.nn.LSTM``/``GRU``/``SimpleRNN`` write one ``rnn`` op: time-major ``Input``
 [T, batch, input], initial states ``PreState`` [layers * directions, batch, hidden]
 (h, and c for an LSTM), and ``WeightList``: every (layer, direction)'s W_ih, W_hh
-first, then every b_ih, b_hh. Here it runs the way seed 003 describes: for each
+first, then every b_ih, b_hh. Here it runs the way "Design Doc: Block and Scope" describes: for each
 layer and direction, each time step gets a kid scope of the running scope
 ("layer 0 fwd step 2") holding the step's input row, h_prev (and c_prev), the
 gates and the new state. The ``Reserve`` output (PaddlePaddle's opaque buffer for
@@ -14,7 +14,7 @@ a sequence's end keeps its state and writes zeros to ``Out``, as PaddlePaddle do
 
 import numpy
 
-from paddle_nb.core.scope import Frame, StepScopes
+from paddle_nb.core.scope import StepScopes
 from paddle_nb.ops.grad import OpSpec
 from paddle_nb.ops.registry import EMPTY_VAR, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.rnn_cells import CELLS
@@ -129,9 +129,7 @@ def _alive(ctx, steps):
 
 def _step_scope(ctx, label, index, arrays, made):
     """A kid scope holding ``arrays`` (named by ``index``) as its variables."""
-    kid = ctx.scope.new_scope(label=label)
-    kid.attach_frame(Frame(index, arrays, ctx.place, sum(int(a.nbytes) for a in made)))
-    return kid
+    return ctx.new_scope_holding(label, index, arrays, sum(int(a.nbytes) for a in made))
 
 
 def _run_direction(ctx, cell, rows, h, c, weights, alive, reverse, label, index):
@@ -242,7 +240,7 @@ register(OpDef(
 # -- the backward pass: back through time, reading the step scopes ----------------------------------
 def _grad_or_none(ctx, slot, k):
     names = ctx.input_names(slot)
-    return ctx.scope.find_array(names[k]) if k < len(names) and names[k] != EMPTY_VAR else None
+    return ctx.find_array(names[k]) if k < len(names) and names[k] != EMPTY_VAR else None
 
 
 def _kept_scopes(ctx, count):
@@ -256,19 +254,19 @@ def _kept_scopes(ctx, count):
     return var.get(StepScopes)
 
 
-def _back_direction(xp, cell, scopes, times, weights, d_out, dh, dc):
+def _back_direction(ctx, cell, scopes, times, weights, d_out, dh, dc):
     """Back through one layer-direction's steps, last first: weight grads, d(input), dh0, dc0.
 
     ``scopes[s]`` is the step that ran s-th, at time ``times[s]``; ``d_out`` is the
     gradient of this direction's output [T, batch, hidden].
     """
+    xp, local_array = ctx.xp, ctx.local_array
     w_ih, w_hh = weights[0], weights[1]
     steps = len(scopes)
     d_xg, d_hg, xs, hs = [None] * steps, [None] * steps, [None] * steps, [None] * steps
-    names = list(scopes[0].frame.index) if scopes[0].frame is not None \
-        else scopes[0].local_var_names()
+    names = ctx.local_names(scopes[0])
     for s in range(steps - 1, -1, -1):
-        v, t = {name: scopes[s].local_array(name) for name in names}, times[s]
+        v, t = {name: local_array(scopes[s], name) for name in names}, times[s]
         dh_new, dc_new, mask = dh + d_out[t], dc, v.get("mask")
         if mask is not None:                 # a finished sequence passes its gradient through
             dh_new, dh_keep = xp.where(mask, dh_new, 0), xp.where(mask, 0, dh)
@@ -285,7 +283,7 @@ def _back_direction(xp, cell, scopes, times, weights, d_out, dh, dc):
              gh.sum(axis=(0, 1))]
     d_x = gx @ w_ih
     if "dropout" in names:                   # x was the layer below's output times this
-        d_x = d_x * xp.stack([scopes[s].local_array("dropout") for s in _by_time(times)])
+        d_x = d_x * xp.stack([local_array(scopes[s], "dropout") for s in _by_time(times)])
     return grads, d_x, dh, dc
 
 
@@ -322,7 +320,7 @@ def _rnn_grad(ctx):
             weights = _weights(ctx, k, dirs, layers)
             times = range(steps - 1, -1, -1) if d == 1 else range(steps)
             grads, d_layer_in, dh, dc = _back_direction(
-                xp, cell, kept[k * steps:(k + 1) * steps], times, weights,
+                ctx, cell, kept[k * steps:(k + 1) * steps], times, weights,
                 d_out[:, :, d * hidden:(d + 1) * hidden], dh, dc)
             d_in = d_in + d_layer_in
             for j, g in zip(_weight_positions(k, layers * dirs), grads):

@@ -440,3 +440,26 @@ def test_the_guarded_scope_is_not_destroyed_by_the_guard():
     with pd.scope_guard(mine):
         pd.global_scope().var("b")
     assert mine.is_alive() and mine.find_var("w") is w and mine.local_var_names() == ["w", "b"]
+
+
+# -- a Scope is names, a parent and kids ----------------------------------------------------------
+def test_a_scope_holds_variables_one_way():
+    """The step-scope speed-up lives in the executor (executor/frames.py): a core Scope
+    has no frame, and every variable it holds is a Variable in ``own_vars``."""
+    import paddle_nb.core.scope as scope_module
+    scope = pd.Scope()
+    for name in ("frame", "attach_frame", "materialize", "find_array", "local_array",
+                 "local_tensor"):
+        assert not hasattr(scope, name), name
+    assert not hasattr(scope_module, "Frame")
+    w = scope.var("w")
+    assert scope.own_vars == {"w": w} and scope.local_var_names() == ["w"]
+
+
+def test_a_kid_is_of_its_parents_class_unless_told():
+    class Tagged(pd.Scope):
+        __slots__ = ()
+    root = pd.Scope()
+    tagged = root.new_scope(kind=Tagged)
+    assert type(tagged) is Tagged and type(tagged.new_scope()) is Tagged
+    assert type(root.new_scope()) is pd.Scope

@@ -1,15 +1,16 @@
 """Every way of running a block gives the same answer (the paths cannot drift).
 
-A block runs on the fast path when nobody watches (``executor/fast.py``: compiled
-``block_N(env)`` functions, direct array functions), on the scope loop when a
-listener is subscribed (``executor/record.py``), and in ``reference.evaluate``,
-the thirty-line statement of what a run means. Each case of the op contract
-suite (``tests/ops/cases_*.py``) becomes a one-op program run all three ways:
-dtypes, shapes and values must agree with each other (bit for bit between the
-executor's two paths) and with the dtype shape inference declared. Ops with a
-direct form also run on integer and boolean inputs, where the direct form and
-the kernel are most likely to differ; cases with a gradient check also run as
-their backward program, so grad ops (and their direct forms) are compared too.
+A block runs on an env of arrays when nobody watches (executor/interpreter.py:
+the plain loop on a plan's first run, its compiled ``block_N(env)`` form after,
+kernels made once per plan), on cells of the run's scope when a listener is
+subscribed, and in ``reference.evaluate``, the thirty-line statement of what a
+run means. Each case of the op contract suite (``tests/ops/cases_*.py``) becomes
+a one-op program run all these ways: dtypes, shapes and values must agree with
+each other (bit for bit between the executor's forms) and with the dtype shape
+inference declared. Ops whose kernel is made per plan (``registry.prepared``)
+also run on integer and boolean inputs, where the made function is most likely
+to take another branch; cases with a gradient check also run as their backward
+program, so grad ops are compared too.
 """
 
 import gc
@@ -28,10 +29,10 @@ CPU = pd.CPUPlace()
 
 def _variants(op_type):
     """(id, Case) for the op's contract cases, plus int64/int32/bool forms of each when the
-    op has a direct form (the inputs' float values made small integers or signs)."""
+    op's kernel is made per plan (the inputs' float values made small integers or signs)."""
     cases = CASES[op_type]
     out = [(f"{op_type}-{i}", c) for i, c in enumerate(cases)]
-    if registry.get(op_type).direct is None:
+    if not hasattr(registry.get(op_type).kernel, "make"):
         return out
     for i, base in enumerate(cases):
         for dtype in ("int64", "int32", "bool"):
@@ -188,8 +189,8 @@ GRAD_PARAMS = [pytest.param(t, c, id=f"{t}-{i}") for t in CASES if registry.exis
 
 def one_op_grad_program(op_type, case):
     """The one-op program of ``case`` (float64), with the gradients of its checked inputs
-    appended by the backward pass for fed output gradients: its grad ops' kernels and
-    direct forms run like any other op."""
+    appended by the backward pass for fed output gradients: its grad ops' kernels run
+    like any other op."""
     case = type(case)(inputs={k: harness.to_float64(v) for k, v in case.inputs.items()},
                       attrs=case.attrs, grad=case.grad, grad_outputs=case.grad_outputs)
     prog, feed, state, fetch = one_op_program(op_type, case)

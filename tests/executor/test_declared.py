@@ -29,7 +29,6 @@ def wrong_sizes(monkeypatch):
     """relu's kernel made to drop a column: a kernel that disagrees with its shape rule."""
     relu = registry.get("relu")
     monkeypatch.setattr(relu, "kernel", lambda ctx, x: ctx.xp.maximum(x[:, :2], 0))
-    monkeypatch.setattr(relu, "direct", None)
 
 
 @pytest.mark.parametrize("observed", [False, True], ids=["fast path", "scope loop"])
@@ -60,15 +59,21 @@ def test_a_result_unlike_its_declaration_stops_the_run(observed, change, produce
     assert scope.local_var_names() == []
 
 
-def test_the_fast_path_checks_the_first_run_then_runs_unchecked():
+def test_the_first_run_is_checked_then_the_compiled_form_runs_unchecked():
     main, hidden, out = program()
     exe = pd.Executor()
     sources = []
     for _ in range(2):
         got, = exe.run(main, feed={"x": X}, fetch_list=[out])
         np.testing.assert_array_equal(got, 2 * np.maximum(X, 0))
-        sources.append(next(iter(exe._plans.values())).fast_block.source)
-    assert "_check(0, out, env)" in sources[0] and "_check" not in sources[1]
+        plan, = [plan for _, _, _, plan in _plans(exe)]
+        sources.append(plan.interpreter.source)
+    assert sources[0] is None                      # the plain loop, checking
+    assert "def block_0" in sources[1] and "check" not in sources[1]
+
+
+def _plans(exe):
+    return [(*key[1:], plan) for key, plan in exe._plans.items()]
 
 
 def test_a_declaration_its_own_inputs_do_not_give_is_not_held_against_the_kernel():
@@ -138,8 +143,11 @@ def test_the_unobserved_scope_loop_checks_a_plans_first_run_and_an_observed_run_
     exe.run(main, feed={"x": X}, fetch_list=[out])
     plan = next(p for p in exe._plans.values() if p.block.idx == 0)
     assert plan.has_raw and plan.verified
-    relu = next(step for step in plan.steps if step.op.type == "relu")
-    monkeypatch.setattr(relu, "kernel", lambda ctx, x: x.astype("float64"))   # a wrong kernel
+    relu = next(k for k, step in enumerate(plan.steps) if step.op.type == "relu")
+    kernels = list(plan.interpreter.kernels)
+    kernels[relu] = lambda x: x.astype("float64")                  # a wrong kernel
+    monkeypatch.setattr(plan.interpreter, "kernels", kernels)
+    monkeypatch.setattr(plan, "scope_interpreter", None)         # (made again with it)
     exe.subscribe(lambda record: None)
     with pytest.raises(OpRunError, match=r"Out='relu_0.tmp_0' as float64\[2, 3\], but the "
                                          r"program declares float32\[-1, 3\]"):

@@ -93,7 +93,7 @@ def test_persistable_of_other_dtype_is_an_error_and_nothing_runs(path, bad):
 
 
 @pytest.mark.parametrize("layer", ["elementwise_add", "matmul", "elementwise_mul"])
-def test_each_direct_form_refuses_a_float64_persistable(path, layer):
+def test_each_kernel_made_for_a_plan_refuses_a_float64_persistable(path, layer):
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[3])
@@ -375,7 +375,7 @@ def test_generated_sources_leave_linecache():
     assert count() - before <= 5
 
 
-# -- labels the loss's direct form must not trust -------------------------------------------------
+# -- labels the loss's kernel, made for its plan, must not trust -------------------------------------------------
 
 def _mlp_loss(label_values):
     main, startup = pd.Program(), pd.Program()

@@ -1,7 +1,7 @@
 """Sub-blocks run on frames: the same results as the scope path, nothing left behind.
 
 When nothing observes a run, a sub-block without control flow runs on a list
-of arrays (``FastBlock.run_framed``) and leaves its own variables in its scope
+of arrays (``FramedBlock.run``, executor/frames.py) and leaves its own variables in its scope
 as a Frame; a listener on the executor forces the old path (a Variable for
 every name). These tests run the same programs both ways and compare, check
 that the frames' bytes are given back when the run ends, that a loop body's
@@ -17,7 +17,7 @@ import paddle_nb as pd
 from paddle_nb.framework import unique_name
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
-from paddle_nb.executor.fast import FastBlock
+from paddle_nb.executor.frames import FramedBlock, FrameScope
 from tests.layers import counted_while, elman_rnn, row_ifelse, tanh_fc_while
 
 CPU = pd.CPUPlace()
@@ -26,14 +26,14 @@ T, B, I, H = 3, 2, 4, 5
 
 @pytest.fixture
 def framed(monkeypatch):
-    """The block indexes of the sub-block runs that went through ``run_framed``, in order."""
+    """The block indexes of the sub-block runs that went through ``FramedBlock.run``, in order."""
     blocks = []
-    original = FastBlock.run_framed
+    original = FramedBlock.run
 
     def spy(self, *args, **kwargs):
         blocks.append(self.plan.block.idx)
         return original(self, *args, **kwargs)
-    monkeypatch.setattr(FastBlock, "run_framed", spy)
+    monkeypatch.setattr(FramedBlock, "run", spy)
     return blocks
 
 
@@ -341,7 +341,7 @@ def _step_block():
     rng = np.random.default_rng(3)
     params = {"W": rng.standard_normal((I, H)), "U": rng.standard_normal((H, H)),
               "b": rng.standard_normal(H)}
-    parent = pd.Scope()
+    parent = FrameScope()              # (an executor's run scope: its kids hold frames)
     for name, value in params.items():
         parent.var(name).get_tensor().set(value, CPU)
     x_t, h_pre = rng.standard_normal((B, I)), rng.standard_normal((B, H))

@@ -225,18 +225,18 @@ def test_a_kernel_destroying_the_scope_fails_the_next_op_clearly(exe, scope_dest
     assert "'relu'" in str(info.value)
 
 
-def test_a_scope_destroyed_before_the_fast_path_writes_back_says_so(monkeypatch):
-    """Another thread destroying the scope while the fast path runs: the write-back says so."""
-    from paddle_nb.executor import fast
+def test_a_scope_destroyed_before_the_write_back_says_so(monkeypatch):
+    """Another thread destroying the scope while the ops run: the write-back says so."""
+    from paddle_nb.core.memory import MEMORY
     prog, scope = pd.Program(), pd.Scope()
     with pd.program_guard(prog):
         acc = _persistable(prog, "acc", 1.0)
-    real = fast.MEMORY.transient_peak
+    real = MEMORY.transient_peak
 
     def destroy_then_count(place, nbytes):      # runs between the ops and the write-back
         scope.destroy()
         return real(place, nbytes)
-    monkeypatch.setattr(fast.MEMORY, "transient_peak", destroy_then_count)
+    monkeypatch.setattr(MEMORY, "transient_peak", destroy_then_count)
     with pytest.raises(ScopeDestroyedError, match="destroyed while the program ran"):
         pd.Executor(CPU).run(prog, fetch_list=[acc], scope=scope)
 

@@ -118,3 +118,27 @@ def test_a_fed_parameter_of_a_failed_run_leaves_the_scope_as_it_was(listener):
                             "label": np.array([[5]], "int64")},      # a class that is not there
                 fetch_list=[loss], scope=scope)
     np.testing.assert_array_equal(scope.find_var("w").get_tensor().numpy(), before)
+
+
+def test_a_preamble_initializer_stays_one_after_an_op_is_put_before_it():
+    """Which ops initialize once per scope is decided when the program is built
+    (``Program.initializes_once``), not guessed from where the ops stand: an op
+    prepended to the global block does not make the initializers run again."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[3])
+        y = pd.layers.fc(x, 2)
+    block = prog.global_block()
+    block.create_var(name="zero", shape=[1], dtype="float32")
+    block.prepend_op("fill_constant", outputs={"Out": ["zero"]},
+                     attrs={"shape": [1], "dtype": "float32", "value": 0.0})
+    assert [op.type for op in block.ops][:3] == ["fill_constant", "uniform_random",
+                                                 "fill_constant"]
+    scope, exe = pd.Scope(), pd.Executor(pd.CPUPlace())
+    feed = {"x": np.ones((1, 3), "float32")}
+    first, = exe.run(prog, feed=feed, fetch_list=[y], scope=scope)
+    weight = scope.find_var("fc_0.w_0").get_tensor().array()
+    second, = exe.run(prog, feed=feed, fetch_list=[y], scope=scope)
+    assert scope.find_var("fc_0.w_0").get_tensor().array() is weight
+    np.testing.assert_array_equal(first, second)
+    assert [prog.initializes_once(op) for op in block.ops] == [False, True, True, False, False]

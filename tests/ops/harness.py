@@ -96,21 +96,20 @@ def _host(array):
 
 
 def run_kernel(opdef, ctx, args, attrs):
-    """``opdef.kernel(ctx, *args, **attrs)``; where the op has a direct form for these
-    inputs (``OpDef.direct``), also check that it computes the same, exactly, for metas
-    as the arrays have them and with the first dimension unknown, and with each output
-    alone wanted."""
+    """``opdef.kernel(ctx, *args, **attrs)``; where the kernel is made per plan
+    (``registry.prepared``), also check that what it makes for metas as the arrays have
+    them, with the first dimension unknown, and with the metas unknown, computes the same,
+    exactly, with each output alone wanted."""
     result = opdef.kernel(ctx, *args, **attrs)
-    if opdef.direct is None or ctx.rng is None or any(
+    make = getattr(opdef.kernel, "make", None)
+    if make is None or ctx.rng is None or any(
             a is None and not s.dispensable for a, s in zip(args, opdef.inputs)):
         return result
     n = len(opdef.outputs)
     wanted = [None] + ([tuple(j == k for j in range(n)) for k in range(n)] if n > 1 else [])
-    for metas in (meta_of(list(args)), [_unknown_batch(m) for m in meta_of(list(args))]):
+    for metas in (meta_of(list(args)), [_unknown_batch(m) for m in meta_of(list(args))], None):
         for want in wanted:
-            fn = opdef.direct(ctx if want is None else ctx.for_outputs(want), metas, attrs)
-            if fn is None:
-                continue
+            fn = make(ctx if want is None else ctx.for_outputs(want), metas, **attrs)
             got = fn(*args)
             expected, got = (result, got) if n > 1 else ((result,), (got,))
             for k, (e, g) in enumerate(zip(expected, got)):

@@ -1,4 +1,4 @@
-"""Frame: a block run's own variables as a list of arrays, held by a Scope until asked for.
+"""Frame: a block run's own variables as a list of arrays, held by a FrameScope (the executor's step scopes) until asked for.
 
 A scope holding a Frame answers every public question as if the frame's names
 were Variables: asking for one (``var``, ``find_var``, ``find_local_var``,
@@ -16,7 +16,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.core import variable as variable_module
 from paddle_nb.core.memory import MEMORY
-from paddle_nb.core.scope import Frame
+from paddle_nb.executor.frames import Frame, FrameScope
 
 CPU = pd.CPUPlace()
 Destroyed = pd.errors.ScopeDestroyedError
@@ -31,7 +31,7 @@ def _frame(index, arrays, nbytes=None):
 
 def _framed(scope=None, **values):
     """``scope`` (a new root by default) holding a frame of ``values`` in keyword order."""
-    scope = pd.Scope() if scope is None else scope
+    scope = FrameScope() if scope is None else scope
     names = list(values)
     scope.attach_frame(_frame({n: k for k, n in enumerate(names)}, [values[n] for n in names]))
     return scope
@@ -65,7 +65,7 @@ def test_find_var_of_a_framed_name_gives_a_variable_holding_the_same_array():
 
 def test_the_frame_order_is_its_index_not_the_array_positions():
     a, b = np.zeros(1), np.ones(1)
-    scope = pd.Scope()
+    scope = FrameScope()
     scope.attach_frame(_frame({"second": 1, "first": 0}, [a, b]))
     assert scope.local_var_names() == ["second", "first"]
     assert scope.find_var("second").get_tensor().array() is b
@@ -88,7 +88,7 @@ def test_var_of_a_framed_name_gives_its_value():
 
 
 def test_find_var_of_another_name_leaves_the_frame_alone():
-    root = pd.Scope()
+    root = FrameScope()
     w = root.var("w")
     kid = _framed(root.new_scope(), x=np.zeros(2))
     assert kid.find_var("w") is w
@@ -99,7 +99,7 @@ def test_find_var_of_another_name_leaves_the_frame_alone():
 
 
 def test_find_var_through_a_framed_middle_scope_leaves_that_frame_alone():
-    root = pd.Scope()
+    root = FrameScope()
     w = root.var("w")
     middle = _framed(root.new_scope(), x=np.zeros(2))
     kid = middle.new_scope()
@@ -150,7 +150,7 @@ def test_find_array_from_a_kid_reads_the_parents_frame_without_materializing(mad
 
 
 def test_find_array_reads_variables_too():
-    root = pd.Scope()
+    root = FrameScope()
     w = np.ones(2)
     root.var("w").get_tensor().set(w, CPU)
     root.var("unset")
@@ -161,7 +161,7 @@ def test_find_array_reads_variables_too():
 
 
 def test_a_framed_name_shadows_the_parents_variable():
-    parent = pd.Scope()
+    parent = FrameScope()
     outer = np.zeros(2)
     parent.var("x").get_tensor().set(outer, CPU)
     inner = np.ones(2)
@@ -177,7 +177,7 @@ def test_a_framed_name_shadows_the_parents_variable():
 
 
 def test_local_array_sees_only_this_scope():
-    parent = pd.Scope()
+    parent = FrameScope()
     parent.var("w").get_tensor().set(np.ones(2), CPU)
     x = np.zeros(3)
     kid = _framed(parent.new_scope(), x=x, empty=None)
@@ -250,7 +250,7 @@ def test_a_frame_counting_less_than_its_arrays_still_ends_at_the_baseline(quiet_
     into Variables, each tensor counts what it holds, and gives it back when destroyed."""
     base = MEMORY.in_use(CPU)
     seed, made = np.zeros(4), np.ones(2)
-    scope = pd.Scope()
+    scope = FrameScope()
     scope.attach_frame(_frame({"seed": 0, "made": 1}, [seed, made], nbytes=made.nbytes))
     assert MEMORY.in_use(CPU) - base == made.nbytes
     assert scope.find_var("seed").get_tensor().array() is seed
@@ -294,7 +294,7 @@ def test_destroy_releases_the_frame_bytes_and_makes_no_variables(quiet_gc, made)
 
 def test_destroying_a_parent_releases_a_framed_kid(quiet_gc, made):
     base = MEMORY.in_use(CPU)
-    root = pd.Scope()
+    root = FrameScope()
     kid = _framed(root.new_scope(), a=np.zeros(4))
     grandkid = _framed(kid.new_scope(), b=np.zeros(2))
     frames = [kid.frame, grandkid.frame]        # held: only an explicit release counts
@@ -307,7 +307,7 @@ def test_destroying_a_parent_releases_a_framed_kid(quiet_gc, made):
 
 def test_drop_kids_releases_framed_kids(quiet_gc):
     base = MEMORY.in_use(CPU)
-    root = pd.Scope()
+    root = FrameScope()
     frame = _framed(root.new_scope(), a=np.zeros(4)).frame
     root.drop_kids()
     assert MEMORY.in_use(CPU) == base and root.kids == []

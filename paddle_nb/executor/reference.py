@@ -33,7 +33,7 @@ def evaluate(program: Any, scope: Any, block_idx: int = 0, ctx: Any = None) -> N
     for op in block.ops:
         if program.initializes_once(op) and all(value(n) is not None for n in op.output_arg_names):
             continue                       # an initializer whose parameter already has a value
-        opdef: Any = registry.get(op.type)
+        opdef = registry.get(op.type)
         attrs = opdef.complete_attrs(op.attrs, strict=False)
         if opdef.raw:
             def run_block(idx, kid_scope, values=None, same_outer=False):

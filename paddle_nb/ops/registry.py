@@ -275,7 +275,7 @@ class OpDef:
     outputs: tuple[Slot, ...]
     attrs: dict[str, Attr]
     infer: Callable[..., Any] | None
-    kernel: Callable[..., Any] | None
+    kernel: Callable[..., Any]          # (every registered op has one)
     grad: Callable[..., list[Any]] | None
     doc: str
     raw: bool

@@ -3,11 +3,25 @@
 >>> names = UniqueNames()
 >>> names("fc"), names("fc"), names("tmp")
 ('fc_0', 'fc_1', 'tmp_0')
+>>> names.gave("fc_1"), names.gave("fc_2"), names.gave("relu_0")
+(True, False, False)
+
+Two sources name what one program holds: the Fluid-1.8 layers count per program, the 2.x API
+draws from PaddlePaddle 2.x's process-wide generator (``unique_name``). Each alone never
+repeats itself, but the two can meet: a program's first ``pd.layers.fc`` and its first
+``paddle.static.nn.fc`` would both be ``fc_0`` and share ``fc_0.w_0``. ``ProgramNames`` keeps
+what each source gave in one program, and each skips a name the other already gave there.
+A program built from one source only gets exactly the names that source alone gives.
+
+>>> names, process = ProgramNames(), UniqueNames()
+>>> names.fluid("fc"), names.process(process, "fc"), names.fluid("fc")
+('fc_0', 'fc_1', 'fc_2')
 """
 
 import collections
+from collections.abc import Callable
 
-__all__ = ["UniqueNames"]
+__all__ = ["ProgramNames", "UniqueNames"]
 
 
 class UniqueNames:
@@ -21,7 +35,45 @@ class UniqueNames:
         self._counts[prefix] += 1
         return f"{prefix}_{n}"
 
+    def gave(self, name: str) -> bool:
+        """Whether ``name`` is one this counter has given (``prefix_N``, N already counted)."""
+        prefix, _, n = name.rpartition("_")
+        return n.isdigit() and str(int(n)) == n and int(n) < self._counts.get(prefix, 0)
+
     def copy(self) -> "UniqueNames":
         other = UniqueNames()
         other._counts = self._counts.copy()
+        return other
+
+
+class ProgramNames:
+    """The names one program was given by either source, each skipping the other's.
+
+    ``fluid(prefix)`` is the program's own counter (the 1.8 layers, ``create_var`` without a
+    name); ``process(generator, key)`` asks the 2.x generator, called while this program is
+    the main one. A name the 2.x generator gives twice in one program (after a
+    ``unique_name.guard``) is not skipped: PaddlePaddle shares such a parameter too.
+    """
+
+    def __init__(self) -> None:
+        self.counters = UniqueNames()
+        self._from_process: set[str] = set()
+
+    def fluid(self, prefix: str) -> str:
+        name = self.counters(prefix)
+        while name in self._from_process:
+            name = self.counters(prefix)
+        return name
+
+    def process(self, generator: Callable[[str], str], key: str) -> str:
+        name = generator(key)
+        while self.counters.gave(name):
+            name = generator(key)
+        self._from_process.add(name)
+        return name
+
+    def copy(self) -> "ProgramNames":
+        other = ProgramNames()
+        other.counters = self.counters.copy()
+        other._from_process = set(self._from_process)
         return other

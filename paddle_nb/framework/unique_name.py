@@ -10,6 +10,9 @@ a checkpoint saved there loads here. ``guard()`` starts a fresh generator inside
 ``ContextVar``: a thread starts from the process's generator unless it enters a guard.
 
 The Fluid-1.8 layers (``pd.layers``) keep their per-program counters (``Program.unique_name``).
+A program may be built with both: ``generate`` skips a name the main program's own counter
+already gave, and that counter skips the names ``generate`` gave while the program was the
+main one (``framework.names.ProgramNames``), so no two of its variables share a name.
 
 >>> with guard():
 ...     generate("linear"), generate("linear"), generate("linear_0.w")
@@ -34,8 +37,11 @@ def _generator() -> UniqueNames:
 
 
 def generate(key: str) -> str:
-    """``key_N``, N counting the names made from ``key`` by the generator in use."""
-    return _generator()(key)
+    """``key_N``, N counting the names made from ``key`` by the generator in use (one the
+    main program's Fluid-1.8 counter already gave there is passed over)."""
+    # imported here: context imports Program, whose modules name temporaries through this one
+    from paddle_nb.framework.context import default_main_program
+    return default_main_program().names.process(_generator(), key)
 
 
 def switch(new_generator: UniqueNames | None = None) -> UniqueNames:

@@ -11,7 +11,8 @@ draws from PaddlePaddle 2.x's process-wide generator (``unique_name``). Each alo
 repeats itself, but the two can meet: a program's first ``pd.layers.fc`` and its first
 ``paddle.static.nn.fc`` would both be ``fc_0`` and share ``fc_0.w_0``. ``ProgramNames`` keeps
 what each source gave in one program, and each skips a name the other already gave there.
-A program built from one source only gets exactly the names that source alone gives.
+A program built from one source only gets exactly the names that source alone gives. A
+program parsed from bytes holds names neither source gave here: both skip those too.
 
 >>> names, process = ProgramNames(), UniqueNames()
 >>> names.fluid("fc"), names.process(process, "fc"), names.fluid("fc")
@@ -19,7 +20,7 @@ A program built from one source only gets exactly the names that source alone gi
 """
 
 import collections
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 __all__ = ["ProgramNames", "UniqueNames"]
 
@@ -53,27 +54,37 @@ class ProgramNames:
     name); ``process(generator, key)`` asks the 2.x generator, called while this program is
     the main one. A name the 2.x generator gives twice in one program (after a
     ``unique_name.guard``) is not skipped: PaddlePaddle shares such a parameter too.
+    ``hold(names)`` adds the names of a parsed program's variables, which both skip.
     """
 
     def __init__(self) -> None:
         self.counters = UniqueNames()
         self._from_process: set[str] = set()
+        self._held: set[str] = set()
 
     def fluid(self, prefix: str) -> str:
         name = self.counters(prefix)
-        while name in self._from_process:
+        while name in self._from_process or name in self._held:
             name = self.counters(prefix)
         return name
 
     def process(self, generator: Callable[[str], str], key: str) -> str:
         name = generator(key)
-        while self.counters.gave(name):
+        while self.counters.gave(name) or name in self._held:
             name = generator(key)
         self._from_process.add(name)
         return name
+
+    def hold(self, var_names: Iterable[str]) -> None:
+        """Skip from now on each name and each name a variable's is made from: for
+        ``fc_0.w_0@GRAD`` those are ``fc_0`` (the layer) and ``fc_0.w_0``."""
+        for var_name in var_names:
+            parts = var_name.split("@")[0].split(".")
+            self._held.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
 
     def copy(self) -> "ProgramNames":
         other = ProgramNames()
         other.counters = self.counters.copy()
         other._from_process = set(self._from_process)
+        other._held = set(self._held)
         return other

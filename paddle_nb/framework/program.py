@@ -257,6 +257,8 @@ class Program:
         program = cls._view(desc, validate)
         if source is not None:
             program._copy_construction_info(source)
+        else:       # names made here from now on pass over the names the desc holds
+            program.names.hold(name for block in program.blocks for name in block.vars)
         return program
 
     @classmethod

@@ -128,3 +128,15 @@ def test_a_clone_remembers_both_apis_names():
         more = FC_18(other.global_block().var("x"))
     assert more.name.split(".")[0] != outs[0].name.split(".")[0]
     assert len({p.name for p in other.all_parameters()}) == 4
+
+
+@pytest.mark.parametrize("more", [FC_18, FC_2X], ids=["1.8", "2.x"])
+def test_a_parsed_program_extended_keeps_its_names_apart(more):
+    """A program parsed from bytes holds names no counter gave here: new layers pass over them."""
+    main, _, outs = build([2, 4], [FC_18])
+    parsed = pd.Program.parse(main.serialize())
+    with unique_name.guard(), pd.program_guard(parsed, pd.Program()):
+        out = more(parsed.global_block().var("x"))
+    assert out.name != outs[0].name
+    assert [p.name for p in parsed.all_parameters()] == ["fc_0.w_0", "fc_0.b_0",
+                                                         "fc_1.w_0", "fc_1.b_0"]

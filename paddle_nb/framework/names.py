@@ -17,12 +17,18 @@ program parsed from bytes holds names neither source gave here: both skip those 
 >>> names, process = ProgramNames(), UniqueNames()
 >>> names.fluid("fc"), names.process(process, "fc"), names.fluid("fc")
 ('fc_0', 'fc_1', 'fc_2')
+
+The 2.x generator in use is ``current_generator()``: the process's one, or the one a
+``unique_name.guard`` put in ``GENERATOR`` (a ``ContextVar``: a thread starts from the
+process's generator unless it enters a guard). It lives here, below the programs, because
+a Variable's operators (``x + y``) name their results with it.
 """
 
 import collections
+import contextvars
 from collections.abc import Callable, Iterable
 
-__all__ = ["ProgramNames", "UniqueNames"]
+__all__ = ["GENERATOR", "PROCESS_GENERATOR", "ProgramNames", "UniqueNames", "current_generator"]
 
 
 class UniqueNames:
@@ -88,3 +94,13 @@ class ProgramNames:
         other._from_process = set(self._from_process)
         other._held = set(self._held)
         return other
+
+
+PROCESS_GENERATOR = UniqueNames()
+GENERATOR: contextvars.ContextVar[UniqueNames | None] = \
+    contextvars.ContextVar("paddle_nb_unique_names", default=None)
+
+
+def current_generator() -> UniqueNames:
+    """The 2.x generator in use: a ``unique_name.guard``'s, else the process's."""
+    return GENERATOR.get() or PROCESS_GENERATOR

@@ -140,3 +140,15 @@ def test_a_parsed_program_extended_keeps_its_names_apart(more):
     assert out.name != outs[0].name
     assert [p.name for p in parsed.all_parameters()] == ["fc_0.w_0", "fc_0.b_0",
                                                          "fc_1.w_0", "fc_1.b_0"]
+
+
+def test_operators_and_unnamed_variables_share_no_name():
+    """``x + 1.0`` names its result from the 2.x generator, ``create_var()`` from the
+    program's counter: both ``tmp_N``, never the same one."""
+    main = pd.Program()
+    with unique_name.guard(), pd.program_guard(main, pd.Program()):
+        x = pd.layers.data("x", shape=[2], append_batch_size=False)
+        block = main.global_block()
+        names = [block.create_var().name, (x + 1.0).name, block.create_var().name,
+                 (x * 2.0).name, block.create_var().name]
+    assert len(set(names)) == len(names), names

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy
 
 from paddle_nb.errors import OperandError
-from paddle_nb.framework import unique_name
 from paddle_nb.framework import variable as variable_module
 from paddle_nb.framework.callsite import callstack_strings, format_site
+from paddle_nb.framework.names import current_generator
 
 if TYPE_CHECKING:
     from paddle_nb.framework.block import Block
@@ -57,12 +57,13 @@ def _is_number(value: Any) -> bool:
 
 
 def fresh_name(block: Block, key: str = "tmp", suffix: str = "") -> str:
-    """``<key>_N<suffix>`` from the process-wide generator (``tmp_3``, ``abs_0.tmp_0``),
-    skipping a name the block (or a block above it) already holds: one made under another
-    generator (inside a ``unique_name.guard``) would otherwise be overwritten."""
-    name = unique_name.generate(key) + suffix
+    """``<key>_N<suffix>`` from the process-wide generator (``tmp_3``, ``abs_0.tmp_0``), past
+    the names the program's Fluid-1.8 counter gave, skipping a name the block (or a block
+    above it) already holds: one made under another generator (inside a
+    ``unique_name.guard``) would otherwise be overwritten."""
+    name = block.program.names.process(current_generator(), key) + suffix
     while block.find_var(name) is not None:
-        name = unique_name.generate(key) + suffix
+        name = block.program.names.process(current_generator(), key) + suffix
     return name
 
 

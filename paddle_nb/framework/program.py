@@ -17,7 +17,7 @@ from typing import Any
 
 from paddle_nb.errors import ProtoDecodeError
 from paddle_nb.framework.block import Block
-from paddle_nb.framework.names import UniqueNames
+from paddle_nb.framework.names import ProgramNames
 from paddle_nb.framework.operator import Operator, OpRole
 from paddle_nb.framework.printer import program_to_text
 from paddle_nb.framework.prune import prune
@@ -49,7 +49,7 @@ class Program:
         self.desc = desc
         self.blocks: list[Block] = []
         self._current = 0
-        self._names = UniqueNames()
+        self.names = ProgramNames()      # both APIs' names in this program (names.py)
         self._role = OpRole.FORWARD
         self._startup: Program | None = None   # set by program_guard: gets the initializers
         self.version = 0
@@ -146,11 +146,13 @@ class Program:
 
     # -- names and versions -------------------------------------------------------------------
     def unique_name(self, prefix: str) -> str:
-        return self._names(prefix)
+        """``prefix_N`` from this program's counter (the Fluid-1.8 layers' names), skipping a
+        name the 2.x generator already gave in this program."""
+        return self.names.fluid(prefix)
 
     def unique_tmp(self, prefix: str) -> str:
         """A fresh temporary's name: ``relu_0.tmp_0``."""
-        return f"{self._names(prefix)}.tmp_0"
+        return f"{self.unique_name(prefix)}.tmp_0"
 
     def bump_version(self) -> None:
         """Mark the program changed: an executor re-prepares a program whose version moved.
@@ -263,6 +265,8 @@ class Program:
         program = cls._view(desc, validate)
         if source is not None:
             program._copy_construction_info(source)
+        else:       # names made here from now on pass over the names the desc holds
+            program.names.hold(name for block in program.blocks for name in block.vars)
         return program
 
     @classmethod
@@ -313,7 +317,7 @@ class Program:
 
     def _copy_construction_info(self, source: Program) -> None:
         """Take ``source``'s names counter and its parameters' Python-side information."""
-        self._names = source._names.copy()
+        self.names = source.names.copy()
         self.random_seed = source.random_seed
         self.lr_scheduler, self.lr_var_name = source.lr_scheduler, source.lr_var_name
         marked = {_init_key(op) for op in source.global_block().ops

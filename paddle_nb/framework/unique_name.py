@@ -6,10 +6,13 @@ its weight ``linear_0.w_0``, and the next ``F.linear`` call's output ``linear_1.
 2.x API here (``paddle_nb.nn``, ``paddle_nb.static``, the tensor functions) takes its names
 from this generator so that a script builds the same parameter names as in PaddlePaddle, and
 a checkpoint saved there loads here. ``guard()`` starts a fresh generator inside a ``with``
-(PaddlePaddle's ``paddle.utils.unique_name.guard``). The generator in use is kept in a
-``ContextVar``: a thread starts from the process's generator unless it enters a guard.
+(PaddlePaddle's ``paddle.utils.unique_name.guard``). The generator in use is
+``framework.names.current_generator()``.
 
 The Fluid-1.8 layers (``pd.layers``) keep their per-program counters (``Program.unique_name``).
+A program may be built with both: ``generate`` skips a name the main program's own counter
+already gave, and that counter skips the names ``generate`` gave while the program was the
+main one (``framework.names.ProgramNames``), so no two of its variables share a name.
 
 >>> with guard():
 ...     generate("linear"), generate("linear"), generate("linear_0.w")
@@ -17,31 +20,24 @@ The Fluid-1.8 layers (``pd.layers``) keep their per-program counters (``Program.
 """
 
 import contextlib
-import contextvars
 from collections.abc import Iterator
 
-from paddle_nb.framework.names import UniqueNames
+from paddle_nb.framework.context import default_main_program
+from paddle_nb.framework.names import GENERATOR, UniqueNames, current_generator
 
 __all__ = ["generate", "guard", "switch"]
 
-_PROCESS = UniqueNames()
-_CURRENT: contextvars.ContextVar[UniqueNames | None] = \
-    contextvars.ContextVar("paddle_nb_unique_names", default=None)
-
-
-def _generator() -> UniqueNames:
-    return _CURRENT.get() or _PROCESS
-
 
 def generate(key: str) -> str:
-    """``key_N``, N counting the names made from ``key`` by the generator in use."""
-    return _generator()(key)
+    """``key_N``, N counting the names made from ``key`` by the generator in use (one the
+    main program's Fluid-1.8 counter already gave there is passed over)."""
+    return default_main_program().names.process(current_generator(), key)
 
 
 def switch(new_generator: UniqueNames | None = None) -> UniqueNames:
     """Make ``new_generator`` (a fresh one when None) the generator in use; return the old."""
-    old = _generator()
-    _CURRENT.set(new_generator if new_generator is not None else UniqueNames())
+    old = current_generator()
+    GENERATOR.set(new_generator if new_generator is not None else UniqueNames())
     return old
 
 
@@ -51,8 +47,8 @@ def guard(new_generator: UniqueNames | None = None) -> Iterator[None]:
     if new_generator is not None and not isinstance(new_generator, UniqueNames):
         raise TypeError("unique_name.guard: paddle_nb takes a generator made by switch() "
                         f"or nothing, got {new_generator!r}")
-    token = _CURRENT.set(new_generator if new_generator is not None else UniqueNames())
+    token = GENERATOR.set(new_generator if new_generator is not None else UniqueNames())
     try:
         yield
     finally:
-        _CURRENT.reset(token)
+        GENERATOR.reset(token)

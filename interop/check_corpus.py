@@ -46,7 +46,7 @@ def _feeds(corpus, name, entry, io):
 def nb_side(corpus, work):
     import paddle_nb as pd
     from interop import run_corpus
-    from paddle_nb.ops import registry
+    from paddle_nb.ops.machinery import registry
     written = {}
     for name, entry in run_corpus.manifest(corpus).items():
         try:

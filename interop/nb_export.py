@@ -21,7 +21,7 @@ def coverage(pd, models, report):
     the tests run here (``paddle_written_op_types``). The last
     are checked in that direction only: paddle_nb's own programs with them are not yet
     exported to PaddlePaddle here (said in the row, not failed)."""
-    from paddle_nb.ops import registry
+    from paddle_nb.ops.machinery import registry
     written = {t for entry in models.values() for t in entry["ops"]}
     swept = paddle_written_op_types(pd)
     unexported = sorted(t for t in registry.types() if not t.endswith("_grad")

@@ -15,7 +15,7 @@ from paddle_nb.core import (
     CPUPlace, GPUPlace, LoDTensor, Place, Scope, global_scope, gpu_available, memory_stats,
     scope_guard,
 )
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb import framework
 from paddle_nb.framework import (
     Block, Operator, Parameter, Program, Variable, default_main_program,

@@ -2,7 +2,7 @@
 
 ``append_backward(loss)`` appends, after the forward ops, one group of grad
 ops per forward op in reverse order, each made by the forward op's gradient
-maker (see paddle_nb.ops.grad). Grad ops are ordinary registered ops, so
+maker (see paddle_nb.ops.machinery.grad). Grad ops are ordinary registered ops, so
 printing, running and drawing them needs nothing special. The steps:
 
 1. Which variables need a gradient: trainable parameters (and any variable
@@ -30,9 +30,9 @@ from typing import Any
 from paddle_nb.errors import BackwardError
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Parameter, Variable
-from paddle_nb.ops import registry
-from paddle_nb.ops.grad import GradContext
-from paddle_nb.ops.registry import EMPTY_VAR, GRAD_SUFFIX, grad_var_name
+from paddle_nb.ops.machinery import registry
+from paddle_nb.ops.machinery.grad import GradContext
+from paddle_nb.ops.machinery.registry import EMPTY_VAR, GRAD_SUFFIX, grad_var_name
 
 __all__ = ["append_backward", "gradients", "grad_var_name"]
 

@@ -7,7 +7,7 @@ import pytest
 from paddle_nb.core import global_scope, gpu_available
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import GLOBAL_INITIALIZERS
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from tests import fake_cupy
 
 GPU_PRESENT = gpu_available()       # asked before any test swaps CuPy for the fake

@@ -10,7 +10,7 @@ import paddle_nb as pd
 from paddle_nb.errors import ProtoDecodeError, SaveLoadError
 from paddle_nb.framework.variable import VarType
 from paddle_nb.io import params as params_module
-from paddle_nb.ops.tensor_stream import tensor_bytes
+from paddle_nb.ops.machinery.tensor_stream import tensor_bytes
 
 from tests.compat import FIXTURE_DIR as FIXTURES, MLP2_PARAMS, fixture
 

@@ -19,7 +19,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.errors import SaveLoadError
 from paddle_nb.proto import framework_pb2
-from paddle_nb.ops.tensor_stream import tensor_bytes
+from paddle_nb.ops.machinery.tensor_stream import tensor_bytes
 
 PEAK = 16 << 20
 

@@ -27,7 +27,7 @@ import paddle_nb as pd
 from paddle_nb.errors import SaveLoadError
 from paddle_nb.io import atomic, interrupts
 from paddle_nb.io import params as params_module
-from paddle_nb.ops import tensor_stream
+from paddle_nb.ops.machinery import tensor_stream
 
 POINTS_PER_SAVE = 31          # x 10 save kinds: 310 interrupt points
 

@@ -171,7 +171,7 @@ def api_page(rows, when):
 
 
 def op_table(results, when):
-    from paddle_nb.ops import registry
+    from paddle_nb.ops.machinery import registry
     per_type = collections.defaultdict(list)
     for case, op, _ in results.values():
         for t in sorted(set(case["paddle"]["op_types"]) | set(case["paddle"]["startup_types"])):

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import paddle_nb as pd                                    # noqa: E402
 from interop import run_corpus                            # noqa: E402
-from paddle_nb.ops import registry                        # noqa: E402
+from paddle_nb.ops.machinery import registry                        # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "paddle26" / "corpus"
 

@@ -1,6 +1,6 @@
 """PaddlePaddle 2.6.2's own numbers for exact constants, integer scale, empty batches, float16
-optimizer state and data redefinition (paddle_nb/ops/{creation,math,norm,optimizer_ops,
-adam_ops}.py, layers/io.py).
+optimizer state and data redefinition (paddle_nb/ops/{creation,math,norm,optimizers,
+adam}.py, layers/io.py).
 
 Run with the interop virtual environment, never with paddle_nb's:
 

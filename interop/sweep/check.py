@@ -96,7 +96,7 @@ def numpy_abs(value):
 def op_level(case, values):
     """Run PaddlePaddle's own programs of ``case`` in paddle_nb."""
     import paddle_nb as pd
-    from paddle_nb.ops import registry
+    from paddle_nb.ops.machinery import registry
     main_bytes = values[f"{case['id']}/main"].tobytes()
     startup_bytes = values[f"{case['id']}/startup"].tobytes()
     missing = sorted({t for t in case["paddle"]["op_types"] + case["paddle"]["startup_types"]

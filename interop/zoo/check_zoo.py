@@ -17,7 +17,7 @@ import time
 
 import paddle_nb as pd
 from interop import run_corpus
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 
 def check(zoo, name, entry):

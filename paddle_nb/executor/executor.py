@@ -49,7 +49,7 @@ from paddle_nb.executor.record import Recorder
 from paddle_nb.executor.staging import RunState, views_any, write_back
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
-from paddle_nb.ops.context import KernelContext
+from paddle_nb.ops.machinery.context import KernelContext
 
 
 __all__ = ["Executor"]

@@ -22,7 +22,7 @@ from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.plan import flat_positions
-from paddle_nb.ops.context import RawContext, held_bytes
+from paddle_nb.ops.machinery.context import RawContext, held_bytes
 
 __all__ = ["Frame", "FrameScope", "FramedContext", "FramedBlock", "find_array", "local_array"]
 

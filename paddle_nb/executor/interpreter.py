@@ -37,7 +37,7 @@ from paddle_nb.executor.declared import check_results
 from paddle_nb.executor.failures import destroyed_during_run, op_plan_error, op_run_error
 from paddle_nb.executor.plan import BlockPlan, Step, flat_positions, output_values
 from paddle_nb.executor.unroll import unroll
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 
 __all__ = ["Interpreter", "ScopeInterpreter", "RecordingInterpreter"]
 

@@ -18,7 +18,7 @@ from paddle_nb.executor.failures import missing_persistable
 from paddle_nb.executor.feeds import scalar_shape
 from paddle_nb.framework.validate import check_op_types
 from paddle_nb.framework.variable import VarType
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 
 __all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "output_values"]

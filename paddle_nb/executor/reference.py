@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from paddle_nb.core.place import CPUPlace
-from paddle_nb.ops import registry
-from paddle_nb.ops.context import KernelContext, RawContext
+from paddle_nb.ops.machinery import registry
+from paddle_nb.ops.machinery.context import KernelContext, RawContext
 
 
 __all__ = ["evaluate"]

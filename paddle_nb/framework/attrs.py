@@ -18,7 +18,7 @@ import numpy
 
 from paddle_nb.core.dtypes import to_var_type
 from paddle_nb.errors import AttrError
-from paddle_nb.ops.registry import OpDef
+from paddle_nb.ops.machinery.registry import OpDef
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["read_attr", "write_attr", "read_scalar", "write_scalar", "guess_attr_type",

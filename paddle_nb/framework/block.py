@@ -21,8 +21,8 @@ from paddle_nb.framework.initializer import default_initializer
 from paddle_nb.framework.operator import Operator
 from paddle_nb.framework.printer import block_to_text
 from paddle_nb.framework.variable import Parameter, Variable, VarType, whole_dims
-from paddle_nb.ops import registry
-from paddle_nb.ops.registry import COMMON_ATTRS
+from paddle_nb.ops.machinery import registry
+from paddle_nb.ops.machinery.registry import COMMON_ATTRS
 from paddle_nb.proto import framework_pb2
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from paddle_nb.framework.attrs import read_attr, write_attr
 from paddle_nb.framework.callsite import format_site
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
 
 if TYPE_CHECKING:

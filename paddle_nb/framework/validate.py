@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from paddle_nb.errors import OpNotFoundError, ProtoDecodeError
 from paddle_nb.framework.validate_ops import check_ops
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2, unknown_fields_of
 
 if TYPE_CHECKING:

@@ -22,14 +22,14 @@ from typing import Any
 
 from paddle_nb.errors import ProtoDecodeError
 from paddle_nb.framework.attrs import read_attr
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["check_ops"]
 
 T = framework_pb2.AttrType
 
-# The AttrTypes that can hold a value of each declared kind (ops/registry.py's ATTR_KINDS).
+# The AttrTypes that can hold a value of each declared kind (ops/machinery/registry.py's ATTR_KINDS).
 # Numbers widen (an INT where a LONG or a FLOAT is declared): paddle_nb reads them so.
 _INTS = {T.INT, T.LONG}
 _NUMBERS = {T.INT, T.LONG, T.FLOAT, T.FLOAT64, T.SCALAR}

@@ -28,7 +28,7 @@ from paddle_nb.core.dtypes import from_var_type, known_var_type, to_var_type
 from paddle_nb.errors import ProtoDecodeError, ShapeError
 from paddle_nb.framework import operators
 from paddle_nb.framework.callsite import callstack_strings, format_site
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from paddle_nb.proto import framework_pb2
 
 if TYPE_CHECKING:

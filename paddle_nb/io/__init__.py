@@ -4,7 +4,7 @@
   ``load_program``.
 - A tensor is: uint32 0, the LoD (uint64 level count; per level a uint64 byte size and the
   uint64 offsets), uint32 0, an int32 size and a ``VarType.TensorDesc`` message, the raw
-  little-endian data (``ops/tensor_stream.py``).
+  little-endian data (``ops/machinery/tensor_stream.py``).
 - Parameters are one such file per variable, named after it (PaddlePaddle 1.8's layout),
   or all of them back to back sorted by name in one file (``save_combine``, ``.pdiparams``).
 - An inference model is a directory: ``__model__`` (the pruned program with ``feed`` /

@@ -12,7 +12,7 @@ the program carries 2.6's version stamps.
 """
 
 from paddle_nb.framework.attrs import read_attr, write_attr
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
 
 __all__ = ["normalize", "REWRITES", "POSITIVE_AXES", "EXTRA_INPUTS", "ADD_ATTRS", "DROP_ATTRS",

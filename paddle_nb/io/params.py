@@ -3,7 +3,7 @@
 The program says which variables (its Parameters, or all its persistables);
 the scope holds their values. With ``filename=None`` each variable is one
 file named after it, ``dirname/fc_0.w_0``, in PaddlePaddle's tensor format
-(``ops/tensor_stream.py``); with a filename, the tensors sit back to back in
+(``ops/machinery/tensor_stream.py``); with a filename, the tensors sit back to back in
 one file, sorted by name: PaddlePaddle's ``save_combine`` / ``.pdiparams``.
 Loading reads and checks every tensor against its VarDesc (shape, dtype)
 before it changes the scope, so a failed load leaves the scope as it was.
@@ -23,7 +23,7 @@ from paddle_nb.framework.variable import Parameter, Variable, VarType
 from paddle_nb.io.atomic import inside, staged_directory, write_file
 from paddle_nb.io.interrupts import deferred_interrupts, interruption_point
 from paddle_nb.ops.feed_fetch import read_npy
-from paddle_nb.ops.tensor_stream import read_tensor, write_tensor
+from paddle_nb.ops.machinery.tensor_stream import read_tensor, write_tensor
 
 __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
            "load_persistables", "is_parameter", "is_persistable", "combined_writer", "header_check",

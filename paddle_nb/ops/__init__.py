@@ -1,14 +1,16 @@
-"""The op layer: the registry and the op families that fill it.
+"""The op layer: the machinery (``ops/machinery/``: registry, kernel context, grad makers,
+broadcasting, windows, tensor arguments, the tensor stream format) and the op families
+(``ops/<family>.py``) that fill the registry.
 
 Importing this package registers every op. ``registry.types()`` lists them;
 ``registry.describe("mul")`` explains one.
 """
 
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.ops import (  # noqa: F401  (register the families)
     activation, elementwise, feed_fetch, lod, control_flow, recurrent, shape, join, tensor,
     creation, conv, norm, norm_sample, metric, logic, linalg, math, reduce, loss,
-    optimizer_ops, adam_ops, clip_ops, activation_param, rnn, conv_transpose, pool, interp,
+    optimizers, adam, clip, activation_param, rnn, conv_transpose, pool, interp,
     index, select, expand, coalesce,
     math_unary, activation_more, reduce_more, elementwise_more, bitwise, math_more, cumulative,
     special, choose,
@@ -37,9 +39,9 @@ from paddle_nb.ops import (  # noqa: F401
 )
 from paddle_nb.ops import random  # noqa: F401  (randint, randperm, draws from X, noisy activations)
 from paddle_nb.ops import py_func  # noqa: F401  (an op that calls back into Python)
-from paddle_nb.ops.context import KernelContext, RawContext
-from paddle_nb.ops.grad import GradContext, OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, describe, fail, register
+from paddle_nb.ops.machinery.context import KernelContext, RawContext
+from paddle_nb.ops.machinery.grad import GradContext, OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, describe, fail, register
 from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and creation)
     strided, set_value, scatter, sort, layout, grids, counting,
 )

@@ -6,8 +6,8 @@ terms of the forward output ``out`` where that is cheaper (sigmoid, tanh,
 exp, sqrt) and of the input ``x`` otherwise, as PaddlePaddle's grad ops do.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, fail, prepared, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import OpDef, fail, prepared, register
 
 __all__ = ["UNARY"]
 

@@ -9,8 +9,8 @@ negative slope: an ``Alpha`` tensor of one value (mode ``all``), one per channel
 slope is random in training, is in random.py.)
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["SCALAR_ACTIVATIONS"]
 

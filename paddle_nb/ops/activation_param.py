@@ -13,8 +13,8 @@ op's own default, which is not always the one ``paddle.nn.functional`` writes
 
 import math
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, prepared, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, prepared, register
 
 __all__ = ["erf", "PARAM_ACTIVATIONS"]
 

@@ -6,9 +6,9 @@ its gradient is ``Beta * Out@GRAD`` summed back to Input's shape; ``X@GRAD = Alp
 Out@GRAD @ Y^T`` and ``Y@GRAD = Alpha * X^T @ Out@GRAD``.
 """
 
-from paddle_nb.ops.broadcast import sum_to
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import sum_to
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

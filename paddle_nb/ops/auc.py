@@ -15,7 +15,7 @@ marks a batch of padding: it is left out of the counts.
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 
 __all__ = ["stat_size"]
 

@@ -12,8 +12,8 @@ shapes differ). ``is_empty`` says whether X has no elements.
 
 import numpy
 
-from paddle_nb.ops.broadcast import broadcast_shape
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import broadcast_shape
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["BITWISE"]
 

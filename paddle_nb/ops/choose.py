@@ -4,8 +4,8 @@
 the tensor it came from. (``gumbel_softmax``, which chooses at random, is in random.py.)
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import OpDef, Slot, fail, register
 
 __all__ = []
 

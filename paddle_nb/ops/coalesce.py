@@ -12,7 +12,7 @@ With inputs of shapes (2, 3) and (2), ``use_align`` False, FusedOutput has shape
 with ``align_size`` 32 on float32 each input is padded to 8 elements: shape (16,).
 """
 
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

@@ -15,9 +15,9 @@ from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.tensor_array import LoDTensorArray
 from paddle_nb.errors import OpRunError
-from paddle_nb.ops.context import held_bytes
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
+from paddle_nb.ops.machinery.context import held_bytes
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import EMPTY_VAR, Attr, OpDef, Slot, grad_var_name, register
 from paddle_nb.proto.framework_pb2 import VarType
 
 __all__ = ["scalar_condition", "scope_bytes", "WhileLimits", "WHILE_LIMITS"]

@@ -12,9 +12,9 @@ also conv2d_transpose's kernels (conv_transpose.py), which is conv2d's adjoint.
 groups equal to the channels.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.window import (WINDOW_ATTRS, add_windows, both, from_nchw, from_nchw_shape,
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, from_nchw, from_nchw_shape,
                                   nchw_shape, out_hw, out_size, pad, pair_check, positive,
                                   rank4, resolve_padding, scratch, to_nchw, windows)
 

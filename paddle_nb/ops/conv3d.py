@@ -12,10 +12,10 @@ PaddlePaddle 2.6 with ``data_format="NCHW"`` for a channel-first volume.
 """
 
 from paddle_nb.ops.conv import check_groups
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.window import one_of, positive
-from paddle_nb.ops.window_nd import (channel_first_shape, channel_last_shape,
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.window import one_of, positive
+from paddle_nb.ops.machinery.window_nd import (channel_first_shape, channel_last_shape,
                                      from_channel_first, kernel_positions, out_sizes, pad_nd,
                                      resolve_padding_nd, slices_nd, to_channel_first, windows_nd)
 

@@ -8,7 +8,7 @@ change under a small nudge of the input.
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 
 __all__ = []
 

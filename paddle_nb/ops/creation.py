@@ -22,9 +22,9 @@ import numbers
 
 import numpy
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, prepared, register
-from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, prepared, register
+from paddle_nb.ops.machinery.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["constant_value", "fill_value_attrs", "check_shape", "drawn_shape", "SEED",
            "SHAPE_SLOTS"]

@@ -12,8 +12,8 @@ Their slots are lower case (``x``, ``out``, ``indices``), as 2.6 declares them.
 import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = []
 

@@ -10,8 +10,8 @@ they are. ``slot_dim`` (CTR show/click slots) and ``enable_scale_and_shift`` are
 available here.
 """
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 ATTRS = {"epsilon": Attr("float", 1e-4), "slot_dim": Attr("int", -1),
          "summary_decay_rate": Attr("float", 0.9999999), "sync_stats": Attr("bool", False),

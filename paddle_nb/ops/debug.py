@@ -8,8 +8,8 @@ so the gradient of ``print`` is the identity. ``print_phase`` ("FORWARD", "BACKW
 the op but not counted here: every run prints.
 """
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, register
 
 __all__ = []
 

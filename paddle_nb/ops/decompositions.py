@@ -8,8 +8,8 @@ for ``A = U diag(S) V^T`` the classic formula with ``F_ij = 1 / (s_j^2 - s_i^2)`
 ``A = P L U`` (square), ``dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T``.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

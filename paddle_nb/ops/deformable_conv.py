@@ -13,8 +13,8 @@ sampling: the filter's from the columns, the input's by scattering back to the f
 the offsets' from the bilinear weights' slopes, the mask's from the samples.
 """
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 ATTRS = {"strides": Attr("ints", [1, 1]), "paddings": Attr("ints", [0, 0]),
          "dilations": Attr("ints", [1, 1]), "groups": Attr("int", 1),

@@ -14,7 +14,7 @@ import math
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["expand_aspect_ratios", "prior_sizes"]
 

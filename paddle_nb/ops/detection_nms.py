@@ -16,7 +16,7 @@ order, at most ``keep_top_k``. The loops run on the host: a handful of boxes per
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 
 __all__ = ["iou"]
 

@@ -10,7 +10,7 @@ categories around it.
 import numpy
 
 from paddle_nb.ops.detection_nms import iou
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 
 def _nms_infer(boxes, *, iou_threshold):

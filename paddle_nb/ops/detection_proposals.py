@@ -19,7 +19,7 @@ import math
 import numpy
 
 from paddle_nb.ops.detection_nms import iou
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 
 __all__ = []
 

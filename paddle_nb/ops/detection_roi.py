@@ -13,7 +13,7 @@ import math
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["sample_weights"]
 

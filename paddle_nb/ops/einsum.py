@@ -15,8 +15,8 @@ are) and ``XShape``; ``einsum_grad`` reads those and ``Out@GRAD``, not the opera
 
 import string
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["explicit_equation"]
 

@@ -1,16 +1,16 @@
 """Elementwise binary ops with PaddlePaddle's ``axis`` broadcasting.
 
 ``elementwise_add / sub / mul / div / max / min / pow`` each take X and Y,
-line Y up with X at ``axis`` (see :mod:`paddle_nb.ops.broadcast`) and write
+line Y up with X at ``axis`` (see :mod:`paddle_nb.ops.machinery.broadcast`) and write
 Out. Each grad op reads X, Y and Out@GRAD and writes X@GRAD and Y@GRAD,
 summed back over broadcast dimensions.
 """
 
 import functools
 
-from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, sum_to
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, prepared, register
+from paddle_nb.ops.machinery.broadcast import align, align_shapes, broadcast_shape, sum_to
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, prepared, register
 
 __all__ = ["BINARY", "numpy_rule"]
 

@@ -9,9 +9,9 @@ writes no ``axis`` for them); fmax and fmin ignore a NaN when the other side is 
 ``y``, ``out``, lower case as in 2.6) is the next representable number after x toward y.
 """
 
-from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape, sum_to
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import align, align_shapes, broadcast_shape, sum_to
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["AXIS_BINARY", "PLAIN_BINARY"]
 

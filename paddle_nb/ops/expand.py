@@ -10,9 +10,9 @@ the copying by summing: every copy of an element passed Out@GRAD back to it.
 ((2, 3, 4), (2, 6), (2, 6))
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["expand_shape", "tile_shape"]
 

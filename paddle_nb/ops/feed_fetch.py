@@ -11,8 +11,8 @@ without pickle), or one tensor in PaddlePaddle's binary tensor format.
 import numpy
 
 from paddle_nb.errors import FeedError, SaveLoadError
-from paddle_nb.ops.registry import Attr, OpDef, register
-from paddle_nb.ops.tensor_stream import read_tensor
+from paddle_nb.ops.machinery.registry import Attr, OpDef, register
+from paddle_nb.ops.machinery.tensor_stream import read_tensor
 
 __all__ = ["read_npy"]
 

@@ -9,8 +9,8 @@ gradient only (Out@GRAD with the diagonal zeroed); Y gets none.
 
 import math
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = []
 

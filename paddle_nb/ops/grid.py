@@ -20,9 +20,9 @@ slope, times the scaling and the padding's).
 
 import itertools
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.window import one_of
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.window import one_of
 
 __all__ = ["base_grid"]
 

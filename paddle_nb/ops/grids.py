@@ -8,8 +8,8 @@ unknown (-1) at build time unless nothing else is known either.
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import host_ints, ints_at_build, ints_at_run
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import host_ints, ints_at_build, ints_at_run
 
 __all__ = []
 

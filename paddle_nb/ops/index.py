@@ -11,9 +11,9 @@ for its shape (``no_need_buffer``).
 ((5, 2, 4), (6, 4))
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import scalar_at_run
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import scalar_at_run
 
 __all__ = ["gather_shape", "gather_nd_shape"]
 

@@ -19,10 +19,10 @@ unchanged size copies X, as Paddle does, whatever the scale.
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.window import one_of
-from paddle_nb.ops.window_nd import (channel_first_shape, channel_last_shape,
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.window import one_of
+from paddle_nb.ops.machinery.window_nd import (channel_first_shape, channel_last_shape,
                                      from_channel_first, to_channel_first)
 
 

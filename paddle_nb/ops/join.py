@@ -12,9 +12,9 @@ gradient back into zeros. Axes may be negative (counted from the end).
 
 import numpy
 
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["split_sizes", "slice_shape", "norm_axis"]
 

@@ -7,9 +7,9 @@ rearrangement run backwards: pieces stacked again (unbind's gradient is PaddlePa
 (diagonal), repeated rows summed (repeat_interleave), a cropped box placed back (crop).
 """
 
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import host_ints, ints_at_build, ints_at_run
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import host_ints, ints_at_build, ints_at_run
 
 __all__ = []
 

@@ -14,9 +14,9 @@ import math
 
 import numpy
 
-from paddle_nb.ops.broadcast import broadcast_shape, sum_to
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, prepared, register
+from paddle_nb.ops.machinery.broadcast import broadcast_shape, sum_to
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, known_product, prepared, register
 
 __all__ = ["matmul_shape", "matmul_v2_shape"]
 

@@ -8,8 +8,8 @@ order. Each is the other's gradient. ``select_input`` / ``select_output``
 pick one of two values by a scalar mask (``cond``'s merge).
 """
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

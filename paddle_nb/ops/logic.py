@@ -2,15 +2,15 @@
 
 ``less_than``, ``less_equal``, ``greater_than``, ``greater_equal``, ``equal``
 and ``not_equal`` compare X and Y (same dtype) elementwise, lining Y up with
-X at ``axis`` exactly as the elementwise ops do (:mod:`paddle_nb.ops.broadcast`).
+X at ``axis`` exactly as the elementwise ops do (:mod:`paddle_nb.ops.machinery.broadcast`).
 ``logical_and``, ``logical_or`` and ``logical_xor`` combine two tensors by
 NumPy broadcasting, reading nonzero as True; ``logical_not`` negates one.
 """
 
 import numpy
 
-from paddle_nb.ops.broadcast import align, align_shapes, broadcast_shape
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.broadcast import align, align_shapes, broadcast_shape
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = ["COMPARE", "LOGICAL"]
 

@@ -7,8 +7,8 @@ SelectedRows). The other attributes (``table_class``, ``entry``, ``epmap``...) c
 PaddlePaddle's parameter server; paddle_nb keeps them and reads none.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, fail, register
 
 ATTRS = {
     "padding_idx": Attr("long", -1), "is_sparse": Attr("bool", False),

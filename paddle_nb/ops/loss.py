@@ -11,8 +11,8 @@ and gradient 0. (``square_error_cost`` is a fluid layer, not an op.)
 
 import functools
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, prepared, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, prepared, register
 
 __all__ = ["softmax", "log_softmax"]
 

@@ -13,8 +13,8 @@ which the op keeps in WarpCTCGrad for its grad op (as PaddlePaddle's does).
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = ["ctc_alignments"]
 

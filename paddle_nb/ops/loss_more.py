@@ -8,8 +8,8 @@ for ``nll_loss``, ``log_loss`` and ``label_smooth``. Each is elementwise or
 per-sample, so each gradient is a short formula next to its forward.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

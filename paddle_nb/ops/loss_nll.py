@@ -10,8 +10,8 @@ divisor of ``reduction="mean"`` (0 with "none", as PaddlePaddle
 leaves it); the grad reads it back.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

@@ -6,8 +6,8 @@ right), the cross entropy of sigmoid(left - right) against the label (1: left ra
 higher). Fluid 1.x wrote them; PaddlePaddle 2.6 still runs them.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import OpDef, Slot, fail, register
 
 __all__ = []
 

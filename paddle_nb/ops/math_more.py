@@ -6,9 +6,9 @@ sums Out@GRAD[i] * Out[i] / X[k] over i >= k; paddle_nb computes it without divi
 ``lerp`` moves from X toward Y by Weight: Out = X + Weight * (Y - X), all three broadcast.
 """
 
-from paddle_nb.ops.broadcast import broadcast_shape, sum_to
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import broadcast_shape, sum_to
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

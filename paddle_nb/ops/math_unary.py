@@ -12,8 +12,8 @@ steps and using Stirling's series, with the reflection formula below one half.
 import math
 
 from paddle_nb.ops.activation_param import erf
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import OpDef, fail, register
 
 __all__ = ["UNARY_MATH", "lgamma", "digamma", "trigamma", "erfinv"]
 

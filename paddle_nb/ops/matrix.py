@@ -7,8 +7,8 @@ offset counts along the later axis whichever is named first); its gradient puts 
 gradient back on that diagonal and zeros elsewhere.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = []
 

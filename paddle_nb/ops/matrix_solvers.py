@@ -11,9 +11,9 @@ does not. For ``Out = A^-1 X`` with ``A = Y Y^T`` (``cholesky_solve``): ``dX = A
 
 import numpy
 
-from paddle_nb.ops.broadcast import sum_to
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import sum_to
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

@@ -9,7 +9,7 @@ flows back through them.
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = []
 

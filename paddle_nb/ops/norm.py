@@ -11,8 +11,8 @@ are scaled by 1/(1-p) in training ("upscale_in_train") or all are scaled by
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

@@ -7,8 +7,8 @@ channels (cut at the edges; n is odd, as PaddlePaddle requires). The grad sums, 
 each channel, over the windows that contain it: the same window sum, mirrored.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = []
 

@@ -11,10 +11,10 @@ per axis, transposed). ``pad`` pads every axis of any tensor with a constant,
 its paddings in axis order: [before_0, after_0, before_1, after_1, ...].
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.window import one_of
-from paddle_nb.ops.window_nd import (channel_first_shape, channel_last_shape,
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.window import one_of
+from paddle_nb.ops.machinery.window_nd import (channel_first_shape, channel_last_shape,
                                      from_channel_first, to_channel_first)
 
 __all__ = ["source_index"]

@@ -11,9 +11,9 @@ same shuffle with C / g groups. temporal_shift (video models) reads X as
 [N, T, C, H, W] segments and moves some channels one segment along T.
 """
 
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.window import one_of
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.window import one_of
 
 __all__ = ["shuffle_pixels", "unshuffle_pixels", "shuffle_channels"]
 

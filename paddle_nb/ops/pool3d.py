@@ -13,10 +13,10 @@ window that holds it (row-major order), found from the flat index
 d * H * W + h * W + w that ``max_pool3d_with_index`` also returns as Mask.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
-from paddle_nb.ops.window import adaptive_bounds, one_of
-from paddle_nb.ops.window_nd import (channel_first_shape, channel_last_shape,
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.window import adaptive_bounds, one_of
+from paddle_nb.ops.machinery.window_nd import (channel_first_shape, channel_last_shape,
                                      from_channel_first, kernel_positions, out_sizes, pad_nd,
                                      resolve_padding_nd, slices_nd, to_channel_first)
 

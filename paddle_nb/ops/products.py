@@ -6,8 +6,8 @@ the output gradient in place of one operand: for ``out = x . y``, ``dx = dout * 
 ``dy = dout * x``; for the cross product ``dx = y x dout`` and ``dy = dout x x``.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["kron_shape"]
 

@@ -11,8 +11,8 @@ forward inputs, the forward outputs and the outputs' gradients, as PaddlePaddle 
 import numpy
 
 from paddle_nb.errors import OpBuildError
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import REQUIRED, Attr, OpDef, Slot, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import REQUIRED, Attr, OpDef, Slot, register
 
 __all__ = ["register_callable", "CALLABLES"]
 

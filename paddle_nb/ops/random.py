@@ -15,7 +15,7 @@ from Out (PaddlePaddle's: not divided by the temperature, and zero for ``hard``)
 
 >>> import numpy
 >>> from paddle_nb.core import CPUPlace
->>> from paddle_nb.ops.context import KernelContext
+>>> from paddle_nb.ops.machinery.context import KernelContext
 >>> sorted(_randperm(KernelContext(CPUPlace(), 0), n=5, dtype=numpy.dtype("int64")).tolist())
 [0, 1, 2, 3, 4]
 """
@@ -23,9 +23,9 @@ from Out (PaddlePaddle's: not divided by the temperature, and zero for ``hard``)
 import numpy
 
 from paddle_nb.ops.creation import SEED, SHAPE_SLOTS, check_shape, drawn_shape
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_run
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import ints_at_run
 
 __all__ = []
 

@@ -12,8 +12,8 @@ first, passing each memory's gradient back one step at a time.
 
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.errors import ScopeDestroyedError
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, prepared, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, prepared, register
 
 __all__ = []
 

@@ -16,8 +16,8 @@ of bool or int32 gives int64, as PaddlePaddle 2.6 computes and declares it
 import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = ["reduced_axes", "reduced_shape", "REDUCE"]
 

@@ -12,9 +12,9 @@ middle elements it recorded. ``reduce_any`` and ``reduce_all`` are boolean and h
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.reduce import ATTRS, reduced_axes, reduced_shape
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["other_product"]
 

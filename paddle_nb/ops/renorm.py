@@ -6,8 +6,8 @@ c = max_norm / (n + 1e-7); other slices pass unchanged. The gradient of a rescal
 c * g - max_norm / (n + 1e-7)^2 * (g . x) * dn/dx, where dn/dx = sign(x) |x|^(p-1) / n^(p-1).
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = []
 

@@ -15,8 +15,8 @@ a sequence's end keeps its state and writes zeros to ``Out``, as PaddlePaddle do
 import numpy
 
 from paddle_nb.core.scope import StepScopes
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import EMPTY_VAR, Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import EMPTY_VAR, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.rnn_cells import CELLS
 
 __all__ = ["step_layout"]

@@ -7,8 +7,8 @@ around: X's gradient at step t + k gathers ``Out@GRAD[t] * Filter[k]``, the filt
 ``Out@GRAD[t] * X[t + k]``.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import OpDef, Slot, fail, register
 
 
 def _infer(x, f):

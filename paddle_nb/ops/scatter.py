@@ -8,8 +8,8 @@ positions). The readers are gathers whose gradients add Out@GRAD back into zeros
 may repeat, so ``add.at``, never plain assignment.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["along"]
 

@@ -13,9 +13,9 @@ gradient (its input is integers).
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import scalar_at_run
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import scalar_at_run
 
 __all__ = ["topk_shape"]
 

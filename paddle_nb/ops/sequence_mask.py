@@ -7,7 +7,7 @@ Padded batches of sequences use it to mask the steps past each sequence's end.
 
 import numpy
 
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

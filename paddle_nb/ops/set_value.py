@@ -16,10 +16,10 @@ PaddlePaddle stores ``values`` as SCALARS (typed scalars); until paddle_nb's pro
 attribute type, ``values`` is declared as float64s, which holds the same numbers.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.strided import strided_boxes, strided_shape
-from paddle_nb.ops.tensor_args import ints_at_run
+from paddle_nb.ops.machinery.tensor_args import ints_at_run
 
 __all__ = ["SET_VALUE_ATTRS"]
 

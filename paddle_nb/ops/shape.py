@@ -19,9 +19,9 @@ import math
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_build, ints_at_run
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["reshape_shape", "squeeze_shape", "unsqueeze_shape", "permutation", "flatten_shape",
            "XSHAPE_DOC"]

@@ -12,8 +12,8 @@ unknown (-1) until the op runs.
 
 import numpy
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, fail, register
 from paddle_nb.ops.scatter import along
 
 __all__ = ["sort_positions"]

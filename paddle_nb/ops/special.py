@@ -10,9 +10,9 @@ uses the asymptotic series there. Everything is computed in float64.
 
 import math
 
-from paddle_nb.ops.grad import grad_op
+from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.math_unary import digamma
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 __all__ = ["bessel", "polygamma"]
 

@@ -9,7 +9,7 @@ the gradient with u, v held fixed nor the one through the power iteration, so pa
 does not guess it (a backward through spectral_norm is refused).
 """
 
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 
 ATTRS = {"dim": Attr("int", 0), "power_iters": Attr("int", 1), "eps": Attr("float", 1e-12)}
 

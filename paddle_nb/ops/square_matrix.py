@@ -10,9 +10,9 @@ The gradients all come from ``d(A^-1) = -A^-1 dA A^-1``: for ``B = A^-1``,
 ``dY = A^-T dX`` and ``dA = -dY X^T``; the Cholesky factor's is in ``_cholesky_grad``.
 """
 
-from paddle_nb.ops.broadcast import sum_to
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import sum_to
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

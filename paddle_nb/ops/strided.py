@@ -11,9 +11,9 @@ pass, its gradient and ``set_value`` (paddle_nb/ops/set_value.py) read bounds on
 ([4, 3, 2, 1, 0], [1, 3])
 """
 
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
-from paddle_nb.ops.tensor_args import ints_at_run
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.tensor_args import ints_at_run
 
 __all__ = ["axis_range", "strided_boxes", "strided_shape"]
 

@@ -11,8 +11,8 @@ unless its ``dtype`` attribute (a VarType number; -1: X's) says otherwise.
 """
 
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.ops.grad import OpSpec, grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec, grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, fail, register
 
 __all__ = []
 

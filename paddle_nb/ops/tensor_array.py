@@ -22,8 +22,8 @@ import numpy
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.tensor_array import LoDTensorArray
 from paddle_nb.errors import BackwardError
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, Meta, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.proto import framework_pb2
 
 _ARRAY = framework_pb2.VarType.LOD_TENSOR_ARRAY

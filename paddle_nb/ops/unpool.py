@@ -8,9 +8,9 @@ The output's spatial size is ``output_size``, else (in - 1) * stride -
 positions.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, fail, register
-from paddle_nb.ops.window import one_of
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
+from paddle_nb.ops.machinery.window import one_of
 
 
 def _out_sizes(sizes, ksize, strides, paddings, output_size):

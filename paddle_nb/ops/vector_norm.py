@@ -8,9 +8,9 @@ gradient; for inf/-inf it goes to the entries that reach the norm.
 
 import numpy
 
-from paddle_nb.ops.broadcast import broadcast_shape, sum_to
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.broadcast import broadcast_shape, sum_to
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = ["p_norm_value"]
 

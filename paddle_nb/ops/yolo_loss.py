@@ -22,8 +22,8 @@ import math
 
 import numpy
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 ATTRS = {"anchors": Attr("ints", []), "anchor_mask": Attr("ints", []),
          "class_num": Attr("int", 1), "ignore_thresh": Attr("float", 0.7),

@@ -9,7 +9,7 @@ step by its trust ratio; Adamax advances its beta1 power with a ``scale`` op
 after all the updates.
 """
 
-from paddle_nb.ops.optimizer_ops import state_dtype
+from paddle_nb.ops.optimizers import state_dtype
 from paddle_nb.optimizer.momentum import check_positive, check_unit, update
 from paddle_nb.optimizer.optimizer import Optimizer
 

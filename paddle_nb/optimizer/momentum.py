@@ -9,7 +9,7 @@ PaddlePaddle 2.6's; ``Momentum(learning_rate, momentum)`` and
 
 import numbers
 
-from paddle_nb.ops.optimizer_ops import state_dtype
+from paddle_nb.ops.optimizers import state_dtype
 from paddle_nb.optimizer.optimizer import Optimizer
 from paddle_nb.regularizer import L2Decay
 

@@ -33,7 +33,7 @@ from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.variable import Parameter, Variable
-from paddle_nb.ops.registry import known_product
+from paddle_nb.ops.machinery.registry import known_product
 from paddle_nb.optimizer.master import FLOAT16, new_master
 from paddle_nb.regularizer import L2Decay, WeightDecayRegularizer
 

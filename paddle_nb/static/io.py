@@ -32,7 +32,7 @@ from paddle_nb.io.params import (
     save_persistables, select_vars, stored_bytes_check, values_from_scope,
 )
 from paddle_nb.layers.helper import layer_helper
-from paddle_nb.ops.tensor_stream import read_tensor, tensor_bytes
+from paddle_nb.ops.machinery.tensor_stream import read_tensor, tensor_bytes
 
 __all__ = ["save_inference_model", "load_inference_model", "save", "load",
            "serialize_program", "deserialize_program", "serialize_persistables",

@@ -25,7 +25,7 @@ from paddle_nb.framework import unique_name
 from paddle_nb.framework.variable import to_var_type
 from paddle_nb.layers.helper import LayerHelper
 from paddle_nb.nn import initializer as I
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 # the public names these tests compare with PaddlePaddle 2.6.2 (tools/api_coverage.py counts them)
 COVERED = [

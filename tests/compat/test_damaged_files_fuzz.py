@@ -28,7 +28,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.errors import PaddleNBError
 from paddle_nb.io.export26 import normalize
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
 
 pytestmark = pytest.mark.timeout(120)

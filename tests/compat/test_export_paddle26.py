@@ -307,7 +307,7 @@ def test_version_stamps_are_paddle26s():
     """OP_VERSIONS lists every op type paddle_nb registers that 2.6.2 gives a version, with
     2.6.2's number; a normalized program carries 2.6.2's version and those of its op types."""
     from paddle_nb.io.export26 import OP_VERSIONS, PROGRAM_VERSION
-    from paddle_nb.ops import registry
+    from paddle_nb.ops.machinery import registry
     ours = {t: v for t, v in REFS["op_versions"].items() if registry.exists(t)}
     assert OP_VERSIONS == ours
     assert PROGRAM_VERSION == REFS["program_version"]

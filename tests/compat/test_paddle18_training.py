@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import text_format
 
 import paddle_nb as pd
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
 from tests.compat import F18, F18_LOSS, F18_LOSS0, F18_PARAMS, fixture, fixture_bytes
 

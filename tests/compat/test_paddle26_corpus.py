@@ -20,7 +20,7 @@ import pytest
 
 import paddle_nb as pd
 from interop import run_corpus
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 CORPUS = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "corpus"
 MANIFEST = run_corpus.manifest(CORPUS) if (CORPUS / "manifest.json").is_file() else {}

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26"
 MODELS = ["mlp", "cnn", "ctrl"]

@@ -22,7 +22,7 @@ import pytest
 
 import paddle_nb as pd
 from interop import run_corpus
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 ZOO = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "zoo"
 MANIFEST = run_corpus.manifest(ZOO) if (ZOO / "manifest.json").is_file() else {}

@@ -18,8 +18,8 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb.errors import OpNotFoundError
-from paddle_nb.ops import registry
-from paddle_nb.ops.tensor_stream import read_tensor
+from paddle_nb.ops.machinery import registry
+from paddle_nb.ops.machinery.tensor_stream import read_tensor
 from paddle_nb.proto import framework_pb2
 from tests.compat import (
     F18, F18_LOSS, F18_PARAMS, MLP2_PARAMS, PROGRAM_FILES, fixture, fixture_bytes,

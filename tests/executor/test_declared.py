@@ -11,7 +11,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.errors import AttrError, OpRunError
 from paddle_nb.executor.declared import shape_matches
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 X = np.arange(6, dtype="float32").reshape(2, 3)
 

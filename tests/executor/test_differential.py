@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 import paddle_nb as pd
 from paddle_nb.executor.reference import evaluate
-from paddle_nb.ops.context import KernelContext
+from paddle_nb.ops.machinery.context import KernelContext
 from tests.strategies import build, program_specs
 
 pytestmark = pytest.mark.timeout(120)

@@ -22,7 +22,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.record import snapshot_scope
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 CPU = pd.CPUPlace()
 

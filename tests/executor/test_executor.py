@@ -15,7 +15,7 @@ import paddle_nb as pd
 from tests.layers import counted_while
 from paddle_nb.core.events import EVENTS
 from paddle_nb.errors import FeedError, FetchError, OpRunError
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 CPU = pd.CPUPlace()
 HERE = os.path.basename(__file__)

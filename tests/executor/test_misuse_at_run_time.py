@@ -18,7 +18,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb.core.events import EVENTS
 from paddle_nb.errors import OpRunError, OutOfMemoryError, ScopeDestroyedError
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from tests.layers import counted_while, row_ifelse
 
 CPU = pd.CPUPlace()

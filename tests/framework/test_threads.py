@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ is padded to 8 floats; set_constant fills everything)."""
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 A = np.arange(6, dtype=np.float32).reshape(2, 3)

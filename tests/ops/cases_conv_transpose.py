@@ -8,7 +8,7 @@ instead run conv2d's GEMMs backwards.
 import numpy as np
 
 from paddle_nb.errors import AttrError, ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.cases_conv import _pads, arr
 from tests.ops.harness import Bad, Case
 

@@ -8,7 +8,7 @@ indices are included: their gradients must add up.
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops import harness
 from tests.ops.harness import Bad, Case
 

@@ -7,7 +7,7 @@ lists, not from the NumPy calls the kernels use.
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops import harness
 from tests.ops.harness import Bad, Case
 
@@ -197,8 +197,8 @@ def test_join_ops_keep_an_unknown_batch_dim():
 
 
 def test_split_gradient_is_a_concat():
-    from paddle_nb.ops import registry
-    from paddle_nb.ops.grad import GradContext
+    from paddle_nb.ops.machinery import registry
+    from paddle_nb.ops.machinery.grad import GradContext
     attrs = {"axis": 1, "num": 2, "sections": []}
     g = GradContext("split", {"X": ["x"]}, {"Out": ["a", "b"]}, attrs)
     (spec,) = registry.get("split").grad(g)

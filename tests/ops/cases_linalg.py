@@ -7,7 +7,7 @@ output shape PaddlePaddle gives, so the shape rules are checked independently.
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(3)

@@ -6,7 +6,7 @@ References: running products by an explicit loop, lerp written as (1 - w) x + w 
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(61)

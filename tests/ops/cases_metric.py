@@ -6,7 +6,7 @@ The references loop over rows with Python's ``sorted`` and ``max``.
 import numpy as np
 
 from paddle_nb.errors import AttrError, ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(9)

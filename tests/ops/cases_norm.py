@@ -8,7 +8,7 @@ are ``seeded`` and their references are checks on what the kernel produced
 import numpy as np
 
 from paddle_nb.errors import AttrError, ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case, forward
 
 rng = np.random.default_rng(5)

@@ -4,7 +4,7 @@ import numpy as np
 
 from paddle_nb.errors import AttrError
 from paddle_nb.ops.py_func import register_callable
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 X = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)

@@ -11,7 +11,7 @@ forward call the same generator state, so central differences see the same noise
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops import harness
 from tests.ops.harness import Bad, Case
 

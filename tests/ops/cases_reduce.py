@@ -7,7 +7,7 @@ keep_dim gives a 0-D tensor, shape ()). Max and min inputs have distinct values,
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(11)

@@ -7,7 +7,7 @@ ties, so the order is unambiguous); one_hot's loops over the labels.
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops import harness
 from tests.ops.harness import Bad, Case
 

@@ -8,7 +8,7 @@ The lookup reference loops over the ids; the gradient check covers W only
 import numpy as np
 
 from paddle_nb.errors import AttrError, ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops import harness
 from tests.ops.harness import Bad, Case
 
@@ -115,8 +115,8 @@ def test_lookup_keeps_an_unknown_batch_dim():
 
 
 def test_cast_gradient_casts_back():
-    from paddle_nb.ops import registry
-    from paddle_nb.ops.grad import GradContext
+    from paddle_nb.ops.machinery import registry
+    from paddle_nb.ops.machinery.grad import GradContext
     attrs = registry.get("cast").complete_attrs({"in_dtype": "float32", "out_dtype": "float16"})
     (spec,) = registry.get("cast").grad(GradContext("cast", {"X": ["x"]}, {"Out": ["y"]}, attrs))
     assert (spec.type, spec.inputs) == ("cast", {"X": ["y@GRAD"]})

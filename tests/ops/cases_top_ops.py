@@ -5,7 +5,7 @@ loop over entries and slices instead of using the kernels' broadcasting and fanc
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(31)

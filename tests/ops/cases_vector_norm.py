@@ -4,7 +4,7 @@ References use numpy.linalg.norm or plain sums, not the kernels' helper."""
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(12)

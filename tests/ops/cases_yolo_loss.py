@@ -10,7 +10,7 @@ import pathlib
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26" / "ops" / \

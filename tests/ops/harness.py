@@ -15,8 +15,8 @@ import numpy as np
 
 from paddle_nb.core import CPUPlace
 from paddle_nb.ops import KernelContext, registry
-from paddle_nb.ops.grad import GradContext
-from paddle_nb.ops.registry import Meta, grad_var_name
+from paddle_nb.ops.machinery.grad import GradContext
+from paddle_nb.ops.machinery.registry import Meta, grad_var_name
 
 
 @dataclasses.dataclass

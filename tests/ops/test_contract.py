@@ -17,8 +17,8 @@ import pytest
 
 import tests.ops as cases_pkg
 from paddle_nb.errors import AttrError
-from paddle_nb.ops import registry
-from paddle_nb.ops.grad import GradContext
+from paddle_nb.ops.machinery import registry
+from paddle_nb.ops.machinery.grad import GradContext
 from tests.ops import harness
 
 CASES, BAD, RAW = {}, {}, {}

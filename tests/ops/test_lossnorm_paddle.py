@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.ops import registry
-from paddle_nb.ops.grad import GradContext
+from paddle_nb.ops.machinery import registry
+from paddle_nb.ops.machinery.grad import GradContext
 from tests.ops import harness
 from tests.ops.paddle26 import fixture
 

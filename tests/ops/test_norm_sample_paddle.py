@@ -18,7 +18,7 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb.ops import KernelContext, registry
-from paddle_nb.ops.grad import GradContext
+from paddle_nb.ops.machinery.grad import GradContext
 from tests.ops import harness
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures/paddle26/ops/norm_sample.npz"

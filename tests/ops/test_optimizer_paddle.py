@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from tests.ops import harness, paddle26
 
 PROGRAMS = ["adamw", "momentum", "adam_clipnorm", "adam_clipvalue", "rmsprop", "adagrad", "lamb",

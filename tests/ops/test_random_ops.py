@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops import harness
 
 F = np.float32

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from tests.ops import paddle26
 from tests.ops.cases_rnn import numpy_rnn
 from tests.ops.test_rnn_op import build, run

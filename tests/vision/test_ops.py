@@ -10,7 +10,7 @@ import pytest
 import paddle_nb as pd
 from paddle_nb import static
 from paddle_nb.framework import unique_name
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 from paddle_nb.vision import ops as V
 
 

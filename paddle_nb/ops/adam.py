@@ -13,10 +13,10 @@ As in ``optimizer_ops.py`` the kernels are functional, and ``MasterParam``
 ``SkipUpdate`` (a one-element bool tensor) leaves everything as it was.
 """
 
-from paddle_nb.ops.optimizer_ops import (MULTI_PRECISION, like_param, like_state, master_meta,
+from paddle_nb.ops.optimizers import (MULTI_PRECISION, like_param, like_state, master_meta,
                                          master_slots, one_element, scalar, working_copy,
                                          write_back)
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
 __all__ = []
 

@@ -13,7 +13,7 @@ stretched along.
 (-1, 3)
 """
 
-from paddle_nb.ops.registry import fail
+from paddle_nb.ops.machinery.registry import fail
 
 __all__ = ["align_shapes", "broadcast_shape", "align", "sum_to"]
 

@@ -26,8 +26,8 @@ import functools
 
 import numpy
 
-from paddle_nb.ops.grad import OpSpec
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, prepared, register
+from paddle_nb.ops.machinery.grad import OpSpec
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, prepared, register
 
 __all__ = ["like_param", "like_state", "one_element", "scalar", "master_slots", "master_meta",
            "working_copy", "write_back", "state_dtype", "MULTI_PRECISION"]

@@ -266,7 +266,7 @@ class OpDef:
 
     ``raw`` kernels (control flow, feed/fetch, LoD ops) receive a context that
     also reaches the scope and the op's desc, and do their own reads and writes.
-    ``grad`` is a function ``grad(g) -> [OpSpec, ...]`` (see paddle_nb.ops.grad)
+    ``grad`` is a function ``grad(g) -> [OpSpec, ...]`` (see paddle_nb.ops.machinery.grad)
     or None for an op with no gradient.
     """
 

@@ -1,4 +1,4 @@
-"""Contract cases for paddle_nb/ops/clip_ops.py: squared_l2_norm (and its grad), clip_by_norm.
+"""Contract cases for paddle_nb/ops/clip.py: squared_l2_norm (and its grad), clip_by_norm.
 
 The references sum squares in a Python loop and decide the clipping with Python
 floats.
@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(5)

@@ -1,4 +1,4 @@
-"""Contract cases for paddle_nb/ops/adam_ops.py: adam, adamw, adamax, lamb.
+"""Contract cases for paddle_nb/ops/adam.py: adam, adamw, adamax, lamb.
 
 The references follow the papers' formulas element by element in Python
 floats (bias-corrected moments m_hat, v_hat), not the kernels' folded step
@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
-from tests.ops.cases_optimizer_ops import (HALF, F, M, _elementwise, arr, half_inputs,
+from paddle_nb.ops.machinery.registry import Meta
+from tests.ops.cases_optimizers import (HALF, F, M, _elementwise, arr, half_inputs,
                                            half_param, one, rounded, through_master)
 from tests.ops.harness import Bad, Case
 

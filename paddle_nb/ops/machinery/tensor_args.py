@@ -8,14 +8,14 @@ a ``Shape`` input with one 1-D tensor. At run time a tensor wins over the
 attribute; at build time shape inference cannot read tensors, so the dims they
 decide are -1 (unknown), as they are for a batch dimension.
 
->>> from paddle_nb.ops.registry import Meta
+>>> from paddle_nb.ops.machinery.registry import Meta
 >>> ints_at_build([-1, 4], None, [Meta((), None), Meta((1,), None)])
 [-1, 4]
 >>> ints_at_build([], Meta((3,), None), None)
 [-1, -1, -1]
 """
 
-from paddle_nb.ops.registry import fail
+from paddle_nb.ops.machinery.registry import fail
 
 __all__ = ["host_ints", "ints_at_run", "ints_at_build", "scalar_at_run"]
 

@@ -11,8 +11,8 @@ sides) or ``[p0_before, p0_after, p1_before, ...]``.
 
 import itertools
 
-from paddle_nb.ops.registry import fail
-from paddle_nb.ops.window import out_size
+from paddle_nb.ops.machinery.registry import fail
+from paddle_nb.ops.machinery.window import out_size
 
 __all__ = ["expand_paddings", "resolve_padding_nd", "out_sizes", "channel_last",
            "to_channel_first", "from_channel_first", "channel_first_shape",

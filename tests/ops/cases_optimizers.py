@@ -1,9 +1,9 @@
-"""Contract cases for paddle_nb/ops/optimizer_ops.py: sgd, momentum, adagrad, rmsprop,
+"""Contract cases for paddle_nb/ops/optimizers.py: sgd, momentum, adagrad, rmsprop,
 adadelta, sign.
 
 The references update one element at a time in plain Python floats (float64),
 a different route from the kernels' whole-array float32 arithmetic. The Adam
-family's cases (cases_adam_ops.py) share the helpers at the top.
+family's cases (cases_adam.py) share the helpers at the top.
 """
 
 import math
@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from paddle_nb.errors import AttrError, ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(11)

@@ -12,7 +12,7 @@ the same arithmetic as kernels, with -1 (unknown) staying unknown.
 
 import threading
 
-from paddle_nb.ops.registry import Attr, fail
+from paddle_nb.ops.machinery.registry import Attr, fail
 
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",

@@ -16,7 +16,7 @@ and writes ``X@GRAD``.
 
 import dataclasses
 
-from paddle_nb.ops.registry import GRAD_SUFFIX, grad_var_name
+from paddle_nb.ops.machinery.registry import GRAD_SUFFIX, grad_var_name
 
 __all__ = ["OpSpec", "GradContext", "grad_op"]
 

@@ -9,8 +9,8 @@ gradient (``fill_constant``, ``elementwise_max``, ``elementwise_div``,
 ``elementwise_mul``). ``ClipGradByValue`` is a ``clip`` per gradient.
 """
 
-from paddle_nb.ops.grad import grad_op
-from paddle_nb.ops.registry import Attr, Meta, OpDef, fail, register
+from paddle_nb.ops.machinery.grad import grad_op
+from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, fail, register
 
 __all__ = []
 

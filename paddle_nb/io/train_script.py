@@ -1,0 +1,237 @@
+"""The ``train.py`` that ``export_training`` writes beside the programs it exports.
+
+It needs the standard library, NumPy and PaddlePaddle 2.6 only (never paddle_nb), and reads the
+folder it sits in. It trains one way or another depending on how it was started:
+
+- ``python DIR/train.py --data b0.npz --data b1.npz --steps 5 --save OUT``: one process, with
+  ``paddle.static.Executor`` running the exported training program itself (its backward and
+  optimizer ops are paddle_nb's), from the exported parameter values;
+- ``python -m paddle.distributed.launch --server_num=1 --worker_num=2 DIR/train.py ...``: Fleet's
+  parameter servers on CPU. Fleet takes the forward program and the loss and adds its own
+  backward pass and optimizer (made from ``export.json``'s type and settings); worker k takes
+  data files k, k+W, k+2W, ... Updates are synchronous unless ``--async`` is given;
+- ``python -m paddle.distributed.launch --gpus 0,1 DIR/train.py ...``: collective training, one
+  process per GPU, the same way (not tried here: the CPU build has no collective mode).
+
+Each step prints one JSON line ``{"worker": k, "step": i, "loss": x}``. ``--save OUT`` writes the
+trained persistables one file per variable (``paddle.static.save_vars``), the form
+``paddle_nb.io.load_persistables`` reads back. The script is kept as text here so that it is
+written as it is; ``tests/io/test_export_training.py`` runs its PaddlePaddle-free parts.
+"""
+
+__all__ = ["TRAIN_PY"]
+
+TRAIN_PY = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) with PaddlePaddle.
+
+One process:        python train.py --data b0.npz [--data b1.npz ...] --steps N [--save OUT]
+Parameter servers:  python -m paddle.distributed.launch --server_num=1 --worker_num=2 \
+                        train.py --data b0.npz --data b1.npz --steps N [--save OUT] [--async]
+Collective (GPUs):  python -m paddle.distributed.launch --gpus 0,1 train.py ...
+
+Each data file is one batch: an .npz whose arrays are named by the program's feeds (export.json).
+Files are used in the order given, cycling; worker k of W takes files k, k+W, k+2W, ...
+Each step prints {"worker": k, "step": i, "loss": x}. --save OUT writes the persistables one
+file per variable (paddle.static.save_vars), which paddle_nb.io.load_persistables reads.
+Needs PaddlePaddle 2.6 and NumPy; Fleet's parameter servers need protobuf 4.x.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# paddle.optimizer class, and its arguments from the update op's attributes
+OPTIMIZERS = {
+    "sgd": ("SGD", {}),
+    "momentum": ("Momentum", {"momentum": "mu", "use_nesterov": "use_nesterov"}),
+    "adam": ("Adam", {"beta1": "beta1", "beta2": "beta2", "epsilon": "epsilon"}),
+    "adamw": ("AdamW", {"beta1": "beta1", "beta2": "beta2", "epsilon": "epsilon",
+                        "weight_decay": "coeff"}),
+    "adamax": ("Adamax", {"beta1": "beta1", "beta2": "beta2", "epsilon": "epsilon"}),
+    "adagrad": ("Adagrad", {"epsilon": "epsilon"}),
+    "rmsprop": ("RMSProp", {"rho": "decay", "epsilon": "epsilon", "momentum": "momentum",
+                            "centered": "centered"}),
+}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Train the program paddle_nb exported here.")
+    parser.add_argument("--data", action="append", required=True, metavar="FILE.npz",
+                        help="one batch per file, arrays named by the feeds (repeatable)")
+    parser.add_argument("--steps", type=int, required=True, help="how many steps to train")
+    parser.add_argument("--save", metavar="OUT", help="write the trained persistables here")
+    parser.add_argument("--fresh", action="store_true",
+                        help="start from the startup program's values, not the exported ones")
+    parser.add_argument("--async", dest="a_sync", action="store_true",
+                        help="parameter servers: asynchronous updates (default: synchronous)")
+    args = parser.parse_args(argv)
+    if args.steps < 1:
+        parser.error("--steps must be at least 1")
+    return args
+
+
+def mode(env=None):
+    """'ps' under launch --server_num, 'collective' under launch --gpus, else 'single'."""
+    env = os.environ if env is None else env
+    if env.get("TRAINING_ROLE") in ("PSERVER", "TRAINER", "HETER_TRAINER"):
+        return "ps"
+    if int(env.get("PADDLE_TRAINERS_NUM", "1")) > 1:
+        return "collective"
+    return "single"
+
+
+def worker_files(files, steps, worker, workers):
+    """The data file of each of this worker's ``steps`` steps: files k, k+W, ..., cycling."""
+    mine = list(files)[worker::workers]
+    if not mine:
+        sys.exit(f"worker {worker} of {workers} has no data file: give at least {workers} "
+                 f"--data files (got {len(files)})")
+    return [mine[i % len(mine)] for i in range(steps)]
+
+
+def read_batch(path, feeds):
+    with np.load(path) as data:
+        missing = [name for name in feeds if name not in data.files]
+        if missing:
+            sys.exit(f"{path}: no array named {', '.join(missing)} (the program's feeds are "
+                     f"{', '.join(feeds)}; the file has {', '.join(data.files)})")
+        return {name: data[name] for name in feeds}
+
+
+def report(worker, step, loss):
+    value = float(np.asarray(loss).reshape(-1)[0])
+    print(json.dumps({"worker": worker, "step": step, "loss": value}), flush=True)
+
+
+def manifest():
+    with open(os.path.join(HERE, "export.json")) as f:
+        return json.load(f)
+
+
+def optimizer_from(paddle, spec):
+    """The paddle.optimizer that Fleet uses: the exported update ops' type and settings."""
+    kind = spec["type"]
+    if kind not in OPTIMIZERS:
+        sys.exit(f"optimizer {kind!r}: train.py knows {', '.join(sorted(OPTIMIZERS))} for "
+                 "Fleet; train in one process instead (it runs the exported update ops)")
+    name, arguments = OPTIMIZERS[kind]
+    settings = spec["settings"]
+    kwargs = {k: settings[a] for k, a in arguments.items() if a in settings}
+    return getattr(paddle.optimizer, name)(learning_rate=spec["learning_rate"], **kwargs)
+
+
+def synchronous(strategy, sync):
+    """Ask for synchronous (or asynchronous) parameter-server updates.
+
+    ``strategy.a_sync = False`` is the documented way; where the setter fails (with protobuf
+    newer than 4.x PaddlePaddle 2.6.2 cannot read its own a_sync_configs back, and the setter
+    raises TypeError), the same two fields are set on the strategy's message.
+    """
+    try:
+        strategy.a_sync = not sync
+    except TypeError:
+        strategy.strategy.a_sync = not sync
+        strategy.strategy.a_sync_configs.k_steps = 0
+
+
+def load_program(paddle, name):
+    with open(os.path.join(HERE, name), "rb") as f:
+        return paddle.static.deserialize_program(f.read())
+
+
+def persistables(program, names):
+    block = program.global_block()
+    return [block.var(name) for name in names if block.has_var(name)]
+
+
+def load_exported(paddle, exe, program, names):
+    """Set the exported values (params/) of the persistables ``program`` holds."""
+    folder = os.path.join(HERE, "params")
+    if os.path.isdir(folder):
+        chosen = [v for v in persistables(program, names)
+                  if os.path.isfile(os.path.join(folder, v.name))]
+        paddle.static.load_vars(exe, folder, program, vars=chosen)
+
+
+def run_steps(exe, program, spec, files, worker):
+    for step, path in enumerate(files):
+        (loss,) = exe.run(program, feed=read_batch(path, spec["feeds"]),
+                          fetch_list=[spec["loss"]])
+        report(worker, step, loss)
+
+
+def train_single(paddle, args, spec):
+    main, startup = load_program(paddle, "main.pdmodel"), load_program(paddle, "startup.pdmodel")
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    if not args.fresh:
+        load_exported(paddle, exe, main, spec["persistables"])
+    run_steps(exe, main, spec, worker_files(args.data, args.steps, 0, 1), 0)
+    if args.save:
+        paddle.static.save_vars(exe, args.save, main,
+                                vars=persistables(main, spec["persistables"]))
+
+
+def fleet_programs(paddle, fleet, spec, strategy):
+    """The forward program with Fleet's backward pass and optimizer added."""
+    main = load_program(paddle, "forward.pdmodel")
+    startup = load_program(paddle, "forward_startup.pdmodel")
+    with paddle.static.program_guard(main, startup):
+        loss = main.global_block().var(spec["loss"])
+        optimizer = fleet.distributed_optimizer(optimizer_from(paddle, spec["optimizer"]),
+                                                strategy)
+        optimizer.minimize(loss)
+    return main, startup
+
+
+def train_fleet(paddle, args, spec, collective):
+    import paddle.distributed.fleet as fleet
+    fleet.init(is_collective=collective)
+    strategy = fleet.DistributedStrategy()
+    if not collective:
+        synchronous(strategy, not args.a_sync)
+    main, startup = fleet_programs(paddle, fleet, spec, strategy)
+    if not collective and fleet.is_server():
+        fleet.init_server()
+        fleet.run_server()
+        return
+    place = paddle.CUDAPlace(int(os.environ.get("FLAGS_selected_gpus", "0").split(",")[0])) \
+        if collective else paddle.CPUPlace()
+    exe = paddle.static.Executor(place)
+    exe.run(startup)
+    if not args.fresh:                    # every worker starts from the exported values; the
+        load_exported(paddle, exe, main, spec["parameters"])   # first one's go to the servers
+    if not collective:
+        fleet.init_worker()
+    worker, workers = fleet.worker_index(), fleet.worker_num()
+    run_steps(exe, main, spec, worker_files(args.data, args.steps, worker, workers), worker)
+    if not collective:
+        fleet.barrier_worker()
+    if args.save and worker == 0:
+        if not collective:
+            fleet.save_persistables(exe, args.save, main)
+        else:
+            paddle.static.save_vars(exe, args.save, main,
+                                    vars=persistables(main, spec["parameters"]))
+    if not collective:
+        fleet.stop_worker()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    spec = manifest()
+    import paddle
+    paddle.enable_static()
+    how = mode()
+    if how == "single":
+        train_single(paddle, args, spec)
+    else:
+        train_fleet(paddle, args, spec, collective=how == "collective")
+
+
+if __name__ == "__main__":
+    main()
+'''

@@ -128,7 +128,11 @@ def main(argv=None):
         if args.only and name not in args.only:
             continue
         start = time.time()
-        rows.append(check_one(name, build, batches, work, args.paddle_python))
+        try:
+            rows.append(check_one(name, build, batches, work, args.paddle_python))
+        except Exception as err:                                # noqa: BLE001 - reported
+            rows.append({"program": name, "optimizer": "?", "nb": [], "ok": False,
+                         "why": f"paddle_nb: {type(err).__name__}: {err}"[:300]})
         print(f"{name}: {'agrees' if rows[-1]['ok'] else 'DIFFERS: ' + rows[-1]['why']} "
               f"({time.time() - start:.1f} s)", flush=True)
     text = table(rows)

@@ -108,10 +108,10 @@ def _ifelse_batches(rng):
 
 def while_loop(pd):
     x = pd.layers.data("x", shape=[4], dtype="float32")
-    w = pd.layers.create_parameter([4, 4], "float32", name="w_loop")
+    w = pd.static.create_parameter([4, 4], "float32", name="w_loop")
     i = pd.layers.fill_constant([1], "int64", 0)
     n = pd.layers.fill_constant([1], "int64", 3)
-    _, h = pd.layers.while_loop(lambda i, h: pd.layers.less_than(i, n),
+    _, h = pd.static.nn.while_loop(lambda i, h: pd.layers.less_than(i, n),
                                 lambda i, h: [i + 1, pd.layers.tanh(pd.layers.matmul(h, w))],
                                 [i, x])
     loss = pd.layers.mean(pd.layers.square(h - 0.5))

@@ -27,6 +27,7 @@ from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.program import Program
 from paddle_nb.io.atomic import staged_directory
 from paddle_nb.io.export26 import normalize
+from paddle_nb.io.export26_grads import normalize_training
 from paddle_nb.io.params import is_persistable, os_errors, values_from_scope, write_values
 from paddle_nb.io.train_script import TRAIN_PY
 from paddle_nb.proto import framework_pb2
@@ -62,7 +63,7 @@ def export_training(dirname, main_program, startup_program, scope=None, loss=Non
                          "learning rate (or a learning-rate Variable set by ops)")
     manifest = training_manifest(main_program, startup_program, scope, loss, feed_names)
     files = {
-        "main.pdmodel": normalize(main_program.desc).SerializeToString(),
+        "main.pdmodel": normalize_training(normalize(main_program.desc)).SerializeToString(),
         "startup.pdmodel": normalize(startup_program.desc).SerializeToString(),
     }
     forward, forward_startup = forward_desc(main_program.desc, startup_program.desc,

@@ -113,7 +113,7 @@ def while_loop(pd):
     n = pd.layers.fill_constant([1], "int64", 3)
     _, h = pd.static.nn.while_loop(lambda i, h: pd.layers.less_than(i, n),
                                 lambda i, h: [i + 1, pd.layers.tanh(pd.layers.matmul(h, w))],
-                                [i, x])
+                                [i, pd.layers.fc(x, 4)])
     loss = pd.layers.mean(pd.layers.square(h - 0.5))
     pd.optimizer.SGD(0.5).minimize(loss)
     return loss

@@ -22,12 +22,17 @@ __all__ = ["normalize_training", "GRAD_BLOCK_OPS"]
 
 GRAD_BLOCK_OPS = ("conditional_block_grad", "while_grad", "recurrent_grad")
 VarType = framework_pb2.VarType
+EMPTY = "@EMPTY@"               # 2.6's name for a gradient nobody computes
 
 
 def normalize_training(desc):
     """Rewrite ``desc`` (a ProgramDesc already in 2.6's op forms) in place: see the module."""
     for block in desc.blocks:
         for op in block.ops:
+            if op.type == "while_grad":
+                _while_grad_linked(desc, op)
+            elif op.type == "rnn_memory_helper_grad":
+                _memory_grad_as_assign(op)
             if op.type in GRAD_BLOCK_OPS:
                 _outside_grads(desc, op)
             elif op.type == "batch_norm":
@@ -35,6 +40,75 @@ def normalize_training(desc):
             elif op.type == "batch_norm_grad":
                 _batch_norm_grad(block, op)
     return desc
+
+
+def _while_grad_linked(desc, op):
+    """paddle_nb's while_grad (its grad block writes ``<X>@GRAD@INNER``, listed in
+    ``inner_grads``) -> 2.6's: the block reads the output gradients under the names
+    ``original_output_grad`` lists and writes ``<X>@GRAD``; ``Out`` is the forward while's whole
+    ``Out`` (2.6 finds the forward op by it); an X with no gradient has ``@EMPTY@``."""
+    inner = attr_value(op, "inner_grads") or []
+    if not inner:
+        return                                  # already in 2.6's form
+    xs = list(_slot(op.inputs, "X").arguments)
+    outs = _slot(op.outputs, "X@GRAD")
+    old_out = list(_slot(op.inputs, "Out").arguments)
+    _set_attr_strings(op, "original_output_grad", [f"{o}@GRAD" for o in old_out])
+    forward = _forward_while(desc, _slot(op.inputs, "StepScopes").arguments[0])
+    if forward is not None:
+        _set_slot(op.inputs, "Out", list(_slot(forward.outputs, "Out").arguments))
+    outs_now = list(outs.arguments)
+    del outs.arguments[:]
+    outs.arguments.extend(EMPTY if not name else out for name, out in zip(inner, outs_now))
+    renames = {name: f"{x}@GRAD" for x, name in zip(xs, inner) if name and name != f"{x}@GRAD"}
+    for idx in _sub_blocks(op):
+        _rename_in_block(desc.blocks[idx], renames)
+    _drop_attr(op, "inner_grads")
+
+
+def _forward_while(desc, step_scopes):
+    for block in desc.blocks:
+        for op in block.ops:
+            scopes = _slot(op.outputs, "StepScopes")
+            if op.type == "while" and scopes is not None and step_scopes in scopes.arguments:
+                return op
+    return None
+
+
+def _rename_in_block(block, renames):
+    for op in block.ops:
+        for slot in list(op.inputs) + list(op.outputs):
+            names = [renames.get(n, n) for n in slot.arguments]
+            del slot.arguments[:]
+            slot.arguments.extend(names)
+    for var in block.vars:
+        var.name = renames.get(var.name, var.name)
+
+
+def _memory_grad_as_assign(op):
+    """rnn_memory_helper_grad(Out@GRAD) -> X@GRAD is a copy: 2.6's assign."""
+    source = list(_slot(op.inputs, "Out@GRAD").arguments)
+    target = list(_slot(op.outputs, "X@GRAD").arguments)
+    op.type = "assign"
+    del op.inputs[:]
+    del op.outputs[:]
+    _set_slot(op.inputs, "X", source)
+    _set_slot(op.outputs, "Out", target)
+    _drop_attr(op, "dtype")
+
+
+def _set_attr_strings(op, name, values):
+    _drop_attr(op, name)
+    attr = op.attrs.add()
+    attr.name = name
+    attr.type = framework_pb2.AttrType.STRINGS
+    attr.strings.extend(values)
+
+
+def _drop_attr(op, name):
+    for k in reversed(range(len(op.attrs))):
+        if op.attrs[k].name == name:
+            del op.attrs[k]
 
 
 def _sub_blocks(op):
@@ -46,6 +120,7 @@ def _sub_blocks(op):
 def _outside_grads(desc, op):
     """Drop the grad block's own declarations of the gradients ``op`` is given."""
     given = {n for slot in op.inputs if slot.parameter.endswith("@GRAD") for n in slot.arguments}
+    given |= set(attr_value(op, "original_output_grad") or [])
     for idx in _sub_blocks(op):
         block = desc.blocks[idx]
         kept = [v for v in block.vars if v.name not in given]

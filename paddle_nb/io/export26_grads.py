@@ -31,6 +31,8 @@ def normalize_training(desc):
         for op in block.ops:
             if op.type == "while_grad":
                 _while_grad_linked(desc, op)
+            elif op.type == "recurrent_grad":
+                _every_grad_slot(op, ("inputs", "initial_states", "parameters"))
             elif op.type == "rnn_memory_helper_grad":
                 _memory_grad_as_assign(op)
             if op.type in GRAD_BLOCK_OPS:
@@ -64,6 +66,21 @@ def _while_grad_linked(desc, op):
     for idx in _sub_blocks(op):
         _rename_in_block(desc.blocks[idx], renames)
     _drop_attr(op, "inner_grads")
+
+
+def _every_grad_slot(op, slots):
+    """2.6's grad op lists a gradient for every forward argument: ``@EMPTY@`` for one not
+    computed (its recurrent_grad looks each slot up)."""
+    for slot in slots:
+        forward = _slot(op.inputs, slot)
+        count = len(forward.arguments) if forward is not None else 0
+        grads = _slot(op.outputs, f"{slot}@GRAD")
+        if grads is None or len(grads.arguments) != count:
+            have = list(grads.arguments) if grads is not None else []
+            if len(have) != count:         # which forward argument each belongs to is lost
+                have = [f"{n}@GRAD" if f"{n}@GRAD" in have else EMPTY
+                        for n in (forward.arguments if forward is not None else [])]
+            _set_slot(op.outputs, f"{slot}@GRAD", have)
 
 
 def _forward_while(desc, step_scopes):

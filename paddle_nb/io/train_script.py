@@ -9,7 +9,8 @@ folder it sits in. It trains one way or another depending on how it was started:
 - ``python -m paddle.distributed.launch --server_num=1 --worker_num=2 DIR/train.py ...``: Fleet's
   parameter servers on CPU. Fleet takes the forward program and the loss and adds its own
   backward pass and optimizer (made from ``export.json``'s type and settings); worker k takes
-  data files k, k+W, k+2W, ... Updates are synchronous unless ``--async`` is given;
+  data files k, k+W, k+2W, ... Updates are Fleet's geo mode (``--k-steps``) unless
+  ``--ps-mode sync`` is given (see ``ps_mode`` in the script for why geo is the default);
 - ``python -m paddle.distributed.launch --gpus 0,1 DIR/train.py ...``: collective training, one
   process per GPU, the same way (not tried here: the CPU build has no collective mode).
 
@@ -25,7 +26,8 @@ TRAIN_PY = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export
 
 One process:        python train.py --data b0.npz [--data b1.npz ...] --steps N [--save OUT]
 Parameter servers:  python -m paddle.distributed.launch --server_num=1 --worker_num=2 \
-                        train.py --data b0.npz --data b1.npz --steps N [--save OUT] [--async]
+                        train.py --data b0.npz --data b1.npz --steps N [--save OUT]
+                        [--ps-mode geo --k-steps K | --ps-mode sync]
 Collective (GPUs):  python -m paddle.distributed.launch --gpus 0,1 train.py ...
 
 Each data file is one batch: an .npz whose arrays are named by the program's feeds (export.json).
@@ -65,8 +67,11 @@ def parse_args(argv=None):
     parser.add_argument("--save", metavar="OUT", help="write the trained persistables here")
     parser.add_argument("--fresh", action="store_true",
                         help="start from the startup program's values, not the exported ones")
-    parser.add_argument("--async", dest="a_sync", action="store_true",
-                        help="parameter servers: asynchronous updates (default: synchronous)")
+    parser.add_argument("--ps-mode", choices=("geo", "sync"), default="geo",
+                        help="parameter servers: geo (each worker trains and sends its "
+                        "updates every --k-steps steps; the default) or sync (see below)")
+    parser.add_argument("--k-steps", type=int, default=1,
+                        help="geo: local steps between exchanges with the servers")
     args = parser.parse_args(argv)
     if args.steps < 1:
         parser.error("--steps must be at least 1")
@@ -123,18 +128,24 @@ def optimizer_from(paddle, spec):
     return getattr(paddle.optimizer, name)(learning_rate=spec["learning_rate"], **kwargs)
 
 
-def synchronous(strategy, sync):
-    """Ask for synchronous (or asynchronous) parameter-server updates.
+def ps_mode(strategy, mode, k_steps):
+    """Ask Fleet for geo or synchronous parameter-server updates.
 
-    ``strategy.a_sync = False`` is the documented way; where the setter fails (with protobuf
-    newer than 4.x PaddlePaddle 2.6.2 cannot read its own a_sync_configs back, and the setter
-    raises TypeError), the same two fields are set on the strategy's message.
+    geo: ``a_sync = True`` with ``a_sync_configs = {"k_steps": K}``; each worker runs its own
+    optimizer and a communicator exchanges the changes with the servers every K steps.
+    sync: ``a_sync = False`` (k_steps 0). With protobuf newer than 4.x PaddlePaddle 2.6.2's
+    ``a_sync`` setter raises TypeError (it cannot read its own a_sync_configs back); the same
+    two fields are then set on the strategy's message. PaddlePaddle 2.6.2 runs sync mode only through
+    ``train_from_dataset``: under ``Executor.run`` its ``send_barrier`` op finds no
+    communicator (2.6.2 makes one for geo mode only) and the worker crashes.
     """
+    k_steps = 0 if mode == "sync" else k_steps
     try:
-        strategy.a_sync = not sync
+        strategy.a_sync = mode != "sync"
+        strategy.a_sync_configs = {"k_steps": k_steps}
     except TypeError:
-        strategy.strategy.a_sync = not sync
-        strategy.strategy.a_sync_configs.k_steps = 0
+        strategy.strategy.a_sync = mode != "sync"
+        strategy.strategy.a_sync_configs.k_steps = k_steps
 
 
 def load_program(paddle, name):
@@ -184,7 +195,9 @@ def fleet_programs(paddle, fleet, spec, strategy):
         optimizer = fleet.distributed_optimizer(optimizer_from(paddle, spec["optimizer"]),
                                                 strategy)
         optimizer.minimize(loss)
-    return main, startup
+        # parameter servers: minimize made the trainer's (or server's) own programs, and
+        # made them the loss's program and the default startup program
+        return loss.block.program, paddle.static.default_startup_program()
 
 
 def train_fleet(paddle, args, spec, collective):
@@ -192,7 +205,7 @@ def train_fleet(paddle, args, spec, collective):
     fleet.init(is_collective=collective)
     strategy = fleet.DistributedStrategy()
     if not collective:
-        synchronous(strategy, not args.a_sync)
+        ps_mode(strategy, args.ps_mode, args.k_steps)
     main, startup = fleet_programs(paddle, fleet, spec, strategy)
     if not collective and fleet.is_server():
         fleet.init_server()
@@ -210,12 +223,9 @@ def train_fleet(paddle, args, spec, collective):
     run_steps(exe, main, spec, worker_files(args.data, args.steps, worker, workers), worker)
     if not collective:
         fleet.barrier_worker()
-    if args.save and worker == 0:
-        if not collective:
-            fleet.save_persistables(exe, args.save, main)
-        else:
-            paddle.static.save_vars(exe, args.save, main,
-                                    vars=persistables(main, spec["parameters"]))
+    if args.save and worker == 0:        # worker 0's parameters (Fleet's own save_persistables
+        paddle.static.save_vars(exe, args.save, main,        # writes the servers' tables)
+                                vars=persistables(main, spec["parameters"]))
     if not collective:
         fleet.stop_worker()
 

@@ -16,7 +16,6 @@ cannot run it under ``Executor.run``.
 
 import json
 import os
-import pathlib
 import subprocess
 import time
 

@@ -61,11 +61,11 @@ def _lenet_batches(rng):
             "label": rng.integers(0, CLASSES, (4, 1)).astype("int64")}
 
 
-T, B, I, H = 4, 3, 5, 6
+T, B, IN, H = 4, 3, 5, 6
 
 
 def static_rnn(pd):
-    x = pd.layers.data("x", shape=[T, B, I], dtype="float32", append_batch_size=False)
+    x = pd.layers.data("x", shape=[T, B, IN], dtype="float32", append_batch_size=False)
     target = pd.layers.data("target", shape=[T, B, H], dtype="float32", append_batch_size=False)
     rnn = pd.layers.StaticRNN()
     with rnn.step():
@@ -81,7 +81,7 @@ def static_rnn(pd):
 
 
 def _rnn_batches(rng):
-    return {"x": rng.standard_normal((T, B, I)).astype("float32"),
+    return {"x": rng.standard_normal((T, B, IN)).astype("float32"),
             "target": rng.uniform(-0.5, 0.5, (T, B, H)).astype("float32")}
 
 

@@ -6,11 +6,12 @@ folder it sits in. It trains one way or another depending on how it was started:
 - ``python DIR/train.py --data b0.npz --data b1.npz --steps 5 --save OUT``: one process, with
   ``paddle.static.Executor`` running the exported training program itself (its backward and
   optimizer ops are paddle_nb's), from the exported parameter values;
-- ``python -m paddle.distributed.launch --server_num=1 --worker_num=2 DIR/train.py ...``: Fleet's
-  parameter servers on CPU. Fleet takes the forward program and the loss and adds its own
-  backward pass and optimizer (made from ``export.json``'s type and settings); worker k takes
-  data files k, k+W, k+2W, ... Updates are Fleet's geo mode (``--k-steps``) unless
-  ``--ps-mode sync`` is given (see ``ps_mode`` in the script for why geo is the default);
+- ``PADDLE_WITH_GLOO=1 python -m paddle.distributed.launch --server_num=1 --worker_num=2
+  DIR/train.py ...``: Fleet's parameter servers on CPU (gloo makes Fleet's barriers work).
+  Fleet takes the forward program and the loss and adds its own backward pass and optimizer
+  (made from ``export.json``'s type and settings); worker k takes data files k, k+W, k+2W, ...
+  Updates are Fleet's asynchronous mode, run by ``train_from_dataset`` (``--ps-mode``: see
+  ``ps_mode`` in the script for geo and sync);
 - ``python -m paddle.distributed.launch --gpus 0,1 DIR/train.py ...``: collective training, one
   process per GPU, the same way (not tried here: the CPU build has no collective mode).
 
@@ -22,12 +23,12 @@ written as it is; ``tests/io/test_export_training.py`` runs its PaddlePaddle-fre
 
 __all__ = ["TRAIN_PY"]
 
-TRAIN_PY = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) with PaddlePaddle.
+TRAIN_PY = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) in PaddlePaddle.
 
 One process:        python train.py --data b0.npz [--data b1.npz ...] --steps N [--save OUT]
-Parameter servers:  python -m paddle.distributed.launch --server_num=1 --worker_num=2 \
-                        train.py --data b0.npz --data b1.npz --steps N [--save OUT]
-                        [--ps-mode geo --k-steps K | --ps-mode sync]
+Parameter servers:  PADDLE_WITH_GLOO=1 python -m paddle.distributed.launch \
+                        --server_num=1 --worker_num=2 train.py --data b0.npz --data b1.npz \
+                        --steps N [--save OUT] [--ps-mode async|geo|sync] [--k-steps K]
 Collective (GPUs):  python -m paddle.distributed.launch --gpus 0,1 train.py ...
 
 Each data file is one batch: an .npz whose arrays are named by the program's feeds (export.json).
@@ -45,6 +46,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+LOSS_COPY = "train_py.loss"
 # paddle.optimizer class, and its arguments from the update op's attributes
 OPTIMIZERS = {
     "sgd": ("SGD", {}),
@@ -67,9 +69,10 @@ def parse_args(argv=None):
     parser.add_argument("--save", metavar="OUT", help="write the trained persistables here")
     parser.add_argument("--fresh", action="store_true",
                         help="start from the startup program's values, not the exported ones")
-    parser.add_argument("--ps-mode", choices=("geo", "sync"), default="geo",
-                        help="parameter servers: geo (each worker trains and sends its "
-                        "updates every --k-steps steps; the default) or sync (see below)")
+    parser.add_argument("--ps-mode", choices=("async", "geo", "sync"), default="async",
+                        help="parameter servers: async (the default: the servers update the "
+                        "parameters, each worker pushes gradients and pulls parameters), geo "
+                        "or sync (see ps_mode below)")
     parser.add_argument("--k-steps", type=int, default=1,
                         help="geo: local steps between exchanges with the servers")
     args = parser.parse_args(argv)
@@ -129,17 +132,21 @@ def optimizer_from(paddle, spec):
 
 
 def ps_mode(strategy, mode, k_steps):
-    """Ask Fleet for geo or synchronous parameter-server updates.
+    """Ask Fleet for async, geo or sync parameter-server updates (as PaddlePaddle 2.6.2 does
+    them on CPU, found by running each):
 
+    async: ``a_sync = True``, ``k_steps`` 0; the servers run the optimizer, each worker pushes
+    its gradients and pulls the parameters, in ``train_from_dataset`` (``dataset_steps``).
     geo: ``a_sync = True`` with ``a_sync_configs = {"k_steps": K}``; each worker runs its own
-    optimizer and a communicator exchanges the changes with the servers every K steps.
-    sync: ``a_sync = False`` (k_steps 0). With protobuf newer than 4.x PaddlePaddle 2.6.2's
-    ``a_sync`` setter raises TypeError (it cannot read its own a_sync_configs back); the same
-    two fields are then set on the strategy's message. PaddlePaddle 2.6.2 runs sync mode only through
-    ``train_from_dataset``: under ``Executor.run`` its ``send_barrier`` op finds no
-    communicator (2.6.2 makes one for geo mode only) and the worker crashes.
+    optimizer under ``Executor.run``; 2.6.2 exchanges only sparse tables this way, so with
+    dense parameters each worker trains its own copy.
+    sync: ``a_sync = False``; 2.6.2's ``send_barrier`` op finds no communicator (2.6.2 makes
+    one for geo mode only) and the worker crashes, under ``Executor.run`` and
+    ``train_from_dataset`` alike.
+    With protobuf newer than 4.x 2.6.2's ``a_sync`` setter raises TypeError (it cannot read
+    its own a_sync_configs back); the same two fields are then set on the strategy's message.
     """
-    k_steps = 0 if mode == "sync" else k_steps
+    k_steps = k_steps if mode == "geo" else 0
     try:
         strategy.a_sync = mode != "sync"
         strategy.a_sync_configs = {"k_steps": k_steps}
@@ -174,6 +181,35 @@ def run_steps(exe, program, spec, files, worker):
         report(worker, step, loss)
 
 
+def dataset_steps(paddle, exe, program, spec, files, worker):
+    """Fleet's asynchronous parameter servers: PaddlePaddle 2.6.2 pulls and pushes them only in
+    ``train_from_dataset``. Each step is one pass over a one-batch dataset (the batch file as
+    MultiSlot text: per row, per feed, the value count then the values); the loss, made
+    persistable, is read from the global scope after it."""
+    import tempfile
+    feeds = [program.global_block().var(name) for name in spec["feeds"]]
+    folder = tempfile.mkdtemp(prefix=f"worker{worker}_")
+    text = os.path.join(folder, "batch.txt")
+    for step, path in enumerate(files):
+        batch = read_batch(path, spec["feeds"])
+        rows = len(batch[spec["feeds"][0]])
+        with open(text, "w") as f:
+            for i in range(rows):
+                f.write(" ".join(slot_text(batch[name][i]) for name in spec["feeds"]) + "\n")
+        dataset = paddle.distributed.QueueDataset()
+        dataset.init(batch_size=rows, thread_num=1, use_var=feeds, pipe_command="cat")
+        dataset.set_filelist([text])
+        exe.train_from_dataset(program=program, dataset=dataset)
+        report(worker, step, np.array(paddle.static.global_scope().find_var(LOSS_COPY)
+                                      .get_tensor()))
+
+
+def slot_text(values):
+    flat = np.asarray(values).ravel()
+    cast = float if flat.dtype.kind == "f" else int
+    return " ".join([str(flat.size)] + [repr(cast(v)) for v in flat])
+
+
 def train_single(paddle, args, spec):
     main, startup = load_program(paddle, "main.pdmodel"), load_program(paddle, "startup.pdmodel")
     exe = paddle.static.Executor(paddle.CPUPlace())
@@ -192,6 +228,10 @@ def fleet_programs(paddle, fleet, spec, strategy):
     startup = load_program(paddle, "forward_startup.pdmodel")
     with paddle.static.program_guard(main, startup):
         loss = main.global_block().var(spec["loss"])
+        # a persistable copy of the loss, read from the scope after train_from_dataset
+        kept = paddle.static.create_global_var(loss.shape, 0.0, loss.dtype, persistable=True,
+                                               name=LOSS_COPY)
+        paddle.assign(loss, output=kept)
         optimizer = fleet.distributed_optimizer(optimizer_from(paddle, spec["optimizer"]),
                                                 strategy)
         optimizer.minimize(loss)
@@ -218,9 +258,17 @@ def train_fleet(paddle, args, spec, collective):
     if not args.fresh:                    # every worker starts from the exported values; the
         load_exported(paddle, exe, main, spec["parameters"])   # first one's go to the servers
     if not collective:
+        if os.environ.get("PADDLE_WITH_GLOO", "0") == "0":
+            print("train.py: PADDLE_WITH_GLOO is not set: Fleet's barriers do nothing, and a "
+                  "worker may pull the parameters before worker 0 has pushed the exported "
+                  "ones (launch with PADDLE_WITH_GLOO=1)", file=sys.stderr, flush=True)
         fleet.init_worker()
     worker, workers = fleet.worker_index(), fleet.worker_num()
-    run_steps(exe, main, spec, worker_files(args.data, args.steps, worker, workers), worker)
+    files = worker_files(args.data, args.steps, worker, workers)
+    if not collective and args.ps_mode == "async":
+        dataset_steps(paddle, exe, main, spec, files, worker)
+    else:
+        run_steps(exe, main, spec, files, worker)
     if not collective:
         fleet.barrier_worker()
     if args.save and worker == 0:        # worker 0's parameters (Fleet's own save_persistables

@@ -147,7 +147,7 @@ def fixture_script(tmp_path):
 def test_train_py_arguments(script):
     args = script.parse_args(["--data", "a.npz", "--data", "b.npz", "--steps", "3"])
     assert args.data == ["a.npz", "b.npz"] and args.steps == 3 and args.save is None
-    assert args.ps_mode == "geo" and args.k_steps == 1
+    assert args.ps_mode == "async" and args.k_steps == 1
     with pytest.raises(SystemExit):
         script.parse_args(["--steps", "3"])                # --data is required
     with pytest.raises(SystemExit):
@@ -202,3 +202,7 @@ def test_train_py_optimizer_and_strategy(script):
     assert strategy.strategy.a_sync is False and strategy.strategy.a_sync_configs.k_steps == 0
     script.ps_mode(strategy, "geo", 4)
     assert strategy.strategy.a_sync is True and strategy.strategy.a_sync_configs.k_steps == 4
+    script.ps_mode(strategy, "async", 4)
+    assert strategy.strategy.a_sync is True and strategy.strategy.a_sync_configs.k_steps == 0
+    assert script.slot_text(np.array([[1.5, 2.0]], "float32")) == "2 1.5 2.0"
+    assert script.slot_text(np.array([7], "int64")) == "1 7"

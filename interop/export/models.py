@@ -42,6 +42,10 @@ OPTIMIZERS = {
     "rmsprop": lambda pd: pd.optimizer.RMSProp(0.01),
     "adadelta": lambda pd: pd.optimizer.Adadelta(1.0),
     "lamb": lambda pd: pd.optimizer.Lamb(0.01),
+    # gradient clipping and weight decay: optimize ops besides the updates
+    "clip_decay": lambda pd: pd.optimizer.Momentum(
+        0.05, momentum=0.9, weight_decay=pd.regularizer.L2Decay(1e-3),
+        grad_clip=pd.nn.ClipGradByGlobalNorm(0.5)),
 }
 
 

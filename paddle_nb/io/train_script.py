@@ -61,6 +61,9 @@ OPTIMIZERS = {
 }
 
 
+PS_OPTIMIZERS = ("sgd", "adam")
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="Train the program paddle_nb exported here.")
     parser.add_argument("--data", action="append", required=True, metavar="FILE.npz",
@@ -240,7 +243,19 @@ def fleet_programs(paddle, fleet, spec, strategy):
         return loss.block.program, paddle.static.default_startup_program()
 
 
+def check_ps_optimizer(spec):
+    """PaddlePaddle 2.6.2's parameter servers update dense parameters with SGD or Adam only
+    (any other raises in the server process, and the workers wait for it forever)."""
+    kind = spec["optimizer"]["type"]
+    if kind not in PS_OPTIMIZERS:
+        sys.exit(f"optimizer {kind!r}: PaddlePaddle 2.6's parameter servers update dense "
+                 f"parameters with {' or '.join(PS_OPTIMIZERS)} only; train this program in "
+                 "one process, or collectively on GPUs")
+
+
 def train_fleet(paddle, args, spec, collective):
+    if not collective:
+        check_ps_optimizer(spec)
     import paddle.distributed.fleet as fleet
     fleet.init(is_collective=collective)
     strategy = fleet.DistributedStrategy()

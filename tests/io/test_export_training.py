@@ -186,6 +186,9 @@ def test_train_py_optimizer_and_strategy(script):
     assert made == {"learning_rate": 0.05, "momentum": 0.9, "use_nesterov": True}
     with pytest.raises(SystemExit, match="lamb"):
         script.optimizer_from(stub, {"type": "lamb", "settings": {}, "learning_rate": 0.1})
+    script.check_ps_optimizer({"optimizer": {"type": "adam"}})
+    with pytest.raises(SystemExit, match="SGD or Adam|sgd or adam"):
+        script.check_ps_optimizer({"optimizer": spec})
 
     class Refusing:                        # PaddlePaddle 2.6.2's setter under protobuf 7
         def __init__(self):

@@ -160,7 +160,7 @@ INTEROP_FIXTURES ?= build/interop/paddle26
 INTEROP_CORPUS   := $(INTEROP_FIXTURES)/corpus
 INTEROP_COVERAGE ?= $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),docs/paddle_coverage.md,build/interop/paddle_coverage.md)
 .PHONY: interop
-interop: venv $(INTEROP_STAMP) $(ZOO_STAMP)
+interop: venv $(INTEROP_STAMP) $(ZOO_STAMP) $(FLEET_STAMP)
 	$(INTEROP_PY) interop/make_fixtures.py --out $(INTEROP_FIXTURES)
 	$(PY) interop/check_both_ways.py --fixtures $(INTEROP_FIXTURES) --work build/interop/work \
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
@@ -192,6 +192,10 @@ interop: venv $(INTEROP_STAMP) $(ZOO_STAMP)
 	$(PY) interop/run_scripts.py nb --out build/interop/scripts
 	$(PY) interop/run_scripts.py compare --out build/interop/scripts \
 	  --reference $(INTEROP_FIXTURES)/scripts
+	@# training programs exported by pd.io.export_training and trained by PaddlePaddle's train.py:
+	@# losses step by step and the saved weights, then Fleet (1 server, 2 CPU workers)
+	$(PY) interop/export/check_export.py --paddle-python $(INTEROP_PY) --fleet-python $(FLEET_PY) \
+	  --work build/interop/export
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):
@@ -200,6 +204,18 @@ $(INTEROP_STAMP):
 	$(INTEROP_PYTHON) -m venv --clear $(INTEROP_VENV)
 	$(INTEROP_PY) -m pip install -q --upgrade pip
 	$(INTEROP_PY) -m pip install 'paddlepaddle==2.6.2' 'numpy<2'
+	@touch $@
+
+# Fleet 2.6.2 needs protobuf 4.x (with 7.x it fails printing its strategy): a venv of its own that
+# reuses .venv-interop's packages through a .pth file, with protobuf 4 installed in front of them
+FLEET_VENV  := build/fleet-venv
+FLEET_PY    := $(FLEET_VENV)/bin/python
+FLEET_STAMP := $(FLEET_VENV)/.stamp-protobuf4
+$(FLEET_STAMP): $(INTEROP_STAMP)
+	$(INTEROP_PY) -m venv --clear $(FLEET_VENV)
+	$(INTEROP_PY) -c 'import site; print(site.getsitepackages()[0])' \
+	  > "$$($(FLEET_PY) -c 'import site; print(site.getsitepackages()[0])')/interop.pth"
+	$(FLEET_PY) -m pip install -q 'protobuf>=4.21,<5'
 	@touch $@
 
 # --no-deps: the zoos pin numpy 1.24 (their models run with PaddlePaddle's 1.26) and require

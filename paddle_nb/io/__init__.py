@@ -21,9 +21,11 @@ from paddle_nb.io.params import (
     is_parameter, is_persistable, load_params, load_persistables, load_vars, save_params,
     save_persistables, save_vars,
 )
+from paddle_nb.io.training_export import export_training
 
 __all__ = [
     "save_params", "load_params", "save_persistables", "load_persistables", "save_vars",
     "load_vars", "is_parameter", "is_persistable",
     "save_inference_model", "load_inference_model", "inference_program", "save", "load_program",
+    "export_training",
 ]

@@ -113,6 +113,11 @@ def _recurrent_grad(ctx):
         values = {name: g[t] for name, g in out_grads}
         for name, g in carry.items():
             values[name] = values[name] + g if name in values else g
+        for state, grad_name in zip(states, state_grads):   # none from the step after (the
+            if grad_name not in values:                     # last one): zeros, as 2.6 gives
+                value = scopes[k].find_array(state)         # its grad block
+                if value is not None:
+                    values[grad_name] = xp.zeros_like(value)
         ctx.run_block(attrs["sub_block"], grad_scope, values, same_outer=True)
         for parts, grad_name in input_grad_names:
             parts[t] = ctx.local_array(grad_scope, grad_name)

@@ -22,7 +22,7 @@ from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.plan import flat_positions
-from paddle_nb.ops.machinery.context import RawContext, held_bytes
+from paddle_nb.ops.machinery.context import RawContext
 
 __all__ = ["Frame", "FrameScope", "FramedContext", "FramedBlock", "find_array", "local_array"]
 
@@ -191,10 +191,8 @@ class FramedContext(RawContext):
         kid.attach_frame(Frame(index, arrays, self.place, nbytes))
         return kid
 
-    def own_bytes(self, scope: Scope) -> int:
-        if scope.holds_elsewhere and isinstance(scope, FrameScope):
-            return scope._frame.nbytes + held_bytes(scope)
-        return held_bytes(scope)
+    def elsewhere_bytes(self, scope: Scope) -> int:
+        return scope._frame.nbytes if isinstance(scope, FrameScope) else 0
 
 
 class FramedBlock:

@@ -231,8 +231,11 @@ def _size(nbytes):
 
 def scope_bytes(scope, ctx=None):
     """The bytes of the tensors that ``scope`` and its kids hold (each scope's own counted
-    by ``ctx.own_bytes``: an executor's context counts its step scopes' frames too)."""
-    total = ctx.own_bytes(scope) if ctx is not None else held_bytes(scope)
+    by ``held_bytes``, and what it holds elsewhere by ``ctx.elsewhere_bytes``: an executor's
+    context counts its step scopes' frames)."""
+    total = held_bytes(scope)
+    if scope.holds_elsewhere and ctx is not None:
+        total += ctx.elsewhere_bytes(scope)
     for kid in scope.kids:
         total += scope_bytes(kid, ctx)
     return total

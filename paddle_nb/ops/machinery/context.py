@@ -137,9 +137,10 @@ class RawContext(KernelContext):
                 tensor.hold(arrays[pos], self.place)
         return kid
 
-    def own_bytes(self, scope: Scope) -> int:
-        """The bytes of the tensors ``scope`` holds itself (see :func:`held_bytes`)."""
-        return held_bytes(scope)
+    def elsewhere_bytes(self, scope: Scope) -> int:
+        """The bytes ``scope`` holds outside its Variables (``scope.holds_elsewhere``: the
+        executor's step scopes, whose context counts them); none that this context knows."""
+        return 0
 
 
 def held_bytes(scope: Scope) -> int:

@@ -27,7 +27,6 @@ listener is called.
 
 import contextlib
 import contextvars
-import threading
 import typing
 import warnings
 
@@ -75,13 +74,14 @@ class EventBus:
 
     # `active` a slot: read as fast as an attribute can be (HeardBus must add no slot, so
     # that the class can switch); a __dict__ besides, so that tests may patch `emit`
-    __slots__ = ("active", "_subs", "_held", "_lock", "__dict__")
+    __slots__ = ("active", "_subs", "_live", "__dict__")
 
     def __init__(self, name: str = "paddle_nb_events") -> None:
         self.active = False             # (HeardBus's property hides it while one listens)
         self._subs: contextvars.ContextVar[tuple] = contextvars.ContextVar(name, default=())
-        self._held = 0                  # live subscriptions, all contexts together
-        self._lock = threading.Lock()   # (guards _held and the class switch)
+        # the live subscriptions, all contexts together: a set changed by single add and
+        # discard calls (atomic), with no lock that an interrupt could leave held
+        self._live: set[Subscription] = set()
 
     def listeners(self) -> tuple:
         """The calling context's listeners, in the order they subscribed."""
@@ -92,9 +92,8 @@ class EventBus:
         this subscription, called from any thread (a widget closed from the notebook's thread
         stops hearing a worker thread it subscribed in)."""
         sub = Subscription(listener)
-        with self._lock:                # counted before it can be heard
-            self._held += 1
-            self.__class__ = HeardBus
+        self._live.add(sub)             # counted before it can be heard
+        self.__class__ = HeardBus
         self._subs.set(self._subs.get() + (sub,))
         return lambda: self._drop(sub)
 
@@ -110,12 +109,12 @@ class EventBus:
         current = self._subs.get()
         if sub in current:
             self._subs.set(tuple(s for s in current if s is not sub))
-        with self._lock:                # uncounted once it can no longer be heard
-            if sub.live:
-                sub.live = False
-                self._held -= 1
-                if self._held == 0:
-                    self.__class__ = EventBus
+        sub.live = False                # uncounted once it can no longer be heard
+        self._live.discard(sub)
+        if not self._live:
+            self.__class__ = EventBus
+            if self._live:              # another thread subscribed meanwhile: it may have
+                self.__class__ = HeardBus   # switched before this switched back
 
     @contextlib.contextmanager
     def listening(self, listener: Listener) -> typing.Iterator[Listener]:

@@ -31,6 +31,7 @@ class PassResult:
     ops_before: int
     ops_after: int
     changes: list = field(default_factory=list)    # ("removed" | "folded" | ..., op type, note)
+    keep: frozenset = frozenset()    # names the caller fetches (besides fetch ops): left as is
 
 
 class Pass:
@@ -40,11 +41,12 @@ class Pass:
     def __init__(self, name, fn, doc=""):
         self.name, self.fn, self.doc = name, fn, doc or (fn.__doc__ or "").strip()
 
-    def apply(self, program, scope=None, results=None):
-        """A new program: ``program`` rewritten by this pass (``program`` itself is kept)."""
+    def apply(self, program, scope=None, results=None, keep=()):
+        """A new program: ``program`` rewritten by this pass (``program`` itself is kept).
+        ``keep``: names the caller will fetch (a saved model's fetch ops name theirs)."""
         copy = Program.parse(program.serialize())
         before = len(copy.global_block().ops)
-        result = PassResult(self.name, before, before)
+        result = PassResult(self.name, before, before, keep=frozenset(keep))
         self.fn(copy, scope, result)
         copy = Program.parse(copy.serialize())     # writers and shapes re-read from the descs
         result.ops_after = len(copy.global_block().ops)
@@ -56,13 +58,13 @@ class Pass:
         return f"Pass({self.name!r})"
 
 
-def apply_passes(program, scope=None, passes=None, results=None):
+def apply_passes(program, scope=None, passes=None, results=None, keep=()):
     """``program`` rewritten by each pass in turn (by default :data:`INFERENCE_PASSES`)."""
     if passes is None:
         from paddle_nb.passes.pipeline import INFERENCE_PASSES
         passes = INFERENCE_PASSES
     for pass_ in passes:
-        program = pass_.apply(program, scope, results)
+        program = pass_.apply(program, scope, results, keep)
     return program
 
 

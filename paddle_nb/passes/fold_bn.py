@@ -9,7 +9,7 @@ with ``s = scale / sqrt(var + eps)`` and ``t = bias - mean * s``. When ``x`` is 
 the scaling moves into the filter, once, at load time, and only ``+ t[c]`` is left to do at run
 time, an ``elementwise_add`` along the channel axis. A bias already added after the convolution
 (``elementwise_add`` of a 1-D parameter on axis 1) folds too: ``t += b * s``. The same holds for
-``matmul_v2`` with a 2-D weight ``[K, C]`` whose output's channels are its last axis (the
+``matmul_v2`` (or ``mul``, as ``fc`` writes) with a 2-D weight ``[K, C]`` whose output's channels are its last axis (the
 batch_norm then sees a 2-D ``[N, C]`` input).
 
 The folded filter and bias are *new* persistable variables (``<filter>.bn_fold``,
@@ -63,15 +63,24 @@ def _foldable_producer(glob, uses, scope, name):
         return None
     if op.type in CONVS and op.attr("data_format") in ("NCHW", "AnyLayout"):
         ok = True
-    elif op.type == "matmul_v2" and not op.attr("trans_x") and not op.attr("trans_y"):
+    elif _plain_matmul(op):
         w = _value(scope, op.input("Y")[0])
         ok = w is not None and w.ndim == 2 and len(glob.var(source).shape) == 2
     else:
         ok = False
+    if not ok:
+        return None
     weight = op.input("Filter" if op.type in CONVS else "Y")[0]
-    if not ok or not uses.persistable(weight) or _value(scope, weight) is None:
+    if not uses.persistable(weight) or _value(scope, weight) is None:
         return None
     return op, (added[1] if added else None), (added[2] if added else None)
+
+
+def _plain_matmul(op):
+    """``matmul_v2`` without transposes, or ``mul`` with a 2-D weight: out[:, c] = x @ w[:, c]."""
+    if op.type == "matmul_v2":
+        return not op.attr("trans_x") and not op.attr("trans_y")
+    return op.type == "mul" and op.attr("y_num_col_dims") == 1
 
 
 def _bn_ready(bn, uses, scope, k):
@@ -102,7 +111,7 @@ def _write_param(glob, scope, like, name, value):
 
 
 def _fold_one(program, scope, bn, k, result):
-    glob, uses = program.global_block(), Uses(program)
+    glob, uses = program.global_block(), Uses(program, result.keep)
     x = bn.input("X")[0]
     found = _foldable_producer(glob, uses, scope, x)
     stats = _bn_ready(bn, uses, scope, k)

@@ -17,11 +17,11 @@ SIDE_EFFECT_TYPES = frozenset({"feed", "fetch", "fetch_v2", "print", "save", "sa
 class Uses:
     """Readers and writers of every name, over all blocks of ``program``.
 
-    ``readers[name]`` and ``writers[name]`` are lists of (block index, op index); a name that
+    ``keep`` names count as fetched. ``readers[name]`` and ``writers[name]`` are lists of (block index, op index); a name that
     a sub-block reads counts as read there, so a pass on the global block leaves it alone.
     """
 
-    def __init__(self, program):
+    def __init__(self, program, keep=()):
         self.program = program
         self.readers, self.writers = defaultdict(list), defaultdict(list)
         for block in program.blocks:
@@ -32,7 +32,7 @@ class Uses:
                     self.writers[name].append((block.idx, k))
         glob = program.global_block()
         self.fetched = {n for op in glob.ops if op.type in ("fetch", "fetch_v2")
-                        for n in op.input_arg_names}
+                        for n in op.input_arg_names} | set(keep)
 
     def only_reader(self, name, where):
         """True when the op at ``where`` (block, index) is the one op that reads ``name``."""

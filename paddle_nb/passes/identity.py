@@ -54,7 +54,8 @@ def remove_identities(program, scope, result):
         op = glob.ops[k]
         source = identity_input(op)
         outs = op.output("Out")
-        if source is not None and len(outs) == 1 and _removable(op, Uses(program), source, outs[0]):
+        if (source is not None and len(outs) == 1
+                and _removable(op, Uses(program, result.keep), source, outs[0])):
             for reader in glob.ops[k + 1:]:
                 rename_input(reader, outs[0], source)
             glob.remove_op(k)
@@ -75,6 +76,7 @@ def remove_dead_code(program, scope, result):
     """Drop ops of the global block whose outputs no fetch needs."""
     glob = program.global_block()
     needed = {n for b in program.blocks[1:] for op in b.ops for n in op.input_arg_names}
+    needed.update(result.keep)
     for k in range(len(glob.ops) - 1, -1, -1):
         op = glob.ops[k]
         if _has_effect(op, program) or needed.intersection(op.output_arg_names):

@@ -123,3 +123,16 @@ def test_load_inference_model_optimize_applies_the_passes(tmp_path):
         assert ("batch_norm" in types(loaded)) == has_bn
         got = exe.run(loaded, feed=feed, fetch_list=fetch_vars, scope=fresh)
         np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+def test_the_diff_marks_folded_removed_and_added_ops():
+    program, scope, exe, feed, fetch = build(conv_bn_relu)
+    results = []
+    after = passes.FOLD_BATCH_NORM.apply(program, scope, results, keep=fetch)
+    diff = passes.pass_diff(program, after, results[0])
+    assert [(r["type"], r["mark"]) for r in diff["before"]] == [
+        ("conv2d", "changed"), ("batch_norm", "removed"), ("relu", "kept")]
+    assert [(r["type"], r["mark"]) for r in diff["after"]] == [
+        ("conv2d", "changed"), ("elementwise_add", "changed"), ("relu", "kept")]
+    page = passes.diff_html(diff)
+    assert "fold_batch_norm" in page and page.count("<li") == 6

@@ -28,7 +28,7 @@ ZOO = pathlib.Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "padd
 def kernel_codes():
     """{kernel code object: op type} for every registered forward op."""
     out = {}
-    for op_type in registry.names() if hasattr(registry, "names") else []:
+    for op_type in registry.types():
         kernel = getattr(registry.get(op_type), "kernel", None)
         if kernel is not None and hasattr(kernel, "__code__"):
             out.setdefault(kernel.__code__, op_type)

@@ -69,23 +69,56 @@ def _outputs(ctx, rows, index, counts, dtype):
 
 
 # -- multiclass_nms3 -------------------------------------------------------------------------------
+def _iou_matrix(boxes, normalized):
+    """IoU of every pair of ``boxes`` [K, 4] (float64), exactly as :func:`iou` computes each:
+    the same float64 operations in the same order, 0 for boxes apart."""
+    one = 0.0 if normalized else 1.0
+    x1, y1, x2, y2 = (boxes[:, k] for k in range(4))
+    area = numpy.where((x2 < x1) | (y2 < y1), 0.0, (x2 - x1 + one) * (y2 - y1 + one))
+    iw = numpy.minimum(x2[:, None], x2) - numpy.maximum(x1[:, None], x1) + one
+    ih = numpy.minimum(y2[:, None], y2) - numpy.maximum(y1[:, None], y1) + one
+    inter = iw * ih
+    apart = ((x1 > x2[:, None]) | (x2 < x1[:, None]) | (y1 > y2[:, None]) | (y2 < y1[:, None]))
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        out = inter / (area[:, None] + area - inter)
+    return numpy.where(apart, 0.0, out)
+
+
 def _class_nms(boxes, scores, attrs):
+    """The kept candidates of one class, best first. ``boxes`` [M, 4] and ``scores`` [M] are
+    float64 arrays. With a fixed threshold (``nms_eta`` 1) a kept box suppresses at once every
+    later candidate overlapping it too much (one row of the IoU matrix); a shrinking threshold
+    needs the box-by-box test against every kept box, as PaddlePaddle writes it."""
+    picked = numpy.flatnonzero(scores > attrs["score_threshold"])
+    picked = picked[numpy.argsort(-scores[picked], kind="stable")]   # ties in index order
+    if attrs["nms_top_k"] > -1:
+        picked = picked[:attrs["nms_top_k"]]
+    overlap = _iou_matrix(boxes[picked], attrs["normalized"])
     kept, threshold = [], attrs["nms_threshold"]
-    for i in _candidates(scores, attrs["score_threshold"], attrs["nms_top_k"]):
-        if all(iou(boxes[i], boxes[k], attrs["normalized"]) <= threshold for k in kept):
-            kept.append(i)
-            if attrs["nms_eta"] < 1 and threshold > 0.5:
+    if attrs["nms_eta"] >= 1 or threshold <= 0.5:
+        suppressed = numpy.zeros(len(picked), bool)
+        for j in range(len(picked)):
+            if not suppressed[j]:
+                kept.append(j)
+                suppressed |= overlap[j] > threshold
+        return picked[kept].tolist()
+    for j in range(len(picked)):
+        if all(overlap[j, k] <= threshold for k in kept):
+            kept.append(j)
+            if threshold > 0.5:
                 threshold *= attrs["nms_eta"]
-    return kept
+    return picked[kept].tolist()
 
 
 def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
     all_boxes, all_scores = bboxes.tolist(), scores.tolist()
+    boxes64 = numpy.array(all_boxes, "float64").reshape(bboxes.shape)   # on the host
+    scores64 = numpy.array(all_scores, "float64").reshape(scores.shape)
     rows, index, counts = [], [], []
     m = bboxes.shape[1]
     for n, (boxes, image_scores) in enumerate(zip(all_boxes, all_scores)):
-        kept = {c: _class_nms(boxes, s, attrs) for c, s in enumerate(image_scores)
-                if c != attrs["background_label"]}
+        kept = {c: _class_nms(boxes64[n], scores64[n, c], attrs)
+                for c in range(len(image_scores)) if c != attrs["background_label"]}
         total = sum(len(k) for k in kept.values())
         if -1 < attrs["keep_top_k"] < total:
             best = sorted(((image_scores[c][i], c, i) for c, ks in kept.items() for i in ks),

@@ -7,6 +7,7 @@ the same outputs. See docs/passes.md.
 """
 
 from paddle_nb.passes.base import Pass, PassResult, apply_passes, check_unchanged, op_counts
+from paddle_nb.passes.constant import FOLD_CONSTANTS, fold_constants
 from paddle_nb.passes.diff import diff_html, pass_diff
 from paddle_nb.passes.fold_bn import FOLD_BATCH_NORM, fold_batch_norm
 from paddle_nb.passes.identity import (
@@ -16,4 +17,4 @@ from paddle_nb.passes.pipeline import INFERENCE_PASSES
 
 __all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts",
            "INFERENCE_PASSES", "FOLD_BATCH_NORM", "IDENTITIES", "DEAD_CODE",
-           "fold_batch_norm", "pass_diff", "diff_html", "remove_identities", "remove_dead_code"]
+           "fold_batch_norm", "FOLD_CONSTANTS", "fold_constants", "pass_diff", "diff_html", "remove_identities", "remove_dead_code"]

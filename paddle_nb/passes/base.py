@@ -30,7 +30,8 @@ class PassResult:
     name: str
     ops_before: int
     ops_after: int
-    changes: list = field(default_factory=list)    # ("removed" | "folded" | ..., op type, note)
+    changes: list = field(default_factory=list)    # (kind, op type, note): kind "removed",
+    #   "folded" (batch_norm replaced by an add) or "folded_away" (batch_norm gone)
     keep: frozenset = frozenset()    # names the caller fetches (besides fetch ops): left as is
 
 

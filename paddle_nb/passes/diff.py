@@ -2,8 +2,9 @@
 marked kept, removed, added or changed, with the pass's notes; and a small HTML view of it.
 
 Ops are matched by their signature (type, inputs, outputs): an op of ``before`` whose
-signature is also in ``after`` is kept; one whose outputs reappear under another signature is
-changed (batch_norm folding gives the conv a new filter); the rest are removed or added.
+signature is also in ``after`` is kept; one whose outputs an op of the same type writes under
+another signature is changed (batch_norm folding gives the conv a new filter); the rest are
+removed or added.
 """
 
 import html
@@ -25,13 +26,14 @@ def pass_diff(before, after, result=None):
     {"type", "inputs", "outputs", "mark"} with mark one of kept / removed / changed / added."""
     ops_b, ops_a = before.global_block().ops, after.global_block().ops
     sigs_a, sigs_b = {_signature(op) for op in ops_a}, {_signature(op) for op in ops_b}
-    outs_a = {n for op in ops_a for n in op.output_arg_names}
-    outs_b = {n for op in ops_b for n in op.output_arg_names}
+    outs_a = {(op.type, n) for op in ops_a for n in op.output_arg_names}
+    outs_b = {(op.type, n) for op in ops_b for n in op.output_arg_names}
 
     def mark(op, others_sigs, others_outs, gone):
         if _signature(op) in others_sigs:
             return "kept"
-        return "changed" if set(op.output_arg_names) & others_outs else gone
+        same_type = {(op.type, n) for n in op.output_arg_names} & others_outs
+        return "changed" if same_type else gone
     return {"name": result.name if result else "",
             "changes": list(result.changes) if result else [],
             "before": [_row(op, mark(op, sigs_a, outs_a, "removed")) for op in ops_b],

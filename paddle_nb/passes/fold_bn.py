@@ -47,7 +47,9 @@ def _bias_add(glob, uses, scope, name):
     if op is None or op.type != "elementwise_add" or not uses.persistable(op.input("Y")[0]):
         return None
     b = _value(scope, op.input("Y")[0])
-    if b is None or b.ndim != 1 or op.attr("axis") not in (1, -1):
+    if b is not None and b.ndim == 4 and b.size == b.shape[1] and op.attr("axis") in (-1, 0):
+        b = b.reshape(-1)            # a conv bias reshaped to [1, C, 1, 1] (constants folded)
+    elif b is None or b.ndim != 1 or op.attr("axis") not in (1, -1):
         return None
     if not uses.only_reader(op.input("X")[0], (0, k)):
         return None
@@ -142,9 +144,11 @@ def _fold_one(program, scope, bn, k, result):
                                                     "op_callstack": bn.attr("op_callstack")})
     else:                        # conv -> add(b) -> bn becomes conv -> add(t), t holding b
         _set_arg(bias_op.desc.inputs, "Y", new_t)
+        bias_op.set_attr("axis", 1 if op.type in CONVS else -1)     # new_t is 1-D
         _set_arg(bias_op.desc.outputs, "Out", y)
         glob.program.bump_version()
-    result.changes.append(("folded", "batch_norm", f"into {op.type}: {weight} -> {new_w}"))
+    kind = "folded" if bias_op is None else "folded_away"     # replaced by an add, or gone
+    result.changes.append((kind, "batch_norm", f"into {op.type}: {weight} -> {new_w}"))
     return True
 
 

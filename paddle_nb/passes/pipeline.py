@@ -1,12 +1,14 @@
 """The passes ``load_inference_model(..., optimize=True)`` applies, in order.
 
 Identities go first (a test-mode dropout between a conv and its batch_norm would hide the pair),
-then batch_norm folding, then dead code (the folded parameters' old readers are gone).
+then constants (a conv bias reshaped at run time becomes a parameter batch_norm folding can take
+in), then batch_norm folding, then dead code (the folded parameters' old readers are gone).
 """
 
+from paddle_nb.passes.constant import FOLD_CONSTANTS
 from paddle_nb.passes.fold_bn import FOLD_BATCH_NORM
 from paddle_nb.passes.identity import DEAD_CODE, IDENTITIES
 
 __all__ = ["INFERENCE_PASSES"]
 
-INFERENCE_PASSES = (IDENTITIES, FOLD_BATCH_NORM, DEAD_CODE)
+INFERENCE_PASSES = (IDENTITIES, FOLD_CONSTANTS, FOLD_BATCH_NORM, DEAD_CODE)

@@ -133,6 +133,21 @@ def test_the_diff_marks_folded_removed_and_added_ops():
     assert [(r["type"], r["mark"]) for r in diff["before"]] == [
         ("conv2d", "changed"), ("batch_norm", "removed"), ("relu", "kept")]
     assert [(r["type"], r["mark"]) for r in diff["after"]] == [
-        ("conv2d", "changed"), ("elementwise_add", "changed"), ("relu", "kept")]
+        ("conv2d", "changed"), ("elementwise_add", "added"), ("relu", "kept")]
     page = passes.diff_html(diff)
     assert "fold_batch_norm" in page and page.count("<li") == 6
+
+
+def test_constant_ops_run_once_and_become_persistable():
+    def body(x):
+        mask = pd.layers.scale(pd.layers.fill_constant([6], "float32", 2.0), 3.0, bias=1.0)
+        return pd.layers.elementwise_add(x, mask)
+    program, scope, exe, feed, fetch = build(body)
+    results = []
+    after = passes.FOLD_CONSTANTS.apply(program, scope, results, keep=fetch)
+    passes.check_unchanged(program, after, feed, fetch, scope, exe)
+    assert types(program) == ["fill_constant", "scale", "elementwise_add"]
+    assert types(after) == ["elementwise_add"]
+    const = after.global_block().ops[0].input("Y")[0]
+    assert const.endswith(".const") and after.global_block().var(const).persistable
+    np.testing.assert_array_equal(scope.find_var(const).get_tensor().numpy(), np.full(6, 7.0))

@@ -26,13 +26,15 @@ ZOO = pathlib.Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "padd
 
 
 def kernel_codes():
-    """{kernel code object: op type} for every registered forward op."""
-    out = {}
+    """{kernel code object: op type} for every registered forward op; a kernel that several
+    op types share (the activations' one) is named by them all."""
+    names = {}
     for op_type in registry.types():
         kernel = getattr(registry.get(op_type), "kernel", None)
-        if kernel is not None and hasattr(kernel, "__code__"):
-            out.setdefault(kernel.__code__, op_type)
-    return out
+        if kernel is not None and hasattr(kernel, "__code__") and not op_type.endswith("_grad"):
+            names.setdefault(kernel.__code__, []).append(op_type)
+    return {code: ts[0] if len(ts) == 1 else f"{ts[0]}|{len(ts) - 1} more (one kernel)"
+            for code, ts in names.items()}
 
 
 def profile(name, runs=20):
@@ -60,13 +62,22 @@ def per_op(stats, codes):
     return by_op, total
 
 
+def top_functions(stats, total, count=4):
+    """The functions of paddle_nb/ops with the most own time (NumPy calls count to them)."""
+    rows = [(tt, f"{pathlib.Path(path).stem}.{func}") for (path, _, func), (_, _, tt, _, _)
+            in stats.stats.items() if f"paddle_nb{os.sep}ops" in path]
+    return ", ".join(f"{where} {tt / total:.0%}" for tt, where in sorted(rows)[::-1][:count])
+
+
 def main(names):
     codes = kernel_codes()
     overall = {}
     for name in names:
-        by_op, total = per_op(profile(name), codes)
-        top = sorted(by_op.items(), key=lambda kv: -kv[1])[:6]
+        stats = profile(name)
+        by_op, total = per_op(stats, codes)
+        top = sorted(by_op.items(), key=lambda kv: -kv[1])[:5]
         print(f"{name}: " + ", ".join(f"{t} {s / total:.0%}" for t, s in top))
+        print(f"    own time: {top_functions(stats, total)}")
         for t, s in by_op.items():
             overall[t] = overall.get(t, 0.0) + s / total / len(names)
     print("mean share over the models: " + ", ".join(

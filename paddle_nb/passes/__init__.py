@@ -6,14 +6,14 @@ parameters) to a new Program; :func:`apply_passes` runs a list of them, by defau
 the same outputs. See docs/passes.md.
 """
 
-from paddle_nb.passes.base import Pass, PassResult, apply_passes, check_unchanged, op_counts
+from paddle_nb.passes.base import Pass, PassResult, check_unchanged, op_counts
 from paddle_nb.passes.constant import FOLD_CONSTANTS, fold_constants
 from paddle_nb.passes.diff import diff_html, pass_diff
 from paddle_nb.passes.fold_bn import FOLD_BATCH_NORM, fold_batch_norm
 from paddle_nb.passes.identity import (
     DEAD_CODE, IDENTITIES, remove_dead_code, remove_identities,
 )
-from paddle_nb.passes.pipeline import INFERENCE_PASSES
+from paddle_nb.passes.pipeline import INFERENCE_PASSES, apply_passes
 
 __all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts",
            "INFERENCE_PASSES", "FOLD_BATCH_NORM", "IDENTITIES", "DEAD_CODE",

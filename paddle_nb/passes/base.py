@@ -21,7 +21,7 @@ import numpy as np
 
 from paddle_nb.framework.program import Program
 
-__all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts"]
+__all__ = ["Pass", "PassResult", "check_unchanged", "op_counts"]
 
 
 @dataclass
@@ -57,16 +57,6 @@ class Pass:
 
     def __repr__(self):
         return f"Pass({self.name!r})"
-
-
-def apply_passes(program, scope=None, passes=None, results=None, keep=()):
-    """``program`` rewritten by each pass in turn (by default :data:`INFERENCE_PASSES`)."""
-    if passes is None:
-        from paddle_nb.passes.pipeline import INFERENCE_PASSES
-        passes = INFERENCE_PASSES
-    for pass_ in passes:
-        program = pass_.apply(program, scope, results, keep)
-    return program
 
 
 def op_counts(program):

@@ -9,6 +9,15 @@ from paddle_nb.passes.constant import FOLD_CONSTANTS
 from paddle_nb.passes.fold_bn import FOLD_BATCH_NORM
 from paddle_nb.passes.identity import DEAD_CODE, IDENTITIES
 
-__all__ = ["INFERENCE_PASSES"]
+__all__ = ["INFERENCE_PASSES", "apply_passes"]
 
 INFERENCE_PASSES = (IDENTITIES, FOLD_CONSTANTS, FOLD_BATCH_NORM, DEAD_CODE)
+
+
+def apply_passes(program, scope=None, passes=None, results=None, keep=()):
+    """``program`` rewritten by each pass in turn (by default :data:`INFERENCE_PASSES`)."""
+    if passes is None:
+        passes = INFERENCE_PASSES
+    for pass_ in passes:
+        program = pass_.apply(program, scope, results, keep)
+    return program

@@ -14,7 +14,8 @@ of the NumPy buffers one run allocates (tracemalloc), PaddlePaddle's the growth 
 peak resident set while its predictor is made and run (weights included): not the same measure,
 shown for scale. PaddlePaddle's columns are left out when its venv is not there.
 
-    python -m bench inference            # every model
+    python -m bench inference            # DEFAULT: one model of each kind (about 40 s)
+    BENCH_MODELS=all python -m bench inference          # the 16 zoo models and 4 corpus ones
     BENCH_MODELS=ppcls_vit,resnet18 python -m bench inference
 """
 
@@ -46,13 +47,18 @@ if not INTEROP.exists() and pathlib.Path("/work/main/.venv-interop/bin/python").
 REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
 
 
+# `make bench`'s set (one of each kind, within its time budget); BENCH_MODELS=all: every model
+DEFAULT = ["ppcls_pplcnet_x0_25", "ppcls_svtr", "ppdet_picodet_xs_nms", "paddleseg_pp_liteseg_t",
+           "paddlenlp_ernie", "resnet18", "mobilenet_v2", "transformer_encoder", "lstm"]
+
+
 def models():
-    """[(where, name, entry)] of the models benched (BENCH_MODELS=a,b picks some)."""
-    chosen = [m for m in os.environ.get("BENCH_MODELS", "").split(",") if m]
+    """[(where, name, entry)] of the models benched: DEFAULT, or BENCH_MODELS=a,b (or all)."""
+    chosen = [m for m in os.environ.get("BENCH_MODELS", "").split(",") if m] or DEFAULT
     out = [(FIXTURES / "zoo", n, e) for n, e in run_corpus.manifest(FIXTURES / "zoo").items()]
     corpus = run_corpus.manifest(FIXTURES / "corpus")
     out += [(FIXTURES / "corpus", n, corpus[n]) for n in CORPUS_MODELS if n in corpus]
-    return [m for m in out if not chosen or m[1] in chosen]
+    return [m for m in out if chosen == ["all"] or m[1] in chosen]
 
 
 def paddle26(model):

@@ -151,3 +151,26 @@ def test_constant_ops_run_once_and_become_persistable():
     const = after.global_block().ops[0].input("Y")[0]
     assert const.endswith(".const") and after.global_block().var(const).persistable
     np.testing.assert_array_equal(scope.find_var(const).get_tensor().numpy(), np.full(6, 7.0))
+
+
+def test_conv_bias_and_activation_fuse_into_one_op():
+    def body(x):
+        y = pd.layers.conv2d(x, 4, 3, bias_attr=False)
+        return pd.nn.functional.hardswish(pd.layers.batch_norm(y))
+    program, scope, exe, feed, fetch = build(body)
+    after = passes.apply_passes(program, scope, keep=fetch)
+    passes.check_unchanged(program, after, feed, fetch, scope, exe)
+    assert types(program) == ["conv2d", "batch_norm", "hard_swish"]
+    assert types(after) == ["fused_conv2d_bias_act"]
+    assert after.global_block().ops[0].attr("fuse_activation") == "hard_swish"
+
+
+def test_an_activation_read_twice_is_not_fused_past():
+    def body(x):
+        y = pd.layers.batch_norm(pd.layers.conv2d(x, 4, 3, bias_attr=False))
+        return pd.layers.elementwise_add(pd.layers.relu(y), y)
+    program, scope, exe, feed, fetch = build(body)
+    after = passes.apply_passes(program, scope, keep=fetch)
+    passes.check_unchanged(program, after, feed, fetch, scope, exe)
+    assert types(after) == ["fused_conv2d_bias_act", "relu", "elementwise_add"]
+    assert after.global_block().ops[0].attr("fuse_activation") == ""

@@ -84,30 +84,74 @@ def _iou_matrix(boxes, normalized):
     return numpy.where(apart, 0.0, out)
 
 
-def _class_nms(boxes, scores, attrs):
-    """The kept candidates of one class, best first. ``boxes`` [M, 4] and ``scores`` [M] are
-    float64 arrays. With a fixed threshold (``nms_eta`` 1) a kept box suppresses at once every
-    later candidate overlapping it too much (one row of the IoU matrix); a shrinking threshold
-    needs the box-by-box test against every kept box, as PaddlePaddle writes it."""
+def _picked(scores, attrs):
+    """Indices of one class's candidates, best score first (ties in index order)."""
     picked = numpy.flatnonzero(scores > attrs["score_threshold"])
-    picked = picked[numpy.argsort(-scores[picked], kind="stable")]   # ties in index order
-    if attrs["nms_top_k"] > -1:
-        picked = picked[:attrs["nms_top_k"]]
-    overlap = _iou_matrix(boxes[picked], attrs["normalized"])
+    picked = picked[numpy.argsort(-scores[picked], kind="stable")]
+    return picked[:attrs["nms_top_k"]] if attrs["nms_top_k"] > -1 else picked
+
+
+def _shrinking_nms(overlap, picked, attrs):
+    """A class's kept candidates when the threshold shrinks by ``nms_eta`` after each kept
+    box: each candidate tested against every kept box, in order, as PaddlePaddle writes it."""
     kept, threshold = [], attrs["nms_threshold"]
-    if attrs["nms_eta"] >= 1 or threshold <= 0.5:
-        suppressed = numpy.zeros(len(picked), bool)
-        for j in range(len(picked)):
-            if not suppressed[j]:
-                kept.append(j)
-                suppressed |= overlap[j] > threshold
-        return picked[kept].tolist()
     for j in range(len(picked)):
         if all(overlap[j, k] <= threshold for k in kept):
             kept.append(j)
             if threshold > 0.5:
                 threshold *= attrs["nms_eta"]
     return picked[kept].tolist()
+
+
+def _greedy_nms(overlap, valid, threshold):
+    """Fixed-threshold NMS of many classes at once. ``overlap`` [C, K, K]: the IoU of the
+    j-th and k-th candidates of each class; ``valid`` [C, K]: which candidates exist. Step j
+    settles every class's j-th candidate: alive, it suppresses the later ones it overlaps."""
+    alive = valid.copy()
+    over = overlap > threshold
+    for j in range(alive.shape[1] - 1):
+        alive[:, j + 1:] &= ~(over[:, j, j + 1:] & alive[:, j:j + 1])
+    return alive
+
+
+MAX_UNION = 2048          # candidates of an image whose IoU matrix is worth computing at once
+
+
+def _image_nms(boxes, scores, attrs, classes):
+    """{class: kept box indices, best first} for one image (``boxes`` [M, 4], ``scores``
+    [C, M], float64). The classes share the boxes, so one IoU matrix over the union of their
+    candidates serves them all, and the classes run side by side (:func:`_greedy_nms`)."""
+    picks = {c: _picked(scores[c], attrs) for c in classes}
+    union = numpy.unique(numpy.concatenate([numpy.zeros(0, int), *picks.values()]))
+    if len(union) > MAX_UNION:        # too many for one matrix: one per class
+        return {c: _one_class(boxes, picks[c], attrs) for c in classes}
+    full = _iou_matrix(boxes[union], attrs["normalized"])
+    at = {c: numpy.searchsorted(union, p) for c, p in picks.items()}
+    if attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5:
+        return {c: _shrinking_nms(full[numpy.ix_(at[c], at[c])], picks[c], attrs)
+                for c in classes}
+    k = max((len(p) for p in picks.values()), default=0)
+    order, valid = numpy.zeros((len(classes), k), int), numpy.zeros((len(classes), k), bool)
+    for r, c in enumerate(classes):
+        order[r, :len(at[c])], valid[r, :len(at[c])] = at[c], True
+    kept = {}
+    step = max(1, 8_000_000 // max(k * k, 1))      # classes per batch: (C, K, K) stays small
+    for r0 in range(0, len(classes), step):
+        rows = order[r0:r0 + step]
+        alive = _greedy_nms(full[rows[:, :, None], rows[:, None, :]], valid[r0:r0 + step],
+                            attrs["nms_threshold"])
+        for r, c in enumerate(classes[r0:r0 + step]):
+            kept[c] = union[rows[r][alive[r]]].tolist()
+    return kept
+
+
+def _one_class(boxes, picked, attrs):
+    overlap = _iou_matrix(boxes[picked], attrs["normalized"])
+    if attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5:
+        return _shrinking_nms(overlap, picked, attrs)
+    alive = _greedy_nms(overlap[None], numpy.ones((1, len(picked)), bool),
+                        attrs["nms_threshold"])
+    return picked[alive[0]].tolist()
 
 
 def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
@@ -117,8 +161,8 @@ def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
     rows, index, counts = [], [], []
     m = bboxes.shape[1]
     for n, (boxes, image_scores) in enumerate(zip(all_boxes, all_scores)):
-        kept = {c: _class_nms(boxes64[n], scores64[n, c], attrs)
-                for c in range(len(image_scores)) if c != attrs["background_label"]}
+        classes = [c for c in range(len(image_scores)) if c != attrs["background_label"]]
+        kept = _image_nms(boxes64[n], scores64[n], attrs, classes)
         total = sum(len(k) for k in kept.values())
         if -1 < attrs["keep_top_k"] < total:
             best = sorted(((image_scores[c][i], c, i) for c, ks in kept.items() for i in ks),

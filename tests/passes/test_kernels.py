@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from paddle_nb.ops import detection_nms
 from paddle_nb.ops.detection_nms import iou
 
 
@@ -20,9 +21,12 @@ def reference_nms(boxes, scores, score_threshold, nms_threshold, eta, top_k, nor
     return kept
 
 
-@pytest.mark.parametrize("eta, nms_threshold, normalized",
-                         [(1.0, 0.45, True), (0.8, 0.7, False), (1.0, 0.6, False)])
-def test_multiclass_nms3_keeps_what_the_box_by_box_loop_keeps(eta, nms_threshold, normalized):
+@pytest.mark.parametrize("eta, nms_threshold, normalized, union",
+                         [(1.0, 0.45, True, 2048), (0.8, 0.7, False, 2048),
+                          (1.0, 0.6, False, 2048), (1.0, 0.5, True, 10), (0.8, 0.7, True, 10)])
+def test_multiclass_nms3_keeps_what_the_box_by_box_loop_keeps(eta, nms_threshold, normalized,
+                                                              union, monkeypatch):
+    monkeypatch.setattr(detection_nms, "MAX_UNION", union)   # 10: one IoU matrix per class
     rng = np.random.default_rng(3)
     corner = rng.uniform(0, 20, (1, 60, 2))
     boxes = np.concatenate([corner, corner + rng.uniform(0, 8, (1, 60, 2))], -1)

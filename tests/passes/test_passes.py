@@ -174,3 +174,16 @@ def test_an_activation_read_twice_is_not_fused_past():
     passes.check_unchanged(program, after, feed, fetch, scope, exe)
     assert types(after) == ["fused_conv2d_bias_act", "relu", "elementwise_add"]
     assert after.global_block().ops[0].attr("fuse_activation") == ""
+
+
+def test_a_linear_layer_and_its_relu_become_one_fc():
+    def body(x):
+        flat = pd.layers.reshape(x, [-1, 108])
+        return pd.layers.relu(pd.nn.Linear(108, 5)(flat))
+    program, scope, exe, feed, fetch = build(body)
+    after = passes.FUSE_FC.apply(program, scope, keep=fetch)
+    passes.check_unchanged(program, after, feed, fetch, scope, exe)
+    assert types(program) == ["reshape2", "matmul_v2", "elementwise_add", "relu"]
+    assert types(after) == ["reshape2", "fc"]
+    fc = after.global_block().ops[1]
+    assert (fc.attr("in_num_col_dims"), fc.attr("activation_type")) == (1, "relu")

@@ -41,15 +41,17 @@ def _producer(glob, uses, name):
 
 
 def _bias_add(glob, uses, scope, name):
-    """The ``elementwise_add(x, b)`` of a 1-D parameter writing ``name`` on axis 1 (or the last
-    axis of a 2-D output): (index, op, b) or None."""
+    """The ``elementwise_add(x, b)`` writing ``name`` that adds a parameter along axis 1 of
+    ``x``: (index, op, b as 1-D) or None. ``b`` is 1-D on axis 1, or [1, C, 1, 1] (a conv
+    bias reshaped, constants folded) on a 4-D ``x``; on a 2-D ``x``, axis -1 is axis 1 too."""
     k, op = _producer(glob, uses, name)
     if op is None or op.type != "elementwise_add" or not uses.persistable(op.input("Y")[0]):
         return None
-    b = _value(scope, op.input("Y")[0])
-    if b is not None and b.ndim == 4 and b.size == b.shape[1] and op.attr("axis") in (-1, 0):
-        b = b.reshape(-1)            # a conv bias reshaped to [1, C, 1, 1] (constants folded)
-    elif b is None or b.ndim != 1 or op.attr("axis") not in (1, -1):
+    b, axis = _value(scope, op.input("Y")[0]), op.attr("axis")
+    rank = len(glob.var(op.input("X")[0]).shape)
+    if b is not None and b.ndim == 4 and rank == 4 and b.size == b.shape[1] and axis in (-1, 0):
+        b = b.reshape(-1)
+    elif b is None or b.ndim != 1 or not (axis == 1 or (axis == -1 and rank == 2)):
         return None
     if not uses.only_reader(op.input("X")[0], (0, k)):
         return None

@@ -155,25 +155,27 @@ def _one_class(boxes, picked, attrs):
 
 
 def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
-    all_boxes, all_scores = bboxes.tolist(), scores.tolist()
-    boxes64 = numpy.array(all_boxes, "float64").reshape(bboxes.shape)   # on the host
-    scores64 = numpy.array(all_scores, "float64").reshape(scores.shape)
+    boxes64 = numpy.array(bboxes.tolist(), "float64").reshape(bboxes.shape)   # on the host
+    scores64 = numpy.array(scores.tolist(), "float64").reshape(scores.shape)
     rows, index, counts = [], [], []
     m = bboxes.shape[1]
-    for n, (boxes, image_scores) in enumerate(zip(all_boxes, all_scores)):
-        classes = [c for c in range(len(image_scores)) if c != attrs["background_label"]]
+    for n in range(bboxes.shape[0]):
+        classes = [c for c in range(scores.shape[1]) if c != attrs["background_label"]]
         kept = _image_nms(boxes64[n], scores64[n], attrs, classes)
-        total = sum(len(k) for k in kept.values())
-        if -1 < attrs["keep_top_k"] < total:
-            best = sorted(((image_scores[c][i], c, i) for c, ks in kept.items() for i in ks),
-                          key=lambda t: -t[0])[:attrs["keep_top_k"]]
-            kept = {c: [i for _, cc, i in best if cc == c] for c in kept}
-        for c in sorted(kept):
-            for i in kept[c]:
-                rows.append([c, image_scores[c][i], *boxes[i]])
-                index.append(n * m + i)
-        counts.append(len(rows) - sum(counts))
-    return _outputs(ctx, rows, index, counts, bboxes.dtype)
+        labels = numpy.concatenate([numpy.full(len(kept[c]), c) for c in classes] + [[]])
+        labels = labels.astype(int)
+        picked = numpy.concatenate([kept[c] for c in classes] + [[]]).astype(int)
+        score = scores64[n, labels, picked]
+        if -1 < attrs["keep_top_k"] < len(picked):    # the best overall, rows still by class
+            best = numpy.argsort(-score, kind="stable")[:attrs["keep_top_k"]]
+            chosen = numpy.zeros(len(picked), bool)
+            chosen[best] = True
+            labels, picked, score = labels[chosen], picked[chosen], score[chosen]
+        rows.append(numpy.column_stack([labels, score, boxes64[n, picked]]))
+        index.append(n * m + picked)
+        counts.append(len(picked))
+    return _outputs(ctx, numpy.concatenate(rows) if rows else [], numpy.concatenate(index)
+                    if index else [], counts, bboxes.dtype)
 
 
 NMS_ATTRS = {"background_label": Attr("int", 0), "score_threshold": Attr("float", 0.0),

@@ -20,7 +20,7 @@ shown for scale. PaddlePaddle's columns are left out when its venv is not there.
 """
 
 from bench import _common  # noqa: F401  (one thread, before NumPy)
-from bench._common import Table, interleaved, ms, peak_bytes, x
+from bench._common import Table, busy_note, interleaved, ms, peak_bytes, x
 
 import json        # noqa: E402
 import os          # noqa: E402
@@ -135,6 +135,9 @@ def table(rows):
                f"{max(ratios):.2f}x (goal: median <= 1.0x, none above 1.5x)")
     else:
         t.note(f"PaddlePaddle columns left out: no interop python at {INTEROP}")
+    busy = busy_note()     # paddle_nb's timings only: PaddlePaddle's ran in other processes
+    if busy:
+        t.note(busy)
     return t
 
 

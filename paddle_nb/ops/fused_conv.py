@@ -100,9 +100,7 @@ def _infer(x, w, bias=None, *, fuse_activation, fuse_alpha, fuse_beta, **attrs):
 
 def _kernel(ctx, x, w, bias=None, *, fuse_activation, fuse_alpha, fuse_beta, **attrs):
     xp = ctx.xp
-    y = get("conv2d").kernel(ctx, x, w, **_conv_attrs(attrs))
-    if not y.flags.writeable or not y.flags.owndata and y.base is x:
-        y = y.copy()
+    y = get("conv2d").kernel(ctx, x, w, **_conv_attrs(attrs))   # a fresh array: GEMM's result
     if bias is not None:
         y += bias.reshape((-1,) if attrs["data_format"] == "NHWC" else (-1, 1, 1))
     return apply_activation(xp, y, fuse_activation, fuse_alpha, fuse_beta)

@@ -14,7 +14,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "paddle_nb"
 
-ORDER = ["proto", "core", "ops", "framework", "executor", "autodiff", "layers", "io", "viz"]
+ORDER = ["proto", "core", "ops", "framework", "executor", "passes", "autodiff", "layers", "io",
+         "viz"]
 FILES = {"backward": "autodiff", "optimizer": "autodiff", "io": "io",
          # PaddlePaddle 2.x's vocabulary, beside the Fluid-1.8 layers
          "nn": "layers", "static": "io", "tensor": "layers", "utils": "layers",

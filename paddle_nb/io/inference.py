@@ -28,6 +28,8 @@ from paddle_nb.framework.variable import Variable, VarType
 from paddle_nb.io.export26 import normalize
 from paddle_nb.io.interrupts import deferred_interrupts
 from paddle_nb.io.atomic import inside, save_target, staged_directory, write_file, write_files
+from paddle_nb.core.scope import global_scope
+from paddle_nb.passes import apply_passes
 from paddle_nb.io.params import (
     combined_writer, is_persistable, load_vars, os_errors, select_vars, values_from_scope,
     write_values,
@@ -82,7 +84,7 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
 
 
 def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
-                         scope=None, *, prefix=None):
+                         scope=None, *, prefix=None, optimize=False):
     """(program, feed names, fetch Variables) of a saved model; its parameters go to ``scope``.
 
     Run it with ``executor.run(program, feed={name: array}, fetch_list=fetch_vars)``.
@@ -90,6 +92,9 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     PaddlePaddle 2.x's path-prefix form: ``load_inference_model("out/mlp", exe)`` reads
     ``out/mlp.pdmodel`` and ``out/mlp.pdiparams`` (``prefix=None`` decides by what exists:
     a directory ``dirname`` is the directory form).
+    ``optimize=True`` rewrites the program with ``paddle_nb.passes.INFERENCE_PASSES`` (batch_norm
+    folded into the conv before it, identities and dead ops removed: docs/passes.md), as
+    PaddlePaddle Inference's predictor does with its IR passes; the outputs stay the same.
     """
     if prefix is None:
         prefix = (not os.path.isdir(dirname) and model_filename is None
@@ -107,6 +112,9 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     if select_vars(program, predicate=is_persistable):    # else there is no params file
         load_vars(executor, dirname, program, predicate=is_persistable,
                   filename=params_filename, scope=scope)
+    if optimize:
+        program = apply_passes(program, global_scope() if scope is None else scope)
+        fetch_vars = [program.global_block().var(v.name) for v in fetch_vars]
     return program, feed_names, fetch_vars
 
 

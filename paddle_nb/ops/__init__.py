@@ -49,6 +49,7 @@ from paddle_nb.ops import (  # noqa: F401  (manipulation, indexing, search and c
 from paddle_nb.ops import (  # noqa: F401  (top-level tensor functions' own ops)
     addmm, renorm, fill_diagonal_tensor,
 )
+from paddle_nb.ops import fused_conv, fc  # noqa: F401  (fused ops the inference passes write)
 
 __all__ = ["registry", "Attr", "Meta", "OpDef", "Slot", "describe", "fail", "register",
            "KernelContext", "RawContext", "GradContext", "OpSpec", "grad_op"]

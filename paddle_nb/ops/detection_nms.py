@@ -69,34 +69,113 @@ def _outputs(ctx, rows, index, counts, dtype):
 
 
 # -- multiclass_nms3 -------------------------------------------------------------------------------
-def _class_nms(boxes, scores, attrs):
+def _iou_matrix(boxes, normalized):
+    """IoU of every pair of ``boxes`` [K, 4] (float64), exactly as :func:`iou` computes each:
+    the same float64 operations in the same order, 0 for boxes apart."""
+    one = 0.0 if normalized else 1.0
+    x1, y1, x2, y2 = (boxes[:, k] for k in range(4))
+    area = numpy.where((x2 < x1) | (y2 < y1), 0.0, (x2 - x1 + one) * (y2 - y1 + one))
+    iw = numpy.minimum(x2[:, None], x2) - numpy.maximum(x1[:, None], x1) + one
+    ih = numpy.minimum(y2[:, None], y2) - numpy.maximum(y1[:, None], y1) + one
+    inter = iw * ih
+    apart = ((x1 > x2[:, None]) | (x2 < x1[:, None]) | (y1 > y2[:, None]) | (y2 < y1[:, None]))
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        out = inter / (area[:, None] + area - inter)
+    return numpy.where(apart, 0.0, out)
+
+
+def _picked(scores, attrs):
+    """Indices of one class's candidates, best score first (ties in index order)."""
+    picked = numpy.flatnonzero(scores > attrs["score_threshold"])
+    picked = picked[numpy.argsort(-scores[picked], kind="stable")]
+    return picked[:attrs["nms_top_k"]] if attrs["nms_top_k"] > -1 else picked
+
+
+def _shrinking_nms(overlap, picked, attrs):
+    """A class's kept candidates when the threshold shrinks by ``nms_eta`` after each kept
+    box: each candidate tested against every kept box, in order, as PaddlePaddle writes it."""
     kept, threshold = [], attrs["nms_threshold"]
-    for i in _candidates(scores, attrs["score_threshold"], attrs["nms_top_k"]):
-        if all(iou(boxes[i], boxes[k], attrs["normalized"]) <= threshold for k in kept):
-            kept.append(i)
-            if attrs["nms_eta"] < 1 and threshold > 0.5:
+    for j in range(len(picked)):
+        if all(overlap[j, k] <= threshold for k in kept):
+            kept.append(j)
+            if threshold > 0.5:
                 threshold *= attrs["nms_eta"]
+    return picked[kept].tolist()
+
+
+def _greedy_nms(overlap, valid, threshold):
+    """Fixed-threshold NMS of many classes at once. ``overlap`` [C, K, K]: the IoU of the
+    j-th and k-th candidates of each class; ``valid`` [C, K]: which candidates exist. Step j
+    settles every class's j-th candidate: alive, it suppresses the later ones it overlaps."""
+    alive = valid.copy()
+    over = overlap > threshold
+    for j in range(alive.shape[1] - 1):
+        alive[:, j + 1:] &= ~(over[:, j, j + 1:] & alive[:, j:j + 1])
+    return alive
+
+
+MAX_UNION = 2048          # candidates of an image whose IoU matrix is worth computing at once
+
+
+def _image_nms(boxes, scores, attrs, classes):
+    """{class: kept box indices, best first} for one image (``boxes`` [M, 4], ``scores``
+    [C, M], float64). The classes share the boxes, so one IoU matrix over the union of their
+    candidates serves them all, and the classes run side by side (:func:`_greedy_nms`)."""
+    picks = {c: _picked(scores[c], attrs) for c in classes}
+    union = numpy.unique(numpy.concatenate([numpy.zeros(0, int), *picks.values()]))
+    if len(union) > MAX_UNION:        # too many for one matrix: one per class
+        return {c: _one_class(boxes, picks[c], attrs) for c in classes}
+    full = _iou_matrix(boxes[union], attrs["normalized"])
+    at = {c: numpy.searchsorted(union, p) for c, p in picks.items()}
+    if attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5:
+        return {c: _shrinking_nms(full[numpy.ix_(at[c], at[c])], picks[c], attrs)
+                for c in classes}
+    k = max((len(p) for p in picks.values()), default=0)
+    order, valid = numpy.zeros((len(classes), k), int), numpy.zeros((len(classes), k), bool)
+    for r, c in enumerate(classes):
+        order[r, :len(at[c])], valid[r, :len(at[c])] = at[c], True
+    kept = {}
+    step = max(1, 8_000_000 // max(k * k, 1))      # classes per batch: (C, K, K) stays small
+    for r0 in range(0, len(classes), step):
+        rows = order[r0:r0 + step]
+        alive = _greedy_nms(full[rows[:, :, None], rows[:, None, :]], valid[r0:r0 + step],
+                            attrs["nms_threshold"])
+        for r, c in enumerate(classes[r0:r0 + step]):
+            kept[c] = union[rows[r][alive[r]]].tolist()
     return kept
 
 
+def _one_class(boxes, picked, attrs):
+    overlap = _iou_matrix(boxes[picked], attrs["normalized"])
+    if attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5:
+        return _shrinking_nms(overlap, picked, attrs)
+    alive = _greedy_nms(overlap[None], numpy.ones((1, len(picked)), bool),
+                        attrs["nms_threshold"])
+    return picked[alive[0]].tolist()
+
+
 def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
-    all_boxes, all_scores = bboxes.tolist(), scores.tolist()
+    boxes64 = numpy.array(bboxes.tolist(), "float64").reshape(bboxes.shape)   # on the host
+    scores64 = numpy.array(scores.tolist(), "float64").reshape(scores.shape)
     rows, index, counts = [], [], []
     m = bboxes.shape[1]
-    for n, (boxes, image_scores) in enumerate(zip(all_boxes, all_scores)):
-        kept = {c: _class_nms(boxes, s, attrs) for c, s in enumerate(image_scores)
-                if c != attrs["background_label"]}
-        total = sum(len(k) for k in kept.values())
-        if -1 < attrs["keep_top_k"] < total:
-            best = sorted(((image_scores[c][i], c, i) for c, ks in kept.items() for i in ks),
-                          key=lambda t: -t[0])[:attrs["keep_top_k"]]
-            kept = {c: [i for _, cc, i in best if cc == c] for c in kept}
-        for c in sorted(kept):
-            for i in kept[c]:
-                rows.append([c, image_scores[c][i], *boxes[i]])
-                index.append(n * m + i)
-        counts.append(len(rows) - sum(counts))
-    return _outputs(ctx, rows, index, counts, bboxes.dtype)
+    for n in range(bboxes.shape[0]):
+        classes = [c for c in range(scores.shape[1]) if c != attrs["background_label"]]
+        kept = _image_nms(boxes64[n], scores64[n], attrs, classes)
+        labels = numpy.concatenate([numpy.full(len(kept[c]), c) for c in classes] + [[]])
+        labels = labels.astype(int)
+        picked = numpy.concatenate([kept[c] for c in classes] + [[]]).astype(int)
+        score = scores64[n, labels, picked]
+        if -1 < attrs["keep_top_k"] < len(picked):    # the best overall, rows still by class
+            best = numpy.argsort(-score, kind="stable")[:attrs["keep_top_k"]]
+            chosen = numpy.zeros(len(picked), bool)
+            chosen[best] = True
+            labels, picked, score = labels[chosen], picked[chosen], score[chosen]
+        rows.append(numpy.column_stack([labels, score, boxes64[n, picked]]))
+        index.append(n * m + picked)
+        counts.append(len(picked))
+    return _outputs(ctx, numpy.concatenate(rows) if rows else [], numpy.concatenate(index)
+                    if index else [], counts, bboxes.dtype)
 
 
 NMS_ATTRS = {"background_label": Attr("int", 0), "score_threshold": Attr("float", 0.0),

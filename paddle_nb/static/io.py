@@ -65,7 +65,8 @@ def load_inference_model(path_prefix, executor, **kwargs):
     model, params = kwargs.get("model_filename"), kwargs.get("params_filename")
     program, feeds, fetches = fluid_io.load_inference_model(
         path_prefix, executor, model_filename=model, params_filename=params,
-        scope=kwargs.get("scope"), prefix=None if (model or params) else True)
+        scope=kwargs.get("scope"), prefix=None if (model or params) else True,
+        optimize=kwargs.get("optimize", False))    # paddle_nb's: the passes of docs/passes.md
     return [program, feeds, fetches]
 
 

@@ -36,6 +36,7 @@ from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.style import fmt_bytes, fmt_shape
 from paddle_nb.viz.trees import block_summary, kind_groups
+from paddle_nb.viz.values import value_summary
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
 
@@ -307,21 +308,7 @@ def _digest(array):
     """``(checksum, short summary)`` of a value: the checksum finds a change, the summary
     says it."""
     array = numpy.asarray(array)
-    return zlib.crc32(numpy.ascontiguousarray(array).tobytes()), _summary(array)
-
-
-def _summary(array):
-    """A few numbers of ``array``, and the mean of a longer one:
-    ``[0.1, -2, 3.5]``, ``[0.1, -2, 3.5, … 9 more] mean 0.4``."""
-    flat = array.reshape(-1)
-    number = (lambda x: f"{x:.4g}") if array.dtype.kind in "fc" else str
-    head = ", ".join(number(x) for x in flat[:3].tolist())
-    if not array.ndim:
-        return head
-    if flat.size <= 3:
-        return f"[{head}]"
-    mean = f"{float(flat.real.mean()):.4g}" if array.dtype.kind in "fciub" else "?"
-    return f"[{head}, … {flat.size - 3} more] mean {mean}"
+    return zlib.crc32(numpy.ascontiguousarray(array).tobytes()), value_summary(array)
 
 
 def _what_changed(before, now):

@@ -113,10 +113,20 @@ def _record_html(record):
            f"{rows}</table>")
     body = head + _section(f"ops in the order they ran ({len(record.ops)})", ops, opened=False)
     if record.scopes is not None:
+        body += _section("dataflow graph: hover an op for its values after this run",
+                         _run_graph(record), opened=False)
         declared = trees.declared_vars(record.scopes, record.program)
         body += _section("scopes just before the run's scopes were destroyed",
                          trees.scope_tree_body(record.scopes, declared, values=True), opened=True)
     return page(body, "states")
+
+
+def _run_graph(record):
+    """The run's program drawn with the values the run left in its tooltips (viz/values.py)."""
+    try:
+        return graph_html(graph(record.program, scope=record))
+    except ImportError as err:
+        return f'<div class="pnb-muted">{esc(err)}</div>'
 
 
 def _core_var_html(var):

@@ -36,7 +36,8 @@ from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.style import fmt_bytes, fmt_shape
 from paddle_nb.viz.trees import block_summary, kind_groups
-from paddle_nb.viz.values import value_summary
+from paddle_nb.viz.names import user_names
+from paddle_nb.viz.values import RunValues, program_op_values, value_summary
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
 
@@ -75,6 +76,11 @@ class Dashboard(PaddleWidget):
     # The runs of the executor it follows: those made before the Dashboard (as the executor
     # counts them, ``executor.run_count``), then each run in its scope (in any, without one).
     runs = traitlets.Int(0).tag(sync=True)
+    # What hovering (or clicking) an op of the graph adds after a run: "block/op" -> each
+    # input's and output's value, as the last run of this program left it (viz/values.py).
+    op_values = traitlets.Dict().tag(sync=True)
+    # The user's Python names (viz/names.py), variable name -> name, for the scope pane.
+    names = traitlets.Dict().tag(sync=True)
 
     def __init__(self, program=None, scope=None, executor=None, **kwargs):
         super().__init__(kind="dashboard", **kwargs)
@@ -85,7 +91,7 @@ class Dashboard(PaddleWidget):
         self._op_counts = {}
         self._unsubscribe = executor.subscribe(weak_method(self.on_run, executor.listeners)) \
             if executor is not None else (lambda: None)
-        self._unhook = on_cell_executed(self.refresh)
+        self._unhook = on_cell_executed(self._after_cell)
         self.refresh()
         self._show_start()
 
@@ -99,6 +105,7 @@ class Dashboard(PaddleWidget):
             for block in self.program.blocks:
                 blocks.append(self._block_entry(block))
                 graphs[str(block.idx)] = _picture(block, self.expanded.get(str(block.idx), ()))
+            self._name_variables()
             with self.hold_sync():
                 self.blocks = jsonable(blocks)
                 self.graphs = jsonable(graphs)
@@ -106,6 +113,24 @@ class Dashboard(PaddleWidget):
                     self.selected_block = 0
                 self.program_version = self.program.version
             return True
+
+    def _after_cell(self):
+        """After a notebook cell: the program may have grown, and the cell may have bound
+        Python names to its variables (``o1, o2 = rnn()``)."""
+        self.refresh()
+        self._name_variables()
+
+    def _name_variables(self):
+        """The user's names of the program's variables, by variable name (a variable name
+        is one variable of the program: a step's own and the stacked output differ)."""
+        named = {}
+        try:
+            found = user_names(self.program)
+        except RuntimeError:           # the notebook's namespace changed while it was read
+            return
+        for (_, name), given in found.items():
+            named.setdefault(name, given)
+        self.names = named
 
     def _block_entry(self, block):
         before = self._op_counts.get(block.idx)
@@ -146,8 +171,10 @@ class Dashboard(PaddleWidget):
             label = "no run yet: the scope as it is now"
         else:
             label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
+        values = RunValues(scope) if count else None    # after runs: what they left in it
         with self.hold_sync():
             self.runs = count or 0
+            self.op_values = self._op_values(values) if values is not None else {}
             self.scopes = jsonable(tree)
             self.declared = jsonable(self._declared(self.program, tree))
             self.run = {"label": label, "program": "", "ops": 0, "recorded": False}
@@ -192,6 +219,9 @@ class Dashboard(PaddleWidget):
             self._seen.pop(next(iter(self._seen)))
         ours = record.program is self.program
         with self.hold_sync():
+            if ours:
+                live = self.scope if self.scope is not None else global_scope()
+                self.op_values = self._op_values(RunValues(record, live=live))
             self.runs = count
             self.scopes = jsonable(tree)
             self.changes = jsonable(changes)
@@ -202,6 +232,15 @@ class Dashboard(PaddleWidget):
                                                       " block(s)",
                 "ops": len(record.ops), "seconds": round(record.seconds, 6),
                 "place": record.place, "failed": record.failed})
+
+    def _op_values(self, values):
+        """Each op's inputs' and outputs' values, said as its tooltip shows them."""
+        named = {}
+        try:
+            named = user_names(self.program)
+        except RuntimeError:           # the notebook's namespace changed while it was read
+            pass
+        return jsonable(program_op_values(self.program, values, named))
 
     @staticmethod
     def _remember(tree, digests):

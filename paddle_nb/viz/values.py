@@ -34,7 +34,7 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import RunRecord, ScopeRecord, snapshot_scope
 from paddle_nb.viz.style import fmt_shape
 
-__all__ = ["RunValues", "value_summary", "op_value_lines", "MAX_SLOT_LINES"]
+__all__ = ["RunValues", "value_summary", "op_value_lines", "program_op_values", "MAX_SLOT_LINES"]
 
 # An op with many inputs (a concat of 50 tensors) lists this many of its variables' values.
 MAX_SLOT_LINES = 8
@@ -75,9 +75,17 @@ class RunValues:
             for var in scope.vars:
                 self.records.setdefault(var.name, []).append((scope.label or "your scope", var))
         self.live = live
+        self.said = {}               # (name, persistable) -> the line: a parameter read by many
+                                     # ops is summed up once
 
     def say(self, name, persistable=None):
-        """One line on the variable ``name`` as the run left it (None: no scope held it)."""
+        """One line on the variable ``name`` as the run left it."""
+        key = (name, persistable)
+        if key not in self.said:
+            self.said[key] = self._say(name, persistable)
+        return self.said[key]
+
+    def _say(self, name, persistable):
         held = self.records.get(name)
         if not held:
             return self._missing(persistable)
@@ -146,3 +154,25 @@ def op_value_lines(op, values, names=None, persistable=None):
     if len(lines) > MAX_SLOT_LINES:
         lines = lines[:MAX_SLOT_LINES] + [f"  … {len(lines) - MAX_SLOT_LINES} more variables"]
     return (["values after the run:"] + lines) if lines else []
+
+
+def program_op_values(program, values, names=None):
+    """``{"block/op": the lines of op_value_lines}`` for every op of ``program``: what the
+    Dashboard's graph adds to each op's tooltip after a run. ``names`` is viz/names.py's
+    ``{(block idx, variable name): Python name}``."""
+    out = {}
+    for block in program.blocks:
+        def persistable(name, block=block):
+            var = block.find_var(name)
+            return var.persistable if var is not None else None
+        for k, op in enumerate(block.ops):
+            given = {}
+            for name in op.input_arg_names + op.output_arg_names:
+                var = block.find_var(name)
+                user = (names or {}).get((var.block.idx, name)) if var is not None else None
+                if user:
+                    given[name] = user
+            lines = op_value_lines(op, values, given, persistable)
+            if lines:
+                out[f"{block.idx}/{k}"] = "\n".join(lines)
+    return out

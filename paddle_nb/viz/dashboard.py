@@ -36,7 +36,7 @@ from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.style import fmt_bytes, fmt_shape
 from paddle_nb.viz.trees import block_summary, kind_groups
-from paddle_nb.viz.names import user_names
+from paddle_nb.viz.names import names_by_variable, user_names
 from paddle_nb.viz.values import RunValues, program_op_values, value_summary
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
@@ -121,16 +121,8 @@ class Dashboard(PaddleWidget):
         self._name_variables()
 
     def _name_variables(self):
-        """The user's names of the program's variables, by variable name (a variable name
-        is one variable of the program: a step's own and the stacked output differ)."""
-        named = {}
-        try:
-            found = user_names(self.program)
-        except RuntimeError:           # the notebook's namespace changed while it was read
-            return
-        for (_, name), given in found.items():
-            named.setdefault(name, given)
-        self.names = named
+        """The user's names of the program's variables, by variable name (viz/names.py)."""
+        self.names = names_by_variable(self.program)
 
     def _block_entry(self, block):
         before = self._op_counts.get(block.idx)

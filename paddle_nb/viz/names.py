@@ -21,8 +21,9 @@ does; a parameter keeps its own name (``name=`` already gave it the user's).
 import re
 
 from paddle_nb.framework.variable import Variable
+from paddle_nb.viz.style import esc
 
-__all__ = ["user_names", "assigned_names"]
+__all__ = ["user_names", "assigned_names", "names_by_variable", "name_html"]
 
 TARGETS = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*=(?!=)")
 MAIN_SLOTS = ("Out", "Y", "Output", "outputs")
@@ -123,3 +124,35 @@ def _results(op, count):
         if len(outputs[slot]) == count:
             return list(outputs[slot])
     return []
+
+
+def names_by_variable(program, namespace=None):
+    """:func:`user_names` keyed by the variable's name alone: ``{"relu_0.tmp_0": "hidden"}``,
+    for views that list variables without their block (a scope holds names, not blocks).
+    A program names each variable once, so a step's own variable and the stacked output
+    outside keep their own names. Empty when the notebook's namespace changed while it was
+    read (a run's thread asking while a cell binds names)."""
+    try:
+        found = user_names(program, namespace)
+    except RuntimeError:
+        return {}
+    named = {}
+    for (_, name), given in found.items():
+        named.setdefault(name, given)
+    return named
+
+
+def name_html(name, named):
+    """``name`` for an HTML view: the user's name where ``named`` (a dict from
+    :func:`names_by_variable`) has one, the program's on hover (``title``, ``data-internal``).
+
+    >>> name_html("relu_0.tmp_0", {"relu_0.tmp_0": "hidden"})
+    '<span class="pnb-user-name" title="relu_0.tmp_0" data-internal="relu_0.tmp_0">hidden</span>'
+    >>> name_html("x<1>", {})
+    'x&lt;1&gt;'
+    """
+    given = (named or {}).get(name)
+    if not given or given == name:
+        return esc(name)
+    return (f'<span class="pnb-user-name" title="{esc(name)}" data-internal="{esc(name)}">'
+            f"{esc(given)}</span>")

@@ -277,13 +277,19 @@ function graphView(g, openFold, full, ops) {
 // (slots, attributes, values, the line that built it) in a panel under the graph, which stays
 // open across redraws (ops.chosen, a view-only choice) and shows the next run's values.
 const XLINK = "http://www.w3.org/1999/xlink";
+// The values go where pd.viz.graph(program, scope=...) puts them: after the attributes,
+// before the line that built the op.
+function withValues(tip, said) {
+  const at = tip.lastIndexOf("\nbuilt at ");
+  return at < 0 ? `${tip}\n${said}` : `${tip.slice(0, at)}\n${said}${tip.slice(at)}`;
+}
 function opDetails(box, ops) {
   let shown = null;
   box.querySelectorAll("g.node[data-op]").forEach((el) => {
     const key = `${el.getAttribute("data-block")}/${el.getAttribute("data-op")}`;
     const a = el.querySelector("a");
     const said = ops.values[key];
-    if (a && said) a.setAttributeNS(XLINK, "xlink:title", `${a.getAttributeNS(XLINK, "title")}\n${said}`);
+    if (a && said) a.setAttributeNS(XLINK, "xlink:title", withValues(a.getAttributeNS(XLINK, "title"), said));
     if (said) el.setAttribute("data-values", "true");
     el.style.cursor = "pointer";
     el.addEventListener("click", () => ops.choose(ops.chosen === key ? null : key));

@@ -36,7 +36,7 @@ from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.style import fmt_bytes, fmt_shape
 from paddle_nb.viz.trees import block_summary, kind_groups
-from paddle_nb.viz.names import names_by_variable, user_names
+from paddle_nb.viz.names import names_by_block, scope_names, user_names
 from paddle_nb.viz.values import RunValues, program_op_values, value_summary
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
@@ -79,7 +79,8 @@ class Dashboard(PaddleWidget):
     # What hovering (or clicking) an op of the graph adds after a run: "block/op" -> each
     # input's and output's value, as the last run of this program left it (viz/values.py).
     op_values = traitlets.Dict().tag(sync=True)
-    # The user's Python names (viz/names.py), variable name -> name, for the scope pane.
+    # The user's Python names (viz/names.py) for the scope pane: {"outer": {variable: name}}
+    # for the user's and the run scope, "inner" for the step (sub-block) scopes below them.
     names = traitlets.Dict().tag(sync=True)
 
     def __init__(self, program=None, scope=None, executor=None, **kwargs):
@@ -121,8 +122,10 @@ class Dashboard(PaddleWidget):
         self._name_variables()
 
     def _name_variables(self):
-        """The user's names of the program's variables, by variable name (viz/names.py)."""
-        self.names = names_by_variable(self.program)
+        """The user's names of the program's variables (viz/names.py), for the scope pane:
+        ``outer`` for the user's and the run scope (block 0), ``inner`` for those below."""
+        outer, inner = scope_names(self.program, names_by_block(self.program))
+        self.names = {"outer": outer, "inner": inner}
 
     def _block_entry(self, block):
         before = self._op_counts.get(block.idx)

@@ -23,7 +23,7 @@ from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Variable
 from paddle_nb.viz import trees
 from paddle_nb.viz.graph import graph, var_kind
-from paddle_nb.viz.names import names_by_variable
+from paddle_nb.viz.names import names_by_block, names_in_block
 from paddle_nb.viz.preview import preview
 from paddle_nb.viz.svg import NO_DOT, graph_html, svg_of
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, chip, esc, fmt_bytes, fmt_shape, page, \
@@ -119,7 +119,7 @@ def _record_html(record):
         declared = trees.declared_vars(record.scopes, record.program)
         body += _section("scopes just before the run's scopes were destroyed",
                          trees.scope_tree_body(record.scopes, declared, values=True,
-                                               names=names_by_variable(record.program)),
+                                               program=record.program),
                          opened=True)
     return page(body, "states")
 
@@ -182,7 +182,8 @@ def _operator_html(op):
     k = op.index()
     subs = op.sub_block_ids()
     owns = chip(f"owns block {', '.join(map(str, subs))}", ROLE_COLOURS[role]) if subs else ""
-    details = trees.op_details(k, op, role, names_by_variable(op.block.program))
+    details = trees.op_details(k, op, role,
+                               names_in_block(op.block, names_by_block(op.block.program)))
     return page(f'<div data-block="{op.block.idx}" data-op="{k}" data-op-type="{esc(op.type)}">'
                 f'{details.replace("<details>", "<details open>", 1)}'
                 f'<span class="pnb-muted">block {op.block.idx}</span>'

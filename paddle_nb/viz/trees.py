@@ -23,7 +23,7 @@ from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr, block_to_text, program_to_text
 from paddle_nb.framework.program import Program
 from paddle_nb.viz.graph import var_kind
-from paddle_nb.viz.names import name_html, names_by_variable
+from paddle_nb.viz.names import name_html, names_by_block, names_in_block, scope_names
 from paddle_nb.viz.preview import preview
 from paddle_nb.viz.style import (NEST_STYLE, OPS_STYLE, ROLE_COLOURS, VAR_STYLES, View, chip,
                                  esc, fmt_bytes, fmt_shape, page, state_chip)
@@ -98,9 +98,9 @@ def block_tree_body(program, python_names=True):
             f'{" (large: blocks start folded; click a line to open it)" if n_ops > OPEN_OPS else ""}'
             "</div>")
     opened = n_ops <= OPEN_OPS
-    names = names_by_variable(program) if python_names else {}
+    by_block = names_by_block(program) if python_names else {}
     return (f'<div class="pnb-block-tree">{head}'
-            + "".join(_block_html(b, None, opened, names) for b in tops) + "</div>")
+            + "".join(_block_html(b, None, opened, by_block) for b in tops) + "</div>")
 
 
 # A program of at most this many ops opens all its blocks; a larger one starts folded to one
@@ -146,9 +146,10 @@ def _declared_bytes(var):
         return 0
 
 
-def _block_html(block, owner, opened=True, names=None):
+def _block_html(block, owner, opened=True, by_block=None):
     """One block: a summary line that opens onto its variables and its ops (each owned
-    block nested under its op)."""
+    block nested under its op); ``by_block``: viz/names.py's names_by_block."""
+    names = names_in_block(block, by_block or {})
     idx = block.idx
     where = "global" if idx == 0 else f"parent {block.parent_idx}"
     if owner is not None:
@@ -165,7 +166,7 @@ def _block_html(block, owner, opened=True, names=None):
         parts.append(_var_groups(block, names))
     items = []
     for k, op in enumerate(block.ops):
-        subs = "".join(_block_html(block.program.block(i), (k, op), opened, names)
+        subs = "".join(_block_html(block.program.block(i), (k, op), opened, by_block)
                        for i in op.sub_block_ids() if 0 <= i < block.program.num_blocks)
         role = OpRole.name(op.role)
         items.append(f'<li data-block="{idx}" data-op="{k}" data-op-type="{esc(op.type)}" '
@@ -249,8 +250,7 @@ def scope_tree(scope_or_record, program=None, values=False, python_names=True):
     """
     record, program = resolve_scopes(scope_or_record, program, values)
     declared = declared_vars(record, program)
-    names = names_by_variable(program) if python_names and program is not None else {}
-    body = scope_tree_body(record, declared, values, names)
+    body = scope_tree_body(record, declared, values, program if python_names else None)
     return View(page(body, "states"), _text(record, declared))
 
 
@@ -294,7 +294,11 @@ def _per_place(records):
     return places
 
 
-def scope_tree_body(record, declared=(), values=False, names=None):
+def scope_tree_body(record, declared=(), values=False, program=None):
+    """The scope tree's HTML; with ``program``, the user's names of its variables (viz/names.py:
+    block 0's in the user's and the run scope, the sub-blocks' in the scopes below)."""
+    by_block = names_by_block(program) if program is not None else {}
+    names = scope_names(program, by_block) if program is not None else ({}, {})
     everything = [v for s in record.walk() for v in s.vars]
     places = _per_place(everything)
     rows = "".join(f'<tr data-place="{esc(p)}" data-bytes="{n}"><td>{esc(p)}</td>'
@@ -309,7 +313,7 @@ def scope_tree_body(record, declared=(), values=False, names=None):
                 "before the run, or pass a live Scope with values=True</div>")
     return (f'<div class="pnb-scope-tree">{totals}{note}'
             f"{_scope_html(record, 0, 1, values, names=names)}"
-            f"{_declared_html(declared, names)}</div>")
+            f"{_declared_html(declared, by_block)}</div>")
 
 
 def _scope_html(rec, depth, siblings, values, large=None, names=None):
@@ -324,7 +328,8 @@ def _scope_html(rec, depth, siblings, values, large=None, names=None):
     table = ""
     if rec.vars:
         value_head = "<th>value</th>" if values else ""
-        rows = "".join(_scope_var_row(rec, v, values, names) for v in rec.vars)
+        shown = names[0] if depth <= 1 else names[1]
+        rows = "".join(_scope_var_row(rec, v, values, shown) for v in rec.vars)
         table = (f"<table><tr><th>variable</th><th>state</th><th>dtype</th><th>shape</th>"
                  f"<th>place</th><th>bytes</th>{value_head}</tr>{rows}</table>")
     # a large hierarchy starts folded to its summary lines below the first level
@@ -354,11 +359,11 @@ def _scope_var_row(rec, v, values, names=None):
             f"{cell}</tr>")
 
 
-def _declared_html(declared, names=None):
+def _declared_html(declared, by_block=None):
     if not declared:
         return ""
     rows = "".join(f'<tr data-var="{esc(v.name)}" data-state="declared" data-scope="none" '
-                   f'data-block="{b}"><td class="pnb-name">{name_html(v.name, names)}</td>'
+                   f'data-block="{b}"><td class="pnb-name">{name_html(v.name, (by_block or {}).get(b))}</td>'
                    f"<td>{state_chip('declared')}</td><td>block {b}</td></tr>" for b, v in declared)
     return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="none"><details><summary><b>declared only</b> '
             f'<span class="pnb-muted">{len(declared)} variables of the program that no scope '

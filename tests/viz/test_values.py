@@ -180,7 +180,8 @@ def test_the_dashboard_knows_the_users_names():
     scope, exe = pd.Scope(), pd.Executor()
     exe.run(startup, scope=scope)
     dash = Dashboard(prog, scope, exe)
-    assert dash.names == {hidden.name: "hidden", out.name: "out"}
+    named = {hidden.name: "hidden", out.name: "out"}
+    assert dash.names == {"outer": named, "inner": named}
     exe.run(prog, feed={"x": np.ones((1, 3), "float32")}, fetch_list=[out], scope=scope)
     assert "out Out out (relu_0.tmp_0)" in dash.op_values["0/2"]
     dash.close()
@@ -192,3 +193,44 @@ def test_the_dashboard_knows_the_users_names():
 ])
 def test_value_summary(value, said):
     assert value_summary(value) == said
+
+
+def rnn_program():
+    prog, startup = pd.Program(), pd.Program()
+    with pd.program_guard(prog, startup):
+        x = pd.layers.data("x", shape=[T, BATCH, IN], append_batch_size=False)
+        h0 = pd.layers.fill_constant(shape=[BATCH, HID], dtype="float32", value=0.0)
+        rnn = pd.layers.StaticRNN()
+        with rnn.step():
+            x_t = rnn.step_input(x)
+            h_pre = rnn.memory(init=h0)
+            h = pd.layers.fc(input=[x_t, h_pre], size=HID, act="tanh")
+            rnn.update_memory(h_pre, h)
+            rnn.step_output(h)
+        out = rnn()
+    return prog, startup, x_t, out
+
+
+def test_a_step_blocks_name_stays_in_its_step_scopes(monkeypatch):
+    """StaticRNN's step slice of ``x`` is a step-block variable named ``x`` too: the notebook's
+    ``x_t`` names it in the step scopes and the step block, never the outer sequence."""
+    from paddle_nb.viz import names as names_module
+    prog, startup, x_t, out = rnn_program()
+    assert x_t.name == "x" and x_t.block.idx == 1
+    namespace = {"x_t": x_t, "out": out}
+    monkeypatch.setattr(names_module, "_namespace", lambda: namespace)
+    scope, exe, records = pd.Scope(), pd.Executor(), []
+    exe.run(startup, scope=scope)
+    exe.subscribe(records.append)
+    exe.run(prog, feed={"x": np.ones((T, BATCH, IN), "float32")}, fetch_list=[out], scope=scope)
+    html = scope_tree(records[-1]).html
+    run_part, steps = html.split('data-scope-label="step 0"', 1)
+    assert 'data-internal="x">x_t</span>' not in run_part         # the run scope's x is x
+    assert 'data-internal="x">x_t</span>' in steps
+    tree = block_tree(prog).html
+    block0, block1 = tree.split('data-block="1"', 1)
+    assert 'data-internal="x">' not in block0 and 'data-internal="x">x_t</span>' in block1
+    dash = Dashboard(prog, scope, exe)
+    assert "x" not in dash.names["outer"] and dash.names["inner"]["x"] == "x_t"
+    assert dash.names["outer"][out.name] == "out"
+    dash.close()

@@ -68,6 +68,11 @@ function userName(name, names) {
     ? h("span", { class: "pnb-user-name", title: name, "data-internal": name }, user) : name;
 }
 
+// The names a scope at `depth` shows (the Dashboard's `names`): block 0's in the user's scope
+// and the run scope, the sub-blocks' in the step scopes below (a step's own `h` row is not the
+// stacked `out` outside, though the two may share a variable name).
+const scopeNames = (names, depth) => (names ? (depth <= 1 ? names.outer : names.inner) : null);
+
 // "9 vars: 5 allocated, 4 freed": a scope's variables counted by state.
 function stateCounts(vars) {
   const counts = new Map();
@@ -79,7 +84,8 @@ function stateCounts(vars) {
 // A scope and its kids: a summary line per scope that opens onto its table of variables,
 // nested by the hierarchy. A scope with many variables starts folded; what the reader opens
 // or folds stays so when the widget redraws (opts.folds remembers it by the scope's path).
-function scopeTree(node, palette, opts = {}, path = "") {
+function scopeTree(node, palette, opts = {}, path = "", depth = 0) {
+  const names = scopeNames(opts.names, depth);
   const bytes = node.vars.reduce((a, v) => a + (v.state === "allocated" ? v.nbytes : 0), 0);
   const key = node.path || `${path}/${node.label}`;
   const head = h("summary", { class: "pnb-scope-head" },
@@ -90,7 +96,7 @@ function scopeTree(node, palette, opts = {}, path = "") {
   const rows = node.vars.map((v) => h("tr", {
       "data-var": v.name, "data-state": v.state, "data-scope": node.id,
       "data-change": v.change || null, class: v.change ? "pnb-changed" : null },
-    h("td", { class: "pnb-name" }, userName(v.name, opts.names)), h("td", {}, stateChip(v.state, palette)),
+    h("td", { class: "pnb-name" }, userName(v.name, names)), h("td", {}, stateChip(v.state, palette)),
     h("td", {}, v.state === "allocated" ? fmtShape(v.shape)
       : v.holder ? h("span", { class: "pnb-muted" }, `holds ${v.holder}`) : ""),
     h("td", {}, v.dtype || ""), h("td", {}, v.place || ""),
@@ -106,7 +112,7 @@ function scopeTree(node, palette, opts = {}, path = "") {
     head, table);
   return h("div", { class: "pnb-scope", "data-scope": node.id, "data-scope-label": node.label,
                     "data-destroyed": node.destroyed ? "true" : null },
-    box, node.kids.map((k) => scopeTree(k, palette, opts, key)));
+    box, node.kids.map((k) => scopeTree(k, palette, opts, key, depth + 1)));
 }
 const FOLD_VARS = 40;     // a scope with more variables starts folded to its summary line
 
@@ -202,7 +208,7 @@ function drawDashboard(model) {
     h("div", { class: "pnb-pane pnb-scopes" },
       h("div", { class: "pnb-pane-title" }, "scope hierarchy of the last run"),
       scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true, folds: viewChoices(model).folds, names }) : null,
-      declaredGroups(declared, palette, names),
+      declaredGroups(declared, palette, { ...names.inner, ...names.outer }),
       run.recorded === false ? h("div", { class: "pnb-muted pnb-changes" },
         "what each run changes is marked from the next run on") : changeList(changes, names)));
 }
@@ -309,7 +315,7 @@ function changeList(changes, names) {
   return h("details", { class: "pnb-changes", open: true },
     h("summary", {}, `${changes.length} change(s) since the previous run`),
     h("ul", {}, shown.map((c) => h("li", { "data-var": c.name, "data-change": c.what },
-      h("span", { class: "pnb-change" }, c.what), " ", h("span", { class: "pnb-name" }, userName(c.name, names)),
+      h("span", { class: "pnb-change" }, c.what), " ", h("span", { class: "pnb-name" }, userName(c.name, scopeNames(names, c.path.split("/").length - 1))),
       h("span", { class: "pnb-muted" }, ` in ${c.path}`),
       c.before || c.after ? h("span", { class: "pnb-said" }, ": ", h("span", { class: "pnb-before" }, c.before || "—"),
         " → ", h("span", { class: "pnb-after" }, c.after || "—")) : null))),

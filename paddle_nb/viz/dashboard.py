@@ -166,7 +166,11 @@ class Dashboard(PaddleWidget):
             label = "no run yet: the scope as it is now"
         else:
             label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
-        values = RunValues(scope) if count else None    # after runs: what they left in it
+        # after runs (counted, or an executor that does not count them but left values in
+        # the scope): hovering an op shows what they left there
+        ran = count if count is not None else \
+            any(v["state"] == "allocated" for s in walk_dicts(tree) for v in s["vars"])
+        values = RunValues(scope) if ran else None
         with self.hold_sync():
             self.runs = count or 0
             self.op_values = self._op_values(values) if values is not None else {}

@@ -116,8 +116,8 @@ class RunValues:
 
     def _missing(self, persistable):
         if persistable is False and self.from_scope:
-            return "gone with the run's scope (a temporary; a RunRecord made with " \
-                   "exe.record_values = True keeps it)"
+            return "not in this scope: a temporary lives in a run's own scope, which ends " \
+                   "with the run (a RunRecord made with exe.record_values = True keeps it)"
         return "not in this scope (no run made it here)"
 
 

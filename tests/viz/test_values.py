@@ -61,7 +61,7 @@ def test_variable_nodes_and_a_live_scope():
     exe.run(prog, feed={"x": np.ones((1, 3), "float32")}, fetch_list=[out], scope=scope)
     dot = graph(prog, scope=scope)
     assert "after the run: float32[2] [0, 0]" in tooltip(dot, "var-b0-fc_0.b_0")
-    assert "gone with the run's scope" in tooltip(dot, f"var-b0-{out.name}")
+    assert "not in this scope: a temporary" in tooltip(dot, f"var-b0-{out.name}")
     without = graph(prog)
     assert "after the run" not in tooltip(without, "op-b0-0")
 
@@ -125,7 +125,8 @@ def test_a_run_records_display_draws_its_graph_with_the_values():
 def test_the_dashboard_sends_each_ops_values_after_a_run():
     prog, scope, exe, out = small_net()
     dash = Dashboard(prog, scope, exe)
-    assert dash.op_values == {}                                   # no run seen yet
+    before = dash.op_values["0/2"]      # before this program ran: the scope's, no temporaries
+    assert "in X hidden (fc_0.tmp_1): not in this scope: a temporary" in before
     exe.run(prog, feed={"x": np.ones((1, 3), "float32")}, fetch_list=[out], scope=scope)
     relu = dash.op_values["0/2"]
     assert "in X hidden (fc_0.tmp_1): released after its last use" in relu
@@ -135,8 +136,9 @@ def test_the_dashboard_sends_each_ops_values_after_a_run():
     exe.run(prog, feed={"x": np.ones((1, 3), "float32")}, fetch_list=[out], scope=scope)
     assert "out Out out (relu_0.tmp_0): float32[1, 2] [" in dash.op_values["0/2"]
     json.dumps(dash.state())
-    later = Dashboard(prog, scope, pd.Executor())
-    assert later.op_values == {}            # a fresh executor: no run, nothing to say yet
+    later = Dashboard(prog, scope, pd.Executor())    # runs it cannot count, their values
+    assert "float32[3, 2] [" in later.op_values["0/0"]  # left in the scope: the weight
+    assert Dashboard(prog, pd.Scope(), pd.Executor()).op_values == {}    # nothing ran there
     dash.close()
     later.close()
 

@@ -100,7 +100,11 @@ def test_hovering_an_op_in_the_rich_display_of_a_run_shows_its_values(tmp_path):
         tip = hover_tooltip(page, "g.node[data-op-type='mul']")
         assert "values after the run:" in tip and "in Y fc_0.w_0: float32[3, 2] [" in tip
         assert "in X x: released after its last use" in tip
+        tip_text = tip
         param = hover_tooltip(page, "g.node[data-var='fc_0.b_0']")
         assert param.endswith("after the run: float32[2] [0, 0]"), param
+        page.click("g.node[data-op-type='mul']")           # a click writes it under the graph
+        message = page.locator(".pnb-graph-msg[data-op-detail='0/0']")
+        assert message.text_content() == tip_text
         page.screenshot(path=str(screenshot_dir() / "graph_op_values.png"))
         assert blocked == []

@@ -271,7 +271,7 @@ function graphView(g, openFold, full, ops) {
       el.addEventListener("click", () => openFold(el.getAttribute("data-fold-id")));
     });
     const detail = ops ? opDetails(box, ops) : null;
-    if (typeof pnbPanZoom === "function") pnbPanZoom(box, { openFold });
+    if (typeof pnbPanZoom === "function") pnbPanZoom(box, { openFold, opsWired: Boolean(ops) });
     return h("div", {}, box, detail, note);
   }
   return h("div", {}, h("div", { class: "pnb-hint", "data-hint": "graphviz" }, g.hint),

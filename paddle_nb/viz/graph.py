@@ -15,7 +15,6 @@ parameter) is green and does not push the reader down. Big programs fold
 
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
-from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
 from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
@@ -23,7 +22,7 @@ from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
 from paddle_nb.viz.names import user_names
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
 from paddle_nb.viz.svg import graph_html
-from paddle_nb.viz.values import RunValues, op_value_lines
+from paddle_nb.viz.values import RunValues, op_tooltip, op_value_lines
 
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
@@ -339,7 +338,7 @@ class _Drawing(EdgeDrawing):
         owns = bool(op.sub_block_ids())
         attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": ROLE_COLOURS[role],
                  "id": nid, "class": f"op role-{role}" + (" control-flow" if owns else ""),
-                 "tooltip": dot_label(dot_text(_op_tooltip(op, k, role, self.given(block, op),
+                 "tooltip": dot_label(dot_text(op_tooltip(op, k, role, self.given(block, op),
                                                            self.op_values(block, op))))}
         if owns:
             attrs.update(peripheries="2", color=OWNS_COLOUR)
@@ -403,27 +402,3 @@ def _depth(block):
     while block.parent is not None:
         depth, block = depth + 1, block.parent
     return depth
-
-
-def _op_tooltip(op, k, role, names=None, values=()):
-    """What hovering an op shows: its slots (a name the user gave the variable first, see
-    viz/names.py), its attributes (long values cut), its variables' values after a run
-    (``values``, lines from viz/values.py), and the user's line that built it."""
-    def slots(m):
-        return "; ".join(f"{s}={', '.join(_shown(n, names) for n in ns)}"
-                         for s, ns in m.items() if ns)
-    lines = [f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"]
-    for name, value in op.attrs.items():
-        if name not in HIDDEN_ATTRS:
-            text = format_attr(value, name)
-            lines.append(f"  {name} = {text if len(text) <= 70 else text[:67] + '...'}")
-    lines += values
-    if op.callstack:
-        lines.append(f"built at {op.site()}")
-    return "\n".join(lines)
-
-
-def _shown(name, names):
-    """``name``, or ``o1 (static_rnn_0.tmp_1)`` where the user bound it to a Python name."""
-    given = (names or {}).get(name)
-    return f"{given} ({name})" if given and given != name else name

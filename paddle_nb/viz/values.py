@@ -1,4 +1,7 @@
-"""What a run left in each variable, said in one line: the values an op's tooltip shows.
+"""What hovering an op shows, and what a run left in each variable, said in one line.
+
+An op's tooltip (:func:`op_tooltip`) lists its slots, its attributes and the user's line
+that built it; after a run, its inputs' and outputs' values too.
 
 After a run, hovering an op asks "what did it read, and what did it write?". The answer
 comes from a scope or from a run's record:
@@ -32,9 +35,11 @@ import numpy
 from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import RunRecord, ScopeRecord, snapshot_scope
+from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.viz.style import fmt_shape
 
-__all__ = ["RunValues", "value_summary", "op_value_lines", "program_op_values", "MAX_SLOT_LINES"]
+__all__ = ["RunValues", "value_summary", "op_value_lines", "program_op_values", "op_tooltip",
+           "MAX_SLOT_LINES"]
 
 # An op with many inputs (a concat of 50 tensors) lists this many of its variables' values.
 MAX_SLOT_LINES = 8
@@ -147,8 +152,7 @@ def op_value_lines(op, values, names=None, persistable=None):
                 if (way, name) in seen:
                     continue
                 seen.add((way, name))
-                given = (names or {}).get(name)
-                shown = f"{given} ({name})" if given and given != name else name
+                shown = _shown(name, names)
                 kept = persistable(name) if persistable is not None else None
                 lines.append(f"  {way} {slot} {shown}: {values.say(name, kept)}")
     if len(lines) > MAX_SLOT_LINES:
@@ -176,3 +180,27 @@ def program_op_values(program, values, names=None):
             if lines:
                 out[f"{block.idx}/{k}"] = "\n".join(lines)
     return out
+
+
+def op_tooltip(op, k, role, names=None, values=()):
+    """What hovering an op shows: its slots (a name the user gave the variable first, see
+    viz/names.py), its attributes (long values cut), its variables' values after a run
+    (``values``, the lines of :func:`op_value_lines`), and the user's line that built it."""
+    def slots(m):
+        return "; ".join(f"{s}={', '.join(_shown(n, names) for n in ns)}"
+                         for s, ns in m.items() if ns)
+    lines = [f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"]
+    for name, value in op.attrs.items():
+        if name not in HIDDEN_ATTRS:
+            text = format_attr(value, name)
+            lines.append(f"  {name} = {text if len(text) <= 70 else text[:67] + '...'}")
+    lines += values
+    if op.callstack:
+        lines.append(f"built at {op.site()}")
+    return "\n".join(lines)
+
+
+def _shown(name, names):
+    """``name``, or ``o1 (static_rnn_0.tmp_1)`` where the user bound it to a Python name."""
+    given = (names or {}).get(name)
+    return f"{given} ({name})" if given and given != name else name

@@ -215,7 +215,7 @@ class _Drawing(EdgeDrawing):
         if self.values is None:
             return ""
         var = self.vars[vk]
-        return f"\nafter the run: {self.values.say(var.name, var.persistable)}"
+        return f"\nafter the run: {self.values.say(var.name, var.persistable, vk[0] == 0)}"
 
     def given(self, block, op):
         """``{variable name: the user's name}`` for the variables ``op`` reads and writes."""
@@ -354,7 +354,11 @@ class _Drawing(EdgeDrawing):
         def persistable(name):
             vk = self.resolve(block, name)
             return self.vars[vk].persistable if vk in self.vars else None
-        return op_value_lines(op, self.values, self.given(block, op), persistable)
+
+        def outer(name):
+            vk = self.resolve(block, name)
+            return vk[0] == 0 if vk is not None else None
+        return op_value_lines(op, self.values, self.given(block, op), persistable, outer)
 
     def _params_line(self, keys):
         """``\\nconv2d_0.w_0 [64, 3, 7, 7]`` (or a count) for parameters folded into labels."""

@@ -75,23 +75,38 @@ class RunValues:
 
     def __init__(self, source, live=None):
         self.from_scope = isinstance(source, Scope)
-        self.records = {}            # variable name -> [(scope label, VarRecord)], walk order
-        for scope in _scope_record(source).walk():
-            for var in scope.vars:
-                self.records.setdefault(var.name, []).append((scope.label or "your scope", var))
+        self.records = {}     # variable name -> [(scope label, depth, VarRecord)], walk order
+        self._collect(_scope_record(source), 0, "")
         self.live = live
-        self.said = {}               # (name, persistable) -> the line: a parameter read by many
-                                     # ops is summed up once
+        self.said = {}        # (name, persistable, outer) -> the line: a parameter read by
+                              # many ops is summed up once
 
-    def say(self, name, persistable=None):
-        """One line on the variable ``name`` as the run left it."""
-        key = (name, persistable)
+    def _collect(self, scope, depth, parent):
+        """Each variable with its scope's label (a step's "grad" scope as ``step 2/grad``)
+        and depth (0: the user's scope, 1: the run scope, 2 and more: sub-block runs)."""
+        label = scope.label or ("your scope" if depth == 0 else f"scope {scope.id}")
+        if depth >= 3 and parent:
+            label = f"{parent}/{label}"
+        for var in scope.vars:
+            self.records.setdefault(var.name, []).append((label, depth, var))
+        for kid in scope.kids:
+            self._collect(kid, depth + 1, label if depth >= 2 else "")
+
+    def say(self, name, persistable=None, outer=None):
+        """One line on the variable ``name`` as the run left it. ``outer``: the variable is
+        block 0's (True: read it from the user's or the run scope, not from a step scope
+        where a sub-block's variable of the same name lives; False: a sub-block's)."""
+        key = (name, persistable, outer)
         if key not in self.said:
-            self.said[key] = self._say(name, persistable)
+            self.said[key] = self._say(name, persistable, outer)
         return self.said[key]
 
-    def _say(self, name, persistable):
+    def _say(self, name, persistable, outer):
         held = self.records.get(name)
+        if held and outer is not None:       # the user's and the run scope hold block 0's
+            mine = [h for h in held if (h[1] <= 1) == outer]
+            held = mine or held
+        held = [(label, var) for label, _, var in held or ()]
         if not held:
             return self._missing(persistable)
         allocated = [(label, v) for label, v in held if v.state == "allocated"]
@@ -140,11 +155,12 @@ def _scope_record(source):
                     f"{type(source).__name__}")
 
 
-def op_value_lines(op, values, names=None, persistable=None):
+def op_value_lines(op, values, names=None, persistable=None, outer=None):
     """The lines an op's tooltip adds after a run: each input's and output's value.
 
     ``names`` maps a variable to the user's Python name (viz/names.py); ``persistable(name)``
-    says whether a variable outlives a run (what to say of one no scope holds)."""
+    says whether a variable outlives a run (what to say of one no scope holds), ``outer(name)``
+    whether it is block 0's (see :meth:`RunValues.say`)."""
     lines, seen = [], set()
     for way, slots in (("in", op.inputs), ("out", op.outputs)):
         for slot, vars_ in slots.items():
@@ -154,7 +170,8 @@ def op_value_lines(op, values, names=None, persistable=None):
                 seen.add((way, name))
                 shown = _shown(name, names)
                 kept = persistable(name) if persistable is not None else None
-                lines.append(f"  {way} {slot} {shown}: {values.say(name, kept)}")
+                top = outer(name) if outer is not None else None
+                lines.append(f"  {way} {slot} {shown}: {values.say(name, kept, top)}")
     if len(lines) > MAX_SLOT_LINES:
         lines = lines[:MAX_SLOT_LINES] + [f"  … {len(lines) - MAX_SLOT_LINES} more variables"]
     return (["values after the run:"] + lines) if lines else []
@@ -169,6 +186,10 @@ def program_op_values(program, values, names=None):
         def persistable(name, block=block):
             var = block.find_var(name)
             return var.persistable if var is not None else None
+
+        def outer(name, block=block):
+            var = block.find_var(name)
+            return var.block.idx == 0 if var is not None else None
         for k, op in enumerate(block.ops):
             given = {}
             for name in op.input_arg_names + op.output_arg_names:
@@ -176,7 +197,7 @@ def program_op_values(program, values, names=None):
                 user = (names or {}).get((var.block.idx, name)) if var is not None else None
                 if user:
                     given[name] = user
-            lines = op_value_lines(op, values, given, persistable)
+            lines = op_value_lines(op, values, given, persistable, outer)
             if lines:
                 out[f"{block.idx}/{k}"] = "\n".join(lines)
     return out

@@ -94,9 +94,15 @@ def test_step_scope_values_say_which_step():
     exe.subscribe(records.append)
     exe.record_values = True
     exe.run(prog, feed={"x": np.ones((T, BATCH, IN), "float32")}, fetch_list=[out], scope=scope)
+    dot = graph(prog, scope=records[-1])
     said = RunValues(records[-1]).say(h.name)
     assert re.search(rf"\(in step {T - 1}, last of {T} scopes\)$", said), said
-    dot = graph(prog, scope=records[-1])
+    values = RunValues(records[-1])
+    stacked = values.say(out.name, outer=True)           # block 0's out: the run scope's
+    assert stacked.startswith(f"float32[{T}, {BATCH}, {HID}] [") and "step" not in stacked
+    assert values.say(out.name, outer=False).endswith(f"(in step {T - 1}, last of {T} scopes)")
+    recurrent = tooltip(dot, "op-b0-1")
+    assert f"float32[{T}, {BATCH}, {HID}]" in recurrent, recurrent
     step_ops = [n for n, a in dot.paddle_nodes.items() if a.get("block") == 1 and "op" in a]
     assert any("last of 3 scopes" in tooltip(dot, n) for n in step_ops)
 

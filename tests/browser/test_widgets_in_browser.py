@@ -105,11 +105,11 @@ def check_dashboard(page, shots):
     expect(step0.locator("[data-summary='scope']")).to_have_text("9 vars: 9 allocated")
     step0.locator("> summary").click()
     if shutil.which("dot"):
-        check_op_values(page, dash)
+        check_op_values(page, dash, shots)
     dash.screenshot(path=str(shots / "dashboard.png"))
 
 
-def check_op_values(page, dash):
+def check_op_values(page, dash, shots):
     """Hovering the step block's tanh after the runs: its tooltip holds what the last step
     left in its input and output, under the user's name ``h`` (the kernel's op_values and
     names); a click shows the same in the panel under the graph, and a second click hides it."""
@@ -125,6 +125,7 @@ def check_op_values(page, dash):
                      r"\(in step 2, last of 3 scopes\)", tip), tip
     tanh.click()
     expect(dash.locator("[data-op-detail='1/4'] pre")).to_have_text(tip)
+    dash.screenshot(path=str(shots / "dashboard_op_clicked.png"))
     tanh.click()
     expect(dash.locator("[data-op-detail]")).to_have_count(0)
 

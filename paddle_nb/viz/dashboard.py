@@ -36,6 +36,8 @@ from paddle_nb.executor.record import snapshot_scope
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.viz.style import fmt_bytes, fmt_shape
 from paddle_nb.viz.trees import block_summary, kind_groups
+from paddle_nb.viz.names import names_by_block, scope_names, user_names
+from paddle_nb.viz.values import RunValues, program_op_values, value_summary
 from paddle_nb.viz.widget_base import (PaddleWidget, graph_picture, jsonable, on_cell_executed,
                                        scope_dict, walk_dicts, weak_method)
 
@@ -74,6 +76,12 @@ class Dashboard(PaddleWidget):
     # The runs of the executor it follows: those made before the Dashboard (as the executor
     # counts them, ``executor.run_count``), then each run in its scope (in any, without one).
     runs = traitlets.Int(0).tag(sync=True)
+    # What hovering (or clicking) an op of the graph adds after a run: "block/op" -> each
+    # input's and output's value, as the last run of this program left it (viz/values.py).
+    op_values = traitlets.Dict().tag(sync=True)
+    # The user's Python names (viz/names.py) for the scope pane: {"outer": {variable: name}}
+    # for the user's and the run scope, "inner" for the step (sub-block) scopes below them.
+    names = traitlets.Dict().tag(sync=True)
 
     def __init__(self, program=None, scope=None, executor=None, **kwargs):
         super().__init__(kind="dashboard", **kwargs)
@@ -84,7 +92,7 @@ class Dashboard(PaddleWidget):
         self._op_counts = {}
         self._unsubscribe = executor.subscribe(weak_method(self.on_run, executor.listeners)) \
             if executor is not None else (lambda: None)
-        self._unhook = on_cell_executed(self.refresh)
+        self._unhook = on_cell_executed(self._after_cell)
         self.refresh()
         self._show_start()
 
@@ -98,6 +106,7 @@ class Dashboard(PaddleWidget):
             for block in self.program.blocks:
                 blocks.append(self._block_entry(block))
                 graphs[str(block.idx)] = _picture(block, self.expanded.get(str(block.idx), ()))
+            self._name_variables()
             with self.hold_sync():
                 self.blocks = jsonable(blocks)
                 self.graphs = jsonable(graphs)
@@ -105,6 +114,18 @@ class Dashboard(PaddleWidget):
                     self.selected_block = 0
                 self.program_version = self.program.version
             return True
+
+    def _after_cell(self):
+        """After a notebook cell: the program may have grown, and the cell may have bound
+        Python names to its variables (``o1, o2 = rnn()``)."""
+        self.refresh()
+        self._name_variables()
+
+    def _name_variables(self):
+        """The user's names of the program's variables (viz/names.py), for the scope pane:
+        ``outer`` for the user's and the run scope (block 0), ``inner`` for those below."""
+        outer, inner = scope_names(self.program, names_by_block(self.program))
+        self.names = {"outer": outer, "inner": inner}
 
     def _block_entry(self, block):
         before = self._op_counts.get(block.idx)
@@ -145,8 +166,14 @@ class Dashboard(PaddleWidget):
             label = "no run yet: the scope as it is now"
         else:
             label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
+        # after runs (counted, or an executor that does not count them but left values in
+        # the scope): hovering an op shows what they left there
+        ran = count if count is not None else \
+            any(v["state"] == "allocated" for s in walk_dicts(tree) for v in s["vars"])
+        values = RunValues(scope) if ran else None
         with self.hold_sync():
             self.runs = count or 0
+            self.op_values = self._op_values(values) if values is not None else {}
             self.scopes = jsonable(tree)
             self.declared = jsonable(self._declared(self.program, tree))
             self.run = {"label": label, "program": "", "ops": 0, "recorded": False}
@@ -191,6 +218,9 @@ class Dashboard(PaddleWidget):
             self._seen.pop(next(iter(self._seen)))
         ours = record.program is self.program
         with self.hold_sync():
+            if ours:
+                live = self.scope if self.scope is not None else global_scope()
+                self.op_values = self._op_values(RunValues(record, live=live))
             self.runs = count
             self.scopes = jsonable(tree)
             self.changes = jsonable(changes)
@@ -201,6 +231,15 @@ class Dashboard(PaddleWidget):
                                                       " block(s)",
                 "ops": len(record.ops), "seconds": round(record.seconds, 6),
                 "place": record.place, "failed": record.failed})
+
+    def _op_values(self, values):
+        """Each op's inputs' and outputs' values, said as its tooltip shows them."""
+        named = {}
+        try:
+            named = user_names(self.program)
+        except RuntimeError:           # the notebook's namespace changed while it was read
+            pass
+        return jsonable(program_op_values(self.program, values, named))
 
     @staticmethod
     def _remember(tree, digests):
@@ -307,21 +346,7 @@ def _digest(array):
     """``(checksum, short summary)`` of a value: the checksum finds a change, the summary
     says it."""
     array = numpy.asarray(array)
-    return zlib.crc32(numpy.ascontiguousarray(array).tobytes()), _summary(array)
-
-
-def _summary(array):
-    """A few numbers of ``array``, and the mean of a longer one:
-    ``[0.1, -2, 3.5]``, ``[0.1, -2, 3.5, … 9 more] mean 0.4``."""
-    flat = array.reshape(-1)
-    number = (lambda x: f"{x:.4g}") if array.dtype.kind in "fc" else str
-    head = ", ".join(number(x) for x in flat[:3].tolist())
-    if not array.ndim:
-        return head
-    if flat.size <= 3:
-        return f"[{head}]"
-    mean = f"{float(flat.real.mean()):.4g}" if array.dtype.kind in "fciub" else "?"
-    return f"[{head}, … {flat.size - 3} more] mean {mean}"
+    return zlib.crc32(numpy.ascontiguousarray(array).tobytes()), value_summary(array)
 
 
 def _what_changed(before, now):

@@ -23,6 +23,7 @@ from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Variable
 from paddle_nb.viz import trees
 from paddle_nb.viz.graph import graph, var_kind
+from paddle_nb.viz.names import names_by_block, names_in_block
 from paddle_nb.viz.preview import preview
 from paddle_nb.viz.svg import NO_DOT, graph_html, svg_of
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, chip, esc, fmt_bytes, fmt_shape, page, \
@@ -113,10 +114,22 @@ def _record_html(record):
            f"{rows}</table>")
     body = head + _section(f"ops in the order they ran ({len(record.ops)})", ops, opened=False)
     if record.scopes is not None:
+        body += _section("dataflow graph: hover an op for its values after this run",
+                         _run_graph(record), opened=False)
         declared = trees.declared_vars(record.scopes, record.program)
         body += _section("scopes just before the run's scopes were destroyed",
-                         trees.scope_tree_body(record.scopes, declared, values=True), opened=True)
+                         trees.scope_tree_body(record.scopes, declared, values=True,
+                                               program=record.program),
+                         opened=True)
     return page(body, "states")
+
+
+def _run_graph(record):
+    """The run's program drawn with the values the run left in its tooltips (viz/values.py)."""
+    try:
+        return graph_html(graph(record.program, scope=record))
+    except ImportError as err:
+        return f'<div class="pnb-muted">{esc(err)}</div>'
 
 
 def _core_var_html(var):
@@ -169,8 +182,10 @@ def _operator_html(op):
     k = op.index()
     subs = op.sub_block_ids()
     owns = chip(f"owns block {', '.join(map(str, subs))}", ROLE_COLOURS[role]) if subs else ""
+    details = trees.op_details(k, op, role,
+                               names_in_block(op.block, names_by_block(op.block.program)))
     return page(f'<div data-block="{op.block.idx}" data-op="{k}" data-op-type="{esc(op.type)}">'
-                f'{trees.op_details(k, op, role).replace("<details>", "<details open>", 1)}'
+                f'{details.replace("<details>", "<details open>", 1)}'
                 f'<span class="pnb-muted">block {op.block.idx}</span>'
                 f"{owns}"
                 "</div>")

@@ -15,7 +15,6 @@ parameter) is green and does not push the reader down. Big programs fold
 
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
-from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Parameter, VarType
 from paddle_nb.viz.fold import DEFAULT_MAX_NODES, Folds, name_prefix, node_id
@@ -23,6 +22,7 @@ from paddle_nb.viz.graph_edges import OWNS_COLOUR, EdgeDrawing, edge_attrs
 from paddle_nb.viz.names import user_names
 from paddle_nb.viz.style import ROLE_COLOURS, VAR_STYLES, dot_label, dot_text, fmt_shape, page
 from paddle_nb.viz.svg import graph_html
+from paddle_nb.viz.values import RunValues, op_tooltip, op_value_lines
 
 __all__ = ["graph", "var_kind", "DEFAULT_MAX_NODES"]
 
@@ -38,7 +38,7 @@ EDGE_ATTR = {"arrowsize": "0.6", "color": "#555555", "fontname": "Helvetica", "f
 
 
 def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(),
-          dataflow="auto", python_names=True):
+          dataflow="auto", python_names=True, scope=None):
     """The dataflow graph of a Program (every block) or of one Block (and its sub-blocks).
 
     ``collapse`` folds parts into single nodes (see ``viz/fold.py``): ``"repeats"``
@@ -60,7 +60,14 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     ``python_names`` labels a variable with the Python name the user's code bound it to
     (``o1, o2 = rnn()``: see ``viz/names.py``), its own name in its tooltip; a dict
     ``{(block idx, variable name): label}`` gives the names; False keeps every variable's
-    own name. Returns a ``graphviz.Digraph``.
+    own name.
+
+    ``scope`` (a Scope, or a RunRecord from ``exe.subscribe``) puts values in the tooltips:
+    hovering an op shows each input's and output's value after the run (dtype, shape, a few
+    numbers, the mean; see ``viz/values.py``), a variable node or an intermediate's edge its
+    own. A live Scope holds what outlives a run (the parameters); a RunRecord made with
+    ``exe.record_values = True`` also holds the temporaries, or says "released after its last
+    use" of those the run freed. Returns a ``graphviz.Digraph``.
 
     >>> import paddle_nb as pd
     >>> prog = pd.Program()
@@ -87,6 +94,8 @@ def graph(block_or_program, collapse=None, max_nodes=DEFAULT_MAX_NODES, expand=(
     if python_names is True:
         python_names = user_names(program)
     drawing = _Drawing(program, blocks, folds, dict(python_names or {}))
+    if scope is not None:
+        drawing.values = RunValues(scope)
     drawing.emit(dot)
     if len(drawing.nodes) > BIG_GRAPH_NODES:
         dot.attr(nslimit="2", nslimit1="2")
@@ -181,6 +190,7 @@ class _Drawing(EdgeDrawing):
         self.edges = {}         # (tail, head) -> edge facts, merged
         self.extra = []         # (tail, head, attrs): ownership ties and step links
         self.heads = {}         # block idx -> a node inside its cluster (for lhead ties)
+        self.values = None      # a RunValues: what a run left in each variable, for tooltips
 
     # -- naming -------------------------------------------------------------------------------
     def op_node(self, key):
@@ -197,7 +207,15 @@ class _Drawing(EdgeDrawing):
     def edge_tip(self, vk):
         """What hovering an edge that carries variable ``vk`` shows: its names and type."""
         var, given = self.vars[vk], self.names.get(vk)
-        return f"{given + ' = ' if given else ''}{var.name}: {_type_text(var)}"
+        return f"{given + ' = ' if given else ''}{var.name}: {_type_text(var)}" + \
+            self.value_text(vk)
+
+    def value_text(self, vk):
+        """A line on the value the run left in ``vk`` when the graph has values, else ""."""
+        if self.values is None:
+            return ""
+        var = self.vars[vk]
+        return f"\nafter the run: {self.values.say(var.name, var.persistable, vk[0] == 0)}"
 
     def given(self, block, op):
         """``{variable name: the user's name}`` for the variables ``op`` reads and writes."""
@@ -304,8 +322,9 @@ class _Drawing(EdgeDrawing):
         where = f" (block {vk[0]})" if outer else ""
         given = self.names.get(vk)
         shown = f"{given} = {var.name}" if given else var.name
-        attrs = dict(VAR_STYLES[kind], id=nid, tooltip=dot_label(
-            f"{dot_text(shown)}: {dot_text(_type_text(var))}, {kind}, declared in block {vk[0]}"))
+        attrs = dict(VAR_STYLES[kind], id=nid, tooltip=dot_label(dot_text(
+            f"{shown}: {_type_text(var)}, {kind}, declared in block {vk[0]}"
+            + self.value_text(vk))))
         attrs["class"] = f"var {kind}" + (" outer" if outer else "")
         g.node(nid, dot_label(f"{dot_text(given or var.name)}{where}\\n"
                               f"{dot_text(_type_text(var))}"), _attributes=attrs)
@@ -319,12 +338,27 @@ class _Drawing(EdgeDrawing):
         owns = bool(op.sub_block_ids())
         attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": ROLE_COLOURS[role],
                  "id": nid, "class": f"op role-{role}" + (" control-flow" if owns else ""),
-                 "tooltip": dot_label(dot_text(_op_tooltip(op, k, role, self.given(block, op))))}
+                 "tooltip": dot_label(dot_text(op_tooltip(op, k, role, self.given(block, op),
+                                                           self.op_values(block, op))))}
         if owns:
             attrs.update(peripheries="2", color=OWNS_COLOUR)
         g.node(nid, dot_label(f"#{k} {dot_text(op.type)}" + self._params_line([(block.idx, k)])),
                _attributes=attrs)
         self.nodes[nid] = {"block": block.idx, "op": k, "op-type": op.type, "role": role}
+
+    def op_values(self, block, op):
+        """The lines on ``op``'s inputs' and outputs' values after the run (none without)."""
+        if self.values is None:
+            return []
+
+        def persistable(name):
+            vk = self.resolve(block, name)
+            return self.vars[vk].persistable if vk in self.vars else None
+
+        def outer(name):
+            vk = self.resolve(block, name)
+            return vk[0] == 0 if vk is not None else None
+        return op_value_lines(op, self.values, self.given(block, op), persistable, outer)
 
     def _params_line(self, keys):
         """``\\nconv2d_0.w_0 [64, 3, 7, 7]`` (or a count) for parameters folded into labels."""
@@ -372,25 +406,3 @@ def _depth(block):
     while block.parent is not None:
         depth, block = depth + 1, block.parent
     return depth
-
-
-def _op_tooltip(op, k, role, names=None):
-    """What hovering an op shows: its slots (a name the user gave the variable first, see
-    viz/names.py), its attributes (long values cut), and the user's line that built it."""
-    def slots(m):
-        return "; ".join(f"{s}={', '.join(_shown(n, names) for n in ns)}"
-                         for s, ns in m.items() if ns)
-    lines = [f"#{k} {op.type} ({role}) in: {slots(op.inputs)} out: {slots(op.outputs)}"]
-    for name, value in op.attrs.items():
-        if name not in HIDDEN_ATTRS:
-            text = format_attr(value, name)
-            lines.append(f"  {name} = {text if len(text) <= 70 else text[:67] + '...'}")
-    if op.callstack:
-        lines.append(f"built at {op.site()}")
-    return "\n".join(lines)
-
-
-def _shown(name, names):
-    """``name``, or ``o1 (static_rnn_0.tmp_1)`` where the user bound it to a Python name."""
-    given = (names or {}).get(name)
-    return f"{given} ({name})" if given and given != name else name

@@ -21,8 +21,10 @@ does; a parameter keeps its own name (``name=`` already gave it the user's).
 import re
 
 from paddle_nb.framework.variable import Variable
+from paddle_nb.viz.style import esc
 
-__all__ = ["user_names", "assigned_names"]
+__all__ = ["user_names", "assigned_names", "names_by_block", "names_in_block",
+           "scope_names", "name_html"]
 
 TARGETS = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*=(?!=)")
 MAIN_SLOTS = ("Out", "Y", "Output", "outputs")
@@ -123,3 +125,66 @@ def _results(op, count):
         if len(outputs[slot]) == count:
             return list(outputs[slot])
     return []
+
+
+def names_by_block(program, namespace=None):
+    """:func:`user_names` as ``{block idx: {variable name: Python name}}``. Empty when the
+    notebook's namespace changed while it was read (a run's thread asking while a cell binds
+    names)."""
+    try:
+        found = user_names(program, namespace)
+    except RuntimeError:
+        return {}
+    by_block = {}
+    for (idx, name), given in found.items():
+        by_block.setdefault(idx, {})[name] = given
+    return by_block
+
+
+def names_in_block(block, by_block):
+    """``{variable name: Python name}`` for the names ``block`` sees: its own variables and
+    its ancestors' (a step block's ``x`` is its own slice, not the outer sequence ``x``: the
+    nearest declaration wins, named or not)."""
+    chain = []
+    while block is not None:
+        chain.append(block)
+        block = block.parent
+    seen = {}
+    for b in reversed(chain):                  # the root first, the nearest block last
+        for name in b.vars:
+            seen[name] = by_block.get(b.idx, {}).get(name)
+    return {name: given for name, given in seen.items() if given}
+
+
+def scope_names(program, by_block):
+    """``(outer, inner)``: the names a scope's rows show. The user's scope and the run scope
+    hold block 0's variables (``outer``); the scopes below them (``step 0``, ``block 1``,
+    ``grad``) hold the sub-blocks' (``inner``: a sub-block's own name wins over block 0's,
+    as a step's output row ``h`` is not the stacked ``out`` outside, though both may share
+    a variable name)."""
+    outer = names_in_block(program.global_block(), by_block)
+    inner = dict(outer)
+    for block in program.blocks[1:]:
+        for name in block.vars:
+            given = by_block.get(block.idx, {}).get(name)
+            if given:
+                inner[name] = given
+            else:
+                inner.pop(name, None)
+    return outer, inner
+
+
+def name_html(name, named):
+    """``name`` for an HTML view: the user's name where ``named`` (a dict from
+    :func:`names_in_block`) has one, the program's on hover (``title``, ``data-internal``).
+
+    >>> name_html("relu_0.tmp_0", {"relu_0.tmp_0": "hidden"})
+    '<span class="pnb-user-name" title="relu_0.tmp_0" data-internal="relu_0.tmp_0">hidden</span>'
+    >>> name_html("x<1>", {})
+    'x&lt;1&gt;'
+    """
+    given = (named or {}).get(name)
+    if not given or given == name:
+        return esc(name)
+    return (f'<span class="pnb-user-name" title="{esc(name)}" data-internal="{esc(name)}">'
+            f"{esc(given)}</span>")

@@ -82,6 +82,7 @@ CSS = """
 .pnb .pnb-scope { border-left-color: #b4a7d6; }
 .pnb .pnb-muted { color: #777; }
 .pnb .pnb-name { font-family: var(--jp-code-font-family, monospace); font-weight: 600; }
+.pnb .pnb-user-name { border-bottom: 1px dotted #999; cursor: help; }
 .pnb .pnb-legend { margin: 4px 0; }
 .pnb .pnb-error { color: #a00; }
 .pnb .pnb-nan { background: #ff00ff; color: #fff; }

@@ -31,7 +31,8 @@ BOX_STYLE = ("position:relative;border:1px solid #dde;border-radius:4px;padding:
 MESSAGE_STYLE = "font-size:11px;color:#666;min-height:1.3em"
 PANZOOM_JS = (pathlib.Path(__file__).parent / "static" / "panzoom.js").read_text().replace(
     "</", "<\\/")         # (inside a script, "</script" would end it)
-HOW_TO_MOVE = ("wheel: zoom · drag: pan · fit: the whole graph · hover a node: its details · "
+HOW_TO_MOVE = ("wheel: zoom · drag: pan · fit: the whole graph · hover a node (or click an op): "
+               "its details · "
                "click a folded node: how to open it")
 
 

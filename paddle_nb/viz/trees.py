@@ -23,6 +23,7 @@ from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.printer import HIDDEN_ATTRS, format_attr, block_to_text, program_to_text
 from paddle_nb.framework.program import Program
 from paddle_nb.viz.graph import var_kind
+from paddle_nb.viz.names import name_html, names_by_block, names_in_block, scope_names
 from paddle_nb.viz.preview import preview
 from paddle_nb.viz.style import (NEST_STYLE, OPS_STYLE, ROLE_COLOURS, VAR_STYLES, View, chip,
                                  esc, fmt_bytes, fmt_shape, page, state_chip)
@@ -63,8 +64,11 @@ def kind_groups(variables):
 
 
 # -- the block tree ------------------------------------------------------------------------------
-def block_tree(program):
+def block_tree(program, python_names=True):
     """The blocks of ``program`` (or one Block and those under it), nested under their ops.
+
+    A variable the user's code bound to a Python name shows that name, its own on hover
+    (viz/names.py); ``python_names=False`` keeps every variable's own name.
 
     >>> import paddle_nb as pd
     >>> prog = pd.Program()
@@ -75,10 +79,10 @@ def block_tree(program):
     (True, True)
     """
     text = program_to_text(program) if isinstance(program, Program) else block_to_text(program)
-    return View(page(block_tree_body(program), "roles", "vars"), text)
+    return View(page(block_tree_body(program, python_names), "roles", "vars"), text)
 
 
-def block_tree_body(program):
+def block_tree_body(program, python_names=True):
     if isinstance(program, Block):
         owned = set()
         tops = [program]
@@ -94,8 +98,9 @@ def block_tree_body(program):
             f'{" (large: blocks start folded; click a line to open it)" if n_ops > OPEN_OPS else ""}'
             "</div>")
     opened = n_ops <= OPEN_OPS
+    by_block = names_by_block(program) if python_names else {}
     return (f'<div class="pnb-block-tree">{head}'
-            + "".join(_block_html(b, None, opened) for b in tops) + "</div>")
+            + "".join(_block_html(b, None, opened, by_block) for b in tops) + "</div>")
 
 
 # A program of at most this many ops opens all its blocks; a larger one starts folded to one
@@ -141,9 +146,10 @@ def _declared_bytes(var):
         return 0
 
 
-def _block_html(block, owner, opened=True):
+def _block_html(block, owner, opened=True, by_block=None):
     """One block: a summary line that opens onto its variables and its ops (each owned
-    block nested under its op)."""
+    block nested under its op); ``by_block``: viz/names.py's names_by_block."""
+    names = names_in_block(block, by_block or {})
     idx = block.idx
     where = "global" if idx == 0 else f"parent {block.parent_idx}"
     if owner is not None:
@@ -157,14 +163,14 @@ def _block_html(block, owner, opened=True):
                      f'outer blocks: {esc(", ".join(reads) or "nothing")} · writes to outer '
                      f'blocks: {esc(", ".join(writes) or "nothing")}</div>')
     if block.vars:
-        parts.append(_var_groups(block))
+        parts.append(_var_groups(block, names))
     items = []
     for k, op in enumerate(block.ops):
-        subs = "".join(_block_html(block.program.block(i), (k, op), opened)
+        subs = "".join(_block_html(block.program.block(i), (k, op), opened, by_block)
                        for i in op.sub_block_ids() if 0 <= i < block.program.num_blocks)
         role = OpRole.name(op.role)
         items.append(f'<li data-block="{idx}" data-op="{k}" data-op-type="{esc(op.type)}" '
-                     f'data-role="{role}">{op_details(k, op, role)}{subs}</li>')
+                     f'data-role="{role}">{op_details(k, op, role, names)}{subs}</li>')
     if items:
         parts.append(f'<ol class="pnb-ops" start="0" style="{OPS_STYLE}">{"".join(items)}</ol>')
     return (f'<div class="pnb-block" data-block="{idx}" data-parent="{block.parent_idx}" '
@@ -173,14 +179,14 @@ def _block_html(block, owner, opened=True):
             "</details></div>")
 
 
-def _var_groups(block):
+def _var_groups(block, names=None):
     """The block's variables, one folded table per kind ("parameter (62)"), names sorted
     naturally; a small block's groups start open."""
     by_name = block.vars
     few = len(by_name) <= 12
     groups = []
     for group in kind_groups(by_name.values()):
-        rows = "".join(_var_row(block, by_name[n]) for n in group["names"])
+        rows = "".join(_var_row(block, by_name[n], names) for n in group["names"])
         groups.append(f'<details{" open" if few else ""} data-kind-group="{group["kind"]}" '
                       f'data-count="{group["count"]}"><summary>{group["kind"]} '
                       f'({group["count"]})</summary><table><tr><th>name</th><th>kind</th>'
@@ -191,7 +197,7 @@ def _var_groups(block):
             "</details>")
 
 
-def _var_row(block, var):
+def _var_row(block, var, names=None):
     kind = var_kind(var, var.writer is not None)
     colour = VAR_STYLES[kind]["fillcolor"]
     known = var.dtype_or_none()
@@ -202,15 +208,18 @@ def _var_row(block, var):
     wrote = f"#{writer.index()} {writer.type}" if writer is not None and writer.block is block \
         else (f"block {writer.block.idx}: {writer.type}" if writer is not None else "")
     return (f'<tr data-var="{esc(var.name)}" data-block="{block.idx}" data-kind="{kind}">'
-            f'<td class="pnb-name">{esc(var.name)}</td><td>{chip(kind, colour)}</td>'
+            f'<td class="pnb-name">{name_html(var.name, names)}</td><td>{chip(kind, colour)}</td>'
             f"<td>{esc(dtype)}{esc(shape)}{esc(lod)}</td><td>{esc(wrote)}</td></tr>")
 
 
-def op_details(k, op, role):
+def op_details(k, op, role, names=None):
+    """An op's line (its slots, each variable by the user's name where ``names`` has one,
+    the program's on hover) that opens onto its attributes and the line that built it."""
     def slots(m):
-        return ", ".join(f"{s}={'/'.join(n)}" for s, n in m.items() if n)
+        return ", ".join(f"{esc(s)}={'/'.join(name_html(v, names) for v in n)}"
+                         for s, n in m.items() if n)
     line = (f'{chip(role, ROLE_COLOURS[role], "op_role", role=role)} <b>#{k} {esc(op.type)}</b>'
-            f'({esc(slots(op.inputs))}) → {esc(slots(op.outputs))}')
+            f'({slots(op.inputs)}) → {slots(op.outputs)}')
     attrs = [(a, v) for a, v in op.attrs.items() if a not in HIDDEN_ATTRS]
     rows = "".join(f"<tr><td>{esc(a)}</td><td>{esc(format_attr(v, a))}</td></tr>" for a, v in attrs)
     table = f"<table><tr><th>attribute</th><th>value</th></tr>{rows}</table>" if rows else \
@@ -220,13 +229,15 @@ def op_details(k, op, role):
 
 
 # -- the scope tree ------------------------------------------------------------------------------
-def scope_tree(scope_or_record, program=None, values=False):
+def scope_tree(scope_or_record, program=None, values=False, python_names=True):
     """The scope hierarchy with each variable's state, shape, dtype, place and bytes.
 
     Takes a live Scope (snapshotted now; ``values=True`` copies values for previews), a
     RunRecord (the scopes of that run as they stood just before they were destroyed; its
     program gives the "declared" variables), or a ScopeRecord. With ``program``, the
-    program's variables that no scope holds are listed as declared.
+    program's variables that no scope holds are listed as declared, and a variable the
+    user's code bound to a Python name shows it, its own name on hover (viz/names.py;
+    ``python_names=False`` keeps the variables' own names).
 
     >>> import paddle_nb as pd
     >>> s = pd.Scope(label="demo")
@@ -239,7 +250,7 @@ def scope_tree(scope_or_record, program=None, values=False):
     """
     record, program = resolve_scopes(scope_or_record, program, values)
     declared = declared_vars(record, program)
-    body = scope_tree_body(record, declared, values)
+    body = scope_tree_body(record, declared, values, program if python_names else None)
     return View(page(body, "states"), _text(record, declared))
 
 
@@ -283,7 +294,11 @@ def _per_place(records):
     return places
 
 
-def scope_tree_body(record, declared=(), values=False):
+def scope_tree_body(record, declared=(), values=False, program=None):
+    """The scope tree's HTML; with ``program``, the user's names of its variables (viz/names.py:
+    block 0's in the user's and the run scope, the sub-blocks' in the scopes below)."""
+    by_block = names_by_block(program) if program is not None else {}
+    names = scope_names(program, by_block) if program is not None else ({}, {})
     everything = [v for s in record.walk() for v in s.vars]
     places = _per_place(everything)
     rows = "".join(f'<tr data-place="{esc(p)}" data-bytes="{n}"><td>{esc(p)}</td>'
@@ -296,11 +311,12 @@ def scope_tree_body(record, declared=(), values=False):
     if values and not any(v.value is not None for v in everything if v.state == "allocated"):
         note = ('<div class="pnb-muted">no values were recorded: set exe.record_values = True '
                 "before the run, or pass a live Scope with values=True</div>")
-    return (f'<div class="pnb-scope-tree">{totals}{note}{_scope_html(record, 0, 1, values)}'
-            f"{_declared_html(declared)}</div>")
+    return (f'<div class="pnb-scope-tree">{totals}{note}'
+            f"{_scope_html(record, 0, 1, values, names=names)}"
+            f"{_declared_html(declared, by_block)}</div>")
 
 
-def _scope_html(rec, depth, siblings, values, large=None):
+def _scope_html(rec, depth, siblings, values, large=None, names=None):
     own = rec.nbytes()
     subtree = sum(s.nbytes() for s in rec.walk())
     places = ", ".join(f"{p}: {fmt_bytes(n)}" for p, n in _per_place(rec.vars).items())
@@ -312,13 +328,14 @@ def _scope_html(rec, depth, siblings, values, large=None):
     table = ""
     if rec.vars:
         value_head = "<th>value</th>" if values else ""
-        rows = "".join(_scope_var_row(rec, v, values) for v in rec.vars)
+        shown = names[0] if depth <= 1 else names[1]
+        rows = "".join(_scope_var_row(rec, v, values, shown) for v in rec.vars)
         table = (f"<table><tr><th>variable</th><th>state</th><th>dtype</th><th>shape</th>"
                  f"<th>place</th><th>bytes</th>{value_head}</tr>{rows}</table>")
     # a large hierarchy starts folded to its summary lines below the first level
     small = large is False or (large is None and sum(len(s.vars) for s in rec.walk()) <= 60)
     opened = " open" if depth == 0 or (small and (depth <= 1 or siblings <= 3)) else ""
-    inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values, not small)
+    inner = "".join(_scope_html(k, depth + 1, len(rec.kids), values, not small, names)
                     for k in rec.kids)
     label = esc(rec.label or "")
     return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="{rec.id}" '
@@ -327,7 +344,7 @@ def _scope_html(rec, depth, siblings, values, large=None):
             f"<details{opened}><summary>{head}</summary>{table}{inner}</details></div>")
 
 
-def _scope_var_row(rec, v, values):
+def _scope_var_row(rec, v, values, names=None):
     holds = f" (holds a {v.holder})" if v.holder else ""
     cell = ""
     if values:
@@ -335,18 +352,18 @@ def _scope_var_row(rec, v, values):
             f"<details><summary>show</summary>{preview(v.value)}</details>"
         cell = f"<td>{shown}</td>"
     return (f'<tr data-var="{esc(v.name)}" data-state="{v.state}" data-scope="{rec.id}" '
-            f'data-bytes="{v.nbytes}"><td class="pnb-name">{esc(v.name)}</td>'
+            f'data-bytes="{v.nbytes}"><td class="pnb-name">{name_html(v.name, names)}</td>'
             f"<td>{state_chip(v.state)}{esc(holds)}</td><td>{esc(v.dtype or '')}</td>"
             f"<td>{esc(fmt_shape(v.shape) if v.shape is not None else '')}</td>"
             f"<td>{esc(v.place or '')}</td><td>{fmt_bytes(v.nbytes) if v.nbytes else ''}</td>"
             f"{cell}</tr>")
 
 
-def _declared_html(declared):
+def _declared_html(declared, by_block=None):
     if not declared:
         return ""
     rows = "".join(f'<tr data-var="{esc(v.name)}" data-state="declared" data-scope="none" '
-                   f'data-block="{b}"><td class="pnb-name">{esc(v.name)}</td>'
+                   f'data-block="{b}"><td class="pnb-name">{name_html(v.name, (by_block or {}).get(b))}</td>'
                    f"<td>{state_chip('declared')}</td><td>block {b}</td></tr>" for b, v in declared)
     return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="none"><details><summary><b>declared only</b> '
             f'<span class="pnb-muted">{len(declared)} variables of the program that no scope '

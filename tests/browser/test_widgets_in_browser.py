@@ -104,7 +104,30 @@ def check_dashboard(page, shots):
     expect(step0).not_to_have_attribute("open", "")      # ... and it stays folded on redraw
     expect(step0.locator("[data-summary='scope']")).to_have_text("9 vars: 9 allocated")
     step0.locator("> summary").click()
+    if shutil.which("dot"):
+        check_op_values(page, dash, shots)
     dash.screenshot(path=str(shots / "dashboard.png"))
+
+
+def check_op_values(page, dash, shots):
+    """Hovering the step block's tanh after the runs: its tooltip holds what the last step
+    left in its input and output, under the user's name ``h`` (the kernel's op_values and
+    names); a click shows the same in the panel under the graph, and a second click hides it."""
+    tanh = dash.locator(".pnb-graph g.node[data-op-type='tanh']")
+    expect(tanh).to_have_attribute("data-values", "true")
+    box = tanh.bounding_box()
+    centre = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+    page.mouse.move(*centre)
+    tip = page.evaluate("""([x, y]) => document.elementFromPoint(x, y)?.closest("a")
+        ?.getAttributeNS("http://www.w3.org/1999/xlink", "title")""", centre)
+    assert "values after the run:" in tip, tip
+    assert re.search(r"out Out h \(fc_0\.tmp_4\): float32\[2, 5\] \[.*\] mean .* "
+                     r"\(in step 2, last of 3 scopes\)", tip), tip
+    tanh.click()
+    expect(dash.locator("[data-op-detail='1/4'] pre")).to_have_text(tip)
+    dash.screenshot(path=str(shots / "dashboard_op_clicked.png"))
+    tanh.click()
+    expect(dash.locator("[data-op-detail]")).to_have_count(0)
 
 
 def check_late_dashboard(page, shots):

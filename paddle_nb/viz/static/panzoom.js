@@ -8,7 +8,8 @@
 // the box keeps its size. The box says how far it is zoomed in data-zoom (1 = fitted).
 //
 // A click on a folded node ("3 x 16 ops") calls options.openFold(id) where a kernel can
-// redraw (the Dashboard); elsewhere it says how to open it in the message line.
+// redraw (the Dashboard); elsewhere it says how to open it in the message line, and a click
+// on an op writes its details there (options.opsWired: the caller shows them itself).
 // The same function serves the rich display (an inline script, run for every box not yet
 // set up) and the Dashboard's widget (call pnbPanZoom(box, {openFold}) after drawing).
 function pnbPanZoom(box, options) {
@@ -91,6 +92,22 @@ function pnbPanZoom(box, options) {
           + `To draw it open: pd.viz.graph(program, expand=["${id}"]); in pd.viz.Dashboard a click `
           + "opens it in place.";
       }
+    });
+  });
+
+  // A click on an op writes what hovering it shows (its slots, attributes and, drawn with a
+  // scope, its values after the run) in the message line: for a reader without a hover (a
+  // touch screen) and for a picture of the page. The Dashboard shows it in its own panel.
+  if (message && !options.opsWired) svg.querySelectorAll("g[data-op]").forEach((g) => {
+    const a = g.querySelector("a");
+    const tip = a && a.getAttributeNS("http://www.w3.org/1999/xlink", "title");
+    if (!tip) return;
+    g.style.cursor = "pointer";
+    g.addEventListener("click", (e) => {
+      e.preventDefault();
+      message.setAttribute("data-op-detail", `${g.getAttribute("data-block")}/${g.getAttribute("data-op")}`);
+      message.style.whiteSpace = "pre-wrap";
+      message.textContent = tip;
     });
   });
 

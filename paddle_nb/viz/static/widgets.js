@@ -60,6 +60,19 @@ function fmtNumber(x, whole) {
   return whole ? String(x) : x.toFixed(4);
 }
 
+// A variable shown by the user's Python name (viz/names.py: o1 for static_rnn_0.tmp_1), its
+// own on hover; by its own name where the user gave none.
+function userName(name, names) {
+  const user = names && names[name];
+  return user && user !== name
+    ? h("span", { class: "pnb-user-name", title: name, "data-internal": name }, user) : name;
+}
+
+// The names a scope at `depth` shows (the Dashboard's `names`): block 0's in the user's scope
+// and the run scope, the sub-blocks' in the step scopes below (a step's own `h` row is not the
+// stacked `out` outside, though the two may share a variable name).
+const scopeNames = (names, depth) => (names ? (depth <= 1 ? names.outer : names.inner) : null);
+
 // "9 vars: 5 allocated, 4 freed": a scope's variables counted by state.
 function stateCounts(vars) {
   const counts = new Map();
@@ -71,7 +84,8 @@ function stateCounts(vars) {
 // A scope and its kids: a summary line per scope that opens onto its table of variables,
 // nested by the hierarchy. A scope with many variables starts folded; what the reader opens
 // or folds stays so when the widget redraws (opts.folds remembers it by the scope's path).
-function scopeTree(node, palette, opts = {}, path = "") {
+function scopeTree(node, palette, opts = {}, path = "", depth = 0) {
+  const names = scopeNames(opts.names, depth);
   const bytes = node.vars.reduce((a, v) => a + (v.state === "allocated" ? v.nbytes : 0), 0);
   const key = node.path || `${path}/${node.label}`;
   const head = h("summary", { class: "pnb-scope-head" },
@@ -82,7 +96,7 @@ function scopeTree(node, palette, opts = {}, path = "") {
   const rows = node.vars.map((v) => h("tr", {
       "data-var": v.name, "data-state": v.state, "data-scope": node.id,
       "data-change": v.change || null, class: v.change ? "pnb-changed" : null },
-    h("td", { class: "pnb-name" }, v.name), h("td", {}, stateChip(v.state, palette)),
+    h("td", { class: "pnb-name" }, userName(v.name, names)), h("td", {}, stateChip(v.state, palette)),
     h("td", {}, v.state === "allocated" ? fmtShape(v.shape)
       : v.holder ? h("span", { class: "pnb-muted" }, `holds ${v.holder}`) : ""),
     h("td", {}, v.dtype || ""), h("td", {}, v.place || ""),
@@ -98,7 +112,7 @@ function scopeTree(node, palette, opts = {}, path = "") {
     head, table);
   return h("div", { class: "pnb-scope", "data-scope": node.id, "data-scope-label": node.label,
                     "data-destroyed": node.destroyed ? "true" : null },
-    box, node.kids.map((k) => scopeTree(k, palette, opts, key)));
+    box, node.kids.map((k) => scopeTree(k, palette, opts, key, depth + 1)));
 }
 const FOLD_VARS = 40;     // a scope with more variables starts folded to its summary line
 
@@ -175,7 +189,10 @@ function drawDashboard(model) {
   const graph = h("div", { class: "pnb-pane pnb-graph", "data-block": selected, "data-opened": opened.length,
                            "data-size": full ? "full" : "fit" },
     h("div", { class: "pnb-pane-title" }, `block ${selected}: dataflow `, sizeBtn, refold),
-    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }, full));
+    graphView(g, (id) => { if (!opened.includes(id)) setOpened([...opened, id]); }, full,
+      { values: model.get("op_values") || {}, chosen: root_state.op || null,
+        choose: (key) => { root_state.op = key; root_state.views.forEach((draw) => draw()); } }));
+  const names = model.get("names") || {};
   const changes = model.get("changes") || [];
   const scopes = model.get("scopes");
   const declared = model.get("declared") || [];
@@ -190,10 +207,10 @@ function drawDashboard(model) {
     h("div", { class: "pnb-top" }, tree, graph),
     h("div", { class: "pnb-pane pnb-scopes" },
       h("div", { class: "pnb-pane-title" }, "scope hierarchy of the last run"),
-      scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true, folds: viewChoices(model).folds }) : null,
-      declaredGroups(declared, palette),
+      scopes && scopes.vars ? scopeTree(scopes, palette, { changes: true, folds: viewChoices(model).folds, names }) : null,
+      declaredGroups(declared, palette, { ...names.inner, ...names.outer }),
       run.recorded === false ? h("div", { class: "pnb-muted pnb-changes" },
-        "what each run changes is marked from the next run on") : changeList(changes)));
+        "what each run changes is marked from the next run on") : changeList(changes, names)));
 }
 
 // Names grouped as declaredGroups draws them: by kind (in viz.trees.KIND_ORDER), each
@@ -213,7 +230,7 @@ function byKind(names, kinds) {
 
 // The program's variables that no scope holds, one folded group per kind ("temp (212)"):
 // a count to read at a glance, the names (sorted naturally: _2 before _10) on a click.
-function declaredGroups(groups, palette) {
+function declaredGroups(groups, palette, names) {
   if (!groups.length) return null;
   const total = groups.reduce((a, g) => a + g.count, 0);
   return h("div", { class: "pnb-declared", "data-declared": total },
@@ -222,7 +239,7 @@ function declaredGroups(groups, palette) {
                                      open: g.count <= 6 && total <= 24 },
       h("summary", {}, stateChip("declared", palette), ` ${g.kind} `, h("b", {}, g.count)),
       h("div", { class: "pnb-kind-names" }, g.names.map((n) =>
-        h("span", { class: "pnb-declared-var", "data-var": n, "data-state": "declared" }, n))))));
+        h("span", { class: "pnb-declared-var", "data-var": n, "data-state": "declared" }, userName(n, names)))))));
 }
 
 function blockTree(blocks, parent, selected, select) {
@@ -241,7 +258,7 @@ function blockTree(blocks, parent, selected, select) {
 // The graph fitted whole in its box, with pan and zoom (pnbPanZoom from static/panzoom.js,
 // which precedes this file in the widget's module); "actual size" (full) draws it unscaled
 // in a scrolling box instead. A click on a folded node opens it (openFold).
-function graphView(g, openFold, full) {
+function graphView(g, openFold, full, ops) {
   if (!g) return h("div", { class: "pnb-muted" }, "no graph");
   const note = g.note ? h("div", { class: "pnb-muted" }, g.note) : null;
   if (g.svg) {
@@ -253,20 +270,52 @@ function graphView(g, openFold, full) {
       el.style.cursor = "pointer";
       el.addEventListener("click", () => openFold(el.getAttribute("data-fold-id")));
     });
-    if (typeof pnbPanZoom === "function") pnbPanZoom(box, { openFold });
-    return h("div", {}, box, note);
+    const detail = ops ? opDetails(box, ops) : null;
+    if (typeof pnbPanZoom === "function") pnbPanZoom(box, { openFold, opsWired: Boolean(ops) });
+    return h("div", {}, box, detail, note);
   }
   return h("div", {}, h("div", { class: "pnb-hint", "data-hint": "graphviz" }, g.hint),
            h("pre", { class: "pnb-dot", "data-graph": "dot" }, g.dot), note);
 }
 
-function changeList(changes) {
+// After a run, each op's tooltip adds its inputs' and outputs' values (ops.values, "block/op"
+// -> lines, from the kernel's viz/values.py), and a click on an op shows the whole tooltip
+// (slots, attributes, values, the line that built it) in a panel under the graph, which stays
+// open across redraws (ops.chosen, a view-only choice) and shows the next run's values.
+const XLINK = "http://www.w3.org/1999/xlink";
+// The values go where pd.viz.graph(program, scope=...) puts them: after the attributes,
+// before the line that built the op.
+function withValues(tip, said) {
+  const at = tip.lastIndexOf("\nbuilt at ");
+  return at < 0 ? `${tip}\n${said}` : `${tip.slice(0, at)}\n${said}${tip.slice(at)}`;
+}
+function opDetails(box, ops) {
+  let shown = null;
+  box.querySelectorAll("g.node[data-op]").forEach((el) => {
+    const key = `${el.getAttribute("data-block")}/${el.getAttribute("data-op")}`;
+    const a = el.querySelector("a");
+    const said = ops.values[key];
+    if (a && said) a.setAttributeNS(XLINK, "xlink:title", withValues(a.getAttributeNS(XLINK, "title"), said));
+    if (said) el.setAttribute("data-values", "true");
+    el.style.cursor = "pointer";
+    el.addEventListener("click", () => ops.choose(ops.chosen === key ? null : key));
+    if (key === ops.chosen) shown = a ? a.getAttributeNS(XLINK, "title") : said || "";
+  });
+  if (shown === null) return h("div", { class: "pnb-muted pnb-op-hint" },
+    Object.keys(ops.values).length ? "hover or click an op: its attributes and its variables' values after the last run"
+      : "hover or click an op: its attributes (values show after a run)");
+  return h("div", { class: "pnb-op-detail", "data-op-detail": ops.chosen },
+    h("button", { class: "pnb-btn", "data-action": "close-op", onclick: () => ops.choose(null) }, "×"),
+    h("pre", {}, shown));
+}
+
+function changeList(changes, names) {
   if (!changes.length) return h("div", { class: "pnb-muted pnb-changes" }, "nothing changed since the previous run");
   const shown = changes.slice(0, 40);
   return h("details", { class: "pnb-changes", open: true },
     h("summary", {}, `${changes.length} change(s) since the previous run`),
     h("ul", {}, shown.map((c) => h("li", { "data-var": c.name, "data-change": c.what },
-      h("span", { class: "pnb-change" }, c.what), " ", h("span", { class: "pnb-name" }, c.name),
+      h("span", { class: "pnb-change" }, c.what), " ", h("span", { class: "pnb-name" }, userName(c.name, scopeNames(names, c.path.split("/").length - 1))),
       h("span", { class: "pnb-muted" }, ` in ${c.path}`),
       c.before || c.after ? h("span", { class: "pnb-said" }, ": ", h("span", { class: "pnb-before" }, c.before || "—"),
         " → ", h("span", { class: "pnb-after" }, c.after || "—")) : null))),

@@ -20,7 +20,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import paddle_nb as pd  # noqa: E402
 from interop import run_corpus  # noqa: E402
 from paddle_nb import passes  # noqa: E402
-from paddle_nb.ops import registry  # noqa: E402
+from paddle_nb.ops.machinery import registry  # noqa: E402
 
 ZOO = pathlib.Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "paddle26" / "zoo"
 

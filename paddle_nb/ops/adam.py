@@ -8,7 +8,7 @@ the moments' bias toward their zero start. ``adamw`` first shrinks the
 parameter (decoupled weight decay); ``lamb`` scales the whole layer's step by
 ``||Param|| / ||step||`` (its trust ratio).
 
-As in ``optimizer_ops.py`` the kernels are functional, and ``MasterParam``
+As in ``optimizers.py`` the kernels are functional, and ``MasterParam``
 (``multi_precision``) makes the update run on a float32 copy. A true
 ``SkipUpdate`` (a one-element bool tensor) leaves everything as it was.
 """

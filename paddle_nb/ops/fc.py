@@ -9,7 +9,7 @@ columns W [K, N] multiplies; Out has Input's kept axes and N. ``activation_type`
 "relu", applied in place on the product. Bias is [N] or [1, N].
 """
 
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, known_product, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, known_product, register
 
 __all__ = []
 

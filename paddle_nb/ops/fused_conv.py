@@ -19,7 +19,7 @@ gelu (``fuse_beta`` 1: its tanh approximation).
 import math
 
 from paddle_nb.ops.activation_param import erf
-from paddle_nb.ops.registry import Attr, OpDef, Slot, fail, get, register
+from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, get, register
 
 __all__ = ["ACTIVATIONS", "apply_activation"]
 

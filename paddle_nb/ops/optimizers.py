@@ -16,7 +16,7 @@ computed in float32 (as PaddlePaddle's GPU kernels compute it) and rounded
 once at the end: in float16, Adam's epsilon 1e-8 is 0, and a zero gradient
 would give 0 / 0. Each state output keeps its input's dtype (float32 moments
 for a float16 parameter, as PaddlePaddle 2.6 declares them for Adam); the
-Adam family lives in ``adam_ops.py``.
+Adam family lives in ``adam.py``.
 
 These ops have no gradients: they run after the backward pass. ``sign``
 (used by L1 decay) is an ordinary op whose gradient is zero.

@@ -4,7 +4,7 @@ op for it, so no gradient check). tests/ops/test_fc_paddle.py compares it with P
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(31)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from paddle_nb.errors import ShapeError
-from paddle_nb.ops.registry import Meta
+from paddle_nb.ops.machinery.registry import Meta
 from tests.ops.cases_conv import conv_ref
 from tests.ops.harness import Bad, Case
 

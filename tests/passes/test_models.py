@@ -13,7 +13,7 @@ import pytest
 import paddle_nb as pd
 from interop import run_corpus
 from paddle_nb import passes
-from paddle_nb.ops import registry
+from paddle_nb.ops.machinery import registry
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26"
 SOURCES = {"zoo": FIXTURES / "zoo", "corpus": FIXTURES / "corpus"}

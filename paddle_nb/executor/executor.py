@@ -26,6 +26,7 @@ scope race on its variables, as two PaddlePaddle executors would.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import warnings
 from collections.abc import Callable, Mapping
@@ -78,6 +79,11 @@ class Executor:
         self._plans: dict[tuple, BlockPlan] = {}
         self._plans_lock = threading.RLock()   # held to change _plans or to copy it
         self._runs = _PerThread()    # the RunState of the run in progress, one per thread
+        # runs started (a Dashboard made after some says so) and the last run's record, when
+        # someone listened: what a viewer attached late shows first
+        self.run_count = 0
+        self.last_record: Any = None
+        self._counter = itertools.count(1)     # (next() is atomic: threads count exactly)
 
     @property
     def run_state(self) -> RunState | None:
@@ -105,6 +111,7 @@ class Executor:
         if not scope.is_alive():
             raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
                                       "run; expected a live scope (make one with pd.Scope())")
+        self.run_count = next(self._counter)
         feed = feed_dict(feed)
         fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))
@@ -144,6 +151,7 @@ class Executor:
                     interrupted = err
             self._runs.state = None
             if recorder is not None:
+                self.last_record = recorder.record
                 _notify(listeners, recorder.record)
             if interrupted is not None:
                 raise interrupted

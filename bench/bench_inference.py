@@ -42,8 +42,6 @@ FIXTURES = ROOT / "tests" / "fixtures" / "paddle26"
 CORPUS_MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder", "lstm"]
 INTEROP = pathlib.Path(os.environ.get("PADDLE26_PYTHON") or ROOT / ".venv-interop" / "bin"
                        / "python")
-if not INTEROP.exists() and pathlib.Path("/work/main/.venv-interop/bin/python").exists():
-    INTEROP = pathlib.Path("/work/main/.venv-interop/bin/python")
 REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
 
 

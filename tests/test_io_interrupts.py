@@ -29,7 +29,7 @@ from paddle_nb.io import atomic, interrupts
 from paddle_nb.io import params as params_module
 from paddle_nb.ops.machinery import tensor_stream
 
-POINTS_PER_SAVE = 31          # x 10 save kinds: 310 interrupt points
+POINTS_PER_SAVE = 70          # x 10 save kinds: up to 700 interrupt points
 
 
 @pytest.fixture(autouse=True)
@@ -178,7 +178,8 @@ def test_ctrl_c_at_any_point_of_any_save_leaves_the_old_save_or_the_new_one(tmp_
             tried += 1
         for name, data in new.items():
             (tmp_path / name).write_bytes(data)
-    assert tried >= 300
+    print(f"{tried} interrupt points")
+    assert tried >= 600
 
 
 def test_ctrl_c_during_a_save_into_the_working_directory_waits_for_the_last_file(

@@ -44,10 +44,20 @@ def user_frame() -> tuple[str, int, str]:
 
 
 def callstack_strings() -> list[str]:
-    """The user's frame as PaddlePaddle's two ``op_callstack`` strings."""
+    """The user's frame as PaddlePaddle's two ``op_callstack`` strings. A notebook cell is
+    named as IPython's tracebacks name it (``Cell In[3]``), not by its temporary file."""
     filename, lineno, function = user_frame()
     source = linecache.getline(filename, lineno).strip()
-    return [f'  File "{filename}", line {lineno}, in {function}', f"    {source}"]
+    return [f'  File "{_cell_name(filename)}", line {lineno}, in {function}', f"    {source}"]
+
+
+def _cell_name(filename: str) -> str:
+    """``Cell In[N]`` for the code of notebook cell N run in this process, else ``filename``."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    format_code_name = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    named = format_code_name(filename) if format_code_name is not None else None
+    return " ".join(named) if named else filename
 
 
 def format_site(callstack: Sequence[str]) -> str:

@@ -166,9 +166,9 @@ class Dashboard(PaddleWidget):
             label = "no run yet: the scope as it is now"
         else:
             label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
-        # after runs (counted, or an executor that does not count them but left values in
-        # the scope): hovering an op shows what they left there
-        ran = count if count is not None else \
+        # after runs (this executor's, or another's that left values in the scope): hovering
+        # an op shows what they left there
+        ran = bool(count) or \
             any(v["state"] == "allocated" for s in walk_dicts(tree) for v in s["vars"])
         values = RunValues(scope) if ran else None
         with self.hold_sync():

@@ -157,6 +157,10 @@ INTEROP_STAMP    := $(INTEROP_VENV)/.stamp-paddlepaddle-2.6.2
 # the model zoos' packages (interop/zoo/requirements.txt: exact versions, installed --no-deps)
 ZOO_STAMP        := $(INTEROP_VENV)/.stamp-zoo-paddleclas-2.6.0-paddledet-2.6.0-paddleseg-2.8.0-paddlenlp-2.8.1
 INTEROP_FIXTURES ?= build/interop/paddle26
+# (defined before the interop target: make expands a rule's prerequisites as it reads it)
+FLEET_VENV  := build/fleet-venv
+FLEET_PY    := $(FLEET_VENV)/bin/python
+FLEET_STAMP := $(FLEET_VENV)/.stamp-protobuf4
 INTEROP_CORPUS   := $(INTEROP_FIXTURES)/corpus
 INTEROP_COVERAGE ?= $(if $(filter tests/fixtures/paddle26,$(patsubst %/,%,$(INTEROP_FIXTURES))),docs/paddle_coverage.md,build/interop/paddle_coverage.md)
 .PHONY: interop
@@ -208,9 +212,6 @@ $(INTEROP_STAMP):
 
 # Fleet 2.6.2 needs protobuf 4.x (with 7.x it fails printing its strategy): a venv of its own that
 # reuses .venv-interop's packages through a .pth file, with protobuf 4 installed in front of them
-FLEET_VENV  := build/fleet-venv
-FLEET_PY    := $(FLEET_VENV)/bin/python
-FLEET_STAMP := $(FLEET_VENV)/.stamp-protobuf4
 $(FLEET_STAMP): $(INTEROP_STAMP)
 	$(INTEROP_PY) -m venv --clear $(FLEET_VENV)
 	$(INTEROP_PY) -c 'import site; print(site.getsitepackages()[0])' \

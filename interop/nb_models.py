@@ -30,6 +30,11 @@ OPS_NOT_EXPORTED = {
                                       "statistics (tests/api/test_random_api.py)",
     "dirichlet": "random: compared by statistics (tests/ops/cases_random.py); no public "
                  "PaddlePaddle 2.6 function writes it in static mode",
+    "py_func": "its attribute indexes the building process's table of Python functions: a "
+               "saved program cannot carry the function (in PaddlePaddle either)",
+    "fused_conv2d_bias_act": "paddle_nb's own inference op, made by the passes at load time "
+                             "(paddle_nb/passes); PaddlePaddle has no such op, and a program "
+                             "holding it is never saved for PaddlePaddle",
 }
 
 

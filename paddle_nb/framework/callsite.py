@@ -77,10 +77,22 @@ def format_site(callstack: Sequence[str]) -> str:
     try:
         filename = head.split('"')[1]
         lineno = head.split("line ")[1].split(",")[0]
-        site = f"{filename}:{lineno}"
+        site = f"{_shown_path(filename)}:{lineno}"
     except IndexError:
         site = head.strip()
     return f"{site}: {source}" if source else site
+
+
+def _shown_path(filename: str) -> str:
+    """A file as a message shows it: an installed package's file from its package on
+    (``decorator/__init__.py``), a file of another machine (a program PaddlePaddle saved
+    elsewhere) by its name alone, a file of this machine (the user's) as it is."""
+    path = filename.replace("\\", "/")
+    if "-packages/" in path:
+        return path.rsplit("-packages/", 1)[1]
+    if os.path.isabs(filename) and not os.path.exists(filename):
+        return os.path.basename(path)
+    return filename
 
 
 def _paddles(frame_line: str) -> bool:

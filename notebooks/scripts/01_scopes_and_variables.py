@@ -340,33 +340,35 @@ drawing
 #   is *too small* for the new dtype and shape. A smaller or same-sized request reuses the
 #   block, whatever its dtype and shape.
 #
-# The cell below shows paddle_nb's count, and beside it the count PaddlePaddle's rule gives,
-# from a four-line model of that rule.
+# paddle_nb can follow either rule: `pd.core.memory_reuse("paddle")` switches
+# `mutable_data` to PaddlePaddle's for the cells inside the `with`. Under it a smaller
+# request is a *view* of the block the tensor allocated first (a NumPy array seeing the
+# block's first bytes), `t.nbytes` is what the request asked for and `t.capacity` the block
+# it holds. The cell runs the same five requests under both rules.
+#
+# *Predict, then run:* how many new allocations does each rule make?
 
 # %%
-def paddle_allocates(held_bytes, held_place, place, nbytes):
-    """PaddlePaddle's DenseTensor::mutable_data: a new block only when none fits."""
-    return held_bytes is None or held_place != place or held_bytes < nbytes
+def replay(rule):
+    """The five requests under ``rule``: one line per request, and the new allocations."""
+    t = pd.Scope().var("y").get_tensor()
+    start = pd.memory_stats(cpu)["allocations"]
+    print(f"rule {rule!r}:  request           same array?  nbytes  capacity  allocations")
+    with pd.core.memory_reuse(rule):
+        for dtype, shape in [("float32", (2, 3)), ("float32", (2, 3)), ("float32", (3, 2)),
+                             ("float64", (3, 2)), ("float64", (3, 2))]:
+            previous = t.array() if t.is_allocated() else None
+            array = t.mutable_data(cpu, dtype, shape)
+            print(f"{'':17}{dtype:8} {str(shape):8} {str(array is previous):11}  "
+                  f"{t.nbytes:6}  {t.capacity:8}  "
+                  f"{pd.memory_stats(cpu)['allocations'] - start:11}")
+    return t, pd.memory_stats(cpu)["allocations"] - start
 
 
-t = pd.Scope().var("y").get_tensor()
-t.mutable_data(cpu, "float32", (2, 3))
-start = pd.memory_stats(cpu)["allocations"]
-held, paddle_count = t.nbytes, 0           # PaddlePaddle's block: 24 bytes on the CPU
-print("request                   same array?  nbytes  new allocations: paddle_nb  PaddlePaddle")
-for dtype, shape in [("float32", (2, 3)), ("float32", (2, 3)), ("float32", (3, 2)),
-                     ("float64", (3, 2)), ("float64", (3, 2))]:
-    previous = t.array()                  # the array the tensor holds now
-    array = t.mutable_data(cpu, dtype, shape)
-    if paddle_allocates(held, cpu, cpu, t.nbytes):
-        held, paddle_count = t.nbytes, paddle_count + 1
-    print(f"{dtype:8} {str(shape):15}  {str(array is previous):11}  {t.nbytes:6}  "
-          f"{pd.memory_stats(cpu)['allocations'] - start:26}  {paddle_count:12}")
-
-assert pd.memory_stats(cpu)["allocations"] - start == 2
-assert paddle_count == 1        # only float64 (3, 2), 48 bytes, outgrows the 24-byte block
-assert t.mutable_data(cpu, "float64", (3, 2)) is array
-assert t.mutable_data(cpu, "float32", (3, 2)) is not array
+t, ours = replay("paddle_nb")
+_, theirs = replay("paddle")
+assert (ours, theirs) == (3, 2)   # PaddlePaddle: float32 (3, 2) fits the 24-byte block
+assert pd.core.memory_reuse_rule() == "paddle_nb"     # the with block put the default back
 
 # %% [markdown]
 # Data can also come in by copy with `set(array, place)`, and go out by copy with
@@ -545,7 +547,8 @@ assert pd.global_scope() is not mine and mine.local_var_names() == ["lr"]
 # - A variable is created empty, typed by `get_tensor()`, allocated by `mutable_data` or
 #   `set`, and freed with its scope; `pd.memory_stats(place)` counts the bytes.
 # - paddle_nb's `mutable_data` reuses memory when place, dtype and shape match;
-#   PaddlePaddle's whenever the block it holds is on the place and big enough.
+#   PaddlePaddle's whenever the block it holds is on the place and big enough, and
+#   `pd.core.memory_reuse("paddle")` switches paddle_nb to that rule.
 # - Scope lookup is lexical nesting, not the call stack; and unlike a stack frame a block's
 #   scope is kept until the minibatch completes (the design documents' central point).
 # - Destroying a scope destroys its variables and kids, and a reference kept past that
@@ -596,7 +599,8 @@ def owner(scope, name):
 # then `mutable_data(cpu, "float32", (100,))`, then `mutable_data(cpu, "float64", (10, 10))`,
 # then `mutable_data(cpu, "float64", (10, 10))` again. Write down the bytes in use and the
 # number of new allocations after each call, then check with `pd.memory_stats(cpu)`.
-# Then predict the allocations PaddlePaddle's rule (section 5) would make.
+# Then predict the allocations under PaddlePaddle's rule, and check them inside
+# `with pd.core.memory_reuse("paddle"):` (section 5).
 
 # %%
 # Exercise 2: your answer here
@@ -621,14 +625,15 @@ def owner(scope, name):
 # print(seen)
 # assert seen == [(400, 1), (400, 2), (800, 3), (800, 3)]
 #
-# held, paddle = None, []
-# for nbytes in [400, 400, 800, 800]:
-#     if paddle_allocates(held, cpu, cpu, nbytes):
-#         held = nbytes
-#         paddle.append("new")
-#     else:
-#         paddle.append("reused")
-# assert paddle == ["new", "reused", "new", "reused"]
+# with pd.core.memory_reuse("paddle"):
+#     t = pd.Scope().var("t").get_tensor()
+#     start = pd.memory_stats(cpu)["allocations"]
+#     paddle = []
+#     for dtype, shape in [("float32", (10, 10)), ("float32", (100,)),
+#                          ("float64", (10, 10)), ("float64", (10, 10))]:
+#         t.mutable_data(cpu, dtype, shape)
+#         paddle.append(pd.memory_stats(cpu)["allocations"] - start)
+# assert paddle == [1, 1, 2, 2]
 # ```
 #
 # </details>

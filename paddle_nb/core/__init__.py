@@ -11,11 +11,12 @@ from paddle_nb.core.events import EVENTS, Event, EventBus
 from paddle_nb.core.memory import MEMORY, memory_stats
 from paddle_nb.core.place import CPUPlace, GPUPlace, Place, gpu_available
 from paddle_nb.core.scope import Scope, StepScopes, global_scope, scope_guard
-from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.tensor import LoDTensor, memory_reuse, memory_reuse_rule
 from paddle_nb.core.variable import Variable
 
 __all__ = [
     "CPUPlace", "GPUPlace", "Place", "gpu_available", "convert_dtype", "dtype_name",
     "to_var_type", "from_var_type", "LoDTensor", "Variable", "Scope", "StepScopes", "global_scope",
     "scope_guard", "EVENTS", "Event", "EventBus", "MEMORY", "memory_stats",
+    "memory_reuse", "memory_reuse_rule",
 ]

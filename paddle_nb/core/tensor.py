@@ -1,8 +1,10 @@
 """LoDTensor: an n-dimensional array that gets memory only when asked.
 
 Lazy allocation, as in "Design Doc: Variable": a new tensor holds no shape, dtype or memory.
-``mutable_data(place, dtype, shape)`` allocates (or reuses the memory when
-place, dtype and shape already match); ``set(array, place)`` copies data in.
+``mutable_data(place, dtype, shape)`` allocates, or reuses the memory it holds by one of
+two rules (:func:`memory_reuse`): paddle_nb's, when place, dtype and shape all match, or
+PaddlePaddle's, when the place matches and the block is big enough (``DenseTensor::
+mutable_data``); ``set(array, place)`` copies data in.
 The LoD ("level of detail") is a list of offset tables that cut the first
 dimension into sequences: ``[[0, 2, 5]]`` means rows 0-1 and rows 2-4.
 
@@ -20,6 +22,8 @@ True
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy
@@ -33,7 +37,8 @@ from paddle_nb.errors import LoDError, NotAllocatedError, OutOfMemoryError, Scop
 if TYPE_CHECKING:
     from paddle_nb.core.variable import Variable
 
-__all__ = ["LoDTensor"]
+__all__ = ["LoDTensor", "memory_reuse", "memory_reuse_rule", "set_memory_reuse_rule",
+           "REUSE_RULES"]
 
 # what a tensor holds: a numpy.ndarray, or a cupy.ndarray on a GPUPlace
 Array = Any
@@ -41,6 +46,46 @@ Array = Any
 Snapshot = tuple[Any, Place, list[list[int]]]
 HostArray = numpy.ndarray
 _CPU = CPUPlace()
+
+# When mutable_data keeps the memory a tensor holds (docs/design_notes.md, "Memory reuse"):
+# "paddle_nb": same place, dtype and shape (one array per tensor, as NumPy has it);
+# "paddle": same place and a block at least as big (PaddlePaddle's DenseTensor::mutable_data
+# reinterprets its block; here a view of the block the tensor allocated).
+REUSE_RULES = ("paddle_nb", "paddle")
+_reuse_rule = ["paddle_nb"]
+
+
+def memory_reuse_rule() -> str:
+    """The rule ``mutable_data`` follows now: ``"paddle_nb"`` (the default) or ``"paddle"``."""
+    return _reuse_rule[0]
+
+
+def set_memory_reuse_rule(rule: str) -> str:
+    """Make ``mutable_data`` follow ``rule`` (one of :data:`REUSE_RULES`); return the rule
+    it followed before. Process-wide: a setting for a lesson, not for a threaded server."""
+    if rule not in REUSE_RULES:
+        raise ValueError(f"set_memory_reuse_rule: expected one of {REUSE_RULES}, got {rule!r}")
+    before, _reuse_rule[0] = _reuse_rule[0], rule
+    return before
+
+
+@contextlib.contextmanager
+def memory_reuse(rule: str) -> Iterator[str]:
+    """``with memory_reuse("paddle"):`` runs its body under PaddlePaddle's rule, then puts
+    the rule before back.
+
+    >>> t = LoDTensor()
+    >>> block = t.mutable_data(CPUPlace(), "float32", (10, 10))
+    >>> with memory_reuse("paddle"):
+    ...     smaller = t.mutable_data(CPUPlace(), "float64", (5, 5))   # 200 bytes fit in 400
+    >>> smaller.base is not None, t.nbytes, t.capacity
+    (True, 200, 400)
+    """
+    before = set_memory_reuse_rule(rule)
+    try:
+        yield rule
+    finally:
+        set_memory_reuse_rule(before)
 
 
 class LoDTensor:
@@ -53,7 +98,7 @@ class LoDTensor:
     the owning Variable write them (``hold``, ``set`` and ``free`` keep the invariant).
     """
 
-    __slots__ = ("data", "_place", "_lod", "owner", "_dead", "__weakref__")
+    __slots__ = ("data", "_place", "_lod", "owner", "_dead", "_block", "__weakref__")
 
     def __init__(self) -> None:
         self.data: Array | None = None     # the held array, or None
@@ -62,6 +107,9 @@ class LoDTensor:
         # the core Variable that holds this tensor, for events and errors
         self.owner: Variable | None = None
         self._dead: str | None = None    # a message once the owning scope destroyed it
+        # the block mutable_data allocated, while ``data`` is it or a view of it (the
+        # "paddle" reuse rule hands out views); None when ``data`` came from elsewhere
+        self._block: Array | None = None
 
     # -- allocation -------------------------------------------------------------------------
     def mutable_data(self, place: Place, dtype: Any, shape: Any) -> Array:
@@ -78,6 +126,8 @@ class LoDTensor:
         if array is not None and self._place == place and array.dtype == dtype \
                 and array.shape == shape:
             return array
+        if _reuse_rule[0] == "paddle" and self._fits(place, dtype, shape):
+            return self._view_of_block(dtype, shape)
         try:
             with place.device_guard():
                 new = place.xp.empty(shape, dtype=dtype)
@@ -87,7 +137,26 @@ class LoDTensor:
                 f"mutable_data: could not allocate {nbytes} bytes for {self._who()} "
                 f"({dtype}{list(shape)}) on {place!r}; the tensor keeps what it held") from err
         self.hold(new, place)
+        self._block = new
         return new
+
+    def _fits(self, place: Place, dtype: numpy.dtype[Any], shape: tuple[int, ...]) -> bool:
+        """PaddlePaddle's test: a block of this tensor's own, on ``place``, big enough."""
+        block = self._block
+        return block is not None and self._place == place \
+            and block.nbytes >= dtype.itemsize * int(numpy.prod(shape, dtype=object))
+
+    def _view_of_block(self, dtype: numpy.dtype[Any], shape: tuple[int, ...]) -> Array:
+        """The first bytes of the held block seen as ``dtype`` and ``shape``; the memory
+        counts do not change (the block stays allocated, as in PaddlePaddle)."""
+        block = self._block
+        if block.dtype == dtype and block.shape == shape:
+            view = block
+        else:
+            nbytes = dtype.itemsize * int(numpy.prod(shape, dtype=object))
+            view = block.reshape(-1).view(numpy.uint8)[:nbytes].view(dtype).reshape(shape)
+        self.data = view
+        return view
 
     def set(self, array: Any, place: Place | None = None) -> LoDTensor:
         """Copy ``array`` (anything NumPy or CuPy accepts) into this tensor on ``place``.
@@ -133,6 +202,8 @@ class LoDTensor:
         array = self.data
         if array is None:
             return
+        if self._block is not None:      # a view of the block: the block is what goes back
+            array, self._block = self._block, None
         self.data = None
         MEMORY.release(self._place, array.nbytes)
         if EVENTS.active:
@@ -150,7 +221,8 @@ class LoDTensor:
     def __del__(self) -> None:
         try:
             if self.data is not None:
-                MEMORY.release(self._place, self.data.nbytes)
+                held = self.data if self._block is None else self._block
+                MEMORY.release(self._place, held.nbytes)
         except Exception:
             pass
 
@@ -198,6 +270,15 @@ class LoDTensor:
     def nbytes(self) -> int:
         self._check_alive()
         return 0 if self.data is None else int(self.data.nbytes)
+
+    @property
+    def capacity(self) -> int:
+        """The bytes this tensor holds: ``nbytes``, or more when, under PaddlePaddle's reuse
+        rule, it sees a smaller request through the block it allocated first."""
+        self._check_alive()
+        if self.data is None:
+            return 0
+        return int(self.data.nbytes if self._block is None else self._block.nbytes)
 
     def array(self) -> Array:
         """The held array itself (NumPy or CuPy), without a copy."""

@@ -188,22 +188,35 @@ def widget_note(text):
     return WIDGET_NOTE.format(what=what)
 
 
-def fewer_colours(png, colours=32):
-    """``png`` with a palette of ``colours``: a third of the bytes, the same look for diagrams.
+def fewer_colours(png, palettes=(32, 256), tolerance=12, least=8):
+    """``png`` with a palette: a third of the bytes, and every colour the drawing uses kept.
 
-    Diagrams are flat fills and anti-aliased text, which 32 colours keep; no dithering, so
-    that flat areas stay flat. Without Pillow (the test extra has it) ``png`` is kept as is.
+    Diagrams are flat fills and anti-aliased text; no dithering, so that flat areas stay
+    flat. A palette of 32 colours chosen by pixel count (median cut) can merge a colour few
+    pixels use, a thin purple edge, into the grey beside it; so each palette is checked: every
+    colour of at least ``least`` pixels must come back within ``tolerance`` in each channel.
+    The first palette of ``palettes`` that keeps them all is used, else the PNG is kept as it
+    came. Without Pillow (the test extra has it) ``png`` is kept as is.
     """
     try:
+        import numpy
         from PIL import Image
     except ImportError:
         return png
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    fewer = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT,
-                           dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    fewer.save(out, "PNG", optimize=True)
-    return out.getvalue()
+    pixels = numpy.asarray(image).reshape(-1, 3).astype(numpy.int32)
+    codes = (pixels[:, 0] << 16) | (pixels[:, 1] << 8) | pixels[:, 2]
+    _, first, counts = numpy.unique(codes, return_index=True, return_counts=True)
+    drawn = first[counts >= least]                  # one pixel of each colour the drawing uses
+    for colours in palettes:
+        fewer = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT,
+                               dither=Image.Dither.NONE)
+        back = numpy.asarray(fewer.convert("RGB")).reshape(-1, 3).astype(numpy.int32)
+        if numpy.abs(back[drawn] - pixels[drawn]).max(initial=0) <= tolerance:
+            out = io.BytesIO()
+            fewer.save(out, "PNG", optimize=True)
+            return out.getvalue()
+    return png
 
 
 class Painter:

@@ -127,7 +127,7 @@ class LoDTensor:
                 and array.shape == shape:
             return array
         if _reuse_rule[0] == "paddle" and self._fits(place, dtype, shape):
-            return self._view_of_block(dtype, shape)
+            return self._view_of_block(self._block, dtype, shape)
         try:
             with place.device_guard():
                 new = place.xp.empty(shape, dtype=dtype)
@@ -146,10 +146,10 @@ class LoDTensor:
         return block is not None and self._place == place \
             and block.nbytes >= dtype.itemsize * int(numpy.prod(shape, dtype=object))
 
-    def _view_of_block(self, dtype: numpy.dtype[Any], shape: tuple[int, ...]) -> Array:
-        """The first bytes of the held block seen as ``dtype`` and ``shape``; the memory
+    def _view_of_block(self, block: Array, dtype: numpy.dtype[Any],
+                       shape: tuple[int, ...]) -> Array:
+        """The first bytes of the held ``block`` seen as ``dtype`` and ``shape``; the memory
         counts do not change (the block stays allocated, as in PaddlePaddle)."""
-        block = self._block
         if block.dtype == dtype and block.shape == shape:
             view = block
         else:

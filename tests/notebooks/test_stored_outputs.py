@@ -196,3 +196,23 @@ def test_widget_picture_is_a_png_beside_its_view():
     picture = Image.open(io.BytesIO(base64.b64decode(data["image/png"])))
     assert picture.width > 400 and picture.height > 150          # the explorer, not a line
     assert problems_of(notebook) == []
+
+
+def test_fewer_colours_keeps_a_thin_purple_edge_beside_many_greys():
+    """A 32-colour median cut merges the few pixels of a purple edge into a grey (issue 26):
+    the stored PNG keeps every colour the drawing uses."""
+    image_module = pytest.importorskip("PIL.Image")
+    import io
+
+    import numpy as np
+    drawing = np.full((200, 400, 3), 255, np.uint8)
+    drawing[:150, :300] = (100 + np.arange(150))[:, None, None]       # 150 shades of grey
+    drawing[150:190, :300] = np.stack([np.full(40, 200), 220 - np.arange(40),
+                                       np.full(40, 240)], 1)[:, None, :]
+    drawing[195:197] = (0x7B, 0x3F, 0xA0)                             # the purple edge
+    png = io.BytesIO()
+    image_module.fromarray(drawing).save(png, "PNG")
+    stored = static_outputs().fewer_colours(png.getvalue())
+    back = np.asarray(image_module.open(io.BytesIO(stored)).convert("RGB")).astype(int)
+    assert np.abs(back[196, 10] - (0x7B, 0x3F, 0xA0)).max() <= 12
+    assert np.abs(back - drawing).max() <= 12

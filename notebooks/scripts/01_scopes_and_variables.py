@@ -129,21 +129,38 @@ assert scope.local_var_names() == ["w", "b"]
 #
 # The last row is the point of **Design** (*Design Doc: Block and Scope*, "Stack Frames and
 # the Scope Hierarchy"): the backward pass needs the values a block computed, so its scope
-# outlives the block. Over one minibatch of a three-step RNN, a C++ loop's stack and the
-# scopes look like this (notebooks 03 and 04 print the same figure from real runs, with
-# PaddlePaddle's own rule beside it):
+# outlives the block. The cell below plays one minibatch of a three-step RNN by hand: a run
+# scope, a step scope made as each step is entered, the steps visited again backwards, the
+# run scope destroyed at the end. At each moment it snapshots the scopes
+# (`moment(...)`), and `pd.viz.frames_figure` draws the snapshots beside the stack a C++
+# loop would have then. The bottom band is **PaddlePaddle**'s rule, not the design's:
+# its `recurrent_grad` deletes a step scope once backward has passed it (notebook 04 §5).
+# Notebooks 03 and 04 draw the same figure from real runs.
 #
-# ```
-#                       a C++ call stack     scopes alive (Design)
-# forward in step 0     main() > {step 0}    run > s0
-# forward in step 1     main() > {step 1}    run > s0 s1
-# forward in step 2     main() > {step 2}    run > s0 s1 s2
-# backward in step 2    main() > {step 2}    run > s0 s1 s2
-# backward in step 1    main() > {step 1}    run > s0 s1 s2
-# backward in step 0    main() > {step 0}    run > s0 s1 s2
-# end of the minibatch  main()               -
-# ```
-#
+# *Predict, then run:* how deep does the stack get, and how many step scopes are alive
+# during the backward pass through step 0?
+
+# %%
+from paddle_nb.viz.frames_figure import moment
+
+T = 3
+run = pd.Scope(label="minibatch").new_scope("run")
+moments = []
+for t in range(T):                                    # forward: enter step t
+    run.new_scope(f"step {t}").var("h")
+    moments.append(moment(f"forward in step {t}", ("main()", f"{{step {t}}}"), run))
+for t in reversed(range(T)):                          # backward: the same steps, last first
+    paddle = tuple(f"step {k}" for k in range(min(T, t + 2)))    # PaddlePaddle's (04 §5)
+    moments.append(moment(f"backward in step {t}", ("main()", f"{{step {t}}}"), run, paddle))
+run.destroy()                                         # the minibatch is complete
+moments.append(moment("end of the minibatch", ("main()",), None))
+
+figure = pd.viz.frames_figure(moments)
+assert max(len(m.stack) for m in figure.moments) == 2          # never deeper than the braces
+assert figure.rows()[-2][2] == "s0 s1 s2"                      # backward in step 0: all three
+figure
+
+# %% [markdown]
 # The stack is never deeper than the nesting of the braces; the scopes pile up, one per
 # block entered, until the minibatch completes.
 #

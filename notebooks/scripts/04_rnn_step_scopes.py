@@ -395,64 +395,19 @@ for s in run2.kids:
 # %% [markdown]
 # ### Frames and scopes over one minibatch
 #
-# The figure of notebook 01 section 2, now from this real run. For each stretch of the
-# run record (a run of ops in one scope): the call stack a C++ program written with
-# loops would have there, and the scopes alive below the run scope, in paddle_nb, which
-# keeps them until the minibatch completes as the design says, and in PaddlePaddle
-# (`s2+g`: step 2 with a `grad` kid, paddle_nb's own). The stack never grows deeper than
-# one body; the scopes only accumulate.
+# The figure of notebook 01 section 2, now from this real run: `pd.viz.frames_figure(record)`
+# draws a column for each stretch of the run record (a run of ops in one scope). On top,
+# the call stack a C++ program written with loops would have there; below, the scopes
+# alive under the run scope: **paddle_nb**'s, each the record's scope snapshot cut to the
+# scopes that existed when that stretch began (kept until the minibatch completes, as the
+# design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s (no grad
+# kids; `recurrent_grad` deletes the step scopes backward has passed). The stack never grows
+# deeper than one body; paddle_nb's scopes only accumulate.
 
 # %%
-def frames_and_scopes(record):
-    """At each stretch of a recorded run: the C++ call stack a hand-written loop (or if)
-    would have, beside the scopes alive below the run scope, in paddle_nb (which keeps
-    them, as the design says) and in PaddlePaddle (whose recurrent_grad deletes a step
-    scope once backward is past it, and which makes no grad kid scopes)."""
-    path = {}
-
-    def walk(snapshot, above):
-        path[snapshot.id] = above + (snapshot.label,)
-        for kid in snapshot.kids:
-            walk(kid, path[snapshot.id])
-
-    run_snapshot, = record.scopes.kids
-    walk(run_snapshot, ())
-    made, rows, backward = [], [], False          # made: scopes below the run, first use order
-    for op in record.ops:
-        where = path[op.scope_id][1:]             # () for the run scope itself
-        backward = backward or op.type.endswith("_grad")
-        if where and where not in made:
-            made.append(where)
-        if rows and rows[-1][0] == (where, backward):
-            continue
-        body = where[0] if where else None
-        now = step_number(body) if backward else None     # PaddlePaddle: later steps deleted
-        theirs = [p for p in made if len(p) == 1
-                  and not (now is not None and (step_number(p[0]) or 0) > now + 1)]
-        moment = ("backward" if backward else "forward") + (f" in {body}" if body else "")
-        stack = "main()" + (f" > {{{body}}}" if body else "")
-        rows.append(((where, backward), moment, stack, scope_names(made), scope_names(theirs)))
-    rows.append((None, "end of the minibatch", "main()", "-", "-"))
-    print(f"{'':20} {'a C++ call stack':18} {'scopes alive: paddle_nb (Design)':34} PaddlePaddle")
-    for _, moment, stack, ours, theirs in rows:
-        print(f"{moment:20} {stack:18} {ours:34} {theirs}")
-    return rows
-
-
-def step_number(label):
-    """t for a step scope labelled 'step t', None for any other scope."""
-    return int(label.split()[1]) if label and label.startswith("step ") else None
-
-
-def scope_names(paths):
-    """'s0 s1+g ...': each scope below the run, +g when it has a grad kid."""
-    top = [p[0] for p in paths if len(p) == 1]
-    return " ".join(label.replace("step ", "s").replace("block ", "b")
-                    + ("+g" if (label, "grad") in paths else "") for label in top) or "-"
-
-
-figure = frames_and_scopes(rec2)
-assert figure[-2][3] == "s0+g s1+g s2+g" and figure[-2][4] == "s0 s1"    # backward in step 0
+figure = pd.viz.frames_figure(rec2)
+assert figure.rows()[-2][2:] == ("s0+g s1+g s2+g", "s0 s1")    # backward in step 0
+figure
 
 # %% [markdown]
 # ## 5 · Why the step scopes are kept until the minibatch completes

@@ -198,9 +198,7 @@ assert program.serialize() == (DATA / "mlp2.pdmodel").read_bytes()
 
 # %%
 if viz is not None:
-    picture = viz.graph(program)
-    assert all(f'"op-b0-{k}"' in picture.source for k in range(len(block.ops)))
-    display(picture)
+    display(viz.graph(program))
 else:
     print("no graph: paddle_nb.viz is not available here")
 
@@ -538,9 +536,7 @@ assert train.block(10).desc.forward_block_idx == 1 and train.block(10).parent_id
 
 # %%
 if viz is not None:
-    tree = viz.block_tree(train)
-    assert all(f'<div class="pnb-block" data-block="{i}"' in tree.html for i in range(11))
-    display(tree)
+    display(viz.block_tree(train))
 
 # %% [markdown]
 # A sub-block is an ordinary block: the StaticRNN step block (block 1) reads the step

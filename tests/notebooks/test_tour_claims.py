@@ -135,3 +135,30 @@ def test_build_it_yourself_cells_check_the_students_function(name):
     cell that checks it against exe.run."""
     text = (ROOT / "notebooks" / "scripts" / f"{name}.py").read_text(encoding="utf-8")
     assert "# your answer here" in text and '("yours", ' in text and "not written yet" in text
+
+
+def test_scope_tree_sums_a_scopes_bytes_per_place():
+    """Notebook 07 section 4: the table at the top of a scope tree holds each place's bytes."""
+    scope = pd.Scope()
+    scope.var("w").get_tensor().set(np.ones((3, 4), "float32"))
+    scope.new_scope("kid").var("m").get_tensor().set(np.ones(2, "float64"))
+    cpu = pd.CPUPlace()
+    assert f'<tr data-place="{cpu!r}" data-bytes="{12 * 4 + 2 * 8}">' in \
+        pd.viz.scope_tree(scope).html
+
+
+DATA = ROOT / "notebooks" / "data"
+
+
+def test_graph_of_a_saved_paddle_model_draws_every_op():
+    """Notebook 08 section 3: the graph of mlp2.pdmodel has a node for each op."""
+    program = pd.Program.parse((DATA / "mlp2.pdmodel").read_bytes())
+    source = pd.viz.graph(program).source
+    assert all(f'"op-b0-{k}"' in source for k in range(len(program.global_block().ops)))
+
+
+def test_block_tree_of_the_18_training_program_lists_its_eleven_blocks():
+    """Notebook 08 section 6: block_tree draws each of the 11 blocks."""
+    train = pd.Program.parse((DATA / "f18_staticrnn_ifelse_cond_train.main.pb").read_bytes())
+    html = pd.viz.block_tree(train).html
+    assert all(f'<div class="pnb-block" data-block="{i}"' in html for i in range(11))

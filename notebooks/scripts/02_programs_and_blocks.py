@@ -619,7 +619,7 @@ def outline(program):
 # </details>
 #
 # **2. Predict what prune keeps.** Build a program with one input `x` (shape `[4]`) and two
-# heads, `y1 = fc(x, 2)` and `y2 = relu(fc(x, 3))`. Before running anything, write down the
+# heads, `y1 = fc(x, 2)` and `y2 = fc(x, 3, act="relu")`. Before running anything, write down the
 # op types that `prune([y2])` keeps, in order, then check. Finally, show that
 # `exe.eval([y2], ...)` gives the same values as fetching `y2` from a full run in the same
 # scope.
@@ -638,7 +638,7 @@ def outline(program):
 # with pd.program_guard(two):
 #     x = pd.layers.data("x", shape=[4])
 #     y1 = pd.layers.fc(x, 2)
-#     y2 = pd.layers.relu(pd.layers.fc(x, 3))
+#     y2 = pd.layers.fc(x, 3, act="relu")
 #
 # kept = [op.type for op in two.prune([y2]).global_block().ops]
 # print(kept)
@@ -655,7 +655,8 @@ def outline(program):
 #
 # **3. Freeze a layer.** Build `hidden = fc(x, 4, act="tanh")`, `out = fc(hidden, 1)` and
 # a mean squared error against `y`. Append a backward pass that gives gradients only for
-# the *second* layer (try both `no_grad_set` and `parameter_list`). Run it once, take one
+# the *second* layer (try both `no_grad_set` and `parameter_list`; for the second, append to
+# `program.clone(for_test=True)`, a copy of the program's forward part). Run it once, take one
 # step of gradient descent by hand (`w -= 0.1 * grad`, writing into the tensors in the
 # scope), and check that the loss went down while the first layer's weights did not move.
 

@@ -8,8 +8,9 @@
 # implements: *Design of Scope in Paddle*, its earlier draft *What is a scope*, and *Design
 # Doc: Variable*.
 #
-# > **Core path, notebook 1 of 5 · about 23 min** (sections 6 and 8 are optional). The
-# > table of the whole tour, with the reading times, is in [README.md](README.md).
+# > **Core path, notebook 1 of 5 · about 23 min.** Optional: sections 6 and 8, and the
+# > *Lab* subsections of 4 and 7.
+# > The tour's table, and how times are counted: [README.md](README.md).
 #
 # **Whose rule is it?** Three voices speak in this tour, and each claim says which:
 #
@@ -321,6 +322,10 @@ print(f"{life(x):9} bytes in use: +{in_use() - before}   names left: {scope.loca
 assert life(x) == "freed" and in_use() == before and scope.find_var("x") is None
 
 # %% [markdown]
+# ### Lab: the three states, drawn
+#
+# *(Optional: not on the core path.)*
+#
 # Three variables stopped at three points of that life, side by side, drawn by
 # `pd.viz.scope_tree`: `a` is created (grey), `b` typed (yellow, no shape, no bytes), `c`
 # allocated (green, with its dtype, shape, place and 40,000 bytes). The drawing is a
@@ -504,7 +509,10 @@ assert all(not s.is_alive() for s in steps)
 
 
 # %% [markdown]
-# ### Who keeps whom alive
+# ### Lab: who keeps whom alive
+#
+# *(Optional: not on the core path.)*
+#
 #
 # > Using a `shared_ptr` because when a local scope is using, its parents cannot be
 # > destroyed. (*Design of Scope in Paddle*, and its draft *What is a scope*)

@@ -30,11 +30,11 @@
 # Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
 # Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*).
 #
-# > **Core path, notebook 2 of 5 · about 20 min: sections 1, 2, 4 and 5** (without its
-# > `load` example; sections 3, 6, 7 and 8 are optional). The table of the whole tour is in [README.md](README.md). Claims say
-# > whose rule they are: **Design** (the design documents), **PaddlePaddle** (its source,
-# > or PaddlePaddle 2.6.2 run), or **paddle_nb** (its own choice, with a link to the
-# > [design note](../docs/design_notes.md)).
+# > **Core path, notebook 2 of 5 · about 17 min: sections 1, 2, 4 and 5.** Optional:
+# > sections 3, 6, 7 and 8, and the *Lab* subsections.
+# > The tour's table, and how times are counted: [README.md](README.md).
+# > Claims say whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see
+# > notebook 01).
 
 # %%
 import numpy as np
@@ -244,7 +244,10 @@ assert prog.current_block() is prog.global_block()
 assert [b.parent_idx for b in prog.desc.blocks] == [-1, 0, 1]   # written in the message too
 
 # %% [markdown]
-# ### The symbol table
+# ### Lab: the symbol table
+#
+# *(Optional: not on the core path.)*
+#
 #
 # > Child block's name scopes should inherit the parent's so that OpDesc in child block can
 # > reference a VarDesc that stored in parent block. (*Design Doc: Block and Scope*)
@@ -422,6 +425,10 @@ assert [op.type for op in main2.global_block().ops] == ["mul", "elementwise_add"
 assert scope2.local_var_names() == ["fc_0.w_0", "fc_0.b_0"] and result.shape == (2, 2)
 
 # %% [markdown]
+# ### Lab: a `load` initializer
+#
+# *(Optional: not on the core path.)*
+#
 # *Design Doc: Python API* names a second kind of initializer: `init_attr={type: "load",
 # filename: "something.numpy"}`, a parameter whose first value is read from a file.
 # `pd.initializer.Load(path)` writes that `load` op into the preamble (paddle_nb reads a

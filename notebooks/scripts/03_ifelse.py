@@ -7,13 +7,11 @@
 # (PaddlePaddle's design document): a branch is a **block** of the program, and each time a block runs it gets a
 # fresh **scope**, a kid of the scope that runs the op owning the block.
 #
-# > **Core path, notebook 3 of 5 · about 20 min of reading, and about 10 more to write
-# > section 6** (section 4 is optional; in section 5, read the frames-and-scopes figure
-# > and skim the code that prints it). The table of the whole tour is in
-# > [README.md](README.md). As in notebook 01, each claim says whose rule it is:
-# > **Design** (the design documents), **PaddlePaddle** (its source, or PaddlePaddle 2.6.2
-# > run), or **paddle_nb** (this re-implementation's own choice, with a link to its
-# > [design note](../docs/design_notes.md)).
+# > **Core path, notebook 3 of 5 · about 17 min, and about 10 more to write section 6.**
+# > Optional: section 4 and the *Lab* subsection of 5.
+# > The tour's table, and how times are counted: [README.md](README.md).
+# > Claims say whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see
+# > notebook 01).
 #
 # **What you will see**
 #
@@ -173,9 +171,10 @@ assert np.allclose(got.sum(axis=1), 1.0)
 #
 # The run record (the listener's argument) keeps a snapshot of the scope hierarchy taken
 # just before the run's scopes were destroyed. Print it: one line per scope, its label, and
-# each variable with its shape.
+# each variable with its shape (`show_scopes`, a helper whose source is folded: click the
+# cell's left bar to open it).
 
-# %%
+# %% jupyter={"source_hidden": true}
 def show_scopes(record, skip=()):
     """Print a RunRecord's scope tree: label, then each variable's name and shape."""
     def walk(s, depth):
@@ -187,6 +186,7 @@ def show_scopes(record, skip=()):
     walk(record.scopes, 0)
 
 
+# %%
 record = records[-1]
 show_scopes(record)
 
@@ -322,7 +322,11 @@ print([op.type for op in prog.global_block().ops if "grad" in op.type])
 got_loss, got_gx, got_gw = exe.run(prog, feed=feed, fetch_list=[loss, gx, gw], scope=scope)
 show_scopes(records[-1], skip=("ifelse", "x", "y", "cond", "mean", "elementwise", "fill", "split"))
 
+# %% [markdown]
+# The check, against central differences (`central` and the loss in NumPy, `loss_at`: the
+# source is folded):
 
+# %% jupyter={"source_hidden": true}
 def central(fn, value, eps=1e-6):
     grad = np.zeros_like(value)
     for i in range(value.size):
@@ -338,6 +342,7 @@ def loss_at(x=feed["x"], w=w):
     return np.mean(o * o)
 
 
+# %%
 assert np.isclose(got_loss, loss_at())
 assert np.allclose(got_gw, central(lambda v: loss_at(w=v), w), atol=1e-9)
 assert np.allclose(got_gx, central(lambda v: loss_at(x=v), feed["x"]), atol=1e-9)
@@ -364,6 +369,10 @@ figure
 # The branch scopes now have kids labelled `grad` (paddle_nb's, see above): the backward of
 # the branch ran inside them and read the forward values from the branch scope above.
 # `pd.gradients` and `append_backward` each appended their own grad ops.
+#
+# ### Lab: the names two backward passes give
+#
+# *(Optional: not on the core path.)*
 #
 # The names in `run` starting `grad/grad/` are **PaddlePaddle**'s naming, which paddle_nb
 # copies (PaddlePaddle 2.6.2 writes the same names for a program given two backward passes):
@@ -426,9 +435,10 @@ def ifelse_by_hand(prog, feed, scope):
 # (a second empty cell, to try things in)
 
 # %% [markdown]
-# The answer, and the check (try yours first):
+# The answer (its source folded: try yours first, then click the cell's left bar to open
+# it), and the check:
 
-# %%
+# %% jupyter={"source_hidden": true}
 def answer_ifelse_by_hand(prog, feed, scope):
     mask = feed["cond"].ravel()
     run = scope.new_scope(label="by hand")
@@ -447,6 +457,7 @@ def answer_ifelse_by_hand(prog, feed, scope):
     return merged
 
 
+# %%
 for flags in (feed["cond"], np.ones((N, 1), bool)):
     f = {**feed, "cond": flags}
     expected, = exe.run(prog, feed=f, fetch_list=[out], scope=scope)

@@ -8,12 +8,11 @@
 # backward pass needs the values in them. This notebook watches that happen, writes the
 # backward-through-time recurrence out, and measures what keeping the step scopes costs.
 #
-# > **Core path, notebook 4 of 5 · about 26 min of reading, and about 10 more to write
-# > section 6** (the memory experiment that ends section 5 is optional; in section 4,
-# > read the frames-and-scopes figure and skim the code that prints it). The table of the whole tour is in
-# > [README.md](README.md). Claims say whose rule they are: **Design** (the design
-# > documents), **PaddlePaddle** (its `recurrent_op.cc`, or PaddlePaddle 2.6.2 run), or
-# > **paddle_nb** (its own choice, with a link to the [design note](../docs/design_notes.md)).
+# > **Core path, notebook 4 of 5 · about 23 min, and about 10 more to write section 6.**
+# > Optional: the *Lab* subsections of 3, 4 and 5.
+# > The tour's table, and how times are counted: [README.md](README.md).
+# > Claims say whose rule they are: **Design**, **PaddlePaddle** (its `recurrent_op.cc`, or
+# > PaddlePaddle 2.6.2 run) or **paddle_nb** (see notebook 01).
 # > Notebook 01 taught the first row of the table below; this one shows the second.
 # >
 # > | when | a C++ stack frame | a step scope (Design) |
@@ -245,6 +244,10 @@ for t, step in enumerate(run.kids):
     assert np.array_equal(value(step, state_name), got1[t])
 
 # %% [markdown]
+# ### Lab: the RNN explorer
+#
+# *(Optional: not on the core path.)*
+#
 # The **RNN explorer** shows the same record with a slider over the time steps. At step
 # `t` it lists the variables of that step scope with their values, and its links say
 # where the step's inputs came from: `x` is the slice `x[t]`, and the memory
@@ -332,7 +335,11 @@ scope2 = pd.Scope()
 gW, gU = exe.run(tiny, feed=feed2, fetch_list=[g for _, g in pairs], scope=scope2)
 W2v, U2v = (scope2.find_var(n).get_tensor().numpy() for n in ("W2", "U2"))
 
+# %% [markdown]
+# The loss in NumPy (`loss_np`) and central differences (`central`), for the check; their
+# source is folded. Then the recurrence above, by hand (`bptt`):
 
+# %% jupyter={"source_hidden": true}
 def loss_np(w, u):
     mem_, total = feed2["m0"], 0.0
     for t in range(T2):
@@ -351,6 +358,7 @@ def central(fn, value, eps=1e-6):
     return grad
 
 
+# %%
 def bptt(w, u):
     """Forward, then the recurrence above, last step first: (dL/dW, dL/dU)."""
     hs = [feed2["m0"]]                                   # hs[t + 1] is h_t
@@ -375,6 +383,10 @@ assert np.allclose(gW, central(lambda w: loss_np(w, U2v), W2v), atol=1e-8)
 assert np.allclose(gU, central(lambda u: loss_np(W2v, u), U2v), atol=1e-8)
 
 # %% [markdown]
+# ### Lab: where the grad block ran, from the record's scope ids
+#
+# *(Optional: not on the core path; the figure after it shows the same.)*
+#
 # Where did the grad block run? The run record lists every op that ran with the id of its
 # scope. Map the ids of the grad block's ops to the scope tree: one `grad` scope under each
 # step scope, visited last step first.
@@ -461,7 +473,10 @@ assert MEMORY.in_use(cpu) == before and params == (I * H + H * H) * 8
 assert peak_extra >= step_bytes > 0
 
 # %% [markdown]
-# ### What keeping the step scopes costs: memory linear in `T`
+# ### Lab: what keeping the step scopes costs, memory linear in `T`
+#
+# *(Optional: not on the core path.)*
+#
 #
 # **Predict, then run.** The step scopes all live until the run ends, and each holds the
 # same variables. If `T` doubles, what happens to the bytes they hold at the end of the
@@ -578,9 +593,10 @@ def rnn_by_hand(prog, feed, scope):
 # (a second empty cell, to try things in)
 
 # %% [markdown]
-# The answer, and the check against `exe.run` (try yours first):
+# The answer (its source folded: try yours first, then click the cell's left bar to open
+# it), and the check against `exe.run`:
 
-# %%
+# %% jupyter={"source_hidden": true}
 def answer_rnn_by_hand(prog, feed, scope):
     run = scope.new_scope(label="by hand")
     previous, outputs = None, []
@@ -597,6 +613,7 @@ def answer_rnn_by_hand(prog, feed, scope):
     return tuple(np.stack(column) for column in zip(*outputs))
 
 
+# %%
 want_o1, want_o2 = exe.run(prog, feed=feed, fetch_list=[o1, o2], scope=scope)
 for who, fn in (("the answer", answer_rnn_by_hand), ("yours", rnn_by_hand)):
     result = fn(prog, feed, scope)

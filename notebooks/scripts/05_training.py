@@ -24,7 +24,7 @@
 # Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
 # Run it top to bottom (*Kernel → Restart Kernel and Run All Cells*); it takes a few seconds.
 #
-# > **Optional lab · about 22 min** (the core path is 01, 02, 06 §1–2, 03, 04: see
+# > **Optional lab · about 27 min** (the core path is 01, 02, 06 §1–2, 03, 04: see
 # > [README.md](README.md)). Claims say whose rule they are: **Design**, **PaddlePaddle**
 # > or **paddle_nb** (see notebook 01).
 

@@ -27,11 +27,12 @@
 #
 # Each code cell checks itself with `assert` lines, so a wrong result stops the notebook.
 #
-# > **Core path, notebook 2b of 5: sections 1 and 2 only · about 8 min** (read them right
-# > after notebook 02, before 03: the evaluator is what "running" means, and 03 and 04 run
-# > blocks inside blocks). Sections 3 to 7 are an optional lab on the Executor's machinery.
-# > The table of the whole tour is in [README.md](README.md). Claims say whose rule they
-# > are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
+# > **Core path, notebook 2b of 5: sections 1 and 2 only · about 10 min** (read them
+# > right after notebook 02, before 03: 03 and 04 run blocks inside blocks). Sections 3 to 7
+# > are an optional lab on the Executor's machinery (about 15 min).
+# > The tour's table, and how times are counted: [README.md](README.md).
+# > Claims say whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see
+# > notebook 01).
 
 # %%
 import inspect

@@ -10,8 +10,9 @@
 # `force_cpu=True`) stay there.
 # paddle_nb accepts `force_cpu` and keeps the output on the run's place.
 #
-# > **Optional lab · about 12 min** (the core path is in [README.md](README.md)). Claims
+# > **Optional lab · about 16 min** (the core path is in [README.md](README.md)). Claims
 # > say whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
+#
 # paddle_nb computes on the CPU with NumPy and on an NVIDIA GPU with CuPy, and each
 # kernel is written once for both.
 #

@@ -83,6 +83,7 @@ def first_different_line(one, other):
     mine, theirs = lines(one), lines(other)
     at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
               min(len(mine), len(theirs)))
-    show = lambda found: (f"{found[at][0]} line {found[at][1]}: {found[at][2]!r}"
-                          if at < len(found) else "(nothing)")
+    def show(found):
+        return (f"{found[at][0]} line {found[at][1]}: {found[at][2]!r}"
+                if at < len(found) else "(nothing)")
     return f"  .ipynb: {show(mine)}\n  .py:    {show(theirs)}"

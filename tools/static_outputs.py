@@ -188,15 +188,15 @@ def widget_note(text):
     return WIDGET_NOTE.format(what=what)
 
 
-def fewer_colours(png, palettes=(32, 256), tolerance=12, least=8):
-    """``png`` with a palette: a third of the bytes, and every colour the drawing uses kept.
+def fewer_colours(png, colours=32, tolerance=12, least=8):
+    """``png`` with a palette: a third of the bytes, and the colours the drawing uses kept.
 
     Diagrams are flat fills and anti-aliased text; no dithering, so that flat areas stay
-    flat. A palette of 32 colours chosen by pixel count (median cut) can merge a colour few
-    pixels use, a thin purple edge, into the grey beside it; so each palette is checked: every
-    colour of at least ``least`` pixels must come back within ``tolerance`` in each channel.
-    The first palette of ``palettes`` that keeps them all is used, else the PNG is kept as it
-    came. Without Pillow (the test extra has it) ``png`` is kept as is.
+    flat. A palette of ``colours`` chosen by pixel count (median cut) can merge a colour few
+    pixels use, a thin purple edge, into the grey beside it. So every colour of at least
+    ``least`` pixels that the palette misses by more than ``tolerance`` (in some channel)
+    joins the palette as it is, the most used first, up to 256 colours in all.
+    Without Pillow (the test extra has it) ``png`` is kept as is.
     """
     try:
         import numpy
@@ -204,19 +204,31 @@ def fewer_colours(png, palettes=(32, 256), tolerance=12, least=8):
     except ImportError:
         return png
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    pixels = numpy.asarray(image).reshape(-1, 3).astype(numpy.int32)
-    codes = (pixels[:, 0] << 16) | (pixels[:, 1] << 8) | pixels[:, 2]
-    _, first, counts = numpy.unique(codes, return_index=True, return_counts=True)
-    drawn = first[counts >= least]                  # one pixel of each colour the drawing uses
-    for colours in palettes:
-        fewer = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT,
-                               dither=Image.Dither.NONE)
-        back = numpy.asarray(fewer.convert("RGB")).reshape(-1, 3).astype(numpy.int32)
-        if numpy.abs(back[drawn] - pixels[drawn]).max(initial=0) <= tolerance:
-            out = io.BytesIO()
-            fewer.save(out, "PNG", optimize=True)
-            return out.getvalue()
-    return png
+    fewer = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT,
+                           dither=Image.Dither.NONE)
+    palette = numpy.array(fewer.getpalette()[:3 * colours], numpy.int32).reshape(-1, 3)
+    missed = missed_colours(numpy.asarray(image), palette, tolerance, least)
+    if len(missed):
+        palette = numpy.concatenate([palette, missed[:256 - len(palette)]])
+        holder = Image.new("P", (1, 1))
+        holder.putpalette(palette.astype(numpy.uint8).ravel().tolist())
+        fewer = image.quantize(palette=holder, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    fewer.save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def missed_colours(pixels, palette, tolerance, least):
+    """The colours of ``pixels`` (H x W x 3) used by ``least`` pixels or more that no colour
+    of ``palette`` comes within ``tolerance`` of, the most used first."""
+    import numpy
+    codes = pixels.reshape(-1, 3).astype(numpy.int32) @ numpy.array([65536, 256, 1])
+    values, counts = numpy.unique(codes, return_counts=True)
+    values, counts = values[counts >= least], counts[counts >= least]
+    rgb = numpy.stack([values >> 16, (values >> 8) & 255, values & 255], 1)
+    gap = numpy.abs(rgb[:, None, :] - palette[None, :, :]).max(2).min(1)
+    order = numpy.argsort(-counts[gap > tolerance], kind="stable")
+    return rgb[gap > tolerance][order]
 
 
 class Painter:

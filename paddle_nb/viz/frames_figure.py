@@ -35,6 +35,7 @@ SCOPE_COLOUR = "#d9d2e9"              # a scope (the scope tree's purple)
 SCOPE_EDGE = "#8e7cc3"
 GRAD_COLOUR = ROLE_COLOURS["backward"]
 COLUMN, ROW, LEFT = 86, 18, 112      # pixels: a moment's width, a box's height, the titles
+WIDEST = 1080                         # pixels: a notebook's output area; columns narrow to fit
 
 
 @dataclasses.dataclass
@@ -98,7 +99,8 @@ class FramesFigure:
         for _, _, rows in bands:
             tops.append(y)
             y += rows * (ROW + 2) + 16
-        width = LEFT + COLUMN * len(self.moments)
+        column = max(64, min(COLUMN, (WIDEST - LEFT) // max(1, len(self.moments))))
+        width = LEFT + column * len(self.moments)
         parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" '
                  f'font-family="DejaVu Sans, sans-serif" font-size="10">']
         for (title, _, _), top in zip(bands, tops):
@@ -108,15 +110,15 @@ class FramesFigure:
             parts.append(f'<line x1="0" x2="{width}" y1="{top - 6}" y2="{top - 6}" '
                          'stroke="#ddd"/>')
         for i, m in enumerate(self.moments):
-            x = LEFT + i * COLUMN
+            x = LEFT + i * column
             first, _, second = m.label.partition(" in ")
             if not second and len(first) > 14:                 # "end of the" / "minibatch"
                 first, _, second = first.rpartition(" ")
             parts.append(_text(x + 2, 14, first, bold=True))
             parts.append(_text(x + 2, 26, second))
-            parts += _stack(x, tops[0], m.stack)
-            parts += _forest(x, tops[1], m.ours)
-            parts += _flat(x, tops[2], m.theirs)
+            parts += _stack(x, column, tops[0], m.stack)
+            parts += _forest(x, column, tops[1], m.ours)
+            parts += _flat(x, column, tops[2], m.theirs)
         return "".join(parts) + "</svg>"
 
 
@@ -134,34 +136,34 @@ def _text(x: float, y: float, text: str, bold: bool = False) -> str:
     return f'<text x="{x}" y="{y}"{weight}>{esc(text)}</text>'
 
 
-def _stack(x: int, top: int, stack: tuple[str, ...]) -> list[str]:
+def _stack(x: int, column: int, top: int, stack: tuple[str, ...]) -> list[str]:
     parts: list[str] = []
     for depth, frame in enumerate(stack):
-        parts += _box(x + 2 + 6 * depth, top + depth * (ROW + 2), COLUMN - 8 - 6 * depth,
+        parts += _box(x + 2 + 6 * depth, top + depth * (ROW + 2), column - 8 - 6 * depth,
                       frame, FRAME_COLOUR)
     return parts
 
 
-def _forest(x: int, top: int, run: ScopeRecord | None) -> list[str]:
+def _forest(x: int, column: int, top: int, run: ScopeRecord | None) -> list[str]:
     if run is None:
         return [_text(x + 4, top + 13, "(destroyed)")]
-    parts, y = _box(x + 2, top, COLUMN - 8, str(run.label), SCOPE_COLOUR, SCOPE_EDGE), top
+    parts, y = _box(x + 2, top, column - 8, str(run.label), SCOPE_COLOUR, SCOPE_EDGE), top
     for kid in run.kids:
         y += ROW + 2
-        parts += _box(x + 10, y, COLUMN - 16, str(kid.label), SCOPE_COLOUR, SCOPE_EDGE)
+        parts += _box(x + 10, y, column - 16, str(kid.label), SCOPE_COLOUR, SCOPE_EDGE)
         for grandkid in kid.kids:
             y += ROW + 2
             fill = GRAD_COLOUR if grandkid.label == "grad" else SCOPE_COLOUR
-            parts += _box(x + 18, y, COLUMN - 24, str(grandkid.label), fill, SCOPE_EDGE)
+            parts += _box(x + 18, y, column - 24, str(grandkid.label), fill, SCOPE_EDGE)
     return parts
 
 
-def _flat(x: int, top: int, labels: tuple[str, ...] | None) -> list[str]:
+def _flat(x: int, column: int, top: int, labels: tuple[str, ...] | None) -> list[str]:
     if labels is None:
         return [_text(x + 4, top + 13, "(destroyed)")]
-    parts = _box(x + 2, top, COLUMN - 8, "run", SCOPE_COLOUR, SCOPE_EDGE)
+    parts = _box(x + 2, top, column - 8, "run", SCOPE_COLOUR, SCOPE_EDGE)
     for k, label in enumerate(labels):
-        parts += _box(x + 10, top + (k + 1) * (ROW + 2), COLUMN - 16, label, SCOPE_COLOUR,
+        parts += _box(x + 10, top + (k + 1) * (ROW + 2), column - 16, label, SCOPE_COLOUR,
                       SCOPE_EDGE)
     return parts
 

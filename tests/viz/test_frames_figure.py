@@ -112,3 +112,11 @@ def test_a_record_without_a_run_scope_is_refused_clearly(rnn_record):
                                                                        kids=[]))
     with pytest.raises(ValueError, match="expected a run scope"):
         frames_figure(empty)
+
+
+def test_many_moments_narrow_the_columns_to_fit_a_notebook():
+    import re
+    run = pd.Scope().new_scope("run")
+    shown = [moment(f"forward in step {t}", ("main()", f"{{step {t}}}"), run) for t in range(14)]
+    width = int(re.search(r'<svg [^>]*width="(\d+)"', pd.viz.frames_figure(shown).svg()).group(1))
+    assert width <= 1092

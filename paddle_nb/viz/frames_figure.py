@@ -228,8 +228,8 @@ def _paths(run: ScopeRecord) -> dict[int, tuple[str, ...]]:
 
 
 def _cut(rec: ScopeRecord, made_at: dict[int, int], pos: int) -> ScopeRecord:
-    """``rec`` with only the scopes made before op ``pos`` ran (made before the run: all)."""
-    kids = [_cut(kid, made_at, pos) for kid in rec.kids if made_at.get(kid.id, -1) <= pos]
+    """``rec`` with only the scopes made before op ``pos`` started (made before the run: all)."""
+    kids = [_cut(kid, made_at, pos) for kid in rec.kids if made_at.get(kid.id, -1) < pos]
     return dataclasses.replace(rec, kids=kids)
 
 

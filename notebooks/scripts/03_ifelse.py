@@ -356,8 +356,9 @@ print("d loss / d fc.w and d loss / d x match central differences")
 # the call stack a C++ program written with `if`s would have there; below, the scopes
 # alive under the run scope: **paddle_nb**'s, each the record's scope snapshot cut to the
 # scopes that existed when that stretch began (kept until the minibatch completes, as the
-# design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s (the
-# branch scopes, no grad kids). The stack never grows deeper than one branch; the scopes
+# design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s, drawn
+# from the same snapshots by its rule, not from a PaddlePaddle run (the branch scopes, no
+# grad kids). The stack never grows deeper than one branch; the scopes
 # only accumulate. Notebook 04 draws the same figure for an RNN.
 
 # %%

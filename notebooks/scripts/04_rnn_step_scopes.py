@@ -412,8 +412,9 @@ for s in run2.kids:
 # the call stack a C++ program written with loops would have there; below, the scopes
 # alive under the run scope: **paddle_nb**'s, each the record's scope snapshot cut to the
 # scopes that existed when that stretch began (kept until the minibatch completes, as the
-# design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s (no grad
-# kids; `recurrent_grad` deletes the step scopes backward has passed). The stack never grows
+# design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s, drawn
+# from the same snapshots by its rule, not from a PaddlePaddle run (no grad kids;
+# `recurrent_grad` deletes the step scopes backward has passed). The stack never grows
 # deeper than one body; paddle_nb's scopes only accumulate.
 
 # %%

@@ -13,8 +13,9 @@ each step or branch, backward in each, the end of the minibatch):
   ``scope_created`` events say existed when that moment's first op ran);
 - the scopes PaddlePaddle keeps alive then: the same, less paddle_nb's ``grad`` kid scopes
   (PaddlePaddle runs a grad block in the forward scope itself) and less the step scopes
-  ``recurrent_grad`` already deleted (``StepScopes::BackwardNext``: every step after the one
-  backward is in, and the one after it, stay until the next is passed).
+  ``recurrent_grad`` already deleted (``StepScopes::BackwardNext``: in backward through step
+  ``t``, the steps after ``t + 1`` are gone). This band follows PaddlePaddle's rule; it is
+  not taken from a PaddlePaddle run.
 
 ``frames_figure(record)`` returns a :class:`FramesFigure`: ``rows`` for text and tests, its
 picture as SVG in a notebook, its table as text elsewhere.

@@ -2,12 +2,10 @@
 ones counted from the notebooks (tests/notebooks/reading_times.py), so they stay honest as
 the notebooks change (issue 26: a core path of about 90 minutes)."""
 import re
-import sys
 
 import pytest
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-import reading_times  # noqa: E402
+from tests.notebooks import reading_times
 
 README = reading_times.SCRIPTS.parent / "README.md"
 ROW = re.compile(r"^\| \d \| \[(\d\d) [^]]*\]\(\d\d_\w+\.ipynb\), ([^|]*?) \| [^|]* \| (\d+) min")

@@ -135,7 +135,8 @@ assert scope.local_var_names() == ["w", "b"]
 # run scope destroyed at the end. At each moment it snapshots the scopes
 # (`moment(...)`), and `pd.viz.frames_figure` draws the snapshots beside the stack a C++
 # loop would have then. The bottom band is **PaddlePaddle**'s rule, not the design's:
-# its `recurrent_grad` deletes a step scope once backward has passed it (notebook 04 §5).
+# its `recurrent_grad` deletes the step scopes backward no longer needs (in backward through
+# step `t`, those after `t + 1`; notebook 04 §5).
 # Notebooks 03 and 04 draw the same figure from real runs.
 #
 # *Predict, then run:* how deep does the stack get, and how many step scopes are alive

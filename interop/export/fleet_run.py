@@ -12,11 +12,13 @@ README's "When a notebook is not enough"). It passes when both workers finish, e
 loss falls (the mean of its last three steps under the mean of its first three), and the
 parameters worker 0 saved load back into paddle_nb (``pd.io.load_params``), differ from the
 exported ones and from those of one process trained on worker 0's files alone (the workers
-shared the servers' parameters). ``sync`` (``--ps-mode sync``) is tried too and reported, not
-required: PaddlePaddle 2.6.2 crashes in it (see train.py's ``ps_mode``).
+shared the servers' parameters). Then synchronous mode (``--ps-mode sync``, which train.py
+drives by hand: see its ``sync_steps``): both workers finish and their losses equal, step by
+step (1e-4), paddle_nb's answer for synchronous data parallelism (``sync_reference``).
 """
 
 import json
+import pathlib
 import os
 import subprocess
 import time
@@ -92,11 +94,42 @@ def run(pd, python, work):
         result["loaded"] = f"{type(err).__name__}: {err}"
     result["exchanged"] = exchanged(python, work, files)
     rc_sync, seconds_sync, curves_sync = launch(python, work, files, "sync")
-    result["sync"] = {"rc": rc_sync, "seconds": seconds_sync,
-                      "steps": {k: len(c) for k, c in curves_sync.items()}}
+    want = sync_reference(pd, work, files)
+    diff = max((abs(a - b) for k in want for a, b in zip(want[k], curves_sync[k])),
+               default=float("inf"))
+    if any(len(curves_sync[k]) != STEPS for k in want):
+        diff = float("inf")
+    result["sync"] = {"rc": rc_sync, "seconds": seconds_sync, "curves": curves_sync,
+                      "diff": diff, "ok": rc_sync == 0 and diff <= 1e-4}
     result["ok"] = rc == 0 and all(falls.values()) and isinstance(result["loaded"], dict) \
-        and all(v > 0 for v in result["loaded"].values()) and result["exchanged"]
+        and all(v > 0 for v in result["loaded"].values()) and result["exchanged"] \
+        and result["sync"]["ok"]
     return result
+
+
+def sync_reference(pd, folder, files):
+    """paddle_nb's losses for synchronous data parallelism: each step, every worker's loss at
+    the same parameters, then one optimizer step on the mean of their gradients, which is one
+    step on their batches stacked (the loss is a mean over rows; the batches are the same
+    size). Run on the exported programs and values, read back by paddle_nb."""
+    model = pathlib.Path(folder) / "model"
+    spec = json.loads((model / "export.json").read_text())
+    main = pd.io.load_program(str(model / "main.pdmodel"))
+    forward = pd.io.load_program(str(model / "forward.pdmodel"))
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    pd.io.load_persistables(exe, str(model / "params"), main, scope=scope)
+    curves = {k: [] for k in range(WORKERS)}
+    for step in range(STEPS):
+        batches = []
+        for k in range(WORKERS):
+            mine = files[k::WORKERS]
+            with np.load(mine[step % len(mine)]) as data:
+                batches.append({n: data[n] for n in spec["feeds"]})
+            (loss,) = exe.run(forward, feed=batches[-1], fetch_list=[spec["loss"]], scope=scope)
+            curves[k].append(float(np.asarray(loss).reshape(-1)[0]))
+        stacked = {n: np.concatenate([b[n] for b in batches]) for n in spec["feeds"]}
+        exe.run(main, feed=stacked, fetch_list=[spec["loss"]], scope=scope)
+    return curves
 
 
 def exchanged(python, folder, files):
@@ -129,6 +162,10 @@ def describe(result):
         if result["exchanged"] else "equal, byte for byte, one process's trained on its files "
         "alone: the workers did not share parameters"))
     sync = result["sync"]
-    lines.append(f"- sync mode (a_sync = False): exit {sync['rc']}, steps per worker "
-                 f"{sync['steps']} (PaddlePaddle 2.6.2's send_barrier finds no communicator)")
+    lines.append(f"\nFleet, synchronous mode (a_sync = False, train.py's sync_steps), "
+                 f"{result['steps']} steps: exit {sync['rc']}, {sync['seconds']:.1f} s wall; "
+                 f"losses against paddle_nb's synchronous SGD (mean gradient): max diff "
+                 f"{sync['diff']:.2g}; {'passes' if sync['ok'] else 'FAILS'}")
+    for k, curve in sync["curves"].items():
+        lines.append(f"- worker {k}: loss " + " ".join(f"{v:.3f}" for v in curve))
     return "\n".join(lines)

@@ -136,16 +136,16 @@ def optimizer_from(paddle, spec):
 
 def ps_mode(strategy, mode, k_steps):
     """Ask Fleet for async, geo or sync parameter-server updates (as PaddlePaddle 2.6.2 does
-    them on CPU, found by running each):
+    them on CPU, found by running each and reading its Fleet source):
 
-    async: ``a_sync = True``, ``k_steps`` 0; the servers run the optimizer, each worker pushes
-    its gradients and pulls the parameters, in ``train_from_dataset`` (``dataset_steps``).
+    async: ``a_sync = True``, ``k_steps`` 0; the servers run the optimizer on each gradient as
+    it comes, each worker pushes its gradients and pulls the parameters, in
+    ``train_from_dataset`` (``dataset_steps``).
     geo: ``a_sync = True`` with ``a_sync_configs = {"k_steps": K}``; each worker runs its own
     optimizer under ``Executor.run``; 2.6.2 exchanges only sparse tables this way, so with
     dense parameters each worker trains its own copy.
-    sync: ``a_sync = False``; 2.6.2's ``send_barrier`` op finds no communicator (2.6.2 makes
-    one for geo mode only) and the worker crashes, under ``Executor.run`` and
-    ``train_from_dataset`` alike.
+    sync: ``a_sync = False`` (``k_steps`` 0): the servers average the workers' gradients and
+    apply the optimizer once per step; 2.6.2 needs help to run it (``sync_steps``).
     With protobuf newer than 4.x 2.6.2's ``a_sync`` setter raises TypeError (it cannot read
     its own a_sync_configs back); the same two fields are then set on the strategy's message.
     """
@@ -156,6 +156,49 @@ def ps_mode(strategy, mode, k_steps):
     except TypeError:
         strategy.strategy.a_sync = mode != "sync"
         strategy.strategy.a_sync_configs.k_steps = k_steps
+
+
+def sync_steps(paddle, fleet, exe, program, spec, files, worker):
+    """Synchronous parameter servers, driven by hand: PaddlePaddle 2.6.2 builds the sync
+    trainer program (``send`` ops that push each dense gradient, then ``send_barrier``) and
+    sync servers (a dense table that only collects gradients, a barrier table that averages
+    and applies them when every worker has reached it), but never makes the communicator its
+    ``send_barrier`` op asks for (it makes one in geo mode only): the op crashes. Nothing in
+    2.6.2 would pull the new parameters either. So: a communicator is made and left stopped
+    (its barrier then returns at once, and the worker's table barrier has a client), and each
+    step is
+
+      run the program (its send ops push this worker's gradients to the servers),
+      flush the client (the pushes have arrived),
+      barrier on the servers' barrier table (when all workers are there, the servers apply
+      the mean of their gradients, one optimizer step),
+      pull the dense parameters.
+
+    Every worker then computes its next gradients on the same parameters: one step of the
+    optimizer on the mean gradient of all workers' batches. It uses 2.6.2's runtime objects
+    (``fleet.fleet._runtime_handle``), which later versions may change.
+    """
+    from paddle.distributed.communicator import Communicator
+    from paddle.distributed.ps.utils.public import get_the_one_recv_context
+    runtime = fleet.fleet._runtime_handle
+    context, role = runtime.context, runtime.role_maker
+    dense = get_the_one_recv_context(context, split_dense_table=False)
+    scope = paddle.static.global_scope()
+    envs = {"need_global_step": "0", "trainer_id": role._role_id(),
+            "trainers": role._worker_num(), "pserver_endpoints": role._get_pserver_endpoints(),
+            "barrier_table_id": runtime.ps_desc_builder.barrier_table_id}
+    communicator = Communicator(context["ps_mode"], envs,
+                                context["trainer"].get_communicator_flags())
+    communicator.init_with_ctx(runtime._send_ctx, dense,
+                               runtime.ps_desc_builder.build_worker_desc(),
+                               runtime.string_hosts, scope)
+    for step, path in enumerate(files):
+        (loss,) = exe.run(program, feed=read_batch(path, spec["feeds"]),
+                          fetch_list=[spec["loss"]])
+        runtime._worker.client_flush()
+        runtime._worker.barrier(0)
+        runtime._pull_all_dense([scope], runtime._send_ctx, dense)
+        report(worker, step, loss)
 
 
 def load_program(paddle, name):
@@ -282,6 +325,8 @@ def train_fleet(paddle, args, spec, collective):
     files = worker_files(args.data, args.steps, worker, workers)
     if not collective and args.ps_mode == "async":
         dataset_steps(paddle, exe, main, spec, files, worker)
+    elif not collective and args.ps_mode == "sync":
+        sync_steps(paddle, fleet, exe, main, spec, files, worker)
     else:
         run_steps(exe, main, spec, files, worker)
     if not collective:

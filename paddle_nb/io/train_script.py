@@ -62,6 +62,9 @@ OPTIMIZERS = {
 
 
 PS_OPTIMIZERS = ("sgd", "adam")
+OPTIMIZE, LRSCHED = 0x0002, 0x0010          # op_role bits
+# forward ops whose gradients PaddlePaddle 2.6.2 cannot write: Fleet takes the exported ones
+NOT_DIFFERENTIABLE = ("recurrent",)
 
 
 def parse_args(argv=None):
@@ -122,8 +125,44 @@ def manifest():
         return json.load(f)
 
 
-def optimizer_from(paddle, spec):
-    """The paddle.optimizer that Fleet uses: the exported update ops' type and settings."""
+class LearningRate:
+    """The exported learning-rate scheduler (export.json's ``optimizer.lr_scheduler``), made
+    in PaddlePaddle: ``before()`` writes its value into the program's learning-rate variable
+    (what PaddlePaddle's Executor does for a program whose optimizer was given a scheduler),
+    ``after()`` steps it on. Without a scheduler both do nothing."""
+
+    def __init__(self, paddle, spec, write=True):
+        self.paddle, self.name = paddle, spec.get("learning_rate_var") if write else None
+        self.scheduler = scheduler_from(paddle, spec.get("lr_scheduler"))
+
+    def before(self):
+        if self.scheduler is None or self.name is None:
+            return
+        tensor = self.paddle.static.global_scope().find_var(self.name).get_tensor()
+        old = np.array(tensor)
+        tensor.set(np.full(old.shape, self.scheduler(), old.dtype), self.paddle.CPUPlace())
+
+    def after(self):
+        if self.scheduler is not None:
+            self.scheduler.step()
+
+
+def scheduler_from(paddle, spec, catch_up=True):
+    """PaddlePaddle's scheduler of the exported class and arguments, stepped on as far as
+    paddle_nb's had gone (an inner scheduler is stepped by the one holding it)."""
+    if spec is None:
+        return None
+    args = {k: scheduler_from(paddle, v, catch_up=False) if isinstance(v, dict) else v
+            for k, v in spec["args"].items()}
+    made = getattr(paddle.optimizer.lr, spec["type"])(**args)
+    for _ in range(spec["last_epoch"] if catch_up else 0):
+        made.step()
+    return made
+
+
+def optimizer_from(paddle, spec, scheduler=None):
+    """The paddle.optimizer that Fleet uses: the exported update ops' type and settings, and
+    the learning rate (or its scheduler)."""
     kind = spec["type"]
     if kind not in OPTIMIZERS:
         sys.exit(f"optimizer {kind!r}: train.py knows {', '.join(sorted(OPTIMIZERS))} for "
@@ -131,7 +170,8 @@ def optimizer_from(paddle, spec):
     name, arguments = OPTIMIZERS[kind]
     settings = spec["settings"]
     kwargs = {k: settings[a] for k, a in arguments.items() if a in settings}
-    return getattr(paddle.optimizer, name)(learning_rate=spec["learning_rate"], **kwargs)
+    rate = spec["learning_rate"] if scheduler is None else scheduler
+    return getattr(paddle.optimizer, name)(learning_rate=rate, **kwargs)
 
 
 def ps_mode(strategy, mode, k_steps):
@@ -220,11 +260,13 @@ def load_exported(paddle, exe, program, names):
         paddle.static.load_vars(exe, folder, program, vars=chosen)
 
 
-def run_steps(exe, program, spec, files, worker):
+def run_steps(exe, program, spec, files, worker, rate):
     for step, path in enumerate(files):
+        rate.before()
         (loss,) = exe.run(program, feed=read_batch(path, spec["feeds"]),
                           fetch_list=[spec["loss"]])
         report(worker, step, loss)
+        rate.after()
 
 
 def dataset_steps(paddle, exe, program, spec, files, worker):
@@ -262,38 +304,96 @@ def train_single(paddle, args, spec):
     exe.run(startup)
     if not args.fresh:
         load_exported(paddle, exe, main, spec["persistables"])
-    run_steps(exe, main, spec, worker_files(args.data, args.steps, 0, 1), 0)
+    rate = LearningRate(paddle, spec["optimizer"])
+    run_steps(exe, main, spec, worker_files(args.data, args.steps, 0, 1), 0, rate)
     if args.save:
         paddle.static.save_vars(exe, args.save, main,
                                 vars=persistables(main, spec["persistables"]))
 
 
-def fleet_programs(paddle, fleet, spec, strategy):
-    """The forward program with Fleet's backward pass and optimizer added."""
+def fleet_programs(paddle, fleet, spec, strategy, scheduler=None, server=False):
+    """The forward program with Fleet's backward pass and optimizer added (on a parameter
+    server, ``server_forward``'s stand-in)."""
     main = load_program(paddle, "forward.pdmodel")
     startup = load_program(paddle, "forward_startup.pdmodel")
+    pairs = None
+    if server:
+        main, startup = server_forward(paddle, main, spec["loss"])
+    elif any(op.type in NOT_DIFFERENTIABLE for op in main.global_block().ops):
+        main, pairs = exported_backward(paddle, spec)
     with paddle.static.program_guard(main, startup):
         loss = main.global_block().var(spec["loss"])
         # a persistable copy of the loss, read from the scope after train_from_dataset
         kept = paddle.static.create_global_var(loss.shape, 0.0, loss.dtype, persistable=True,
                                                name=LOSS_COPY)
         paddle.assign(loss, output=kept)
-        optimizer = fleet.distributed_optimizer(optimizer_from(paddle, spec["optimizer"]),
-                                                strategy)
+        inner = optimizer_from(paddle, spec["optimizer"], scheduler)
+        if pairs is not None:                # minimize takes the exported gradients
+            inner.backward = lambda *args, **kwargs: pairs
+        optimizer = fleet.distributed_optimizer(inner, strategy)
         optimizer.minimize(loss)
         # parameter servers: minimize made the trainer's (or server's) own programs, and
         # made them the loss's program and the default startup program
         return loss.block.program, paddle.static.default_startup_program()
 
 
+def exported_backward(paddle, spec):
+    """The exported training program less its optimizer (the ops, their state and learning
+    rates), and its (parameter, gradient) pairs: what Fleet's optimizer takes instead of
+    differentiating the forward program itself, where PaddlePaddle 2.6.2 cannot (a StaticRNN's
+    ``recurrent`` op: 2.6.2 has no StaticRNN, and no ``rnn_memory_helper_grad`` op for its
+    backward pass to write). The gradients are then the ones paddle_nb wrote."""
+    program = load_program(paddle, "main.pdmodel")
+    block = program.global_block()
+    optimizer, pairs = spec["optimizer"], []
+    for index in reversed(range(len(block.ops))):
+        op = block.ops[index]
+        if op.has_attr("op_role") and int(op.attr("op_role")) & (OPTIMIZE | LRSCHED):
+            if "Param" in op.input_names and op.input("Grad"):
+                pairs.append((op.input("Param")[0], op.input("Param")[0] + "@GRAD"))
+            block._remove_op(index)
+    dropped = set(spec["optimizer_state"]) | {optimizer["learning_rate_var"]} | \
+        {p["learning_rate_var"] for p in optimizer["per_parameter"]}
+    used = {n for op in block.ops for n in op.input_arg_names + op.output_arg_names}
+    for name in dropped - used - {None}:
+        if block.has_var(name):
+            block._remove_var(name)
+    program._sync_with_cpp()
+    return program, [(block.var(p), block.var(g)) for p, g in reversed(pairs)]
+
+
+def server_forward(paddle, forward, loss_name):
+    """A parameter server's stand-in for the forward program: its parameters (same names,
+    shapes, order) and a loss that reads each, named as the real one. PaddlePaddle 2.6.2's
+    servers take only the parameters, their gradients and the optimizer from the program; and
+    on a server Fleet points the loss's block at a new program of one block before reading the
+    block's ops, so an op with a sub-block (conditional_block, while, recurrent) fails there
+    (its sub_block index is out of range). Without such ops nothing changes either way."""
+    program, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(program, startup):
+        total = paddle.add_n([paddle.mean(paddle.static.create_parameter(p.shape, p.dtype,
+                                                                         name=p.name))
+                              for p in forward.global_block().all_parameters()])
+        loss = program.global_block().create_var(name=loss_name, shape=total.shape,
+                                                 dtype=total.dtype)
+        paddle.assign(total, output=loss)
+    return program, startup
+
+
 def check_ps_optimizer(spec):
     """PaddlePaddle 2.6.2's parameter servers update dense parameters with SGD or Adam only
-    (any other raises in the server process, and the workers wait for it forever)."""
+    (any other raises in the server process, and the workers wait for it forever), at a fixed
+    learning rate here (2.6.2 moves a scheduler onto the servers, driven by their own step
+    count, for five scheduler classes only; not tried)."""
     kind = spec["optimizer"]["type"]
     if kind not in PS_OPTIMIZERS:
         sys.exit(f"optimizer {kind!r}: PaddlePaddle 2.6's parameter servers update dense "
                  f"parameters with {' or '.join(PS_OPTIMIZERS)} only; train this program in "
                  "one process, or collectively on GPUs")
+    if spec["optimizer"].get("lr_scheduler"):
+        sys.exit(f"learning-rate scheduler {spec['optimizer']['lr_scheduler']['type']}: "
+                 "train.py runs schedulers in one process and collectively, not on parameter "
+                 "servers (whose learning rate lives on the servers)")
 
 
 def train_fleet(paddle, args, spec, collective):
@@ -304,7 +404,11 @@ def train_fleet(paddle, args, spec, collective):
     strategy = fleet.DistributedStrategy()
     if not collective:
         ps_mode(strategy, args.ps_mode, args.k_steps)
-    main, startup = fleet_programs(paddle, fleet, spec, strategy)
+    # a scheduler goes to Fleet's optimizer, whose minimize gives it to the program: the
+    # Executor writes its value, and the steps only step it on
+    rate = LearningRate(paddle, spec["optimizer"], write=False)
+    main, startup = fleet_programs(paddle, fleet, spec, strategy, rate.scheduler,
+                                   server=not collective and fleet.is_server())
     if not collective and fleet.is_server():
         fleet.init_server()
         fleet.run_server()
@@ -328,7 +432,7 @@ def train_fleet(paddle, args, spec, collective):
     elif not collective and args.ps_mode == "sync":
         sync_steps(paddle, fleet, exe, main, spec, files, worker)
     else:
-        run_steps(exe, main, spec, files, worker)
+        run_steps(exe, main, spec, files, worker, rate)
     if not collective:
         fleet.barrier_worker()
     if args.save and worker == 0:        # worker 0's parameters (Fleet's own save_persistables

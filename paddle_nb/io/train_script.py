@@ -380,25 +380,36 @@ def server_forward(paddle, forward, loss_name):
     return program, startup
 
 
-def check_ps_optimizer(spec):
-    """PaddlePaddle 2.6.2's parameter servers update dense parameters with SGD or Adam only
-    (any other raises in the server process, and the workers wait for it forever), at a fixed
-    learning rate here (2.6.2 moves a scheduler onto the servers, driven by their own step
-    count, for five scheduler classes only; not tried)."""
-    kind = spec["optimizer"]["type"]
-    if kind not in PS_OPTIMIZERS:
-        sys.exit(f"optimizer {kind!r}: PaddlePaddle 2.6's parameter servers update dense "
-                 f"parameters with {' or '.join(PS_OPTIMIZERS)} only; train this program in "
-                 "one process, or collectively on GPUs")
-    if spec["optimizer"].get("lr_scheduler"):
-        sys.exit(f"learning-rate scheduler {spec['optimizer']['lr_scheduler']['type']}: "
-                 "train.py runs schedulers in one process and collectively, not on parameter "
-                 "servers (whose learning rate lives on the servers)")
+def check_fleet(spec, parameter_servers, ps_mode="async"):
+    """Stop (with why, and what to do) before Fleet trains the program otherwise than the
+    exported one: Fleet's optimizer is made from the type and learning rate alone, so
+    gradient clipping and weight decay ops are refused; on PaddlePaddle 2.6.2's parameter
+    servers the optimizer must be SGD or Adam (any other raises in the server process, and the
+    workers wait for it forever) at a fixed learning rate (2.6.2 moves a scheduler onto the
+    servers, driven by their own step count, for five scheduler classes only). Geo mode is
+    let through with a warning: 2.6.2 exchanges no dense parameter in it."""
+    optimizer = spec["optimizer"]
+    if spec.get("other_optimize_ops"):
+        sys.exit(f"the optimizer adds {', '.join(spec['other_optimize_ops'])} ops (gradient "
+                 "clipping or weight decay), which train.py cannot give Fleet's optimizer; "
+                 "train this program in one process")
+    if not parameter_servers:
+        return
+    if optimizer["type"] not in PS_OPTIMIZERS:
+        sys.exit(f"optimizer {optimizer['type']!r}: PaddlePaddle 2.6's parameter servers "
+                 f"update dense parameters with {' or '.join(PS_OPTIMIZERS)} only; train this "
+                 "program in one process, or collectively on GPUs")
+    if optimizer.get("lr_scheduler"):
+        sys.exit(f"learning-rate scheduler {optimizer['lr_scheduler']['type']}: train.py runs "
+                 "schedulers in one process and collectively, not on parameter servers "
+                 "(whose learning rate lives on the servers)")
+    if ps_mode == "geo":
+        print("train.py: geo mode: PaddlePaddle 2.6.2 exchanges sparse tables only, so each "
+              "worker trains its own copy of the dense parameters", file=sys.stderr, flush=True)
 
 
 def train_fleet(paddle, args, spec, collective):
-    if not collective:
-        check_ps_optimizer(spec)
+    check_fleet(spec, not collective, args.ps_mode)
     import paddle.distributed.fleet as fleet
     fleet.init(is_collective=collective)
     strategy = fleet.DistributedStrategy()

@@ -224,9 +224,15 @@ def test_train_py_optimizer_and_strategy(script):
     assert made == {"learning_rate": 0.05, "momentum": 0.9, "use_nesterov": True}
     with pytest.raises(SystemExit, match="lamb"):
         script.optimizer_from(stub, {"type": "lamb", "settings": {}, "learning_rate": 0.1})
-    script.check_ps_optimizer({"optimizer": {"type": "adam"}})
+    script.check_fleet({"optimizer": {"type": "adam"}}, True)
+    script.check_fleet({"optimizer": spec}, False)
     with pytest.raises(SystemExit, match="SGD or Adam|sgd or adam"):
-        script.check_ps_optimizer({"optimizer": spec})
+        script.check_fleet({"optimizer": spec}, True)
+    with pytest.raises(SystemExit, match="gradient clipping or weight decay"):
+        script.check_fleet({"optimizer": spec, "other_optimize_ops": ["scale"]}, False)
+    with pytest.raises(SystemExit, match="StepDecay"):
+        script.check_fleet({"optimizer": {"type": "sgd", "lr_scheduler": {"type": "StepDecay"}}},
+                           True)
 
     class Refusing:                        # PaddlePaddle 2.6.2's setter under protobuf 7
         def __init__(self):

@@ -292,6 +292,22 @@ def dataset_steps(paddle, exe, program, spec, files, worker):
                                       .get_tensor()))
 
 
+def check_async(program, spec):
+    """Stop (saying to use --ps-mode sync) where asynchronous mode's dataset cannot carry the
+    program: a feed whose first dimension is not the batch (the dataset cuts every feed into
+    rows), or a while loop (2.6.2's dataset trainer runs its gradient without the loop's step
+    scopes: "Tensor holds no memory" in the grad ops inside while_grad)."""
+    block = program.global_block()
+    fixed = [n for n in spec["feeds"] if not block.var(n).shape or block.var(n).shape[0] != -1]
+    if fixed:
+        sys.exit(f"--ps-mode async: the feeds {', '.join(fixed)} have no batch dimension "
+                 "first, and asynchronous mode feeds batches through a dataset of rows; use "
+                 "--ps-mode sync")
+    if any(op.type == "while" for b in program.blocks for op in b.ops):
+        sys.exit("--ps-mode async: PaddlePaddle 2.6.2's dataset trainer cannot run a while "
+                 "loop's gradient; use --ps-mode sync")
+
+
 def slot_text(values):
     flat = np.asarray(values).ravel()
     cast = float if flat.dtype.kind == "f" else int
@@ -409,7 +425,10 @@ def check_fleet(spec, parameter_servers, ps_mode="async"):
 
 
 def train_fleet(paddle, args, spec, collective):
+    # every process (servers too) stops here alike, before any waits for another
     check_fleet(spec, not collective, args.ps_mode)
+    if not collective and args.ps_mode == "async":
+        check_async(load_program(paddle, "forward.pdmodel"), spec)
     import paddle.distributed.fleet as fleet
     fleet.init(is_collective=collective)
     strategy = fleet.DistributedStrategy()

@@ -278,3 +278,18 @@ def test_train_py_scheduler(script):
     assert outer.steps == 2 and inner.steps == 0 and inner.kwargs == {"boundaries": [3]}
     assert script.scheduler_from(stub, None) is None
     assert script.LearningRate(stub, {"learning_rate_var": "lr"}).scheduler is None
+
+
+def test_train_py_async_check(script):
+    """Asynchronous mode's dataset needs batch-major feeds and no while loop."""
+    def program(shapes, ops=()):
+        block = types.SimpleNamespace(var=lambda n: types.SimpleNamespace(shape=shapes[n]),
+                                      ops=[types.SimpleNamespace(type=t) for t in ops])
+        return types.SimpleNamespace(global_block=lambda: block, blocks=[block])
+
+    spec = {"feeds": ["x", "thr"]}
+    script.check_async(program({"x": (-1, 4), "thr": (-1, 1)}, ["mul"]), spec)
+    with pytest.raises(SystemExit, match="the feeds thr have no batch dimension first"):
+        script.check_async(program({"x": (-1, 4), "thr": (1,)}), spec)
+    with pytest.raises(SystemExit, match="while loop's gradient; use --ps-mode sync"):
+        script.check_async(program({"x": (-1, 4), "thr": (-1, 1)}, ["while"]), spec)

@@ -10,10 +10,11 @@ only PaddlePaddle 2.6 (and NumPy) to go on training::
     forward_startup.pdmodel  the startup ops of its parameters: what Fleet takes to add its own
                       backward and optimizer ops
     export.json       the feed names, the loss name, the persistables, and the optimizer's type,
-                      settings and learning rate (what Fleet's optimizer is made from)
+                      settings and learning rate or learning-rate scheduler (class, arguments,
+                      steps taken): what Fleet's optimizer is made from
     params/           the persistables' values from ``scope``, one file per variable in
                       PaddlePaddle's tensor format (``paddle.static.load_vars`` reads them)
-    train.py          the training script (``io/train_script.py``)
+    train.py          the training script (``io/train_script.py``, ``io/train_script_ps.py``)
 
 Every program is written by ``export26.normalize``: the op forms PaddlePaddle 2.6.2 writes.
 The program the user holds is not changed.

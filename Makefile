@@ -199,7 +199,7 @@ interop: venv $(INTEROP_STAMP) $(ZOO_STAMP) $(FLEET_STAMP)
 	@# training programs exported by pd.io.export_training and trained by PaddlePaddle's train.py:
 	@# losses step by step and the saved weights, then Fleet (1 server, 2 CPU workers)
 	$(PY) interop/export/check_export.py --paddle-python $(INTEROP_PY) --fleet-python $(FLEET_PY) \
-	  --work build/interop/export
+	  --work build/interop/export --fixture $(INTEROP_FIXTURES)/export/losses.json
 
 # paddlepaddle 2.6.2 has wheels for CPython 3.8 to 3.12 and needs NumPy < 2.
 $(INTEROP_STAMP):

@@ -13,6 +13,10 @@ with ``pd.io.load_persistables``. Losses agree to 1e-4 and every persistable to 
 or the row says how they differ. With ``--fleet-python`` (PaddlePaddle with protobuf 4.x) the
 MLP trains under ``paddle.distributed.launch`` with 1 parameter server and 2 CPU workers
 (``fleet_run.py``). The table goes to ``--work``/table.md; the exit status is 1 when a row fails.
+With ``--fixture FILE`` PaddlePaddle's losses and a digest of the weights it saved
+(``digest``) are written, per program, to FILE (``tests/fixtures/paddle26/export/losses.json``),
+which ``tests/io/test_export_paddle_losses.py`` compares paddle_nb's run with, without
+PaddlePaddle.
 """
 
 import argparse
@@ -49,6 +53,8 @@ def nb_train(name, build, batches, folder):
         feed = {n: batch[n] for n in manifest["feeds"]}
         (value,) = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
         losses.append(float(np.asarray(value).reshape(-1)[0]))
+        if main.lr_scheduler is not None:
+            main.lr_scheduler.step()
     values = {n: scope.find_var(n).get_tensor().numpy() for n in manifest["persistables"]}
     return main, manifest, files, losses, values
 
@@ -65,6 +71,14 @@ def paddle_train(python, folder, files, out):
     return [line["loss"] for line in lines]
 
 
+def digest(values):
+    """A digest of trained persistables that a test can compare with a tolerance: per variable
+    its shape, its sum and the sum of its absolute values (float64)."""
+    return {n: {"shape": list(v.shape), "sum": float(np.sum(v, dtype="float64")),
+                "abs_sum": float(np.sum(np.abs(v), dtype="float64"))}
+            for n, v in sorted(values.items())}
+
+
 def loaded_back(main, names, out):
     """The persistables ``train.py --save`` wrote, read by ``pd.io.load_persistables``."""
     scope = pd.Scope()
@@ -76,7 +90,9 @@ def check_one(name, build, batches, work, python):
     folder = work / name
     folder.mkdir(parents=True, exist_ok=True)
     main, manifest, files, nb_losses, nb_values = nb_train(name, build, batches, folder)
-    row = {"program": name, "optimizer": manifest["optimizer"]["type"],
+    scheduled = manifest["optimizer"].get("lr_scheduler")
+    row = {"program": name, "optimizer": manifest["optimizer"]["type"]
+           + (f" + {scheduled['type']}" if scheduled else ""),
            "ops": len({op.type for op in pd.io.load_program(str(folder / "model/main.pdmodel"))
                        .global_block().ops}), "nb": nb_losses}
     try:
@@ -96,11 +112,21 @@ def check_one(name, build, batches, work, python):
             diff = float("inf")
         if diff > worst:
             worst, where = diff, n
+    row["digest"] = digest(back)
     row.update(loss_diff=loss_diff, weight_diff=worst, worst=where,
                ok=loss_diff <= TOL and worst <= TOL,
                why="" if loss_diff <= TOL and worst <= TOL else
                f"losses differ by {loss_diff:.3g}; weights by {worst:.3g} ({where})")
     return row
+
+
+def write_fixture(path, rows):
+    """PaddlePaddle's losses and weight digests of the programs that agree (a program that
+    does not is left out, and its test with it)."""
+    found = {r["program"]: {"steps": STEPS, "losses": r["paddle"], "weights": r["digest"]}
+             for r in rows if r["ok"]}
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(path).write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
 
 
 def table(rows):
@@ -121,6 +147,7 @@ def main(argv=None):
     parser.add_argument("--fleet-python")
     parser.add_argument("--work", default="build/interop/export")
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--fixture", help="write PaddlePaddle's losses and weight digests here")
     args = parser.parse_args(argv)
     work = pathlib.Path(args.work).resolve()
     rows = []
@@ -136,6 +163,8 @@ def main(argv=None):
         print(f"{name}: {'agrees' if rows[-1]['ok'] else 'DIFFERS: ' + rows[-1]['why']} "
               f"({time.time() - start:.1f} s)", flush=True)
     text = table(rows)
+    if args.fixture:
+        write_fixture(args.fixture, rows)
     if args.fleet_python:
         from interop.export import fleet_run
         fleet = fleet_run.run(pd, args.fleet_python, work / "fleet")

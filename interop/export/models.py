@@ -49,6 +49,26 @@ OPTIMIZERS = {
 }
 
 
+def _resumed(scheduler, steps):
+    """A scheduler that has already taken ``steps`` steps (training went on before export)."""
+    for _ in range(steps):
+        scheduler.step()
+    return scheduler
+
+
+# learning-rate schedulers: the Executor writes the value before each run, the training
+# loop steps them (check_export.py steps the program's lr_scheduler after each run)
+SCHEDULED = {
+    "step_decay": lambda pd: pd.optimizer.SGD(
+        pd.optimizer.lr.StepDecay(0.2, step_size=2, gamma=0.5)),
+    "cosine_adam": lambda pd: pd.optimizer.Adam(
+        _resumed(pd.optimizer.lr.CosineAnnealingDecay(0.02, T_max=4), 3)),
+    "warmup_piecewise": lambda pd: pd.optimizer.Momentum(
+        pd.optimizer.lr.LinearWarmup(pd.optimizer.lr.PiecewiseDecay([3], [0.1, 0.02]),
+                                     warmup_steps=2, start_lr=0.0, end_lr=0.1), momentum=0.9),
+}
+
+
 def lenet_bn(pd):
     img = pd.layers.data("img", shape=[1, 12, 12], dtype="float32")
     conv = pd.layers.conv2d(img, num_filters=4, filter_size=3)
@@ -154,6 +174,7 @@ def paddle_nn(pd):
 def programs():
     """name -> (build, batches)."""
     found = {f"mlp_{name}": mlp(make) for name, make in OPTIMIZERS.items()}
+    found.update({f"mlp_lr_{name}": mlp(make) for name, make in SCHEDULED.items()})
     found.update({"lenet_bn": (lenet_bn, _lenet_batches), "static_rnn": (static_rnn, _rnn_batches),
                   "ifelse": (ifelse, _ifelse_batches), "while": (while_loop, _ifelse_batches),
                   "cond": (cond, _cond_batches), "paddle_nn": (paddle_nn, _mlp_batches)})

@@ -13,7 +13,9 @@
 # 1. A small classifier built and trained three steps here.
 # 2. Its export: what the folder holds and what `export.json` says.
 # 3. `train.py` in one PaddlePaddle process: the same losses as paddle_nb, step by step.
-# 4. Fleet on this machine: one parameter server and two worker processes, and their losses.
+# 4. Fleet on this machine: one parameter server and two worker processes, and each worker's
+#    loss curve, asynchronous and then synchronous (checked against paddle_nb step by step);
+#    and what a GPU cluster would change.
 # 5. The trained weights loaded back and looked at in the scope view.
 #
 # Steps 3 to 5 need PaddlePaddle 2.6.2, which `make interop` installs into `.venv-interop`
@@ -138,9 +140,10 @@ else:
 # `python -m paddle.distributed.launch --server_num=1 --worker_num=2 train.py ...` starts
 # three processes on this machine. The server holds the parameters and runs SGD; each
 # worker reads its own files (worker k takes files k, k+2, ...), pushes gradients and pulls
-# parameters (Fleet's asynchronous mode, the one PaddlePaddle 2.6.2 runs on CPU; README,
-# "When a notebook is not enough"). `PADDLE_WITH_GLOO=1` makes Fleet's barriers work.
-# Each worker's log holds its JSON lines.
+# parameters. This first run is Fleet's asynchronous mode (`train.py`'s default): the server
+# applies each worker's gradients as they come, so the workers' steps interleave and neither
+# waits (README, "When a notebook is not enough"). `PADDLE_WITH_GLOO=1` makes Fleet's
+# barriers work. Each worker's log holds its JSON lines; the chart shows each worker's loss.
 
 # %%
 def line_chart(series, width=560, height=220):
@@ -162,24 +165,89 @@ def line_chart(series, width=560, height=220):
     return SVG("".join(svg) + "</svg>")
 
 
-curves = {}
-if FLEET:
+def fleet(mode, steps=12):
+    """Launch 1 server + 2 workers in ``mode``; each worker's losses, printed and returned."""
     command = [FLEET, "-m", "paddle.distributed.launch", "--server_num=1", "--worker_num=2",
-               "--log_dir", str(work / "logs"), str(folder / "train.py"), "--steps", "12",
-               "--save", str(work / "fleet")]
+               "--log_dir", str(work / f"logs_{mode}"), str(folder / "train.py"),
+               "--steps", str(steps), "--save", str(work / f"fleet_{mode}"), "--ps-mode", mode]
     for f in files:
         command += ["--data", f]
     subprocess.run(command, capture_output=True, check=True, cwd=work,
                    env={**os.environ, "PADDLE_WITH_GLOO": "1"}, timeout=110)
+    found = {}
     for k in range(2):
-        lines = json_lines((work / "logs" / f"workerlog.{k}").read_text(errors="replace"))
-        curves[f"worker {k}"] = [line["loss"] for line in lines]
-        print(f"worker {k}:", " ".join(f"{v:.3f}" for v in curves[f"worker {k}"]))
+        lines = json_lines((work / f"logs_{mode}" / f"workerlog.{k}").read_text(errors="replace"))
+        found[f"worker {k}"] = [line["loss"] for line in lines]
+        print(f"{mode} worker {k}:", " ".join(f"{v:.3f}" for v in found[f"worker {k}"]))
+    return found
+
+
+curves = {}
+if FLEET:
+    curves = fleet("async")
     display(line_chart({name: (ys, colour) for (name, ys), colour
                         in zip(curves.items(), ("#08519c", "#e6550d"))}))
     assert all(np.mean(ys[-3:]) < np.mean(ys[:3]) for ys in curves.values())
 else:
     print("Fleet needs PaddlePaddle with protobuf 4.x (build/fleet-venv): run `make interop`")
+
+# %% [markdown]
+# ### Synchronous updates
+#
+# `--ps-mode sync` (`strategy.a_sync = False`): each step the server waits for both workers'
+# gradients, averages them and takes one SGD step; both workers then pull the same
+# parameters. PaddlePaddle 2.6.2 builds these programs but does not run them by itself (its
+# `send_barrier` op asks for a communicator it makes in geo mode only), so `train.py` drives
+# each step: run, flush the pushes, barrier on the server's barrier table (which applies the
+# mean gradient), pull. That arithmetic is easy to do here: from the same parameters, each
+# worker's loss on its batch, then one SGD step on both batches stacked (the loss is a mean
+# over rows, so that is the mean gradient). The two agree step by step. The chart puts the
+# synchronous curves (dark) over the asynchronous ones (light): averaging two workers'
+# gradients into one step moves less per step than applying each as it comes.
+
+# %%
+if FLEET:
+    synchronous = fleet("sync")
+    forward = pd.io.load_program(str(folder / "forward.pdmodel"))
+    same = pd.Scope()
+    pd.io.load_persistables(exe, str(folder / "params"), main, scope=same)
+    expected = {"worker 0": [], "worker 1": []}
+    for step in range(12):
+        batches = [dict(np.load(files[k::2][step % 2])) for k in range(2)]
+        for k, feed in enumerate(batches):
+            (value,) = exe.run(forward, feed=feed, fetch_list=[loss.name], scope=same)
+            expected[f"worker {k}"].append(float(value))
+        exe.run(main, feed={n: np.concatenate([b[n] for b in batches]) for n in batches[0]},
+                scope=same)
+    shown = {f"async {k[-1]}": ys for k, ys in curves.items()}
+    shown.update({f"sync {k[-1]}": ys for k, ys in synchronous.items()})
+    display(line_chart({name: (ys, colour) for (name, ys), colour
+                        in zip(shown.items(), ("#9ecae1", "#fdae6b", "#08519c", "#e6550d"))}))
+    worst = max(abs(a - b) for k in expected for a, b in zip(expected[k], synchronous[k]))
+    print(f"largest difference from paddle_nb's synchronous SGD: {worst:.2g}")
+    assert worst < 1e-4
+else:
+    print("Fleet needs PaddlePaddle with protobuf 4.x (build/fleet-venv): run `make interop`")
+
+# %% [markdown]
+# ### What a GPU cluster would change
+#
+# The same folder trains collectively on GPUs, with a PaddlePaddle 2.6.2 built for CUDA
+# (`paddlepaddle-gpu`):
+#
+#     python -m paddle.distributed.launch --gpus 0,1,2,3 export/train.py --data ... --steps N
+#
+# (with `--ips host1,host2` across machines). `train.py` sees `PADDLE_TRAINERS_NUM` and takes
+# its collective branch: `fleet.init(is_collective=True)`, one process per GPU on
+# `CUDAPlace(FLAGS_selected_gpus)`, no parameter server. Every process holds the whole model;
+# Fleet adds ops that average the gradients over the processes (a 1/W scale and an NCCL
+# all-reduce, `c_allreduce_sum`) before each process's own optimizer step, so all copies
+# take the same step: the synchronous arithmetic above, without a server in between. Any
+# optimizer and learning-rate scheduler then works (each process runs its own update ops),
+# not only the CPU servers' SGD and Adam at a fixed rate; worker k still takes files k, k+W,
+# ... The losses would differ from paddle_nb's only by GPU floating-point rounding. None of
+# this is tried here: this machine has no GPU (and this session had no GPU machine lent),
+# and the CPU build of PaddlePaddle has no collective mode.
 
 # %% [markdown]
 # ## 5 · The weights come back
@@ -192,7 +260,8 @@ else:
 exported = pd.Scope()
 trained = pd.Scope(label="trained by Fleet" if FLEET else "exported (no Fleet here)")
 pd.io.load_params(exe, str(folder / "params"), main, scope=exported)
-pd.io.load_params(exe, str(work / "fleet" if FLEET else folder / "params"), main, scope=trained)
+pd.io.load_params(exe, str(work / "fleet_async" if FLEET else folder / "params"), main,
+                  scope=trained)
 for name in manifest["parameters"]:
     before = exported.find_var(name).get_tensor().numpy()
     after = trained.find_var(name).get_tensor().numpy()

@@ -9,21 +9,30 @@ folder it sits in. It trains one way or another depending on how it was started:
 - ``PADDLE_WITH_GLOO=1 python -m paddle.distributed.launch --server_num=1 --worker_num=2
   DIR/train.py ...``: Fleet's parameter servers on CPU (gloo makes Fleet's barriers work).
   Fleet takes the forward program and the loss and adds its own backward pass and optimizer
-  (made from ``export.json``'s type and settings); worker k takes data files k, k+W, k+2W, ...
-  Updates are Fleet's asynchronous mode, run by ``train_from_dataset`` (``--ps-mode``: see
-  ``ps_mode`` in the script for geo and sync);
+  (made from ``export.json``'s type and settings; a program PaddlePaddle 2.6.2 cannot
+  differentiate, with a StaticRNN, brings the exported gradients); worker k takes data files
+  k, k+W, k+2W, ... ``--ps-mode``: ``async`` (the default, run by ``train_from_dataset``),
+  ``sync`` (which 2.6.2 cannot run by itself: ``sync_steps`` drives it) or ``geo`` (see
+  ``ps_mode`` in the script);
 - ``python -m paddle.distributed.launch --gpus 0,1 DIR/train.py ...``: collective training, one
-  process per GPU, the same way (not tried here: the CPU build has no collective mode).
+  process per GPU, the same way (not tried here: no GPU, and the CPU build has no collective
+  mode).
+
+A learning-rate scheduler (``export.json``'s ``optimizer.lr_scheduler``) is made again as
+PaddlePaddle's own class and stepped once per step.
 
 Each step prints one JSON line ``{"worker": k, "step": i, "loss": x}``. ``--save OUT`` writes the
 trained persistables one file per variable (``paddle.static.save_vars``), the form
 ``paddle_nb.io.load_persistables`` reads back. The script is kept as text here so that it is
-written as it is; ``tests/io/test_export_training.py`` runs its PaddlePaddle-free parts.
+written as it is: its start and end here, its parameter-server functions between them in
+``train_script_ps.py``; ``tests/io/test_export_training.py`` runs its PaddlePaddle-free parts.
 """
+
+from paddle_nb.io.train_script_ps import PARAMETER_SERVERS
 
 __all__ = ["TRAIN_PY"]
 
-TRAIN_PY = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) in PaddlePaddle.
+SCRIPT_START = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) in PaddlePaddle.
 
 One process:        python train.py --data b0.npz [--data b1.npz ...] --steps N [--save OUT]
 Parameter servers:  PADDLE_WITH_GLOO=1 python -m paddle.distributed.launch \
@@ -62,6 +71,9 @@ OPTIMIZERS = {
 
 
 PS_OPTIMIZERS = ("sgd", "adam")
+OPTIMIZE, LRSCHED = 0x0002, 0x0010          # op_role bits
+# forward ops whose gradients PaddlePaddle 2.6.2 cannot write: Fleet takes the exported ones
+NOT_DIFFERENTIABLE = ("recurrent",)
 
 
 def parse_args(argv=None):
@@ -122,8 +134,44 @@ def manifest():
         return json.load(f)
 
 
-def optimizer_from(paddle, spec):
-    """The paddle.optimizer that Fleet uses: the exported update ops' type and settings."""
+class LearningRate:
+    """The exported learning-rate scheduler (export.json's ``optimizer.lr_scheduler``), made
+    in PaddlePaddle: ``before()`` writes its value into the program's learning-rate variable
+    (what PaddlePaddle's Executor does for a program whose optimizer was given a scheduler),
+    ``after()`` steps it on. Without a scheduler both do nothing."""
+
+    def __init__(self, paddle, spec, write=True):
+        self.paddle, self.name = paddle, spec.get("learning_rate_var") if write else None
+        self.scheduler = scheduler_from(paddle, spec.get("lr_scheduler"))
+
+    def before(self):
+        if self.scheduler is None or self.name is None:
+            return
+        tensor = self.paddle.static.global_scope().find_var(self.name).get_tensor()
+        old = np.array(tensor)
+        tensor.set(np.full(old.shape, self.scheduler(), old.dtype), self.paddle.CPUPlace())
+
+    def after(self):
+        if self.scheduler is not None:
+            self.scheduler.step()
+
+
+def scheduler_from(paddle, spec, catch_up=True):
+    """PaddlePaddle's scheduler of the exported class and arguments, stepped on as far as
+    paddle_nb's had gone (an inner scheduler is stepped by the one holding it)."""
+    if spec is None:
+        return None
+    args = {k: scheduler_from(paddle, v, catch_up=False) if isinstance(v, dict) else v
+            for k, v in spec["args"].items()}
+    made = getattr(paddle.optimizer.lr, spec["type"])(**args)
+    for _ in range(spec["last_epoch"] if catch_up else 0):
+        made.step()
+    return made
+
+
+def optimizer_from(paddle, spec, scheduler=None):
+    """The paddle.optimizer that Fleet uses: the exported update ops' type and settings, and
+    the learning rate (or its scheduler)."""
     kind = spec["type"]
     if kind not in OPTIMIZERS:
         sys.exit(f"optimizer {kind!r}: train.py knows {', '.join(sorted(OPTIMIZERS))} for "
@@ -131,31 +179,8 @@ def optimizer_from(paddle, spec):
     name, arguments = OPTIMIZERS[kind]
     settings = spec["settings"]
     kwargs = {k: settings[a] for k, a in arguments.items() if a in settings}
-    return getattr(paddle.optimizer, name)(learning_rate=spec["learning_rate"], **kwargs)
-
-
-def ps_mode(strategy, mode, k_steps):
-    """Ask Fleet for async, geo or sync parameter-server updates (as PaddlePaddle 2.6.2 does
-    them on CPU, found by running each):
-
-    async: ``a_sync = True``, ``k_steps`` 0; the servers run the optimizer, each worker pushes
-    its gradients and pulls the parameters, in ``train_from_dataset`` (``dataset_steps``).
-    geo: ``a_sync = True`` with ``a_sync_configs = {"k_steps": K}``; each worker runs its own
-    optimizer under ``Executor.run``; 2.6.2 exchanges only sparse tables this way, so with
-    dense parameters each worker trains its own copy.
-    sync: ``a_sync = False``; 2.6.2's ``send_barrier`` op finds no communicator (2.6.2 makes
-    one for geo mode only) and the worker crashes, under ``Executor.run`` and
-    ``train_from_dataset`` alike.
-    With protobuf newer than 4.x 2.6.2's ``a_sync`` setter raises TypeError (it cannot read
-    its own a_sync_configs back); the same two fields are then set on the strategy's message.
-    """
-    k_steps = k_steps if mode == "geo" else 0
-    try:
-        strategy.a_sync = mode != "sync"
-        strategy.a_sync_configs = {"k_steps": k_steps}
-    except TypeError:
-        strategy.strategy.a_sync = mode != "sync"
-        strategy.strategy.a_sync_configs.k_steps = k_steps
+    rate = spec["learning_rate"] if scheduler is None else scheduler
+    return getattr(paddle.optimizer, name)(learning_rate=rate, **kwargs)
 
 
 def load_program(paddle, name):
@@ -177,40 +202,13 @@ def load_exported(paddle, exe, program, names):
         paddle.static.load_vars(exe, folder, program, vars=chosen)
 
 
-def run_steps(exe, program, spec, files, worker):
+def run_steps(exe, program, spec, files, worker, rate):
     for step, path in enumerate(files):
+        rate.before()
         (loss,) = exe.run(program, feed=read_batch(path, spec["feeds"]),
                           fetch_list=[spec["loss"]])
         report(worker, step, loss)
-
-
-def dataset_steps(paddle, exe, program, spec, files, worker):
-    """Fleet's asynchronous parameter servers: PaddlePaddle 2.6.2 pulls and pushes them only in
-    ``train_from_dataset``. Each step is one pass over a one-batch dataset (the batch file as
-    MultiSlot text: per row, per feed, the value count then the values); the loss, made
-    persistable, is read from the global scope after it."""
-    import tempfile
-    feeds = [program.global_block().var(name) for name in spec["feeds"]]
-    folder = tempfile.mkdtemp(prefix=f"worker{worker}_")
-    text = os.path.join(folder, "batch.txt")
-    for step, path in enumerate(files):
-        batch = read_batch(path, spec["feeds"])
-        rows = len(batch[spec["feeds"][0]])
-        with open(text, "w") as f:
-            for i in range(rows):
-                f.write(" ".join(slot_text(batch[name][i]) for name in spec["feeds"]) + "\n")
-        dataset = paddle.distributed.QueueDataset()
-        dataset.init(batch_size=rows, thread_num=1, use_var=feeds, pipe_command="cat")
-        dataset.set_filelist([text])
-        exe.train_from_dataset(program=program, dataset=dataset)
-        report(worker, step, np.array(paddle.static.global_scope().find_var(LOSS_COPY)
-                                      .get_tensor()))
-
-
-def slot_text(values):
-    flat = np.asarray(values).ravel()
-    cast = float if flat.dtype.kind == "f" else int
-    return " ".join([str(flat.size)] + [repr(cast(v)) for v in flat])
+        rate.after()
 
 
 def train_single(paddle, args, spec):
@@ -219,49 +217,54 @@ def train_single(paddle, args, spec):
     exe.run(startup)
     if not args.fresh:
         load_exported(paddle, exe, main, spec["persistables"])
-    run_steps(exe, main, spec, worker_files(args.data, args.steps, 0, 1), 0)
+    rate = LearningRate(paddle, spec["optimizer"])
+    run_steps(exe, main, spec, worker_files(args.data, args.steps, 0, 1), 0, rate)
     if args.save:
         paddle.static.save_vars(exe, args.save, main,
                                 vars=persistables(main, spec["persistables"]))
 
 
-def fleet_programs(paddle, fleet, spec, strategy):
-    """The forward program with Fleet's backward pass and optimizer added."""
+def fleet_programs(paddle, fleet, spec, strategy, scheduler=None, server=False):
+    """The forward program with Fleet's backward pass and optimizer added (on a parameter
+    server, ``server_forward``'s stand-in)."""
     main = load_program(paddle, "forward.pdmodel")
     startup = load_program(paddle, "forward_startup.pdmodel")
+    pairs = None
+    if server:
+        main, startup = server_forward(paddle, main, spec["loss"])
+    elif any(op.type in NOT_DIFFERENTIABLE for op in main.global_block().ops):
+        main, pairs = exported_backward(paddle, spec)
     with paddle.static.program_guard(main, startup):
         loss = main.global_block().var(spec["loss"])
         # a persistable copy of the loss, read from the scope after train_from_dataset
         kept = paddle.static.create_global_var(loss.shape, 0.0, loss.dtype, persistable=True,
                                                name=LOSS_COPY)
         paddle.assign(loss, output=kept)
-        optimizer = fleet.distributed_optimizer(optimizer_from(paddle, spec["optimizer"]),
-                                                strategy)
+        inner = optimizer_from(paddle, spec["optimizer"], scheduler)
+        if pairs is not None:                # minimize takes the exported gradients
+            inner.backward = lambda *args, **kwargs: pairs
+        optimizer = fleet.distributed_optimizer(inner, strategy)
         optimizer.minimize(loss)
         # parameter servers: minimize made the trainer's (or server's) own programs, and
         # made them the loss's program and the default startup program
         return loss.block.program, paddle.static.default_startup_program()
 
 
-def check_ps_optimizer(spec):
-    """PaddlePaddle 2.6.2's parameter servers update dense parameters with SGD or Adam only
-    (any other raises in the server process, and the workers wait for it forever)."""
-    kind = spec["optimizer"]["type"]
-    if kind not in PS_OPTIMIZERS:
-        sys.exit(f"optimizer {kind!r}: PaddlePaddle 2.6's parameter servers update dense "
-                 f"parameters with {' or '.join(PS_OPTIMIZERS)} only; train this program in "
-                 "one process, or collectively on GPUs")
-
-
 def train_fleet(paddle, args, spec, collective):
-    if not collective:
-        check_ps_optimizer(spec)
+    # every process (servers too) stops here alike, before any waits for another
+    check_fleet(spec, not collective, args.ps_mode)
+    if not collective and args.ps_mode == "async":
+        check_async(load_program(paddle, "forward.pdmodel"), spec)
     import paddle.distributed.fleet as fleet
     fleet.init(is_collective=collective)
     strategy = fleet.DistributedStrategy()
     if not collective:
         ps_mode(strategy, args.ps_mode, args.k_steps)
-    main, startup = fleet_programs(paddle, fleet, spec, strategy)
+    # a scheduler goes to Fleet's optimizer, whose minimize gives it to the program: the
+    # Executor writes its value, and the steps only step it on
+    rate = LearningRate(paddle, spec["optimizer"], write=False)
+    main, startup = fleet_programs(paddle, fleet, spec, strategy, rate.scheduler,
+                                   server=not collective and fleet.is_server())
     if not collective and fleet.is_server():
         fleet.init_server()
         fleet.run_server()
@@ -282,8 +285,10 @@ def train_fleet(paddle, args, spec, collective):
     files = worker_files(args.data, args.steps, worker, workers)
     if not collective and args.ps_mode == "async":
         dataset_steps(paddle, exe, main, spec, files, worker)
+    elif not collective and args.ps_mode == "sync":
+        sync_steps(paddle, fleet, exe, main, spec, files, worker)
     else:
-        run_steps(exe, main, spec, files, worker)
+        run_steps(exe, main, spec, files, worker, rate)
     if not collective:
         fleet.barrier_worker()
     if args.save and worker == 0:        # worker 0's parameters (Fleet's own save_persistables
@@ -293,7 +298,9 @@ def train_fleet(paddle, args, spec, collective):
         fleet.stop_worker()
 
 
-def main(argv=None):
+'''
+
+SCRIPT_END = r'''def main(argv=None):
     args = parse_args(argv)
     spec = manifest()
     import paddle
@@ -308,3 +315,5 @@ def main(argv=None):
 if __name__ == "__main__":
     main()
 '''
+
+TRAIN_PY = SCRIPT_START + PARAMETER_SERVERS + SCRIPT_END

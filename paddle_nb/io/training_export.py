@@ -10,10 +10,11 @@ only PaddlePaddle 2.6 (and NumPy) to go on training::
     forward_startup.pdmodel  the startup ops of its parameters: what Fleet takes to add its own
                       backward and optimizer ops
     export.json       the feed names, the loss name, the persistables, and the optimizer's type,
-                      settings and learning rate (what Fleet's optimizer is made from)
+                      settings and learning rate or learning-rate scheduler (class, arguments,
+                      steps taken): what Fleet's optimizer is made from
     params/           the persistables' values from ``scope``, one file per variable in
                       PaddlePaddle's tensor format (``paddle.static.load_vars`` reads them)
-    train.py          the training script (``io/train_script.py``)
+    train.py          the training script (``io/train_script.py``, ``io/train_script_ps.py``)
 
 Every program is written by ``export26.normalize``: the op forms PaddlePaddle 2.6.2 writes.
 The program the user holds is not changed.
@@ -39,29 +40,36 @@ PARAMS_DIR = "params"
 # An update op's input slots that are not optimizer state: the parameter, its gradient, the
 # learning rate (listed apart) and the master weight of mixed precision.
 _NOT_STATE = ("Param", "Grad", "LearningRate", "MasterParam", "SkipUpdate")
+# schedulers whose step needs more than a count: what export_training says of each
+_UNEXPORTED_SCHEDULERS = {
+    "ReduceOnPlateau": "its step takes a metric the training script would have to choose",
+    "LambdaDecay": "its lr_lambda is a Python function",
+    "MultiplicativeDecay": "its lr_lambda is a Python function",
+}
 _SETTINGS_HIDDEN = ("op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
                     "with_quant_attr")
 
 
 def export_training(dirname, main_program, startup_program, scope=None, loss=None,
-                    feed_names=None):
+                    feed_names=None, parameter_servers=None):
     """Write ``main_program`` (trained by an optimizer's ``minimize``), ``startup_program`` and
     their persistables' values in ``scope`` (none written when ``scope`` is None) to
     ``dirname`` with ``train.py``; returns the manifest (``export.json``'s content).
 
     ``loss`` (a Variable or name) and ``feed_names`` are read from the program when omitted:
     the loss is what ``append_backward`` started from, the feeds are the variables its ops read
-    that nothing writes.
+    that nothing writes. ``parameter_servers`` ("async", "sync" or "geo") says the folder is
+    for Fleet's parameter servers in that mode: what PaddlePaddle 2.6.2 cannot do there is
+    refused now (``check_parameter_servers``) rather than in the cluster.
     """
     for what, program in (("main_program", main_program), ("startup_program", startup_program)):
         if not isinstance(program, Program):
             raise TypeError(f"export_training: {what} must be a Program, got "
                             f"{type(program).__name__}")
-    if main_program.lr_scheduler is not None:
-        raise ValueError("export_training: the program's learning rate follows a scheduler, "
-                         "which PaddlePaddle's program cannot carry; export with a fixed "
-                         "learning rate (or a learning-rate Variable set by ops)")
     manifest = training_manifest(main_program, startup_program, scope, loss, feed_names)
+    if parameter_servers is not None:
+        check_parameter_servers(manifest, main_program, parameter_servers)
+        manifest["parameter_servers"] = parameter_servers
     files = {
         "main.pdmodel": normalize_training(normalize(main_program.desc)).SerializeToString(),
         "startup.pdmodel": normalize(startup_program.desc).SerializeToString(),
@@ -101,17 +109,66 @@ def training_manifest(main_program, startup_program, scope=None, loss=None, feed
                     for n in op.input(slot)})
     persistables = sorted(v.name for v in main_program.list_vars() if is_persistable(v)
                           and v.block.idx == 0)
+    optimizer = _optimizer(updates, lr_values)
+    if main_program.lr_scheduler is not None:
+        optimizer["lr_scheduler"] = scheduler_spec(main_program.lr_scheduler)
     return {
         "format": "paddle_nb export_training 1",
         "feeds": list(feed_names) if feed_names is not None else _feeds(block),
         "loss": loss_name,
         "parameters": sorted(p.name for p in main_program.all_parameters()),
         "persistables": persistables,
-        "optimizer": _optimizer(updates, lr_values),
+        "optimizer": optimizer,
         "optimizer_state": state,
         "other_optimize_ops": sorted({op.type for op in block.ops if op.role & OpRole.OPTIMIZE
                                       and op not in updates}),
     }
+
+
+PS_MODES = ("async", "sync", "geo")
+PS_OPTIMIZERS = ("sgd", "adam")
+_SPARSE_LOOKUPS = ("lookup_table", "lookup_table_v2")
+
+
+def check_parameter_servers(manifest, main_program, mode):
+    """Refuse (ValueError, naming what is supported) what PaddlePaddle 2.6.2's parameter
+    servers cannot train as paddle_nb does, in mode ``mode``:
+
+    - an optimizer other than SGD or Adam (the servers' dense tables have these two rules);
+    - a learning-rate scheduler (the servers hold the learning rate; 2.6.2 moves only five
+      scheduler classes there, driven by the servers' own step count);
+    - gradient clipping or weight decay ops (train.py gives Fleet the optimizer's type and
+      learning rate, not these);
+    - geo mode with dense parameters: 2.6.2's geo mode exchanges sparse tables only (its send
+      ops skip dense gradients), so each worker would train its own copy.
+    """
+    if mode not in PS_MODES:
+        raise ValueError(f"export_training: parameter_servers must be one of "
+                         f"{', '.join(PS_MODES)} (or None), got {mode!r}")
+    optimizer, problems = manifest["optimizer"], []
+    if optimizer["type"] not in PS_OPTIMIZERS:
+        problems.append(f"the optimizer is {optimizer['type']}, and the servers update dense "
+                        f"parameters with {' or '.join(PS_OPTIMIZERS)} only")
+    if optimizer.get("lr_scheduler"):
+        problems.append(f"the learning rate follows {optimizer['lr_scheduler']['type']}, and "
+                        "on parameter servers it must be fixed")
+    if manifest["other_optimize_ops"]:
+        problems.append(f"the optimizer adds {', '.join(manifest['other_optimize_ops'])} ops "
+                        "(gradient clipping or weight decay), which Fleet's optimizer is not "
+                        "given")
+    if mode == "geo":
+        sparse = {op.input("W")[0] for op in main_program.global_block().ops
+                  if op.type in _SPARSE_LOOKUPS and op.attrs.get("is_sparse")}
+        dense = [n for n in manifest["parameters"] if n not in sparse]
+        if dense:
+            problems.append(f"geo mode exchanges sparse tables only, and {', '.join(dense)} "
+                            "are dense (each worker would train its own copy; use 'async' or "
+                            "'sync')")
+    if problems:
+        raise ValueError(f"export_training(parameter_servers={mode!r}): PaddlePaddle 2.6.2's "
+                         "parameter servers cannot train this program as paddle_nb does: "
+                         + "; ".join(problems) + ". Export without parameter_servers to train "
+                         "in one process or collectively on GPUs")
 
 
 def _loss_name(block):
@@ -168,6 +225,34 @@ def _optimizer(updates, lr_values):
             "per_parameter": [{"param": op.input("Param")[0], "type": op.type,
                                "learning_rate_var": (op.input("LearningRate") or [None])[0]}
                               for op in updates]}
+
+
+def scheduler_spec(scheduler):
+    """``export.json``'s account of a learning-rate scheduler (``paddle.optimizer.lr``): its
+    class, the arguments it was made with and the steps it has taken, from which ``train.py``
+    makes PaddlePaddle's own and steps it on. A program keeps only the learning-rate variable;
+    the Executor writes the scheduler's value into it before each run, as PaddlePaddle's does.
+    """
+    name = type(scheduler).__name__
+    args = getattr(scheduler, "init_args", None)
+    if name in _UNEXPORTED_SCHEDULERS or args is None:
+        why = _UNEXPORTED_SCHEDULERS.get(name, "it was not made by paddle.optimizer.lr")
+        raise ValueError(f"export_training: the learning rate follows {name}, which the "
+                         f"export cannot carry ({why}); every other paddle.optimizer.lr "
+                         "scheduler is exported")
+    plain = {}
+    for key, value in args.items():
+        if key in ("last_epoch", "verbose"):
+            continue
+        if hasattr(value, "last_lr"):                   # LinearWarmup's inner scheduler
+            plain[key] = scheduler_spec(value)
+        elif callable(value):
+            raise ValueError(f"export_training: {name}'s {key} is a Python function, which "
+                             "the exported folder cannot carry; use a scheduler made of "
+                             "numbers (StepDecay, PiecewiseDecay, CosineAnnealingDecay, ...)")
+        else:
+            plain[key] = _plain(value)
+    return {"type": name, "args": plain, "last_epoch": int(scheduler.last_epoch)}
 
 
 def _plain(value):

@@ -17,6 +17,7 @@ The formulas are PaddlePaddle 2.6's (tests/api/test_optim_api.py compares 30
 steps of each with numbers recorded from PaddlePaddle).
 """
 
+import inspect
 import math
 import numbers
 
@@ -49,6 +50,20 @@ class LRScheduler:
     >>> values
     [0.5, 0.5, 0.05, 0.05, 0.005]
     """
+
+    def __new__(cls, *args, **kwargs):
+        """Remember the arguments the scheduler is made with, by name (``init_args``; None
+        when they do not fit its signature): ``pd.io.export_training`` writes them so that the
+        exported ``train.py`` makes PaddlePaddle's own scheduler of the same class."""
+        self = super().__new__(cls)
+        try:
+            bound = inspect.signature(cls.__init__).bind(self, *args, **kwargs)
+        except TypeError:
+            self.init_args = None
+        else:
+            bound.apply_defaults()
+            self.init_args = dict(list(bound.arguments.items())[1:])
+        return self
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
         self.base_lr = _number(learning_rate, "learning_rate")

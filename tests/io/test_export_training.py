@@ -19,14 +19,15 @@ FILES = {"main.pdmodel", "startup.pdmodel", "forward.pdmodel", "forward_startup.
          "export.json", "train.py", "params"}
 
 
-def export(tmp_path, name):
+def export(tmp_path, name, **options):
     build, batches = models.programs()[name]
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
         loss = build(pd)
     exe, scope = pd.Executor(pd.CPUPlace(), seed=3), pd.Scope()
     exe.run(startup, scope=scope)
-    manifest = pd.io.export_training(str(tmp_path / "out"), main, startup, scope=scope)
+    manifest = pd.io.export_training(str(tmp_path / "out"), main, startup, scope=scope,
+                                     **options)
     feeds = [batches(np.random.default_rng(k)) for k in range(2)]
     return main, loss, exe, scope, manifest, feeds
 
@@ -136,6 +137,43 @@ def test_refusals(tmp_path):
     assert not (tmp_path / "a").exists()
 
 
+def test_scheduler_in_manifest(tmp_path):
+    """A scheduler is exported as its class, arguments and steps taken (an inner one too)."""
+    manifest = export(tmp_path, "mlp_lr_warmup_piecewise")[4]
+    assert manifest["optimizer"]["lr_scheduler"] == {
+        "type": "LinearWarmup", "last_epoch": 0,
+        "args": {"warmup_steps": 2, "start_lr": 0.0, "end_lr": 0.1,
+                 "learning_rate": {"type": "PiecewiseDecay", "last_epoch": 0,
+                                   "args": {"boundaries": [3], "values": [0.1, 0.02]}}}}
+    resumed = export(tmp_path / "b", "mlp_lr_cosine_adam")[4]["optimizer"]["lr_scheduler"]
+    assert resumed["type"] == "CosineAnnealingDecay" and resumed["last_epoch"] == 3
+
+
+def test_scheduler_refusals(tmp_path):
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        loss = pd.layers.mean(pd.layers.fc(pd.layers.data("x", shape=[3]), 2))
+        pd.optimizer.SGD(pd.optimizer.lr.LambdaDecay(0.1, lambda k: 0.9 ** k)).minimize(loss)
+    with pytest.raises(ValueError, match="LambdaDecay.*lr_lambda is a Python function"):
+        pd.io.export_training(str(tmp_path / "a"), main, startup)
+
+
+def test_parameter_servers_refusals(tmp_path):
+    with pytest.raises(ValueError, match="momentum, and the servers update dense parameters "
+                                         "with sgd or adam only"):
+        export(tmp_path / "a", "mlp_momentum", parameter_servers="sync")
+    with pytest.raises(ValueError, match="geo mode exchanges sparse tables only, and fc_0"):
+        export(tmp_path / "b", "mlp_sgd", parameter_servers="geo")
+    with pytest.raises(ValueError, match="gradient clipping or weight decay"):
+        export(tmp_path / "c", "mlp_clip_decay", parameter_servers="async")
+    with pytest.raises(ValueError, match="on parameter servers it must be fixed"):
+        export(tmp_path / "d", "mlp_lr_step_decay", parameter_servers="async")
+    with pytest.raises(ValueError, match="one of async, sync, geo"):
+        export(tmp_path / "e", "mlp_sgd", parameter_servers="ring")
+    assert export(tmp_path / "f", "mlp_adam", parameter_servers="sync")[4][
+        "parameter_servers"] == "sync"
+
+
 # -- train.py, without PaddlePaddle ----------------------------------------------------------
 @pytest.fixture(name="script")
 def fixture_script(tmp_path):
@@ -186,9 +224,15 @@ def test_train_py_optimizer_and_strategy(script):
     assert made == {"learning_rate": 0.05, "momentum": 0.9, "use_nesterov": True}
     with pytest.raises(SystemExit, match="lamb"):
         script.optimizer_from(stub, {"type": "lamb", "settings": {}, "learning_rate": 0.1})
-    script.check_ps_optimizer({"optimizer": {"type": "adam"}})
+    script.check_fleet({"optimizer": {"type": "adam"}}, True)
+    script.check_fleet({"optimizer": spec}, False)
     with pytest.raises(SystemExit, match="SGD or Adam|sgd or adam"):
-        script.check_ps_optimizer({"optimizer": spec})
+        script.check_fleet({"optimizer": spec}, True)
+    with pytest.raises(SystemExit, match="gradient clipping or weight decay"):
+        script.check_fleet({"optimizer": spec, "other_optimize_ops": ["scale"]}, False)
+    with pytest.raises(SystemExit, match="StepDecay"):
+        script.check_fleet({"optimizer": {"type": "sgd", "lr_scheduler": {"type": "StepDecay"}}},
+                           True)
 
     class Refusing:                        # PaddlePaddle 2.6.2's setter under protobuf 7
         def __init__(self):
@@ -209,3 +253,43 @@ def test_train_py_optimizer_and_strategy(script):
     assert strategy.strategy.a_sync is True and strategy.strategy.a_sync_configs.k_steps == 0
     assert script.slot_text(np.array([[1.5, 2.0]], "float32")) == "2 1.5 2.0"
     assert script.slot_text(np.array([7], "int64")) == "1 7"
+
+
+def test_train_py_scheduler(script):
+    """scheduler_from makes PaddlePaddle's class from the manifest and steps it on (the outer
+    one only: it steps the inner)."""
+    made = []
+
+    class Made:
+        def __init__(self, **kwargs):
+            self.kwargs, self.steps = kwargs, 0
+            made.append(self)
+
+        def step(self):
+            self.steps += 1
+
+    stub = types.SimpleNamespace(optimizer=types.SimpleNamespace(lr=types.SimpleNamespace(
+        LinearWarmup=Made, PiecewiseDecay=Made)))
+    spec = {"type": "LinearWarmup", "last_epoch": 2,
+            "args": {"warmup_steps": 2, "learning_rate": {
+                "type": "PiecewiseDecay", "last_epoch": 2, "args": {"boundaries": [3]}}}}
+    outer = script.scheduler_from(stub, spec)
+    inner = outer.kwargs["learning_rate"]
+    assert outer.steps == 2 and inner.steps == 0 and inner.kwargs == {"boundaries": [3]}
+    assert script.scheduler_from(stub, None) is None
+    assert script.LearningRate(stub, {"learning_rate_var": "lr"}).scheduler is None
+
+
+def test_train_py_async_check(script):
+    """Asynchronous mode's dataset needs batch-major feeds and no while loop."""
+    def program(shapes, ops=()):
+        block = types.SimpleNamespace(var=lambda n: types.SimpleNamespace(shape=shapes[n]),
+                                      ops=[types.SimpleNamespace(type=t) for t in ops])
+        return types.SimpleNamespace(global_block=lambda: block, blocks=[block])
+
+    spec = {"feeds": ["x", "thr"]}
+    script.check_async(program({"x": (-1, 4), "thr": (-1, 1)}, ["mul"]), spec)
+    with pytest.raises(SystemExit, match="the feeds thr have no batch dimension first"):
+        script.check_async(program({"x": (-1, 4), "thr": (1,)}), spec)
+    with pytest.raises(SystemExit, match="while loop's gradient; use --ps-mode sync"):
+        script.check_async(program({"x": (-1, 4), "thr": (-1, 1)}, ["while"]), spec)

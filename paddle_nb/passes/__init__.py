@@ -17,8 +17,10 @@ from paddle_nb.passes.identity import (
     DEAD_CODE, IDENTITIES, remove_dead_code, remove_identities,
 )
 from paddle_nb.passes.pipeline import INFERENCE_PASSES, apply_passes
+from paddle_nb.passes.reuse import REUSE_BUFFERS, lifetimes, reuse_buffers
 
 __all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts",
            "INFERENCE_PASSES", "FOLD_BATCH_NORM", "IDENTITIES", "DEAD_CODE",
            "fold_batch_norm", "FUSE_FC", "fuse_fc", "FUSE_CONV_ACTIVATION", "fuse_conv_activation", "FOLD_CONSTANTS", "fold_constants", "pass_diff", "diff_html", "remove_identities", "remove_dead_code",
-           "FUSE_ELEMENTWISE", "fuse_elementwise"]
+           "FUSE_ELEMENTWISE", "fuse_elementwise", "REUSE_BUFFERS", "reuse_buffers",
+           "lifetimes"]

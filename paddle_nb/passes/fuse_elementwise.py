@@ -20,7 +20,7 @@ from paddle_nb.ops.machinery.registry import get
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
 
-__all__ = ["fuse_elementwise", "FUSE_ELEMENTWISE"]
+__all__ = ["fuse_elementwise", "FUSE_ELEMENTWISE", "eligible", "step_attrs"]
 
 FLOATS = ("float16", "float32", "float64")
 
@@ -33,7 +33,7 @@ def _dtype(glob, name):
         return None
 
 
-def _eligible(glob, op, dtype=None):
+def eligible(glob, op, dtype=None):
     """True when ``op`` is one the fused op evaluates exactly, in ``dtype`` (its output's, when
     None) throughout: a float dtype for its inputs and its output."""
     if op.type not in FUSABLE or op.has_attr("sub_block") or op.output_arg_names != \
@@ -48,7 +48,7 @@ def _eligible(glob, op, dtype=None):
     return want in FLOATS and all(_dtype(glob, n) == want for n in names)
 
 
-def _attrs(op):
+def step_attrs(op):
     return {name: op.attr(name) for name in get(op.type).attrs if op.has_attr(name)}
 
 
@@ -60,7 +60,7 @@ def _next_link(uses, glob, running, dtype):
         return None
     j = readers[0][1]
     op = glob.ops[j]
-    if not _eligible(glob, op, dtype):
+    if not eligible(glob, op, dtype):
         return None
     slots = [s for s in (("X", "Y") if op.type in BINARY else ("X",)) if op.input(s) == [running]]
     return (j, op, slots[0]) if len(slots) == 1 else None
@@ -70,7 +70,7 @@ def _grow(program, k, keep):
     """(op indices, steps, input names) of the longest chain starting at op ``k``."""
     glob, uses = program.global_block(), Uses(program, keep)
     head = glob.ops[k]
-    if not _eligible(glob, head):
+    if not eligible(glob, head):
         return None
     names: list = []
 
@@ -80,12 +80,12 @@ def _grow(program, k, keep):
         return names.index(name)
     slots = ("X", "Y") if head.type in BINARY else ("X",)
     steps = [{"type": head.type, **{s: ref(head.input(s)[0]) for s in slots},
-              "attrs": _attrs(head)}]
+              "attrs": step_attrs(head)}]
     chain, dtype, running = [k], _dtype(glob, head.output("Out")[0]), head.output("Out")[0]
     while (link := _next_link(uses, glob, running, dtype)) is not None:
         j, op, slot = link
         other = {s: ref(op.input(s)[0]) for s in ("X", "Y") if op.type in BINARY and s != slot}
-        steps.append({"type": op.type, slot: RUNNING, **other, "attrs": _attrs(op)})
+        steps.append({"type": op.type, slot: RUNNING, **other, "attrs": step_attrs(op)})
         chain.append(j)
         running = op.output("Out")[0]
     return chain, steps, names

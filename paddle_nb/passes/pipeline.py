@@ -23,9 +23,17 @@ INFERENCE_PASSES = (IDENTITIES, FOLD_CONSTANTS, FOLD_BATCH_NORM, FUSE_CONV_ACTIV
 
 
 def apply_passes(program, scope=None, passes=None, results=None, keep=()):
-    """``program`` rewritten by each pass in turn (by default :data:`INFERENCE_PASSES`)."""
+    """``program`` rewritten by each pass in turn (by default :data:`INFERENCE_PASSES`).
+
+    Each pass's :class:`PassResult` is appended to ``results`` when given; the program returned
+    also carries them all as ``pass_results`` (what ``pd.viz.pass_view`` draws, after
+    ``load_inference_model(..., optimize=True)`` too)."""
     if passes is None:
         passes = INFERENCE_PASSES
+    done: list = []
     for pass_ in passes:
-        program = pass_.apply(program, scope, results, keep)
+        program = pass_.apply(program, scope, done, keep)
+    if results is not None:
+        results.extend(done)
+    program.pass_results = done
     return program

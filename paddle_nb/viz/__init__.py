@@ -12,11 +12,12 @@ from paddle_nb.viz.display import (
     html_of, load_ipython_extension, register, unload_ipython_extension, unregister,
 )
 from paddle_nb.viz.graph import graph
+from paddle_nb.viz.pass_view import pass_view
 from paddle_nb.viz.preview import preview
 from paddle_nb.viz.trees import block_tree, scope_tree
 
 __all__ = [
-    "graph", "block_tree", "scope_tree", "preview", "html_of",
+    "graph", "block_tree", "scope_tree", "preview", "html_of", "pass_view",
     "register", "unregister", "load_ipython_extension", "unload_ipython_extension",
     "Dashboard", "run_replay", "rnn_explorer", "memory_timeline",
 ]

@@ -25,15 +25,20 @@ def _row(op, mark):
             "into": None}
 
 
+def _in_place(op):
+    return op is not None and op.has_attr("inplace") and bool(op.attr("inplace"))
+
+
 def _fused_groups(ops_b, rows_b, ops_a, rows_a):
     """Mark the removed ops of ``before`` that became one added op of ``after`` "fused" (both
     sides, groups of two or more), and in-place added ops "in place"."""
     writer = {n: k for k, op in enumerate(ops_b) for n in op.output_arg_names}
+    was = {_signature(op): op for op in ops_b}
     for j, op in enumerate(ops_a):
-        if rows_a[j]["mark"] != "added":
-            continue
-        if op.has_attr("inplace") and op.attr("inplace"):
+        if _in_place(op) and not _in_place(was.get(_signature(op))):
             rows_a[j]["mark"] = "in place"
+        if rows_a[j]["mark"] not in ("added", "in place"):
+            continue
         group, todo = set(), [writer[n] for n in op.output_arg_names if n in writer]
         while todo:
             k = todo.pop()

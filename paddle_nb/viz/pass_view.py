@@ -37,7 +37,9 @@ def pass_view(results, graphs=True, only_changed=True):
     Program ``apply_passes`` / ``load_inference_model(optimize=True)`` returned, which carries
     them as ``pass_results``). ``only_changed``: leave out passes that changed nothing (they
     are listed in the summary); ``graphs=False`` draws the block trees only, a list of pass
-    names draws the graphs of those passes only (each graph is ~100 KB of SVG for a ResNet)."""
+    names draws the graphs of those passes only (each graph is ~100 KB of SVG for a ResNet).
+    Where a graph is drawn, a large program's block tree starts folded (click to open). The
+    first section with graphs starts open, the others folded."""
     if isinstance(results, Program):
         results = getattr(results, "pass_results", None)
         if results is None:
@@ -46,8 +48,10 @@ def pass_view(results, graphs=True, only_changed=True):
                              "with load_inference_model(..., optimize=True)")
     results = list(results)
     shown = [r for r in results if r.changes or not only_changed]
-    sections = "".join(_section(r, graphs if isinstance(graphs, bool) else r.name in graphs,
-                                open_=k == 0) for k, r in enumerate(shown))
+    drawn = [graphs if isinstance(graphs, bool) else r.name in graphs for r in shown]
+    first = drawn.index(True) if True in drawn else 0      # the section open at first
+    sections = "".join(_section(r, draw, open_=k == first)
+                       for k, (r, draw) in enumerate(zip(shown, drawn)))
     body = (f'<div class="pnb-pass-view">{_summary(results)}{_legend()}{sections}</div>')
     return View(page(body), _text(results))
 
@@ -96,8 +100,10 @@ def _section(result, graphs, open_):
 
 
 def _side(program, rows, side, other, graphs):
-    tree = block_tree_body(program, python_names=False)      # its ops shown, however many:
-    tree = tree.replace("<details><summary><b>block 0</b>", "<details open><summary><b>block 0</b>", 1)
+    tree = block_tree_body(program, python_names=False)
+    if not graphs:    # the tree is the picture: its ops shown, however many (a graph shows
+        tree = tree.replace("<details><summary><b>block 0</b>",      # the marks at a glance)
+                            "<details open><summary><b>block 0</b>", 1)
     for k, row in enumerate(rows):
         if row["mark"] == "kept":
             continue

@@ -3,8 +3,9 @@ marked kept, removed, added or changed, with the pass's notes; and a small HTML 
 
 Ops are matched by their signature (type, inputs, outputs): an op of ``before`` whose
 signature is also in ``after`` is kept; one whose outputs an op of the same type writes under
-another signature is changed (batch_norm folding gives the conv a new filter); the rest are
-removed or added. Removed ops that became one added op are *fused*: the added op writes what
+another signature, or reads the same inputs under another signature, is changed (batch_norm
+folding gives the conv a new filter; buffer reuse gives an op the name of the in-place op's
+output); the rest are removed or added. Removed ops that became one added op are *fused*: the added op writes what
 the last of them wrote, and the others feed it only (conv2d + elementwise_add + relu ->
 fused_conv2d_bias_act); each row says which op it went into (``into``). An added op that
 writes over its input (buffer reuse's ``inplace``) is marked *in place*.
@@ -60,14 +61,15 @@ def pass_diff(before, after, result=None):
     sigs_a, sigs_b = {_signature(op) for op in ops_a}, {_signature(op) for op in ops_b}
     outs_a = {(op.type, n) for op in ops_a for n in op.output_arg_names}
     outs_b = {(op.type, n) for op in ops_b for n in op.output_arg_names}
+    ins_a, ins_b = ({_signature(op)[:2] for op in ops} for ops in (ops_a, ops_b))
 
-    def mark(op, others_sigs, others_outs, gone):
+    def mark(op, others_sigs, others_outs, others_ins, gone):
         if _signature(op) in others_sigs:
             return "kept"
         same_type = {(op.type, n) for n in op.output_arg_names} & others_outs
-        return "changed" if same_type else gone
-    rows_b = [_row(op, mark(op, sigs_a, outs_a, "removed")) for op in ops_b]
-    rows_a = [_row(op, mark(op, sigs_b, outs_b, "added")) for op in ops_a]
+        return "changed" if same_type or _signature(op)[:2] in others_ins else gone
+    rows_b = [_row(op, mark(op, sigs_a, outs_a, ins_a, "removed")) for op in ops_b]
+    rows_a = [_row(op, mark(op, sigs_b, outs_b, ins_b, "added")) for op in ops_a]
     _fused_groups(ops_b, rows_b, ops_a, rows_a)
     return {"name": result.name if result else "",
             "changes": list(result.changes) if result else [], "before": rows_b, "after": rows_a}

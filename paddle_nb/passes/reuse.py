@@ -10,7 +10,10 @@ PaddlePaddle's eager deletion), and NumPy's allocator hands the freed memory to 
 renaming would add nothing. This pass does the second: it marks ``fused_elementwise_chain``
 ops (``inplace``) whose first input ``X[0]`` may be written over, and turns a lone elementwise
 or activation op that could write over its input into a one-step chain marked so. The op then
-makes no array at all: the result lives in the input's buffer.
+makes no array at all: the result lives in the input's buffer. As in PaddlePaddle's in-place
+programs, the input and the output then have one name: the op that made the input writes the
+output's name, and the in-place op reads and writes it (``relu(X=t, Out=t)``), so the old name
+is gone from the program (fetching it fails loudly instead of giving the result).
 
 An input may be written over when the liveness plan (:func:`lifetimes`) says this op is its last
 reader and nothing can see it afterwards or share its memory: it is a temporary of the global
@@ -23,7 +26,7 @@ sub-blocks are left alone (their control-flow ops read values through the scope)
 from paddle_nb.ops.fused_elementwise import BINARY, FUSABLE, chain_json, parse_chain
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.fuse_elementwise import eligible, step_attrs
-from paddle_nb.passes.graph import Uses
+from paddle_nb.passes.graph import Uses, rename_input, rename_output
 
 __all__ = ["reuse_buffers", "REUSE_BUFFERS", "FRESH", "lifetimes"]
 
@@ -85,6 +88,30 @@ def _candidate(glob, op):
     return [step], names
 
 
+def _target(glob, uses, k, op, steps, names):
+    """The index in ``names`` of the input op ``k`` may write over, or None."""
+    head = [steps[0].get(s) for s in ("X", "Y") if isinstance(steps[0].get(s), int)]
+    later = {steps[j].get(s) for j in range(1, len(steps)) for s in ("X", "Y")}
+    out = op.output("Out")[0]
+    if not uses.written_once(out) or uses.persistable(out) or \
+            any(b != 0 or j <= k for b, j in uses.readers.get(out, [])):
+        return None
+    for i in head:
+        if i not in later and _same_shape(glob, names[i], out) and \
+                _free_after(uses, glob, k, names[i]):
+            return i
+    return None
+
+
+def _share(glob, uses, old, new):
+    """Every op that wrote or read ``old`` writes or reads ``new``: one buffer, one name."""
+    for b, j in uses.writers[old]:
+        rename_output(glob.ops[j], old, new)
+    for b, j in uses.readers[old]:
+        rename_input(glob.ops[j], old, new)
+    glob.remove_var(old)
+
+
 def _mark(program, k, result):
     glob, uses = program.global_block(), Uses(program, result.keep)
     op = glob.ops[k]
@@ -94,23 +121,18 @@ def _mark(program, k, result):
     elif not eligible(glob, op):
         return
     steps, names = _candidate(glob, op)
-    head = [steps[0].get(s) for s in ("X", "Y") if isinstance(steps[0].get(s), int)]
-    later = {steps[j].get(s) for j in range(1, len(steps)) for s in ("X", "Y")}
-    out = op.output("Out")[0]
-    for i in head:
-        name = names[i]
-        if i not in later and _same_shape(glob, name, out) and _free_after(uses, glob, k, name):
-            break
-    else:
+    i = _target(glob, uses, k, op, steps, names)
+    if i is None:
         return
     steps = _reindexed(steps, i)
     names = [names[i]] + names[:i] + names[i + 1:]
-    was = op.type
+    out, was = op.output("Out")[0], op.type
     attrs = {"chain": chain_json(steps), "inplace": True, "op_callstack": op.attr("op_callstack")}
     glob.remove_op(k)
     glob.insert_op(k, "fused_elementwise_chain", inputs={"X": names}, outputs={"Out": [out]},
                    attrs=attrs)
-    result.changes.append(("inplace", was, f"{out} written over {names[0]}"))
+    _share(glob, Uses(program, result.keep), names[0], out)
+    result.changes.append(("inplace", was, f"{out} written over {names[0]} (now {out})"))
 
 
 def reuse_buffers(program, scope, result):

@@ -59,7 +59,11 @@ def test_a_residual_add_and_relu_write_over_the_conv_output():
     got = passes.check_unchanged(program, after, feed, fetch, scope, exe)
     chain = after.global_block().ops[-1]
     assert chain.type == "fused_elementwise_chain" and chain.attr("inplace")
-    assert chain.input("X")[0] == after.global_block().ops[0].output("Output")[0]
+    # one buffer, one name: the conv writes the chain's output, which reads and writes it
+    conv_out = program.global_block().ops[0].output("Output")[0]
+    assert chain.input("X")[0] == chain.output("Out")[0] == fetch[0] == \
+        after.global_block().ops[0].output("Output")[0]
+    assert not after.global_block().has_var(conv_out)
     assert results[-1].name == "reuse_buffers" and results[-1].changes[0][0] == "inplace"
     again = exe.run(after, feed=feed, fetch_list=fetch, scope=scope)
     np.testing.assert_array_equal(again[0], got[0])            # parameters untouched

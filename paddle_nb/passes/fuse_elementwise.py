@@ -35,7 +35,7 @@ def _dtype(glob, name):
 
 def eligible(glob, op, dtype=None):
     """True when ``op`` is one the fused op evaluates exactly, in ``dtype`` (its output's, when
-    None) throughout: a float dtype for its inputs and its output."""
+    None) throughout: a float dtype for its inputs and its output, none of them a sequence."""
     if op.type not in FUSABLE or op.has_attr("sub_block") or op.output_arg_names != \
             op.output("Out"):
         return False
@@ -45,7 +45,12 @@ def eligible(glob, op, dtype=None):
         return False          # scale's ScaleTensor, pow's FactorTensor: not fused
     names = [op.input(s)[0] for s in slots] + op.output("Out")
     want = dtype or _dtype(glob, names[-1])
-    return want in FLOATS and all(_dtype(glob, n) == want for n in names)
+    return want in FLOATS and all(_dtype(glob, n) == want and not _lod(glob, n) for n in names)
+
+
+def _lod(glob, name):
+    """True for a sequence (LoD) tensor: its ops pass the LoD on, the fused op would not."""
+    return glob.has_var(name) and bool(glob.var(name).lod_level)
 
 
 def step_attrs(op):

@@ -109,3 +109,12 @@ def test_lifetimes_span_first_write_to_last_read():
     conv_out = ops[0].output("Output")[0]
     assert span[conv_out] == (0, 1)
     assert all(not program.global_block().var(n).persistable for n in span)
+
+
+def test_sequences_are_not_fused():
+    main = pd.Program()
+    with pd.program_guard(main):
+        x = pd.layers.data("x", shape=[3], lod_level=1)
+        out = pd.layers.tanh(pd.layers.relu(x))
+    after = passes.FUSE_ELEMENTWISE.apply(main, keep=[out.name])
+    assert types(after) == ["relu", "tanh"]

@@ -118,3 +118,13 @@ def test_sequences_are_not_fused():
         out = pd.layers.tanh(pd.layers.relu(x))
     after = passes.FUSE_ELEMENTWISE.apply(main, keep=[out.name])
     assert types(after) == ["relu", "tanh"]
+
+
+def test_gelu_written_out_becomes_one_chain():
+    def body(x):            # x * 0.5 * (1 + erf(x / sqrt(2))), as older exports write gelu
+        inner = pd.layers.scale(pd.erf(pd.layers.scale(x, 2 ** -0.5)), 1.0, bias=1.0)
+        return pd.layers.scale(pd.layers.elementwise_mul(x, inner), 0.5)
+    before, after, result = run_pass(passes.FUSE_ELEMENTWISE, body)
+    assert types(before) == ["scale", "erf", "scale", "elementwise_mul", "scale"]
+    assert types(after) == ["fused_elementwise_chain"]
+    assert after.global_block().ops[0].input("X") == [before.global_block().ops[0].input("X")[0]]

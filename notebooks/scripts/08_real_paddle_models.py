@@ -916,41 +916,47 @@ assert names == sorted(p.name for p in main.all_parameters()) == \
 # both on the same images.
 
 # %%
-passes_dir = pathlib.Path(tempfile.mkdtemp(prefix="pnb_passes_"))
-atexit.register(shutil.rmtree, passes_dir, True)
-net = pd.io.load_program(str(DATA / "resnet18.pdmodel"))
-net_rng = np.random.default_rng(28)
-net_scope = pd.Scope()
-for var in net.list_vars():
-    if var.persistable and var.name not in ("feed", "fetch"):
-        shape = list(var.shape)
-        fan_in = int(np.prod(shape[1:])) if len(shape) == 4 else shape[0]
-        value = (net_rng.uniform(0.5, 1.5, shape) if len(shape) == 1      # batch_norm's vectors
-                 else net_rng.standard_normal(shape) * np.sqrt(1.0 / fan_in))
-        net_scope.var(var.name).get_tensor().set(value.astype("float32"), pd.CPUPlace())
-net_fetch = [op.input("X")[0] for op in net.global_block().ops if op.type == "fetch"]
-pd.io.save_inference_model(str(passes_dir / "resnet18"), ["image"],
-                           [net.global_block().var(n) for n in net_fetch], exe,
-                           main_program=net, scope=net_scope, prefix=True)
+opt_dir = pathlib.Path(tempfile.mkdtemp(prefix="pnb_passes_"))
+atexit.register(shutil.rmtree, opt_dir, True)
+opt_net = pd.io.load_program(str(DATA / "resnet18.pdmodel"))
+opt_rng = np.random.default_rng(28)
+opt_scope = pd.Scope()
+for opt_var in opt_net.list_vars():
+    if opt_var.persistable and opt_var.name not in ("feed", "fetch"):
+        opt_shape = list(opt_var.shape)
+        opt_fan_in = int(np.prod(opt_shape[1:])) if len(opt_shape) == 4 else opt_shape[0]
+        opt_value = (opt_rng.uniform(0.5, 1.5, opt_shape) if len(opt_shape) == 1   # batch_norm's
+                     else opt_rng.standard_normal(opt_shape) * np.sqrt(1.0 / opt_fan_in))
+        opt_scope.var(opt_var.name).get_tensor().set(opt_value.astype("float32"), pd.CPUPlace())
+opt_fetch = [op.input("X")[0] for op in opt_net.global_block().ops if op.type == "fetch"]
+pd.io.save_inference_model(str(opt_dir / "resnet18"), ["image"],
+                           [opt_net.global_block().var(n) for n in opt_fetch], exe,
+                           main_program=opt_net, scope=opt_scope, prefix=True)
 
-plain_scope, fast_scope = pd.Scope(), pd.Scope()
-plain, feeds, fetches = pd.io.load_inference_model(str(passes_dir / "resnet18"), exe,
-                                                   scope=plain_scope)
-fast, _, fast_fetches = pd.io.load_inference_model(str(passes_dir / "resnet18"), exe,
-                                                   scope=fast_scope, optimize=True)
-images = net_rng.standard_normal((2, 3, 32, 32)).astype("float32")
-(want,) = exe.run(plain, feed={"image": images}, fetch_list=fetches, scope=plain_scope)
-(got,) = exe.run(fast, feed={"image": images}, fetch_list=fast_fetches, scope=fast_scope)
-print(f"{len(plain.global_block().ops)} ops as saved -> {len(fast.global_block().ops)} ops "
-      f"after the passes; largest difference in the logits: {np.abs(got - want).max():.1e}")
-for result in fast.pass_results:
-    print(f"  {result.name:22} {result.ops_before:3} -> {result.ops_after:3} ops",
-          f"{len(result.changes):3} changes", result.changes[0][:2] if result.changes else "")
-np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-assert "batch_norm" not in [op.type for op in fast.global_block().ops]
+# the same files loaded twice: as saved, and with the passes (names prefixed opt_: the
+# exercises above keep theirs)
+opt_plain_scope, opt_fast_scope = pd.Scope(), pd.Scope()
+opt_plain, opt_feeds, opt_fetches = pd.io.load_inference_model(
+    str(opt_dir / "resnet18"), exe, scope=opt_plain_scope)
+opt_fast, opt_feeds, opt_fast_fetches = pd.io.load_inference_model(
+    str(opt_dir / "resnet18"), exe, scope=opt_fast_scope, optimize=True)
+opt_images = opt_rng.standard_normal((2, 3, 32, 32)).astype("float32")
+(opt_want,) = exe.run(opt_plain, feed={"image": opt_images}, fetch_list=opt_fetches,
+                      scope=opt_plain_scope)
+(opt_got,) = exe.run(opt_fast, feed={"image": opt_images}, fetch_list=opt_fast_fetches,
+                     scope=opt_fast_scope)
+print(f"{len(opt_plain.global_block().ops)} ops as saved -> "
+      f"{len(opt_fast.global_block().ops)} ops after the passes; largest difference in the "
+      f"logits: {np.abs(opt_got - opt_want).max():.1e}")
+for opt_result in opt_fast.pass_results:
+    print(f"  {opt_result.name:22} {opt_result.ops_before:3} -> {opt_result.ops_after:3} ops",
+          f"{len(opt_result.changes):3} changes",
+          opt_result.changes[0][:2] if opt_result.changes else "")
+np.testing.assert_allclose(opt_got, opt_want, rtol=1e-5, atol=1e-5)
+assert "batch_norm" not in [op.type for op in opt_fast.global_block().ops]
 
 # %% [markdown]
-# `pd.viz.pass_view(fast)` draws what each pass did: for each pass that changed something,
+# `pd.viz.pass_view(opt_fast)` draws what each pass did: for each pass that changed something,
 # the program before it on the left and after it on the right, as a block tree and a graph.
 # Ops the pass removed are red, ops fused into one are purple (the fused op too: hover a
 # line of the tree to see which op it became), ops that kept their type but read new
@@ -962,7 +968,7 @@ assert "batch_norm" not in [op.type for op in fast.global_block().ops]
 
 # %%
 if viz is not None:
-    display(viz.pass_view(fast, graphs=["fuse_conv_activation"]))
+    display(viz.pass_view(opt_fast, graphs=["fuse_conv_activation"]))
 
 # %% [markdown]
 # **What it buys.** The passes run once, at load time; the rewritten program then runs on
@@ -974,18 +980,20 @@ if viz is not None:
 import time  # noqa: E402
 
 
-def best_ms(program, scope, fetch_list, runs=5):
-    exe.run(program, feed={"image": images}, fetch_list=fetch_list, scope=scope)  # (checks)
+def opt_best_ms(program, scope, fetch_list, runs=5):
+    exe.run(program, feed={"image": opt_images}, fetch_list=fetch_list, scope=scope)  # checks
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        exe.run(program, feed={"image": images}, fetch_list=fetch_list, scope=scope)
+        exe.run(program, feed={"image": opt_images}, fetch_list=fetch_list, scope=scope)
         times.append(time.perf_counter() - start)
     return 1000 * min(times)
 
 
-print(f"as saved: {best_ms(plain, plain_scope, fetches):.1f} ms, after the passes: "
-      f"{best_ms(fast, fast_scope, fast_fetches):.1f} ms per run of 2 images")
-in_place = [c for r in fast.pass_results for c in r.changes if c[0] == "inplace"]
-print(f"{len(in_place)} ops write over an input nothing reads later, e.g. {in_place[0][2]}")
-assert in_place
+print(f"as saved: {opt_best_ms(opt_plain, opt_plain_scope, opt_fetches):.1f} ms, after the "
+      f"passes: {opt_best_ms(opt_fast, opt_fast_scope, opt_fast_fetches):.1f} ms per run of "
+      "2 images")
+opt_in_place = [c for r in opt_fast.pass_results for c in r.changes if c[0] == "inplace"]
+print(f"{len(opt_in_place)} ops write over an input nothing reads later, e.g. "
+      f"{opt_in_place[0][2]}")
+assert opt_in_place

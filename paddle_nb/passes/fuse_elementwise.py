@@ -71,9 +71,9 @@ def _next_link(uses, glob, running, dtype):
     return (j, op, slots[0]) if len(slots) == 1 else None
 
 
-def _grow(program, k, keep):
+def _grow(program, k, uses):
     """(op indices, steps, input names) of the longest chain starting at op ``k``."""
-    glob, uses = program.global_block(), Uses(program, keep)
+    glob = program.global_block()
     head = glob.ops[k]
     if not eligible(glob, head):
         return None
@@ -104,8 +104,8 @@ def _rewritten_between(glob, chain, names):
                for j in range(chain[0] + 1, chain[-1]) if j not in inside)
 
 
-def _fuse_from(program, k, result):
-    grown = _grow(program, k, result.keep)
+def _fuse_from(program, k, result, uses):
+    grown = _grow(program, k, uses)
     if grown is None or len(grown[0]) < 2:
         return False
     chain, steps, names = grown
@@ -127,10 +127,11 @@ def _fuse_from(program, k, result):
 
 def fuse_elementwise(program, scope, result):
     """Chains of elementwise / activation ops with private links as one op each."""
-    glob = program.global_block()
+    glob, uses = program.global_block(), Uses(program, result.keep)
     k = 0
     while k < len(glob.ops):
-        _fuse_from(program, k, result)
+        if _fuse_from(program, k, result, uses):
+            uses = Uses(program, result.keep)     # who reads what, after the edit
         k += 1
 
 

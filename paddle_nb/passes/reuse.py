@@ -112,18 +112,19 @@ def _share(glob, uses, old, new):
     glob.remove_var(old)
 
 
-def _mark(program, k, result):
-    glob, uses = program.global_block(), Uses(program, result.keep)
+def _mark(program, k, result, uses):
+    """Op ``k`` written over its input where it may be; True when the program changed."""
+    glob = program.global_block()
     op = glob.ops[k]
     if op.type == "fused_elementwise_chain":
         if op.attr("inplace"):
-            return
+            return False
     elif not eligible(glob, op):
-        return
+        return False
     steps, names = _candidate(glob, op)
     i = _target(glob, uses, k, op, steps, names)
     if i is None:
-        return
+        return False
     steps = _reindexed(steps, i)
     names = [names[i]] + names[:i] + names[i + 1:]
     out, was = op.output("Out")[0], op.type
@@ -133,14 +134,17 @@ def _mark(program, k, result):
                    attrs=attrs)
     _share(glob, Uses(program, result.keep), names[0], out)
     result.changes.append(("inplace", was, f"{out} written over {names[0]} (now {out})"))
+    return True
 
 
 def reuse_buffers(program, scope, result):
     """Elementwise ops write over an input whose last reader they are (see the module's doc)."""
     if len(program.blocks) > 1:
         return
+    uses = Uses(program, result.keep)
     for k in range(len(program.global_block().ops)):
-        _mark(program, k, result)
+        if _mark(program, k, result, uses):
+            uses = Uses(program, result.keep)     # who reads what, after the edit
 
 
 REUSE_BUFFERS = Pass("reuse_buffers", reuse_buffers)

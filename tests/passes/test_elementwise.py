@@ -128,3 +128,20 @@ def test_gelu_written_out_becomes_one_chain():
     assert types(before) == ["scale", "erf", "scale", "elementwise_mul", "scale"]
     assert types(after) == ["fused_elementwise_chain"]
     assert after.global_block().ops[0].input("X") == [before.global_block().ops[0].input("X")[0]]
+
+
+def test_a_watched_run_of_the_optimized_program_gives_the_same_outputs():
+    program, scope, exe, feed, fetch = build(residual)
+    after = passes.apply_passes(program, scope, keep=fetch)
+    want = exe.run(after, feed=feed, fetch_list=fetch, scope=scope)
+    records = []
+    exe.record_values = True
+    stop = exe.subscribe(records.append)         # the recording path (what the Dashboard uses)
+    try:
+        got = exe.run(after, feed=feed, fetch_list=fetch, scope=scope)
+    finally:
+        stop()
+        exe.record_values = False
+    np.testing.assert_array_equal(got[0], want[0])
+    assert len(records) == 1 and [op.type for op in records[0].ops][-1] == \
+        "fused_elementwise_chain"

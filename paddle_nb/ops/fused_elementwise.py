@@ -241,9 +241,10 @@ def _make(ctx, metas, *, chain, inplace):
     xp, steps = ctx.xp, parse_chain(chain)
     fns = [_step_fn(xp, step) for step in steps]
     keeps = _keeps_shape(steps, metas)
-    # the first step writes over X[0] when asked to and no later step reads X[0]
-    into_x0 = bool(inplace) and keeps[0] and 0 not in [
-        step.get(slot) for step in steps[1:] for slot in ("X", "Y")]
+    # the first step writes over X[0] when asked to, when it reads X[0] itself and no later
+    # step does
+    into_x0 = bool(inplace) and keeps[0] and 0 in (steps[0].get("X"), steps[0].get("Y")) and \
+        0 not in [step.get(slot) for step in steps[1:] for slot in ("X", "Y")]
     first = fns[0]
     rest = [(fn, keep) for fn, keep in zip(fns[1:], keeps[1:])]
 

@@ -57,7 +57,7 @@ def _free_after(uses, glob, k, name):
         return False
     writer = uses.writers[name][0]
     readers = uses.readers.get(name, [])
-    if writer[0] != 0 or glob.ops[writer[1]].type not in FRESH or \
+    if writer[0] != 0 or writer[1] > k or glob.ops[writer[1]].type not in FRESH or \
             any(b != 0 for b, _ in readers) or max(j for _, j in readers) != k:
         return False
     return all(glob.ops[j].type in FRESH for _, j in readers if j != k)

@@ -35,6 +35,8 @@ OPS_NOT_EXPORTED = {
     "fused_conv2d_bias_act": "paddle_nb's own inference op, made by the passes at load time "
                              "(paddle_nb/passes); PaddlePaddle has no such op, and a program "
                              "holding it is never saved for PaddlePaddle",
+    "fused_elementwise_chain": "paddle_nb's own inference op, made by the passes at load time "
+                               "(paddle_nb/passes/fuse_elementwise.py); as fused_conv2d_bias_act",
 }
 
 

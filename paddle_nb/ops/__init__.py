@@ -50,6 +50,7 @@ from paddle_nb.ops import (  # noqa: F401  (top-level tensor functions' own ops)
     addmm, renorm, fill_diagonal_tensor,
 )
 from paddle_nb.ops import fused_conv, fc  # noqa: F401  (fused ops the inference passes write)
+from paddle_nb.ops import fused_elementwise  # noqa: F401  (the passes' elementwise chains)
 
 __all__ = ["registry", "Attr", "Meta", "OpDef", "Slot", "describe", "fail", "register",
            "KernelContext", "RawContext", "GradContext", "OpSpec", "grad_op"]

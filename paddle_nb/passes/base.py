@@ -9,13 +9,15 @@ Python over the Program's ops::
 ``apply`` works on a copy: the program given is never changed. A pass that changes parameter
 values (batch_norm folding) writes *new* persistable variables into ``scope`` and leaves the old
 ones there, so the original program still runs in the same scope. ``PassResult`` records what the
-pass did (ops removed, ops added, op counts), which the before/after view and the tests read.
+pass did (ops removed, ops added, op counts, the programs before and after), which the
+before/after view (``pd.viz.pass_view``) and the tests read.
 
 :func:`check_unchanged` is the contract every pass keeps: run both programs on sample inputs
 and require the same outputs (within ``rtol``/``atol``).
 """
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +35,8 @@ class PassResult:
     changes: list = field(default_factory=list)    # (kind, op type, note): kind "removed",
     #   "folded" (batch_norm replaced by an add) or "folded_away" (batch_norm gone)
     keep: frozenset = frozenset()    # names the caller fetches (besides fetch ops): left as is
+    before: Any = field(default=None, repr=False, compare=False)   # the programs, for the
+    after: Any = field(default=None, repr=False, compare=False)    # before/after view
 
 
 class Pass:
@@ -51,6 +55,7 @@ class Pass:
         self.fn(copy, scope, result)
         copy = Program.parse(copy.serialize())     # writers and shapes re-read from the descs
         result.ops_after = len(copy.global_block().ops)
+        result.before, result.after = program, copy
         if results is not None:
             results.append(result)
         return copy

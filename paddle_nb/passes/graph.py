@@ -7,7 +7,7 @@ questions for a program at one moment; a pass builds a fresh one after each edit
 
 from collections import defaultdict
 
-__all__ = ["Uses", "rename_input", "SIDE_EFFECT_TYPES"]
+__all__ = ["Uses", "rename_input", "rename_output", "SIDE_EFFECT_TYPES"]
 
 # ops that matter for what they do, not for what they write: never removed as dead code
 SIDE_EFFECT_TYPES = frozenset({"feed", "fetch", "fetch_v2", "print", "save", "save_combine",
@@ -52,6 +52,15 @@ class Uses:
 def rename_input(op, old, new):
     """Make ``op`` read ``new`` wherever it read ``old`` (its OpDesc edited in place)."""
     for slot in op.desc.inputs:
+        for k, arg in enumerate(slot.arguments):
+            if arg == old:
+                slot.arguments[k] = new
+    op.block.program.bump_version()
+
+
+def rename_output(op, old, new):
+    """Make ``op`` write ``new`` wherever it wrote ``old`` (its OpDesc edited in place)."""
+    for slot in op.desc.outputs:
         for k, arg in enumerate(slot.arguments):
             if arg == old:
                 slot.arguments[k] = new

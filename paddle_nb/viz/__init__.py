@@ -13,11 +13,12 @@ from paddle_nb.viz.display import (
 )
 from paddle_nb.viz.frames_figure import frames_figure
 from paddle_nb.viz.graph import graph
+from paddle_nb.viz.pass_view import pass_view
 from paddle_nb.viz.preview import preview
 from paddle_nb.viz.trees import block_tree, scope_tree
 
 __all__ = [
-    "graph", "block_tree", "scope_tree", "preview", "html_of", "frames_figure",
+    "graph", "block_tree", "scope_tree", "preview", "html_of", "frames_figure", "pass_view",
     "register", "unregister", "load_ipython_extension", "unload_ipython_extension",
     "Dashboard", "run_replay", "rnn_explorer", "memory_timeline",
 ]

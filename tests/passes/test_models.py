@@ -3,11 +3,14 @@
 Each model is loaded as ``tests/compat`` loads it (``interop.run_corpus.Inference``: its
 program, feeds and synthesized parameters), rewritten by ``INFERENCE_PASSES``, and both programs
 run on the model's recorded inputs: the outputs must agree within 1e-5. The op counts before and
-after are checked against what each pass reports.
+after are checked against what each pass reports, and a second run of the rewritten program
+gives the same outputs and leaves the feeds as they were (buffer reuse wrote over temporaries
+only).
 """
 
 import pathlib
 
+import numpy as np
 import pytest
 
 import paddle_nb as pd
@@ -34,8 +37,15 @@ def test_the_passes_keep_the_outputs(where, name):
                                  run_corpus.manifest(SOURCES[where])[name])
     results = []
     after = passes.apply_passes(model.program, model.scope, results=results)
-    passes.check_unchanged(model.program, after, model.feed, model.fetches, model.scope,
-                           model.exe, rtol=1e-5, atol=1e-5)
+    feed = {k: np.array(v, copy=True) for k, v in model.feed.items()}
+    got = passes.check_unchanged(model.program, after, model.feed, model.fetches, model.scope,
+                                 model.exe, rtol=1e-5, atol=1e-5)
+    # buffer reuse wrote over temporaries only: not over the feeds, parameters or constants
+    again = model.exe.run(after, feed=model.feed, fetch_list=model.fetches, scope=model.scope)
+    for first, second in zip(got, again):
+        np.testing.assert_array_equal(np.asarray(second), np.asarray(first))
+    for name, value in feed.items():
+        np.testing.assert_array_equal(np.asarray(model.feed[name]), value)
     before_ops = len(model.program.global_block().ops)
     assert [r.ops_before for r in results][0] == before_ops
     assert results[-1].ops_after == len(after.global_block().ops) <= before_ops

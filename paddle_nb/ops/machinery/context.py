@@ -23,7 +23,7 @@ from paddle_nb.errors import VarNotFoundError
 if TYPE_CHECKING:
     from paddle_nb.core.scope import Scope
 
-__all__ = ["KernelContext", "RawContext", "held_bytes"]
+__all__ = ["KernelContext", "RawContext", "StepRunner", "held_bytes"]
 
 
 class KernelContext:
@@ -141,6 +141,40 @@ class RawContext(KernelContext):
         """The bytes ``scope`` holds outside its Variables (``scope.holds_elsewhere``: the
         executor's step scopes, whose context counts them); none that this context knows."""
         return 0
+
+    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str]) -> StepRunner:
+        """A :class:`StepRunner` of sub-block ``block_idx``: what an RNN calls once per time
+        step (an executor's context gives one that skips the Variables)."""
+        return StepRunner(self, block_idx, ins, outs)
+
+
+class StepRunner:
+    """Runs one sub-block again and again, each run in a new kid scope: an RNN's step.
+
+    ``runner(parent, label, arrays)`` makes a kid of ``parent`` labelled ``label``,
+    puts ``arrays`` there under the names ``ins`` (None: nothing put), runs the block
+    in it and returns ``(kid, values)``: the arrays of the names ``outs`` that the run
+    left in the kid (None where there is none). Between two calls only the block's own
+    runs may change the variables it reads from above (an RNN's promise, so what it
+    reads there may be found once).
+
+    This plain form goes through the scopes' Variables; the executor's context hands
+    out one that fills its step scopes' frames directly (executor/step_runs.py).
+    """
+
+    __slots__ = ("ctx", "block_idx", "ins", "outs")
+
+    def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
+                 outs: Sequence[str]) -> None:
+        self.ctx, self.block_idx = ctx, block_idx
+        self.ins, self.outs = list(ins), list(outs)
+
+    def __call__(self, parent: Scope, label: str, arrays: Sequence[Any]) -> tuple[Scope, list]:
+        kid = parent.new_scope(label=label)
+        values = {name: a for name, a in zip(self.ins, arrays) if a is not None}
+        self.ctx.run_block(self.block_idx, kid, values, same_outer=True)
+        local_array = self.ctx.local_array
+        return kid, [local_array(kid, name) for name in self.outs]
 
 
 def held_bytes(scope: Scope) -> int:

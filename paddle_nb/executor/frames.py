@@ -13,6 +13,7 @@ control-flow ops (through executor/step_runs.py's FramedContext) read arrays wit
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from paddle_nb.core.memory import MEMORY
@@ -79,6 +80,13 @@ class FrameScope(Scope):
             self.materialize()
         self._frame = frame
         self.holds_elsewhere = True
+
+    def framed_kid(self, label: str, frame: Frame) -> FrameScope:
+        """A new kid scope holding ``frame`` (an RNN's step scope, made in one call)."""
+        kid = typing.cast(FrameScope, self.new_scope(label=label))
+        kid._frame = frame
+        kid.holds_elsewhere = True
+        return kid
 
     def materialize(self) -> None:
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
@@ -236,12 +244,15 @@ class FramedBlock:
                     reuse.clear()
         scope.attach_frame(Frame(index, env, place, made))
 
-    def run_env(self, env: list, scope: Scope) -> int:
-        """Run the block's ops on ``env`` (``scope`` runs its raw ops); the bytes they made
-        (nothing is released: the peak is all made)."""
-        compiled = self.interpreter.compiled if self.plan.verified else None
-        # (the compiled form when there is one: Interpreter.run, minus a call per run)
-        return compiled(env) if compiled is not None else self.interpreter.run(env, scope)
+    def run_env(self, env: list, scope: Scope | None) -> int:
+        """Run the block's ops on ``env``; the bytes they made (nothing is released: the
+        peak is all made). ``scope`` is the scope the block runs in, if made yet (a framed
+        block has no op that reads it)."""
+        compiled = self.interpreter.compiled
+        # (the compiled form once there is one: Interpreter.run, minus a call per run)
+        if compiled is not None and self.plan.verified:
+            return compiled(env)
+        return self.interpreter.run(env, scope)
 
     def outer_layout(self, index: dict[str, int]) -> tuple:
         """(index, links, unlinked) for a parent frame of layout ``index``: ``links`` pairs

@@ -111,10 +111,9 @@ class FramedSteps(StepRunner):
         for pos, array in zip(self.in_pos, arrays):
             if array is not None:
                 env[pos] = array
-        kid = typing.cast(FrameScope, parent.new_scope(label=label))
         block = self.block
-        made = block.run_env(env, kid)
-        kid.attach_frame(Frame(block.local_index, env, self.ctx.place, made))
+        made = block.run_env(env, None)       # (the step scope is made once it has run)
+        kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
         return kid, [env[pos] for pos in self.out_pos]
 
     def _template(self, anchor: Scope | None, layout: dict[str, int] | None) -> tuple:

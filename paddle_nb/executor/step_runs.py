@@ -14,6 +14,7 @@ moves, the block's compiled ops, and a new step scope holding the env as its fra
 
 from __future__ import annotations
 
+import operator
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,8 +25,6 @@ from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
 
 __all__ = ["FramedContext", "FramedSteps"]
-
-NONE = -1       # the position of an out the block never names: a None after the env's values
 
 
 class FramedContext(RawContext):
@@ -66,7 +65,12 @@ class FramedContext(RawContext):
 
 
 class FramedSteps(StepRunner):
-    """A StepRunner over frames: each step's env made from a template by array moves.
+    """A StepRunner over frames: each step's env gathered in one C call.
+
+    Per op run (and per parent frame layout) it builds a gather: env position p takes
+    its value from ``source = parent frame's arrays + the step's inputs + template``
+    (``template``: the outer values, found once from the scope above). A step is then
+    that gather, the block's compiled ops, and a step scope holding the env as its frame.
 
     It takes the plain way (Variables) for a call it cannot do on frames: a block
     whose ``ins`` or ``outs`` are not all its own variables or that writes outer
@@ -74,7 +78,7 @@ class FramedSteps(StepRunner):
     frame someone turned into Variables), or while someone watches scope events.
     """
 
-    __slots__ = ("block", "in_pos", "out_pos", "fast", "cached")
+    __slots__ = ("block", "in_pos", "take", "fast", "cached")
 
     def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
                  outs: Sequence[str], block: FramedBlock) -> None:
@@ -87,46 +91,60 @@ class FramedSteps(StepRunner):
         self.fast = not block.written_outer and all(
             n in own for n in self.ins + [n for n in self.outs if n not in absent])
         self.in_pos = [own.get(n, -1) for n in self.ins]
-        self.out_pos = [own.get(n, NONE) for n in self.outs]
-        # (anchor scope, parent frame layout, links, template): what the last call found
-        self.cached: tuple = (None, None, (), [])
+        # the outs from an env: a None after the block's values stands for the absent ones
+        self.take = _taker([own.get(n, len(plan.names)) for n in self.outs])
+        # (anchor scope, parent frame layout, its length, gather, template): the last found
+        self.cached: tuple = (None, None, -1, None, [])
 
     def __call__(self, parent: Scope, label: str, arrays: Sequence[Any]) -> tuple[Scope, list]:
-        if not self.fast or EVENTS.active or not isinstance(parent, FrameScope):
+        if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
+                len(arrays) != len(self.in_pos):
             return super().__call__(parent, label, arrays)
         frame = parent.frame
-        if frame is not None and parent.own_vars:    # half turned into Variables: rare
+        if frame is None:
+            anchor, layout, source = parent, None, list(arrays)
+        elif parent.own_vars:              # half turned into Variables: rare
             return super().__call__(parent, label, arrays)
-        anchor = parent if frame is None else parent.up
-        layout = frame.index if frame is not None else None
-        cached_anchor, cached_layout, links, template = self.cached
-        if cached_anchor is not anchor or cached_layout is not layout:
-            links, template = self._template(anchor, layout)
-            self.cached = (anchor, layout, links, template)
-        env = template.copy()
-        if links:
-            values = frame.arrays               # type: ignore[union-attr]
-            for pos, at in links:
-                env[pos] = values[at]
-        for pos, array in zip(self.in_pos, arrays):
-            if array is not None:
-                env[pos] = array
+        else:
+            anchor, layout, source = parent.up, frame.index, frame.arrays + list(arrays)
+        cached_anchor, cached_layout, size, gather, template = self.cached
+        if cached_anchor is not anchor or cached_layout is not layout or \
+                size != len(source):
+            gather, template = self._gather(anchor, frame)
+            self.cached = (anchor, layout, len(source), gather, template)
+        env = list(gather(source + template))
         block = self.block
         made = block.run_env(env, None)       # (the step scope is made once it has run)
         kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
-        return kid, [env[pos] for pos in self.out_pos]
+        return kid, self.take(env)
 
-    def _template(self, anchor: Scope | None, layout: dict[str, int] | None) -> tuple:
-        """(links, template): the block's outer values found from ``anchor``, and the
-        (position in the env, position in the parent's frame) pairs of those that a
-        parent frame of layout ``layout`` holds."""
+    def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
+        """(gather, template): ``template`` holds the block's outer values found from
+        ``anchor`` (and a None last); ``gather`` picks the env from the parent frame's
+        arrays (those outer names that ``frame`` holds), the step's inputs and the
+        template, in that order."""
         block = self.block
         names = block.plan.names
-        if layout is None:
-            links, positions = (), block.outer
+        if frame is None:
+            links, positions, held = (), block.outer, 0
         else:
-            _, links, positions = block.outer_layout(layout)
-        template = [None] * (len(names) + 1)      # (the last: NONE's)
+            _, links, positions = block.outer_layout(frame.index)
+            held = len(frame.arrays)
+        template = [None] * (len(names) + 1)
         for pos in positions:
             template[pos] = find_array(anchor, names[pos])
-        return links, template
+        start = held + len(self.in_pos)
+        where = [start + pos for pos in range(len(template))]
+        for pos, at in links:
+            where[pos] = at
+        for k, pos in enumerate(self.in_pos):
+            where[pos] = held + k
+        return operator.itemgetter(*where), template
+
+
+def _taker(positions: list[int]) -> Callable[[list], list]:
+    """A function giving ``[env[p] for p in positions]`` (in one C call when it can)."""
+    if len(positions) > 1:
+        pick = operator.itemgetter(*positions)
+        return lambda env: list(pick(env))
+    return lambda env: [env[p] for p in positions]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from paddle_nb.core.events import EVENTS
+from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Scope
 from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array, local_array
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
@@ -57,11 +58,12 @@ class FramedContext(RawContext):
         frame = scope.frame if isinstance(scope, FrameScope) else None
         return frame.nbytes if frame is not None else 0
 
-    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str]) -> StepRunner:
+    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str],
+                    read_once: bool = False) -> StepRunner:
         framed = self.framed_of(block_idx) if isinstance(self.scope, FrameScope) else None
         if framed is None:
             return StepRunner(self, block_idx, ins, outs)
-        return FramedSteps(self, block_idx, ins, outs, framed)
+        return FramedSteps(self, block_idx, ins, outs, framed, read_once)
 
 
 class FramedSteps(StepRunner):
@@ -72,17 +74,24 @@ class FramedSteps(StepRunner):
     (``template``: the outer values, found once from the scope above). A step is then
     that gather, the block's compiled ops, and a step scope holding the env as its frame.
 
+    With ``read_once`` (a grad pass, which reads each step's outs at once and never its
+    scope) no step scope is made in a run nobody watches: the step runs on its env alone,
+    its bytes noted as a transient peak, and the call returns ``(None, outs)``. (Nobody
+    could see that scope: a watched run takes the plain way, and the run's scopes go when
+    it ends; PaddlePaddle's ``recurrent_grad`` makes none either.)
+
     It takes the plain way (Variables) for a call it cannot do on frames: a block
     whose ``ins`` or ``outs`` are not all its own variables or that writes outer
     variables, a parent scope that is not a step scope of this run's kind (or whose
     frame someone turned into Variables), or while someone watches scope events.
     """
 
-    __slots__ = ("block", "in_pos", "take", "fast", "cached")
+    __slots__ = ("block", "in_pos", "take", "fast", "cached", "read_once")
 
     def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
-                 outs: Sequence[str], block: FramedBlock) -> None:
+                 outs: Sequence[str], block: FramedBlock, read_once: bool = False) -> None:
         super().__init__(ctx, block_idx, ins, outs)
+        self.read_once = read_once
         own, plan = block.local_index, block.plan
         self.block = block
         # an out the block never names is None at every step (an input's gradient that
@@ -96,7 +105,8 @@ class FramedSteps(StepRunner):
         # (anchor scope, parent frame layout, its length, gather, template): the last found
         self.cached: tuple = (None, None, -1, None, [])
 
-    def __call__(self, parent: Scope, label: str, arrays: Sequence[Any]) -> tuple[Scope, list]:
+    def __call__(self, parent: Scope, label: str,
+                 arrays: Sequence[Any]) -> tuple[Scope | None, list]:
         if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
                 len(arrays) != len(self.in_pos):
             return super().__call__(parent, label, arrays)
@@ -115,6 +125,9 @@ class FramedSteps(StepRunner):
         env = list(gather(source + template))
         block = self.block
         made = block.run_env(env, None)       # (the step scope is made once it has run)
+        if self.read_once:
+            MEMORY.transient_peak(self.ctx.place, made)
+            return None, self.take(env)
         kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
         return kid, self.take(env)
 

@@ -99,7 +99,7 @@ def _recurrent_grad(ctx):
     slot = {name: k for k, name in enumerate(seeds)}
     run_step = ctx.step_runner(
         attrs["sub_block"], seeds, [grad_var_name(n) for n in inputs + params] +
-        [grad_var_name(pre) for pre in ex_states])
+        [grad_var_name(pre) for pre in ex_states], read_once=True)
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
     input_grads = [[None] * steps for _ in inputs]

@@ -142,9 +142,11 @@ class RawContext(KernelContext):
         executor's step scopes, whose context counts them); none that this context knows."""
         return 0
 
-    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str]) -> StepRunner:
+    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str],
+                    read_once: bool = False) -> StepRunner:
         """A :class:`StepRunner` of sub-block ``block_idx``: what an RNN calls once per time
-        step (an executor's context gives one that skips the Variables)."""
+        step (an executor's context gives one that skips the Variables). ``read_once``:
+        the caller reads the outs at once and never the step's scope (a grad pass)."""
         return StepRunner(self, block_idx, ins, outs)
 
 
@@ -154,9 +156,10 @@ class StepRunner:
     ``runner(parent, label, arrays)`` makes a kid of ``parent`` labelled ``label``,
     puts ``arrays`` there under the names ``ins`` (None: nothing put), runs the block
     in it and returns ``(kid, values)``: the arrays of the names ``outs`` that the run
-    left in the kid (None where there is none). Between two calls only the block's own
-    runs may change the variables it reads from above (an RNN's promise, so what it
-    reads there may be found once).
+    left in the kid (None where there is none). A runner asked for with ``read_once``
+    may make no kid (then None) where nobody could see it. Between two calls only the
+    block's own runs may change the variables it reads from above (an RNN's promise, so
+    what it reads there may be found once).
 
     This plain form goes through the scopes' Variables; the executor's context hands
     out one that fills its step scopes' frames directly (executor/step_runs.py).
@@ -169,7 +172,8 @@ class StepRunner:
         self.ctx, self.block_idx = ctx, block_idx
         self.ins, self.outs = list(ins), list(outs)
 
-    def __call__(self, parent: Scope, label: str, arrays: Sequence[Any]) -> tuple[Scope, list]:
+    def __call__(self, parent: Scope, label: str,
+                 arrays: Sequence[Any]) -> tuple[Scope | None, list]:
         kid = parent.new_scope(label=label)
         values = {name: a for name, a in zip(self.ins, arrays) if a is not None}
         self.ctx.run_block(self.block_idx, kid, values, same_outer=True)

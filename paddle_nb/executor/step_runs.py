@@ -111,6 +111,7 @@ class FramedSteps(StepRunner):
                 len(arrays) != len(self.in_pos):
             return super().__call__(parent, label, arrays)
         frame = parent.frame
+        anchor: Scope | None
         if frame is None:
             anchor, layout, source = parent, None, list(arrays)
         elif parent.own_vars:              # half turned into Variables: rare
@@ -138,6 +139,7 @@ class FramedSteps(StepRunner):
         template, in that order."""
         block = self.block
         names = block.plan.names
+        links: Sequence[tuple[int, int]]
         if frame is None:
             links, positions, held = (), block.outer, 0
         else:

@@ -69,7 +69,7 @@ class KernelContext:
 class RawContext(KernelContext):
     """A KernelContext plus the scope, the op and the sub-block runner."""
 
-    __slots__ = ("scope", "op", "attrs", "run_block", "state")
+    __slots__ = ("scope", "op", "attrs", "run_block", "state", "slots_in", "slots_out")
     scope: Scope
     op: Any
     attrs: dict[str, Any]
@@ -87,12 +87,21 @@ class RawContext(KernelContext):
         # between this op's block runs only the blocks themselves change outer variables
         self.run_block = run_block
         self.state = state          # executor-owned state a raw op may need (run options)
+        # the op's {slot: names}, read from its desc once per run of the op (on first use)
+        self.slots_in: dict[str, list[str]] | None = None
+        self.slots_out: dict[str, list[str]] | None = None
 
     def input_names(self, slot: str) -> list[str]:
-        return self.op.inputs.get(slot, [])
+        slots = self.slots_in
+        if slots is None:
+            slots = self.slots_in = self.op.inputs
+        return list(slots.get(slot, ()))
 
     def output_names(self, slot: str) -> list[str]:
-        return self.op.outputs.get(slot, [])
+        slots = self.slots_out
+        if slots is None:
+            slots = self.slots_out = self.op.outputs
+        return list(slots.get(slot, ()))
 
     def out_tensor(self, name: str) -> LoDTensor:
         """The tensor of output ``name``: found from the running scope, or made there."""

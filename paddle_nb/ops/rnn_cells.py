@@ -46,9 +46,10 @@ class LSTMCell(Cell):
         gates += xg
         gates += b_hh
         n = gates.shape[-1] // 4
-        s = _sigmoid_of(xp, gates)           # every block's sigmoid, c~'s unused: 4 ufuncs, not 12
+        s = _sigmoid_of(xp, gates)           # every block's sigmoid at once: 4 ufuncs, not 12,
+        cc = s[..., 2 * n:3 * n]             # then c~'s block overwritten with its tanh
+        xp.tanh(gates[..., 2 * n:3 * n], out=cc)
         i, f, o = s[..., :n], s[..., n:2 * n], s[..., 3 * n:]
-        cc = xp.tanh(gates[..., 2 * n:3 * n])
         c = f * c_prev
         c += i * cc
         return {"i": i, "f": f, "c~": cc, "o": o, "c": c, "h": o * xp.tanh(c)}

@@ -6,7 +6,7 @@ batch 8, T = 100 time steps, float32; loss = mean of every ``h_t``. paddle_nb bu
 layers whose weights the step block captures from the global block, ``update_memory``,
 ``step_output``), ``pd.layers.mean`` and ``pd.optimizer.SGD(0.01).minimize(loss)``, and runs a
 step as ``exe.run(main, feed={"x": x}, fetch_list=[loss])``: the ``recurrent`` op makes 100
-step scopes, ``recurrent_grad`` runs the grad block in a kid of each, last step first, and
+step scopes, ``recurrent_grad`` runs the grad block once per step, last step first, and
 three sgd ops update the parameters. The reference is the same arithmetic written by hand in
 NumPy in the same process: the forward loop (``x_t @ Wx + h @ Wh + b``, ``tanh``), backward
 through time, and the in-place update, from the same initial weights; the losses are checked
@@ -38,7 +38,7 @@ import paddle_nb as pd
 
 IN, HIDDEN, BATCH, STEPS = 16, 32, 8, 100
 LR = 0.01
-GOAL = 2.5                 # x NumPy, the train step
+GOAL = 1.8                 # x NumPy, the train step (issue 28; it was 2.5)
 ROOT = str(pathlib.Path(pd.__file__).resolve().parents[1]) + "/"
 SITE = str(pathlib.Path(numpy.__file__).resolve().parents[1]) + "/"
 PEERS = ("peers on this machine, one thread, same step: PyTorch Python loop 3.6x, "

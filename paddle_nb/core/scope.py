@@ -148,7 +148,8 @@ class Scope:
     # -- the hierarchy ------------------------------------------------------------------------
     def new_scope(self, label: str | None = None, kind: type[Scope] | None = None) -> Scope:
         """A new kid of this scope, of this scope's class or of ``kind`` (a Scope class)."""
-        self._check_alive()
+        if self._dead is not None:       # (an RNN makes two per time step: the check inline)
+            self._check_alive()
         kid = (kind or type(self))(self, label)
         self._kids.append(kid)
         return kid
@@ -191,10 +192,12 @@ class Scope:
             self.own_vars = {}
 
     def _destroy_tree(self, why: str) -> None:
-        for kid in self._kids:
-            kid._destroy_tree(why)
-        self._kids = []
-        self.destroy_vars(why)
+        if self._kids:                   # (most scopes of a run are step scopes without kids)
+            for kid in self._kids:
+                kid._destroy_tree(why)
+            self._kids = []
+        if self.own_vars or self.holds_elsewhere:
+            self.destroy_vars(why)
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
         self._dead = why           # the message is only written if someone asks

@@ -43,7 +43,8 @@ from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
                                       fetch_name, fetch_targets, has_lod)
-from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
+from paddle_nb.executor.frames import FramedBlock, FrameScope
+from paddle_nb.executor.step_runs import FramedContext
 from paddle_nb.executor.interpreter import Interpreter, RecordingInterpreter, ScopeInterpreter
 from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
@@ -271,11 +272,7 @@ class Executor:
         recorder = state.recorder if state is not None else None
         if plan.framed and recorder is None and not EVENTS.active and \
                 isinstance(scope, FrameScope):
-            framed = plan.framed_block
-            if framed is None:
-                framed = plan.framed_block = FramedBlock(plan.interpreter or
-                                                         self._interpreter(plan))
-            framed.run(scope, values, reuse)
+            self._framed_block(plan).run(scope, values, reuse)
             return
         if values:
             for name, array in values.items():
@@ -289,6 +286,13 @@ class Executor:
                 interpreter = plan.scope_interpreter = ScopeInterpreter(plan, self, base.kernels)
         interpreter.run(self._bind(plan, scope), scope)
 
+    def _framed_block(self, plan):
+        """The plan's FramedBlock (made once; the plan must be ``framed``)."""
+        framed = plan.framed_block
+        if framed is None:
+            framed = plan.framed_block = FramedBlock(plan.interpreter or self._interpreter(plan))
+        return framed
+
     def _interpreter(self, plan):
         """The plan's Interpreter for this executor (its kernels bound once)."""
         plan.interpreter = Interpreter(plan, self)
@@ -298,23 +302,36 @@ class Executor:
         """Run a control-flow (or feed, fetch, LoD) op in ``scope``: its kernel gets the
         scope, the op, and a runner of its sub-blocks."""
         state = self._runs.state
-        ctx = FramedContext(self.ctx, scope, step.op, step.attrs,
-                            self._sub_block_runner(step.op, state), state)
+        run_sub_block, framed_of = self._sub_block_runner(step.op, state)
+        ctx = FramedContext(self.ctx, scope, step.op, step.attrs, run_sub_block, state)
+        ctx.framed_of = framed_of
         step.kernel(ctx)
 
     def _sub_block_runner(self, op, state):
-        """The function a control-flow op calls to run its sub-blocks, within the run whose
-        RunState is ``state`` (the op runs on that run's thread)."""
+        """(run_sub_block, framed_of): the function a control-flow op calls to run its
+        sub-blocks, within the run whose RunState is ``state`` (the op runs on that run's
+        thread), and the one giving a sub-block's FramedBlock when unrecorded runs of it
+        go framed (else None)."""
         program = op.block.program
         plans = {}             # the op runs its sub-block many times: find the plan once
         reuse = {}             # and, if the op allows, what its blocks read from above
 
-        def run_sub_block(block_idx, scope, values=None, same_outer=False):
+        def plan_of(block_idx):
             plan = plans.get(block_idx)
             if plan is None:
                 plan = plans[block_idx] = self._plan(program, block_idx, ())
-            self._run_planned(plan, scope, values, reuse if same_outer else None, state)
-        return run_sub_block
+            return plan
+
+        def run_sub_block(block_idx, scope, values=None, same_outer=False):
+            self._run_planned(plan_of(block_idx), scope, values, reuse if same_outer else None,
+                              state)
+
+        def framed_of(block_idx):
+            plan = plan_of(block_idx)
+            run = state if state is not None else self._runs.state
+            recorded = run is not None and run.recorder is not None
+            return self._framed_block(plan) if plan.framed and not recorded else None
+        return run_sub_block, framed_of
 
     # -- preparing and binding -------------------------------------------------------------------
     def _plan(self, program, block_idx, keep):

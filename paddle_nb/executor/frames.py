@@ -8,7 +8,7 @@ leaves that list in the block's scope as a :class:`Frame`. The scopes the
 executor makes for a run are :class:`FrameScope` s: Scopes on which every
 public method works as on any Scope, turning the frame into Variables
 (``materialize``) when something asks for one. The executor and the
-control-flow ops (through :class:`FramedContext`) read arrays without that.
+control-flow ops (through executor/step_runs.py's FramedContext) read arrays without that.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.plan import flat_positions
-from paddle_nb.ops.machinery.context import RawContext
 
-__all__ = ["Frame", "FrameScope", "FramedContext", "FramedBlock", "find_array", "local_array"]
+__all__ = ["Frame", "FrameScope", "FramedBlock", "find_array", "local_array"]
 
 
 class Frame:
@@ -81,6 +80,13 @@ class FrameScope(Scope):
             self.materialize()
         self._frame = frame
         self.holds_elsewhere = True
+
+    def framed_kid(self, label: str, frame: Frame) -> FrameScope:
+        """A new kid scope holding ``frame`` (an RNN's step scope, made in one call)."""
+        kid = typing.cast(FrameScope, self.new_scope(label=label))
+        kid._frame = frame
+        kid.holds_elsewhere = True
+        return kid
 
     def materialize(self) -> None:
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
@@ -167,34 +173,6 @@ def local_array(scope: Scope, name: str) -> Any:
     return holder.data if isinstance(holder, LoDTensor) else None
 
 
-class FramedContext(RawContext):
-    """The RawContext the executor gives a control-flow op: its reads of step scopes'
-    arrays go through frames without making Variables."""
-
-    __slots__ = ()
-
-    def find_array(self, name: str, scope: Scope | None = None) -> Any:
-        return find_array(self.scope if scope is None else scope, name)
-
-    local_array = staticmethod(local_array)     # (scope, name): the same function
-
-    def local_names(self, scope: Scope) -> list[str]:
-        if scope.holds_elsewhere and isinstance(scope, FrameScope):
-            return list(scope._frame.index)
-        return scope.local_var_names()
-
-    def new_scope_holding(self, label: str, index: dict[str, int], arrays: list[Any],
-                          nbytes: int) -> Scope:
-        if not isinstance(self.scope, FrameScope):     # (its kids are of its class)
-            return super().new_scope_holding(label, index, arrays, nbytes)
-        kid = typing.cast(FrameScope, self.scope.new_scope(label=label))
-        kid.attach_frame(Frame(index, arrays, self.place, nbytes))
-        return kid
-
-    def elsewhere_bytes(self, scope: Scope) -> int:
-        return scope._frame.nbytes if isinstance(scope, FrameScope) else 0
-
-
 class FramedBlock:
     """A sub-block without control flow, run on an env that it leaves in its scope as a
     Frame: the block's own names' values, never made Variables unless someone asks.
@@ -253,10 +231,7 @@ class FramedBlock:
                 if at is not None:
                     env[at] = array
                 scope.var(name).get_tensor().hold(array, executor.place)
-        compiled = self.interpreter.compiled if plan.verified else None
-        # (the compiled form when there is one: Interpreter.run, minus a call per run)
-        made = compiled(env) if compiled is not None else self.interpreter.run(env, scope)
-        #  nothing is released: the peak is all made
+        made = self.run_env(env, scope)
         place = executor.place
         for pos in self.written_outer if index is local else self.written_any:
             name = names[pos]
@@ -268,6 +243,23 @@ class FramedBlock:
                 if reuse:                           # what other runs looked up may be stale
                     reuse.clear()
         scope.attach_frame(Frame(index, env, place, made))
+
+    def run_env(self, env: list, scope: Scope | None) -> int:
+        """Run the block's ops on ``env``; the bytes they made (nothing is released: the
+        peak is all made). ``scope`` is the scope the block runs in, if made yet (a framed
+        block has no op that reads it)."""
+        compiled = self.interpreter.compiled
+        # (the compiled form once there is one: Interpreter.run, minus a call per run)
+        if compiled is not None and self.plan.verified:
+            return compiled(env)
+        return self.interpreter.run(env, scope)
+
+    def outer_layout(self, index: dict[str, int]) -> tuple:
+        """(index, links, unlinked) for a parent frame of layout ``index``: ``links`` pairs
+        each outer name's position with its position in such a frame, ``unlinked`` lists
+        the outer positions found above it."""
+        linked = self._linkage
+        return linked if linked[0] is index else self._link(index)
 
     def _bind_outer(self, parent: Scope, reuse: dict | None) -> list:
         """A new env with the outer names' values, for a scope (a kid of ``parent``)

@@ -55,42 +55,38 @@ def _recurrent(ctx):
     inputs = ctx.input_names("inputs")
     steps = _sequence_length(ctx, inputs)
     ex_states, states = attrs["ex_states"], attrs["states"]
-    sequences = [(name, ctx.tensor(name).array()) for name in inputs]
+    sequences = [ctx.tensor(name).array() for name in inputs]
     boots = [ctx.tensor(name).array() for name in ctx.input_names("initial_states")]
     scopes = ctx.scope.find_var(ctx.output_names("step_scopes")[0]).set_value(StepScopes())
     outputs = ctx.output_names("outputs")
-    collected = {name: [None] * steps for name in outputs}
     memories = list(zip(ex_states, states, boots))
-    previous = None
+    # a step: its slices and memories in; its outputs and updated memories out
+    run_step = ctx.step_runner(attrs["sub_block"], inputs + [pre for pre, _, _ in memories],
+                               outputs + [state for _, state, _ in memories])
+    collected = [[None] * steps for _ in outputs]
+    n_out = len(outputs)
+    previous, updated = None, [boot for _, _, boot in memories]
     for t in _order(steps, attrs["reverse"]):
-        kid = ctx.scope.new_scope(label=f"step {t}")
-        values = {name: sequence[t] for name, sequence in sequences}
-        for pre, state, boot in memories:
-            if previous is None:
-                values[pre] = boot
-                continue
-            value = ctx.local_array(previous, state)
-            if value is None:
-                raise _missing(previous, state, "memory")
-            if value.shape != boot.shape:
-                raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
-                                 f"but its update '{state}' has shape {value.shape}")
-            values[pre] = value
-        ctx.run_block(attrs["sub_block"], kid, values, same_outer=True)
-        for name in outputs:
-            value = ctx.local_array(kid, name)
-            if value is None:
-                raise _missing(kid, name, "step output")
-            collected[name][t] = value
+        if previous is not None:       # each memory's previous value: the last step's update
+            for (pre, state, boot), value in zip(memories, updated):
+                if value is None:
+                    raise _missing(previous, state, "memory")
+                if value.shape != boot.shape:
+                    raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
+                                     f"but its update '{state}' has shape {value.shape}")
+        kid, got = run_step(ctx.scope, f"step {t}", [seq[t] for seq in sequences] + updated)
+        for k in range(n_out):
+            if got[k] is None:
+                raise _missing(kid, outputs[k], "step output")
+            collected[k][t] = got[k]
         scopes.append(kid)
-        previous = kid
-    for name in outputs:
-        ctx.out_tensor(name).set(xp.stack(collected[name]), place)
+        previous, updated = kid, got[n_out:]
+    for name, parts in zip(outputs, collected):
+        ctx.out_tensor(name).set(xp.stack(parts), place)
 
 
 def _recurrent_grad(ctx):
     attrs = ctx.attrs
-    xp = ctx.xp
     scopes = ctx.scope.find_var(ctx.input_names("step_scopes")[0]).get(StepScopes)
     ex_states, states = attrs["ex_states"], attrs["states"]
     inputs, params = ctx.input_names("inputs"), ctx.input_names("parameters")
@@ -99,30 +95,24 @@ def _recurrent_grad(ctx):
                  for name, g in zip(outputs, ctx.input_names("outputs@GRAD"))]
     out_grads = [(name, g) for name, g in out_grads if g is not None]
     state_grads = [grad_var_name(s) for s in states]
+    seeds = list(dict.fromkeys([name for name, _ in out_grads] + state_grads))  # each once
+    slot = {name: k for k, name in enumerate(seeds)}
+    run_step = ctx.step_runner(
+        attrs["sub_block"], seeds, [grad_var_name(n) for n in inputs + params] +
+        [grad_var_name(pre) for pre in ex_states], read_once=True)
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
-    input_grads = {n: [None] * steps for n in inputs}
+    input_grads = [[None] * steps for _ in inputs]
     param_grads = {}                 # name -> the sum so far (an array of our own)
-    carry = {}                       # state gradient name -> gradient from the next step
-    input_grad_names = [(input_grads[n], grad_var_name(n)) for n in inputs]
-    param_grad_names = [(n, grad_var_name(n)) for n in params]
-    links = [(grad_var_name(pre), state) for pre, state in zip(ex_states, state_grads)]
+    carry = [None] * len(states)     # each state's gradient from the next step
     for k in reversed(range(steps)):
         t = order[k]
-        grad_scope = scopes[k].new_scope(label="grad")
-        values = {name: g[t] for name, g in out_grads}
-        for name, g in carry.items():
-            values[name] = values[name] + g if name in values else g
-        for state, grad_name in zip(states, state_grads):   # none from the step after (the
-            if grad_name not in values:                     # last one): zeros, as 2.6 gives
-                value = scopes[k].find_array(state)         # its grad block
-                if value is not None:
-                    values[grad_name] = xp.zeros_like(value)
-        ctx.run_block(attrs["sub_block"], grad_scope, values, same_outer=True)
-        for parts, grad_name in input_grad_names:
-            parts[t] = ctx.local_array(grad_scope, grad_name)
-        for name, grad_name in param_grad_names:
-            g = ctx.local_array(grad_scope, grad_name)
+        values = _step_seeds(ctx, seeds, slot, out_grads, t, zip(states, state_grads, carry),
+                             scopes[k])
+        _, got = run_step(scopes[k], "grad", values)
+        for parts, g in zip(input_grads, got):
+            parts[t] = g
+        for name, g in zip(params, got[len(inputs):]):
             if g is None:
                 continue
             total = param_grads.get(name)
@@ -130,15 +120,31 @@ def _recurrent_grad(ctx):
                 param_grads[name] = g.copy()
             else:
                 total += g
-        carry = {}
-        for pre_grad, state in links:
-            g = ctx.local_array(grad_scope, pre_grad)
-            if g is not None:
-                carry[state] = g
-    _write_grads(ctx, inputs, "inputs@GRAD", lambda n: _stack(xp, input_grads[n], ctx.tensor(n)))
+        carry = got[len(inputs) + len(params):]
+    xp = ctx.xp
+    _write_grads(ctx, inputs, "inputs@GRAD",
+                 lambda n: _stack(xp, input_grads[inputs.index(n)], ctx.tensor(n)))
     _write_grads(ctx, params, "parameters@GRAD", lambda n: param_grads.get(n))
-    boot_grads = {b: carry.get(grad_var_name(s)) for b, s in zip(boots, states)}
+    boot_grads = dict(zip(boots, carry))
     _write_grads(ctx, boots, "initial_states@GRAD", lambda n: boot_grads.get(n))
+
+
+def _step_seeds(ctx, seeds, slot, out_grads, t, carried, scope):
+    """The grad block's seeds at step t: the outputs' gradients, plus each state's
+    gradient carried from the step after; zeros for a state no gradient reached (the
+    last step), as PaddlePaddle 2.6 gives its grad block."""
+    values = [None] * len(seeds)
+    for name, g in out_grads:
+        values[slot[name]] = g[t]
+    for state, grad_name, g in carried:
+        at = slot[grad_name]
+        if g is not None:
+            values[at] = g if values[at] is None else values[at] + g
+        elif values[at] is None:
+            value = ctx.find_array(state, scope)
+            if value is not None:
+                values[at] = ctx.xp.zeros_like(value)
+    return values
 
 
 def _stack(xp, parts, like):

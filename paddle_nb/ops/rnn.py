@@ -129,7 +129,7 @@ def _alive(ctx, steps):
 
 def _step_scope(ctx, label, index, arrays, made):
     """A kid scope holding ``arrays`` (named by ``index``) as its variables."""
-    return ctx.new_scope_holding(label, index, arrays, sum(int(a.nbytes) for a in made))
+    return ctx.new_scope_holding(label, index, arrays, sum([a.nbytes for a in made]))
 
 
 def _run_direction(ctx, cell, rows, h, c, weights, alive, reverse, label, index):

@@ -17,12 +17,12 @@ W_ih, b_ih and the input, and ``d_hg`` feeds W_hh, b_hh and ``h_prev``.
 __all__ = ["CELLS", "Cell"]
 
 
-def _sigmoid(xp, x):
-    return 1 / (1 + xp.exp(-x))
-
-
-def _split(xp, a, n):
-    return xp.split(a, n, axis=-1)
+def _sigmoid_of(xp, x):
+    """1 / (1 + exp(-x)) in a new array, computed in place in it (the same roundings)."""
+    s = xp.negative(x)
+    xp.exp(s, out=s)
+    s += 1
+    return xp.reciprocal(s, out=s)
 
 
 class Cell:
@@ -42,10 +42,16 @@ class Cell:
 
 class LSTMCell(Cell):
     def step(self, xp, xg, h_prev, c_prev, w_hh, b_hh):
-        gates = xg + h_prev @ w_hh.T + b_hh
-        i, f, cc, o = _split(xp, gates, 4)
-        i, f, cc, o = _sigmoid(xp, i), _sigmoid(xp, f), xp.tanh(cc), _sigmoid(xp, o)
-        c = f * c_prev + i * cc
+        gates = h_prev @ w_hh.T              # xg + h W^T + b, added in that order, in place
+        gates += xg
+        gates += b_hh
+        n = gates.shape[-1] // 4
+        s = _sigmoid_of(xp, gates)           # every block's sigmoid at once: 4 ufuncs, not 12,
+        cc = s[..., 2 * n:3 * n]             # then c~'s block overwritten with its tanh
+        xp.tanh(gates[..., 2 * n:3 * n], out=cc)
+        i, f, o = s[..., :n], s[..., n:2 * n], s[..., 3 * n:]
+        c = f * c_prev
+        c += i * cc
         return {"i": i, "f": f, "c~": cc, "o": o, "c": c, "h": o * xp.tanh(c)}
 
     def back(self, xp, v, dh, dc):
@@ -59,10 +65,14 @@ class LSTMCell(Cell):
 
 class GRUCell(Cell):
     def step(self, xp, xg, h_prev, c_prev, w_hh, b_hh):
-        xr, xz, xc = _split(xp, xg, 3)
-        hr, hz, hc = _split(xp, h_prev @ w_hh.T + b_hh, 3)
-        r, z = _sigmoid(xp, xr + hr), _sigmoid(xp, xz + hz)
-        cc = xp.tanh(xc + r * hc)
+        hg = h_prev @ w_hh.T
+        hg += b_hh
+        n = hg.shape[-1] // 3
+        rz = _sigmoid_of(xp, xg[..., :2 * n] + hg[..., :2 * n])
+        r, z, hc = rz[..., :n], rz[..., n:], hg[..., 2 * n:]
+        cc = r * hc
+        cc += xg[..., 2 * n:]
+        xp.tanh(cc, out=cc)
         # hc (W_hc h_prev + b_hc) is kept: the gradient of r needs it ("reset after")
         return {"r": r, "z": z, "c~": cc, "hc": hc, "h": z * h_prev + (1 - z) * cc}
 

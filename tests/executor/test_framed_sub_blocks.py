@@ -1,7 +1,7 @@
 """Sub-blocks run on frames: the same results as the scope path, nothing left behind.
 
 When nothing observes a run, a sub-block without control flow runs on a list
-of arrays (``FramedBlock.run``, executor/frames.py) and leaves its own variables in its scope
+of arrays (``FramedBlock.run_env``, executor/frames.py) and leaves its own variables in its scope
 as a Frame; a listener on the executor forces the old path (a Variable for
 every name). These tests run the same programs both ways and compare, check
 that the frames' bytes are given back when the run ends, that a loop body's
@@ -26,14 +26,15 @@ T, B, I, H = 3, 2, 4, 5
 
 @pytest.fixture
 def framed(monkeypatch):
-    """The block indexes of the sub-block runs that went through ``FramedBlock.run``, in order."""
+    """The block indexes of the sub-block runs that ran on frames, in order: every one goes
+    through ``FramedBlock.run_env`` (``FramedBlock.run``, or an RNN's step runner)."""
     blocks = []
-    original = FramedBlock.run
+    original = FramedBlock.run_env
 
     def spy(self, *args, **kwargs):
         blocks.append(self.plan.block.idx)
         return original(self, *args, **kwargs)
-    monkeypatch.setattr(FramedBlock, "run", spy)
+    monkeypatch.setattr(FramedBlock, "run_env", spy)
     return blocks
 
 

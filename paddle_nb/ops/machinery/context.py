@@ -23,7 +23,7 @@ from paddle_nb.errors import VarNotFoundError
 if TYPE_CHECKING:
     from paddle_nb.core.scope import Scope
 
-__all__ = ["KernelContext", "RawContext", "held_bytes"]
+__all__ = ["KernelContext", "RawContext", "StepRunner", "held_bytes"]
 
 
 class KernelContext:
@@ -69,7 +69,7 @@ class KernelContext:
 class RawContext(KernelContext):
     """A KernelContext plus the scope, the op and the sub-block runner."""
 
-    __slots__ = ("scope", "op", "attrs", "run_block", "state")
+    __slots__ = ("scope", "op", "attrs", "run_block", "state", "slots_in", "slots_out")
     scope: Scope
     op: Any
     attrs: dict[str, Any]
@@ -87,12 +87,21 @@ class RawContext(KernelContext):
         # between this op's block runs only the blocks themselves change outer variables
         self.run_block = run_block
         self.state = state          # executor-owned state a raw op may need (run options)
+        # the op's {slot: names}, read from its desc once per run of the op (on first use)
+        self.slots_in: dict[str, list[str]] | None = None
+        self.slots_out: dict[str, list[str]] | None = None
 
     def input_names(self, slot: str) -> list[str]:
-        return self.op.inputs.get(slot, [])
+        slots = self.slots_in
+        if slots is None:
+            slots = self.slots_in = self.op.inputs
+        return list(slots.get(slot, ()))
 
     def output_names(self, slot: str) -> list[str]:
-        return self.op.outputs.get(slot, [])
+        slots = self.slots_out
+        if slots is None:
+            slots = self.slots_out = self.op.outputs
+        return list(slots.get(slot, ()))
 
     def out_tensor(self, name: str) -> LoDTensor:
         """The tensor of output ``name``: found from the running scope, or made there."""
@@ -141,6 +150,44 @@ class RawContext(KernelContext):
         """The bytes ``scope`` holds outside its Variables (``scope.holds_elsewhere``: the
         executor's step scopes, whose context counts them); none that this context knows."""
         return 0
+
+    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str],
+                    read_once: bool = False) -> StepRunner:
+        """A :class:`StepRunner` of sub-block ``block_idx``: what an RNN calls once per time
+        step (an executor's context gives one that skips the Variables). ``read_once``:
+        the caller reads the outs at once and never the step's scope (a grad pass)."""
+        return StepRunner(self, block_idx, ins, outs)
+
+
+class StepRunner:
+    """Runs one sub-block again and again, each run in a new kid scope: an RNN's step.
+
+    ``runner(parent, label, arrays)`` makes a kid of ``parent`` labelled ``label``,
+    puts ``arrays`` there under the names ``ins`` (None: nothing put), runs the block
+    in it and returns ``(kid, values)``: the arrays of the names ``outs`` that the run
+    left in the kid (None where there is none). A runner asked for with ``read_once``
+    may make no kid (then None) where nobody could see it. Between two calls only the
+    block's own runs may change the variables it reads from above (an RNN's promise, so
+    what it reads there may be found once).
+
+    This plain form goes through the scopes' Variables; the executor's context hands
+    out one that fills its step scopes' frames directly (executor/step_runs.py).
+    """
+
+    __slots__ = ("ctx", "block_idx", "ins", "outs")
+
+    def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
+                 outs: Sequence[str]) -> None:
+        self.ctx, self.block_idx = ctx, block_idx
+        self.ins, self.outs = list(ins), list(outs)
+
+    def __call__(self, parent: Scope, label: str,
+                 arrays: Sequence[Any]) -> tuple[Scope | None, list]:
+        kid = parent.new_scope(label=label)
+        values = {name: a for name, a in zip(self.ins, arrays) if a is not None}
+        self.ctx.run_block(self.block_idx, kid, values, same_outer=True)
+        local_array = self.ctx.local_array
+        return kid, [local_array(kid, name) for name in self.outs]
 
 
 def held_bytes(scope: Scope) -> int:

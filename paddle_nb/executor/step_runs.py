@@ -1,0 +1,165 @@
+"""What a control-flow op sees of the executor's step scopes: reads and step runs on frames.
+
+A control-flow kernel (ops/recurrent.py, ops/control_flow.py, ops/rnn.py) reaches
+its scopes through a RawContext. The executor gives it a :class:`FramedContext`,
+whose reads go through the step scopes' frames (executor/frames.py) without making
+Variables, and whose ``step_runner`` hands out a :class:`FramedSteps`: an RNN's
+step run as array moves. Where a plain step run looks up each input's and output's
+Variable by name in every step scope, a FramedSteps finds once per op run where each
+name sits in the block's env, what the block reads from above, and (for a grad
+block run in a kid of a forward step scope) where the forward step's values lie in
+that scope's frame; a step is then a copy of the env's template, a few array
+moves, the block's compiled ops, and a new step scope holding the env as its frame.
+"""
+
+from __future__ import annotations
+
+import operator
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from paddle_nb.core.events import EVENTS
+from paddle_nb.core.memory import MEMORY
+from paddle_nb.core.scope import Scope
+from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array, local_array
+from paddle_nb.ops.machinery.context import RawContext, StepRunner
+
+__all__ = ["FramedContext", "FramedSteps"]
+
+
+class FramedContext(RawContext):
+    """The RawContext the executor gives a control-flow op: its reads of step scopes'
+    arrays go through frames without making Variables. ``framed_of(block_idx)`` is the
+    executor's FramedBlock of a sub-block when this run's sub-blocks run framed, else None."""
+
+    __slots__ = ("framed_of",)
+    framed_of: Callable[[int], FramedBlock | None]
+
+    def find_array(self, name: str, scope: Scope | None = None) -> Any:
+        return find_array(self.scope if scope is None else scope, name)
+
+    local_array = staticmethod(local_array)     # (scope, name): the same function
+
+    def local_names(self, scope: Scope) -> list[str]:
+        if scope.holds_elsewhere and isinstance(scope, FrameScope):
+            return list(scope.frame.index)  # type: ignore[union-attr]
+        return scope.local_var_names()
+
+    def new_scope_holding(self, label: str, index: dict[str, int], arrays: list[Any],
+                          nbytes: int) -> Scope:
+        if not isinstance(self.scope, FrameScope):     # (its kids are of its class)
+            return super().new_scope_holding(label, index, arrays, nbytes)
+        kid = typing.cast(FrameScope, self.scope.new_scope(label=label))
+        kid.attach_frame(Frame(index, arrays, self.place, nbytes))
+        return kid
+
+    def elsewhere_bytes(self, scope: Scope) -> int:
+        frame = scope.frame if isinstance(scope, FrameScope) else None
+        return frame.nbytes if frame is not None else 0
+
+    def step_runner(self, block_idx: int, ins: Sequence[str], outs: Sequence[str],
+                    read_once: bool = False) -> StepRunner:
+        framed = self.framed_of(block_idx) if isinstance(self.scope, FrameScope) else None
+        if framed is None:
+            return StepRunner(self, block_idx, ins, outs)
+        return FramedSteps(self, block_idx, ins, outs, framed, read_once)
+
+
+class FramedSteps(StepRunner):
+    """A StepRunner over frames: each step's env gathered in one C call.
+
+    Per op run (and per parent frame layout) it builds a gather: env position p takes
+    its value from ``source = parent frame's arrays + the step's inputs + template``
+    (``template``: the outer values, found once from the scope above). A step is then
+    that gather, the block's compiled ops, and a step scope holding the env as its frame.
+
+    With ``read_once`` (a grad pass, which reads each step's outs at once and never its
+    scope) no step scope is made in a run nobody watches: the step runs on its env alone,
+    its bytes noted as a transient peak, and the call returns ``(None, outs)``. (Nobody
+    could see that scope: a watched run takes the plain way, and the run's scopes go when
+    it ends; PaddlePaddle's ``recurrent_grad`` makes none either.)
+
+    It takes the plain way (Variables) for a call it cannot do on frames: a block
+    whose ``ins`` or ``outs`` are not all its own variables or that writes outer
+    variables, a parent scope that is not a step scope of this run's kind (or whose
+    frame someone turned into Variables), or while someone watches scope events.
+    """
+
+    __slots__ = ("block", "in_pos", "take", "fast", "cached", "read_once")
+
+    def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
+                 outs: Sequence[str], block: FramedBlock, read_once: bool = False) -> None:
+        super().__init__(ctx, block_idx, ins, outs)
+        self.read_once = read_once
+        own, plan = block.local_index, block.plan
+        self.block = block
+        # an out the block never names is None at every step (an input's gradient that
+        # nothing needs); an in or out that is an outer variable takes the plain way
+        absent = [n for n in self.outs if plan.position(n) is None]
+        self.fast = not block.written_outer and all(
+            n in own for n in self.ins + [n for n in self.outs if n not in absent])
+        self.in_pos = [own.get(n, -1) for n in self.ins]
+        # the outs from an env: a None after the block's values stands for the absent ones
+        self.take = _taker([own.get(n, len(plan.names)) for n in self.outs])
+        # (anchor scope, parent frame layout, its length, gather, template): the last found
+        self.cached: tuple = (None, None, -1, None, [])
+
+    def __call__(self, parent: Scope, label: str,
+                 arrays: Sequence[Any]) -> tuple[Scope | None, list]:
+        if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
+                len(arrays) != len(self.in_pos):
+            return super().__call__(parent, label, arrays)
+        frame = parent.frame
+        anchor: Scope | None
+        if frame is None:
+            anchor, layout, source = parent, None, list(arrays)
+        elif parent.own_vars:              # half turned into Variables: rare
+            return super().__call__(parent, label, arrays)
+        else:
+            anchor, layout, source = parent.up, frame.index, frame.arrays + list(arrays)
+        cached_anchor, cached_layout, size, gather, template = self.cached
+        if cached_anchor is not anchor or cached_layout is not layout or \
+                size != len(source):
+            gather, template = self._gather(anchor, frame)
+            self.cached = (anchor, layout, len(source), gather, template)
+        env = list(gather(source + template))
+        block = self.block
+        made = block.run_env(env, None)       # (the step scope is made once it has run)
+        if self.read_once:
+            MEMORY.transient_peak(self.ctx.place, made)
+            return None, self.take(env)
+        kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
+        return kid, self.take(env)
+
+    def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
+        """(gather, template): ``template`` holds the block's outer values found from
+        ``anchor`` (and a None last); ``gather`` picks the env from the parent frame's
+        arrays (those outer names that ``frame`` holds), the step's inputs and the
+        template, in that order."""
+        block = self.block
+        names = block.plan.names
+        links: Sequence[tuple[int, int]]
+        if frame is None:
+            links, positions, held = (), block.outer, 0
+        else:
+            _, links, positions = block.outer_layout(frame.index)
+            held = len(frame.arrays)
+        template = [None] * (len(names) + 1)
+        for pos in positions:
+            template[pos] = find_array(anchor, names[pos])
+        start = held + len(self.in_pos)
+        where = [start + pos for pos in range(len(template))]
+        for pos, at in links:
+            where[pos] = at
+        for k, pos in enumerate(self.in_pos):
+            where[pos] = held + k
+        return operator.itemgetter(*where), template
+
+
+def _taker(positions: list[int]) -> Callable[[list], list]:
+    """A function giving ``[env[p] for p in positions]`` (in one C call when it can)."""
+    if len(positions) > 1:
+        pick = operator.itemgetter(*positions)
+        return lambda env: list(pick(env))
+    return lambda env: [env[p] for p in positions]

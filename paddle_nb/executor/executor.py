@@ -34,20 +34,20 @@ from typing import Any
 
 import numpy
 
-from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
-from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
-                                      fetch_name, fetch_targets, has_lod)
+from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_name,
+                                      fetch_targets, has_lod, scalar_shape)
 from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
-from paddle_nb.executor.interpreter import Interpreter, RecordingInterpreter, ScopeInterpreter
+from paddle_nb.executor.interpreter import (Interpreter, RecordingInterpreter, ScopeInterpreter,
+                                            WatchedInterpreter)
 from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
-from paddle_nb.executor.staging import RunState, views_any, write_back
+from paddle_nb.executor.staging import RunState, views_any
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
 from paddle_nb.ops.machinery.context import KernelContext
@@ -68,6 +68,11 @@ class Executor:
     ...                                fetch_list=[y])
     [array([[0., 2.]], dtype=float32)]
     """
+
+    #: True runs every block on cells (Variables in scopes, as control flow needs), never on
+    #: an env or a frame: the same ops, values and commit, slower. A debugging aid, and how
+    #: the tests compare the two value stores; set it on an executor (or a subclass).
+    on_cells = False
 
     def __init__(self, place: Place | None = None, seed: int | None = None) -> None:
         if place is not None and not isinstance(place, Place):
@@ -115,52 +120,38 @@ class Executor:
         feed = feed_dict(feed)
         fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
         plan = self._plan(program, 0, tuple(fetch_names))
-        feed_targets = check_feed(program, plan, feed)
-        _write_scheduled_lr(program, scope, self.place)     # both paths below read it
+        check_feed(program, plan, feed)
+        _write_scheduled_lr(program, scope, self.place)
         listeners = self.listeners        # this executor's own: watching one slows no other
-        if not listeners and not EVENTS.active and not plan.has_raw and not has_lod(feed):
-            return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
-        return self._run_scoped(program, plan, scope, feed, feed_targets, fetch_names,
-                                return_numpy, listeners)
-
-    def _run_scoped(self, program, plan, scope, feed, feed_targets, fetch_names, return_numpy,
-                    listeners):
-        """The run on Variables in a ``run`` kid scope of ``scope``. Whatever stops it (an
-        op's error, Ctrl-C at any point), the one ``finally`` puts every persistable back
-        (a failed run) and destroys the run scope, finishing that even if interrupted;
-        listeners hear of the run only then, and their errors are warnings."""
         recorder = Recorder(program, scope, self) if listeners else None
-        state = run_scope = None
+        on_cells = self.on_cells or plan.has_raw or has_lod(feed)
+        outer = self._runs.state          # (None, unless a kernel or a listener runs programs)
+        state = self._runs.state = RunState(program, scope, self.place, recorder)
         failed = True
         try:
-            run_scope = scope.new_scope(label="run", kind=FrameScope)
-            state = self._runs.state = RunState(program, scope, run_scope, recorder)
-            if recorder:            # before the feed, so the record has the fed tensors' allocation
-                recorder.start()
-            feed_scope(self, program, plan, run_scope, feed, feed_targets)
-            self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
-            results = fetch_from_scope(self, program, run_scope, fetch_names, return_numpy)
+            if on_cells:
+                results = self._run_on_cells(program, plan, state, feed, fetch_names,
+                                             return_numpy)
+            else:
+                results = self._run_on_env(plan, state, feed, fetch_names, return_numpy)
+            state.commit()
             failed = False
         finally:
-            interrupted = None
-            while True:             # (an interrupt here is held until the scope is whole)
-                try:
-                    _end_run(state, run_scope, recorder, failed)
-                    break
-                except KeyboardInterrupt as err:
-                    interrupted = err
-            self._runs.state = None
-            if recorder is not None:
-                self.last_record = recorder.record
-                _notify(listeners, recorder.record)
-            if interrupted is not None:
-                raise interrupted
+            try:
+                if failed or recorder is not None or on_cells:
+                    state.end(failed)
+            finally:
+                self._runs.state = outer
+                if recorder is not None:
+                    self.last_record = recorder.record
+                    _notify(listeners, recorder.record)
         return results
 
-    def _run_fast(self, plan, scope, feed, fetch_names, return_numpy):
-        """The run on an env of arrays: nothing is written to ``scope`` until every op has
-        run, then every persistable written or fed at once."""
-        interpreter = plan.interpreter or self._interpreter(plan)
+    def _run_on_env(self, plan, state, feed, fetch_names, return_numpy):
+        """The global block on an env of arrays: the persistables the user's scope holds and
+        the feeds put in, the ops run (watched by the run's Recorder, if any), the fetch
+        targets read out, and the persistables written handed to the commit."""
+        scope = state.user_scope
         env = [None] * len(plan.names)
         for pos in plan.persistables:
             var = scope.find_var(plan.names[pos])
@@ -179,18 +170,42 @@ class Executor:
             elif _declared_persistable(plan.block, name):   # no op uses it: still written
                 fed_unread.append((name, self._to_place(value).copy()))
         plan.check_persistables_ready(env)
+        interpreter = plan.interpreter or self._interpreter(plan)
+        if state.recorder is not None:
+            interpreter = WatchedInterpreter(plan, self, interpreter.kernels,
+                                             state.recorder.watch_env(plan, env, feed))
         MEMORY.transient_peak(self.place, interpreter.run(env, None, fed))
-        results = [self._fetched(self._fetch_env(plan, env, scope, feed, name), return_numpy)
-                   for name in fetch_names]
+        results = [self._fetched(plan, name, self._env_value(plan, env, scope, feed, name),
+                                 None, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
                 f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
                 "(by a kernel or another thread): its results could not be written back")
-        write_back(scope, _writes(plan, env, self.place, fed_persistables, feeds) + fed_unread,
-                   self.place)         # only now: a failed run changes nothing
+        state.defer(_writes(plan, env, self.place, fed_persistables, feeds) + fed_unread)
         return results
 
-    def _fetch_env(self, plan, env, scope, feed, name):
+    def _run_on_cells(self, program, plan, state, feed, fetch_names, return_numpy):
+        """The global block on Variables in a ``run`` kid scope of the user's (control-flow
+        ops read their variables through the scopes): persistables written in place,
+        staged, so that a failed run restores them."""
+        state.run_scope = run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
+        if state.recorder is not None:  # before the feed: the record has its allocations
+            state.recorder.start()
+        feed_scope(self, program, plan, run_scope, feed)
+        self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
+        results = []
+        for name in fetch_names:
+            var = run_scope.find_var(name)
+            tensor = var.get_tensor() if var is not None and var.is_initialized() else None
+            array = tensor.data if tensor is not None else None
+            results.append(self._fetched(plan, name, _fetch_value(array, name),
+                                         tensor.lod() if tensor is not None else None,
+                                         return_numpy))
+        return results
+
+    def _env_value(self, plan, env, scope, feed, name):
+        """Fetch target ``name``'s value after a run on ``env``: computed, fed, or in the
+        user's scope."""
         pos = plan.position(name)
         array = env[pos] if pos is not None else None
         if array is None and name in feed:
@@ -199,14 +214,7 @@ class Executor:
             var = scope.find_var(name)
             if var is not None and isinstance(var.holder, LoDTensor):
                 array = var.holder.data
-        if array is None:
-            raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                             "of the program computes it and it was not fed")
-        if array.ndim == 0 and pos is not None:
-            shape = plan.scalar_shape(pos)
-            if shape is not None:
-                array = array.reshape(shape)
-        return array
+        return _fetch_value(array, name)
 
     def _to_place(self, value):
         """A fed value as an array on this place, not copied if it is one already: the run
@@ -220,12 +228,23 @@ class Executor:
             return value.get()
         return numpy.asarray(value)
 
-    def _fetched(self, array, return_numpy):
+    def _fetched(self, plan, name, array, lod, return_numpy):
+        """What ``run`` returns for fetch target ``name`` holding ``array`` (and ``lod``): a
+        host copy, shaped [1] where the program declares a one-value tensor so (see
+        feeds.scalar_shape), or a LoDTensor of it."""
+        if array.ndim == 0:
+            pos = plan.position(name)
+            shape = plan.scalar_shape(pos) if pos is not None else \
+                scalar_shape(plan.block.find_var(name))
+            if shape is not None:
+                array = array.reshape(shape)
         host = array.get() if self.place.is_gpu() else numpy.array(array, copy=True)
         if return_numpy:
             return host
         tensor = LoDTensor()
         tensor.set(host, self.place)
+        if lod:
+            tensor.set_lod(lod)
         return tensor
 
     def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
@@ -269,7 +288,7 @@ class Executor:
         if state is None:
             state = self._runs.state
         recorder = state.recorder if state is not None else None
-        if plan.framed and recorder is None and not EVENTS.active and \
+        if plan.framed and recorder is None and not self.on_cells and \
                 isinstance(scope, FrameScope):
             framed = plan.framed_block
             if framed is None:
@@ -392,19 +411,6 @@ def _write_scheduled_lr(program, scope, place):
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
 
 
-def _end_run(state, run_scope, recorder, failed):
-    """Undo a failed run's writes, close its record, destroy its scope; each part can be
-    done again, so a cleanup that an interrupt cut short is repeated whole."""
-    try:
-        if failed and state is not None:
-            state.restore()
-        if recorder is not None:
-            recorder.finish(failed=failed)
-    finally:
-        if run_scope is not None:
-            run_scope.destroy()
-
-
 def _notify(listeners, record):
     """Give ``record`` to each listener; a listener's error is a warning, never the run's."""
     for listener in list(listeners):
@@ -414,6 +420,13 @@ def _notify(listeners, record):
             warnings.warn(f"Executor: listener {listener!r} raised {type(err).__name__}: "
                           f"{err} (the run itself was not changed)", RuntimeWarning,
                           stacklevel=3)
+
+
+def _fetch_value(array, name):
+    if array is None:
+        raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                         "of the program computes it and it was not fed")
+    return array
 
 
 def _writes(plan, env, place, fed, feeds):
@@ -440,4 +453,4 @@ def _declared_persistable(block, name):
 
 
 class _PerThread(threading.local):
-    state = None
+    state: RunState | None = None

@@ -19,7 +19,8 @@ from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
 
-__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
+__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "has_lod",
+           "scalar_shape"]
 
 
 def has_lod(feed: dict) -> bool:
@@ -71,11 +72,10 @@ def fetch_name(program: Any, target: Any) -> str:
                          "block")
     return name
 
-def check_feed(program: Any, plan: Any, feed: dict) -> dict:
+def check_feed(program: Any, plan: Any, feed: dict) -> None:
     """Check every feed against its data variable before anything runs."""
-    targets = {}
     for name, value in feed.items():
-        targets[name] = _check_value(plan, program, name, value)
+        _check_value(plan, program, name, value)
     fed_by_op = plan.fed_by_op
     for pos in plan.must_feed:
         name = plan.names[pos]
@@ -87,10 +87,11 @@ def check_feed(program: Any, plan: Any, feed: dict) -> dict:
         if name not in feed:
             raise FeedError(f"missing feed for '{name}' (the program's feed op "
                             f"#{op.index()} reads it)")
-    return targets
 
-def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict,
-               targets: dict) -> None:
+def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict) -> None:
+    """Put the (checked) feeds in the run's scope: a data variable in ``run_scope``, a fed
+    persistable in the user's scope (staged: a failed run undoes it), and the values of
+    the program's ``feed`` ops in the feed list variable they read."""
     glob = program.global_block()
     feed_ops = plan.feed_ops
     if feed_ops:
@@ -99,7 +100,7 @@ def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dic
         holder_name = feed_ops[0].input("X")[0]
         columns = {}
         for op in feed_ops:
-            columns[op.attr("col", 0)] = targets.get(op.output("Out")[0])
+            columns[op.attr("col", 0)] = feed.get(op.output("Out")[0])
         feed_list = [columns.get(c) for c in range(max(columns) + 1)]
         holder = executor.run_state.user_scope.var(holder_name)
         holder.set_value(feed_list)
@@ -138,25 +139,6 @@ def declared_shape(var: Any, array: Any) -> Any:
     return array if shape is None else array.reshape(shape)
 
 
-def fetch_from_scope(executor: Any, program: Any, run_scope: Any, names: list,
-                     return_numpy: bool) -> list:
-    results = []
-    glob = program.global_block()
-    for name in names:
-        var = run_scope.find_var(name)
-        if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
-            raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                             "of the program computes it and it was not fed")
-        tensor = var.get_tensor()
-        if return_numpy:
-            results.append(declared_shape(glob.find_var(name), tensor.numpy()))
-        else:
-            copy = LoDTensor()
-            copy.set(declared_shape(glob.find_var(name), tensor.array()), executor.place)
-            copy.set_lod(tensor.lod())
-            results.append(copy)
-    return results
-
 # -- errors -----------------------------------------------------------------------------------------
 
 
@@ -172,7 +154,7 @@ def _shape_text(var):
         return "?"
 
 def _check_value(plan, program, name, value):
-    """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
+    """Check a feed's dtype and shape against its variable."""
     want, shape = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
     if isinstance(value, numpy.ndarray):
         array = value
@@ -188,7 +170,6 @@ def _check_value(plan, program, name, value):
     if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
         raise FeedError(f"feed '{name}': expected shape {list(shape)} (-1 is any size), "
                         f"got {list(got)}")
-    return value
 
 
 def _feed_meta(plan, program, name):

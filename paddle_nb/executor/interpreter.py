@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from paddle_nb.core.events import EVENTS
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.declared import check_results
@@ -39,7 +38,7 @@ from paddle_nb.executor.plan import BlockPlan, Step, flat_positions, output_valu
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.machinery.registry import Meta
 
-__all__ = ["Interpreter", "ScopeInterpreter", "RecordingInterpreter"]
+__all__ = ["Interpreter", "WatchedInterpreter", "ScopeInterpreter", "RecordingInterpreter"]
 
 
 class Interpreter:
@@ -59,6 +58,7 @@ class Interpreter:
         self.kernels = kernels if kernels is not None else \
             [_bound(step, plan, executor.ctx) for step in plan.steps]
         self.compiled: Callable | None = None
+        self.watched: Callable | None = None    # the compiled form with an observer's hooks
         self.source: str | None = None      # the compiled form's source, once made
 
     @property
@@ -170,6 +170,59 @@ class Interpreter:
         return function
 
 
+class WatchedInterpreter(Interpreter):
+    """The env loop telling an observer about each op (a Recorder's ``EnvWatch``,
+    executor/record.py): ``op_started(k)``, ``allocated(pos, value, old)`` for each value
+    it made (``old``: what ``pos`` held), ``freed(pos, value)`` for each temporary
+    released after it, ``op_finished()``; ``skipped(k)`` for a preamble initializer
+    skipped. The values, the kernels and the loop are the unwatched run's; the compiled
+    form calls the same hooks (executor/unroll.py, ``observed``)."""
+
+    def __init__(self, plan: BlockPlan, executor: Any, kernels: list, observer: Any) -> None:
+        super().__init__(plan, executor, kernels)
+        self.observer = observer
+
+    def run(self, env: list, scope: Any = None, made: int = 0) -> int:
+        if self.plan.verified:
+            return self.compile()(env, made, self.observer)
+        return self.interpret(env, scope, made)
+
+    def compile(self) -> Callable:
+        """The watched compiled form, cached on the plan's Interpreter (``base``)."""
+        base = self.plan.interpreter
+        function = base.watched if base is not None else None
+        if function is None:
+            function, _ = unroll(f"block_{self.plan.block.idx}_watched", self.plan.steps,
+                                 self.kernels, _store, self.fail, observed=self.plan.names)
+            if base is not None:
+                base.watched = function
+        return function
+
+    def run_op(self, k: int, step: Step, env: list, scope: Any) -> int:
+        self.observer.op_started(k)
+        return super().run_op(k, step, env, scope)
+
+    def write(self, step: Step, env: list, out: Any) -> int:
+        nbytes, allocated = 0, self.observer.allocated
+        for pos, value in output_values(step.outs, out):
+            allocated(pos, value, env[pos])
+            env[pos] = value
+            nbytes += value.nbytes
+        return nbytes
+
+    def release(self, step: Step, env: list) -> int:
+        freed = self.observer.freed
+        for pos in step.release:
+            if env[pos] is not None:
+                freed(pos, env[pos])
+        nbytes = super().release(step, env)
+        self.observer.op_finished()
+        return nbytes
+
+    def skip(self, step: Step, scope: Any) -> None:
+        self.observer.skipped(self.plan.steps.index(step))
+
+
 class ScopeInterpreter(Interpreter):
     """The same loop on an env of *cells*: the LoDTensor (or, for other kinds, the
     Variable) of each name in the scopes of the run, so that control-flow ops, which
@@ -177,10 +230,6 @@ class ScopeInterpreter(Interpreter):
     A tensor counts its own bytes."""
 
     compiles = False
-
-    @property
-    def checking(self) -> bool:
-        return not self.plan.verified or EVENTS.active
 
     def read(self, step: Step, env: list) -> list:
         if step.simple_in:

@@ -34,7 +34,7 @@ __all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "sna
            "var_record", "fmt_dims", "host_copy"]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class VarRecord:
     name: str
     state: str
@@ -66,7 +66,7 @@ class ScopeRecord:
         return [s for s in self.walk() if s.label == label]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class OpRecord:
     block: int
     index: int
@@ -206,18 +206,160 @@ def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str
                  if name not in taken]
 
 
+class EnvWatch:
+    """What a Recorder hears of a run on an env of arrays (the observer of a
+    WatchedInterpreter, executor/interpreter.py), put in the same record a run on cells
+    gives: an OpRecord per op, the events a scope's tensors would have emitted (the
+    feeds and the block's variables made before the first op, each value an op made,
+    each temporary released after its last use), and at the end the ``run`` scope's
+    variables, made from the env rather than from Variables that never existed.
+
+    The run scope of the record is a detached Scope, made for its id alone: the user's
+    scope gets no kid, and nothing is bound to it.
+    """
+
+    def __init__(self, recorder: "Recorder", plan: Any, env: list, feed: dict) -> None:
+        self.recorder = recorder
+        self.plan, self.env = plan, env
+        self.run = Scope(None, "run")
+        self.events = recorder.record.events
+        self.place = repr(recorder.place)
+        user = recorder.user_scope.id
+        self.scope_ids = [user if p else self.run.id for p in plan.persistable]
+        self.block = plan.block.idx
+        self.names = plan.names
+        self.steps: list[int] = []          # the plan's step of each op run (or skipped)
+        self.starts: list[float | None] = []     # when it started (None: skipped)
+        self.ends: list[float | None] = []       # when it and its releases were done
+        # the names the run scope holds: the fed data variables, then the temporaries
+        self.fed = [n for n in feed if plan.position(n) is None or
+                    not plan.persistable[plan.position(n)]]
+        self.temporaries = [p for p, is_p in enumerate(plan.persistable) if not is_p]
+        self._made_before_ops(feed)
+
+    def _made_before_ops(self, feed: dict) -> None:
+        """The events of a run on cells before its first op: the feeds' variables and
+        tensors, then the variables bound for the block (made empty where absent)."""
+        plan, env, add, run, place = self.plan, self.env, self.events.append, self.run.id, \
+            self.place
+        user_scope = self.recorder.user_scope
+        for name in feed:
+            pos = plan.position(name)
+            array = env[pos] if pos is not None else None
+            if pos is not None and plan.persistable[pos]:
+                if user_scope.find_var(name) is None:
+                    add((-1, "var_created", self.scope_ids[pos], name, 0, None))
+                if array is not None:
+                    add((-1, "tensor_allocated", self.scope_ids[pos], name, array.nbytes,
+                         place))
+                continue
+            add((-1, "var_created", run, name, 0, None))
+            add((-1, "var_typed", run, name, 0, None))
+            if array is not None:
+                add((-1, "tensor_allocated", run, name, array.nbytes, place))
+        names = plan.names
+        for pos in plan.persistables:
+            if env[pos] is None and user_scope.find_var(names[pos]) is None:
+                add((-1, "var_created", self.scope_ids[pos], names[pos], 0, None))
+        for pos in self.temporaries:
+            name = names[pos]
+            if name not in feed:
+                add((-1, "var_created", run, name, 0, None))
+                add((-1, "var_typed", run, name, 0, None))
+
+    # -- the interpreter's hooks (WatchedInterpreter, or its compiled form) -------------------
+    # (kept to list appends: the OpRecords are made from them when the run ends)
+    def op_started(self, k: int) -> None:
+        self.steps.append(k)
+        self.starts.append(time.perf_counter())
+
+    def allocated(self, pos: int, value: Any, old: Any) -> None:
+        """An op's output ``value`` went to ``pos`` (which held ``old``)."""
+        at, name = len(self.steps) - 1, self.names[pos]
+        if old is not None:
+            self.events.append((at, "tensor_freed", self.scope_ids[pos], name, old.nbytes,
+                                self.place))
+        self.events.append((at, "tensor_allocated", self.scope_ids[pos], name, value.nbytes,
+                            self.place))
+
+    def freed(self, pos: int, value: Any) -> None:
+        """The temporary at ``pos`` was released after its last use."""
+        self.events.append((len(self.steps) - 1, "tensor_freed", self.scope_ids[pos],
+                            self.names[pos], value.nbytes, self.place))
+
+    def op_finished(self) -> None:
+        self.ends.append(time.perf_counter())
+
+    def skipped(self, k: int) -> None:
+        self.steps.append(k)
+        self.starts.append(None)
+        self.ends.append(None)
+
+    def op_records(self) -> list[OpRecord]:
+        """An OpRecord for each op started or skipped (one that failed: no time)."""
+        steps, block, run = self.plan.steps, self.block, self.run.id
+        starts, ends = self.starts, self.ends
+        n = len(ends)                       # (an interrupt may have cut the last one short)
+        records = [OpRecord(block, steps[k].index, steps[k].opdef.type,
+                            0.0 if start is None or end is None else end - start, run, start is None)
+                   for k, start, end in zip(self.steps, starts, ends)]
+        for k in self.steps[n:]:
+            records.append(OpRecord(block, steps[k].index, steps[k].opdef.type, 0.0, run))
+        return records
+
+    # -- the end ------------------------------------------------------------------------------
+    def run_scope_record(self) -> ScopeRecord:
+        """The ``run`` scope as a run on cells would have left it: the fed data variables,
+        then the block's other temporaries, each allocated, freed (released after an op
+        that ran) or typed."""
+        plan, env, with_values = self.plan, self.env, self.recorder.with_values
+        feed, place, names = self.recorder.feed_values, self.recorder.place, plan.names
+        steps = plan.steps
+        released = {pos for k in set(self.steps) for pos in steps[k].release}
+        records = []
+        for name in self.fed:
+            pos = plan.position(name)
+            array = env[pos] if pos is not None else _as_array(feed.get(name))
+            records.append(_allocated(name, array, place, with_values) if array is not None
+                           else VarRecord(name, "freed"))
+        for pos in self.temporaries:
+            name, array = names[pos], env[pos]
+            if name in feed:
+                continue
+            if array is not None:
+                records.append(_allocated(name, array, place, with_values))
+            else:
+                records.append(VarRecord(name, "freed" if pos in released else "typed"))
+        return ScopeRecord(self.run.id, "run", records, [])
+
+
+def _as_array(value: Any) -> Any:
+    if value is None:
+        return None
+    return value.array() if isinstance(value, LoDTensor) else numpy.asarray(value)
+
+
 class Recorder:
     """Collects one run's record; the executor calls it only when someone listens."""
 
     def __init__(self, program: Any, user_scope: Scope, executor: Any) -> None:
         self.record = RunRecord(program, repr(executor.place), [], [])
+        self.place = executor.place
         self.user_scope = user_scope
+        self.env_watch: EnvWatch | None = None      # a run on an env: what it heard
+        self.feed_values: dict = {}
         self.with_values = executor.record_values
         self.released: set[int] = set()   # ids of tensors the run freed after their last use
-        self._current = -1
+        self.current = -1                  # the position in record.ops of the op running
         self._starts: list[float] = []     # when each op of record.ops started
         self._t0 = time.perf_counter()
         self._stop: Callable[[], None] | None = None   # ends the subscription `start` made
+
+    def watch_env(self, plan: Any, env: list, feed: dict) -> EnvWatch:
+        """The observer of a run on an env of arrays (no core events: no Variables)."""
+        self.feed_values = feed
+        self.env_watch = EnvWatch(self, plan, env, feed)
+        return self.env_watch
 
     def start(self) -> None:
         """Listen to the core's events, in the calling thread only: the run's own thread.
@@ -230,13 +372,13 @@ class Recorder:
         if event.kind == "scope_created" and getattr(event.scope, "label", None) is None:
             return                          # (a scope made by hand, not by the run)
         place = repr(event.place) if event.place else None
-        self.record.events.append((self._current, event.kind, getattr(event.scope, "id", None),
+        self.record.events.append((self.current, event.kind, getattr(event.scope, "id", None),
                                    event.name, event.nbytes, place))
 
     def op_started(self, plan: Any, step: Any, scope: Scope) -> OpRecord:
         """An OpRecord for ``step``, now running; the events until the next op are its."""
         ops = self.record.ops
-        self._current = len(ops)
+        self.current = len(ops)
         rec = OpRecord(plan.block.idx, step.index, step.op.type, 0.0, scope.id)
         ops.append(rec)
         self._starts.append(time.perf_counter())
@@ -246,7 +388,7 @@ class Recorder:
         """``rec``'s op has run (and its temporaries were released): time it."""
         at = len(self._starts) - 1
         if step.raw:          # its sub-blocks' ops were recorded after it: events are its again
-            at = self._current = self.record.ops.index(rec)
+            at = self.current = self.record.ops.index(rec)
         rec.seconds = time.perf_counter() - self._starts[at]
 
     def finish(self, failed: bool = False) -> None:
@@ -254,8 +396,12 @@ class Recorder:
         if self._stop is not None:
             self._stop()
             self._stop = None
-        self._current = -1
+        self.current = -1
         self.record.failed = failed
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
+        if self.env_watch is not None:
+            self.record.ops.extend(self.env_watch.op_records())
+            if self.record.scopes is not None:
+                self.record.scopes.kids.append(self.env_watch.run_scope_record())

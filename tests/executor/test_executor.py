@@ -136,6 +136,7 @@ def test_persistables_stay_in_the_users_scope_and_temporaries_do_not():
 
 
 def test_temporaries_live_in_a_kid_scope_labelled_run_that_is_destroyed_after():
+    """On cells (as control flow runs), the temporaries are Variables of a ``run`` kid."""
     prog, x, h, prob, loss = mlp()
     scope = pd.Scope()
     made = []
@@ -146,8 +147,10 @@ def test_temporaries_live_in_a_kid_scope_labelled_run_that_is_destroyed_after():
         if event.kind == "var_created" and made and event.scope is made[-1]:
             names.append(event.name)
     names = []
+    exe = pd.Executor(CPU)
+    exe.on_cells = True
     with EVENTS.listening(watch):
-        pd.Executor(CPU).run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
+        exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
     assert len(made) == 1
     run_scope = made[0]
     assert not run_scope.is_alive() and scope.kids == []

@@ -41,7 +41,7 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_name,
-                                      fetch_targets, has_lod, scalar_shape)
+                                      fetch_targets, scalar_shape)
 from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
 from paddle_nb.executor.interpreter import (Interpreter, RecordingInterpreter, ScopeInterpreter,
                                             WatchedInterpreter)
@@ -50,6 +50,7 @@ from paddle_nb.executor.record import Recorder
 from paddle_nb.executor.staging import RunState, views_any
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
+from paddle_nb.framework.variable import Variable as FrameworkVariable
 from paddle_nb.ops.machinery.context import KernelContext
 
 
@@ -78,6 +79,7 @@ class Executor:
         if place is not None and not isinstance(place, Place):
             raise TypeError(f"Executor: expected a Place, got {place!r}")
         self.place = place or CPUPlace()
+        self._gpu = self.place.is_gpu()
         self.ctx = KernelContext(self.place, seed)
         self.listeners: list[Callable[[Any], Any]] = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
@@ -118,13 +120,12 @@ class Executor:
                                       "run; expected a live scope (make one with pd.Scope())")
         self.run_count = next(self._counter)
         feed = feed_dict(feed)
-        fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
-        plan = self._plan(program, 0, tuple(fetch_names))
-        check_feed(program, plan, feed)
+        plan, fetch_names = self._global_plan(program, fetch_targets(fetch_list))
+        fed_lod = check_feed(program, plan, feed)
         _write_scheduled_lr(program, scope, self.place)
         listeners = self.listeners        # this executor's own: watching one slows no other
         recorder = Recorder(program, scope, self) if listeners else None
-        on_cells = self.on_cells or plan.has_raw or has_lod(feed)
+        on_cells = self.on_cells or plan.has_raw or fed_lod
         outer = self._runs.state          # (None, unless a kernel or a listener runs programs)
         state = self._runs.state = RunState(program, scope, self.place, recorder)
         failed = True
@@ -219,6 +220,8 @@ class Executor:
     def _to_place(self, value):
         """A fed value as an array on this place, not copied if it is one already: the run
         only reads it, and copies at commit what a scope would keep (see _writes)."""
+        if type(value) is numpy.ndarray and not self._gpu:
+            return value
         if isinstance(value, LoDTensor):
             value = value.array()
         if self.place.is_gpu():
@@ -238,7 +241,7 @@ class Executor:
                 scalar_shape(plan.block.find_var(name))
             if shape is not None:
                 array = array.reshape(shape)
-        host = array.get() if self.place.is_gpu() else numpy.array(array, copy=True)
+        host = array.get() if self._gpu else numpy.array(array, copy=True)
         if return_numpy:
             return host
         tensor = LoDTensor()
@@ -336,6 +339,20 @@ class Executor:
         return run_sub_block
 
     # -- preparing and binding -------------------------------------------------------------------
+    def _global_plan(self, program, targets):
+        """The global block's plan for fetching ``targets``, and the fetch names. The names
+        are checked (fetch_name) when the plan is made: a cached plan's were checked then,
+        for this version of the program."""
+        names = tuple(t.name if isinstance(t, FrameworkVariable) else t for t in targets)
+        try:
+            plan = self._plans.get((id(program), program.version, 0, names))
+        except TypeError:          # an unhashable target: fetch_name says what is wrong
+            plan = None
+        if plan is None:
+            names = tuple(fetch_name(program, t) for t in targets)
+            plan = self._plan(program, 0, names)
+        return plan, names
+
     def _plan(self, program, block_idx, keep):
         key = (id(program), program.version, block_idx, keep)
         plan = self._plans.get(key)

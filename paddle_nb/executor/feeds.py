@@ -19,12 +19,8 @@ from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
 
-__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "has_lod",
+__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope",
            "scalar_shape"]
-
-
-def has_lod(feed: dict) -> bool:
-    return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
 
 
 def feed_dict(feed: Any) -> dict:
@@ -72,10 +68,13 @@ def fetch_name(program: Any, target: Any) -> str:
                          "block")
     return name
 
-def check_feed(program: Any, plan: Any, feed: dict) -> None:
-    """Check every feed against its data variable before anything runs."""
+def check_feed(program: Any, plan: Any, feed: dict) -> bool:
+    """Check every feed against its data variable before anything runs; return whether a
+    fed LoDTensor carries a LoD (the run is then on cells: LoDs live in tensors)."""
+    lod = False
     for name, value in feed.items():
-        _check_value(plan, program, name, value)
+        if _check_value(plan, program, name, value):
+            lod = True
     fed_by_op = plan.fed_by_op
     for pos in plan.must_feed:
         name = plan.names[pos]
@@ -87,6 +86,7 @@ def check_feed(program: Any, plan: Any, feed: dict) -> None:
         if name not in feed:
             raise FeedError(f"missing feed for '{name}' (the program's feed op "
                             f"#{op.index()} reads it)")
+    return lod
 
 def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict) -> None:
     """Put the (checked) feeds in the run's scope: a data variable in ``run_scope``, a fed
@@ -154,12 +154,14 @@ def _shape_text(var):
         return "?"
 
 def _check_value(plan, program, name, value):
-    """Check a feed's dtype and shape against its variable."""
-    want, shape = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
+    """Check a feed's dtype and shape against its variable; return whether it has a LoD."""
+    want, shape, exact = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
+    lod = False
     if isinstance(value, numpy.ndarray):
         array = value
     elif isinstance(value, LoDTensor):
         array = value.array()
+        lod = bool(value.lod())
     else:
         array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
             else numpy.asarray(value)
@@ -167,13 +169,16 @@ def _check_value(plan, program, name, value):
         raise FeedError(f"feed '{name}': expected dtype {want}, got {array.dtype} "
                         f"(cast it with .astype('{want}'))")
     got = array.shape
-    if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
+    if got != shape and (exact or len(got) != len(shape) or
+                         any(s >= 0 and s != g for s, g in zip(shape, got))):
         raise FeedError(f"feed '{name}': expected shape {list(shape)} (-1 is any size), "
                         f"got {list(got)}")
+    return lod
 
 
 def _feed_meta(plan, program, name):
-    """(dtype, shape) of data variable ``name``, read from its desc once per plan."""
+    """(dtype, shape, whether the shape has no -1) of data variable ``name``, read from its
+    desc once per plan."""
     var = program.global_block().find_var(name)
     if var is None:
         raise FeedError(f"feed '{name}': the program has no such variable (data "
@@ -181,7 +186,8 @@ def _feed_meta(plan, program, name):
     if not var.is_tensor():
         raise FeedError(f"feed '{name}': the variable is not a tensor, it cannot be fed")
     try:
-        meta = plan.feed_meta[name] = (var.dtype, tuple(var.shape))
+        shape = tuple(var.shape)
+        meta = plan.feed_meta[name] = (var.dtype, shape, all(d >= 0 for d in shape))
     except Exception as err:
         raise FeedError(f"feed '{name}': its VarDesc cannot be read: {err}") from None
     return meta

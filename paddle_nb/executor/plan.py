@@ -94,7 +94,7 @@ class BlockPlan:
         # a sub-block without control flow may run on a Frame (see executor/fast.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)
         self.framed = block_idx > 0 and not self.has_raw and all(self.tensor) and \
-            not any(p and l for p, l in zip(self.persistable, self.local))
+            not any(p and here for p, here in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         # the executor's interpreters of this plan (executor/interpreter.py, frames.py)
         self.interpreter = self.scope_interpreter = self.framed_block = None

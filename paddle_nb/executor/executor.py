@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import itertools
 import threading
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy
 
+from paddle_nb.core.events import notify
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
@@ -145,7 +145,7 @@ class Executor:
                 self._runs.state = outer
                 if recorder is not None:
                     self.last_record = recorder.record
-                    _notify(listeners, recorder.record)
+                    notify(listeners, recorder.record)    # (an error: a warning)
         return results
 
     def _run_on_env(self, plan, state, feed, fetch_names, return_numpy):
@@ -426,17 +426,6 @@ def _write_scheduled_lr(program, scope, place):
         return
     value = numpy.full(tuple(var.shape), program.lr_scheduler(), dtype=var.dtype)
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
-
-
-def _notify(listeners, record):
-    """Give ``record`` to each listener; a listener's error is a warning, never the run's."""
-    for listener in list(listeners):
-        try:
-            listener(record)
-        except Exception as err:
-            warnings.warn(f"Executor: listener {listener!r} raised {type(err).__name__}: "
-                          f"{err} (the run itself was not changed)", RuntimeWarning,
-                          stacklevel=3)
 
 
 def _fetch_value(array, name):

@@ -27,8 +27,8 @@ input's shape):
 those are not checked.
 
 The check costs about 0.3 us an op, as much as a small op's dispatch, so a run makes it on
-the first run of each plan (the fast path: executor/fast.py; the scope loop:
-``BlockPlan.verified``), and a run someone observes (a listener, core events) on every op.
+the first run of each plan (``BlockPlan.verified``: executor/interpreter.py), and a watched
+run on cells (a control-flow program with a listener) on every op.
 """
 
 from __future__ import annotations

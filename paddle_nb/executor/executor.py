@@ -3,20 +3,27 @@
 ::
 
     run(program, feed, fetch_list, scope)
-     ├─ unwatched, no control flow in the global block: one env of arrays
-     │   (persistables read from ``scope``, feeds), Interpreter.run, fetch from the env,
-     │   commit the persistables it wrote to ``scope`` all at once (staging.write_back)
-     └─ otherwise: a ``run`` kid scope of ``scope``; the block's variables bound as cells
-         (ScopeInterpreter, RecordingInterpreter when watched); persistables staged,
-         restored if the run fails
+     ├─ check the feeds, find the plan (executor/plan.py), one RunState (staging.py)
+     ├─ run the global block on one of two value stores, with one interpreter
+     │   ├─ an env of arrays (no control flow in the global block, no fed LoD):
+     │   │   persistables read from ``scope``, the feeds put in; Interpreter.run,
+     │   │   or WatchedInterpreter when someone listens (the Recorder observes each op);
+     │   │   the persistables written are handed to the commit
+     │   └─ cells: the block's Variables in a ``run`` kid scope (control-flow ops read
+     │       them through the scopes); persistables written in place, staged
+     ├─ fetch: the targets' values copied out, the same way for both stores
+     └─ commit (the env's writes, all at once) or roll back (the staged cells), finished
+        even under Ctrl-C; then the listeners get the run's record
      each op: executor/interpreter.py; a control-flow op runs its sub-blocks through
-     run_block in kid scopes, framed (executor/frames.py) when nobody watches
+     run_block in kid scopes, framed (executor/frames.py) unless the run is watched
 
 Persistable variables (parameters, optimizer state) live in the user's
 scope; temporaries in the run's env or its kid scope, gone when the run ends.
 A run that fails part-way, or that Ctrl-C stops, leaves every persistable as
 it was; one that succeeds changes them all. Listeners (``exe.subscribe``)
-receive a RunRecord of each run; with none, nothing is recorded.
+belong to this executor: each gets a RunRecord of each of its runs, and
+nothing is recorded without one. Which store a run uses depends on its
+program, its feeds and ``Executor.on_cells``, never on who watches.
 
 One Executor may be shared by threads running programs on different scopes:
 what a run must undo on failure (its RunState) is kept per thread, and the

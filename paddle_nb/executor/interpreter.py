@@ -12,17 +12,19 @@ is the same for every run::
         write(step, env, out)                  each output's value
         release(step, env)                     temporaries after their last use
 
-:class:`Interpreter` keeps values as arrays in the env. Its subclasses change
-where values live, not what an op means: :class:`ScopeInterpreter` keeps them
-in the tensors of a scope's Variables (a block with control flow, whose ops
-read the scope; a run someone watches), :class:`RecordingInterpreter` also
-tells a Recorder about each op (executor/record.py). A profiler, a debugger
-or a widget is one more subclass overriding ``run_op``.
+:class:`Interpreter` keeps values as arrays in the env. Its subclasses add
+an observer or change where values live, not what an op means:
+:class:`WatchedInterpreter` tells an observer (a Recorder, executor/record.py)
+about each op of a run on an env; :class:`ScopeInterpreter` keeps values in
+the tensors of a scope's Variables (a block with control flow, whose ops read
+the scope), and :class:`RecordingInterpreter` is that loop watched. A
+profiler, a debugger or a widget is one more subclass overriding ``run_op``.
 
 Once a run of a plan has passed every check, :meth:`Interpreter.run` uses
 the *compiled* form of the same loop: the steps written out as one Python
 function (executor/unroll.py), with the same kernels, releases, skips and
-errors, and no checks. It is a cached form of :meth:`Interpreter.interpret`.
+errors, and no checks. It is a cached form of :meth:`Interpreter.interpret`;
+a watched run's compiled form calls the observer's hooks too.
 """
 
 from __future__ import annotations

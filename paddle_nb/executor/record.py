@@ -3,14 +3,19 @@
 A :class:`RunRecord` holds the ops that ran (block, index, type, time), the
 lifecycle events of the run's scopes, variables and tensors in order (each
 tagged with the op that caused it), and a snapshot of the scope hierarchy
-taken just before the run's scopes were destroyed: every scope, every
-variable with its state (declared, created, typed, allocated, freed), shape,
-dtype, place and bytes, and values when the executor's ``record_values`` is
-on. Recording runs only when someone subscribed: it is a listener on the
-core's events in the run's own thread, for the run's duration (so another
-thread's runs neither reach the record nor leave their unobserved path), and
-the executor's scope loop calls ``op_started`` and ``op_finished`` around each
-op (the unobserved fast path never records).
+taken at the end of the run: every scope, every variable with its state
+(declared, created, typed, allocated, freed), shape, dtype, place and bytes,
+and values when the executor's ``record_values`` is on. Recording runs only
+when someone subscribed to the executor, and a Recorder observes the run in
+the run's own value store:
+
+- on an env of arrays, the interpreter calls the hooks of an :class:`EnvWatch`
+  around each op; no Variable is made, and the events and the ``run`` scope's
+  variables a run on cells would show are written from the env itself;
+- on cells (control flow), it listens to the core's events in the run's own
+  thread for the run's duration (so another thread's runs neither reach the
+  record nor are watched), and the scope loop calls ``op_started`` and
+  ``op_finished`` around each op.
 
 ``snapshot_scope`` is also the picture of a live scope that the viewers draw
 (``pd.viz.html_of(scope)``): a snapshot that other threads may be changing as
@@ -30,7 +35,8 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import ScopeDestroyedError
 
-__all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
+__all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "EnvWatch",
+           "snapshot_scope",
            "var_record", "fmt_dims", "host_copy"]
 
 
@@ -193,7 +199,7 @@ def _snapshot(scope: Scope, released: Collection[int],
 
 def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str, Any, Any]]]:
     """``scope``'s own Variables, and ``(name, array or None, place)`` of the values a block
-    run left in it as a frame (executor/fast.py), read as they are: a view never turns a
+    run left in it as a frame (executor/frames.py), read as they are: a view never turns a
     frame into Variables, since the run that made it (in another thread, perhaps) may be
     reading it at that moment."""
     frame = getattr(scope, "frame", None)      # (only scopes a framed block ran in have one)

@@ -82,17 +82,52 @@ class OpRecord:
     skipped: bool = False
 
 
-@dataclasses.dataclass
 class RunRecord:
-    """Everything one ``Executor.run`` did; ``scopes`` is the user's scope, as it stood."""
+    """Everything one ``Executor.run`` did; ``scopes`` is the user's scope, as it stood.
 
-    program: Any
-    place: str
-    ops: list[OpRecord]
-    events: list[tuple]          # (op position in `ops` or -1, kind, scope id, name, nbytes, place)
-    scopes: ScopeRecord | None = None
-    failed: bool = False
-    seconds: float = 0.0
+    ``ops`` (OpRecords in the order they ran), ``events`` ((op position in ``ops`` or -1,
+    kind, scope id, name, nbytes, place), in order) and ``scopes`` (a ScopeRecord) may be
+    written out when first read: a run on an env of arrays leaves what its hooks noted
+    (``pending``), and the objects are made from that then, not during the run."""
+
+    def __init__(self, program: Any, place: str, ops: list | None = None,
+                 events: list | None = None, scopes: ScopeRecord | None = None,
+                 failed: bool = False, seconds: float = 0.0) -> None:
+        self.program = program
+        self.place = place
+        self._ops: list[OpRecord] = [] if ops is None else ops
+        self._events: list[tuple] = [] if events is None else events
+        self._scopes = scopes
+        self.failed = failed
+        self.seconds = seconds
+        self.pending: Callable[[RunRecord], None] | None = None
+
+    def _settled(self) -> "RunRecord":
+        pending = self.pending
+        if pending is not None:
+            self.pending = None
+            pending(self)
+        return self
+
+    @property
+    def ops(self) -> list[OpRecord]:
+        return self._settled()._ops
+
+    @property
+    def events(self) -> list[tuple]:
+        return self._settled()._events
+
+    @property
+    def scopes(self) -> ScopeRecord | None:
+        return self._settled()._scopes
+
+    @scopes.setter
+    def scopes(self, value: ScopeRecord | None) -> None:
+        self._scopes = value
+
+    def __repr__(self) -> str:
+        return (f"RunRecord({len(self.ops)} ops, {len(self.events)} events, place={self.place}, "
+                f"failed={self.failed}, seconds={self.seconds:.6f})")
 
     def step_scopes(self) -> list[ScopeRecord]:
         """The scopes made for sub-block runs (RNN steps, loop iterations, branches)."""
@@ -228,7 +263,7 @@ class EnvWatch:
         self.recorder = recorder
         self.plan, self.env = plan, env
         self.run = Scope(None, "run")
-        self.events = recorder.record.events
+        self.events: list[tuple] = []       # the ops' events (those before them: complete)
         self.place = repr(recorder.place)
         user = recorder.user_scope.id
         self.scope_ids = [user if p else self.run.id for p in plan.persistable]
@@ -241,37 +276,48 @@ class EnvWatch:
         self.fed = [n for n in feed if plan.position(n) is None or
                     not plan.persistable[plan.position(n)]]
         self.temporaries = [p for p, is_p in enumerate(plan.persistable) if not is_p]
-        self._made_before_ops(feed)
+        self.feed = feed
+        self.fed_bytes = {n: (env[p] if p is not None else _as_array(v)).nbytes
+                          for n, v in feed.items() for p in (plan.position(n),)}
+        user_scope = recorder.user_scope       # (as the run starts: which it has)
+        self.new_persistables = [
+            pos for pos in plan.persistables if env[pos] is None and
+            user_scope.find_var(plan.names[pos]) is None] + [
+            plan.position(n) for n in feed if plan.position(n) is not None and
+            plan.persistable[plan.position(n)] and user_scope.find_var(n) is None]
 
-    def _made_before_ops(self, feed: dict) -> None:
+    def complete(self, record: RunRecord) -> None:
+        """Write out the record's share of this run: the events before the first op, then
+        the ops' events; the OpRecords; the ``run`` scope (see :meth:`run_scope_record`)."""
+        record._events[:0] = self._made_before_ops()
+        record._events.extend(self.events)
+        record._ops.extend(self.op_records())
+        if record._scopes is not None:
+            record._scopes.kids.append(self.run_scope_record())
+
+    def _made_before_ops(self) -> list[tuple]:
         """The events of a run on cells before its first op: the feeds' variables and
         tensors, then the variables bound for the block (made empty where absent)."""
-        plan, env, add, run, place = self.plan, self.env, self.events.append, self.run.id, \
-            self.place
-        user_scope = self.recorder.user_scope
-        for name in feed:
+        plan, feed, run, place = self.plan, self.feed, self.run.id, self.place
+        names, sids = plan.names, self.scope_ids
+        events: list[tuple] = []
+        add = events.append
+        for pos in self.new_persistables:
+            add((-1, "var_created", sids[pos], names[pos], 0, None))
+        for name, nbytes in self.fed_bytes.items():
             pos = plan.position(name)
-            array = env[pos] if pos is not None else None
             if pos is not None and plan.persistable[pos]:
-                if user_scope.find_var(name) is None:
-                    add((-1, "var_created", self.scope_ids[pos], name, 0, None))
-                if array is not None:
-                    add((-1, "tensor_allocated", self.scope_ids[pos], name, array.nbytes,
-                         place))
+                add((-1, "tensor_allocated", sids[pos], name, nbytes, place))
                 continue
             add((-1, "var_created", run, name, 0, None))
             add((-1, "var_typed", run, name, 0, None))
-            if array is not None:
-                add((-1, "tensor_allocated", run, name, array.nbytes, place))
-        names = plan.names
-        for pos in plan.persistables:
-            if env[pos] is None and user_scope.find_var(names[pos]) is None:
-                add((-1, "var_created", self.scope_ids[pos], names[pos], 0, None))
+            add((-1, "tensor_allocated", run, name, nbytes, place))
         for pos in self.temporaries:
             name = names[pos]
             if name not in feed:
                 add((-1, "var_created", run, name, 0, None))
                 add((-1, "var_typed", run, name, 0, None))
+        return events
 
     # -- the interpreter's hooks (WatchedInterpreter, or its compiled form) -------------------
     # (kept to list appends: the OpRecords are made from them when the run ends)
@@ -378,12 +424,12 @@ class Recorder:
         if event.kind == "scope_created" and getattr(event.scope, "label", None) is None:
             return                          # (a scope made by hand, not by the run)
         place = repr(event.place) if event.place else None
-        self.record.events.append((self.current, event.kind, getattr(event.scope, "id", None),
+        self.record._events.append((self.current, event.kind, getattr(event.scope, "id", None),
                                    event.name, event.nbytes, place))
 
     def op_started(self, plan: Any, step: Any, scope: Scope) -> OpRecord:
         """An OpRecord for ``step``, now running; the events until the next op are its."""
-        ops = self.record.ops
+        ops = self.record._ops
         self.current = len(ops)
         rec = OpRecord(plan.block.idx, step.index, step.op.type, 0.0, scope.id)
         ops.append(rec)
@@ -394,7 +440,7 @@ class Recorder:
         """``rec``'s op has run (and its temporaries were released): time it."""
         at = len(self._starts) - 1
         if step.raw:          # its sub-blocks' ops were recorded after it: events are its again
-            at = self.current = self.record.ops.index(rec)
+            at = self.current = self.record._ops.index(rec)
         rec.seconds = time.perf_counter() - self._starts[at]
 
     def finish(self, failed: bool = False) -> None:
@@ -407,7 +453,5 @@ class Recorder:
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
-        if self.env_watch is not None:
-            self.record.ops.extend(self.env_watch.op_records())
-            if self.record.scopes is not None:
-                self.record.scopes.kids.append(self.env_watch.run_scope_record())
+        if self.env_watch is not None:      # the rest when the record is first read
+            self.record.pending = self.env_watch.complete

@@ -101,8 +101,8 @@ class Executor:
 
     @property
     def run_state(self) -> RunState | None:
-        """The calling thread's RunState (None outside a run on cells): what errors and
-        the feeds consult about the run in progress."""
+        """The calling thread's RunState (None outside a run): what errors, the feeds and
+        the control-flow ops consult about the run in progress."""
         return self._runs.state
 
     # -- subscribers ------------------------------------------------------------------------------

@@ -167,9 +167,16 @@ def _tensor_record(name: str, tensor: LoDTensor, released: Collection[int],
 
 def _allocated(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
     value = host_copy(array) if with_values else None
-    return VarRecord(name, "allocated", tuple(array.shape), str(array.dtype),
+    dtype = array.dtype
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:                     # (str of a NumPy dtype takes a microsecond or two)
+        text = _DTYPE_TEXT[dtype] = str(dtype)
+    return VarRecord(name, "allocated", tuple(array.shape), text,
                      repr(place) if place is not None else None, int(array.nbytes),
                      value=value)
+
+
+_DTYPE_TEXT: dict[Any, str] = {}
 
 
 def _array_record(name: str, holder: Any) -> VarRecord:

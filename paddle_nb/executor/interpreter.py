@@ -191,13 +191,12 @@ class WatchedInterpreter(Interpreter):
 
     def compile(self) -> Callable:
         """The watched compiled form, cached on the plan's Interpreter (``base``)."""
-        base = self.plan.interpreter
-        function = base.watched if base is not None else None
-        if function is None:
+        base = self.plan.interpreter or self
+        function = base.watched
+        if function is None:        # (base's fail: the function must not keep this run alive)
             function, _ = unroll(f"block_{self.plan.block.idx}_watched", self.plan.steps,
-                                 self.kernels, _store, self.fail, observed=self.plan.names)
-            if base is not None:
-                base.watched = function
+                                 self.kernels, _store, base.fail, observed=self.plan.names)
+            base.watched = function
         return function
 
     def run_op(self, k: int, step: Step, env: list, scope: Any) -> int:

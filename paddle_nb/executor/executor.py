@@ -47,6 +47,7 @@ from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
+from paddle_nb.executor.env_watch import EnvWatch
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_name,
                                       fetch_targets, scalar_shape)
 from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
@@ -181,7 +182,7 @@ class Executor:
         interpreter = plan.interpreter or self._interpreter(plan)
         if state.recorder is not None:
             interpreter = WatchedInterpreter(plan, self, interpreter.kernels,
-                                             state.recorder.watch_env(plan, env, feed))
+                                             EnvWatch(state.recorder, plan, env, feed))
         MEMORY.transient_peak(self.place, interpreter.run(env, None, fed))
         results = [self._fetched(plan, name, self._env_value(plan, env, scope, feed, name),
                                  None, return_numpy) for name in fetch_names]

@@ -9,8 +9,8 @@ and values when the executor's ``record_values`` is on. Recording runs only
 when someone subscribed to the executor, and a Recorder observes the run in
 the run's own value store:
 
-- on an env of arrays, the interpreter calls the hooks of an :class:`EnvWatch`
-  around each op; no Variable is made, and the events and the ``run`` scope's
+- on an env of arrays, the interpreter calls the hooks of an ``EnvWatch``
+  (executor/env_watch.py) around each op; no Variable is made, and the events and the ``run`` scope's
   variables a run on cells would show are written from the env itself;
 - on cells (control flow), it listens to the core's events in the run's own
   thread for the run's duration (so another thread's runs neither reach the
@@ -35,8 +35,8 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import ScopeDestroyedError
 
-__all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "EnvWatch",
-           "snapshot_scope",
+__all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
+           "allocated_record",
            "var_record", "fmt_dims", "host_copy"]
 
 
@@ -87,8 +87,10 @@ class RunRecord:
 
     ``ops`` (OpRecords in the order they ran), ``events`` ((op position in ``ops`` or -1,
     kind, scope id, name, nbytes, place), in order) and ``scopes`` (a ScopeRecord) may be
-    written out when first read: a run on an env of arrays leaves what its hooks noted
-    (``pending``), and the objects are made from that then, not during the run."""
+    written out when first read: a run on an env of arrays leaves ``pending``, a function
+    that makes them from what its hooks noted (executor/env_watch.py), then and not during
+    the run. It gives (the events before the first op, the ops' events, the OpRecords, the
+    ``run`` scope's record), which are put in their places."""
 
     def __init__(self, program: Any, place: str, ops: list | None = None,
                  events: list | None = None, scopes: ScopeRecord | None = None,
@@ -100,13 +102,18 @@ class RunRecord:
         self._scopes = scopes
         self.failed = failed
         self.seconds = seconds
-        self.pending: Callable[[RunRecord], None] | None = None
+        self.pending: Callable[[], tuple] | None = None
 
     def _settled(self) -> "RunRecord":
         pending = self.pending
         if pending is not None:
             self.pending = None
-            pending(self)
+            before, events, ops, run_scope = pending()
+            self._events[:0] = before
+            self._events.extend(events)
+            self._ops.extend(ops)
+            if self._scopes is not None:
+                self._scopes.kids.append(run_scope)
         return self
 
     @property
@@ -162,10 +169,11 @@ def _tensor_record(name: str, tensor: LoDTensor, released: Collection[int],
         place = tensor.place
     except ScopeDestroyedError:          # destroyed since `array` was read
         return VarRecord(name, "freed")
-    return _allocated(name, array, place, with_values)
+    return allocated_record(name, array, place, with_values)
 
 
-def _allocated(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
+def allocated_record(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
+    """The VarRecord of a variable holding ``array`` on ``place``."""
     value = host_copy(array) if with_values else None
     dtype = array.dtype
     text = _DTYPE_TEXT.get(dtype)
@@ -233,7 +241,7 @@ def _snapshot(scope: Scope, released: Collection[int],
         rec = var_record(var, released, with_values)
         if var.destroyed_why is None:    # (still there once read)
             records.append(rec)
-    records += [_allocated(name, array, place, with_values) if array is not None
+    records += [allocated_record(name, array, place, with_values) if array is not None
                 else VarRecord(name, "typed") for name, array, place in framed]
     kid_records = [_snapshot(kid, released, with_values) for kid in kids]
     return ScopeRecord(scope.id, scope.label, records, [k for k in kid_records if k is not None])
@@ -254,150 +262,6 @@ def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str
                  if name not in taken]
 
 
-class EnvWatch:
-    """What a Recorder hears of a run on an env of arrays (the observer of a
-    WatchedInterpreter, executor/interpreter.py), put in the same record a run on cells
-    gives: an OpRecord per op, the events a scope's tensors would have emitted (the
-    feeds and the block's variables made before the first op, each value an op made,
-    each temporary released after its last use), and at the end the ``run`` scope's
-    variables, made from the env rather than from Variables that never existed.
-
-    The run scope of the record is a detached Scope, made for its id alone: the user's
-    scope gets no kid, and nothing is bound to it.
-    """
-
-    def __init__(self, recorder: "Recorder", plan: Any, env: list, feed: dict) -> None:
-        self.recorder = recorder
-        self.plan, self.env = plan, env
-        self.run = Scope(None, "run")
-        self.events: list[tuple] = []       # the ops' events (those before them: complete)
-        self.place = repr(recorder.place)
-        user = recorder.user_scope.id
-        self.scope_ids = [user if p else self.run.id for p in plan.persistable]
-        self.block = plan.block.idx
-        self.names = plan.names
-        self.steps: list[int] = []          # the plan's step of each op run (or skipped)
-        self.starts: list[float | None] = []     # when it started (None: skipped)
-        self.ends: list[float | None] = []       # when it and its releases were done
-        # the names the run scope holds: the fed data variables, then the temporaries
-        self.fed = [n for n in feed if plan.position(n) is None or
-                    not plan.persistable[plan.position(n)]]
-        self.temporaries = [p for p, is_p in enumerate(plan.persistable) if not is_p]
-        self.feed = feed
-        self.fed_bytes = {n: (env[p] if p is not None else _as_array(v)).nbytes
-                          for n, v in feed.items() for p in (plan.position(n),)}
-        user_scope = recorder.user_scope       # (as the run starts: which it has)
-        self.new_persistables = [
-            pos for pos in plan.persistables if env[pos] is None and
-            user_scope.find_var(plan.names[pos]) is None] + [
-            plan.position(n) for n in feed if plan.position(n) is not None and
-            plan.persistable[plan.position(n)] and user_scope.find_var(n) is None]
-
-    def complete(self, record: RunRecord) -> None:
-        """Write out the record's share of this run: the events before the first op, then
-        the ops' events; the OpRecords; the ``run`` scope (see :meth:`run_scope_record`)."""
-        record._events[:0] = self._made_before_ops()
-        record._events.extend(self.events)
-        record._ops.extend(self.op_records())
-        if record._scopes is not None:
-            record._scopes.kids.append(self.run_scope_record())
-
-    def _made_before_ops(self) -> list[tuple]:
-        """The events of a run on cells before its first op: the feeds' variables and
-        tensors, then the variables bound for the block (made empty where absent)."""
-        plan, feed, run, place = self.plan, self.feed, self.run.id, self.place
-        names, sids = plan.names, self.scope_ids
-        events: list[tuple] = []
-        add = events.append
-        for pos in self.new_persistables:
-            add((-1, "var_created", sids[pos], names[pos], 0, None))
-        for name, nbytes in self.fed_bytes.items():
-            pos = plan.position(name)
-            if pos is not None and plan.persistable[pos]:
-                add((-1, "tensor_allocated", sids[pos], name, nbytes, place))
-                continue
-            add((-1, "var_created", run, name, 0, None))
-            add((-1, "var_typed", run, name, 0, None))
-            add((-1, "tensor_allocated", run, name, nbytes, place))
-        for pos in self.temporaries:
-            name = names[pos]
-            if name not in feed:
-                add((-1, "var_created", run, name, 0, None))
-                add((-1, "var_typed", run, name, 0, None))
-        return events
-
-    # -- the interpreter's hooks (WatchedInterpreter, or its compiled form) -------------------
-    # (kept to list appends: the OpRecords are made from them when the run ends)
-    def op_started(self, k: int) -> None:
-        self.steps.append(k)
-        self.starts.append(time.perf_counter())
-
-    def allocated(self, pos: int, value: Any, old: Any) -> None:
-        """An op's output ``value`` went to ``pos`` (which held ``old``)."""
-        at, name = len(self.steps) - 1, self.names[pos]
-        if old is not None:
-            self.events.append((at, "tensor_freed", self.scope_ids[pos], name, old.nbytes,
-                                self.place))
-        self.events.append((at, "tensor_allocated", self.scope_ids[pos], name, value.nbytes,
-                            self.place))
-
-    def freed(self, pos: int, value: Any) -> None:
-        """The temporary at ``pos`` was released after its last use."""
-        self.events.append((len(self.steps) - 1, "tensor_freed", self.scope_ids[pos],
-                            self.names[pos], value.nbytes, self.place))
-
-    def op_finished(self) -> None:
-        self.ends.append(time.perf_counter())
-
-    def skipped(self, k: int) -> None:
-        self.steps.append(k)
-        self.starts.append(None)
-        self.ends.append(None)
-
-    def op_records(self) -> list[OpRecord]:
-        """An OpRecord for each op started or skipped (one that failed: no time)."""
-        steps, block, run = self.plan.steps, self.block, self.run.id
-        starts, ends = self.starts, self.ends
-        n = len(ends)                       # (an interrupt may have cut the last one short)
-        records = [OpRecord(block, steps[k].index, steps[k].opdef.type,
-                            0.0 if start is None or end is None else end - start, run, start is None)
-                   for k, start, end in zip(self.steps, starts, ends)]
-        for k in self.steps[n:]:
-            records.append(OpRecord(block, steps[k].index, steps[k].opdef.type, 0.0, run))
-        return records
-
-    # -- the end ------------------------------------------------------------------------------
-    def run_scope_record(self) -> ScopeRecord:
-        """The ``run`` scope as a run on cells would have left it: the fed data variables,
-        then the block's other temporaries, each allocated, freed (released after an op
-        that ran) or typed."""
-        plan, env, with_values = self.plan, self.env, self.recorder.with_values
-        feed, place, names = self.recorder.feed_values, self.recorder.place, plan.names
-        steps = plan.steps
-        released = {pos for k in set(self.steps) for pos in steps[k].release}
-        records = []
-        for name in self.fed:
-            pos = plan.position(name)
-            array = env[pos] if pos is not None else _as_array(feed.get(name))
-            records.append(_allocated(name, array, place, with_values) if array is not None
-                           else VarRecord(name, "freed"))
-        for pos in self.temporaries:
-            name, array = names[pos], env[pos]
-            if name in feed:
-                continue
-            if array is not None:
-                records.append(_allocated(name, array, place, with_values))
-            else:
-                records.append(VarRecord(name, "freed" if pos in released else "typed"))
-        return ScopeRecord(self.run.id, "run", records, [])
-
-
-def _as_array(value: Any) -> Any:
-    if value is None:
-        return None
-    return value.array() if isinstance(value, LoDTensor) else numpy.asarray(value)
-
-
 class Recorder:
     """Collects one run's record; the executor calls it only when someone listens."""
 
@@ -405,20 +269,14 @@ class Recorder:
         self.record = RunRecord(program, repr(executor.place), [], [])
         self.place = executor.place
         self.user_scope = user_scope
-        self.env_watch: EnvWatch | None = None      # a run on an env: what it heard
-        self.feed_values: dict = {}
+        # a run on an env: what writes out the rest of its record (env_watch.EnvWatch)
+        self.pending: Callable[[], tuple] | None = None
         self.with_values = executor.record_values
         self.released: set[int] = set()   # ids of tensors the run freed after their last use
         self.current = -1                  # the position in record.ops of the op running
         self._starts: list[float] = []     # when each op of record.ops started
         self._t0 = time.perf_counter()
         self._stop: Callable[[], None] | None = None   # ends the subscription `start` made
-
-    def watch_env(self, plan: Any, env: list, feed: dict) -> EnvWatch:
-        """The observer of a run on an env of arrays (no core events: no Variables)."""
-        self.feed_values = feed
-        self.env_watch = EnvWatch(self, plan, env, feed)
-        return self.env_watch
 
     def start(self) -> None:
         """Listen to the core's events, in the calling thread only: the run's own thread.
@@ -460,5 +318,4 @@ class Recorder:
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
-        if self.env_watch is not None:      # the rest when the record is first read
-            self.record.pending = self.env_watch.complete
+        self.record.pending = self.pending      # (the rest when the record is first read)

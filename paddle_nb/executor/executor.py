@@ -49,13 +49,13 @@ from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
 from paddle_nb.executor.env_watch import EnvWatch
 from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_name,
-                                      fetch_targets, scalar_shape)
+                                      fetch_targets, fetched, to_place)
 from paddle_nb.executor.frames import FramedBlock, FramedContext, FrameScope
 from paddle_nb.executor.interpreter import (Interpreter, RecordingInterpreter, ScopeInterpreter,
                                             WatchedInterpreter)
 from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
-from paddle_nb.executor.staging import RunState, views_any
+from paddle_nb.executor.staging import RunState, env_writes
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Variable as FrameworkVariable
@@ -87,7 +87,6 @@ class Executor:
         if place is not None and not isinstance(place, Place):
             raise TypeError(f"Executor: expected a Place, got {place!r}")
         self.place = place or CPUPlace()
-        self._gpu = self.place.is_gpu()
         self.ctx = KernelContext(self.place, seed)
         self.listeners: list[Callable[[Any], Any]] = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
@@ -171,26 +170,26 @@ class Executor:
         for name, value in feed.items():    # the run holds its feeds as the scope loop does
             pos = plan.position(name)
             if pos is not None:
-                env[pos] = array = self._to_place(value)
+                env[pos] = array = to_place(value, self.place)
                 fed += array.nbytes
                 feeds.append(array)
                 if plan.persistable[pos]:
                     fed_persistables.append(pos)
             elif _declared_persistable(plan.block, name):   # no op uses it: still written
-                fed_unread.append((name, self._to_place(value).copy()))
+                fed_unread.append((name, to_place(value, self.place).copy()))
         plan.check_persistables_ready(env)
         interpreter = plan.interpreter or self._interpreter(plan)
         if state.recorder is not None:
             interpreter = WatchedInterpreter(plan, self, interpreter.kernels,
                                              EnvWatch(state.recorder, plan, env, feed))
         MEMORY.transient_peak(self.place, interpreter.run(env, None, fed))
-        results = [self._fetched(plan, name, self._env_value(plan, env, scope, feed, name),
-                                 None, return_numpy) for name in fetch_names]
+        results = [fetched(plan, name, self._env_value(plan, env, scope, feed, name), None,
+                           self.place, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
                 f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
                 "(by a kernel or another thread): its results could not be written back")
-        state.defer(_writes(plan, env, self.place, fed_persistables, feeds) + fed_unread)
+        state.defer(env_writes(plan, env, self.place, fed_persistables, feeds) + fed_unread)
         return results
 
     def _run_on_cells(self, program, plan, state, feed, fetch_names, return_numpy):
@@ -207,9 +206,9 @@ class Executor:
             var = run_scope.find_var(name)
             tensor = var.get_tensor() if var is not None and var.is_initialized() else None
             array = tensor.data if tensor is not None else None
-            results.append(self._fetched(plan, name, _fetch_value(array, name),
-                                         tensor.lod() if tensor is not None else None,
-                                         return_numpy))
+            results.append(fetched(plan, name, _fetch_value(array, name),
+                                   tensor.lod() if tensor is not None else None, self.place,
+                                   return_numpy))
         return results
 
     def _env_value(self, plan, env, scope, feed, name):
@@ -218,45 +217,12 @@ class Executor:
         pos = plan.position(name)
         array = env[pos] if pos is not None else None
         if array is None and name in feed:
-            array = self._to_place(feed[name])
+            array = to_place(feed[name], self.place)
         if array is None:
             var = scope.find_var(name)
             if var is not None and isinstance(var.holder, LoDTensor):
                 array = var.holder.data
         return _fetch_value(array, name)
-
-    def _to_place(self, value):
-        """A fed value as an array on this place, not copied if it is one already: the run
-        only reads it, and copies at commit what a scope would keep (see _writes)."""
-        if type(value) is numpy.ndarray and not self._gpu:
-            return value
-        if isinstance(value, LoDTensor):
-            value = value.array()
-        if self.place.is_gpu():
-            with self.place.device_guard():
-                return self.place.xp.asarray(value)
-        if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
-            return value.get()
-        return numpy.asarray(value)
-
-    def _fetched(self, plan, name, array, lod, return_numpy):
-        """What ``run`` returns for fetch target ``name`` holding ``array`` (and ``lod``): a
-        host copy, shaped [1] where the program declares a one-value tensor so (see
-        feeds.scalar_shape), or a LoDTensor of it."""
-        if array.ndim == 0:
-            pos = plan.position(name)
-            shape = plan.scalar_shape(pos) if pos is not None else \
-                scalar_shape(plan.block.find_var(name))
-            if shape is not None:
-                array = array.reshape(shape)
-        host = array.get() if self._gpu else numpy.array(array, copy=True)
-        if return_numpy:
-            return host
-        tensor = LoDTensor()
-        tensor.set(host, self.place)
-        if lod:
-            tensor.set_lod(lod)
-        return tensor
 
     def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
              scope: Scope | None = None) -> list:
@@ -441,24 +407,6 @@ def _fetch_value(array, name):
         raise FetchError(f"fetch target '{name}' has no value after the run: no op "
                          "of the program computes it and it was not fed")
     return array
-
-
-def _writes(plan, env, place, fed, feeds):
-    """(name, array) of each persistable the run wrote, and of each fed one (as
-    PaddlePaddle writes a fed persistable). No scope keeps a caller's array: a fed
-    persistable is copied, and so is a result that is a view of one of the ``feeds``
-    (a reshape2 of a feed into a parameter)."""
-    names, writes = plan.names, []
-    for pos in plan.written_persistables:
-        array = env[pos]
-        if array is not None:
-            if array.base is not None and views_any(array, feeds, place):
-                array = array.copy()
-            writes.append((names[pos], array))
-    for pos in fed:
-        if env[pos] is not None and not plan.written[pos]:
-            writes.append((names[pos], env[pos].copy()))
-    return writes
 
 
 def _declared_persistable(block, name):

@@ -1,10 +1,14 @@
-"""Feeds and fetches: checked before anything runs, moved in and out of scopes.
+"""Feeds and fetches: checked before anything runs, put in and read out the same way.
 
 A feed is checked against its data variable (name, dtype, every dimension
 but -1) before any op runs, and a data variable some op reads before any op
 writes it must be fed; both errors name the variable and the shapes. A
 program with PaddlePaddle's ``feed`` / ``fetch`` ops (a saved inference
 model) gets its feeds through the ``feed`` list variable those ops read.
+Whichever store a run keeps its values in (an env of arrays, or Variables
+in a run scope), a feed becomes an array on the place by :func:`to_place`
+(cells copy it into their tensors: :func:`feed_scope`) and a fetch target's
+value becomes what ``run`` returns by :func:`fetched`.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
 
-__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope",
-           "scalar_shape"]
+__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope",
+           "to_place", "fetched", "scalar_shape"]
 
 
 def feed_dict(feed: Any) -> dict:
@@ -121,6 +125,43 @@ def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dic
         if isinstance(value, LoDTensor) and value.lod():
             tensor.set_lod(value.lod())
 
+def to_place(value: Any, place: Any) -> Any:
+    """A fed value as an array on ``place``, not copied if it is one already: a run only
+    reads its feeds (the commit copies what a scope keeps: staging.env_writes)."""
+    if type(value) is numpy.ndarray and not place.is_gpu():
+        return value
+    if isinstance(value, LoDTensor):
+        value = value.array()
+    if place.is_gpu():
+        with place.device_guard():
+            return place.xp.asarray(value)
+    if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
+        return value.get()
+    return numpy.asarray(value)
+
+
+def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,
+            return_numpy: bool) -> Any:
+    """What ``Executor.run`` returns for fetch target ``name`` holding ``array`` (and
+    ``lod``), whichever store it was read from: a host copy, shaped [1] where the program
+    declares a one-value tensor so (:func:`scalar_shape`), or a LoDTensor of it on
+    ``place``."""
+    if array.ndim == 0:
+        pos = plan.position(name)
+        shape = plan.scalar_shape(pos) if pos is not None else \
+            scalar_shape(plan.block.find_var(name))
+        if shape is not None:
+            array = array.reshape(shape)
+    host = array.get() if place.is_gpu() else numpy.array(array, copy=True)
+    if return_numpy:
+        return host
+    tensor = LoDTensor()
+    tensor.set(host, place)
+    if lod:
+        tensor.set_lod(lod)
+    return tensor
+
+
 def scalar_shape(var: Any) -> tuple | None:
     """The [1] (or [1, 1]) shape ``var`` declares for a one-value tensor, or None.
 
@@ -131,12 +172,6 @@ def scalar_shape(var: Any) -> tuple | None:
         if shape and all(d == 1 for d in shape):
             return tuple(shape)
     return None
-
-
-def declared_shape(var: Any, array: Any) -> Any:
-    """A 0-D value fetched as the [1] its program declares (see :func:`scalar_shape`)."""
-    shape = scalar_shape(var) if array.ndim == 0 else None
-    return array if shape is None else array.reshape(shape)
 
 
 # -- errors -----------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 from paddle_nb.core.tensor import LoDTensor
 
 
-__all__ = ["RunState", "write_back", "views_any", "uninterrupted"]
+__all__ = ["RunState", "write_back", "env_writes", "views_any", "uninterrupted"]
 
 
 class RunState:
@@ -120,6 +120,25 @@ def write_back(scope: Any, writes: list[tuple[str, Any]], place: Any) -> None:
             if tensor.data is not array:
                 tensor.hold(array, place)
     uninterrupted(swap)
+
+
+def env_writes(plan: Any, env: list, place: Any, fed: list[int], feeds: list
+               ) -> list[tuple[str, Any]]:
+    """(name, array) of each persistable a run on ``env`` wrote, and of each fed one at
+    positions ``fed`` (as PaddlePaddle writes a fed persistable): what the commit writes.
+    No scope keeps a caller's array: a fed persistable is copied, and so is a result that
+    is a view of one of the ``feeds`` (a reshape2 of a feed into a parameter)."""
+    names, writes = plan.names, []
+    for pos in plan.written_persistables:
+        array = env[pos]
+        if array is not None:
+            if array.base is not None and views_any(array, feeds, place):
+                array = array.copy()
+            writes.append((names[pos], array))
+    for pos in fed:
+        if env[pos] is not None and not plan.written[pos]:
+            writes.append((names[pos], env[pos].copy()))
+    return writes
 
 
 def views_any(array: Any, feeds: list, place: Any) -> bool:

@@ -116,15 +116,7 @@ class Executor:
             fetch_list: Any = None, scope: Scope | None = None,
             return_numpy: bool = True) -> list:
         """Run ``program``'s global block in ``scope``; return the fetched values."""
-        program = default_main_program() if program is None else program
-        if not isinstance(program, Program):
-            raise TypeError(f"Executor.run: expected a Program, got {type(program).__name__}")
-        scope = global_scope() if scope is None else scope
-        if not isinstance(scope, Scope):
-            raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
-        if not scope.is_alive():
-            raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
-                                      "run; expected a live scope (make one with pd.Scope())")
+        program, scope = _program_and_scope(program, scope)
         self.run_count = next(self._counter)
         feed = feed_dict(feed)
         plan, fetch_names = self._global_plan(program, fetch_targets(fetch_list))
@@ -134,9 +126,10 @@ class Executor:
         recorder = Recorder(program, scope, self) if listeners else None
         on_cells = self.on_cells or plan.has_raw or fed_lod
         outer = self._runs.state          # (None, unless a kernel or a listener runs programs)
-        state = self._runs.state = RunState(program, scope, self.place, recorder)
+        state = RunState(program, scope, self.place, recorder)
         failed = True
         try:
+            self._runs.state = state
             if on_cells:
                 results = self._run_on_cells(program, plan, state, feed, fetch_names,
                                              return_numpy)
@@ -167,7 +160,7 @@ class Executor:
                 env[pos] = var.holder.data
                 check_persistable_dtype(plan, pos, env[pos])
         fed, feeds, fed_persistables, fed_unread = 0, [], [], []
-        for name, value in feed.items():    # the run holds its feeds as the scope loop does
+        for name, value in feed.items():    # (the run counts its feeds' bytes as its own)
             pos = plan.position(name)
             if pos is not None:
                 env[pos] = array = to_place(value, self.place)
@@ -387,6 +380,20 @@ class Executor:
             block = block.parent
             scope = scope.parent if scope.parent is not None else scope
         return scope
+
+
+def _program_and_scope(program, scope):
+    """``run``'s program and scope (the defaults for None), checked."""
+    program = default_main_program() if program is None else program
+    if not isinstance(program, Program):
+        raise TypeError(f"Executor.run: expected a Program, got {type(program).__name__}")
+    scope = global_scope() if scope is None else scope
+    if not isinstance(scope, Scope):
+        raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
+    if not scope.is_alive():
+        raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
+                                  "run; expected a live scope (make one with pd.Scope())")
+    return program, scope
 
 
 def _write_scheduled_lr(program, scope, place):

@@ -19,7 +19,7 @@ import numpy
 from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import (OpRecord, Recorder, ScopeRecord, VarRecord,
-                                       allocated_record)
+                                       allocated_record, host_copy)
 
 __all__ = ["EnvWatch"]
 
@@ -38,7 +38,8 @@ class EnvWatch:
 
     def __init__(self, recorder: Recorder, plan: Any, env: list, feed: dict) -> None:
         self.recorder = recorder
-        self.plan, self.env = plan, env
+        self.plan = plan
+        self.env: list | None = env
         self.run = Scope(None, "run")
         self.events: list[tuple] = []       # the ops' events (those before them: complete)
         self.place = repr(recorder.place)
@@ -53,7 +54,9 @@ class EnvWatch:
         self.fed = [n for n in feed if plan.position(n) is None or
                     not plan.persistable[plan.position(n)]]
         self.temporaries = [p for p, is_p in enumerate(plan.persistable) if not is_p]
-        self.feed = feed
+        self.feed: dict | None = feed
+        self.fed_names = set(feed)
+        self.left: dict[str, Any] = {}       # (close: the run scope's values at the end)
         self.fed_bytes = {n: (env[p] if p is not None else _as_array(v)).nbytes
                           for n, v in feed.items() for p in (plan.position(n),)}
         user_scope = recorder.user_scope       # (as the run starts: which it has)
@@ -62,7 +65,7 @@ class EnvWatch:
             user_scope.find_var(plan.names[pos]) is None] + [
             plan.position(n) for n in feed if plan.position(n) is not None and
             plan.persistable[plan.position(n)] and user_scope.find_var(n) is None]
-        recorder.pending = self.complete
+        recorder.watch = self
 
     def complete(self) -> tuple:
         """The record's share of this run, written out (RunRecord.pending): the events
@@ -73,7 +76,7 @@ class EnvWatch:
     def _made_before_ops(self) -> list[tuple]:
         """The events of a run on cells before its first op: the feeds' variables and
         tensors, then the variables bound for the block (made empty where absent)."""
-        plan, feed, run, place = self.plan, self.feed, self.run.id, self.place
+        plan, feed, run, place = self.plan, self.fed_names, self.run.id, self.place
         names, sids = plan.names, self.scope_ids
         events: list[tuple] = []
         add = events.append
@@ -135,24 +138,41 @@ class EnvWatch:
         return records
 
     # -- the end ------------------------------------------------------------------------------
+    def close(self) -> None:
+        """The run has ended: keep the values its ``run`` scope would still hold (the fetch
+        targets, a feed no op read), copied when values are recorded, and let go of the
+        env and the feeds, so that the record keeps no other array alive."""
+        env, feed, plan, names = self.env, self.feed, self.plan, self.plan.names
+        if env is None or feed is None:       # (closed already: the end was repeated)
+            return
+        left = {names[pos]: env[pos] for pos in self.temporaries if env[pos] is not None}
+        for name in self.fed:
+            pos = plan.position(name)
+            array = env[pos] if pos is not None else _as_array(feed.get(name))
+            if array is not None:
+                left[name] = array
+        if self.recorder.with_values:         # (the caller may change a fed array later)
+            left = {name: host_copy(array) for name, array in left.items()}
+        self.left = left
+        self.env = self.feed = None
+
     def run_scope_record(self) -> ScopeRecord:
         """The ``run`` scope as a run on cells would have left it: the fed data variables,
         then the block's other temporaries, each allocated, freed (released after an op
         that ran) or typed."""
-        plan, env, with_values = self.plan, self.env, self.recorder.with_values
-        feed, place, names = self.feed, self.recorder.place, plan.names
-        steps = plan.steps
+        plan, left, with_values = self.plan, self.left, self.recorder.with_values
+        place, names, steps = self.recorder.place, plan.names, plan.steps
         released = {pos for k in set(self.steps) for pos in steps[k].release}
         records = []
         for name in self.fed:
-            pos = plan.position(name)
-            array = env[pos] if pos is not None else _as_array(feed.get(name))
+            array = left.get(name)
             records.append(allocated_record(name, array, place, with_values) if array is not None
                            else VarRecord(name, "freed"))
         for pos in self.temporaries:
-            name, array = names[pos], env[pos]
-            if name in feed:
+            name = names[pos]
+            if name in self.fed_names:
                 continue
+            array = left.get(name)
             if array is not None:
                 records.append(allocated_record(name, array, place, with_values))
             else:

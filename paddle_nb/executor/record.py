@@ -269,8 +269,9 @@ class Recorder:
         self.record = RunRecord(program, repr(executor.place), [], [])
         self.place = executor.place
         self.user_scope = user_scope
-        # a run on an env: what writes out the rest of its record (env_watch.EnvWatch)
-        self.pending: Callable[[], tuple] | None = None
+        # a run on an env: what heard it, and writes out the rest of its record when the
+        # record is first read (env_watch.EnvWatch: close(), then complete())
+        self.watch: Any = None
         self.with_values = executor.record_values
         self.released: set[int] = set()   # ids of tensors the run freed after their last use
         self.current = -1                  # the position in record.ops of the op running
@@ -318,4 +319,6 @@ class Recorder:
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
-        self.record.pending = self.pending      # (the rest when the record is first read)
+        if self.watch is not None:      # (the rest when the record is first read)
+            self.watch.close()
+            self.record.pending = self.watch.complete

@@ -14,8 +14,8 @@ is the same for every run::
 
 :class:`Interpreter` keeps values as arrays in the env. Its subclasses add
 an observer or change where values live, not what an op means:
-:class:`WatchedInterpreter` tells an observer (a Recorder, executor/record.py)
-about each op of a run on an env; :class:`ScopeInterpreter` keeps values in
+:class:`WatchedInterpreter` tells an observer (executor/env_watch.py, for a
+Recorder) about each op of a run on an env; :class:`ScopeInterpreter` keeps values in
 the tensors of a scope's Variables (a block with control flow, whose ops read
 the scope), and :class:`RecordingInterpreter` is that loop watched. A
 profiler, a debugger or a widget is one more subclass overriding ``run_op``.
@@ -174,7 +174,7 @@ class Interpreter:
 
 class WatchedInterpreter(Interpreter):
     """The env loop telling an observer about each op (a Recorder's ``EnvWatch``,
-    executor/record.py): ``op_started(k)``, ``allocated(pos, value, old)`` for each value
+    executor/env_watch.py): ``op_started(k)``, ``allocated(pos, value, old)`` for each value
     it made (``old``: what ``pos`` held), ``freed(pos, value)`` for each temporary
     released after it, ``op_finished()``; ``skipped(k)`` for a preamble initializer
     skipped. The values, the kernels and the loop are the unwatched run's; the compiled

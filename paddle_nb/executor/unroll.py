@@ -1,23 +1,24 @@
-"""A block's steps written out as one Python function: the fast path's loop, unrolled.
+"""A block's steps written out as one Python function: the interpreter's loop, unrolled.
 
-The fast path runs a block's steps on a list of values (``env``). Looping
+A run on an env keeps a block's values in a list (``env``). Looping
 over the steps costs a few hundred nanoseconds an op (unpacking each step,
 choosing how to call its kernel, counting bytes, releasing), as much as a
 small kernel, and an RNN runs its step block once per time step. So each
 block is written out once as the source of one function, one line per op,
-and compiled; ``FastBlock.source`` shows it::
+and compiled; ``Interpreter.source`` shows it::
 
     def block_1(env, made=0):
         ...
             k = 0                      # #0 mul
             out = f0(env[0], env[1])
-            env[2] = out
-            made += out.nbytes
+            if out is not None:
+                env[2] = out; made += out.nbytes
 
 ``f0``... are the steps' kernels, bound to their context and attributes.
 It is the compiled form of ``Interpreter.interpret`` (executor/interpreter.py)
 for a plan whose first run has passed its checks: the same steps, kernels,
-skips, releases and errors, without the checks.
+skips, releases and errors, without the checks. A watched run has its own
+compiled form, the same lines with the observer's notes written in.
 ``made`` counts the bytes the run holds (the feeds, then each value an op
 makes, less each one released) and ``peak`` its highest value, as the
 scope loop's tensors count them. When an op fails, ``k`` says which one.

@@ -121,7 +121,7 @@ def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dic
         else:
             var = run_scope.var(name)
         tensor = var.get_tensor()
-        tensor.set(value, executor.place)
+        tensor.hold(_copied(to_place(value, executor.place), executor.place), executor.place)
         if isinstance(value, LoDTensor) and value.lod():
             tensor.set_lod(value.lod())
 
@@ -138,6 +138,14 @@ def to_place(value: Any, place: Any) -> Any:
     if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
         return value.get()
     return numpy.asarray(value)
+
+
+def _copied(array: Any, place: Any) -> Any:
+    """A copy of ``array`` (on ``place``): what a tensor of a scope keeps of a feed."""
+    if place.is_gpu():
+        with place.device_guard():
+            return array.copy()
+    return array.copy()
 
 
 def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,

@@ -66,7 +66,7 @@ def shape_matches(declared: tuple, shape: tuple) -> bool:
 def check_results(step: Any, plan: Any, out: Any, values: list) -> None:
     """Raise an OpRunError when a result of ``step`` (its kernel returned ``out``) differs
     from its variable's declared dtype or shape. ``values[pos]`` is the value at a plan
-    position (the fast path's env), or its LoDTensor (the scope loop's cells)."""
+    position (a run on an env), or its LoDTensor (a run on cells)."""
     metas = plan.declared          # [(dtype, shape) or None] per position (BlockPlan)
     outs = step.outs
     if len(outs) == 1 and outs[0].__class__ is int:      # one output, the usual op

@@ -300,6 +300,24 @@ def test_a_fetch_of_an_unknown_name_is_a_fetch_error_naming_it():
     _untouched(scope)
 
 
+def test_fetch_targets_are_checked_though_the_executor_ran_the_program_before():
+    """A run finds its plan by the fetch names before checking them (a plan's names were
+    checked when it was made): an unknown or unhashable target still says what it is, and
+    a target removed from the program since is refused."""
+    prog, *_, loss = mlp()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
+    with pytest.raises(FetchError, match="'nope'"):
+        exe.run(prog, feed={"x": X}, fetch_list=[loss, "nope"], scope=scope)
+    with pytest.raises(FetchError, match="Variables or names"):
+        exe.run(prog, feed={"x": X}, fetch_list=[["a list"]], scope=scope)
+    extra = prog.global_block().create_var(name="extra", shape=[1])
+    exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
+    prog.global_block().remove_var(extra.name)
+    with pytest.raises(FetchError, match="'extra'"):
+        exe.run(prog, feed={"x": X}, fetch_list=["extra"], scope=scope)
+
+
 def test_a_fetch_of_a_variable_nothing_computes_is_a_fetch_error():
     prog, *_, loss = mlp()
     orphan = prog.global_block().create_var(name="orphan", shape=[1])

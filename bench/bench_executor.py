@@ -11,6 +11,9 @@
     update written by hand in NumPy (in-place updates, as one would write them), from the
     same initial weights; the two losses are checked to agree before anything is timed.
     Also the peak memory one step adds (tracemalloc, which NumPy reports its buffers to).
+(c) Watching. (a)'s chain, (b)'s step and bench_cnn's ResNet-18 inference (batch 2) with a
+    listener subscribed (``exe.subscribe``: every run recorded, as a notebook's Dashboard
+    does), against the same runs unwatched, timed in turn.
 
 Each figure is the median of several repeats after a warm-up, the framework and NumPy timed
 back to back in turn (see ``bench/_common.py``). PyTorch eager is included when it imports
@@ -33,6 +36,8 @@ LR = 0.01
 GOAL_PER_OP = 3.0        # x NumPy
 GOAL_FIXED_US = 50.0
 GOAL_STEP = 1.10         # x NumPy
+GOAL_WATCHED_CHAIN = 5.0     # x the same run unwatched
+GOAL_WATCHED = 1.2           # x unwatched: the MLP step and ResNet-18 inference
 
 
 # ---- (a) a chain of tiny adds ---------------------------------------------------------------
@@ -59,6 +64,23 @@ def numpy_chain(xv, n):
 
 def _ignore(record):
     pass
+
+
+def _read(record):
+    """A listener that reads the whole record, as a viewer does (ops, events, scopes)."""
+    return len(record.ops), len(record.events), record.scopes
+
+
+def watched(exe, run, listener=_ignore):
+    """``run`` with ``listener`` subscribed to ``exe`` (every run recorded), as a notebook's
+    Dashboard watches: subscribed before the run, unsubscribed after."""
+    def run_watched():
+        unsubscribe = exe.subscribe(listener)
+        try:
+            return run()
+        finally:
+            unsubscribe()
+    return run_watched
 
 
 def executor_chain(exe, prog, y, xv, scope):
@@ -94,20 +116,17 @@ def bench_chain(torch):
     t_chain, t_np_chain = interleaved([run_chain, np_chain], number=1, repeat=31, warmup=3)
     t_one, t_np_one = interleaved([run_one, np_one], number=100, repeat=31, warmup=3)
 
-    def run_recorded():                # the same run with a subscriber: every run recorded
-        unsubscribe = exe.subscribe(_ignore)
-        try:
-            return run_chain()
-        finally:
-            unsubscribe()
-    t_rec, t_np_rec = interleaved([run_recorded, np_chain], number=1, repeat=11, warmup=2)
+    t_rec, t_np_rec, t_unrec, t_read = interleaved(
+        [watched(exe, run_chain), np_chain, run_chain, watched(exe, run_chain, _read)],
+        number=1, repeat=15, warmup=2)
     out = {"chain_s": t_chain, "chain_numpy_s": t_np_chain, "chain_ratio": t_chain / t_np_chain,
            "one_op_run_s": t_one, "numpy_op_s": t_np_one,
            "fixed_run_us": (t_one - t_np_one) * 1e6,
            "marginal_op_us": (t_chain - t_one) / (CHAIN - 1) * 1e6,
            "numpy_op_us": t_np_chain / CHAIN * 1e6,
            "recorded_chain_s": t_rec, "recorded_chain_numpy_s": t_np_rec,
-           "recorded_chain_ratio": t_rec / t_np_rec}
+           "recorded_chain_ratio": t_rec / t_np_rec, "recorded_chain_vs_unwatched": t_rec / t_unrec,
+           "recorded_chain_read_vs_unwatched": t_read / t_unrec}
     if torch is not None:
         t_torch, t_np = interleaved([torch_chain(torch, xv, CHAIN), np_chain], number=1,
                                     repeat=31, warmup=3)
@@ -245,7 +264,9 @@ def bench_mlp(torch):
         assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), (got, want)
 
     t_fw, t_np = interleaved([fw_step, np_step], number=2, repeat=31, warmup=3)
+    t_unw, t_w = interleaved([fw_step, watched(exe, fw_step)], number=2, repeat=21, warmup=2)
     out = {"mlp_step_s": t_fw, "mlp_step_numpy_s": t_np, "mlp_step_ratio": t_fw / t_np,
+           "mlp_watched_s": t_w, "mlp_watched_ratio": t_w / t_unw,
            "mlp_sgd": how, "mlp_ops": len(main.global_block().ops),
            "mlp_peak_bytes": peak_bytes(fw_step), "mlp_peak_numpy_bytes": peak_bytes(np_step)}
     if torch is not None:
@@ -258,10 +279,31 @@ def bench_mlp(torch):
     return out
 
 
+# ---- (c) ResNet-18 inference, watched --------------------------------------------------------
+
+def bench_resnet_watched():
+    """ResNet-18 inference at batch 2 (bench_cnn's program and weights) watched and not."""
+    from bench.bench_cnn import resnet18_program, resnet18_weights
+    main, startup, logits = resnet18_program()
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    for name, value in resnet18_weights().items():
+        scope.find_var(name).get_tensor().set(value, pd.CPUPlace())
+    xv = numpy.random.default_rng(1).standard_normal((2, 3, 224, 224)).astype("float32")
+
+    def fw():
+        return exe.run(main, feed={"x": xv}, fetch_list=[logits], scope=scope)[0]
+    numpy.testing.assert_array_equal(fw(), watched(exe, fw)())
+    t_unw, t_w = interleaved([fw, watched(exe, fw)], number=1, repeat=7, warmup=1)
+    return {"resnet_unwatched_s": t_unw, "resnet_watched_s": t_w,
+            "resnet_watched_ratio": t_w / t_unw}
+
+
 def main():
     torch = torch_or_none()
     a = bench_chain(torch)
     b = bench_mlp(torch)
+    c = bench_resnet_watched()
 
     table = Table("executor: (a) 1,000 adds of float32[4], (b) MLP 784-256-10 step at batch 64")
     table.row("(a) exe.run, 1,000-op chain", ms(a["chain_s"]), ms(a["chain_numpy_s"]),
@@ -274,11 +316,20 @@ def main():
               f"+{a['fixed_run_us']:.1f} us", f"<= +{GOAL_FIXED_US:.0f} us")
     table.row("(a) same chain, run recorded", ms(a["recorded_chain_s"]),
               ms(a["recorded_chain_numpy_s"]), x(a["recorded_chain_ratio"]))
+    table.row("(a)   recorded / unwatched", "-", "-", x(a["recorded_chain_vs_unwatched"]),
+              f"<= {GOAL_WATCHED_CHAIN:.0f}x")
+    table.row("(a)   the same, record read", "-", "-",
+              x(a["recorded_chain_read_vs_unwatched"]), "-")
     table.row("(b) MLP train step", ms(b["mlp_step_s"]), ms(b["mlp_step_numpy_s"]),
               x(b["mlp_step_ratio"]), f"<= {GOAL_STEP:.2f}x")
+    table.row("(b)   watched / unwatched", ms(b["mlp_watched_s"]), "-",
+              x(b["mlp_watched_ratio"]), f"<= {GOAL_WATCHED:.1f}x")
     table.row("(b)   peak memory a step adds", f"{b['mlp_peak_bytes'] / 2**20:.2f} MiB",
               f"{b['mlp_peak_numpy_bytes'] / 2**20:.2f} MiB",
               x(b["mlp_peak_bytes"] / b["mlp_peak_numpy_bytes"]))
+    table.row("(c) ResNet-18 inference, watched", ms(c["resnet_watched_s"]),
+              ms(c["resnet_unwatched_s"]), x(c["resnet_watched_ratio"]),
+              f"<= {GOAL_WATCHED:.1f}x")
     if torch is not None:
         table.row(f"(a) PyTorch {torch.__version__} eager chain", ms(a["torch_chain_s"]),
                   ms(a["torch_chain_numpy_s"]),
@@ -290,21 +341,29 @@ def main():
         table.note("PyTorch is not importable: its rows are left out.")
     table.note("ratio = paddle_nb / NumPy timed back to back in this process, one thread; "
                "(a)'s fixed cost = 1-op run - one numpy.add; 'run recorded' = with a listener "
-               "subscribed (exe.subscribe), as a notebook's dashboard does.")
+               "subscribed (exe.subscribe), as a notebook's dashboard does; 'record read' = the "
+               "listener reads its ops, events and scopes, which a run on an env writes out "
+               "only then.")
     table.note(f"(b): {b['mlp_ops']} ops in the main program, SGD by {b['mlp_sgd']}; losses "
                "checked equal to NumPy's for 3 steps first.")
     table.note("peers on this machine, one thread: per-op PyTorch eager 3.9x, Paddle 2.6 "
                "dygraph 6.8x, 1.8 static 6.5x, 2.6 static 27-32x; MLP step PyTorch 1.3x, "
                "Paddle 2.6 static 1.9x.")
+    table.note("(c): bench_cnn's ResNet-18 at batch 2; the reference column is the same run "
+               "unwatched.")
     goals = [("per-op", a["chain_ratio"] <= GOAL_PER_OP),
              ("fixed", a["fixed_run_us"] <= GOAL_FIXED_US),
-             ("MLP step", b["mlp_step_ratio"] <= GOAL_STEP)]
+             ("MLP step", b["mlp_step_ratio"] <= GOAL_STEP),
+             ("watched chain", a["recorded_chain_vs_unwatched"] <= GOAL_WATCHED_CHAIN),
+             ("watched MLP", b["mlp_watched_ratio"] <= GOAL_WATCHED),
+             ("watched ResNet", c["resnet_watched_ratio"] <= GOAL_WATCHED)]
     busy = busy_note()
     if busy:
         table.note(busy)
     table.note("goals: " + ", ".join(f"{n} {'met' if ok else 'NOT met'}" for n, ok in goals) + ".")
     print(table)
     a.update(b)
+    a.update(c)
     a["torch"] = torch.__version__ if torch is not None else None
     return a
 

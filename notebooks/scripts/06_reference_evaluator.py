@@ -8,16 +8,16 @@
 # paddle_nb has two programs that run a block. The **reference evaluator** says what
 # running means in about thirty lines and nothing more. The **Executor** means the same
 # thing and adds what makes it usable: checked feeds and fetches, a plan prepared once
-# per program, a kid scope per run, temporaries released as soon as they are dead, a
-# faster path when nobody watches, and a record of the run for whoever asks. This notebook
-# reads the first and takes the second apart.
+# per program, temporaries released as soon as they are dead and kept in a plain list
+# unless control flow needs them as Variables of a kid scope, and a record of the run for
+# whoever asks. This notebook reads the first and takes the second apart.
 #
 # **What you will see**
 #
 # 1. The reference evaluator's source, line by line, and a run of it.
 # 2. The Executor's path `run → run_block → run_op`, and `run` done by hand.
-# 3. Two ways to run a block: the fast path when nothing observes the run, the recorded
-#    path when something does. Same numbers, different bookkeeping.
+# 3. Where a run keeps its values: an env (a list) or cells (Variables in a scope), and
+#    watching, which changes neither the values nor where they are kept.
 # 4. A `RunRecord`: the ops with their times, the ordered lifecycle events (a temporary is
 #    allocated, then freed right after its last use), and the scope snapshot; replayed op
 #    by op with `pd.viz.run_replay`, and its bytes drawn by `pd.viz.memory_timeline`.
@@ -154,10 +154,11 @@ kid.destroy()
 print(pd.executor.executor.__doc__)
 
 # %% [markdown]
-# `exe.run(program, feed, fetch_list, scope)` does six things: (0) check the feeds and
-# fetches against the program, (1) make a kid scope of `scope` labelled `"run"`, (2) put
-# the feeds there, (3) call `run_block` on the global block, (4) copy the fetched values
-# out, and (5) destroy the kid scope. (A kid scope per run, destroyed at the end, is what
+# On cells, `exe.run(program, feed, fetch_list, scope)` does six things: (0) check the
+# feeds and fetches against the program, (1) make a kid scope of `scope` labelled `"run"`,
+# (2) put the feeds there, (3) call `run_block` on the global block, (4) copy the fetched
+# values out, and (5) destroy the kid scope. (On an env, section 3, a list stands for the
+# kid scope.) (A kid scope per run, destroyed at the end, is what
 # **PaddlePaddle** 1.x's `Executor::Run` does with `create_local_scope`; paddle_nb does the
 # same.) `run_block(program, block_idx, scope, keep)` runs one block's ops in a
 # scope; the `run_op` of the drawing is the body of its loop: gather the input arrays,
@@ -188,21 +189,23 @@ assert scope.kids == []
 # asked to keep still had memory when `run_block` returned. The reference kept all seven.
 
 # %% [markdown]
-# ## 3. The fast path and the recorded path
+# ## 3. Two value stores, one interpreter, and watching
 #
 # Above, `run_block` realized a `Variable` and a `LoDTensor` for every temporary in the
-# run scope. That is what the widgets show, but when nobody watches it is wasted work:
-# nothing outside can see the run scope before it is destroyed. So when the executor has
-# no listener, nobody listens to the core's lifecycle events (`pd.core.EVENTS`), and the
-# block has no control-flow op, `run` takes the **fast path** (`executor/interpreter.py`, values in a list): the
-# values live in a plain Python list indexed like the plan's names, each kernel is bound
-# to its attributes in advance, and a temporary is dropped after its last use. Only the
-# persistable variables the block wrote go back to the scope, and only when every op has
-# succeeded.
+# run scope. Control-flow ops need that (they read their variables through the scopes),
+# but a block without one does not: nothing outside can see the run scope before it is
+# destroyed. So when the global block has no control-flow op, `run` keeps the values in an
+# **env** (`executor/interpreter.py`): a plain Python list indexed like the plan's names,
+# each kernel bound to its attributes in advance, a temporary dropped after its last use.
+# Only the persistable variables the block wrote go back to the scope, and only when every
+# op has succeeded. Otherwise it keeps them in **cells**, the Variables of a `run` kid
+# scope; `exe.on_cells = True` asks for cells everywhere (a debugging aid).
 #
-# One way to see which path ran is `pd.memory_stats`, which counts the allocations of
-# tensors: the fast path makes none for temporaries. A listener (`exe.subscribe`) switches
-# the executor to the recorded path.
+# Watching does not change the store. A listener (`exe.subscribe`) makes the executor hand
+# the interpreter an observer, the run's recorder, whose hooks note each op's start and
+# end, each value made and each temporary released; the record is written from those notes.
+# `pd.memory_stats`, which counts the allocations of tensors, shows it: a watched run on an
+# env makes no tensor for its temporaries, a run on cells makes one for each.
 
 # %%
 def allocations_of_one_run():
@@ -218,29 +221,39 @@ def seconds_per_run(n=300):
     return (time.perf_counter() - start) / n
 
 
-fast_value, fast_allocations = allocations_of_one_run()
-fast_seconds = seconds_per_run()
+env_value, env_allocations = allocations_of_one_run()
+env_seconds = seconds_per_run()
 
 records = []
 unsubscribe = exe.subscribe(records.append)          # now someone watches
-recorded_value, recorded_allocations = allocations_of_one_run()
-recorded_seconds = seconds_per_run()
+watched_value, watched_allocations = allocations_of_one_run()
+watched_seconds = seconds_per_run()
 unsubscribe()
 
-print(f"{'path':9} {'tensor allocations':>18} {'µs per run':>11}")
-print(f"{'fast':9} {fast_allocations:18} {1e6 * fast_seconds:11.0f}")
-print(f"{'recorded':9} {recorded_allocations:18} {1e6 * recorded_seconds:11.0f}")
-print("same values:", np.array_equal(fast_value, recorded_value))
+exe.on_cells = True                                   # Variables in a run scope
+cells_value, cells_allocations = allocations_of_one_run()
+cells_seconds = seconds_per_run()
+exe.on_cells = False
 
-assert np.array_equal(fast_value, recorded_value)
-assert fast_allocations == 0
-assert recorded_allocations == 7                  # x and the six op outputs
+print(f"{'run':12} {'tensor allocations':>18} {'µs per run':>11}")
+for name, allocations, seconds in [("env", env_allocations, env_seconds),
+                                   ("env, watched", watched_allocations, watched_seconds),
+                                   ("cells", cells_allocations, cells_seconds)]:
+    print(f"{name:12} {allocations:18} {1e6 * seconds:11.0f}")
+print("same values:", np.array_equal(env_value, watched_value) and
+      np.array_equal(env_value, cells_value))
+
+assert np.array_equal(env_value, watched_value) and np.array_equal(env_value, cells_value)
+assert env_allocations == 0 and watched_allocations == 0
+assert cells_allocations == 7                     # x and the six op outputs
 assert len(records) == 1 + 300 and exe.listeners == []
 
 # %% [markdown]
-# The recorded path is slower per run, and on a program this small the bookkeeping is
-# most of the time; the values are the same to the last bit. The project's executor
-# tests check that both paths give the same results and fail in the same way.
+# The values are the same to the last bit. Cells cost a Variable and a tensor per value;
+# watching costs the hooks' notes and the record itself (on a program this small, where
+# each op takes a microsecond or two, that is most of the time). The project's executor tests check that every form
+# (the env's interpreted, compiled and watched runs, cells, the reference) gives the same
+# results and fails in the same way.
 
 # %% [markdown]
 # ## 4. A RunRecord
@@ -252,7 +265,8 @@ assert len(records) == 1 + 300 and exe.listeners == []
 #   it was skipped (a preamble initializer whose parameter already existed).
 # - `record.events`: the lifecycle events of the run in order, each a tuple
 #   `(position in record.ops or -1, kind, scope id, variable name, bytes, place)`; `-1`
-#   means before the first op (the feed, and realizing the block's variables).
+#   means before the first op (the feed, and realizing the block's variables). A run on an
+#   env writes the events a run on cells would have, though it made no Variable.
 # - `record.scopes`: a snapshot of the user's scope and everything under it, taken just
 #   before the run scope was destroyed: each variable's state (`created`, `typed`,
 #   `allocated`, `freed`), shape, dtype, place and bytes.
@@ -470,9 +484,10 @@ assert losses[-1][0] < losses[0][0]
 # - Running a block means: realize its variables in a scope, then for each op, gather the
 #   input arrays through the scope chain, call the kernel, and store the outputs. The
 #   reference evaluator says exactly that.
-# - The Executor adds: checked feeds and fetches, a kid scope per run destroyed at the
-#   end, plans cached per program version, eager release of dead temporaries, a fast
-#   path when nothing observes the run, and RunRecords for listeners.
+# - The Executor adds: checked feeds and fetches, plans cached per program version, eager
+#   release of dead temporaries, values in a list unless control flow needs Variables in a
+#   kid scope per run, and RunRecords for listeners (watching changes neither values nor
+#   where they are kept).
 # - A RunRecord holds the ops and their times, the ordered lifecycle events, and a
 #   snapshot of the scopes before the run's scope was destroyed.
 # - Both give the same numbers, also over several training steps.

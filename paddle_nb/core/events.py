@@ -9,8 +9,9 @@ Listeners belong to an execution context, not to the process: subscribing
 (``EVENTS.subscribe``, ``EVENTS.listening``) affects the calling thread (or
 asyncio task) alone. A listener hears what its own thread does; another
 thread's scopes never reach it, and in that other thread ``EVENTS.active``
-stays False, so its runs take their unobserved path. An executor's recorder
-listens this way during its own run, in its run's thread.
+stays False, so nothing there is emitted. Listening never changes how an
+executor runs (which value store, which form); an executor's recorder listens
+this way during a run on cells, in the run's thread.
 
 A listener that raises does not stop the work it watches: the error is
 reported as a :class:`~paddle_nb.errors.ListenerWarning` and the next

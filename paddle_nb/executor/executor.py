@@ -3,20 +3,27 @@
 ::
 
     run(program, feed, fetch_list, scope)
-     ├─ unwatched, no control flow in the global block: one env of arrays
-     │   (persistables read from ``scope``, feeds), Interpreter.run, fetch from the env,
-     │   commit the persistables it wrote to ``scope`` all at once (staging.write_back)
-     └─ otherwise: a ``run`` kid scope of ``scope``; the block's variables bound as cells
-         (ScopeInterpreter, RecordingInterpreter when watched); persistables staged,
-         restored if the run fails
+     ├─ check the feeds, find the plan (executor/plan.py), one RunState (staging.py)
+     ├─ run the global block on one of two value stores, with one interpreter
+     │   ├─ an env of arrays (no control flow in the global block, no fed LoD):
+     │   │   persistables read from ``scope``, the feeds put in; Interpreter.run,
+     │   │   or WatchedInterpreter when someone listens (the Recorder observes each op);
+     │   │   the persistables written are handed to the commit
+     │   └─ cells: the block's Variables in a ``run`` kid scope (control-flow ops read
+     │       them through the scopes); persistables written in place, staged
+     ├─ fetch: the targets' values copied out, the same way for both stores
+     └─ commit (the env's writes, all at once) or roll back (the staged cells), finished
+        even under Ctrl-C; then the listeners get the run's record
      each op: executor/interpreter.py; a control-flow op runs its sub-blocks through
-     run_block in kid scopes, framed (executor/frames.py) when nobody watches
+     run_block in kid scopes, framed (executor/frames.py) unless the run is watched
 
 Persistable variables (parameters, optimizer state) live in the user's
 scope; temporaries in the run's env or its kid scope, gone when the run ends.
 A run that fails part-way, or that Ctrl-C stops, leaves every persistable as
 it was; one that succeeds changes them all. Listeners (``exe.subscribe``)
-receive a RunRecord of each run; with none, nothing is recorded.
+belong to this executor: each gets a RunRecord of each of its runs, and
+nothing is recorded without one. Which store a run uses depends on its
+program, its feeds and ``Executor.on_cells``, never on who watches.
 
 One Executor may be shared by threads running programs on different scopes:
 what a run must undo on failure (its RunState) is kept per thread, and the
@@ -28,29 +35,31 @@ from __future__ import annotations
 
 import itertools
 import threading
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy
 
-from paddle_nb.core.events import EVENTS
+from paddle_nb.core.events import notify
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
-from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_from_scope,
-                                      fetch_name, fetch_targets, has_lod)
+from paddle_nb.executor.env_watch import EnvWatch
+from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_name,
+                                      fetch_targets, fetched, to_place)
 from paddle_nb.executor.frames import FramedBlock, FrameScope
-from paddle_nb.executor.step_runs import FramedContext
-from paddle_nb.executor.interpreter import Interpreter, RecordingInterpreter, ScopeInterpreter
+from paddle_nb.executor.interpreter import (Interpreter, RecordingInterpreter, ScopeInterpreter,
+                                            WatchedInterpreter)
 from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
 from paddle_nb.executor.record import Recorder
-from paddle_nb.executor.staging import RunState, views_any, write_back
+from paddle_nb.executor.staging import RunState, env_writes
+from paddle_nb.executor.step_runs import FramedContext
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
+from paddle_nb.framework.variable import Variable as FrameworkVariable
 from paddle_nb.ops.machinery.context import KernelContext
 
 
@@ -70,6 +79,11 @@ class Executor:
     [array([[0., 2.]], dtype=float32)]
     """
 
+    #: True runs every block on cells (Variables in scopes, as control flow needs), never on
+    #: an env or a frame: the same ops, values and commit, slower. A debugging aid, and how
+    #: the tests compare the two value stores; set it on an executor (or a subclass).
+    on_cells = False
+
     def __init__(self, place: Place | None = None, seed: int | None = None) -> None:
         if place is not None and not isinstance(place, Place):
             raise TypeError(f"Executor: expected a Place, got {place!r}")
@@ -88,8 +102,8 @@ class Executor:
 
     @property
     def run_state(self) -> RunState | None:
-        """The calling thread's RunState (None outside a run on cells): what errors and
-        the feeds consult about the run in progress."""
+        """The calling thread's RunState (None outside a run): what errors, the feeds and
+        the control-flow ops consult about the run in progress."""
         return self._runs.state
 
     # -- subscribers ------------------------------------------------------------------------------
@@ -103,65 +117,43 @@ class Executor:
             fetch_list: Any = None, scope: Scope | None = None,
             return_numpy: bool = True) -> list:
         """Run ``program``'s global block in ``scope``; return the fetched values."""
-        program = default_main_program() if program is None else program
-        if not isinstance(program, Program):
-            raise TypeError(f"Executor.run: expected a Program, got {type(program).__name__}")
-        scope = global_scope() if scope is None else scope
-        if not isinstance(scope, Scope):
-            raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
-        if not scope.is_alive():
-            raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
-                                      "run; expected a live scope (make one with pd.Scope())")
+        program, scope = _program_and_scope(program, scope)
         self.run_count = next(self._counter)
         feed = feed_dict(feed)
-        fetch_names = [fetch_name(program, f) for f in fetch_targets(fetch_list)]
-        plan = self._plan(program, 0, tuple(fetch_names))
-        feed_targets = check_feed(program, plan, feed)
-        _write_scheduled_lr(program, scope, self.place)     # both paths below read it
+        plan, fetch_names = self._global_plan(program, fetch_targets(fetch_list))
+        fed_lod = check_feed(program, plan, feed)
+        _write_scheduled_lr(program, scope, self.place)
         listeners = self.listeners        # this executor's own: watching one slows no other
-        if not listeners and not EVENTS.active and not plan.has_raw and not has_lod(feed):
-            return self._run_fast(plan, scope, feed, fetch_names, return_numpy)
-        return self._run_scoped(program, plan, scope, feed, feed_targets, fetch_names,
-                                return_numpy, listeners)
-
-    def _run_scoped(self, program, plan, scope, feed, feed_targets, fetch_names, return_numpy,
-                    listeners):
-        """The run on Variables in a ``run`` kid scope of ``scope``. Whatever stops it (an
-        op's error, Ctrl-C at any point), the one ``finally`` puts every persistable back
-        (a failed run) and destroys the run scope, finishing that even if interrupted;
-        listeners hear of the run only then, and their errors are warnings."""
         recorder = Recorder(program, scope, self) if listeners else None
-        state = run_scope = None
+        on_cells = self.on_cells or plan.has_raw or fed_lod
+        outer = self._runs.state          # (None, unless a kernel or a listener runs programs)
+        state = RunState(program, scope, self.place, recorder)
         failed = True
         try:
-            run_scope = scope.new_scope(label="run", kind=FrameScope)
-            state = self._runs.state = RunState(program, scope, run_scope, recorder)
-            if recorder:            # before the feed, so the record has the fed tensors' allocation
-                recorder.start()
-            feed_scope(self, program, plan, run_scope, feed, feed_targets)
-            self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
-            results = fetch_from_scope(self, program, run_scope, fetch_names, return_numpy)
+            self._runs.state = state
+            if on_cells:
+                results = self._run_on_cells(program, plan, state, feed, fetch_names,
+                                             return_numpy)
+            else:
+                results = self._run_on_env(plan, state, feed, fetch_names, return_numpy)
+            state.commit()
             failed = False
         finally:
-            interrupted = None
-            while True:             # (an interrupt here is held until the scope is whole)
-                try:
-                    _end_run(state, run_scope, recorder, failed)
-                    break
-                except KeyboardInterrupt as err:
-                    interrupted = err
-            self._runs.state = None
-            if recorder is not None:
-                self.last_record = recorder.record
-                _notify(listeners, recorder.record)
-            if interrupted is not None:
-                raise interrupted
+            try:
+                if failed or recorder is not None or on_cells:
+                    state.end(failed)
+            finally:
+                self._runs.state = outer
+                if recorder is not None:
+                    self.last_record = recorder.record
+                    notify(listeners, recorder.record)    # (an error: a warning)
         return results
 
-    def _run_fast(self, plan, scope, feed, fetch_names, return_numpy):
-        """The run on an env of arrays: nothing is written to ``scope`` until every op has
-        run, then every persistable written or fed at once."""
-        interpreter = plan.interpreter or self._interpreter(plan)
+    def _run_on_env(self, plan, state, feed, fetch_names, return_numpy):
+        """The global block on an env of arrays: the persistables the user's scope holds and
+        the feeds put in, the ops run (watched by the run's Recorder, if any), the fetch
+        targets read out, and the persistables written handed to the commit."""
+        scope = state.user_scope
         env = [None] * len(plan.names)
         for pos in plan.persistables:
             var = scope.find_var(plan.names[pos])
@@ -169,65 +161,62 @@ class Executor:
                 env[pos] = var.holder.data
                 check_persistable_dtype(plan, pos, env[pos])
         fed, feeds, fed_persistables, fed_unread = 0, [], [], []
-        for name, value in feed.items():    # the run holds its feeds as the scope loop does
+        for name, value in feed.items():    # (the run counts its feeds' bytes as its own)
             pos = plan.position(name)
             if pos is not None:
-                env[pos] = array = self._to_place(value)
+                env[pos] = array = to_place(value, self.place)
                 fed += array.nbytes
                 feeds.append(array)
                 if plan.persistable[pos]:
                     fed_persistables.append(pos)
             elif _declared_persistable(plan.block, name):   # no op uses it: still written
-                fed_unread.append((name, self._to_place(value).copy()))
+                fed_unread.append((name, to_place(value, self.place).copy()))
         plan.check_persistables_ready(env)
+        interpreter = plan.interpreter or self._interpreter(plan)
+        if state.recorder is not None:
+            interpreter = WatchedInterpreter(plan, self, interpreter.kernels,
+                                             EnvWatch(state.recorder, plan, env, feed))
         MEMORY.transient_peak(self.place, interpreter.run(env, None, fed))
-        results = [self._fetched(self._fetch_env(plan, env, scope, feed, name), return_numpy)
-                   for name in fetch_names]
+        results = [fetched(plan, name, self._env_value(plan, env, scope, feed, name), None,
+                           self.place, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise ScopeDestroyedError(
                 f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
                 "(by a kernel or another thread): its results could not be written back")
-        write_back(scope, _writes(plan, env, self.place, fed_persistables, feeds) + fed_unread,
-                   self.place)         # only now: a failed run changes nothing
+        state.defer(env_writes(plan, env, self.place, fed_persistables, feeds) + fed_unread)
         return results
 
-    def _fetch_env(self, plan, env, scope, feed, name):
+    def _run_on_cells(self, program, plan, state, feed, fetch_names, return_numpy):
+        """The global block on Variables in a ``run`` kid scope of the user's (control-flow
+        ops read their variables through the scopes): persistables written in place,
+        staged, so that a failed run restores them."""
+        state.run_scope = run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
+        if state.recorder is not None:  # before the feed: the record has its allocations
+            state.recorder.start()
+        feed_scope(self, program, plan, run_scope, feed)
+        self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
+        results = []
+        for name in fetch_names:
+            var = run_scope.find_var(name)
+            tensor = var.get_tensor() if var is not None and var.is_initialized() else None
+            array = tensor.data if tensor is not None else None
+            results.append(fetched(plan, name, _fetch_value(array, name),
+                                   tensor.lod() if tensor is not None else None, self.place,
+                                   return_numpy))
+        return results
+
+    def _env_value(self, plan, env, scope, feed, name):
+        """Fetch target ``name``'s value after a run on ``env``: computed, fed, or in the
+        user's scope."""
         pos = plan.position(name)
         array = env[pos] if pos is not None else None
         if array is None and name in feed:
-            array = self._to_place(feed[name])
+            array = to_place(feed[name], self.place)
         if array is None:
             var = scope.find_var(name)
             if var is not None and isinstance(var.holder, LoDTensor):
                 array = var.holder.data
-        if array is None:
-            raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                             "of the program computes it and it was not fed")
-        if array.ndim == 0 and pos is not None:
-            shape = plan.scalar_shape(pos)
-            if shape is not None:
-                array = array.reshape(shape)
-        return array
-
-    def _to_place(self, value):
-        """A fed value as an array on this place, not copied if it is one already: the run
-        only reads it, and copies at commit what a scope would keep (see _writes)."""
-        if isinstance(value, LoDTensor):
-            value = value.array()
-        if self.place.is_gpu():
-            with self.place.device_guard():
-                return self.place.xp.asarray(value)
-        if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
-            return value.get()
-        return numpy.asarray(value)
-
-    def _fetched(self, array, return_numpy):
-        host = array.get() if self.place.is_gpu() else numpy.array(array, copy=True)
-        if return_numpy:
-            return host
-        tensor = LoDTensor()
-        tensor.set(host, self.place)
-        return tensor
+        return _fetch_value(array, name)
 
     def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
              scope: Scope | None = None) -> list:
@@ -270,7 +259,7 @@ class Executor:
         if state is None:
             state = self._runs.state
         recorder = state.recorder if state is not None else None
-        if plan.framed and recorder is None and not EVENTS.active and \
+        if plan.framed and recorder is None and not self.on_cells and \
                 isinstance(scope, FrameScope):
             self._framed_block(plan).run(scope, values, reuse)
             return
@@ -330,10 +319,25 @@ class Executor:
             plan = plan_of(block_idx)
             run = state if state is not None else self._runs.state
             recorded = run is not None and run.recorder is not None
-            return self._framed_block(plan) if plan.framed and not recorded else None
+            return (self._framed_block(plan) if plan.framed and not recorded and not self.on_cells
+                    else None)
         return run_sub_block, framed_of
 
     # -- preparing and binding -------------------------------------------------------------------
+    def _global_plan(self, program, targets):
+        """The global block's plan for fetching ``targets``, and the fetch names. The names
+        are checked (fetch_name) when the plan is made: a cached plan's were checked then,
+        for this version of the program."""
+        names = tuple(t.name if isinstance(t, FrameworkVariable) else t for t in targets)
+        try:
+            plan = self._plans.get((id(program), program.version, 0, names))
+        except TypeError:          # an unhashable target: fetch_name says what is wrong
+            plan = None
+        if plan is None:
+            names = tuple(fetch_name(program, t) for t in targets)
+            plan = self._plan(program, 0, names)
+        return plan, names
+
     def _plan(self, program, block_idx, keep):
         key = (id(program), program.version, block_idx, keep)
         plan = self._plans.get(key)
@@ -396,6 +400,20 @@ class Executor:
         return scope
 
 
+def _program_and_scope(program, scope):
+    """``run``'s program and scope (the defaults for None), checked."""
+    program = default_main_program() if program is None else program
+    if not isinstance(program, Program):
+        raise TypeError(f"Executor.run: expected a Program, got {type(program).__name__}")
+    scope = global_scope() if scope is None else scope
+    if not isinstance(scope, Scope):
+        raise TypeError(f"Executor.run: expected a Scope, got {type(scope).__name__}")
+    if not scope.is_alive():
+        raise ScopeDestroyedError(f"Executor.run: scope {scope.id} was destroyed before the "
+                                  "run; expected a live scope (make one with pd.Scope())")
+    return program, scope
+
+
 def _write_scheduled_lr(program, scope, place):
     """A program trained with a learning-rate scheduler (``program.lr_scheduler``, set by
     the optimizer) runs with the scheduler's current value, as PaddlePaddle's Executor
@@ -409,46 +427,11 @@ def _write_scheduled_lr(program, scope, place):
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
 
 
-def _end_run(state, run_scope, recorder, failed):
-    """Undo a failed run's writes, close its record, destroy its scope; each part can be
-    done again, so a cleanup that an interrupt cut short is repeated whole."""
-    try:
-        if failed and state is not None:
-            state.restore()
-        if recorder is not None:
-            recorder.finish(failed=failed)
-    finally:
-        if run_scope is not None:
-            run_scope.destroy()
-
-
-def _notify(listeners, record):
-    """Give ``record`` to each listener; a listener's error is a warning, never the run's."""
-    for listener in list(listeners):
-        try:
-            listener(record)
-        except Exception as err:
-            warnings.warn(f"Executor: listener {listener!r} raised {type(err).__name__}: "
-                          f"{err} (the run itself was not changed)", RuntimeWarning,
-                          stacklevel=3)
-
-
-def _writes(plan, env, place, fed, feeds):
-    """(name, array) of each persistable the run wrote, and of each fed one (as
-    PaddlePaddle writes a fed persistable). No scope keeps a caller's array: a fed
-    persistable is copied, and so is a result that is a view of one of the ``feeds``
-    (a reshape2 of a feed into a parameter)."""
-    names, writes = plan.names, []
-    for pos in plan.written_persistables:
-        array = env[pos]
-        if array is not None:
-            if array.base is not None and views_any(array, feeds, place):
-                array = array.copy()
-            writes.append((names[pos], array))
-    for pos in fed:
-        if env[pos] is not None and not plan.written[pos]:
-            writes.append((names[pos], env[pos].copy()))
-    return writes
+def _fetch_value(array, name):
+    if array is None:
+        raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                         "of the program computes it and it was not fed")
+    return array
 
 
 def _declared_persistable(block, name):
@@ -457,4 +440,4 @@ def _declared_persistable(block, name):
 
 
 class _PerThread(threading.local):
-    state = None
+    state: RunState | None = None

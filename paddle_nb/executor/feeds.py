@@ -1,10 +1,14 @@
-"""Feeds and fetches: checked before anything runs, moved in and out of scopes.
+"""Feeds and fetches: checked before anything runs, put in and read out the same way.
 
 A feed is checked against its data variable (name, dtype, every dimension
 but -1) before any op runs, and a data variable some op reads before any op
 writes it must be fed; both errors name the variable and the shapes. A
 program with PaddlePaddle's ``feed`` / ``fetch`` ops (a saved inference
 model) gets its feeds through the ``feed`` list variable those ops read.
+Whichever store a run keeps its values in (an env of arrays, or Variables
+in a run scope), a feed becomes an array on the place by :func:`to_place`
+(cells copy it into their tensors: :func:`feed_scope`) and a fetch target's
+value becomes what ``run`` returns by :func:`fetched`.
 """
 
 from __future__ import annotations
@@ -19,11 +23,8 @@ from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
 
-__all__ = ["declared_shape", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope", "fetch_from_scope", "has_lod"]
-
-
-def has_lod(feed: dict) -> bool:
-    return any(isinstance(v, LoDTensor) and v.lod() for v in feed.values())
+__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope",
+           "to_place", "fetched", "scalar_shape"]
 
 
 def feed_dict(feed: Any) -> dict:
@@ -71,11 +72,13 @@ def fetch_name(program: Any, target: Any) -> str:
                          "block")
     return name
 
-def check_feed(program: Any, plan: Any, feed: dict) -> dict:
-    """Check every feed against its data variable before anything runs."""
-    targets = {}
+def check_feed(program: Any, plan: Any, feed: dict) -> bool:
+    """Check every feed against its data variable before anything runs; return whether a
+    fed LoDTensor carries a LoD (the run is then on cells: LoDs live in tensors)."""
+    lod = False
     for name, value in feed.items():
-        targets[name] = _check_value(plan, program, name, value)
+        if _check_value(plan, program, name, value):
+            lod = True
     fed_by_op = plan.fed_by_op
     for pos in plan.must_feed:
         name = plan.names[pos]
@@ -87,10 +90,12 @@ def check_feed(program: Any, plan: Any, feed: dict) -> dict:
         if name not in feed:
             raise FeedError(f"missing feed for '{name}' (the program's feed op "
                             f"#{op.index()} reads it)")
-    return targets
+    return lod
 
-def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict,
-               targets: dict) -> None:
+def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict) -> None:
+    """Put the (checked) feeds in the run's scope: a data variable in ``run_scope``, a fed
+    persistable in the user's scope (staged: a failed run undoes it), and the values of
+    the program's ``feed`` ops in the feed list variable they read."""
     glob = program.global_block()
     feed_ops = plan.feed_ops
     if feed_ops:
@@ -99,7 +104,7 @@ def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dic
         holder_name = feed_ops[0].input("X")[0]
         columns = {}
         for op in feed_ops:
-            columns[op.attr("col", 0)] = targets.get(op.output("Out")[0])
+            columns[op.attr("col", 0)] = feed.get(op.output("Out")[0])
         feed_list = [columns.get(c) for c in range(max(columns) + 1)]
         holder = executor.run_state.user_scope.var(holder_name)
         holder.set_value(feed_list)
@@ -116,9 +121,54 @@ def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dic
         else:
             var = run_scope.var(name)
         tensor = var.get_tensor()
-        tensor.set(value, executor.place)
+        tensor.hold(_copied(to_place(value, executor.place), executor.place), executor.place)
         if isinstance(value, LoDTensor) and value.lod():
             tensor.set_lod(value.lod())
+
+def to_place(value: Any, place: Any) -> Any:
+    """A fed value as an array on ``place``, not copied if it is one already: a run only
+    reads its feeds (the commit copies what a scope keeps: staging.env_writes)."""
+    if type(value) is numpy.ndarray and not place.is_gpu():
+        return value
+    if isinstance(value, LoDTensor):
+        value = value.array()
+    if place.is_gpu():
+        with place.device_guard():
+            return place.xp.asarray(value)
+    if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
+        return value.get()
+    return numpy.asarray(value)
+
+
+def _copied(array: Any, place: Any) -> Any:
+    """A copy of ``array`` (on ``place``): what a tensor of a scope keeps of a feed."""
+    if place.is_gpu():
+        with place.device_guard():
+            return array.copy()
+    return array.copy()
+
+
+def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,
+            return_numpy: bool) -> Any:
+    """What ``Executor.run`` returns for fetch target ``name`` holding ``array`` (and
+    ``lod``), whichever store it was read from: a host copy, shaped [1] where the program
+    declares a one-value tensor so (:func:`scalar_shape`), or a LoDTensor of it on
+    ``place``."""
+    if array.ndim == 0:
+        pos = plan.position(name)
+        shape = plan.scalar_shape(pos) if pos is not None else \
+            scalar_shape(plan.block.find_var(name))
+        if shape is not None:
+            array = array.reshape(shape)
+    host = array.get() if place.is_gpu() else numpy.array(array, copy=True)
+    if return_numpy:
+        return host
+    tensor = LoDTensor()
+    tensor.set(host, place)
+    if lod:
+        tensor.set_lod(lod)
+    return tensor
+
 
 def scalar_shape(var: Any) -> tuple | None:
     """The [1] (or [1, 1]) shape ``var`` declares for a one-value tensor, or None.
@@ -131,31 +181,6 @@ def scalar_shape(var: Any) -> tuple | None:
             return tuple(shape)
     return None
 
-
-def declared_shape(var: Any, array: Any) -> Any:
-    """A 0-D value fetched as the [1] its program declares (see :func:`scalar_shape`)."""
-    shape = scalar_shape(var) if array.ndim == 0 else None
-    return array if shape is None else array.reshape(shape)
-
-
-def fetch_from_scope(executor: Any, program: Any, run_scope: Any, names: list,
-                     return_numpy: bool) -> list:
-    results = []
-    glob = program.global_block()
-    for name in names:
-        var = run_scope.find_var(name)
-        if var is None or not var.is_initialized() or not var.get_tensor().is_allocated():
-            raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                             "of the program computes it and it was not fed")
-        tensor = var.get_tensor()
-        if return_numpy:
-            results.append(declared_shape(glob.find_var(name), tensor.numpy()))
-        else:
-            copy = LoDTensor()
-            copy.set(declared_shape(glob.find_var(name), tensor.array()), executor.place)
-            copy.set_lod(tensor.lod())
-            results.append(copy)
-    return results
 
 # -- errors -----------------------------------------------------------------------------------------
 
@@ -172,12 +197,14 @@ def _shape_text(var):
         return "?"
 
 def _check_value(plan, program, name, value):
-    """Check a feed's dtype and shape against its variable; return it as an array/LoDTensor."""
-    want, shape = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
+    """Check a feed's dtype and shape against its variable; return whether it has a LoD."""
+    want, shape, exact = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
+    lod = False
     if isinstance(value, numpy.ndarray):
         array = value
     elif isinstance(value, LoDTensor):
         array = value.array()
+        lod = bool(value.lod())
     else:
         array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
             else numpy.asarray(value)
@@ -185,14 +212,16 @@ def _check_value(plan, program, name, value):
         raise FeedError(f"feed '{name}': expected dtype {want}, got {array.dtype} "
                         f"(cast it with .astype('{want}'))")
     got = array.shape
-    if len(got) != len(shape) or any(s >= 0 and s != g for s, g in zip(shape, got)):
+    if got != shape and (exact or len(got) != len(shape) or
+                         any(s >= 0 and s != g for s, g in zip(shape, got))):
         raise FeedError(f"feed '{name}': expected shape {list(shape)} (-1 is any size), "
                         f"got {list(got)}")
-    return value
+    return lod
 
 
 def _feed_meta(plan, program, name):
-    """(dtype, shape) of data variable ``name``, read from its desc once per plan."""
+    """(dtype, shape, whether the shape has no -1) of data variable ``name``, read from its
+    desc once per plan."""
     var = program.global_block().find_var(name)
     if var is None:
         raise FeedError(f"feed '{name}': the program has no such variable (data "
@@ -200,7 +229,8 @@ def _feed_meta(plan, program, name):
     if not var.is_tensor():
         raise FeedError(f"feed '{name}': the variable is not a tensor, it cannot be fed")
     try:
-        meta = plan.feed_meta[name] = (var.dtype, tuple(var.shape))
+        shape = tuple(var.shape)
+        meta = plan.feed_meta[name] = (var.dtype, shape, all(d >= 0 for d in shape))
     except Exception as err:
         raise FeedError(f"feed '{name}': its VarDesc cannot be read: {err}") from None
     return meta

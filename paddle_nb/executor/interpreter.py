@@ -12,17 +12,19 @@ is the same for every run::
         write(step, env, out)                  each output's value
         release(step, env)                     temporaries after their last use
 
-:class:`Interpreter` keeps values as arrays in the env. Its subclasses change
-where values live, not what an op means: :class:`ScopeInterpreter` keeps them
-in the tensors of a scope's Variables (a block with control flow, whose ops
-read the scope; a run someone watches), :class:`RecordingInterpreter` also
-tells a Recorder about each op (executor/record.py). A profiler, a debugger
-or a widget is one more subclass overriding ``run_op``.
+:class:`Interpreter` keeps values as arrays in the env. Its subclasses add
+an observer or change where values live, not what an op means:
+:class:`WatchedInterpreter` tells an observer (executor/env_watch.py, for a
+Recorder) about each op of a run on an env; :class:`ScopeInterpreter` keeps values in
+the tensors of a scope's Variables (a block with control flow, whose ops read
+the scope), and :class:`RecordingInterpreter` is that loop watched. A
+profiler, a debugger or a widget is one more subclass overriding ``run_op``.
 
 Once a run of a plan has passed every check, :meth:`Interpreter.run` uses
 the *compiled* form of the same loop: the steps written out as one Python
 function (executor/unroll.py), with the same kernels, releases, skips and
-errors, and no checks. It is a cached form of :meth:`Interpreter.interpret`.
+errors, and no checks. It is a cached form of :meth:`Interpreter.interpret`;
+a watched run's compiled form calls the observer's hooks too.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from paddle_nb.core.events import EVENTS
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.declared import check_results
@@ -39,7 +40,7 @@ from paddle_nb.executor.plan import BlockPlan, Step, flat_positions, output_valu
 from paddle_nb.executor.unroll import unroll
 from paddle_nb.ops.machinery.registry import Meta
 
-__all__ = ["Interpreter", "ScopeInterpreter", "RecordingInterpreter"]
+__all__ = ["Interpreter", "WatchedInterpreter", "ScopeInterpreter", "RecordingInterpreter"]
 
 
 class Interpreter:
@@ -59,6 +60,7 @@ class Interpreter:
         self.kernels = kernels if kernels is not None else \
             [_bound(step, plan, executor.ctx) for step in plan.steps]
         self.compiled: Callable | None = None
+        self.watched: Callable | None = None    # the compiled form with an observer's hooks
         self.source: str | None = None      # the compiled form's source, once made
 
     @property
@@ -170,6 +172,58 @@ class Interpreter:
         return function
 
 
+class WatchedInterpreter(Interpreter):
+    """The env loop telling an observer about each op (a Recorder's ``EnvWatch``,
+    executor/env_watch.py): ``op_started(k)``, ``allocated(pos, value, old)`` for each value
+    it made (``old``: what ``pos`` held), ``freed(pos, value)`` for each temporary
+    released after it, ``op_finished()``; ``skipped(k)`` for a preamble initializer
+    skipped. The values, the kernels and the loop are the unwatched run's; the compiled
+    form calls the same hooks (executor/unroll.py, ``observed``)."""
+
+    def __init__(self, plan: BlockPlan, executor: Any, kernels: list, observer: Any) -> None:
+        super().__init__(plan, executor, kernels)
+        self.observer = observer
+
+    def run(self, env: list, scope: Any = None, made: int = 0) -> int:
+        if self.plan.verified:
+            return self.compile()(env, made, self.observer)
+        return self.interpret(env, scope, made)
+
+    def compile(self) -> Callable:
+        """The watched compiled form, cached on the plan's Interpreter (``base``)."""
+        base = self.plan.interpreter or self
+        function = base.watched
+        if function is None:        # (base's fail: the function must not keep this run alive)
+            function, _ = unroll(f"block_{self.plan.block.idx}_watched", self.plan.steps,
+                                 self.kernels, _store, base.fail, observed=self.plan.names)
+            base.watched = function
+        return function
+
+    def run_op(self, k: int, step: Step, env: list, scope: Any) -> int:
+        self.observer.op_started(k)
+        return super().run_op(k, step, env, scope)
+
+    def write(self, step: Step, env: list, out: Any) -> int:
+        nbytes, allocated = 0, self.observer.allocated
+        for pos, value in output_values(step.outs, out):
+            allocated(pos, value, env[pos])
+            env[pos] = value
+            nbytes += value.nbytes
+        return nbytes
+
+    def release(self, step: Step, env: list) -> int:
+        freed = self.observer.freed
+        for pos in step.release:
+            if env[pos] is not None:
+                freed(pos, env[pos])
+        nbytes = super().release(step, env)
+        self.observer.op_finished()
+        return nbytes
+
+    def skip(self, step: Step, scope: Any) -> None:
+        self.observer.skipped(self.plan.steps.index(step))
+
+
 class ScopeInterpreter(Interpreter):
     """The same loop on an env of *cells*: the LoDTensor (or, for other kinds, the
     Variable) of each name in the scopes of the run, so that control-flow ops, which
@@ -177,10 +231,6 @@ class ScopeInterpreter(Interpreter):
     A tensor counts its own bytes."""
 
     compiles = False
-
-    @property
-    def checking(self) -> bool:
-        return not self.plan.verified or EVENTS.active
 
     def read(self, step: Step, env: list) -> list:
         if step.simple_in:

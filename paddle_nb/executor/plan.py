@@ -91,10 +91,10 @@ class BlockPlan:
                          for v, d, t in zip(self.vars, self.dtypes, self.tensor)]
         self.verified = False      # a run has passed, every result checked (interpreter.py)
         self.has_raw = any(step.raw for step in self.steps)
-        # a sub-block without control flow may run on a Frame (see executor/fast.py)
+        # a sub-block without control flow may run on a Frame (see executor/frames.py)
         # (a persistable it declares itself lives in the user's scope: not in a frame)
         self.framed = block_idx > 0 and not self.has_raw and all(self.tensor) and \
-            not any(p and l for p, l in zip(self.persistable, self.local))
+            not any(p and here for p, here in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         # the executor's interpreters of this plan (executor/interpreter.py, frames.py)
         self.interpreter = self.scope_interpreter = self.framed_block = None

@@ -3,14 +3,19 @@
 A :class:`RunRecord` holds the ops that ran (block, index, type, time), the
 lifecycle events of the run's scopes, variables and tensors in order (each
 tagged with the op that caused it), and a snapshot of the scope hierarchy
-taken just before the run's scopes were destroyed: every scope, every
-variable with its state (declared, created, typed, allocated, freed), shape,
-dtype, place and bytes, and values when the executor's ``record_values`` is
-on. Recording runs only when someone subscribed: it is a listener on the
-core's events in the run's own thread, for the run's duration (so another
-thread's runs neither reach the record nor leave their unobserved path), and
-the executor's scope loop calls ``op_started`` and ``op_finished`` around each
-op (the unobserved fast path never records).
+taken at the end of the run: every scope, every variable with its state
+(declared, created, typed, allocated, freed), shape, dtype, place and bytes,
+and values when the executor's ``record_values`` is on. Recording runs only
+when someone subscribed to the executor, and a Recorder observes the run in
+the run's own value store:
+
+- on an env of arrays, the interpreter calls the hooks of an ``EnvWatch``
+  (executor/env_watch.py) around each op; no Variable is made, and the events and the ``run`` scope's
+  variables a run on cells would show are written from the env itself;
+- on cells (control flow), it listens to the core's events in the run's own
+  thread for the run's duration (so another thread's runs neither reach the
+  record nor are watched), and the scope loop calls ``op_started`` and
+  ``op_finished`` around each op.
 
 ``snapshot_scope`` is also the picture of a live scope that the viewers draw
 (``pd.viz.html_of(scope)``): a snapshot that other threads may be changing as
@@ -31,10 +36,11 @@ from paddle_nb.core.variable import Variable
 from paddle_nb.errors import ScopeDestroyedError
 
 __all__ = ["RunRecord", "OpRecord", "ScopeRecord", "VarRecord", "Recorder", "snapshot_scope",
+           "allocated_record",
            "var_record", "fmt_dims", "host_copy"]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class VarRecord:
     name: str
     state: str
@@ -66,7 +72,7 @@ class ScopeRecord:
         return [s for s in self.walk() if s.label == label]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class OpRecord:
     block: int
     index: int
@@ -76,17 +82,59 @@ class OpRecord:
     skipped: bool = False
 
 
-@dataclasses.dataclass
 class RunRecord:
-    """Everything one ``Executor.run`` did; ``scopes`` is the user's scope, as it stood."""
+    """Everything one ``Executor.run`` did; ``scopes`` is the user's scope, as it stood.
 
-    program: Any
-    place: str
-    ops: list[OpRecord]
-    events: list[tuple]          # (op position in `ops` or -1, kind, scope id, name, nbytes, place)
-    scopes: ScopeRecord | None = None
-    failed: bool = False
-    seconds: float = 0.0
+    ``ops`` (OpRecords in the order they ran), ``events`` ((op position in ``ops`` or -1,
+    kind, scope id, name, nbytes, place), in order) and ``scopes`` (a ScopeRecord) may be
+    written out when first read: a run on an env of arrays leaves ``pending``, a function
+    that makes them from what its hooks noted (executor/env_watch.py), then and not during
+    the run. It gives (the events before the first op, the ops' events, the OpRecords, the
+    ``run`` scope's record), which are put in their places."""
+
+    def __init__(self, program: Any, place: str, ops: list | None = None,
+                 events: list | None = None, scopes: ScopeRecord | None = None,
+                 failed: bool = False, seconds: float = 0.0) -> None:
+        self.program = program
+        self.place = place
+        self._ops: list[OpRecord] = [] if ops is None else ops
+        self._events: list[tuple] = [] if events is None else events
+        self._scopes = scopes
+        self.failed = failed
+        self.seconds = seconds
+        self.pending: Callable[[], tuple] | None = None
+
+    def _settled(self) -> "RunRecord":
+        pending = self.pending
+        if pending is not None:
+            self.pending = None
+            before, events, ops, run_scope = pending()
+            self._events[:0] = before
+            self._events.extend(events)
+            self._ops.extend(ops)
+            if self._scopes is not None:
+                self._scopes.kids.append(run_scope)
+        return self
+
+    @property
+    def ops(self) -> list[OpRecord]:
+        return self._settled()._ops
+
+    @property
+    def events(self) -> list[tuple]:
+        return self._settled()._events
+
+    @property
+    def scopes(self) -> ScopeRecord | None:
+        return self._settled()._scopes
+
+    @scopes.setter
+    def scopes(self, value: ScopeRecord | None) -> None:
+        self._scopes = value
+
+    def __repr__(self) -> str:
+        return (f"RunRecord({len(self.ops)} ops, {len(self.events)} events, place={self.place}, "
+                f"failed={self.failed}, seconds={self.seconds:.6f})")
 
     def step_scopes(self) -> list[ScopeRecord]:
         """The scopes made for sub-block runs (RNN steps, loop iterations, branches)."""
@@ -121,14 +169,22 @@ def _tensor_record(name: str, tensor: LoDTensor, released: Collection[int],
         place = tensor.place
     except ScopeDestroyedError:          # destroyed since `array` was read
         return VarRecord(name, "freed")
-    return _allocated(name, array, place, with_values)
+    return allocated_record(name, array, place, with_values)
 
 
-def _allocated(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
+def allocated_record(name: str, array: Any, place: object, with_values: bool) -> VarRecord:
+    """The VarRecord of a variable holding ``array`` on ``place``."""
     value = host_copy(array) if with_values else None
-    return VarRecord(name, "allocated", tuple(array.shape), str(array.dtype),
+    dtype = array.dtype
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:                     # (str of a NumPy dtype takes a microsecond or two)
+        text = _DTYPE_TEXT[dtype] = str(dtype)
+    return VarRecord(name, "allocated", tuple(array.shape), text,
                      repr(place) if place is not None else None, int(array.nbytes),
                      value=value)
+
+
+_DTYPE_TEXT: dict[Any, str] = {}
 
 
 def _array_record(name: str, holder: Any) -> VarRecord:
@@ -185,7 +241,7 @@ def _snapshot(scope: Scope, released: Collection[int],
         rec = var_record(var, released, with_values)
         if var.destroyed_why is None:    # (still there once read)
             records.append(rec)
-    records += [_allocated(name, array, place, with_values) if array is not None
+    records += [allocated_record(name, array, place, with_values) if array is not None
                 else VarRecord(name, "typed") for name, array, place in framed]
     kid_records = [_snapshot(kid, released, with_values) for kid in kids]
     return ScopeRecord(scope.id, scope.label, records, [k for k in kid_records if k is not None])
@@ -193,7 +249,7 @@ def _snapshot(scope: Scope, released: Collection[int],
 
 def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str, Any, Any]]]:
     """``scope``'s own Variables, and ``(name, array or None, place)`` of the values a block
-    run left in it as a frame (executor/fast.py), read as they are: a view never turns a
+    run left in it as a frame (executor/frames.py), read as they are: a view never turns a
     frame into Variables, since the run that made it (in another thread, perhaps) may be
     reading it at that moment."""
     frame = getattr(scope, "frame", None)      # (only scopes a framed block ran in have one)
@@ -211,10 +267,14 @@ class Recorder:
 
     def __init__(self, program: Any, user_scope: Scope, executor: Any) -> None:
         self.record = RunRecord(program, repr(executor.place), [], [])
+        self.place = executor.place
         self.user_scope = user_scope
+        # a run on an env: what heard it, and writes out the rest of its record when the
+        # record is first read (env_watch.EnvWatch: close(), then complete())
+        self.watch: Any = None
         self.with_values = executor.record_values
         self.released: set[int] = set()   # ids of tensors the run freed after their last use
-        self._current = -1
+        self.current = -1                  # the position in record.ops of the op running
         self._starts: list[float] = []     # when each op of record.ops started
         self._t0 = time.perf_counter()
         self._stop: Callable[[], None] | None = None   # ends the subscription `start` made
@@ -230,13 +290,13 @@ class Recorder:
         if event.kind == "scope_created" and getattr(event.scope, "label", None) is None:
             return                          # (a scope made by hand, not by the run)
         place = repr(event.place) if event.place else None
-        self.record.events.append((self._current, event.kind, getattr(event.scope, "id", None),
+        self.record._events.append((self.current, event.kind, getattr(event.scope, "id", None),
                                    event.name, event.nbytes, place))
 
     def op_started(self, plan: Any, step: Any, scope: Scope) -> OpRecord:
         """An OpRecord for ``step``, now running; the events until the next op are its."""
-        ops = self.record.ops
-        self._current = len(ops)
+        ops = self.record._ops
+        self.current = len(ops)
         rec = OpRecord(plan.block.idx, step.index, step.op.type, 0.0, scope.id)
         ops.append(rec)
         self._starts.append(time.perf_counter())
@@ -246,7 +306,7 @@ class Recorder:
         """``rec``'s op has run (and its temporaries were released): time it."""
         at = len(self._starts) - 1
         if step.raw:          # its sub-blocks' ops were recorded after it: events are its again
-            at = self._current = self.record.ops.index(rec)
+            at = self.current = self.record._ops.index(rec)
         rec.seconds = time.perf_counter() - self._starts[at]
 
     def finish(self, failed: bool = False) -> None:
@@ -254,8 +314,11 @@ class Recorder:
         if self._stop is not None:
             self._stop()
             self._stop = None
-        self._current = -1
+        self.current = -1
         self.record.failed = failed
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
+        if self.watch is not None:      # (the rest when the record is first read)
+            self.watch.close()
+            self.record.pending = self.watch.complete

@@ -1,23 +1,24 @@
-"""A block's steps written out as one Python function: the fast path's loop, unrolled.
+"""A block's steps written out as one Python function: the interpreter's loop, unrolled.
 
-The fast path runs a block's steps on a list of values (``env``). Looping
+A run on an env keeps a block's values in a list (``env``). Looping
 over the steps costs a few hundred nanoseconds an op (unpacking each step,
 choosing how to call its kernel, counting bytes, releasing), as much as a
 small kernel, and an RNN runs its step block once per time step. So each
 block is written out once as the source of one function, one line per op,
-and compiled; ``FastBlock.source`` shows it::
+and compiled; ``Interpreter.source`` shows it::
 
     def block_1(env, made=0):
         ...
             k = 0                      # #0 mul
             out = f0(env[0], env[1])
-            env[2] = out
-            made += out.nbytes
+            if out is not None:
+                env[2] = out; made += out.nbytes
 
 ``f0``... are the steps' kernels, bound to their context and attributes.
 It is the compiled form of ``Interpreter.interpret`` (executor/interpreter.py)
 for a plan whose first run has passed its checks: the same steps, kernels,
-skips, releases and errors, without the checks.
+skips, releases and errors, without the checks. A watched run has its own
+compiled form, the same lines with the observer's notes written in.
 ``made`` counts the bytes the run holds (the feeds, then each value an op
 makes, less each one released) and ``peak`` its highest value, as the
 scope loop's tensors count them. When an op fails, ``k`` says which one.
@@ -26,11 +27,12 @@ scope loop's tensors count them. When an op fails, ``k`` says which one.
 from __future__ import annotations
 
 import linecache
+import time
 import weakref
 from collections.abc import Callable
 
 from paddle_nb.errors import OpRunError
-from paddle_nb.executor.plan import flat_positions
+from paddle_nb.executor.plan import flat_positions, output_values
 
 
 __all__ = ["unroll"]
@@ -39,14 +41,21 @@ _INDENT = "        "
 _FORGOTTEN: list[str] = []   # linecache names of collected block functions, dropped at the next unroll
 
 
-def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callable
-           ) -> tuple[Callable, str]:
+def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callable,
+           observed: list[str] | None = None) -> tuple[Callable, str]:
     """(function, source) for running ``steps`` with ``kernels`` (one per step) on an env.
 
     ``store(env, outs, out)`` puts a multi-output result in place and returns
     its bytes; ``fail(k, env, err)`` makes the error raised when step ``k`` fails.
     The function returns the peak bytes held: ``made`` (the bytes of the values
     it starts with, which the run counts as its own: the feeds) plus those made since.
+
+    ``observed`` (the names of the env's positions) adds an argument, ``observer``
+    (a Recorder's ``EnvWatch``), told of each op what the watched interpreter tells
+    it (``interpreter.WatchedInterpreter``), written out: the step index appended to
+    ``observer.steps`` and the clock to ``observer.starts`` and ``observer.ends``
+    around the op, and an event tuple to ``observer.events`` for each value made
+    and each temporary released.
     """
     while True:         # not in the finalizer: a collection inside linecache.checkcache's
         try:            # loop over the cache made it fail. (pop, not a test then pop:
@@ -55,15 +64,28 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
             break
         linecache.cache.pop(forgotten, None)
     namespace = {"_store": store, "_fail": fail, "_OpRunError": OpRunError}
-    lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
+    if observed is not None:
+        namespace["_store"] = _observed_store
+        namespace["_clock"] = time.perf_counter
+        lines = [f"def {name}(env, made=0, observer=None):", "    k = 0", "    peak = 0",
+                 "    at = -1                      # the op's position in the record",
+                 "    _step, _start, _end = observer.steps.append, observer.starts.append, "
+                 "observer.ends.append",
+                 "    _event, _sid, _place = observer.events.append, observer.scope_ids, "
+                 "observer.place", "    try:"]
+    else:
+        lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
         namespace[f"f{k}"] = kernel
-        body = _op_lines(k, step)
+        body = _op_lines(k, step, observed)
         indent = _INDENT
         if step.initializer:        # a preamble initializer: skipped when its outputs exist
             have = " and ".join(f"env[{p}] is not None" for p in flat_positions(step.outs))
             lines.append(f"{indent}if not ({have or 'False'}):")
-            indent += "    "
+            lines.extend(indent + "    " + line for line in body)
+            if observed is not None:
+                lines += [f"{indent}else:", f"{indent}    at += 1; observer.skipped({k})"]
+            continue
         lines.extend(indent + line for line in body)
     if not steps:
         lines.append(_INDENT + "pass")
@@ -82,31 +104,62 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
     return function, source
 
 
-def _op_lines(k, step):
-    """Interpreter.run_op and release for step ``k``, as lines of Python."""
+def _op_lines(k, step, observed=None):
+    """Interpreter.run_op and release for step ``k``, as lines of Python (with the
+    observer's hooks, written out, when ``observed``)."""
     args = ", ".join(_arg(i) for i in step.ins)
     outs = step.outs
     body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
+    if observed is not None:
+        body.append(f"at += 1; _step({k}); _start(_clock())")
     if len(outs) == 1 and not isinstance(outs[0], tuple):
         if outs[0] >= 0:
-            body += [f"out = f{k}({args})", "if out is not None:",
-                     f"    env[{outs[0]}] = out; made += out.nbytes"]
+            body += [f"out = f{k}({args})", "if out is not None:"]
+            body += _allocated(outs[0], observed)
         else:
             body.append(f"f{k}({args})")
     elif all(isinstance(pos, int) for pos in outs):      # several outputs, one value each
         body += [f"outs = f{k}({args})"]
         for i, pos in enumerate(outs):
             if pos >= 0:
-                body += [f"out = outs[{i}]", "if out is not None:",
-                         f"    env[{pos}] = out; made += out.nbytes"]
+                body += [f"out = outs[{i}]", "if out is not None:"]
+                body += _allocated(pos, observed)
+    elif observed is not None:
+        body.append(f"made += _store(env, {outs!r}, f{k}({args}), observer)")
     else:
         body.append(f"made += _store(env, {outs!r}, f{k}({args}))")
     if step.release:
         body.append("if made > peak: peak = made")
         for pos in step.release:
-            body += [f"out = env[{pos}]", "if out is not None:",
-                     f"    made -= out.nbytes; env[{pos}] = None"]
+            body += [f"out = env[{pos}]", "if out is not None:"]
+            if observed is not None:
+                body.append(f"    _event((at, 'tensor_freed', _sid[{pos}], "
+                            f"{observed[pos]!r}, out.nbytes, _place))")
+            body.append(f"    made -= out.nbytes; env[{pos}] = None")
+    if observed is not None:
+        body.append("_end(_clock())")
     return body
+
+
+def _allocated(pos, observed):
+    """The lines putting ``out`` at ``pos`` (telling the observer, when ``observed``)."""
+    if observed is None:
+        return [f"    env[{pos}] = out; made += out.nbytes"]
+    name = repr(observed[pos])
+    return [f"    if env[{pos}] is not None: _event((at, 'tensor_freed', _sid[{pos}], {name}, "
+            f"env[{pos}].nbytes, _place))",
+            f"    _event((at, 'tensor_allocated', _sid[{pos}], {name}, out.nbytes, _place))",
+            f"    env[{pos}] = out; made += out.nbytes"]
+
+
+def _observed_store(env: list, outs: tuple, out: object, observer: object) -> int:
+    """``store`` for a multi-slot result, telling ``observer`` of each value."""
+    nbytes = 0
+    for pos, value in output_values(outs, out):
+        observer.allocated(pos, value, env[pos])  # type: ignore[attr-defined]
+        env[pos] = value
+        nbytes += value.nbytes
+    return nbytes
 
 
 def _arg(slot):

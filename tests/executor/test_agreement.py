@@ -1,13 +1,14 @@
-"""Every way of running a block gives the same answer (the paths cannot drift).
+"""Every way of running a block gives the same answer (the forms cannot drift).
 
-A block runs on an env of arrays when nobody watches (executor/interpreter.py:
-the plain loop on a plan's first run, its compiled ``block_N(env)`` form after,
-kernels made once per plan), on cells of the run's scope when a listener is
-subscribed, and in ``reference.evaluate``, the thirty-line statement of what a
-run means. Each case of the op contract suite (``tests/ops/cases_*.py``) becomes
-a one-op program run all these ways: dtypes, shapes and values must agree with
-each other (bit for bit between the executor's forms) and with the dtype shape
-inference declared. Ops whose kernel is made per plan (``registry.prepared``)
+One interpreter (executor/interpreter.py) runs a block on one of two value
+stores: an env of arrays (the plain loop, with checks, on a plan's first run;
+its compiled ``block_N(env)`` form after; the compiled form with an observer's
+hooks when someone watches) or cells, Variables in the run's scope (control
+flow; ``Executor.on_cells``). ``reference.evaluate`` is the thirty-line
+statement of what a run means. Each case of the op contract suite
+(``tests/ops/cases_*.py``) becomes a one-op program run all these ways: dtypes,
+shapes and values must agree with each other (bit for bit between the
+executor's forms) and with the dtype shape inference declared. Ops whose kernel is made per plan (``registry.prepared``)
 also run on integer and boolean inputs, where the made function is most likely
 to take another branch; cases with a gradient check also run as their backward
 program, so grad ops are compared too.
@@ -147,19 +148,37 @@ def _scope_with(state):
     return scope
 
 
-def run_three_ways(prog, feed, state, fetch):
-    """{path: [fetched arrays]} for the fast path, the observed path and the reference."""
+WAYS = ("interpreted", "compiled", "watched", "cells", "reference")
+
+
+def run_every_way(prog, feed, state, fetch):
+    """{way: [fetched arrays]}: one executor's first run (interpreted), second (compiled)
+    and third (watched: the compiled form with hooks); a run on cells; the reference."""
     got = {}
-    for path in ("unobserved", "observed"):
-        exe = pd.Executor(CPU, seed=0)
-        if path == "observed":
-            exe.subscribe(lambda record: None)
-        got[path] = exe.run(prog, feed={k: v.copy() for k, v in feed.items()},
-                            fetch_list=fetch, scope=_scope_with(state))
+
+    def run(exe):
+        return exe.run(prog, feed={k: v.copy() for k, v in feed.items()}, fetch_list=fetch,
+                       scope=_scope_with(state))
+    exe = pd.Executor(CPU, seed=0)
+    got["interpreted"], got["compiled"] = run(exe), run(exe)
+    exe.subscribe(lambda record: None)
+    got["watched"] = run(exe)
+    cells = pd.Executor(CPU, seed=0)
+    cells.on_cells = True
+    got["cells"] = run(cells)
     scope = _scope_with({**state, **feed})
     evaluate(prog, scope, ctx=KernelContext(CPU, 0))
     got["reference"] = [scope.find_var(n).get_tensor().numpy() for n in fetch]
     return got
+
+
+def _agree(got, k, what):
+    first = got["interpreted"][k]
+    for way in WAYS[1:]:
+        value = got[way][k]
+        assert value.dtype == first.dtype and value.shape == first.shape, \
+            f"{what}: {way} gives {value.dtype}{value.shape}, interpreted {first.dtype}{first.shape}"
+        np.testing.assert_array_equal(value, first, err_msg=f"{what}: {way} vs interpreted")
 
 
 @pytest.mark.parametrize("op_type,case", PARAMS)
@@ -168,19 +187,12 @@ def test_every_path_agrees(op_type, case):
     if why:
         pytest.skip(why)
     prog, feed, state, fetch = one_op_program(op_type, case)
-    got = run_three_ways(prog, feed, state, fetch)
+    got = run_every_way(prog, feed, state, fetch)
     block = prog.global_block()
     for k, name in enumerate(fetch):
-        fast, seen, ref = (got[p][k] for p in ("unobserved", "observed", "reference"))
-        declared = block.var(name).dtype
-        what = f"{op_type}.{name}"
-        assert fast.dtype == declared, f"{what}: fast path gives {fast.dtype}, inferred {declared}"
-        assert seen.dtype == fast.dtype and seen.shape == fast.shape, \
-            f"{what}: observed {seen.dtype}{seen.shape}, unobserved {fast.dtype}{fast.shape}"
-        np.testing.assert_array_equal(seen, fast, err_msg=f"{what}: observed vs unobserved")
-        assert ref.dtype == fast.dtype and ref.shape == fast.shape, \
-            f"{what}: reference {ref.dtype}{ref.shape}, executor {fast.dtype}{fast.shape}"
-        np.testing.assert_array_equal(ref, fast, err_msg=f"{what}: reference vs executor")
+        declared, value = block.var(name).dtype, got["interpreted"][k]
+        assert value.dtype == declared, f"{op_type}.{name}: gives {value.dtype}, inferred {declared}"
+        _agree(got, k, f"{op_type}.{name}")
 
 
 GRAD_PARAMS = [pytest.param(t, c, id=f"{t}-{i}") for t in CASES if registry.exists(t)
@@ -217,21 +229,17 @@ def test_every_path_agrees_on_gradients(op_type, case):
     if why:
         pytest.skip(why)
     prog, feed, state, fetch = one_op_grad_program(op_type, case)
-    got = run_three_ways(prog, feed, state, fetch)
+    got = run_every_way(prog, feed, state, fetch)
     for k, name in enumerate(fetch):
-        fast, seen, ref = (got[p][k] for p in ("unobserved", "observed", "reference"))
-        assert fast.dtype == seen.dtype == ref.dtype and fast.shape == seen.shape == ref.shape
-        np.testing.assert_array_equal(seen, fast, err_msg=f"{op_type}: {name}, observed")
-        np.testing.assert_array_equal(ref, fast, err_msg=f"{op_type}: {name}, reference")
+        _agree(got, k, f"{op_type}: {name}")
 
 
-# -- divergences the agreement check found, each pinned on both executor paths ------------------
+# -- divergences the agreement check found, each pinned on both value stores ---------------------
 
-@pytest.fixture(params=["unobserved", "observed"])
+@pytest.fixture(params=["env", "cells"])
 def exe(request):
     exe = pd.Executor(CPU)
-    if request.param == "observed":
-        exe.subscribe(lambda record: None)
+    exe.on_cells = request.param == "cells"
     return exe
 
 
@@ -267,7 +275,7 @@ def test_integer_division_by_zero_is_an_error(exe):
 
 def test_peak_memory_counts_the_feed_on_both_paths(exe):
     """A relu chain on a 4,000-byte feed holds the feed and relu's first output at once:
-    8,000 bytes, however it runs (the fast path said 4,000: it released the feed's bytes
+    8,000 bytes, however it runs (the env once said 4,000: it released the feed's bytes
     without having counted them)."""
     from paddle_nb.core.memory import MEMORY
     prog = pd.Program()
@@ -284,7 +292,7 @@ def test_peak_memory_counts_the_feed_on_both_paths(exe):
 
 def test_a_persistable_never_aliases_a_fed_array(exe):
     """reshape2 of a feed into a parameter: changing the caller's array after the run must not
-    change the parameter (a run copies its feeds; the fast path did not)."""
+    change the parameter (a run copies its feeds; the env once did not)."""
     prog = pd.Program()
     block = prog.global_block()
     x = block.create_var(name="x", shape=[2, 3], dtype="float32")

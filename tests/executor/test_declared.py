@@ -31,14 +31,14 @@ def wrong_sizes(monkeypatch):
     monkeypatch.setattr(relu, "kernel", lambda ctx, x: ctx.xp.maximum(x[:, :2], 0))
 
 
-@pytest.mark.parametrize("observed", [False, True], ids=["fast path", "scope loop"])
+@pytest.mark.parametrize("on_cells", [False, True], ids=["env", "cells"])
 @pytest.mark.parametrize("change,produced,declared", [
     ({"dtype": "float64"}, "float32[2, 3]", "float64[-1, 3]"),
     ({"shape": [-1, 3, 1]}, "float32[2, 3]", "float32[-1, 3, 1]"),
     ({"shape": []}, "float32[2, 3]", "float32[]"),
     (wrong_sizes, "float32[2, 2]", "float32[-1, 3]"),
 ])
-def test_a_result_unlike_its_declaration_stops_the_run(observed, change, produced, declared,
+def test_a_result_unlike_its_declaration_stops_the_run(on_cells, change, produced, declared,
                                                        monkeypatch):
     main, hidden, out = program()
     if callable(change):
@@ -47,8 +47,8 @@ def test_a_result_unlike_its_declaration_stops_the_run(observed, change, produce
         for name, value in change.items():
             setattr(hidden, name, value)
     exe = pd.Executor()
-    if observed:
-        exe.subscribe(lambda record: None)
+    exe.on_cells = on_cells
+    exe.subscribe(lambda record: None)         # (watching changes nothing of it)
     scope = pd.Scope()
     with pytest.raises(OpRunError) as info:
         exe.run(main, feed={"x": X}, fetch_list=[out], scope=scope)

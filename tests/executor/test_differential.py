@@ -1,19 +1,20 @@
-"""Differential test: every path through the executor means the same thing.
+"""Differential test: every way the executor runs a program means the same thing.
 
 Hypothesis draws small programs (tests/strategies.py): chains of elementwise,
 activation, matmul, reduce, scale, fill_constant, assign and increment ops;
 persistables read, written, reset by a leading fill_constant and fed; and
 sub-blocks (cond, IfElse, While with a fixed bound). Each program runs three
-times, run after run in its own scope, on three interpreters:
+times, run after run in its own scope:
 
-- the fast path (nobody listens: arrays in a list, sub-blocks on frames);
-- the observed path (a run listener subscribed, values recorded);
-- the reference evaluator (``paddle_nb.executor.reference``, thirty lines).
+- on an env of arrays (sub-blocks on frames), nobody watching;
+- the same, watched (a run listener subscribed, values recorded);
+- on cells (``Executor.on_cells``: Variables in scopes everywhere), watched;
+- on the reference evaluator (``paddle_nb.executor.reference``, thirty lines).
 
-All three must fetch the same values (bit for bit: they run the same kernels)
-and leave the same persistables in their scope after every run. This is the
-kind of test that catches a path skipping a leading write to a persistable,
-or writing a fed persistable to the scope only when someone listens.
+All must fetch the same values (bit for bit: they run the same kernels) and
+leave the same persistables in their scope after every run, and each record
+must show them. This is the kind of test that catches a store skipping a
+leading write to a persistable, or writing a fed persistable only on cells.
 """
 
 import os
@@ -47,10 +48,15 @@ def _persistables(spec, scope):
     return {name: scope.find_var(name).get_tensor().numpy() for name in spec.initial}
 
 
-def run_executor(spec, observed):
-    """[(fetches, persistables)] per run, on the fast or the observed path."""
+WAYS = ("env", "watched", "cells")
+
+
+def run_executor(spec, way):
+    """[(fetches, persistables)] per run, one of the WAYS."""
     program, fetch = build(spec)
     exe, scope = pd.Executor(CPU), _start(spec)
+    exe.on_cells = way == "cells"
+    observed = way != "env"
     records = []
     if observed:
         exe.record_values = True
@@ -103,10 +109,10 @@ def _compare(want, got, path):
 
 @BOUNDED
 @given(program_specs())
-def test_fast_observed_and_reference_paths_agree_run_after_run(spec):
+def test_every_way_agrees_with_the_reference_run_after_run(spec):
     reference = run_reference(spec)
-    _compare(reference, run_executor(spec, observed=False), "fast path")
-    _compare(reference, run_executor(spec, observed=True), "observed path")
+    for way in WAYS:
+        _compare(reference, run_executor(spec, way), way)
 
 
 def _fixed_spec():
@@ -128,11 +134,10 @@ def _fixed_spec():
     return ProgramSpec(ops, [2, 4, 7, -1], initial, runs)
 
 
-@pytest.mark.parametrize("path", ["reference", "fast", "observed"])
-def test_each_path_runs_the_leading_reset_reads_the_fed_persistable_and_counts(path):
+@pytest.mark.parametrize("way", ("reference",) + WAYS)
+def test_each_way_runs_the_leading_reset_reads_the_fed_persistable_and_counts(way):
     spec = _fixed_spec()
-    results = run_reference(spec) if path == "reference" else \
-        run_executor(spec, observed=(path == "observed"))
+    results = run_reference(spec) if way == "reference" else run_executor(spec, way)
     for run, ((reset, x_plus_p1, looped, _), state) in enumerate(results):
         np.testing.assert_array_equal(reset, np.full((2, 3), 0.5, "float32"))   # every run
         np.testing.assert_array_equal(state["p0"], looped)      # written after the reset
@@ -140,25 +145,24 @@ def test_each_path_runs_the_leading_reset_reads_the_fed_persistable_and_counts(p
     np.testing.assert_array_equal(results[1][0][1], spec.runs[1]["x"] + 3.0)   # p1 as fed
 
 
-def test_the_fixed_program_agrees_on_all_three_paths():
+def test_the_fixed_program_agrees_every_way():
     spec = _fixed_spec()
     reference = run_reference(spec)
-    _compare(reference, run_executor(spec, observed=False), "fast path")
-    _compare(reference, run_executor(spec, observed=True), "observed path")
+    for way in WAYS:
+        _compare(reference, run_executor(spec, way), way)
 
 
-@pytest.mark.parametrize("observed", [False, True], ids=["fast", "observed"])
-def test_a_fed_persistable_no_op_reads_is_still_written_to_the_scope(observed):
-    """Found by the harness: the fast path dropped a fed persistable that no op reads, the
-    observed path wrote it. PaddlePaddle 2.6.2's feed op writes it (ones below)."""
+@pytest.mark.parametrize("on_cells", [False, True], ids=["env", "cells"])
+def test_a_fed_persistable_no_op_reads_is_still_written_to_the_scope(on_cells):
+    """Found by the harness: the env dropped a fed persistable that no op reads, cells
+    wrote it. PaddlePaddle 2.6.2's feed op writes it (ones below)."""
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[2, 3], append_batch_size=False)
         prog.global_block().create_var(name="p0", shape=[2, 3], dtype="float32", persistable=True)
         y = pd.layers.relu(x)
     exe, scope = pd.Executor(CPU), pd.Scope()
-    if observed:
-        exe.subscribe(lambda record: None)
+    exe.on_cells = on_cells
     scope.var("p0").get_tensor().set(np.zeros((2, 3), "float32"))
     fed = np.ones((2, 3), "float32")
     exe.run(prog, feed={"x": fed, "p0": fed}, fetch_list=[y], scope=scope)
@@ -188,4 +192,4 @@ def test_control_flow_ops_write_every_slot_paddlepaddle_asks_for():
                 assert set(op.inputs) >= wanted[op.type][0], (op.type, op.inputs)
                 assert set(op.outputs) >= wanted[op.type][1], (op.type, op.outputs)
     assert seen == set(wanted)
-    _compare(run_reference(spec), run_executor(spec, observed=False), "fast path")
+    _compare(run_reference(spec), run_executor(spec, "env"), "env")

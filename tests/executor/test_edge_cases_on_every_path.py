@@ -1,7 +1,7 @@
 """Edge cases that once behaved differently on the fast/framed executor paths.
 
-Each test runs the same program on the fast/framed path (nothing observes the run) and on the
-scope path (an EVENTS listener is attached, which forces Variables everywhere), and checks both
+Each test runs the same program on the fast/framed path (an env of arrays, frames for
+sub-blocks) and on cells (``Executor.on_cells``: Variables everywhere), and checks both
 give the behaviour the scope path always had: a persistable of another dtype than declared is a
 clear error before anything runs; Load casts to the variable's dtype; sum does not broadcast;
 sgd works on 0-d parameters; a sub-block re-run updates its variables; outer writes are counted
@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
-from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.record import snapshot_scope
@@ -29,13 +28,12 @@ CPU = pd.CPUPlace()
 
 @contextlib.contextmanager
 def _scope_path():
-    """An event listener: the executor takes the scope path everywhere."""
-    listener = lambda event: None  # noqa: E731
-    EVENTS.subscribe(listener)
+    """Every executor runs on cells (Variables in scopes) everywhere."""
+    pd.Executor.on_cells = True
     try:
         yield
     finally:
-        EVENTS.unsubscribe(listener)
+        pd.Executor.on_cells = False
 
 
 PATHS = {"framed": contextlib.nullcontext, "scope": _scope_path}

@@ -136,6 +136,7 @@ def test_persistables_stay_in_the_users_scope_and_temporaries_do_not():
 
 
 def test_temporaries_live_in_a_kid_scope_labelled_run_that_is_destroyed_after():
+    """On cells (as control flow runs), the temporaries are Variables of a ``run`` kid."""
     prog, x, h, prob, loss = mlp()
     scope = pd.Scope()
     made = []
@@ -146,8 +147,10 @@ def test_temporaries_live_in_a_kid_scope_labelled_run_that_is_destroyed_after():
         if event.kind == "var_created" and made and event.scope is made[-1]:
             names.append(event.name)
     names = []
+    exe = pd.Executor(CPU)
+    exe.on_cells = True
     with EVENTS.listening(watch):
-        pd.Executor(CPU).run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
+        exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
     assert len(made) == 1
     run_scope = made[0]
     assert not run_scope.is_alive() and scope.kids == []
@@ -295,6 +298,24 @@ def test_a_fetch_of_an_unknown_name_is_a_fetch_error_naming_it():
     with pytest.raises(FetchError, match="Variables or names"):
         pd.Executor(CPU).run(prog, feed={"x": X}, fetch_list=[3], scope=scope)
     _untouched(scope)
+
+
+def test_fetch_targets_are_checked_though_the_executor_ran_the_program_before():
+    """A run finds its plan by the fetch names before checking them (a plan's names were
+    checked when it was made): an unknown or unhashable target still says what it is, and
+    a target removed from the program since is refused."""
+    prog, *_, loss = mlp()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
+    with pytest.raises(FetchError, match="'nope'"):
+        exe.run(prog, feed={"x": X}, fetch_list=[loss, "nope"], scope=scope)
+    with pytest.raises(FetchError, match="Variables or names"):
+        exe.run(prog, feed={"x": X}, fetch_list=[["a list"]], scope=scope)
+    extra = prog.global_block().create_var(name="extra", shape=[1])
+    exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
+    prog.global_block().remove_var(extra.name)
+    with pytest.raises(FetchError, match="'extra'"):
+        exe.run(prog, feed={"x": X}, fetch_list=["extra"], scope=scope)
 
 
 def test_a_fetch_of_a_variable_nothing_computes_is_a_fetch_error():

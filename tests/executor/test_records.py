@@ -254,3 +254,43 @@ def test_no_core_events_are_emitted_without_a_listener(monkeypatch):
     prog, loss = program()
     _run(pd.Executor(CPU), prog, loss, pd.Scope())
     assert seen == [] and not EVENTS.active
+
+
+def test_a_watched_run_failing_in_its_compiled_form_is_recorded_up_to_the_failing_op():
+    """The second run of a plan uses its compiled form (with the recorder's hooks written
+    out): an op failing there is the same OpRunError, and the record ends with that op."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        a = pd.layers.data("a", shape=[3])
+        b = pd.layers.data("b", shape=[3])
+        out = pd.layers.relu(pd.layers.relu(a) + b)
+    exe, records = pd.Executor(CPU), []
+    exe.subscribe(records.append)
+    exe.run(prog, feed={"a": X, "b": X}, fetch_list=[out], scope=pd.Scope())
+    with pytest.raises(pd.errors.OpRunError, match="elementwise_add") as info:
+        exe.run(prog, feed={"a": X, "b": np.ones((3, 3), "float32")}, fetch_list=[out],
+                scope=pd.Scope())
+    assert "test_records.py" in str(info.value)
+    record = records[1]
+    assert record.failed and [op.type for op in record.ops] == ["relu", "elementwise_add"]
+    assert record.ops[1].seconds == 0.0 and record.ops[0].seconds > 0
+    assert [e[0] for e in record.events if e[1] == "tensor_allocated"] == [-1, -1, 0]
+
+
+def test_a_record_keeps_no_array_of_the_run_alive_but_what_its_run_scope_held():
+    """A run on an env writes out its record when the record is first read; until then
+    it keeps what the run scope held at the end (the fetched value), not the env or the
+    feeds (which would keep a step's arrays alive as long as the executor's last_record)."""
+    import gc
+    import weakref
+    prog, loss = program()
+    exe, records = pd.Executor(CPU), []
+    exe.subscribe(records.append)
+    fed = X.copy()
+    gone = weakref.ref(fed)
+    exe.run(prog, feed={"x": fed}, fetch_list=[loss], scope=pd.Scope())
+    del fed
+    gc.collect()
+    assert gone() is None
+    run = _by_name(records[0].scopes.find("run")[0])
+    assert run["x"].state == "freed" and run[loss.name].state == "allocated"

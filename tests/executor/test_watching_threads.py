@@ -193,3 +193,43 @@ def test_core_event_listeners_of_one_thread_leave_another_thread_unobserved():
     assert active_inside == [False] * STEPS
     assert heard and all(e.name in (None, "mine") for e in heard)
     assert not [e for e in heard if e.scope is scope]
+
+
+def test_a_watched_run_on_an_env_leaves_another_executor_unwatched_in_any_thread(monkeypatch):
+    """A and B run a program without control flow (so both on an env of arrays), A watched,
+    B not, by turns in this thread and then at the same time in two threads: no hook is
+    ever called in B's runs (no watched interpreter is made for B), B makes no Variable,
+    and A's records are each A's run alone."""
+    from paddle_nb.executor import interpreter
+    watched_for = []
+    real_init = interpreter.WatchedInterpreter.__init__
+
+    def spy_init(self, plan, executor, *args):
+        watched_for.append(executor)
+        real_init(self, plan, executor, *args)
+    monkeypatch.setattr(interpreter.WatchedInterpreter, "__init__", spy_init)
+    exe_a, _, run_a = _ready()
+    exe_b, _, run_b = _ready()
+    records = []
+    exe_a.subscribe(records.append)
+    count = VariableCount(monkeypatch)
+    made_by_b = []
+
+    def steps_of_b(n=STEPS):
+        for _ in range(n):
+            before = count.of_this_thread()
+            run_b()
+            made_by_b.append(count.of_this_thread() - before)
+
+    def steps_of_a(n=STEPS):
+        for _ in range(n):
+            run_a()
+    for _ in range(3):
+        steps_of_a(1)
+        steps_of_b(1)
+    alone_a = _what_happened(records[-1])
+    _in_threads(steps_of_a, steps_of_b)
+    assert set(watched_for) == {exe_a} and len(watched_for) == 3 + STEPS
+    assert made_by_b == [0] * (3 + STEPS)
+    assert [_strangers(r) for r in records] == [[]] * (3 + STEPS)
+    assert all(_what_happened(r) == alone_a for r in records[1:])

@@ -108,8 +108,9 @@ def test_a_moment_snapshots_a_live_scope():
 
 def test_a_record_without_a_run_scope_is_refused_clearly(rnn_record):
     import dataclasses
-    empty = dataclasses.replace(rnn_record, scopes=dataclasses.replace(rnn_record.scopes,
-                                                                       kids=[]))
+    from paddle_nb.executor.record import RunRecord
+    empty = RunRecord(rnn_record.program, rnn_record.place, rnn_record.ops, rnn_record.events,
+                      dataclasses.replace(rnn_record.scopes, kids=[]))
     with pytest.raises(ValueError, match="expected a run scope"):
         frames_figure(empty)
 

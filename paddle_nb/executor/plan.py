@@ -174,7 +174,9 @@ class BlockPlan:
         """Give each step the temporaries whose last use it is (never those in ``keep``)."""
         last = {}
         for k, step in enumerate(self.steps):
-            if step.raw:          # raw ops may read anything through the scope: keep all alive
+            # a raw op may read anything through the scope: keep all alive; but feed and
+            # fetch read and write only their slots (a saved model has them around every run)
+            if step.raw and step.op.type not in _SLOT_ONLY_RAW:
                 return
             for pos in flat_positions(step.ins) + flat_positions(step.outs):
                 last[pos] = k
@@ -185,6 +187,10 @@ class BlockPlan:
                 by_step.setdefault(k, []).append(pos)
         for k, step in enumerate(self.steps):
             step.release = tuple(by_step.get(k, ()))
+
+
+# raw ops that touch only the variables their slots name
+_SLOT_ONLY_RAW = frozenset({"feed", "fetch", "fetch_v2"})
 
 
 def _refuse_unknown_inputs(op, opdef, block_idx, k):

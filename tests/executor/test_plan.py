@@ -32,3 +32,27 @@ def test_an_empty_undeclared_slot_is_fine():
                              feed={"x": np.ones((2, 4), "float32")}, fetch_list=[y.name],
                              scope=pd.Scope())
     assert out.shape == (2, 8)
+
+
+def test_a_saved_models_feed_and_fetch_ops_do_not_keep_every_temporary_alive(tmp_path):
+    """feed and fetch are raw ops (they reach the scope), but they touch only their slots: a
+    model loaded from a file, which has them around its ops, still releases each temporary
+    after its last use, as the same program without them does."""
+    from paddle_nb.executor.plan import BlockPlan
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[4])
+        y = x
+        for _ in range(4):
+            y = pd.layers.relu(pd.layers.scale(y, 2.0))
+    exe = pd.Executor(pd.CPUPlace())
+    pd.io.save_inference_model(str(tmp_path / "m"), ["x"], [y], exe, main_program=prog)
+    loaded, feeds, fetches = pd.io.load_inference_model(str(tmp_path / "m"), exe)
+    plan = BlockPlan(loaded, 0)
+    plan.plan_releases(set())
+    released = {plan.names[pos] for step in plan.steps for pos in step.release}
+    assert {"feed", "fetch"} <= {step.op.type for step in plan.steps}
+    assert len(released) >= 6           # the intermediate scale/relu outputs
+    x_value = np.arange(8, dtype="float32").reshape(2, 4) - 3
+    got, = exe.run(loaded, feed={"x": x_value}, fetch_list=fetches)
+    np.testing.assert_allclose(got, np.maximum(x_value * 16, 0))

@@ -135,7 +135,8 @@ assert scope.local_var_names() == ["w", "b"]
 # run scope destroyed at the end. At each moment it snapshots the scopes
 # (`moment(...)`), and `pd.viz.frames_figure` draws the snapshots beside the stack a C++
 # loop would have then. The bottom band is **PaddlePaddle**'s rule, not the design's:
-# its `recurrent_grad` deletes the step scopes backward no longer needs (in backward through
+# its `recurrent` op makes all `T` step scopes before the first step, and its
+# `recurrent_grad` deletes the step scopes backward no longer needs (in backward through
 # step `t`, those after `t + 1`; notebook 04 §5).
 # Notebooks 03 and 04 draw the same figure from real runs.
 #
@@ -148,9 +149,10 @@ from paddle_nb.viz.frames_figure import moment
 T = 3
 run = pd.Scope(label="minibatch").new_scope("run")
 moments = []
+every = tuple(f"step {k}" for k in range(T))         # PaddlePaddle makes all T at once
 for t in range(T):                                    # forward: enter step t
     run.new_scope(f"step {t}").var("h")
-    moments.append(moment(f"forward in step {t}", ("main()", f"{{step {t}}}"), run))
+    moments.append(moment(f"forward in step {t}", ("main()", f"{{step {t}}}"), run, every))
 for t in reversed(range(T)):                          # backward: the same steps, last first
     paddle = tuple(f"step {k}" for k in range(min(T, t + 2)))    # PaddlePaddle's (04 §5)
     moments.append(moment(f"backward in step {t}", ("main()", f"{{step {t}}}"), run, paddle))

@@ -414,7 +414,8 @@ for s in run2.kids:
 # scopes that existed when that stretch began (kept until the minibatch completes, as the
 # design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s, drawn
 # from the same snapshots by its rule, not from a PaddlePaddle run (no grad kids;
-# `recurrent_grad` deletes the step scopes backward has passed). The stack never grows
+# `recurrent` makes all step scopes before its first step; `recurrent_grad` deletes the
+# step scopes backward has passed). The stack never grows
 # deeper than one body; paddle_nb's scopes only accumulate.
 
 # %%

@@ -135,7 +135,8 @@ assert scope.local_var_names() == ["w", "b"]
 # run scope destroyed at the end. At each moment it snapshots the scopes
 # (`moment(...)`), and `pd.viz.frames_figure` draws the snapshots beside the stack a C++
 # loop would have then. The bottom band is **PaddlePaddle**'s rule, not the design's:
-# its `recurrent_grad` deletes the step scopes backward no longer needs (in backward through
+# its `recurrent` op makes all `T` step scopes before the first step, and its
+# `recurrent_grad` deletes the step scopes backward no longer needs (in backward through
 # step `t`, those after `t + 1`; notebook 04 §5).
 # Notebooks 03 and 04 draw the same figure from real runs.
 #
@@ -148,9 +149,10 @@ from paddle_nb.viz.frames_figure import moment
 T = 3
 run = pd.Scope(label="minibatch").new_scope("run")
 moments = []
+every = tuple(f"step {k}" for k in range(T))         # PaddlePaddle makes all T at once
 for t in range(T):                                    # forward: enter step t
     run.new_scope(f"step {t}").var("h")
-    moments.append(moment(f"forward in step {t}", ("main()", f"{{step {t}}}"), run))
+    moments.append(moment(f"forward in step {t}", ("main()", f"{{step {t}}}"), run, every))
 for t in reversed(range(T)):                          # backward: the same steps, last first
     paddle = tuple(f"step {k}" for k in range(min(T, t + 2)))    # PaddlePaddle's (04 §5)
     moments.append(moment(f"backward in step {t}", ("main()", f"{{step {t}}}"), run, paddle))
@@ -224,9 +226,10 @@ pd.viz.scope_tree(root)
 # > Variable can only be created by Scope and a variable can only be got from Scope. [...]
 # > Every variable only belongs to one certain Scope. (*Design of Scope*)
 #
-# C++ enforces this with a private constructor and `friend class Scope`. paddle_nb's
-# `Variable` class refuses to be called, and every variable knows the one scope that made
-# it (`var.scope`). Above, `inner.var("h")` did not reuse the kid's `h`: it made a second
+# **Design** enforces this in C++ with a private constructor and `friend class Scope`.
+# **PaddlePaddle**'s `Variable` (`variable.h`) keeps a public constructor and relies on
+# convention: `Scope::Var` calls `new Variable()`. **paddle_nb**'s `Variable` class refuses
+# to be called, and every variable knows the one scope that made it (`var.scope`). Above, `inner.var("h")` did not reuse the kid's `h`: it made a second
 # variable owned by `inner`.
 
 # %%
@@ -349,9 +352,10 @@ drawing
 # %% [markdown]
 # ## 5. When is memory reused?
 #
-# An operator calls `mutable_data` on its output every time it runs. **Design** (*Design
-# Doc: Variable*) only says that memory is taken lazily, at the first `mutable_data`; it
-# says nothing about a second call. Two rules answer it:
+# In **PaddlePaddle** a kernel calls `mutable_data` on its output every time it runs
+# (paddle_nb's kernels return new arrays, which the executor holds; the rules below are for
+# direct calls). **Design** (*Design Doc: Variable*) only says that memory is taken lazily,
+# at the first `mutable_data`; it says nothing about a second call. Two rules answer it:
 #
 # - **paddle_nb:** when the tensor already has memory of the same place, dtype *and* shape,
 #   that memory is returned as it is, the same array object, with no new allocation; when
@@ -413,8 +417,10 @@ assert t.numpy()[0, 0] == 0.0
 # > also be some integer IDs or a scope of other variables in the case of RNN.
 # > (*Design Doc: Variable*)
 #
-# C++ hides the type behind a `Placeholder` and checks it with `typeid` in `Get<T>`.
-# paddle_nb does the same in Python: `get_mutable(T)` makes an empty `T` on first use,
+# **Design** hides the type behind a `Placeholder` and checks it with `typeid` in
+# `Get<T>`; **PaddlePaddle** keeps the `Placeholder` but checks an integer id that each
+# allowed type registers (`VarTypeTrait<T>::kId`), so a variable holds only registered
+# types. paddle_nb does as the design says, in Python: `get_mutable(T)` makes an empty `T` on first use,
 # `get(T)` returns the held value, `is_type(T)` asks. Asking for the wrong type names both
 # types; asking an empty variable says it holds nothing.
 

@@ -414,7 +414,8 @@ for s in run2.kids:
 # scopes that existed when that stretch began (kept until the minibatch completes, as the
 # design says, with orange `grad` kids, paddle_nb's own), and **PaddlePaddle**'s, drawn
 # from the same snapshots by its rule, not from a PaddlePaddle run (no grad kids;
-# `recurrent_grad` deletes the step scopes backward has passed). The stack never grows
+# `recurrent` makes all step scopes before its first step; `recurrent_grad` deletes the
+# step scopes backward has passed). The stack never grows
 # deeper than one body; paddle_nb's scopes only accumulate.
 
 # %%
@@ -449,8 +450,9 @@ for s in run2.kids:
 # ([design note](../docs/design_notes.md#step-scopes-are-kept-until-the-run-ends)).
 # **PaddlePaddle** itself is more frugal (`StepScopes` in `recurrent_op.cc`):
 #
-# - in training, `recurrent_grad` deletes each step scope as soon as backward has passed
-#   it (`BackwardNext`), and clears the rest when it ends, before the minibatch completes;
+# - in training, `recurrent_grad` deletes step `t + 1`'s scope once backward through step
+#   `t` is done (`BackwardNext`: step `t` reads the memory's gradient there), and clears
+#   the rest when it ends, before the minibatch completes;
 # - in inference (`is_train=False`), the `recurrent` op makes only **two** step scopes and
 #   alternates between them (step `t` runs in scope `t % 2`): step `t` needs only step
 #   `t − 1`'s state, and nothing is kept for a backward pass. After `exe.run` returns, the user scope has no kids, holds only

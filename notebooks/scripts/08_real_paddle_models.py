@@ -27,7 +27,7 @@
 #
 # Each code cell checks itself with `assert` lines. Run it top to bottom.
 #
-# > **Optional lab · about 40 min** (the core path is in [README.md](README.md)). Claims say
+# > **Optional lab · about 46 min** (the core path is in [README.md](README.md)). Claims say
 # > whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 
 # %%

@@ -22,7 +22,7 @@
 # (and, for Fleet, `build/fleet-venv`, the same packages with protobuf 4). Where it is missing,
 # those cells say so and do nothing else. Each code cell checks itself with `assert` lines.
 #
-# > **Optional lab · about 11 min** (the core path is in [README.md](README.md)). Claims say
+# > **Optional lab · about 15 min** (the core path is in [README.md](README.md)). Claims say
 # > whose rule they are: **Design**, **PaddlePaddle** or **paddle_nb** (see notebook 01).
 
 # %%

@@ -12,10 +12,13 @@ each step or branch, backward in each, the end of the minibatch):
   :func:`moment`, or a run record's final scope tree cut to the scopes that its
   ``scope_created`` events say existed when that moment's first op ran);
 - the scopes PaddlePaddle keeps alive then: the same, less paddle_nb's ``grad`` kid scopes
-  (PaddlePaddle runs a grad block in the forward scope itself) and less the step scopes
-  ``recurrent_grad`` already deleted (``StepScopes::BackwardNext``: in backward through step
-  ``t``, the steps after ``t + 1`` are gone). This band follows PaddlePaddle's rule; it is
-  not taken from a PaddlePaddle run.
+  (PaddlePaddle runs a grad block in the forward scope itself), plus the step scopes not yet
+  entered (its ``recurrent`` op makes all ``T`` of them before its first step, in the
+  ``StepScopes`` constructor), and less the step scopes ``recurrent_grad`` already deleted
+  (``StepScopes::BackwardNext``: in backward through step ``t``, the steps after ``t + 1``
+  are gone). This band follows PaddlePaddle's rule; it is not taken from a PaddlePaddle
+  run. Step scopes are told by their labels (``step t``), so a run with two step nets would
+  draw the second one's early.
 
 ``frames_figure(record)`` returns a :class:`FramesFigure`: ``rows`` for text and tests, its
 picture as SVG in a notebook, its table as text elsewhere.
@@ -200,7 +203,8 @@ def frames_figure(record: RunRecord | list[Moment]) -> FramesFigure:
         moments.append(Moment(
             ("backward" if backward else "forward") + (f" in {body}" if body else ""),
             ("main()",) + ((f"{{{body}}}",) if body else ()),
-            _cut(run, made_at, pos), _paddle_scopes(_cut(run, made_at, pos), body, backward)))
+            _cut(run, made_at, pos), _paddle_scopes(_cut(run, made_at, pos), run, body,
+                                                    backward)))
     moments.append(Moment("end of the minibatch", ("main()",), None, None))
     return FramesFigure(moments)
 
@@ -234,11 +238,19 @@ def _cut(rec: ScopeRecord, made_at: dict[int, int], pos: int) -> ScopeRecord:
     return dataclasses.replace(rec, kids=kids)
 
 
-def _paddle_scopes(run: ScopeRecord, body: str | None, backward: bool) -> tuple[str, ...]:
-    """PaddlePaddle's kids of the run scope then: no grad kids; in backward through step
-    ``t``, the steps after ``t + 1`` are already deleted."""
+def _paddle_scopes(run: ScopeRecord, whole: ScopeRecord, body: str | None,
+                   backward: bool) -> tuple[str, ...]:
+    """PaddlePaddle's kids of the run scope then (``run`` cut to the moment, ``whole`` as
+    the run ended): no grad kids; once one step scope exists all of them do (``recurrent``
+    makes them before its first step); in backward through step ``t``, the steps after
+    ``t + 1`` are already deleted."""
+    kids = list(run.kids)
+    if any(_step_number(kid.label) is not None for kid in kids):
+        made = {kid.id for kid in kids}
+        kids += [kid for kid in whole.kids
+                 if _step_number(kid.label) is not None and kid.id not in made]
     now = _step_number(body) if backward else None
-    return tuple(str(kid.label) for kid in run.kids
+    return tuple(str(kid.label) for kid in kids
                  if now is None or (_step_number(kid.label) or 0) <= now + 1)
 
 

@@ -162,3 +162,44 @@ def test_block_tree_of_the_18_training_program_lists_its_eleven_blocks():
     train = pd.Program.parse((DATA / "f18_staticrnn_ifelse_cond_train.main.pb").read_bytes())
     html = pd.viz.block_tree(train).html
     assert all(f'<div class="pnb-block" data-block="{i}"' in html for i in range(11))
+
+
+def paddle_answers():
+    """What PaddlePaddle 2.6.2 answered to ``interop/tour_claims.py`` (a committed fixture)."""
+    import json
+    path = ROOT / "tests" / "fixtures" / "paddle26" / "tour_claims.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("which, requests, paddle_nb_count", [
+    ("section5", [("float32", (2, 3)), ("float32", (2, 3)), ("float32", (3, 2)),
+                  ("float64", (3, 2)), ("float64", (3, 2))], 3),
+    ("exercise2", [("float32", (10, 10)), ("float32", (100,)),
+                   ("float64", (10, 10)), ("float64", (10, 10))], 3),
+])
+def test_memory_reuse_paddle_rule_allocates_as_paddlepaddle_does(which, requests,
+                                                                  paddle_nb_count):
+    """Notebook 01 section 5 and Exercise 2: `memory_reuse("paddle")` is PaddlePaddle's rule."""
+    cpu = pd.CPUPlace()
+
+    def count(rule):
+        tensor = pd.Scope().var("t").get_tensor()
+        start = pd.memory_stats(cpu)["allocations"]
+        with pd.core.memory_reuse(rule):
+            for dtype, shape in requests:
+                tensor.mutable_data(cpu, dtype, shape)
+        return pd.memory_stats(cpu)["allocations"] - start
+
+    assert count("paddle") == paddle_answers()["mutable_data_allocations"][which]
+    assert count("paddle_nb") == paddle_nb_count
+
+
+def test_paddlepaddle_answers_the_tour_relies_on():
+    """Notebook 01 section 3 (PaddlePaddle's `Variable` needs no scope) and notebook 08
+    section 7 (`StaticRNN` and `IfElse` are gone from 2.6.2), as PaddlePaddle answered."""
+    answers = paddle_answers()
+    assert answers["paddle_version"] == "2.6.2"
+    assert answers["variable_outside_a_scope"] is True
+    assert not answers["static_nn_has_StaticRNN"] and not answers["static_nn_has_IfElse"]
+    with pytest.raises(TypeError):
+        pd.core.Variable()          # paddle_nb, like the design, refuses

@@ -62,6 +62,13 @@ def test_paddlepaddle_has_no_grad_kids_and_drops_steps_backward_has_passed(rnn_r
     assert rows["backward in step 0"][3] == "s0 s1"
 
 
+def test_paddlepaddles_recurrent_makes_every_step_scope_before_its_first_step(rnn_record):
+    """`StepScopes`' constructor makes all T step scopes when `recurrent` starts."""
+    rows = {row[0]: row for row in frames_figure(rnn_record).rows()}
+    assert rows["forward in step 0"][2:] == ("s0", "s0 s1 s2")
+    assert rows["forward in step 1"][3] == "s0 s1 s2"
+
+
 def test_the_moments_scopes_are_cut_from_the_records_snapshot(rnn_record):
     ours = {m.label: m.ours for m in frames_figure(rnn_record).moments}
     step0 = ours["forward in step 0"].kids[0]

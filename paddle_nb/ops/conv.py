@@ -12,6 +12,8 @@ also conv2d_transpose's kernels (conv_transpose.py), which is conv2d's adjoint.
 groups equal to the channels.
 """
 
+import functools
+
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, from_nchw, from_nchw_shape,
@@ -30,11 +32,16 @@ CONV_ATTRS = {
 
 # ---- the three GEMMs (NCHW arrays; pads, dil already resolved) ----
 
+def _pointwise(k_hw, strides, pads):
+    """A 1x1 filter at stride 1 without padding: the columns are the image's pixels."""
+    return tuple(k_hw) == (1, 1) and tuple(strides) == (1, 1) and not any(pads)
+
+
 def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
     """Columns (N, G, C/G*kh*kw, OH*OW) of padded ``x``: the windows copied once into a
     reused work array, or x itself for a 1x1 stride-1 filter (its columns are its pixels)."""
     n, p = x.shape[0], o_hw[0] * o_hw[1]
-    if tuple(k_hw) == (1, 1) and tuple(strides) == (1, 1) and not any(pads):
+    if _pointwise(k_hw, strides, pads):
         return x.reshape(n, groups, -1, p)
     view = windows(xp, pad(xp, x, pads, reuse=True), k_hw, strides, dil, o_hw)
     cols = scratch(xp, view.shape, x.dtype)
@@ -44,10 +51,37 @@ def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
 
 def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     """y[n, m] = sum over m's group of w[m] * windows of x: (N, M, OH, OW), one GEMM per image
-    and group."""
+    and group; or, for a batch of small images (:func:`_forward_merged`), one per group."""
+    if (x.shape[0] > 1 and 1 < o_hw[0] * o_hw[1] <= MERGE_PIXELS
+            and not _pointwise(w.shape[2:], strides, pads)):
+        return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
     cols = _columns(xp, x, w.shape[2:], strides, pads, dil, o_hw, groups)
     wg = w.reshape(groups, w.shape[0] // groups, -1)
     return xp.matmul(wg, cols).reshape((x.shape[0], w.shape[0]) + tuple(o_hw))
+
+
+# at most this many output pixels per image (and more than one: a GEMM of one column per image
+# is a matrix-vector product, which BLAS does well): the batch goes into one GEMM, unless the
+# columns are x itself (a 1x1 filter, stride 1, no padding: no copy beats a better GEMM)
+MERGE_PIXELS = 64
+
+
+def _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups):
+    """conv_forward with the batch in the GEMM's columns: (M, K) x (K, N*OH*OW) per group.
+
+    Images of a few pixels make GEMMs of a few columns, where a single-threaded BLAS
+    streams the whole filter from memory once per image (a 3x3 512->512 filter is 9.4 MB):
+    one GEMM reads it once. The columns are laid (C, kh, kw, N, OH, OW); the result comes
+    back (M, N, ...) and is copied once into (N, M, ...), a small array for small images.
+    """
+    n, m = x.shape[0], w.shape[0]
+    view = windows(xp, pad(xp, x, pads, reuse=True), w.shape[2:], strides, dil, o_hw)
+    view = view.transpose(1, 2, 3, 0, 4, 5)
+    cols = scratch(xp, view.shape, x.dtype)
+    xp.copyto(cols, view)
+    y = xp.matmul(w.reshape(groups, m // groups, -1), cols.reshape(groups, -1, n * view.shape[4]
+                                                                   * view.shape[5]))
+    return xp.ascontiguousarray(y.reshape((m, n) + tuple(o_hw)).transpose(1, 0, 2, 3))
 
 
 def conv_filter_grad(xp, x, dy, w_shape, strides, pads, dil, groups):
@@ -102,6 +136,14 @@ def check_groups(groups, c, m, x, w, data_format, c_per_group):
 
 
 def _conv_plan(x_shape, f_shape, strides, paddings, dilations, algorithm):
+    """(pads, dilations, (OH, OW)): remembered per shapes and attributes, as a model runs the
+    same convolutions on every run (a bad plan raises, and is not remembered)."""
+    return _plan(tuple(x_shape), tuple(f_shape), tuple(strides), tuple(paddings),
+                 tuple(dilations), algorithm)
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(x_shape, f_shape, strides, paddings, dilations, algorithm):
     pads, dil = resolve_padding(x_shape[2:], f_shape[2:], strides, paddings, dilations, algorithm)
     return pads, dil, out_hw(x_shape[2:], f_shape[2:], strides, pads, dil)
 

@@ -1,0 +1,56 @@
+"""conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
+one GEMM (small images, conv.MERGE_PIXELS), 1x1 filters read in place, groups and dilations."""
+
+import numpy as np
+import pytest
+
+from paddle_nb.ops import conv
+from paddle_nb.ops.machinery.window import out_hw
+
+rng = np.random.default_rng(11)
+
+
+def reference(x, w, strides, pads, dil, groups):
+    """Direct sums over the kernel window, in float64."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp_ = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3])))
+    oh, ow = out_hw((h, wd), (kh, kw), strides, pads, dil)
+    y = np.zeros((n, m, oh, ow))
+    mg = m // groups
+    for o in range(m):
+        g = o // mg
+        for i in range(kh):
+            for j in range(kw):
+                h0, w0 = i * dil[0], j * dil[1]
+                patch = xp_[:, g * cg:(g + 1) * cg, h0:h0 + strides[0] * (oh - 1) + 1:strides[0],
+                            w0:w0 + strides[1] * (ow - 1) + 1:strides[1]]
+                y[:, o] += np.einsum("nchw,c->nhw", patch, w[o, :, i, j])
+    return y
+
+
+CASES = [  # x shape, w shape, strides, pads, dilations, groups
+    ((3, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 4, 4, 6), (6, 2, 3, 3), (2, 1), (1, 0, 1, 2), (1, 1), 2),
+    ((2, 3, 7, 7), (4, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
+    ((2, 4, 3, 3), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4),
+    ((2, 5, 1, 1), (7, 5, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 5, 3, 3), (7, 5, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((2, 5, 4, 4), (7, 5, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 2, 12, 12), (3, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+]
+
+
+@pytest.mark.parametrize("merge", [0, conv.MERGE_PIXELS], ids=["per-image", "merged"])
+@pytest.mark.parametrize("xs, ws, strides, pads, dil, groups", CASES)
+def test_conv_forward_paths(monkeypatch, merge, xs, ws, strides, pads, dil, groups):
+    monkeypatch.setattr(conv, "MERGE_PIXELS", merge)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
+    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
+    assert got.shape == (xs[0], ws[0]) + tuple(o_hw) and got.dtype == np.float32
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
+                               atol=1e-5)

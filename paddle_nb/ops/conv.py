@@ -16,9 +16,10 @@ import functools
 
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, from_nchw, from_nchw_shape,
-                                  nchw_shape, out_hw, out_size, pad, pair_check, positive,
-                                  rank4, resolve_padding, scratch, to_nchw, windows)
+from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, from_nchw,
+                                            from_nchw_shape, live_taps, nchw_shape, out_hw,
+                                            out_size, pad, pair_check, positive, rank4,
+                                            resolve_padding, scratch, to_nchw, windows)
 
 __all__ = ["out_size", "resolve_padding", "CONV_ATTRS", "conv_forward", "conv_filter_grad",
            "conv_input_grad", "check_groups"]
@@ -51,13 +52,46 @@ def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
 
 def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     """y[n, m] = sum over m's group of w[m] * windows of x: (N, M, OH, OW), one GEMM per image
-    and group; or, for a batch of small images (:func:`_forward_merged`), one per group."""
+    and group; or, for a batch of small images (:func:`_forward_merged`), one per group.
+    Filter taps that only ever see padding are left out first (:func:`_live_filter`)."""
+    w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
     if (x.shape[0] > 1 and 1 < o_hw[0] * o_hw[1] <= MERGE_PIXELS
             and not _pointwise(w.shape[2:], strides, pads)):
         return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
     cols = _columns(xp, x, w.shape[2:], strides, pads, dil, o_hw, groups)
     wg = w.reshape(groups, w.shape[0] // groups, -1)
     return xp.matmul(wg, cols).reshape((x.shape[0], w.shape[0]) + tuple(o_hw))
+
+
+# a dense filter is cropped (_live_filter) only when it serves at least this many GEMM columns
+CROP_COLUMNS = 16
+
+
+def _live_filter(x, w, strides, pads, dil, o_hw, groups):
+    """(filter, pads) without the kernel rows and columns whose taps read only padding.
+
+    Small images with a large kernel (a 3x3 filter on a 1x1 image, a 5x5 one on a 2-row
+    text line) spend most of im2col and the GEMM on zeros. The taps kept form a smaller
+    kernel; the padding shrinks with it, so every window reads the same pixels. The
+    cropped filter is a strided copy, which for a dense filter costs more than the GEMM
+    saves when it serves only a few columns (ResNet's 3x3 512->512 filter on 1x1 images:
+    slower cropped); a depthwise filter (one input channel per group) is tiny.
+    """
+    if w.shape[1] != 1 and x.shape[0] * o_hw[0] * o_hw[1] < CROP_COLUMNS:
+        return w, pads
+    kept, new_pads = [], []
+    for a in range(2):
+        first, stop = live_taps(x.shape[2 + a], w.shape[2 + a], strides[a], pads[2 * a],
+                                dil[a], o_hw[a])
+        if stop <= first:
+            return w, pads
+        top = pads[2 * a] - first * dil[a]
+        extent = (o_hw[a] - 1) * strides[a] + (stop - first - 1) * dil[a] + 1
+        kept.append(slice(first, stop))
+        new_pads += [top, max(0, extent - top - x.shape[2 + a])]
+    if all(s.stop - s.start == k for s, k in zip(kept, w.shape[2:])):
+        return w, pads
+    return w[:, :, kept[0], kept[1]], tuple(new_pads)
 
 
 # at most this many output pixels per image (and more than one: a GEMM of one column per image

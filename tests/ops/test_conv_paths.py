@@ -1,5 +1,6 @@
 """conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
-one GEMM (small images, conv.MERGE_PIXELS), 1x1 filters read in place, groups and dilations."""
+one GEMM (small images, conv.MERGE_PIXELS), 1x1 filters read in place, groups and dilations,
+filter taps that see only padding left out."""
 
 import numpy as np
 import pytest
@@ -39,13 +40,22 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
     ((2, 5, 4, 4), (7, 5, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
     ((1, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
     ((2, 2, 12, 12), (3, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    # taps that read only padding (left out): thin images, big kernels, dilations, strides
+    ((1, 6, 1, 8), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6),
+    ((1, 6, 2, 7), (12, 1, 5, 5), (2, 1), (2, 2, 2, 2), (1, 1), 6),
+    ((1, 4, 2, 6), (3, 4, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 1),
+    ((1, 3, 2, 2), (2, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
+    ((1, 3, 1, 3), (2, 3, 3, 3), (1, 2), (3, 1, 1, 2), (2, 1), 1),
+    ((2, 3, 1, 1), (4, 3, 5, 5), (2, 2), (4, 1, 2, 3), (1, 1), 1),
 ]
 
 
+@pytest.mark.parametrize("crop", [1, conv.CROP_COLUMNS], ids=["crop-all", "crop-default"])
 @pytest.mark.parametrize("merge", [0, conv.MERGE_PIXELS], ids=["per-image", "merged"])
 @pytest.mark.parametrize("xs, ws, strides, pads, dil, groups", CASES)
-def test_conv_forward_paths(monkeypatch, merge, xs, ws, strides, pads, dil, groups):
+def test_conv_forward_paths(monkeypatch, merge, crop, xs, ws, strides, pads, dil, groups):
     monkeypatch.setattr(conv, "MERGE_PIXELS", merge)
+    monkeypatch.setattr(conv, "CROP_COLUMNS", crop)
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
     o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
@@ -54,3 +64,22 @@ def test_conv_forward_paths(monkeypatch, merge, xs, ws, strides, pads, dil, grou
     assert got.flags.c_contiguous
     np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_live_taps_bound_the_taps_that_see_pixels():
+    """Brute force over small geometries: every tap outside [first, stop) reads only padding,
+    and the padding left above stays >= 0."""
+    from paddle_nb.ops.machinery.window import live_taps, out_size
+    for size in range(1, 5):
+        for k in range(1, 6):
+            for stride in (1, 2, 3):
+                for pad0 in range(0, 4):
+                    for dil in (1, 2):
+                        out = out_size(size, k, stride, pad0, pad0, dil)
+                        if out <= 0:
+                            continue
+                        first, stop = live_taps(size, k, stride, pad0, dil, out)
+                        assert pad0 - first * dil >= 0
+                        for i in [*range(first), *range(stop, k)]:
+                            rows = [o * stride + i * dil - pad0 for o in range(out)]
+                            assert all(r < 0 or r >= size for r in rows), (size, k, i)

@@ -17,7 +17,7 @@ from paddle_nb.ops.machinery.registry import Attr, fail
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
            "rank4", "windows", "pad", "scratch", "window_slices", "add_windows",
-           "adaptive_bounds"]
+           "adaptive_bounds", "live_taps"]
 
 
 # ---- attribute checks ----
@@ -217,3 +217,19 @@ def adaptive_bounds(size, out):
     """
     return ([(i * size) // out for i in range(out)],
             [-(-((i + 1) * size) // out) for i in range(out)])
+
+
+def live_taps(size, k, stride, pad0, dilation, out):
+    """[first, stop) of the kernel taps along one axis that can see a pixel of the image.
+
+    Tap i reads rows o * stride + i * dilation - pad0 (o < out); a tap whose rows all
+    fall in the padding contributes nothing, and a convolution may leave it out (a 3x3
+    filter over a 1x1 image: only its centre). ``first`` never passes ``pad0 // dilation``
+    so that the padding left on top stays >= 0.
+
+    >>> live_taps(1, 3, 1, 1, 1, 1), live_taps(2, 5, 1, 2, 1, 2), live_taps(8, 3, 1, 1, 1, 8)
+    ((1, 2), (1, 4), (0, 3))
+    """
+    first = max(0, -(-(pad0 - (out - 1) * stride) // dilation))
+    stop = min(k, (size - 1 + pad0) // dilation + 1)
+    return min(first, pad0 // dilation), max(stop, 0)

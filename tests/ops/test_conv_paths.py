@@ -1,6 +1,6 @@
 """conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
-one GEMM (small images, conv.MERGE_PIXELS), 1x1 filters read in place, groups and dilations,
-filter taps that see only padding left out."""
+one GEMM (small images, conv.MERGE_PIXELS), im2col by rows (stride 1, depthwise filters), 1x1
+filters read in place, groups and dilations, filter taps that see only padding left out."""
 
 import numpy as np
 import pytest
@@ -40,6 +40,7 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
     ((2, 5, 4, 4), (7, 5, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
     ((1, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
     ((2, 2, 12, 12), (3, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 3, 6, 5), (6, 1, 3, 2), (1, 1), (0, 2, 1, 0), (2, 1), 3),       # by rows, uneven pads
     # taps that read only padding (left out): thin images, big kernels, dilations, strides
     ((1, 6, 1, 8), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6),
     ((1, 6, 2, 7), (12, 1, 5, 5), (2, 1), (2, 2, 2, 2), (1, 1), 6),

@@ -17,7 +17,7 @@ from paddle_nb.ops.machinery.registry import Attr, fail
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
            "rank4", "windows", "pad", "scratch", "window_slices", "add_windows",
-           "adaptive_bounds", "live_taps"]
+           "adaptive_bounds", "live_taps", "row_windows"]
 
 
 # ---- attribute checks ----
@@ -140,6 +140,27 @@ def windows(xp, x, ksize, strides, dilations, out_hw):
     shape = tuple(x.shape[:2]) + tuple(ksize) + tuple(out_hw)
     steps = (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1])
     return xp.lib.stride_tricks.as_strided(x, shape, steps)
+
+
+def row_windows(xp, x, ksize, dilations, out_h):
+    """For stride 1: a strided view (N, C, kh, kw, OH * W) of padded ``x`` (N, C, H, W), each
+    tap's windows as one contiguous run of whole image rows (no copy).
+
+    Tap (i, j) of output pixel (o, p) reads x[o + i*dh, p + j*dw]: on the image laid flat,
+    offset (i*dh) * W + j*dw + (o * W + p). So the OH x W grid of outputs, W - OW columns
+    of them past the right edge (garbage, cropped by the caller), reads one run of OH * W
+    values per tap. Copying runs of a few hundred values is much faster than OW-long pieces
+    (:func:`windows`). The last tap's run passes the last row by (kw - 1) * dw values: x
+    must have a spare row at the bottom (pad it by one more).
+    """
+    n, c, h, w = x.shape
+    run = out_h * w
+    if (ksize[0] - 1) * dilations[0] * w + (ksize[1] - 1) * dilations[1] + run > h * w:
+        raise ValueError(f"rows of {out_h} windows of {tuple(ksize)} do not fit in an image of "
+                         f"shape {tuple(x.shape)} (it needs a spare row)")
+    sn, sc, sh, sw = x.strides
+    return xp.lib.stride_tricks.as_strided(
+        x, (n, c, ksize[0], ksize[1], run), (sn, sc, sh * dilations[0], sw * dilations[1], sw))
 
 
 def pad(xp, x, pads, value=0, reuse=False):

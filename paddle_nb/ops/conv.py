@@ -14,6 +14,7 @@ groups equal to the channels.
 
 import functools
 
+from paddle_nb.ops.machinery.gemm import blocked, few_columns
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, from_nchw,
@@ -58,12 +59,13 @@ def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
     if _by_rows(x, w, strides, pads, o_hw):
         return _forward_rows(xp, x, w, pads, dil, o_hw, groups)
-    if (x.shape[0] > 1 and 1 < o_hw[0] * o_hw[1] <= MERGE_PIXELS
-            and not _pointwise(w.shape[2:], strides, pads)):
+    n, p = x.shape[0], o_hw[0] * o_hw[1]
+    if n > 1 and (1 < p <= MERGE_PIXELS and not _pointwise(w.shape[2:], strides, pads)
+                  or groups == 1 and blocked(xp, w.nbytes, n * p)):
         return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
     cols = _columns(xp, x, w.shape[2:], strides, pads, dil, o_hw, groups)
     wg = w.reshape(groups, w.shape[0] // groups, -1)
-    return xp.matmul(wg, cols).reshape((x.shape[0], w.shape[0]) + tuple(o_hw))
+    return xp.matmul(wg, cols).reshape((n, w.shape[0]) + tuple(o_hw))
 
 
 def _by_rows(x, w, strides, pads, o_hw):
@@ -126,7 +128,9 @@ def _live_filter(x, w, strides, pads, dil, o_hw, groups):
 
 # at most this many output pixels per image (and more than one: a GEMM of one column per image
 # is a matrix-vector product, which BLAS does well): the batch goes into one GEMM, unless the
-# columns are x itself (a 1x1 filter, stride 1, no padding: no copy beats a better GEMM)
+# columns are x itself (a 1x1 filter, stride 1, no padding: no copy beats a better GEMM); a
+# large filter over a batch of a few pixels in all (gemm.blocked) always does: few_columns
+# reads it once (a batch of 1x1 images would read it once per image, in matrix-vector products)
 MERGE_PIXELS = 64
 
 
@@ -143,8 +147,9 @@ def _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups):
     view = view.transpose(1, 2, 3, 0, 4, 5)
     cols = scratch(xp, view.shape, x.dtype)
     xp.copyto(cols, view)
-    y = xp.matmul(w.reshape(groups, m // groups, -1), cols.reshape(groups, -1, n * view.shape[4]
-                                                                   * view.shape[5]))
+    wg, cols = w.reshape(groups, m // groups, -1), cols.reshape(groups, -1, n * view.shape[4]
+                                                                 * view.shape[5])
+    y = few_columns(xp, wg[0], cols[0]) if groups == 1 else xp.matmul(wg, cols)
     return xp.ascontiguousarray(y.reshape((m, n) + tuple(o_hw)).transpose(1, 0, 2, 3))
 
 

@@ -1,11 +1,13 @@
 """conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
-one GEMM (small images, conv.MERGE_PIXELS), im2col by rows (stride 1, depthwise filters), 1x1
+one GEMM (small images, conv.MERGE_PIXELS; a large filter over a few pixels, gemm.blocked,
+in row blocks), im2col by rows (stride 1, depthwise filters), 1x1
 filters read in place, groups and dilations, filter taps that see only padding left out."""
 
 import numpy as np
 import pytest
 
 from paddle_nb.ops import conv
+from paddle_nb.ops.machinery import gemm
 from paddle_nb.ops.machinery.window import out_hw
 
 rng = np.random.default_rng(11)
@@ -51,12 +53,14 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
 ]
 
 
-@pytest.mark.parametrize("crop", [1, conv.CROP_COLUMNS], ids=["crop-all", "crop-default"])
+@pytest.mark.parametrize("crop, block", [(1, 16), (conv.CROP_COLUMNS, gemm.BLOCK_BYTES)],
+                         ids=["crop-all-blocks", "defaults"])
 @pytest.mark.parametrize("merge", [0, conv.MERGE_PIXELS], ids=["per-image", "merged"])
 @pytest.mark.parametrize("xs, ws, strides, pads, dil, groups", CASES)
-def test_conv_forward_paths(monkeypatch, merge, crop, xs, ws, strides, pads, dil, groups):
+def test_conv_forward_paths(monkeypatch, merge, crop, block, xs, ws, strides, pads, dil, groups):
     monkeypatch.setattr(conv, "MERGE_PIXELS", merge)
     monkeypatch.setattr(conv, "CROP_COLUMNS", crop)
+    monkeypatch.setattr(gemm, "BLOCK_BYTES", block)     # 16: every filter counts as large
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
     o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
@@ -84,3 +88,16 @@ def test_live_taps_bound_the_taps_that_see_pixels():
                         for i in [*range(first), *range(stop, k)]:
                             rows = [o * stride + i * dil - pad0 for o in range(out)]
                             assert all(r < 0 or r >= size for r in rows), (size, k, i)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 9])
+def test_few_columns_in_row_blocks(monkeypatch, n):
+    """gemm.few_columns equals matmul, on the blocked path (2..FEW columns of a large left
+    operand, blocks of 100 rows and a shorter last one) and off it."""
+    monkeypatch.setattr(gemm, "BLOCK_BYTES", 100 * 30 * 4)
+    a = rng.standard_normal((650, 30)).astype(np.float32)
+    b = rng.standard_normal((30, n)).astype(np.float32)
+    assert gemm.blocked(np, a.nbytes, n) == (2 <= n <= gemm.FEW)
+    got = gemm.few_columns(np, a, b)
+    assert got.shape == (650, n) and got.dtype == np.float32
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)

@@ -61,8 +61,9 @@ def _forward(xp, x, scale, bias, lay, epsilon):
     diff = xv - mean
     var = (diff * diff).mean(axis=lay.axes, keepdims=True)
     inv_std = 1 / xp.sqrt(var + epsilon)
-    y = diff * inv_std
+    y = diff
     # in place: y is this function's own array, and large inputs make every pass count
+    y *= inv_std
     if scale is not None:
         y *= scale.reshape(lay.affine)
     if bias is not None:

@@ -111,19 +111,27 @@ def _live_filter(x, w, strides, pads, dil, o_hw, groups):
     """
     if w.shape[1] != 1 and x.shape[0] * o_hw[0] * o_hw[1] < CROP_COLUMNS:
         return w, pads
+    cut = _live_cut(tuple(x.shape[2:]), tuple(w.shape[2:]), tuple(strides), tuple(pads),
+                    tuple(dil), tuple(o_hw))
+    return (w, pads) if cut is None else (w[:, :, cut[0], cut[1]], cut[2])
+
+
+@functools.lru_cache(maxsize=1024)
+def _live_cut(hw, k_hw, strides, pads, dil, o_hw):
+    """(rows, columns, pads) of the live part of the filter (slices), or None when every tap
+    is live: the geometry of _live_filter, remembered per shapes and attributes."""
     kept, new_pads = [], []
     for a in range(2):
-        first, stop = live_taps(x.shape[2 + a], w.shape[2 + a], strides[a], pads[2 * a],
-                                dil[a], o_hw[a])
+        first, stop = live_taps(hw[a], k_hw[a], strides[a], pads[2 * a], dil[a], o_hw[a])
         if stop <= first:
-            return w, pads
+            return None
         top = pads[2 * a] - first * dil[a]
         extent = (o_hw[a] - 1) * strides[a] + (stop - first - 1) * dil[a] + 1
         kept.append(slice(first, stop))
-        new_pads += [top, max(0, extent - top - x.shape[2 + a])]
-    if all(s.stop - s.start == k for s, k in zip(kept, w.shape[2:])):
-        return w, pads
-    return w[:, :, kept[0], kept[1]], tuple(new_pads)
+        new_pads += [top, max(0, extent - top - hw[a])]
+    if all(s.stop - s.start == k for s, k in zip(kept, k_hw)):
+        return None
+    return kept[0], kept[1], tuple(new_pads)
 
 
 # at most this many output pixels per image (and more than one: a GEMM of one column per image

@@ -10,6 +10,7 @@ is :func:`add_windows`, one strided slice per kernel position. Shape rules use
 the same arithmetic as kernels, with -1 (unknown) staying unknown.
 """
 
+import math
 import threading
 
 from paddle_nb.ops.machinery.registry import Attr, fail
@@ -193,10 +194,7 @@ def scratch(xp, shape, dtype, slot="cols"):
     allocating them afresh costs page faults on every run. Only one caller may hold a
     slot at a time: take it, fill it, use it, and do not return it.
     """
-    size = 1
-    for d in shape:
-        size *= int(d)
-    nbytes = size * dtype.itemsize        # dtype: an array's .dtype (NumPy's, also on CuPy)
+    nbytes = int(math.prod(shape)) * dtype.itemsize   # dtype: an array's .dtype (also CuPy's)
     bufs = _SCRATCH.__dict__.setdefault("bufs", {})
     key = (xp.__name__, slot)
     buf = bufs.get(key)

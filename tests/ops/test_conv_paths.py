@@ -90,7 +90,7 @@ def test_live_taps_bound_the_taps_that_see_pixels():
                             assert all(r < 0 or r >= size for r in rows), (size, k, i)
 
 
-@pytest.mark.parametrize("n", [1, 2, 5, 8, 9])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 9])
 def test_few_columns_in_row_blocks(monkeypatch, n):
     """gemm.few_columns equals matmul, on the blocked path (2..FEW columns of a large left
     operand, blocks of 100 rows and a shorter last one) and off it."""

@@ -6,13 +6,14 @@ more than the product: the whole (M, K) matrix streams from memory, is written a
 again. :func:`few_columns` cuts the left operand into row blocks of about a megabyte, each
 packed while it sits in the L2 cache. Measured on a 9.4 MB matrix (ResNet-18's 3x3 512->512
 filter) with 2 columns: 0.6x the time of one GEMM or of two matrix-vector products; blocks
-of 2 MB lose it all. One column (a matrix-vector product, no packing) and arrays of another
+of 2 MB lose it all; with 8 columns the blocks gained nothing (measured 0.9-1.1x), hence FEW.
+One column (a matrix-vector product, no packing) and arrays of another
 module (CuPy) get ``matmul`` as is.
 """
 
 __all__ = ["few_columns", "blocked", "FEW", "BLOCK_BYTES"]
 
-FEW = 8                   # 2 to this many columns: the left operand goes in row blocks
+FEW = 4                   # 2 to this many columns: the left operand goes in row blocks
 BLOCK_BYTES = 1 << 20     # ... of this many bytes, when it is bigger than two of them
 
 

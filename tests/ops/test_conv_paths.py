@@ -43,6 +43,7 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
     ((1, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
     ((2, 2, 12, 12), (3, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
     ((2, 3, 6, 5), (6, 1, 3, 2), (1, 1), (0, 2, 1, 0), (2, 1), 3),       # by rows, uneven pads
+    ((1, 1, 5, 5), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),       # one channel: by rows
     # taps that read only padding (left out): thin images, big kernels, dilations, strides
     ((1, 6, 1, 8), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6),
     ((1, 6, 2, 7), (12, 1, 5, 5), (2, 1), (2, 2, 2, 2), (1, 1), 6),

@@ -9,7 +9,10 @@ in the interop venv's python, one process per model) runs the same program file 
 parameters and inputs. The outputs are checked equal first (rtol 1e-4, atol 1e-5: the passes on
 either side change the rounding); a model whose outputs differ is reported, not timed.
 
-Times: medians (bench/_common.py), one thread everywhere. Peak memory: paddle_nb's is the peak
+Times: medians (bench/_common.py), one thread everywhere. On a shared machine the load moves
+between paddle_nb's timings and PaddlePaddle's (another process, a few seconds later):
+``BENCH_ROUNDS=3`` times each model in 3 rounds (paddle_nb, then PaddlePaddle, then again) and
+shows the median of each figure and of the per-round ratios. Peak memory: paddle_nb's is the peak
 of the NumPy buffers one run allocates (tracemalloc), PaddlePaddle's the growth of the process's
 peak resident set while its predictor is made and run (weights included): not the same measure,
 shown for scale. PaddlePaddle's columns are left out when its venv is not there.
@@ -17,6 +20,7 @@ shown for scale. PaddlePaddle's columns are left out when its venv is not there.
     python -m bench inference            # DEFAULT: one model of each kind (about 40 s)
     BENCH_MODELS=all python -m bench inference          # the 16 zoo models and 4 corpus ones
     BENCH_MODELS=ppcls_vit,resnet18 python -m bench inference
+    BENCH_ROUNDS=3 BENCH_MODELS=all python -m bench inference   # steadier ratios, 3x the time
 """
 
 from bench import _common  # noqa: F401  (one thread, before NumPy)
@@ -43,6 +47,7 @@ CORPUS_MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder", "lstm"]
 INTEROP = pathlib.Path(os.environ.get("PADDLE26_PYTHON") or ROOT / ".venv-interop" / "bin"
                        / "python")
 REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1"))
 
 
 # `make bench`'s set (one of each kind, within its time budget); BENCH_MODELS=all: every model
@@ -93,7 +98,8 @@ def same(outs, wants):
 
 
 def bench_one(where, name, entry):
-    """{figures} for one model."""
+    """{figures} for one model: each the median over ROUNDS rounds, and "ratio" the median of
+    the rounds' passes / predictor."""
     model = run_corpus.Inference(pd, where, name, entry)
     results = []
     fast = passes.apply_passes(model.program, model.scope, results=results)
@@ -102,13 +108,19 @@ def bench_one(where, name, entry):
     plain_outs, fast_outs = run(model.program)(), run(fast)()
     row = {"ops": len(model.program.global_block().ops), "ops_passes": len(fast.global_block().ops),
            "ok": same(fast_outs, plain_outs)}
-    row["plain"], row["passes"] = interleaved([run(model.program), run(fast)], repeat=REPEAT)
     row["peak"], row["peak_passes"] = peak_bytes(run(model.program)), peak_bytes(run(fast))
-    ref = paddle26(model)
-    if ref is not None:
-        row["ok_paddle"] = same(fast_outs, ref["predictor_outs"]) and same(
-            plain_outs, ref["executor_outs"])
-        row.update({k: ref[k] for k in ("predictor", "executor", "predictor_peak")})
+    rounds = []
+    for _ in range(ROUNDS):
+        one = dict(zip(("plain", "passes"), interleaved([run(model.program), run(fast)],
+                                                        repeat=REPEAT)))
+        ref = paddle26(model)
+        if ref is not None:
+            row["ok_paddle"] = same(fast_outs, ref["predictor_outs"]) and same(
+                plain_outs, ref["executor_outs"])
+            one.update({k: ref[k] for k in ("predictor", "executor", "predictor_peak")})
+            one["ratio"] = one["passes"] / one["predictor"]
+        rounds.append(one)
+    row.update({k: statistics.median(r[k] for r in rounds) for k in rounds[0]})
     return row
 
 
@@ -117,17 +129,18 @@ def mib(n):
 
 
 def table(rows):
-    t = Table("paddle_nb inference, without and with passes, vs PaddlePaddle 2.6.2 (1 thread)")
+    t = Table("paddle_nb inference, without and with passes, vs PaddlePaddle 2.6.2 (1 thread"
+              + (f"; medians of {ROUNDS} rounds)" if ROUNDS > 1 else ")"))
     t.header = ("model", "ops", "plain", "passes", "Pd predictor", "passes/pred",
                 "Pd executor", "peak nb", "peak pred")
     for name, r in rows.items():
         pred = r.get("predictor")
         t.rows.append((name, f"{r['ops']}->{r['ops_passes']}", ms(r["plain"]), ms(r["passes"]),
-                       ms(pred) if pred else "-", x(r["passes"] / pred) if pred else "-",
+                       ms(pred) if pred else "-", x(r["ratio"]) if pred else "-",
                        ms(r["executor"]) if pred else "-", mib(r["peak_passes"]),
                        mib(r["predictor_peak"]) if pred else "-")
                       + (() if r["ok"] and r.get("ok_paddle", True) else ("OUTPUTS DIFFER",)))
-    ratios = [r["passes"] / r["predictor"] for r in rows.values() if r.get("predictor")]
+    ratios = [r["ratio"] for r in rows.values() if r.get("predictor")]
     if ratios:
         t.note(f"median passes/predictor {statistics.median(ratios):.2f}x, worst "
                f"{max(ratios):.2f}x (goal: median <= 1.0x, none above 1.5x)")

@@ -2,6 +2,7 @@
 per op kind (the kernel functions of ``paddle_nb/ops/*.py``) and per function.
 
     python bench/profile_inference.py [model ...]      # default: every zoo model
+    python bench/profile_inference.py resnet18 lstm    # corpus models by name too
 
 Prints, per model and over all models, the kernels' share of the run (cumulative time of each
 registered op's kernel, so helpers count to their op) and the top functions by own time.
@@ -22,7 +23,8 @@ from interop import run_corpus  # noqa: E402
 from paddle_nb import passes  # noqa: E402
 from paddle_nb.ops.machinery import registry  # noqa: E402
 
-ZOO = pathlib.Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "paddle26" / "zoo"
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "paddle26"
+ZOO, CORPUS = FIXTURES / "zoo", FIXTURES / "corpus"
 
 
 def kernel_codes():
@@ -38,7 +40,8 @@ def kernel_codes():
 
 
 def profile(name, runs=20):
-    model = run_corpus.Inference(pd, ZOO, name, run_corpus.manifest(ZOO)[name])
+    where = ZOO if name in run_corpus.manifest(ZOO) else CORPUS
+    model = run_corpus.Inference(pd, where, name, run_corpus.manifest(where)[name])
     fast = passes.apply_passes(model.program, model.scope)
     run = lambda: model.exe.run(fast, feed=model.feed, fetch_list=model.fetches,  # noqa: E731
                                 scope=model.scope)

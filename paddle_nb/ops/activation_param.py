@@ -11,19 +11,40 @@ op's own default, which is not always the one ``paddle.nn.functional`` writes
 (``Min``/``Max``, ``FactorTensor``) when given, else from the attributes.
 """
 
+import functools
 import math
 
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, prepared, register
 
-__all__ = ["erf", "PARAM_ACTIVATIONS"]
+__all__ = ["erf", "erf_series", "scipy_special", "PARAM_ACTIVATIONS"]
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2 = math.sqrt(2.0)
 _TANH_GELU = math.sqrt(2.0 / math.pi)   # the tanh approximation's sqrt(2/pi)
 
 
+@functools.cache
+def scipy_special():
+    """``scipy.special`` when SciPy is importable, else None (SciPy is optional: the ``fast``
+    extra). Imported on first use, not with paddle_nb."""
+    try:
+        import scipy.special
+    except ImportError:
+        return None
+    return scipy.special
+
+
 def erf(xp, x):
+    """The error function on ``xp`` arrays, in x's dtype: SciPy's ``special.erf`` for NumPy
+    arrays when SciPy is there (about 20x faster in float32), else :func:`erf_series`."""
+    special = scipy_special() if xp.__name__ == "numpy" else None
+    if special is None:
+        return erf_series(xp, x)
+    return special.erf(x).astype(x.dtype, copy=False)
+
+
+def erf_series(xp, x):
     """The error function on ``xp`` arrays, to 1.5e-15 in float64 (NumPy has none).
 
     Below |x| = 2.5 the series erf(x) = 2/sqrt(pi) exp(-x^2) sum (2x^2)^n x / (2n+1)!!

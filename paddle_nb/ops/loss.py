@@ -20,8 +20,10 @@ TINY_LOG = -1e20   # log(0) is clipped here, as PaddlePaddle's TolerableValue do
 
 
 def softmax(xp, x, axis):
-    e = xp.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
+    e = x - x.max(axis=axis, keepdims=True)     # a new array: exp and the division in place
+    xp.exp(e, out=e)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
 
 
 def log_softmax(xp, x, axis):

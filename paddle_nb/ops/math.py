@@ -44,7 +44,13 @@ def _scale_kernel(ctx, x, scale_tensor, *, scale, bias, bias_after_scale):
             bias = numpy.asarray(bias).astype(x.dtype)[()]
             if scale_tensor is None:
                 s = numpy.asarray(s).astype(x.dtype)[()]
-    out = x * s + bias if bias_after_scale else (x + bias) * s
+    if bias_after_scale:        # one new array, the bias added in place (and only if any)
+        out = x * s
+        if bias != 0:
+            out += bias
+    else:
+        out = x + bias
+        out *= s
     return out.astype(x.dtype, copy=False)
 
 

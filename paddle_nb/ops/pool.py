@@ -174,10 +174,11 @@ def _tile_pool(xp, t6, pooling_type):
 
 
 def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
-    """Running max or sum over the kernel positions' views, then the mean's divisor.
+    """Max or sum over the windows, then the mean's divisor.
 
-    A single window covering the whole image (global pooling) is one reduction, and
-    windows that tile the image (stride == kernel) are a reshape (:func:`_tile_pool`)."""
+    A single window covering the whole image (global pooling) is one reduction, windows
+    that tile the image (stride == kernel) are a reshape (:func:`_tile_pool`), and other
+    windows are separable (:func:`_separable_pool`)."""
     if tuple(o_hw) == (1, 1) and tuple(k) == tuple(x.shape[2:]) and not any(pads):
         if pooling_type == "max":
             return x.max(axis=(2, 3), keepdims=True)
@@ -185,18 +186,27 @@ def _fixed_pool(xp, x, k, strides, pads, o_hw, pooling_type, exclusive):
     t6 = _tiles(x, k, strides, pads, o_hw)
     if t6 is not None:
         return _tile_pool(xp, t6, pooling_type)
-    out = None
-    padded = _padded(xp, x, k, strides, pads, o_hw, pooling_type)
-    for _, _, view in window_slices(padded, k, strides, (1, 1), o_hw):
-        if out is None:
-            out = view.copy()
-        elif pooling_type == "max":
-            xp.maximum(out, view, out=out)
-        else:
-            out += view
+    out = _separable_pool(xp, _padded(xp, x, k, strides, pads, o_hw, pooling_type), k, strides,
+                          o_hw, pooling_type)
     if pooling_type == "max":
         return out
     return out / _avg_divisor(xp, x.shape[2:], k, strides, pads, o_hw, exclusive, x.dtype)
+
+
+def _separable_pool(xp, padded, k, strides, o_hw, pooling_type):
+    """Max or sum of each window of ``padded``: down the kh rows of every window (whole
+    padded rows), then across the kw columns of that. kh + kw whole-array steps instead of
+    kh * kw (a 13x13 max pool: 26 instead of 169); max is exact, a sum adds in another order.
+    """
+    op = xp.maximum if pooling_type == "max" else xp.add
+    (oh, ow), (sh, sw) = o_hw, strides
+    rows = padded[..., 0:sh * (oh - 1) + 1:sh, :].copy()
+    for i in range(1, k[0]):
+        op(rows, padded[..., i:i + sh * (oh - 1) + 1:sh, :], out=rows)
+    out = rows[..., 0:sw * (ow - 1) + 1:sw].copy()
+    for j in range(1, k[1]):
+        op(out, rows[..., j:j + sw * (ow - 1) + 1:sw], out=out)
+    return out
 
 
 def _fixed_avg_grad(xp, x, dout, k, strides, pads, o_hw, exclusive):

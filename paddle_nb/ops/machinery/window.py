@@ -10,6 +10,7 @@ is :func:`add_windows`, one strided slice per kernel position. Shape rules use
 the same arithmetic as kernels, with -1 (unknown) staying unknown.
 """
 
+import math
 import threading
 
 from paddle_nb.ops.machinery.registry import Attr, fail
@@ -17,7 +18,7 @@ from paddle_nb.ops.machinery.registry import Attr, fail
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
            "rank4", "windows", "pad", "scratch", "window_slices", "add_windows",
-           "adaptive_bounds"]
+           "adaptive_bounds", "live_taps", "row_windows"]
 
 
 # ---- attribute checks ----
@@ -142,6 +143,27 @@ def windows(xp, x, ksize, strides, dilations, out_hw):
     return xp.lib.stride_tricks.as_strided(x, shape, steps)
 
 
+def row_windows(xp, x, ksize, dilations, out_h):
+    """For stride 1: a strided view (N, C, kh, kw, OH * W) of padded ``x`` (N, C, H, W), each
+    tap's windows as one contiguous run of whole image rows (no copy).
+
+    Tap (i, j) of output pixel (o, p) reads x[o + i*dh, p + j*dw]: on the image laid flat,
+    offset (i*dh) * W + j*dw + (o * W + p). So the OH x W grid of outputs, W - OW columns
+    of them past the right edge (garbage, cropped by the caller), reads one run of OH * W
+    values per tap. Copying runs of a few hundred values is much faster than OW-long pieces
+    (:func:`windows`). The last tap's run passes the last row by (kw - 1) * dw values: x
+    must have a spare row at the bottom (pad it by one more).
+    """
+    n, c, h, w = x.shape
+    run = out_h * w
+    if (ksize[0] - 1) * dilations[0] * w + (ksize[1] - 1) * dilations[1] + run > h * w:
+        raise ValueError(f"rows of {out_h} windows of {tuple(ksize)} do not fit in an image of "
+                         f"shape {tuple(x.shape)} (it needs a spare row)")
+    sn, sc, sh, sw = x.strides
+    return xp.lib.stride_tricks.as_strided(
+        x, (n, c, ksize[0], ksize[1], run), (sn, sc, sh * dilations[0], sw * dilations[1], sw))
+
+
 def pad(xp, x, pads, value=0, reuse=False):
     """x with its last two axes padded by (top, bottom, left, right), filled with ``value``.
 
@@ -172,10 +194,7 @@ def scratch(xp, shape, dtype, slot="cols"):
     allocating them afresh costs page faults on every run. Only one caller may hold a
     slot at a time: take it, fill it, use it, and do not return it.
     """
-    size = 1
-    for d in shape:
-        size *= int(d)
-    nbytes = size * dtype.itemsize        # dtype: an array's .dtype (NumPy's, also on CuPy)
+    nbytes = int(math.prod(shape)) * dtype.itemsize   # dtype: an array's .dtype (also CuPy's)
     bufs = _SCRATCH.__dict__.setdefault("bufs", {})
     key = (xp.__name__, slot)
     buf = bufs.get(key)
@@ -217,3 +236,19 @@ def adaptive_bounds(size, out):
     """
     return ([(i * size) // out for i in range(out)],
             [-(-((i + 1) * size) // out) for i in range(out)])
+
+
+def live_taps(size, k, stride, pad0, dilation, out):
+    """[first, stop) of the kernel taps along one axis that can see a pixel of the image.
+
+    Tap i reads rows o * stride + i * dilation - pad0 (o < out); a tap whose rows all
+    fall in the padding contributes nothing, and a convolution may leave it out (a 3x3
+    filter over a 1x1 image: only its centre). ``first`` never passes ``pad0 // dilation``
+    so that the padding left on top stays >= 0.
+
+    >>> live_taps(1, 3, 1, 1, 1, 1), live_taps(2, 5, 1, 2, 1, 2), live_taps(8, 3, 1, 1, 1, 8)
+    ((1, 2), (1, 4), (0, 3))
+    """
+    first = max(0, -(-(pad0 - (out - 1) * stride) // dilation))
+    stop = min(k, (size - 1 + pad0) // dilation + 1)
+    return min(first, pad0 // dilation), max(stop, 0)

@@ -1,0 +1,104 @@
+"""conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
+one GEMM (small images, conv.MERGE_PIXELS; a large filter over a few pixels, gemm.blocked,
+in row blocks), im2col by rows (stride 1, depthwise filters), 1x1
+filters read in place, groups and dilations, filter taps that see only padding left out."""
+
+import numpy as np
+import pytest
+
+from paddle_nb.ops import conv
+from paddle_nb.ops.machinery import gemm
+from paddle_nb.ops.machinery.window import out_hw
+
+rng = np.random.default_rng(11)
+
+
+def reference(x, w, strides, pads, dil, groups):
+    """Direct sums over the kernel window, in float64."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp_ = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3])))
+    oh, ow = out_hw((h, wd), (kh, kw), strides, pads, dil)
+    y = np.zeros((n, m, oh, ow))
+    mg = m // groups
+    for o in range(m):
+        g = o // mg
+        for i in range(kh):
+            for j in range(kw):
+                h0, w0 = i * dil[0], j * dil[1]
+                patch = xp_[:, g * cg:(g + 1) * cg, h0:h0 + strides[0] * (oh - 1) + 1:strides[0],
+                            w0:w0 + strides[1] * (ow - 1) + 1:strides[1]]
+                y[:, o] += np.einsum("nchw,c->nhw", patch, w[o, :, i, j])
+    return y
+
+
+CASES = [  # x shape, w shape, strides, pads, dilations, groups
+    ((3, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 4, 4, 6), (6, 2, 3, 3), (2, 1), (1, 0, 1, 2), (1, 1), 2),
+    ((2, 3, 7, 7), (4, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
+    ((2, 4, 3, 3), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4),
+    ((2, 5, 1, 1), (7, 5, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 5, 3, 3), (7, 5, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((2, 5, 4, 4), (7, 5, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 2, 12, 12), (3, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 3, 6, 5), (6, 1, 3, 2), (1, 1), (0, 2, 1, 0), (2, 1), 3),       # by rows, uneven pads
+    ((1, 1, 5, 5), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),       # one channel: by rows
+    # taps that read only padding (left out): thin images, big kernels, dilations, strides
+    ((1, 6, 1, 8), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6),
+    ((1, 6, 2, 7), (12, 1, 5, 5), (2, 1), (2, 2, 2, 2), (1, 1), 6),
+    ((1, 4, 2, 6), (3, 4, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 1),
+    ((1, 3, 2, 2), (2, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
+    ((1, 3, 1, 3), (2, 3, 3, 3), (1, 2), (3, 1, 1, 2), (2, 1), 1),
+    ((2, 3, 1, 1), (4, 3, 5, 5), (2, 2), (4, 1, 2, 3), (1, 1), 1),
+]
+
+
+@pytest.mark.parametrize("crop, block", [(1, 16), (conv.CROP_COLUMNS, gemm.BLOCK_BYTES)],
+                         ids=["crop-all-blocks", "defaults"])
+@pytest.mark.parametrize("merge", [0, conv.MERGE_PIXELS], ids=["per-image", "merged"])
+@pytest.mark.parametrize("xs, ws, strides, pads, dil, groups", CASES)
+def test_conv_forward_paths(monkeypatch, merge, crop, block, xs, ws, strides, pads, dil, groups):
+    monkeypatch.setattr(conv, "MERGE_PIXELS", merge)
+    monkeypatch.setattr(conv, "CROP_COLUMNS", crop)
+    monkeypatch.setattr(gemm, "BLOCK_BYTES", block)     # 16: every filter counts as large
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
+    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
+    assert got.shape == (xs[0], ws[0]) + tuple(o_hw) and got.dtype == np.float32
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_live_taps_bound_the_taps_that_see_pixels():
+    """Brute force over small geometries: every tap outside [first, stop) reads only padding,
+    and the padding left above stays >= 0."""
+    from paddle_nb.ops.machinery.window import live_taps, out_size
+    for size in range(1, 5):
+        for k in range(1, 6):
+            for stride in (1, 2, 3):
+                for pad0 in range(0, 4):
+                    for dil in (1, 2):
+                        out = out_size(size, k, stride, pad0, pad0, dil)
+                        if out <= 0:
+                            continue
+                        first, stop = live_taps(size, k, stride, pad0, dil, out)
+                        assert pad0 - first * dil >= 0
+                        for i in [*range(first), *range(stop, k)]:
+                            rows = [o * stride + i * dil - pad0 for o in range(out)]
+                            assert all(r < 0 or r >= size for r in rows), (size, k, i)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 9])
+def test_few_columns_in_row_blocks(monkeypatch, n):
+    """gemm.few_columns equals matmul, on the blocked path (2..FEW columns of a large left
+    operand, blocks of 100 rows and a shorter last one) and off it."""
+    monkeypatch.setattr(gemm, "BLOCK_BYTES", 100 * 30 * 4)
+    a = rng.standard_normal((650, 30)).astype(np.float32)
+    b = rng.standard_normal((30, n)).astype(np.float32)
+    assert gemm.blocked(np, a.nbytes, n) == (2 <= n <= gemm.FEW)
+    got = gemm.few_columns(np, a, b)
+    assert got.shape == (650, n) and got.dtype == np.float32
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)

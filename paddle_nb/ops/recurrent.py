@@ -123,7 +123,8 @@ class _InStepScopes:
     going down from the last."""
 
     def __init__(self, ctx, runner, scopes):
-        if not ctx.attrs["is_train"]:
+        steps = _sequence_length(ctx, ctx.input_names("inputs"))
+        if not ctx.attrs["is_train"] or len(scopes) == 2 < steps:
             raise ValueError(
                 "recurrent_grad: the recurrent op ran with is_train=False, which keeps only "
                 "two step scopes under PaddlePaddle's rules (Executor(scopes='paddle')); "

@@ -60,7 +60,7 @@ from paddle_nb.executor.step_runs import FramedContext
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import Variable as FrameworkVariable
-from paddle_nb.ops.machinery.context import KernelContext
+from paddle_nb.ops.machinery.context import KernelContext, scope_rules
 
 
 __all__ = ["Executor"]
@@ -84,11 +84,15 @@ class Executor:
     #: the tests compare the two value stores; set it on an executor (or a subclass).
     on_cells = False
 
-    def __init__(self, place: Place | None = None, seed: int | None = None) -> None:
+    def __init__(self, place: Place | None = None, seed: int | None = None,
+                 scopes: str = "paddle_nb") -> None:
         if place is not None and not isinstance(place, Place):
             raise TypeError(f"Executor: expected a Place, got {place!r}")
         self.place = place or CPUPlace()
         self.ctx = KernelContext(self.place, seed)
+        # whose step-scope rules control-flow ops follow: paddle_nb's, or "paddle" (PaddlePaddle
+        # 2.6's: two alternating step scopes at inference, grad blocks in the forward scopes)
+        self.ctx.scope_rules = scope_rules(scopes)
         self.listeners: list[Callable[[Any], Any]] = []
         self.record_values = False   # RunRecords hold variable values (host copies) when True
         self._plans: dict[tuple, BlockPlan] = {}

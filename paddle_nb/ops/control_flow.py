@@ -96,7 +96,10 @@ def _conditional_block_grad(ctx):
             if out != EMPTY_VAR:
                 _zeros_like_into(ctx, x, out)
         return
-    grad_scope = scopes[0].new_scope(label="grad")
+    # paddle_nb runs the grad block in a "grad" kid of the branch scope; PaddlePaddle's
+    # conditional_block_grad runs it in the branch scope itself (Executor(scopes="paddle"))
+    grad_scope = scopes[0] if ctx.scope_rules == "paddle" else \
+        scopes[0].new_scope(label="grad")
     # the seeds, visible however deep we are, under the names the grad block reads (Out's
     # gradient names: a second backward pass names the outer ones grad/grad/...)
     for out, name in zip(ctx.input_names("Out"), ctx.input_names("Out@GRAD")):

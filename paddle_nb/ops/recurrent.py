@@ -8,6 +8,11 @@ value (``states``) or to its initial state, runs the step block, and stacks
 the step outputs over time. The step scopes are kept in ``step_scopes`` for
 ``recurrent_grad``, which runs the grad block in each of them, last step
 first, passing each memory's gradient back one step at a time.
+
+Under PaddlePaddle's rules (``Executor(scopes="paddle")``, read as ``ctx.scope_rules``):
+``is_train=False`` runs the steps in two alternating step scopes, and ``recurrent_grad``
+runs the grad block in each step scope itself, destroying each once backward has
+passed it (docs/design_notes.md, "Where paddle_nb differs from PaddlePaddle").
 """
 
 from paddle_nb.core.scope import StepScopes
@@ -57,12 +62,18 @@ def _recurrent(ctx):
     ex_states, states = attrs["ex_states"], attrs["states"]
     sequences = [ctx.tensor(name).array() for name in inputs]
     boots = [ctx.tensor(name).array() for name in ctx.input_names("initial_states")]
-    scopes = ctx.scope.find_var(ctx.output_names("step_scopes")[0]).set_value(StepScopes())
+    holder = ctx.scope.find_var(ctx.output_names("step_scopes")[0])
+    if ctx.scope_rules == "paddle":        # PaddlePaddle drops the last run's step scopes first
+        _clear_step_scopes(ctx.scope, holder)
+    scopes = holder.set_value(StepScopes())
     outputs = ctx.output_names("outputs")
     memories = list(zip(ex_states, states, boots))
     # a step: its slices and memories in; its outputs and updated memories out
     run_step = ctx.step_runner(attrs["sub_block"], inputs + [pre for pre, _, _ in memories],
                                outputs + [state for _, state, _ in memories])
+    two = ctx.scope_rules == "paddle" and not attrs["is_train"]
+    if two:
+        run_step = _TwoScopes(ctx, run_step, scopes)
     collected = [[None] * steps for _ in outputs]
     n_out = len(outputs)
     previous, updated = None, [boot for _, _, boot in memories]
@@ -79,10 +90,79 @@ def _recurrent(ctx):
             if got[k] is None:
                 raise _missing(kid, outputs[k], "step output")
             collected[k][t] = got[k]
-        scopes.append(kid)
+        if not two:                # (the two alternating scopes are in ``scopes`` already)
+            scopes.append(kid)
         previous, updated = kid, got[n_out:]
     for name, parts in zip(outputs, collected):
         ctx.out_tensor(name).set(xp.stack(parts), place)
+
+
+class _TwoScopes:
+    """PaddlePaddle's inference steps (``is_train=False``): two step scopes made at the
+    start, step t run in the one of index t % 2, again and again; the memory's previous
+    value comes from the other one. The outputs are copied out (the scope's next run
+    writes the same variables), as PaddlePaddle's ``recurrent`` copies them."""
+
+    def __init__(self, ctx, runner, scopes):
+        self.ctx, self.runner = ctx, runner
+        self.turns = 0
+        scopes.extend(ctx.scope.new_scope(label=f"step {k}") for k in range(2))
+        self.scopes = scopes
+
+    def __call__(self, parent, label, arrays):
+        scope = self.scopes[self.turns % 2]
+        self.turns += 1
+        got = _run_in_scope(self.ctx, self.runner, scope, arrays)
+        return scope, [g.copy() if g is not None else None for g in got]
+
+
+class _InStepScopes:
+    """PaddlePaddle's backward steps: the grad block of step k runs in step k's forward
+    scope itself (no kid scope), and step k+1's scope is destroyed once step k has run:
+    backward has passed it (``StepScopes::BackwardNext``). Called with the scopes' index
+    going down from the last."""
+
+    def __init__(self, ctx, runner, scopes):
+        steps = _sequence_length(ctx, ctx.input_names("inputs"))
+        if not ctx.attrs["is_train"] or len(scopes) == 2 < steps:
+            raise ValueError(
+                "recurrent_grad: the recurrent op ran with is_train=False, which keeps only "
+                "two step scopes under PaddlePaddle's rules (Executor(scopes='paddle')); "
+                "expected is_train=True for a program that runs backward")
+        if not scopes or any(not scope.is_alive() for scope in scopes):
+            raise ScopeDestroyedError(
+                "recurrent_grad: a step scope of the forward pass was destroyed before this "
+                "backward pass ran (under PaddlePaddle's rules, Executor(scopes='paddle'), an "
+                "earlier recurrent_grad of the same recurrent op deletes each step scope once "
+                "it has passed it); run one backward pass per recurrent op, or use "
+                "Executor(scopes='paddle_nb'), which keeps the step scopes until the run ends")
+        self.ctx, self.runner, self.scopes = ctx, runner, scopes
+
+    def __call__(self, scope, label, arrays):
+        got = _run_in_scope(self.ctx, self.runner, scope, arrays)
+        scopes = self.scopes
+        if scopes[-1] is not scope:        # the step after this one: backward has passed it
+            scopes.pop().destroy()
+        return scope, got
+
+
+def _run_in_scope(ctx, runner, scope, arrays):
+    """Run ``runner``'s block in ``scope`` itself (PaddlePaddle's way: no kid scope),
+    ``arrays`` put there under its ``ins``; the arrays of its ``outs`` left there."""
+    values = {name: a for name, a in zip(runner.ins, arrays) if a is not None}
+    ctx.run_block(runner.block_idx, scope, values, same_outer=True)
+    return [ctx.local_array(scope, name) for name in runner.outs]
+
+
+def _clear_step_scopes(parent, holder):
+    """PaddlePaddle's ``ClearStepScopes``: destroy the step scopes an earlier run of the op
+    left in ``holder`` (those still kids of ``parent``), and empty it."""
+    old = holder.holder if holder.is_initialized() else None
+    if isinstance(old, StepScopes):
+        for scope in old:
+            if scope.is_alive() and scope.up is parent:
+                scope.destroy()
+        old.clear()
 
 
 def _recurrent_grad(ctx):
@@ -100,6 +180,8 @@ def _recurrent_grad(ctx):
     run_step = ctx.step_runner(
         attrs["sub_block"], seeds, [grad_var_name(n) for n in inputs + params] +
         [grad_var_name(pre) for pre in ex_states], read_once=True)
+    if ctx.scope_rules == "paddle":
+        run_step = _InStepScopes(ctx, run_step, scopes)
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
     input_grads = [[None] * steps for _ in inputs]
@@ -121,6 +203,8 @@ def _recurrent_grad(ctx):
             else:
                 total += g
         carry = got[len(inputs) + len(params):]
+    if ctx.scope_rules == "paddle":        # the last one (step 0's): gone once backward is done
+        _clear_step_scopes(ctx.scope, ctx.scope.find_var(ctx.input_names("step_scopes")[0]))
     xp = ctx.xp
     _write_grads(ctx, inputs, "inputs@GRAD",
                  lambda n: _stack(xp, input_grads[inputs.index(n)], ctx.tensor(n)))

@@ -23,7 +23,22 @@ from paddle_nb.errors import VarNotFoundError
 if TYPE_CHECKING:
     from paddle_nb.core.scope import Scope
 
-__all__ = ["KernelContext", "RawContext", "StepRunner", "held_bytes"]
+__all__ = ["KernelContext", "RawContext", "SCOPE_RULES", "StepRunner", "held_bytes",
+           "scope_rules"]
+
+# whose rules a control-flow op follows for its step and grad scopes (an Executor's
+# ``scopes=``): paddle_nb's own (a step scope per step kept until the run ends, grad blocks
+# in a "grad" kid) or PaddlePaddle 2.6's (docs/design_notes.md, "Where paddle_nb differs")
+SCOPE_RULES = ("paddle_nb", "paddle")
+
+
+def scope_rules(value: str) -> str:
+    """``value`` checked to be one of :data:`SCOPE_RULES` (else a ValueError saying so)."""
+    if value not in SCOPE_RULES:
+        raise ValueError(f"Executor: scopes={value!r}; expected one of "
+                         + ", ".join(repr(v) for v in SCOPE_RULES)
+                         + " (whose step-scope rules control-flow ops follow)")
+    return value
 
 
 class KernelContext:
@@ -31,9 +46,11 @@ class KernelContext:
 
     ``wanted`` is None (every output is used) or a tuple of booleans, one per
     output slot, so that a grad kernel can skip a gradient nobody reads.
+    ``scope_rules`` (one of :data:`SCOPE_RULES`) is what control-flow kernels
+    read to follow paddle_nb's step-scope rules or PaddlePaddle's.
     """
 
-    __slots__ = ("xp", "place", "rng", "wanted")
+    __slots__ = ("xp", "place", "rng", "wanted", "scope_rules")
     xp: ModuleType
     place: Place
     rng: numpy.random.Generator
@@ -44,11 +61,13 @@ class KernelContext:
         self.xp = place.xp
         self.rng = numpy.random.default_rng(seed)
         self.wanted = None
+        self.scope_rules = "paddle_nb"
 
     def for_outputs(self, wanted: Sequence[bool] | None) -> KernelContext:
         """A copy of this context whose ``wanted`` says which output slots are used."""
         other = KernelContext.__new__(KernelContext)
         other.place, other.xp, other.rng, other.wanted = self.place, self.xp, self.rng, wanted
+        other.scope_rules = self.scope_rules
         return other
 
     def want(self, k: int) -> bool:
@@ -79,6 +98,7 @@ class RawContext(KernelContext):
     def __init__(self, base: KernelContext, scope: Scope, op: Any, attrs: dict[str, Any],
                  run_block: Callable[..., Any], state: Any = None) -> None:
         self.place, self.xp, self.rng, self.wanted = base.place, base.xp, base.rng, None
+        self.scope_rules = base.scope_rules
         self.scope = scope          # the Scope that runs the op
         self.op = op                # an object with .type, .inputs, .outputs (slot -> names)
         self.attrs = attrs          # the op's declared attributes, defaults filled in

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy
 
 from paddle_nb.core.dtypes import from_var_type, known_var_type, to_var_type
-from paddle_nb.errors import ProtoDecodeError, ShapeError
+from paddle_nb.errors import ProtoDecodeError, ShapeError, VariableTypeError
 from paddle_nb.framework import operators
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.ops.machinery.registry import Meta
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from paddle_nb.framework.operator import Operator
 
 __all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_methods",
+           "tensor_shape", "tensor_dtype",
            "TENSOR_METHODS"]
 
 # method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
@@ -330,6 +331,31 @@ class Variable:
         extra = f", {', '.join(flags)}" if flags else ""
         lod = f", lod_level={self.lod_level}" if self.lod_level else ""
         return f"{type(self).__name__}({self.name}: {_type_str(self)}{lod}{extra})"
+
+
+def tensor_shape(var: Variable) -> tuple[int, ...]:
+    """``var.shape`` of a variable the caller needs to be a tensor; a VariableTypeError
+    naming it for any other kind (a LoDTensorArray, step scopes, a reader), whose shape is
+    None."""
+    shape = var.shape
+    if shape is None:
+        raise VariableTypeError(f"variable '{var.name}' is a {_kind_name(var)}, not a tensor: "
+                                "it has no shape")
+    return shape
+
+
+def tensor_dtype(var: Variable) -> numpy.dtype[Any]:
+    """``var.dtype`` of a variable the caller needs to be a tensor; a VariableTypeError
+    naming it for any other kind, whose dtype is None."""
+    dtype = var.dtype
+    if dtype is None:
+        raise VariableTypeError(f"variable '{var.name}' is a {_kind_name(var)}, not a tensor: "
+                                "it has no dtype")
+    return dtype
+
+
+def _kind_name(var: Variable) -> str:
+    return str(framework_pb2.VarType.Type.Name(var.desc.type.type))
 
 
 def _tensor_method(var: Variable, name: str) -> Callable[..., Any]:

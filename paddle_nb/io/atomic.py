@@ -62,7 +62,8 @@ def write_files(items):
             raise SaveLoadError(f"cannot write the file '{path}': a directory of that name "
                                 "exists")
         targets.append((path, write))
-    temps, backups = {}, {}
+    temps: dict[str, str] = {}
+    backups: dict[str, str] = {}
     with deferred_interrupts():
         try:
             for path, write in targets:
@@ -149,6 +150,7 @@ def staged_directory(dirname):
         return
     os.makedirs(parent, exist_ok=True)
     with deferred_interrupts():
+        swapped = False
         stage = tempfile.mkdtemp(prefix=f".{base}.tmp-", dir=parent)
         try:
             yield stage
@@ -156,9 +158,9 @@ def staged_directory(dirname):
             _carry_over(dirname, stage)
             os.chmod(stage, _mode_like(dirname, 0o777))
             _swap_in(stage, dirname)
-            stage = None
+            swapped = True
         finally:
-            if stage is not None:
+            if not swapped:
                 shutil.rmtree(stage, ignore_errors=True)
 
 

@@ -11,6 +11,8 @@ the program carries 2.6's version stamps.
 ``save_inference_model`` writes ``normalize(program.desc)``; the user's program is not touched.
 """
 
+from typing import Any
+
 from paddle_nb.framework.attrs import read_attr, write_attr
 from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
@@ -44,7 +46,7 @@ EXTRA_INPUTS = {
 # Python writes, and per op type the ones 2.6 writes that paddle_nb's op does not declare.
 COMMON_ATTRS = {"op_role_var": (T.STRINGS, []), "op_namescope": (T.STRING, "/"),
                 "op_device": (T.STRING, ""), "with_quant_attr": (T.BOOLEAN, False)}
-ADD_ATTRS = {
+ADD_ATTRS: dict[str, dict[str, tuple[int, Any]]] = {
     "split": {"mkldnn_data_type": (T.STRING, "float32"), "use_mkldnn": (T.BOOLEAN, False)},
     "sum": {"mkldnn_data_type": (T.STRING, "float32"), "use_mkldnn": (T.BOOLEAN, False)},
     "reshape2": {"use_mkldnn": (T.BOOLEAN, False)}, "cast": {"use_mkldnn": (T.BOOLEAN, False)},

@@ -13,6 +13,7 @@ import contextlib
 import os
 
 from numpy.lib import format as npy_format
+from typing import Any
 
 from paddle_nb.core.place import CPUPlace
 from paddle_nb.core.scope import global_scope
@@ -115,7 +116,7 @@ def select_vars(program, vars=None, predicate=None):
                 raise TypeError(f"vars: expected Variables or names, got {var!r}")
     else:
         candidates = [v for v in program.list_vars() if (predicate or is_persistable)(v)]
-    chosen = {}
+    chosen: dict[str, Any] = {}
     for var in candidates:
         if var.type != VarType.LOD_TENSOR:
             raise SaveLoadError(f"variable '{var.name}' is a {VarType.Type.Name(var.type)}; only "

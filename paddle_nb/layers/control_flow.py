@@ -11,6 +11,7 @@ sub-block gets a fresh kid scope of the scope that runs the owning op.
 
 import contextlib
 import numbers
+from typing import Any
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
@@ -66,7 +67,7 @@ class IfElse:
         self.parent = self.program.current_block()
         self._splits = {}
         self._masks = None
-        self._outputs = {True: [], False: []}
+        self._outputs: dict[bool, list[Any]] = {True: [], False: []}
         self._branch = None
 
     def _split(self, x):

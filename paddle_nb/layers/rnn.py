@@ -11,6 +11,7 @@ wrappers over the same builder.
 """
 
 import contextlib
+from typing import Any
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
@@ -35,8 +36,8 @@ class StaticRNN:
     def __init__(self, name=None):
         self.helper = LayerHelper("static_rnn", name)
         self.program = self.helper.program
-        self.parent = None
-        self.sub = None
+        self.parent: Any = None     # the Block that holds the recurrent op, once step() began
+        self.sub: Any = None        # the step's Block, once step() opened it
         self.inputs = []          # outer sequences
         self.memories = []        # [pre (step var), boot (outer var), state name or None]
         self.outputs = []         # step-block output names

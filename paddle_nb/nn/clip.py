@@ -35,7 +35,7 @@ def _temp(block, prefix, like, shape=None, suffix=".tmp_0"):
 
 
 def _positive(value, label):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value > 0:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not float(value) > 0:
         raise ValueError(f"{label} must be a positive number, got {value!r}")
     return float(value)
 
@@ -64,7 +64,7 @@ class ClipGradByValue(ClipGradBase):
         if not isinstance(max, numbers.Real):
             raise TypeError(f"ClipGradByValue: max must be a number, got {max!r}")
         low = -float(max) if min is None else float(min)
-        if not low <= max:
+        if not low <= float(max):
             raise ValueError(f"ClipGradByValue: expected min <= max, got min {low}, max {max}")
         self.max, self.min = float(max), low
 

@@ -56,7 +56,7 @@ def fill_value_attrs(dtype, value):
     """
     if not isinstance(value, numbers.Real):
         return {"value": value}      # the attribute check says what came instead of a number
-    exact = int(value) if dtype.kind in "iu" else float(value)
+    exact = math.trunc(value) if dtype.kind in "iu" else float(value)
     return {"value": float(exact), "str_value": str(exact)}
 
 

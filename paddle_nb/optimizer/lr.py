@@ -386,7 +386,7 @@ class ReduceOnPlateau(LRScheduler):
         self.base_lr = self.last_lr = _number(learning_rate, "learning_rate")
         self.last_epoch, self.verbose = 0, verbose
 
-    def step(self, metrics, epoch=None):
+    def step(self, metrics, epoch=None):  # type: ignore[override]  # PaddlePaddle's signature
         """Take ``metrics`` (a number, or a one-value array) for this step."""
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         current = float(metrics.item() if hasattr(metrics, "item") else metrics)

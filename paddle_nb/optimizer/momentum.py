@@ -18,7 +18,8 @@ __all__ = ["SGD", "Momentum", "Adagrad", "RMSProp", "Adadelta"]
 
 def check_unit(value, label, closed=False):
     """``value`` must be a number in [0, 1) (or [0, 1] when ``closed``)."""
-    ok = isinstance(value, numbers.Real) and 0 <= value and (value <= 1 if closed else value < 1)
+    ok = isinstance(value, numbers.Real) and 0 <= float(value) and \
+        (float(value) <= 1 if closed else float(value) < 1)
     if not ok:
         raise ValueError(f"{label} must be a number in [0, 1{']' if closed else ')'}, "
                          f"got {value!r}")
@@ -26,7 +27,7 @@ def check_unit(value, label, closed=False):
 
 
 def check_positive(value, label):
-    if not isinstance(value, numbers.Real) or not value > 0:
+    if not isinstance(value, numbers.Real) or not float(value) > 0:
         raise ValueError(f"{label} must be a positive number, got {value!r}")
     return float(value)
 

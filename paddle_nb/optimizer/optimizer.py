@@ -27,6 +27,7 @@ value into the learning-rate variable before each run.
 
 import numbers
 import weakref
+from typing import Any
 
 from paddle_nb.backward import append_backward
 from paddle_nb.framework import unique_name
@@ -50,7 +51,7 @@ def _check_learning_rate(learning_rate):
     elif hasattr(learning_rate, "step") and hasattr(learning_rate, "last_lr"):
         return
     elif not isinstance(learning_rate, numbers.Real) or isinstance(learning_rate, bool) \
-            or not learning_rate > 0:
+            or not float(learning_rate) > 0:
         raise ValueError(f"learning_rate must be a positive number, an LRScheduler or a "
                          f"Variable, got {learning_rate!r}")
 
@@ -129,7 +130,9 @@ class Optimizer:
         self._grad_clip = grad_clip
         self.multi_precision = bool(multi_precision)
         self.name = name
-        self._state = weakref.WeakKeyDictionary()   # program -> {"lr": var, (acc, param): var}
+        # program -> {"lr": var, (acc, param): var}
+        self._state: weakref.WeakKeyDictionary[Any, dict[Any, Variable]] = \
+            weakref.WeakKeyDictionary()
 
     # -- the public steps ------------------------------------------------------------------------
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None,
@@ -262,7 +265,8 @@ class Optimizer:
         """The float32 master weight of a float16 ``param`` (``multi_precision``), or None."""
         return self._state.get(param.block.program, {}).get(("master", param.name))
 
-    def master_slots(self, param, ins, outs):
+    def master_slots(self, param: Variable, ins: dict[str, Any], outs: dict[str, Any]
+                     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """``ins`` / ``outs`` of an update op, with ``MasterParam`` / ``MasterParamOut`` when
         ``param`` has a master weight."""
         master = self.master(param)

@@ -17,7 +17,7 @@ A tensor array (a LOD_TENSOR_ARRAY variable) collects one tensor per loop step:
 """
 
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.framework.variable import Variable, VarType
+from paddle_nb.framework.variable import Variable, VarType, tensor_dtype
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor"]
@@ -76,6 +76,6 @@ def tensor_array_to_tensor(input, axis=1, use_stack=False, name=None):
 
 
 def _check_index(i, who):
-    if not isinstance(i, Variable) or i.dtype.kind not in "iu":
+    if not isinstance(i, Variable) or tensor_dtype(i).kind not in "iu":
         raise TypeError(f"{who}: the index must be an int64 Variable of one element (for "
                         f"example paddle.full([1], 0, 'int64')), got {i!r}")

@@ -19,6 +19,7 @@ from paddle_nb.core.scope import global_scope
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import context, unique_name
 from paddle_nb.framework.initializer import Constant
+from paddle_nb.framework.variable import tensor_shape
 from paddle_nb.tensor.creation import assign
 
 __all__ = ["ExponentialMovingAverage", "WeightNormParamAttr"]
@@ -52,7 +53,7 @@ class ExponentialMovingAverage:
         self._decay_var = _global_var("scheduled_ema_decay_rate", [1], "float32", decay)
         block = context.default_main_program().global_block()
         self._params = [p for p in block.all_parameters() if p.trainable]
-        self._emas = [_global_var(unique_name.generate(p.name + "_ema"), list(p.shape),
+        self._emas = [_global_var(unique_name.generate(p.name + "_ema"), list(tensor_shape(p)),
                                   p.dtype, 0.0) for p in self._params]
         self._backup = {}
 
@@ -68,12 +69,15 @@ class ExponentialMovingAverage:
             moved = ema * self._decay_var + param * (1.0 - self._decay_var)
             assign(moved, ema)
 
-    def _value(self, scope, name):
+    def _found(self, scope, name):
         var = scope.find_var(name)
         if var is None:
             raise OpBuildError(f"ExponentialMovingAverage: '{name}' is not in the scope: run "
                                "the startup program and some training steps first")
-        return numpy.asarray(var.get_tensor().numpy())
+        return var
+
+    def _value(self, scope, name):
+        return numpy.asarray(self._found(scope, name).get_tensor().numpy())
 
     @contextlib.contextmanager
     def apply(self, executor, need_restore=True):
@@ -85,7 +89,7 @@ class ExponentialMovingAverage:
         for param, ema in zip(self._params, self._emas):
             self._backup[param.name] = self._value(scope, param.name).copy()
             average = self._value(scope, ema.name) / numpy.float32(correction)
-            scope.find_var(param.name).get_tensor().set(average.astype(param.dtype))
+            self._found(scope, param.name).get_tensor().set(average.astype(param.dtype))
         try:
             yield
         finally:
@@ -96,7 +100,7 @@ class ExponentialMovingAverage:
         """Put back the trained values that ``apply`` replaced."""
         scope = global_scope()
         for name, value in self._backup.items():
-            scope.find_var(name).get_tensor().set(value)
+            self._found(scope, name).get_tensor().set(value)
         self._backup = {}
 
 

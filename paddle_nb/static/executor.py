@@ -35,7 +35,9 @@ class Executor(CoreExecutor):
         super().__init__(device_place() if place is None else place,
                          SETTINGS.seed if seed is None else seed)
 
-    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
+    # PaddlePaddle's arguments, in its order: feed_var_name and fetch_var_name come before scope
+    def run(  # type: ignore[override]
+            self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=False,
             use_prune=False):
         """Run ``program`` (a Program, a CompiledProgram, or None for the default main

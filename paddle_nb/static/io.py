@@ -21,7 +21,7 @@ from paddle_nb.errors import SaveLoadError
 from paddle_nb.executor import Executor
 from paddle_nb.framework import context
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Variable, tensor_dtype, tensor_shape
 from paddle_nb.framework.program import Program
 from paddle_nb.io import inference as fluid_io
 from paddle_nb.io.atomic import write_file
@@ -85,7 +85,7 @@ def _scaled_fetches(program, fetch_vars):
     fetches = []
     with context.program_guard(program):
         for i, var in enumerate(_var_list(fetch_vars)):
-            if isinstance(var, Variable) and var.dtype.kind != "b":
+            if isinstance(var, Variable) and tensor_dtype(var).kind != "b":
                 helper = layer_helper("scale", f"save_infer_model/scale_{i}")
                 var = helper.out("scale", {"X": var},
                                  {"scale": 1.0, "bias": 0.0, "bias_after_scale": True})
@@ -124,8 +124,9 @@ def deserialize_persistables(program, data, executor, scope=None):
     for var in variables:
         values[var.name] = read_tensor(stream, name=f"variable '{var.name}'", limit=len(data),
                                        check=header_check(var, "the bytes", stream))
-        check_value(var, values[var.name][0])
-        check_lod(var, *values[var.name], "the bytes")
+        array, lod = values[var.name]
+        check_value(var, array)
+        check_lod(var, array, lod, "the bytes")
     if stream.tell() != len(data):
         raise SaveLoadError(f"deserialize_persistables: {len(data) - stream.tell()} bytes "
                             f"are left after the program's {len(variables)} persistables")

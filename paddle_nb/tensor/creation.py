@@ -180,9 +180,8 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 def meshgrid(*args, **kwargs):
     """Grids of 1-D tensors: the i-th output repeats ``args[i]`` along every other axis."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        args = args[0]
-    return append_many("meshgrid", "meshgrid", {"X": list(args)}, {}, [("Out", len(args))],
+    tensors = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    return append_many("meshgrid", "meshgrid", {"X": tensors}, {}, [("Out", len(tensors))],
                        name=kwargs.get("name"))[0]
 
 

@@ -12,6 +12,7 @@ compositions pinv, cond, cov, corrcoef and pca_lowrank (the ops 2.6 appends, in 
 """
 
 import numpy
+from typing import Any
 
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
@@ -58,7 +59,8 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
 def matrix_rank(x, tol=None, hermitian=False, name=None):
     """The rank of each matrix (int32): singular values above ``tol`` (a number or a tensor),
     by default max(m, n) * eps * the largest (``matrix_rank``)."""
-    inputs, attrs = {"X": x}, {"hermitian": bool(hermitian)}
+    inputs: dict[str, Any] = {"X": x}
+    attrs: dict[str, Any] = {"hermitian": bool(hermitian)}
     if tol is None:
         attrs.update(tol=0.0, use_default_tol=True)
     elif hasattr(tol, "block"):

@@ -21,8 +21,9 @@ is x), the form PaddlePaddle wrote before 2.6, since Python cannot rebind the na
 """
 
 import numpy
+from typing import Any
 
-from paddle_nb.framework.variable import Variable, register_tensor_methods
+from paddle_nb.framework.variable import Variable, register_tensor_methods, tensor_shape
 from paddle_nb.tensor.creation import full, one_value, to_tensor
 from paddle_nb.tensor.manipulation import astype, broadcast_tensors, stack, transpose, unsqueeze
 from paddle_nb.tensor.naming import append, append_named, generated_name
@@ -44,7 +45,7 @@ def _consumed(entry):
     if entry is None or entry is Ellipsis:
         return 0
     if isinstance(entry, Variable) and entry.dtype == numpy.dtype(bool):
-        return len(entry.shape)
+        return len(tensor_shape(entry))
     if isinstance(entry, numpy.ndarray) and entry.dtype == bool:
         return entry.ndim
     return 1
@@ -72,7 +73,7 @@ def read_index(rank, index):
     used = sum(_consumed(e) for e in entries)
     if used > rank:
         raise IndexError(f"too many indices ({used}) for a tensor of rank {rank}")
-    plan = {"axes": [], "starts": [], "ends": [], "steps": [], "decrease": [], "nones": [],
+    plan: dict[str, list[Any]] = {"axes": [], "starts": [], "ends": [], "steps": [], "decrease": [], "nones": [],
             "advanced": []}
     dim = out = 0
     for entry in entries:
@@ -158,7 +159,7 @@ def _gather(x, advanced):
     result's axes moved back to where they stood."""
     positions, entries = [p for p, _ in advanced], [e for _, e in advanced]
     rank = len(x.shape)
-    mask_dims = sum(len(numpy.shape(e)) if not isinstance(e, Variable) else len(e.shape)
+    mask_dims = sum(len(numpy.shape(e)) if not isinstance(e, Variable) else len(tensor_shape(e))
                     for e in entries if _consumed(e) > 1)
     if mask_dims and positions != [0]:
         raise IndexError("paddle_nb indexes with a mask of rank 2 or more only as the first "
@@ -223,7 +224,8 @@ def _advanced_value(x, plan, value):
 def _set_value(x, index, value, out_name):
     plan = read_index(len(x.shape), index)
     if plan["advanced"]:
-        ins, attrs = {"ValueTensor": _advanced_value(x, plan, value)}, {"values": [], "shape": []}
+        ins: dict[str, Any] = {"ValueTensor": _advanced_value(x, plan, value)}
+        attrs: dict[str, Any] = {"values": [], "shape": []}
         plan = read_index(len(x.shape), ())
     else:
         ins, attrs = _value_attrs(x, value)

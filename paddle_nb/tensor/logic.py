@@ -133,7 +133,8 @@ def equal_all(x, y, name=None):
 def _close(op_type, x, y, rtol, atol, equal_nan, name):
     expect_variable(x, "x", op_type)
     expect_variable(y, "y", op_type)
-    inputs, attrs = {"Input": x, "Other": y}, {"equal_nan": bool(equal_nan)}
+    inputs: dict[str, Variable] = {"Input": x, "Other": y}
+    attrs: dict[str, bool | str] = {"equal_nan": bool(equal_nan)}
     for key, slot, value in (("rtol", "Rtol", rtol), ("atol", "Atol", atol)):
         if isinstance(value, Variable):
             inputs[slot] = value

@@ -92,10 +92,10 @@ def moveaxis(x, source, destination, name=None):
                          "length")
     src, dst = [a % rank for a in src], [a % rank for a in dst]
     rest = [a for a in range(rank) if a not in src]
-    perm = [None] * rank
+    placed: list[int | None] = [None] * rank
     for s, d in zip(src, dst):
-        perm[d] = s
-    perm = [p if p is not None else rest.pop(0) for p in perm]
+        placed[d] = s
+    perm = [p if p is not None else rest.pop(0) for p in placed]
     return append("moveaxis", "transpose2", {"X": x}, {"axis": perm}, extra=("XShape",),
                   name=name)
 

@@ -18,7 +18,7 @@ PaddlePaddle 2.6 and say so here too.
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.callsite import callstack_strings, format_site
-from paddle_nb.framework.variable import Variable, register_tensor_methods
+from paddle_nb.framework.variable import Variable, register_tensor_methods, tensor_dtype
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["rand", "randn", "standard_normal", "normal", "uniform", "randint", "randint_like",
@@ -157,9 +157,9 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     (``standard_normal(shape(mean)) * std + mean``)."""
     for what, value in (("mean", mean), ("std", std)):
         if isinstance(value, Variable):
-            if value.dtype.name not in FLOATS:
+            if tensor_dtype(value).name not in FLOATS:
                 _fail(TypeError, f"normal: a tensor {what} must be float32 or float64, got "
-                                 f"{value.dtype.name}")
+                                 f"{tensor_dtype(value).name}")
         elif isinstance(value, bool) or not isinstance(value, (int, float)):
             _fail(TypeError, f"normal: {what} must be a number or a tensor, got "
                              f"{type(value).__name__}")

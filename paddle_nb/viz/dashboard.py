@@ -29,6 +29,7 @@ import zlib
 
 import numpy
 import traitlets
+from typing import Any
 
 from paddle_nb.core.scope import global_scope
 from paddle_nb.core.tensor import LoDTensor
@@ -244,7 +245,7 @@ class Dashboard(PaddleWidget):
     @staticmethod
     def _remember(tree, digests):
         """``{(path, name): (state, shape, nbytes, checksum, value summary)}`` of ``tree``."""
-        seen = {}
+        seen: dict[tuple[str, str | None], Any] = {}
         for scope in walk_dicts(tree):
             seen[(scope["path"], None)] = True
             for v in scope["vars"]:

@@ -18,7 +18,7 @@ cast, ``softmax_0.tmp_1`` the result), as PaddlePaddle does.
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework import unique_name
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Variable, tensor_dtype, tensor_shape
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "celu", "gelu", "silu", "swish",
@@ -201,10 +201,10 @@ def prelu(x, weight, data_format="NCHW", name=None):
     """x above 0, weight * x below: one weight for all (a 1-element weight) or one per
     channel (dimension 1, or the last for a channels-last data_format)."""
     _check(x, "prelu")
-    if not isinstance(weight, Variable) or len(weight.shape) > 1:
+    if not isinstance(weight, Variable) or len(tensor_shape(weight)) > 1:
         raise ValueError("F.prelu: weight must be a 0-D or 1-D Variable (a parameter)")
     mode = "all"
-    if len(weight.shape) == 1 and weight.shape[0] > 1:
+    if len(tensor_shape(weight)) == 1 and tensor_shape(weight)[0] > 1:
         mode = "channel"
         data_format = "NCHW" if data_format[1] == "C" else "NHWC"
     return layer_helper("prelu", name).out("prelu", {"X": x, "Alpha": weight},

@@ -9,6 +9,9 @@ data_layout "NCHW" or "NHWC" for every rank, the size either in out_d / out_h / 
 adaptive average pool.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional.conv import to_list
@@ -138,8 +141,9 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     if align_mode not in (0, 1):
         raise ValueError("align_mode can only be 0 or 1")
     if method == "area":
-        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[rank]
-        return pool(x, size)
+        pools: dict[int, Callable[..., Any]] = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d,
+                                                5: adaptive_avg_pool3d}
+        return pools[rank](x, size)
     if data_format not in INTERP_FORMATS[rank]:
         raise ValueError(f"interpolate: a {rank}-D tensor's data_format must be one of "
                          f"{list(INTERP_FORMATS[rank])}, got {data_format}")

@@ -6,6 +6,8 @@ called, so ``nn.ReLU()(x)`` writes the same op and output name as ``F.relu(x)``.
 initialized to ``init``, one value or one per channel.
 """
 
+from typing import Any
+
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.nn import functional as F
 from paddle_nb.nn.layer_base import Layer
@@ -19,7 +21,7 @@ __all__ = ["ReLU", "ReLU6", "ELU", "SELU", "CELU", "GELU", "Silu", "SiLU", "Swis
 class _Activation(Layer):
     """A layer that calls ``function(x, **arguments, name=name)``."""
 
-    function = None
+    function: Any = None
 
     def __init__(self, name=None, **arguments):
         super().__init__()

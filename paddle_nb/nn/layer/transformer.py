@@ -23,6 +23,7 @@ static mode.
 
 import collections
 import copy
+from typing import Any
 
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
@@ -191,7 +192,7 @@ class TransformerEncoderLayer(Layer):
 
     def forward(self, src, src_mask=None, cache=None):
         src_mask = convert_attention_mask(src_mask, src.dtype)
-        caught = []
+        caught: list[Any] = []
         src = _sublayer(src, self.norm1, self.dropout1, self.normalize_before,
                         lambda x: _attend(self.self_attn, x, x, src_mask, cache, caught))
         src = _sublayer(src, self.norm2, self.dropout2, self.normalize_before,
@@ -283,7 +284,8 @@ class TransformerDecoderLayer(Layer):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
-        nb, caught = self.normalize_before, []
+        nb = self.normalize_before
+        caught: list[Any] = []
         incremental, static = (None, None) if cache is None else cache
         tgt = _sublayer(tgt, self.norm1, self.dropout1, nb, lambda x: _attend(
             self.self_attn, x, x, tgt_mask, incremental, caught))
@@ -349,8 +351,8 @@ class Transformer(Layer):
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(*args)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+            decoder_layer = TransformerDecoderLayer(*args)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers,
                                               TransformerNorm(d_model))
         self.d_model, self.nhead = d_model, nhead
 

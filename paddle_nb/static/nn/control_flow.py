@@ -11,7 +11,7 @@ from PaddlePaddle 2.x's process-wide generator: results and step scopes are
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Variable, tensor_dtype, tensor_shape
 from paddle_nb.layers.control_flow import CondNames, While, cond_with
 from paddle_nb.layers.helper import layer_helper
 
@@ -82,11 +82,11 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     ``branch_fns`` is a dict {key: fn}, a list of (key, fn), or a list of fns (keys 0, 1,
     ...). Without a default, the largest key's fn is the default. Keys are tested as
     ``equal(branch_index, full([1], key, int64))``, the last key outermost, as in 2.6."""
-    if not isinstance(branch_index, Variable) or branch_index.dtype.name not in \
+    if not isinstance(branch_index, Variable) or tensor_dtype(branch_index).name not in \
             ("int32", "int64", "uint8"):
         raise TypeError(f"switch_case: branch_index must be an int32, int64 or uint8 "
                         f"Variable, got {branch_index!r}")
-    if branch_index.dtype.name != "int64":
+    if tensor_dtype(branch_index).name != "int64":
         branch_index = layer_helper("cast").out(
             "cast", {"X": branch_index}, {"in_dtype": branch_index.dtype, "out_dtype": "int64"})
     items = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
@@ -155,7 +155,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
 
 
 def _check_condition(var, what):
-    if not isinstance(var, Variable) or var.dtype.kind != "b" or \
-            any(d > 1 for d in var.shape):
+    if not isinstance(var, Variable) or tensor_dtype(var).kind != "b" or \
+            any(d > 1 for d in tensor_shape(var)):
         raise OpBuildError(f"while_loop: {what} must return a bool Variable of one element, "
                            f"got {var!r}")

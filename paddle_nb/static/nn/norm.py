@@ -24,7 +24,7 @@ def _affine(helper, inputs, param_attr, bias_attr, shape, dtype, default_on):
     for slot, attr, is_bias in (("Scale", param_attr, False), ("Bias", bias_attr, True)):
         if attr is False or (attr is None and not default_on):
             continue
-        made = ParamAttr.of(attr)
+        made = ParamAttr.of(attr) or ParamAttr()     # (attr is not False here)
         init = made.initializer or Constant(0.0 if is_bias else 1.0)
         inputs[slot] = helper.param(ParamAttr(made.name, init, made.learning_rate,
                                               made.regularizer, made.trainable),

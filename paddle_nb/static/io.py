@@ -21,7 +21,7 @@ from paddle_nb.errors import SaveLoadError
 from paddle_nb.executor import Executor
 from paddle_nb.framework import context
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import Variable, tensor_dtype, tensor_shape
+from paddle_nb.framework.variable import Variable, tensor_dtype
 from paddle_nb.framework.program import Program
 from paddle_nb.io import inference as fluid_io
 from paddle_nb.io.atomic import write_file

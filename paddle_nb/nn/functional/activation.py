@@ -18,7 +18,7 @@ cast, ``softmax_0.tmp_1`` the result), as PaddlePaddle does.
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework import unique_name
-from paddle_nb.framework.variable import Variable, tensor_dtype, tensor_shape
+from paddle_nb.framework.variable import Variable, tensor_shape
 from paddle_nb.layers.helper import layer_helper
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "celu", "gelu", "silu", "swish",

@@ -324,7 +324,8 @@ class Block:
         for slot, value in (inputs or {}).items():
             items = value if isinstance(value, (list, tuple)) else [value]
             for v in items:
-                var = v if isinstance(v, Variable) else self.find_var(v) if isinstance(v, str) else None
+                var = v if isinstance(v, Variable) else \
+                    self.find_var(v) if isinstance(v, str) else None
                 described.append(f"{slot}={_describe(var) if var is not None else repr(v)}")
         shown = ", ".join(described) or "none"
         return (f"cannot build op '{type}' in block {self.idx}: {err}\n"

@@ -243,7 +243,8 @@ class Program:
         try:
             desc.ParseFromString(bytes(data))
         except Exception as err:
-            raise ProtoDecodeError(f"cannot decode a ProgramDesc from {len(data)} bytes: {err}") from None
+            raise ProtoDecodeError(f"cannot decode a ProgramDesc from {len(data)} bytes: "
+                                   f"{err}") from None
         return cls.from_desc(desc)
 
     @classmethod

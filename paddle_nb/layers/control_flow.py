@@ -119,7 +119,8 @@ class IfElse:
             raise OpBuildError("IfElse.output must be called inside true_block() or false_block()")
         block = self.program.current_block()
         for v in outs:
-            outer = self.parent.create_var(name=self.helper.tmp_name(), shape=v.shape, dtype=v.dtype)
+            outer = self.parent.create_var(name=self.helper.tmp_name(), shape=v.shape,
+                                           dtype=v.dtype)
             block.append_op("assign", {"X": v}, {"Out": outer})
             self._outputs[self._branch].append(outer)
 
@@ -163,7 +164,8 @@ def _branch(names, parent, pred, fn):
     program = names.helper.program
     with program.block_guard() as sub:
         result = fn() if fn is not None else None
-        values = [] if result is None else list(result) if isinstance(result, (list, tuple)) else [result]
+        values = [] if result is None else \
+            list(result) if isinstance(result, (list, tuple)) else [result]
         outs = []
         for v in values:
             outer = parent.create_var(name=names.branch_out(), shape=v.shape, dtype=v.dtype)

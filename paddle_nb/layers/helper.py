@@ -30,7 +30,8 @@ class ParamAttr:
                  learning_rate: float = 1.0, regularizer: Any = None, trainable: bool = True,
                  do_model_average: bool = True, need_clip: bool = True) -> None:
         if initializer is not None and not isinstance(initializer, Initializer):
-            raise TypeError(f"ParamAttr: initializer must be a paddle_nb.initializer, got {initializer!r}")
+            raise TypeError(f"ParamAttr: initializer must be a paddle_nb.initializer, got "
+                            f"{initializer!r}")
         self.name = name
         self.initializer = initializer
         self.learning_rate = float(learning_rate)

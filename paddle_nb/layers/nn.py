@@ -66,7 +66,8 @@ def embedding_with(helper, input, size, is_sparse=False, padding_idx=None, param
                    dtype="float32"):
     """``embedding``'s op, named by ``helper``."""
     w = helper.param(ParamAttr.of(param_attr), list(size), dtype)
-    pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
+    pad = -1 if padding_idx is None else \
+        (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
     return append_lookup(helper, input, w, pad, is_sparse=is_sparse)
 
 
@@ -140,7 +141,8 @@ def batch_norm_with(helper, input, act=None, is_test=False, momentum=0.9, epsilo
     next parameters (``batch_norm_0.w_1``, ``.w_2``, as PaddlePaddle 2.x names them);
     ``reserve_space``: 2.x's outputs (``ReserveSpace`` when training; Y named last)."""
     c = input.shape[1 if data_layout == "NCHW" else -1]
-    scale = helper.param(ParamAttr.of(param_attr) if param_attr else ParamAttr(initializer=Constant(1.0)),
+    scale = helper.param(ParamAttr.of(param_attr) if param_attr else
+                         ParamAttr(initializer=Constant(1.0)),
                          [c], input.dtype)
     bias = helper.param(ParamAttr.of(bias_attr), [c], input.dtype, is_bias=True)
     mean = helper.param(ParamAttr(name=moving_mean_name, initializer=Constant(0.0),

@@ -70,13 +70,15 @@ class StaticRNN:
 
     def memory(self, init=None, shape=None, batch_ref=None, init_value=0.0,
                init_batch_dim_idx=0, ref_batch_dim_idx=1):
-        """A memory: ``init`` gives its first value, or ``shape`` with the batch of ``batch_ref``."""
+        """A memory: ``init`` gives its first value, or ``shape`` with the batch of
+        ``batch_ref``."""
         self._need_step("memory")
         if init is None:
             if shape is None or batch_ref is None:
                 raise OpBuildError("StaticRNN.memory: give init, or shape and batch_ref")
             ref = self.parent.find_var(batch_ref.name) or batch_ref
-            boot = self.parent.create_var(name=self.program.unique_name(f"{self.helper.name}@memory_boot"),
+            boot_name = self.program.unique_name(f"{self.helper.name}@memory_boot")
+            boot = self.parent.create_var(name=boot_name,
                                           dtype=batch_ref.dtype)
             self.parent.append_op("fill_constant_batch_size_like", {"Input": ref}, {"Out": boot},
                                   {"shape": list(shape), "value": init_value,

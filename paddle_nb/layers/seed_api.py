@@ -41,7 +41,8 @@ class _StepNet:
         self._sequences = sequences
 
     def set_inputs(self, index):
-        """The current step's slice of input ``index`` (a position in ``create_rnn(inputs=...)``)."""
+        """The current step's slice of input ``index`` (a position in
+        ``create_rnn(inputs=...)``)."""
         return self._rnn.step_input(self._sequences[index])
 
     def add_memory(self, init):
@@ -74,7 +75,8 @@ def create_rnn(inputs: Any) -> SeedRNN:
 
 
 class SeedIfElse:
-    """``create_ifelseop(inputs=[x], output_num=1)``; the condition comes at the call ``ie(cond)``."""
+    """``create_ifelseop(inputs=[x], output_num=1)``; the condition comes at the call
+    ``ie(cond)``."""
 
     def __init__(self, inputs, output_num):
         self._inputs = list(inputs)
@@ -111,7 +113,8 @@ class SeedIfElse:
 
     def __call__(self, cond):
         if cond.dtype.kind != "b":
-            raise OpBuildError(f"create_ifelseop: cond '{cond.name}' must be bool, got {cond.dtype}")
+            raise OpBuildError(f"create_ifelseop: cond '{cond.name}' must be bool, got "
+                               f"{cond.dtype}")
         # The condition comes last but is read first: copy it in just before the first op that
         # reads it (the split), after the global block's preamble and after cond's own writer.
         ops = self._block.ops

@@ -51,7 +51,8 @@ def split(input, num_or_sections, dim=-1, name=None):
 def slice(input, axes, starts, ends):
     """``input[starts:ends]`` along each of ``axes``."""
     return LayerHelper("slice").out("slice", {"Input": input},
-                                    {"axes": list(axes), "starts": list(starts), "ends": list(ends)})
+                                    {"axes": list(axes), "starts": list(starts),
+                                     "ends": list(ends)})
 
 
 def stack(x, axis=0, name=None):

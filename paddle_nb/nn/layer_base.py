@@ -84,7 +84,8 @@ class Layer:
         return outputs
 
     def register_forward_pre_hook(self, hook):
-        """``hook(layer, inputs)`` runs before ``forward``; a value it returns replaces the inputs."""
+        """``hook(layer, inputs)`` runs before ``forward``; a value it returns replaces the
+        inputs."""
         self._forward_pre_hooks.append(hook)
         return _HookRemover(self._forward_pre_hooks, hook)
 
@@ -112,7 +113,8 @@ class Layer:
 
     def add_sublayer(self, name, sublayer):
         if not isinstance(sublayer, Layer) and sublayer is not None:
-            raise TypeError(f"add_sublayer: '{name}' must be a Layer, got {type(sublayer).__name__}")
+            raise TypeError(f"add_sublayer: '{name}' must be a Layer, got "
+                            f"{type(sublayer).__name__}")
         self._sub_layers[str(name)] = sublayer
         return sublayer
 
@@ -261,7 +263,8 @@ class Layer:
 
     def set_state_dict(self, state_dict, use_structured_name=True, scope=None):
         """Write each value of ``state_dict`` (structured names, or parameter names when
-        ``use_structured_name`` is False) into ``scope``; returns (missing keys, unexpected keys)."""
+        ``use_structured_name`` is False) into ``scope``; returns (missing keys, unexpected
+        keys)."""
         scope = scope or global_scope()
         targets = {(name if use_structured_name else var.name): var
                    for name, var in self._state_variables()}

@@ -20,7 +20,8 @@ steps of each with numbers recorded from PaddlePaddle).
 import math
 import numbers
 
-__all__ = ["LRScheduler", "LinearLR", "CosineAnnealingWarmRestarts", "StepDecay", "MultiStepDecay", "PiecewiseDecay", "ExponentialDecay",
+__all__ = ["LRScheduler", "LinearLR", "CosineAnnealingWarmRestarts", "StepDecay",
+           "MultiStepDecay", "PiecewiseDecay", "ExponentialDecay",
            "NaturalExpDecay", "InverseTimeDecay", "CosineAnnealingDecay", "LinearWarmup",
            "NoamDecay", "PolynomialDecay", "OneCycleLR", "LambdaDecay", "MultiplicativeDecay",
            "CyclicLR", "ReduceOnPlateau"]

@@ -26,7 +26,8 @@ from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.ops.creation import fill_value_attrs
 
-__all__ = ["append_out", "append_outs", "append_named", "append_tmp", "expect_variable", "axis_list", "reduces_all",
+__all__ = ["append_out", "append_outs", "append_named", "append_tmp", "expect_variable",
+           "axis_list", "reduces_all",
            "cast_to", "constant", "is_number", "FLOAT_MAX"]
 
 FLOAT_MAX = float(numpy.finfo(numpy.float32).max)    # PaddlePaddle's "no bound" for clip

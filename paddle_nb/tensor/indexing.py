@@ -73,7 +73,8 @@ def read_index(rank, index):
     used = sum(_consumed(e) for e in entries)
     if used > rank:
         raise IndexError(f"too many indices ({used}) for a tensor of rank {rank}")
-    plan: dict[str, list[Any]] = {"axes": [], "starts": [], "ends": [], "steps": [], "decrease": [], "nones": [],
+    plan: dict[str, list[Any]] = {"axes": [], "starts": [], "ends": [], "steps": [],
+                                  "decrease": [], "nones": [],
             "advanced": []}
     dim = out = 0
     for entry in entries:

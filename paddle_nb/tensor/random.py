@@ -5,8 +5,9 @@ Each function appends the op PaddlePaddle 2.6 appends in static mode, with its a
 ``gaussian_random``, ``randint`` ``randint`` (``randint_like`` the same op shaped by
 ``shape(x)``, then a ``cast``), and ``randperm``, ``bernoulli``, ``multinomial``,
 ``poisson``, ``exponential_`` and ``uniform_random_batch_size_like`` their own ops. A shape
-may be a list of ints, a list holding 0-D int tensors (``[paddle.shape(x)[0], 4]``: a ``ShapeTensorList`` of int32 tensors, -1 in
-the attribute) or one 1-D int tensor (``ShapeTensor``), as in PaddlePaddle.
+may be a list of ints, a list holding 0-D int tensors (``[paddle.shape(x)[0], 4]``: a
+``ShapeTensorList`` of int32 tensors, -1 in the attribute) or one 1-D int tensor
+(``ShapeTensor``), as in PaddlePaddle.
 
 The ops draw when the program runs: ``seed`` 0 (what these functions write, except
 ``uniform(seed=...)``) draws from the running Executor's generator

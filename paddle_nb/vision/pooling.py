@@ -3,10 +3,11 @@ signatures, ops and names.
 
 ``roi_pool`` / ``psroi_pool`` cut each box into a fixed grid of bins (the ops of
 paddle_nb/ops/detection_pool.py); ``RoIPool`` and ``PSRoIPool`` are the same as layers
-(``RoIAlign`` is in ``ops.py`` beside ``roi_align``). ``nms`` is greedy suppression (the ``nms`` op), after
-sorting by score and per category when given them, built from the tensor functions as 2.6
-builds it. ``yolo_loss`` is YOLOv3's training loss (``yolov3_loss``). ``deform_conv2d`` moves each kernel tap by an offset (``deformable_conv`` with a
-mask, ``deformable_conv_v1`` without); ``DeformConv2D`` holds its filter and bias.
+(``RoIAlign`` is in ``ops.py`` beside ``roi_align``). ``nms`` is greedy suppression (the
+``nms`` op), after sorting by score and per category when given them, built from the tensor
+functions as 2.6 builds it. ``yolo_loss`` is YOLOv3's training loss (``yolov3_loss``).
+``deform_conv2d`` moves each kernel tap by an offset (``deformable_conv`` with a mask,
+``deformable_conv_v1`` without); ``DeformConv2D`` holds its filter and bias.
 """
 
 import math

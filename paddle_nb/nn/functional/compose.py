@@ -19,7 +19,8 @@ from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
 
-__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dims_of", "cpu_int", "full_dims",
+__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dims_of", "cpu_int",
+           "full_dims",
            "elementwise", "unary", "matmul", "full", "reshape", "transpose", "split",
            "reduce_sum", "scale", "cast", "xshape_op"]
 

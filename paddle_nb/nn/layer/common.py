@@ -78,7 +78,8 @@ class Embedding(Layer):
     def extra_repr(self):
         padding = "" if self._padding_idx is None else f", padding_idx={self._padding_idx}"
         name = "" if self._name is None else f", name={self._name}"
-        return f"{self._num_embeddings}, {self._embedding_dim}{padding}, sparse={self._sparse}{name}"
+        return (f"{self._num_embeddings}, {self._embedding_dim}{padding}, "
+                f"sparse={self._sparse}{name}")
 
 
 class Identity(Layer):

@@ -11,7 +11,8 @@ and writes ``X@GRAD``.
 >>> maker = grad_op("tanh_grad", inputs=(), outputs=("Out",))
 >>> g = GradContext("tanh", {"X": ["x"]}, {"Out": ["y"]}, {})
 >>> maker(g)
-[OpSpec(type='tanh_grad', inputs={'Out': ['y'], 'Out@GRAD': ['y@GRAD']}, outputs={'X@GRAD': ['x@GRAD']}, attrs={})]
+[OpSpec(type='tanh_grad', inputs={'Out': ['y'], 'Out@GRAD': ['y@GRAD']},
+        outputs={'X@GRAD': ['x@GRAD']}, attrs={})]
 """
 
 import dataclasses

@@ -50,7 +50,8 @@ def ints_at_build(attr, tensor=None, tensor_list=None, slots=("Shape", "ShapeTen
     """
     if tensor is not None:
         if len(tensor.shape) != 1 or tensor.shape[0] < 0:
-            fail(f"{slots[0]} must be a 1-D tensor of known length, got shape {tuple(tensor.shape)}")
+            fail(f"{slots[0]} must be a 1-D tensor of known length, got shape "
+                 f"{tuple(tensor.shape)}")
         return [-1] * tensor.shape[0]
     if tensor_list:
         for i, m in enumerate(tensor_list):

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from paddle_nb.framework.operator import Operator
 
 __all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_methods",
-           "tensor_shape", "tensor_dtype",
+           "tensor_shape", "tensor_dtype", "Tensor",
            "TENSOR_METHODS"]
 
 # method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
@@ -373,7 +373,29 @@ def _type_str(var: Variable) -> str:
     return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape is not None else dtype
 
 
-class Parameter(Variable):
+if TYPE_CHECKING:
+    class Tensor(Variable):
+        """What PaddlePaddle's API calls a Tensor: a Variable that holds a tensor (a LoD
+        tensor, a tensor array's elements, selected rows), so its shape and dtype exist.
+        This class is for type checkers only; at run time ``Tensor`` is ``Variable``
+        (``paddle.Tensor``), and the tensor functions take and give Tensors."""
+
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+
+        @shape.setter
+        def shape(self, shape: Iterable[Any]) -> None: ...
+
+        @property
+        def dtype(self) -> numpy.dtype[Any]: ...
+
+        @dtype.setter
+        def dtype(self, dtype: Any) -> None: ...
+else:
+    Tensor = Variable
+
+
+class Parameter(Tensor):
     """A persistable, trainable Variable of the global block, with its initializer.
 
     ``trainable``, ``optimize_attr`` (for example ``{"learning_rate": 0.5}``,

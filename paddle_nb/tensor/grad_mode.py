@@ -16,11 +16,9 @@ False
 import contextlib
 
 from paddle_nb.errors import OperandError
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Tensor, Variable
 
 __all__ = ["set_grad_enabled", "enable_grad", "is_grad_enabled", "Tensor", "check_shape"]
-
-Tensor = Variable
 
 
 class set_grad_enabled(contextlib.ContextDecorator):    # noqa: N801 (PaddlePaddle's name)

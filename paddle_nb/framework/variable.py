@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import numpy
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from paddle_nb.framework.operator import Operator
 
 __all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_methods",
-           "tensor_shape", "tensor_dtype", "Tensor",
+           "tensor_shape", "tensor_dtype", "Tensor", "as_tensor",
            "TENSOR_METHODS"]
 
 # method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
@@ -279,11 +279,11 @@ class Variable:
     def __rmatmul__(self, other: Any) -> Any:
         return operators.matmul(self, other, reverse=True)
 
-    def __neg__(self) -> Variable:
-        return operators.negate(self)
+    def __neg__(self) -> Tensor:
+        return as_tensor(operators.negate(self))
 
-    def __abs__(self) -> Variable:
-        return operators.absolute(self)
+    def __abs__(self) -> Tensor:
+        return as_tensor(operators.absolute(self))
 
     # comparisons append ops too (as in PaddlePaddle): compare Variables by identity
     # (``is``) or by name, never with ``==`` or ``in`` a list, inside paddle_nb
@@ -314,8 +314,8 @@ class Variable:
     def __xor__(self, other: Any) -> Any:
         return operators.bitwise(self, other, "bitwise_xor")
 
-    def __invert__(self) -> Variable:
-        return operators.bitwise_not(self)
+    def __invert__(self) -> Tensor:
+        return as_tensor(operators.bitwise_not(self))
 
     __hash__ = object.__hash__
     # NumPy must not broadcast a Variable as an object scalar (one op per element):
@@ -352,6 +352,12 @@ def tensor_dtype(var: Variable) -> numpy.dtype[Any]:
         raise VariableTypeError(f"variable '{var.name}' is a {_kind_name(var)}, not a tensor: "
                                 "it has no dtype")
     return dtype
+
+
+def as_tensor(var: Variable) -> Tensor:
+    """``var``, an output the caller's op declared as a tensor, typed as a Tensor (for type
+    checkers: nothing is checked or changed at run time, where Tensor is Variable)."""
+    return cast("Tensor", var)
 
 
 def _kind_name(var: Variable) -> str:

@@ -24,7 +24,7 @@ printing, running and drawing them needs nothing special. The steps:
    the rest of the pass.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from paddle_nb.errors import BackwardError
@@ -64,14 +64,14 @@ def append_backward(loss: Variable, parameter_list: Iterable[Variable | str] | N
             for p in params if p in grads]
 
 
-def gradients(targets: Variable | list[Variable] | tuple[Variable, ...],
-              inputs: Variable | list[Variable] | tuple[Variable, ...],
+def gradients(targets: Variable | Sequence[Variable],
+              inputs: Variable | Sequence[Variable],
               target_gradients: Any = None,
               no_grad_set: Iterable[Variable | str] | None = None) -> list[Variable | None]:
     """Gradients of the sum of ``targets`` with respect to each of ``inputs`` (None where
     no path leads). ``target_gradients`` seeds them instead of ones."""
-    targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
-    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    targets = [targets] if isinstance(targets, Variable) else list(targets)
+    inputs = [inputs] if isinstance(inputs, Variable) else list(inputs)
     block = targets[0].block
     names = [v.name for v in inputs]
     no_grad = _names(no_grad_set) - set(names)

@@ -203,10 +203,5 @@ API_NOT_YET: list[str] = [
     "paddle_nb.nn.layer.pooling", "paddle_nb.nn.layer.rnn", "paddle_nb.nn.layer.sampling",
     "paddle_nb.nn.layer.transformer", "paddle_nb.nn.layer_base", "paddle_nb.optimizer",
     "paddle_nb.optimizer.adam", "paddle_nb.optimizer.lr", "paddle_nb.optimizer.master",
-    "paddle_nb.optimizer.momentum", "paddle_nb.optimizer.optimizer", "paddle_nb.static",
-    "paddle_nb.static.array", "paddle_nb.static.autodiff", "paddle_nb.static.ema",
-    "paddle_nb.static.executor", "paddle_nb.static.io", "paddle_nb.static.mode",
-    "paddle_nb.static.nn", "paddle_nb.static.nn.common", "paddle_nb.static.nn.control_flow",
-    "paddle_nb.static.nn.conv", "paddle_nb.static.nn.norm", "paddle_nb.static.nn.sequence",
-    "paddle_nb.static.program",
+    "paddle_nb.optimizer.momentum", "paddle_nb.optimizer.optimizer",
 ]

@@ -201,7 +201,5 @@ API_NOT_YET: list[str] = [
     "paddle_nb.nn.layer.activation", "paddle_nb.nn.layer.common", "paddle_nb.nn.layer.container",
     "paddle_nb.nn.layer.conv", "paddle_nb.nn.layer.loss", "paddle_nb.nn.layer.norm",
     "paddle_nb.nn.layer.pooling", "paddle_nb.nn.layer.rnn", "paddle_nb.nn.layer.sampling",
-    "paddle_nb.nn.layer.transformer", "paddle_nb.nn.layer_base", "paddle_nb.optimizer",
-    "paddle_nb.optimizer.adam", "paddle_nb.optimizer.lr", "paddle_nb.optimizer.master",
-    "paddle_nb.optimizer.momentum", "paddle_nb.optimizer.optimizer",
+    "paddle_nb.nn.layer.transformer", "paddle_nb.nn.layer_base",
 ]

@@ -4,6 +4,8 @@ Names and arguments follow PaddlePaddle 1.8's ``fluid.layers``; each output
 shows its inferred shape as soon as the line runs.
 """
 
+from __future__ import annotations
+
 from paddle_nb.layers.control_flow import WHILE_LIMITS, IfElse, While, cond
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 from paddle_nb.layers.rnn import StaticRNN

@@ -19,7 +19,7 @@ A tensor array (a LOD_TENSOR_ARRAY variable) collects one tensor per loop step:
 from __future__ import annotations
 
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.framework.variable import Variable, VarType, tensor_dtype
+from paddle_nb.framework.variable import Variable, VarType, as_tensor, tensor_dtype
 from paddle_nb.layers.helper import layer_helper
 from typing import TYPE_CHECKING
 
@@ -37,8 +37,9 @@ def create_array(dtype: DTypeLike, initialized_list: Sequence[Tensor] | None = N
     ``array_N.out`` (no op: the first ``array_write`` fills it); ``initialized_list``'s
     Variables are written to indices 0, 1, ... ."""
     helper = layer_helper("array")
-    array = helper.block.create_var(name=f"{helper.name}.out", dtype=convert_dtype(dtype),
-                                    type=VarType.LOD_TENSOR_ARRAY)
+    array = as_tensor(helper.block.create_var(name=f"{helper.name}.out",
+                                              dtype=convert_dtype(dtype),
+                                              type=VarType.LOD_TENSOR_ARRAY))
     for k, value in enumerate(initialized_list or []):
         if not isinstance(value, Variable):
             raise TypeError(f"create_array: initialized_list holds Variables, got {value!r}")
@@ -82,7 +83,7 @@ def tensor_array_to_tensor(input: Tensor, axis: int = 1, use_stack: bool = False
     out, index = helper.tmp_name(), helper.tmp_name()
     helper.append("tensor_array_to_tensor", {"X": input}, {"Out": out, "OutIndex": index},
                   {"axis": axis, "use_stack": use_stack})
-    return helper.block.var(out), helper.block.var(index)
+    return as_tensor(helper.block.var(out)), as_tensor(helper.block.var(index))
 
 
 def _check_index(i: Tensor, who: str) -> None:

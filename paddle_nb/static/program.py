@@ -170,11 +170,12 @@ def accuracy(input: Tensor, label: Tensor, k: int = 1, correct: Any = None, tota
     helper.append("accuracy", {"Out": values, "Indices": indices, "Label": label},
                   {"Accuracy": acc, "Correct": correct or helper.tmp_name(),
                    "Total": total or helper.tmp_name()})
-    return helper.block.var(acc)
+    return as_tensor(helper.block.var(acc))
 
 
 def auc(input: Tensor, label: Tensor, curve: str = "ROC", num_thresholds: int = 4095, topk: int = 1,
-        slide_steps: int = 1, ins_tag_weight: Any = None) -> tuple[Tensor | list[Any], ...]:
+        slide_steps: int = 1, ins_tag_weight: Any = None
+        ) -> tuple[Tensor, Tensor, list[Tensor]]:
     """``(auc, batch_auc, [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg])``: the ROC
     AUC over every batch so far and over the last ``slide_steps`` batches, from four
     persistable count variables (zeros from the startup program), as PaddlePaddle 2.6
@@ -196,7 +197,7 @@ def auc(input: Tensor, label: Tensor, curve: str = "ROC", num_thresholds: int = 
                               "StatNeg": neg, **weight},
                       {"AUC": out, "StatPosOut": pos, "StatNegOut": neg},
                       {"curve": curve, "num_thresholds": num_thresholds, "slide_steps": steps})
-    return helper.block.var(auc_out), helper.block.var(batch_auc_out), stats
+    return as_tensor(helper.block.var(auc_out)), as_tensor(helper.block.var(batch_auc_out)), stats
 
 
 def Print(input: Tensor, first_n: int = -1, message: str | None = None,  # noqa: N802

@@ -62,7 +62,7 @@ def append_outs(op_type: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any
     maker = layer_helper(helper or op_type, name)
     names = {slot: maker.tmp_name() for slot in slots}
     maker.append(op_type, inputs, names, attrs)
-    return [maker.block.var(n) for n in names.values()]
+    return [as_tensor(maker.block.var(n)) for n in names.values()]
 
 
 def append_named(op_type: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = None,

@@ -13,6 +13,7 @@ import math
 
 import numpy
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.core.dtypes import convert_dtype, to_var_type
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.ops.creation import fill_value_attrs
@@ -217,10 +218,10 @@ def diagflat(x: Tensor, offset: int = 0, name: str | None = None) -> Tensor:
     if len(x.shape) > 1:
         helper.append("flatten_contiguous_range", {"X": x}, {"Out": flat, "XShape": flat_shape},
                       {"start_axis": 0, "stop_axis": -1})
-        source = helper.block.var(flat)
+        source = as_tensor(helper.block.var(flat))
     helper.append("diag_v2", {"X": source}, {"Out": out},
                   {"offset": int(offset), "padding_value": 0.0})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 def tril(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:

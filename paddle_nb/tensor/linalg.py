@@ -179,7 +179,7 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     helper.append("einsum", {"Operands": list(operands)},
                   {"Out": out, "InnerCache": caches, "XShape": shapes},
                   {"equation": str(equation)})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 def inverse(x: Tensor, name: str | None = None) -> Tensor:
@@ -231,7 +231,7 @@ def eigh(x: Tensor, UPLO: str = "L", name: str | None = None) -> tuple[Tensor, .
     values, vectors = helper.tmp_name(), helper.tmp_name()
     helper.append("eigh", {"X": x}, {"Eigenvalues": values, "Eigenvectors": vectors},
                   {"UPLO": UPLO})
-    return helper.block.var(values), helper.block.var(vectors)
+    return as_tensor(helper.block.var(values)), as_tensor(helper.block.var(vectors))
 
 
 def eigvalsh(x: Tensor, UPLO: str = "L", name: str | None = None) -> Tensor:
@@ -240,7 +240,7 @@ def eigvalsh(x: Tensor, UPLO: str = "L", name: str | None = None) -> Tensor:
     values, vectors = helper.tmp_name(), helper.tmp_name()
     helper.append("eigvalsh", {"X": x}, {"Eigenvalues": values, "Eigenvectors": vectors},
                   {"UPLO": UPLO, "is_test": False})
-    return helper.block.var(values)
+    return as_tensor(helper.block.var(values))
 
 
 def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:

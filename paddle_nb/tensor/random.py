@@ -200,7 +200,7 @@ def _reshaped(x: Tensor, shape_tensor: Tensor) -> Tensor:
     out, xshape = helper.tmp_name(), helper.tmp_name()     # Out is .tmp_0, as in PaddlePaddle
     helper.append("reshape2", {"X": x, "Shape": shape_tensor}, {"Out": out, "XShape": xshape},
                   {"shape": []})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 # ---- integers: randint, randint_like, randperm ----

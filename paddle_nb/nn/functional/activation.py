@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.framework import unique_name
-from paddle_nb.framework.variable import Variable, tensor_shape
+from paddle_nb.framework.variable import Variable, as_tensor, tensor_shape
 from paddle_nb.layers.helper import layer_helper
 from typing import TYPE_CHECKING
 
@@ -236,7 +236,7 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
     out, noise = helper.tmp_name(), helper.tmp_name()
     helper.append("rrelu", {"X": x}, {"Out": out, "Noise": noise},
                   {"lower": lower, "upper": upper, "is_test": not training})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Tensor:
@@ -250,11 +250,11 @@ def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
     helper = layer_helper("split")
     halves = [helper.tmp_name(), helper.tmp_name()]
     helper.append("split", {"X": x}, {"Out": halves}, {"axis": axis, "num": 2, "sections": []})
-    a, b = (helper.block.var(n) for n in halves)
+    a, b = (as_tensor(helper.block.var(n)) for n in halves)
     gate = sigmoid(b)
     out = name or unique_name.generate("elementwise_mul")      # paddle.multiply's naming
     helper.append("elementwise_mul", {"X": a, "Y": gate}, {"Out": out}, {"axis": -1})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis: int = -1,

@@ -16,6 +16,7 @@ the functions built on them name their temporaries as PaddlePaddle does.
 
 from __future__ import annotations
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
@@ -102,13 +103,13 @@ def dims_of(x: Tensor, dims: Sequence[int]) -> list[Tensor]:
     """``x.shape[d]`` for each of ``dims``, at run time, as ``paddle.shape(x)[d]`` writes them:
     one ``shape`` and a ``slice`` per dimension (``shape_N.tmp_0_slice_0``, ``_slice_1``...)."""
     shape = layer_helper("shape").out("shape", {"Input": x}, {})
-    sizes = []
+    sizes: list[Tensor] = []
     for d in dims:
         name = unique_name.generate(f"{shape.name}_slice")
         shape.block.append_op("slice", inputs={"Input": shape}, outputs={"Out": name},
                               attrs={"axes": [0], "starts": [d], "ends": [d + 1],
                                      "decrease_axis": [0], "infer_flags": [1]})
-        sizes.append(shape.block.var(name))
+        sizes.append(as_tensor(shape.block.var(name)))
     return sizes
 
 
@@ -140,7 +141,7 @@ def xshape_op(op_type: str, x: Tensor, attrs: Mapping[str, Any], key: str) -> Te
     helper = layer_helper(key)
     out, xshape = helper.tmp_name(), helper.tmp_name()
     helper.append(op_type, {"X": x}, {"Out": out, "XShape": xshape}, attrs)
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
@@ -158,7 +159,7 @@ def split(x: Tensor, num: int, axis: int) -> list[Tensor]:
     helper = layer_helper("split")
     names = [helper.tmp_name() for _ in range(num)]
     helper.append("split", {"X": x}, {"Out": names}, {"num": int(num), "axis": int(axis)})
-    return [helper.block.var(n) for n in names]
+    return [as_tensor(helper.block.var(n)) for n in names]
 
 
 def reduce_sum(x: Tensor, axis: Sequence[int], keepdim: bool = False) -> Tensor:

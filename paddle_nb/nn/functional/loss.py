@@ -133,12 +133,12 @@ def nll_loss(input: Tensor, label: Tensor, weight: Tensor | None = None, ignore_
     if rank not in (2, 4):
         input = S.reshape(input, [shape[0], shape[1], 1, -1])
         label = S.reshape(label, [shape[0], 1, -1])
-    out, total = helper.tmp_name(), helper.tmp_name()
+    out_name, total = helper.tmp_name(), helper.tmp_name()
     inputs = {"X": input, "Label": label}
     if weight is not None:
         inputs["Weight"] = weight
-    out = S.append(out, "nll_loss", inputs, {"ignore_index": int(ignore_index),
-                                             "reduction": reduction},
+    out = S.append(out_name, "nll_loss", inputs, {"ignore_index": int(ignore_index),
+                                                  "reduction": reduction},
                    extra={"Total_weight": total})
     if rank not in (2, 4) and reduction == "none":
         out = S.reshape(out, [shape[0]] + shape[2:])
@@ -189,8 +189,8 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     "mean" averages the losses divided by their label lengths."""
     S.check_reduction("ctc_loss", reduction)
     helper = layer_helper("warpctc")
-    loss, grad = helper.tmp_name(), helper.tmp_name()
-    loss = S.append(loss, "warpctc", {"Logits": log_probs, "Label": labels,
+    loss_name, grad = helper.tmp_name(), helper.tmp_name()
+    loss = S.append(loss_name, "warpctc", {"Logits": log_probs, "Label": labels,
                                       "LogitsLength": input_lengths,
                                       "LabelLength": label_lengths},
                     {"blank": int(blank), "norm_by_times": bool(norm_by_times)},

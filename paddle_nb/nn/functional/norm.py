@@ -10,6 +10,7 @@ without Scale/Bias scales by 1 and shifts by 0.
 
 from __future__ import annotations
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.helper import layer_helper
 from typing import TYPE_CHECKING
 
@@ -61,7 +62,7 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Ten
     helper.append("batch_norm", inputs, outputs, attrs)
     for name_ in (saved_mean, saved_var):
         helper.block.var(name_).stop_gradient = True
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
 def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
@@ -84,7 +85,7 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
         inputs["Bias"] = bias
     helper.append("layer_norm", inputs, {"Y": y, "Mean": mean, "Variance": var},
                   {"epsilon": float(epsilon), "begin_norm_axis": rank - len(normalized_shape)})
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
 def instance_norm(x: Tensor, running_mean: Any = None, running_var: Any = None,
@@ -105,7 +106,7 @@ def instance_norm(x: Tensor, running_mean: Any = None, running_var: Any = None,
     helper.append("instance_norm", inputs,
                   {"Y": y, "SavedMean": saved_mean, "SavedVariance": saved_var},
                   {"epsilon": float(eps)})
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
 def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75,
@@ -131,8 +132,8 @@ def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float
     helper.append("lrn", {"X": x4}, {"Out": out, "MidOut": mid},
                   {"n": int(size), "k": float(k), "alpha": float(alpha) / size,
                    "beta": float(beta), "data_format": layout})
-    out = helper.block.var(out)
-    return out if as_4d == list(x.shape) else _reshape(helper, out, list(x.shape))
+    lrn = as_tensor(helper.block.var(out))
+    return lrn if as_4d == list(x.shape) else _reshape(helper, lrn, list(x.shape))
 
 
 def _four_d(shape: Any, layout: str) -> Any:

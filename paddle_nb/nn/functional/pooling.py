@@ -10,6 +10,7 @@ A 1-D pool is a 2-D one over an unsqueezed height of 1 (unsqueeze2, the pool, sq
 from __future__ import annotations
 
 from paddle_nb.framework import unique_name
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional.conv import conv_padding, to_list
 from paddle_nb.nn.functional.vision_steps import squeeze, unsqueeze
@@ -64,9 +65,9 @@ def _pool(op_type: str, x: Tensor, attrs: Any, mask: bool = False, unused_mask: 
         if unused_mask:
             helper.block.create_var(name=helper.tmp_name(), dtype="int32")
         return out, None
-    out, where = helper.tmp_name(), helper.tmp_name()
-    helper.append(op_type, {"X": x}, {"Out": out, "Mask": where}, attrs)
-    return helper.block.var(out), helper.block.var(where)
+    out_name, where = helper.tmp_name(), helper.tmp_name()
+    helper.append(op_type, {"X": x}, {"Out": out_name, "Mask": where}, attrs)
+    return as_tensor(helper.block.var(out_name)), as_tensor(helper.block.var(where))
 
 
 def _pool_attrs(pooling_type: str, ksize: Any, strides: Any, paddings: Any, algorithm: str,
@@ -113,7 +114,7 @@ def _scaled_sum(out: Tensor, ksize: Any, divisor_override: int | None) -> Tensor
         helper = layer_helper("scale", name=unique_name.generate("tmp"))
         helper.append("scale", {"X": out}, {"Out": helper.name},
                       {"scale": factor, "bias": 0.0, "bias_after_scale": True})
-        out = helper.block.var(helper.name)
+        out = as_tensor(helper.block.var(helper.name))
     return out
 
 

@@ -12,6 +12,7 @@ for a bias added by ``_add_with_axis`` (2.6 names that output after its helper).
 
 from __future__ import annotations
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.helper import layer_helper
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ def _with_xshape(helper_name: str, op_type: str, x: Tensor, attrs: Any) -> Tenso
     helper = layer_helper(helper_name)
     out, xshape = helper.tmp_name(), helper.tmp_name()
     helper.append(op_type, {"X": x}, {"Out": out, "XShape": xshape}, attrs)
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
 def unsqueeze(x: Tensor, axes: Sequence[int]) -> Tensor:
@@ -53,7 +54,7 @@ def add_with_axis(x: Tensor, y: Tensor, axis: int) -> Tensor:
     """x + y, y broadcast from ``axis`` (what 2.6's ``_add_with_axis`` writes)."""
     helper = layer_helper("elementwise_add")
     helper.append("elementwise_add", {"X": x, "Y": y}, {"Out": helper.name}, {"axis": axis})
-    return helper.block.var(helper.name)
+    return as_tensor(helper.block.var(helper.name))
 
 
 def conv_helper(op_type: str) -> LayerHelper:
@@ -74,4 +75,4 @@ def add_bias(helper: LayerHelper, pre_bias: Tensor, bias: Tensor | None, channel
         bias = reshape(bias, [1] * channel_dim + list(bias.shape) +
                        [1] * (rank - len(bias.shape) - channel_dim))
     helper.append("elementwise_add", {"X": pre_bias, "Y": bias}, {"Out": out.name}, {"axis": -1})
-    return out
+    return as_tensor(out)

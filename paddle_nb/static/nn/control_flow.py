@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
-from paddle_nb.framework.variable import Variable, tensor_dtype, tensor_shape
+from paddle_nb.framework.variable import Variable, as_tensor, tensor_dtype, tensor_shape
 from paddle_nb.layers.control_flow import CondNames, While, cond_with
 from paddle_nb.layers.helper import layer_helper
 from typing import TYPE_CHECKING
@@ -42,7 +42,7 @@ class _Names2x(CondNames):
             helper = self.helper
             name = unique_name.generate("_generated_var")
             helper.append(op_type, inputs, {"Out": name}, attrs)
-            return helper.block.var(name)
+            return as_tensor(helper.block.var(name))
         return layer_helper(op_type).out(op_type, inputs, attrs)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
@@ -95,7 +96,7 @@ def instance_norm(input: Tensor, epsilon: float = 1e-05, param_attr: str | None 
     helper.append("instance_norm", inputs,
                   {"Y": y, "SavedMean": saved_mean, "SavedVariance": saved_var},
                   {"epsilon": float(epsilon)})
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
 def prelu(x: Tensor, mode: str, param_attr: Any = None, data_format: str = "NCHW",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Normal
@@ -58,4 +59,4 @@ def spectral_norm(weight: Tensor, dim: int = 0, power_iters: int = 1, eps: float
     out = unique_name.generate("_generated_var")
     helper.append("spectral_norm", {"Weight": weight, "U": u, "V": v}, {"Out": out},
                   {"dim": dim, "power_iters": power_iters, "eps": float(eps)})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))

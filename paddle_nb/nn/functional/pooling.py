@@ -118,7 +118,7 @@ def _scaled_sum(out: Tensor, ksize: Any, divisor_override: int | None) -> Tensor
     return out
 
 
-def _avg_nd(x: Tensor, n: int, kernel_size: Any, stride: int | None, padding: int | str,
+def _avg_nd(x: Tensor, n: int, kernel_size: Any, stride: Any, padding: Any,
             ceil_mode: bool, exclusive: bool, divisor_override: int | None, data_format: str
            ) -> Tensor:
     op_type = "pool2d" if n == 2 else "pool3d"
@@ -130,7 +130,8 @@ def _avg_nd(x: Tensor, n: int, kernel_size: Any, stride: int | None, padding: in
     return _scaled_sum(out, k, divisor_override)
 
 
-def avg_pool2d(x: Tensor, kernel_size: int, stride: int | None = None, padding: int | str = 0,
+def avg_pool2d(x: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | str | Sequence[int] = 0,
                ceil_mode: bool = False, exclusive: bool = True, divisor_override: int | None = None,
                data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """Mean of each window of x [N, C, H, W] (or NHWC)."""

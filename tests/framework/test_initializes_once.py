@@ -96,3 +96,9 @@ def _initialized_scope(prog):
     scope = pd.Scope()
     pd.Executor().run(prog, feed={"x": np.ones((1, 3), "float32")}, scope=scope)
     return scope
+
+
+def test_the_mark_is_bookkeeping_that_printing_leaves_out():
+    from paddle_nb.framework.printer import HIDDEN_ATTRS
+    prog, _, _ = _trained_program()
+    assert INITIALIZES_ONCE in HIDDEN_ATTRS and INITIALIZES_ONCE not in str(prog)

@@ -29,7 +29,8 @@ STRICT = [
     "paddle_nb.core.tensor", "paddle_nb.core.tensor_array", "paddle_nb.core.variable",
     "paddle_nb.core.scope", "paddle_nb.core.events", "paddle_nb.ops.machinery.context",
     "paddle_nb.framework.block", "paddle_nb.framework.variable", "paddle_nb.framework.operator",
-    "paddle_nb.framework.program",
+    "paddle_nb.framework.program", "paddle_nb", "paddle_nb.backward", "paddle_nb.regularizer",
+    "paddle_nb.linalg",
 ]
 
 # (module pattern, setting) pairs that may turn a check off, and why
@@ -108,7 +109,7 @@ def test_the_strict_modules_are_annotated_and_checked():
 
 def test_the_public_api_packages_are_strict():
     """Every module of the 2.x API and the Fluid layers (tensor, nn, static, optimizer, io,
-    layers) is strict, except those named in this test as not annotated yet."""
+    layers, vision, utils) is strict, except those named in this test as not annotated yet."""
     not_yet = set(API_NOT_YET)
     loose = []
     for path in sorted((ROOT / "paddle_nb").rglob("*.py")):
@@ -188,8 +189,9 @@ def test_the_exemption_patterns_name_real_files():
                        for p in (ROOT / "paddle_nb").rglob("*.py")), pattern
 
 
-API_PACKAGES = {"tensor", "nn", "static", "optimizer", "io", "layers"}
-# not annotated yet (an annotated module comes off this list and becomes strict in pyproject.toml)
+API_PACKAGES = {"tensor", "nn", "static", "optimizer", "io", "layers", "vision", "utils"}
+# not annotated yet (an annotated module comes off this list and becomes strict in pyproject.toml):
+# the two modules of paddle_nb.io that the branch "fleet" rewrites now
 API_NOT_YET: list[str] = [
     "paddle_nb.io.export26_grads", "paddle_nb.io.training_export",
 ]

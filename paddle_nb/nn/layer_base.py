@@ -199,7 +199,7 @@ class Layer:
             yield name, layer
             yield from layer.named_sublayers(name, False, seen)
 
-    def sublayers(self, include_self: bool = False) -> list[Any]:
+    def sublayers(self, include_self: bool = False) -> list[Layer]:
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
 
     def named_children(self) -> Iterator[Any]:
@@ -224,11 +224,12 @@ class Layer:
                 seen.add(id(value))
                 yield (f"{layer_prefix}.{key}" if layer_prefix else key), value
 
-    def named_parameters(self, prefix: str = "", include_sublayers: bool = True) -> Iterator[Any]:
+    def named_parameters(self, prefix: str = "", include_sublayers: bool = True
+                        ) -> Iterator[tuple[str, Parameter]]:
         """(structured name, Parameter), each parameter once (a shared one under its first name)."""
         yield from self._named_members("_parameters", prefix, include_sublayers)
 
-    def parameters(self, include_sublayers: bool = True) -> list[Tensor]:
+    def parameters(self, include_sublayers: bool = True) -> list[Parameter]:
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
     def named_buffers(self, prefix: str = "", include_sublayers: bool = True) -> Iterator[Any]:

@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from paddle_nb.framework.operator import Operator
     from paddle_nb.framework.program import Program
     from paddle_nb.optimizer.lr import LRScheduler
-    from paddle_nb.regularizer import L1Decay
 
 __all__ = ["Optimizer"]
 
@@ -302,7 +301,7 @@ class Optimizer:
         return var
 
     # -- weight decay ------------------------------------------------------------------------------
-    def regularizer_of(self, param: Variable) -> L1Decay | L2Decay | None:
+    def regularizer_of(self, param: Variable) -> WeightDecayRegularizer | None:
         """A parameter's own regularizer wins over the optimizer's."""
         return getattr(param, "regularizer", None) or self.regularization
 

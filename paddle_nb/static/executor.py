@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from paddle_nb.core.place import CPUPlace
+    from paddle_nb.core.place import Place
     from paddle_nb.core.scope import Scope
 
 __all__ = ["Executor", "CompiledProgram", "BuildStrategy", "ExecutionStrategy"]
@@ -41,7 +41,7 @@ class Executor(CoreExecutor):
     takes ``paddle.seed``'s seed, if one was given.
     """
 
-    def __init__(self, place: CPUPlace | None = None, seed: int | None = None) -> None:
+    def __init__(self, place: Place | None = None, seed: int | None = None) -> None:
         super().__init__(device_place() if place is None else place,
                          SETTINGS.seed if seed is None else seed)
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from paddle_nb.core.dtypes import DTypeLike
     from paddle_nb.framework.variable import Tensor
-    from paddle_nb.nn.layer.container import Sequential
+    from paddle_nb.nn.layer_base import Layer
 
 __all__ = ["summary", "flops"]
 
@@ -58,7 +58,7 @@ def _record(net: Any, shape: Any, dtype: DTypeLike) -> Any:
     return rows
 
 
-def summary(net: Any, input_size: Sequence[int | None] | None = None, dtypes: Any = None,
+def summary(net: Layer, input_size: Sequence[int | None] | None = None, dtypes: Any = None,
             input: Tensor | None = None) -> dict[str, int]:
     """Print the table of ``net``'s leaf layers for an input of ``input_size`` (a shape;
     None or -1 for the batch) and return ``{"total_params": ..., "trainable_params": ...}``."""
@@ -117,7 +117,7 @@ def _table(rows: Any) -> Any:
     return [rule, lines[0], rule, *lines[1:], rule]
 
 
-def flops(net: Sequential, input_size: Sequence[int], custom_ops: Any = None,
+def flops(net: Layer, input_size: Sequence[int], custom_ops: Any = None,
           print_detail: bool = False) -> int:
     """The number of operations ``net`` does on an input of ``input_size``, by 2.6's rules
     per layer class (``custom_ops``: {layer class: count(layer, input, output)} adds rules);

@@ -28,6 +28,8 @@ STRICT = [
     "paddle_nb.errors", "paddle_nb.core.dtypes", "paddle_nb.core.place", "paddle_nb.core.memory",
     "paddle_nb.core.tensor", "paddle_nb.core.tensor_array", "paddle_nb.core.variable",
     "paddle_nb.core.scope", "paddle_nb.core.events", "paddle_nb.ops.machinery.context",
+    "paddle_nb.ops.machinery.broadcast", "paddle_nb.ops.machinery.grad",
+    "paddle_nb.ops.machinery.tensor_args", "paddle_nb.ops.machinery.tensor_stream",
     "paddle_nb.framework.block", "paddle_nb.framework.variable", "paddle_nb.framework.operator",
     "paddle_nb.framework.program", "paddle_nb", "paddle_nb.backward", "paddle_nb.regularizer",
     "paddle_nb.linalg",

@@ -8,6 +8,7 @@ False
 """
 
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from paddle_nb import errors
 from paddle_nb import core
@@ -37,7 +38,8 @@ __all__ = [
     "scope_guard", "memory_stats",
     "Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
     "default_startup_program", "program_guard", "get_variable",
-    "executor", "Executor", "layers", "ParamAttr", "data_layer", "fc_layer", "create_rnn", "create_ifelseop",
+    "executor", "Executor", "layers", "ParamAttr", "data_layer", "fc_layer", "create_rnn",
+    "create_ifelseop",
     "io",
     "append_backward", "gradients",
     "optimizer", "regularizer",
@@ -57,6 +59,48 @@ for _module, _names in _TOP_LEVEL:
     globals().update({_name: getattr(_module, _name) for _name in _names})
     __all__ += _names
 del _TOP_LEVEL, _module, _names, _taken
+
+if TYPE_CHECKING:   # the same names, as a type checker reads them (tests/test_lint_config.py
+    # checks that the list below is tensor.__all__)
+    from paddle_nb.static import array_length, array_read, array_write, create_array
+    from paddle_nb.static.mode import *  # noqa: F403
+    from paddle_nb.tensor import (  # noqa: F401
+        Tensor, abs, abs_, acos, acos_, acosh, add, add_n, addmm, addmm_, all, allclose, amax, amin,
+        any, arange, argmax, argmin, argsort, as_strided, asin, asinh, assign, atan, atan2, atan_,
+        atanh, atleast_1d, atleast_2d, atleast_3d, bernoulli, bincount, bitwise_and, bitwise_and_,
+        bitwise_not, bitwise_not_, bitwise_or, bitwise_or_, bitwise_xor, bitwise_xor_, bmm,
+        broadcast_shape, broadcast_tensors, broadcast_to, bucketize, cast, cast_, cauchy_, cdist,
+        ceil, check_shape, cholesky, chunk, clip, clone, combinations, concat, cos, cos_, cosh,
+        count_nonzero, crop, cross, cummax, cummin, cumprod, cumprod_, cumsum, cumsum_,
+        cumulative_trapezoid, deg2rad, diag, diag_embed, diagflat, diagonal, diagonal_scatter, diff,
+        digamma, digamma_, dist, divide, divide_, dot, dtype, einsum, empty, empty_like,
+        enable_grad, equal, equal_, equal_all, erf, erf_, erfinv, exp, expand, expand_as, expm1,
+        expm1_, eye, finfo, flatten, flip, floor, floor_divide, floor_divide_, floor_mod,
+        floor_mod_, flops, fmax, fmin, frac, frac_, frexp, full, full_like, gather, gather_nd, gcd,
+        gcd_, geometric_, greater_equal, greater_equal_, greater_than, greater_than_, heaviside,
+        histogram, hypot, hypot_, i0, i0_, i0e, i1, i1e, iinfo, increment, index_add, index_add_,
+        index_fill, index_fill_, index_put, index_put_, index_sample, index_select, inner, inverse,
+        is_complex, is_empty, is_floating_point, is_grad_enabled, is_integer, is_tensor, isclose,
+        isfinite, isinf, isnan, kron, kthvalue, lcm, lcm_, ldexp, ldexp_, lerp, less_equal,
+        less_equal_, less_than, less_than_, lgamma, lgamma_, linspace, log, log10, log10_, log1p,
+        log2, log2_, log_, logaddexp, logcumsumexp, logical_and, logical_and_, logical_not,
+        logical_not_, logical_or, logical_or_, logical_xor, logit, logit_, logspace, logsumexp,
+        masked_fill, masked_fill_, masked_select, matmul, max, maximum, mean, median, meshgrid, min,
+        minimum, mm, mod, mod_, mode, moveaxis, multigammaln, multigammaln_, multinomial, multiplex,
+        multiply, multiply_, mv, nan_to_num, nan_to_num_, nanmean, nanmedian, nanquantile, nansum,
+        neg, neg_, nextafter, nonzero, norm, normal, normal_, not_equal, numel, ones, ones_like,
+        outer, poisson, polygamma, polygamma_, pow, pow_, prod, put_along_axis, quantile, rad2deg,
+        rand, randint, randint_like, randn, randperm, rank, reciprocal, remainder, remainder_,
+        renorm, renorm_, repeat_interleave, reshape, reshape_, reverse, roll, rot90, round, rsqrt,
+        scale, scatter, scatter_, scatter_nd, scatter_nd_add, searchsorted, select_scatter,
+        set_grad_enabled, sgn, shape, shard_index, sign, sin, sin_, sinh, sinh_, slice, sort, split,
+        sqrt, square, square_, squeeze, squeeze_, stack, standard_normal, stanh, std, strided_slice,
+        subtract, sum, summary, t, t_, take, take_along_axis, tan, tan_, tanh, tanh_, tensordot,
+        tile, to_tensor, topk, trace, transpose, transpose_, trapezoid, tril, tril_, tril_indices,
+        triu, triu_, triu_indices, trunc, trunc_, unbind, unflatten, unfold, uniform, unique,
+        unique_consecutive, unsqueeze, unsqueeze_, unstack, vander, var, view, view_as, vsplit,
+        where, where_, zeros, zeros_like,
+    )
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -24,7 +24,9 @@ printing, running and drawing them needs nothing special. The steps:
    the rest of the pass.
 """
 
-from collections.abc import Iterable
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from paddle_nb.errors import BackwardError
@@ -33,6 +35,10 @@ from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.ops.machinery import registry
 from paddle_nb.ops.machinery.grad import GradContext
 from paddle_nb.ops.machinery.registry import EMPTY_VAR, GRAD_SUFFIX, grad_var_name
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.block import Block
 
 __all__ = ["append_backward", "gradients", "grad_var_name"]
 
@@ -64,14 +70,14 @@ def append_backward(loss: Variable, parameter_list: Iterable[Variable | str] | N
             for p in params if p in grads]
 
 
-def gradients(targets: Variable | list[Variable] | tuple[Variable, ...],
-              inputs: Variable | list[Variable] | tuple[Variable, ...],
+def gradients(targets: Variable | Sequence[Variable],
+              inputs: Variable | Sequence[Variable],
               target_gradients: Any = None,
               no_grad_set: Iterable[Variable | str] | None = None) -> list[Variable | None]:
     """Gradients of the sum of ``targets`` with respect to each of ``inputs`` (None where
     no path leads). ``target_gradients`` seeds them instead of ones."""
-    targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
-    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    targets = [targets] if isinstance(targets, Variable) else list(targets)
+    inputs = [inputs] if isinstance(inputs, Variable) else list(inputs)
     block = targets[0].block
     names = [v.name for v in inputs]
     no_grad = _names(no_grad_set) - set(names)
@@ -79,17 +85,17 @@ def gradients(targets: Variable | list[Variable] | tuple[Variable, ...],
     return [block.find_var(grads[n]) if n in grads else None for n in names]
 
 
-def _names(items):
+def _names(items: Any) -> Any:
     return {v.name if isinstance(v, Variable) else v for v in (items or ())}
 
 
-def _parameters(program, parameter_list):
+def _parameters(program: Any, parameter_list: Any) -> Any:
     if parameter_list is None:
         return [p.name for p in program.all_parameters() if p.trainable]
     return [p.name if isinstance(p, Variable) else p for p in parameter_list]
 
 
-def _marked_leaves(block, no_grad):
+def _marked_leaves(block: Any, no_grad: Any) -> Any:
     """Non-parameter variables the user marked ``stop_gradient=False`` that no op writes."""
     written = {n for op in block.ops for n in op.output_arg_names}
     return {name for name, v in block.vars.items()
@@ -97,7 +103,7 @@ def _marked_leaves(block, no_grad):
             and name not in no_grad and v.is_tensor()}
 
 
-def _forward_ops(block, targets):
+def _forward_ops(block: Any, targets: Any) -> Any:
     """The forward ops up to the last one writing a target."""
     last = -1
     names = {t.name for t in targets}
@@ -111,7 +117,7 @@ def _forward_ops(block, targets):
             if not op.role & (OpRole.BACKWARD | OpRole.OPTIMIZE)]
 
 
-def _needs_grad(block, ops, leaves, no_grad):
+def _needs_grad(block: Any, ops: Any, leaves: Any, no_grad: Any) -> Any:
     """Names whose gradient is needed: the leaves and what ops compute from them."""
     needs = set(leaves) - no_grad
     for op in ops:
@@ -124,7 +130,7 @@ def _needs_grad(block, ops, leaves, no_grad):
     return needs
 
 
-def _sub_block_reads(op):
+def _sub_block_reads(op: Any) -> Any:
     program = op.block.program
     names = []
     for idx in op.sub_block_ids():
@@ -133,7 +139,7 @@ def _sub_block_reads(op):
     return names
 
 
-def _backward(block, targets, target_gradients, leaves, no_grad):
+def _backward(block: Any, targets: Any, target_gradients: Any, leaves: Any, no_grad: Any) -> Any:
     ops = _forward_ops(block, targets)
     needs = _needs_grad(block, ops, leaves, no_grad)
     program = block.program
@@ -151,21 +157,22 @@ class _State:
     """One backward pass over one block. Gradients are tracked under their own names
     (``x@GRAD``); ``write``/``read`` give the names the ops use (see step 4 above)."""
 
-    def __init__(self, block, no_grad=(), sub=False):
+    def __init__(self, block: Block, no_grad: Iterable[str] = (), sub: bool = False) -> None:
         self.block = block
-        self.written = set()      # gradient names some grad op has written
-        self.parts = {}           # gradient -> the names of its parts not yet summed
-        self.start = {}           # gradient -> index of the op that first wrote it
-        self.counts = {}          # gradient -> how many part names it has had
+        self.written: set[str] = set()      # gradient names some grad op has written
+        self.parts: dict[str, list[str]] = {}   # gradient -> its parts' names not yet summed
+        self.start: dict[str, int] = {}     # gradient -> index of the op that first wrote it
+        self.counts: dict[str, int] = {}    # gradient -> how many part names it has had
         self.no_grad = set(no_grad)
         self.sub = sub            # a grad block: every gradient it writes is its own variable
-        self.read_only = set()    # outer gradients a grad block reads but must not write
-        self.final = {}           # gradient name -> the variable that ends up holding it
+        self.read_only: set[str] = set()    # outer gradients a grad block reads but must not write
+        self.final: dict[str, Any] = {}     # gradient name -> the variable that ends up holding it
         self.before = set(block.vars)     # what earlier passes (and the forward) declared
-        self.renamed = {}         # (a grad block is new: inside it, names are never renamed;
-        self.prefix = None        # the grad op hands its block the outer values by position)
+        self.renamed: dict[str, str] = {}   # (a grad block is new: inside it, names are never
+        self.prefix: str | None = None      # renamed; the grad op hands its block the outer
+        #                                     values by position)
 
-    def write(self, name):
+    def write(self, name: str) -> str:
         """The name this pass writes gradient ``name`` under."""
         if name in self.renamed or GRAD_SUFFIX not in name or name not in self.before:
             return self.renamed.get(name, name)
@@ -177,22 +184,22 @@ class _State:
         new = self.renamed[name] = self.prefix + name
         return new
 
-    def read(self, name):
+    def read(self, name: str) -> str:
         return self.renamed.get(name, name)
 
-    def wrote(self, name):
+    def wrote(self, name: str) -> None:
         """Note that the op just appended wrote gradient ``name`` whole (a seed, zeros)."""
         if name not in self.parts:
             self.parts[name] = [name]
             self.start[name] = len(self.block.ops) - 1
 
-    def part_name(self, name):
+    def part_name(self, name: str) -> str:
         """The next ``x@GRAD@RENAME@block<b>@<k>`` name for a part of gradient ``name``."""
         k = self.counts.get(name, 0)
         self.counts[name] = k + 1
         return f"{name}@RENAME@block{self.block.idx}@{k}"
 
-    def add_up(self, name=None):
+    def add_up(self, name: str | None = None) -> None:
         """Append the ``sum`` of gradient ``name``'s parts into it (of every gradient with
         parts when ``name`` is None: the end of the pass)."""
         for grad in ([name] if name is not None else list(self.parts)):
@@ -202,7 +209,7 @@ class _State:
                 self.parts[grad] = [grad]
 
 
-def _seed(block, targets, target_gradients, state):
+def _seed(block: Any, targets: Any, target_gradients: Any, state: Any) -> None:
     for k, target in enumerate(targets):
         name = grad_var_name(target.name)
         out = state.write(name)
@@ -222,7 +229,7 @@ def _seed(block, targets, target_gradients, state):
         state.written.add(name)
 
 
-def _append_grad_ops(op, needs, state):
+def _append_grad_ops(op: Any, needs: Any, state: Any) -> None:
     opdef = op.opdef
     if opdef is None or opdef.grad is None:
         return
@@ -231,7 +238,8 @@ def _append_grad_ops(op, needs, state):
     if not outputs_with_grad or not inputs_needing:
         return
     attrs = opdef.complete_attrs(op.attrs, strict=False)
-    def backward_block(idx, seeds, local_seeds=False, extra_needs=()):
+    def backward_block(idx: int, seeds: Sequence[str], local_seeds: bool = False,
+                       extra_needs: Sequence[Any] = ()) -> tuple[dict[Any, Any] | int, ...]:
         return _sub_backward(op.block.program, idx, seeds, needs | set(extra_needs), state,
                              local_seeds)
     g = GradContext(op.type, op.inputs, op.outputs, attrs, op=op, backward_block=backward_block)
@@ -239,7 +247,8 @@ def _append_grad_ops(op, needs, state):
         _append_spec(spec, needs, state)
 
 
-def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
+def _sub_backward(program: Any, fwd_idx: int, seeds: Any, needs: Any, outer: Any, local_seeds: bool
+                 ) -> Any:
     """Build the grad block of sub-block ``fwd_idx``; return (its index, {name: inner grad}).
 
     The grad block is a kid of the forward block (so its ops see the forward
@@ -277,7 +286,7 @@ def _sub_backward(program, fwd_idx, seeds, needs, outer, local_seeds):
     return gblock.idx, produced
 
 
-def _declare_grad(gblock, fwd, name):
+def _declare_grad(gblock: Any, fwd: Any, name: str) -> None:
     """Declare gradient ``name`` as a variable of the grad block, shaped like its base."""
     if name in gblock.vars:
         return
@@ -291,7 +300,7 @@ def _declare_grad(gblock, fwd, name):
         gblock.create_var(name=name)
 
 
-def _append_spec(spec, needs, state):
+def _append_spec(spec: Any, needs: Any, state: Any) -> None:
     block = state.block
     outputs = {}
     for slot, names in spec.outputs.items():
@@ -328,7 +337,7 @@ def _append_spec(spec, needs, state):
     state.written.update(written)
 
 
-def _fill_unwritten(spec, state):
+def _fill_unwritten(spec: Any, state: Any) -> None:
     """Zeros (``fill_any_like``, as 2.6 makes them) for each gradient the grad op reads
     and nothing wrote: an output of the forward op that nothing used."""
     block = state.block
@@ -347,7 +356,7 @@ def _fill_unwritten(spec, state):
         state.written.add(name)
 
 
-def _rename_repeated(outputs, reads, state):
+def _rename_repeated(outputs: Any, reads: Any, state: Any) -> None:
     """Give each gradient a grad op writes again a part name (PaddlePaddle's
     ``_addup_repetitive_outputs_``): the first writer's output becomes
     ``x@GRAD@RENAME@block<b>@0``, the next ones ``@1``, ``@2``...; ``add_up`` sums them
@@ -374,7 +383,7 @@ def _rename_repeated(outputs, reads, state):
             parts.append(names[i])
 
 
-def _rename_in_ops(block, start, old, new):
+def _rename_in_ops(block: Any, start: int, old: str, new: str) -> None:
     """Rename ``old`` to ``new`` in every op of ``block`` from ``start`` on."""
     _declare_like(block, old, new)
     for op in block.ops[start:]:
@@ -390,7 +399,7 @@ def _rename_in_ops(block, start, old, new):
     block.program.bump_version()
 
 
-def _declare_like(block, name, new):
+def _declare_like(block: Any, name: str, new: str) -> None:
     """Declare ``new`` shaped and typed as ``name`` (when ``name`` is declared)."""
     if new in block.vars:
         return
@@ -401,6 +410,6 @@ def _declare_like(block, name, new):
         block.create_var(name=new)
 
 
-def _base(grad_name):
+def _base(grad_name: str) -> str:
     """``x@GRAD`` -> ``x``."""
     return grad_name[:-len(GRAD_SUFFIX)] if grad_name.endswith(GRAD_SUFFIX) else grad_name

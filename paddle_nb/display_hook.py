@@ -9,7 +9,13 @@ types is the last value of a cell does it call :func:`html`, which then loads
 itself is never imported here.
 """
 
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DISPLAYED_NAMES", "html", "install"]
 
@@ -23,13 +29,13 @@ DISPLAYED_NAMES = (
 )
 
 
-def html(obj):
+def html(obj: Any) -> Any:
     """The HTML of ``obj``; loads the viewer on first use. Never raises (see viz.display)."""
     from paddle_nb.viz.display import format_html
     return format_html(obj)
 
 
-def install(shell=None):
+def install(shell: Any = None) -> Any:
     """Register :data:`DISPLAYED_NAMES` with ``shell`` (default: the running IPython, if any).
 
     Returns True when a shell was found.

@@ -11,6 +11,15 @@ and the update reads the new gradient. A parameter's own regularizer
 (``ParamAttr(regularizer=...)``) wins over the optimizer's ``weight_decay``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.framework.variable import Variable
 __all__ = ["WeightDecayRegularizer", "L2Decay", "L1Decay", "L2DecayRegularizer",
            "L1DecayRegularizer"]
 
@@ -22,10 +31,11 @@ class WeightDecayRegularizer:
     (``_decay``); the sum with the gradient is the same for all.
     """
 
-    def __init__(self, coeff=0.0):
+    def __init__(self, coeff: float = 0.0) -> None:
         self.coeff = float(coeff)
 
-    def append_ops(self, block, param, grad, in_place=False):
+    def append_ops(self, block: Any, param: Variable, grad: Variable, in_place: bool = False
+                   ) -> Variable:
         """Append the ops computing ``grad + decay(param)`` to ``block``; return the new gradient:
         ``grad`` itself when ``in_place`` (PaddlePaddle 2.x), else ``{grad}@REGULARIZED_N``."""
         decay = self._decay(block, param, in_place)
@@ -37,10 +47,10 @@ class WeightDecayRegularizer:
         block.append_op("sum", inputs={"X": [grad, decay]}, outputs={"Out": new_grad})
         return new_grad
 
-    def _decay(self, block, param, generated):
+    def _decay(self, block: Any, param: Any, generated: Any) -> Any:
         raise NotImplementedError
 
-    def _scaled(self, block, x, name, generated):
+    def _scaled(self, block: Any, x: Variable, name: str, generated: bool) -> Variable:
         """``coeff * x`` in a new variable ``name`` (``_generated_var_N`` when ``generated``,
         PaddlePaddle 2.x's name)."""
         out = block.create_var(name=block.program.unique_name("_generated_var" if generated
@@ -50,7 +60,7 @@ class WeightDecayRegularizer:
                         attrs={"scale": self.coeff})
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}(coeff={self.coeff})"
 
 
@@ -66,14 +76,14 @@ class L2Decay(WeightDecayRegularizer):
     ('w@GRAD@REGULARIZED_0', ['scale', 'sum'])
     """
 
-    def _decay(self, block, param, generated):
+    def _decay(self, block: Any, param: Variable, generated: bool) -> Variable:
         return self._scaled(block, param, f"{param.name}.l2_decay", generated)
 
 
 class L1Decay(WeightDecayRegularizer):
     """Adds ``coeff * sign(param)`` to the gradient (the gradient of ``coeff * sum|param|``)."""
 
-    def _decay(self, block, param, generated):
+    def _decay(self, block: Any, param: Variable, generated: bool) -> Variable:
         sign = block.create_var(name=block.program.unique_name("_generated_var" if generated
                                                                else f"{param.name}.sign"),
                                 shape=param.shape, dtype=param.dtype)

@@ -8,13 +8,18 @@ Wherever paddle_nb takes a dtype, a string (``"float32"``), a NumPy type
 (dtype('float32'), 3, dtype('float32'))
 """
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy
 
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["convert_dtype", "to_var_type", "from_var_type", "known_var_type", "dtype_name"]
+__all__ = ["convert_dtype", "to_var_type", "from_var_type", "known_var_type", "dtype_name",
+           "DTypeLike"]
+
+# A dtype as PaddlePaddle's functions take it: a name ("float32"), a NumPy dtype or scalar type
+# (numpy.float32), or a VarType number (VarType.FP32); ``convert_dtype`` reads each.
+DTypeLike: TypeAlias = str | numpy.dtype[Any] | type | int
 
 _VT = framework_pb2.VarType
 _TO_VT = {

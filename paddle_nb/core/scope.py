@@ -243,7 +243,7 @@ class StepScopes(list):
 class _ScopeContext:
     """Holds the process's global scope (one, as PaddlePaddle's)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.root = Scope(label="global")
 
 

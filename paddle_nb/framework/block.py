@@ -11,6 +11,7 @@ failed append leaves the block as it was.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paddle_nb.core.dtypes import convert_dtype, to_var_type
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Block"]
 
 # what a slot is given when appending an op: a Variable or a name, or a list of them
-SlotArgs = dict[str, Any]
+SlotArgs = Mapping[str, Any]
 
 
 class Block:
@@ -157,18 +158,18 @@ class Block:
     # -- ops ------------------------------------------------------------------------------------
     def append_op(self, type: str, inputs: SlotArgs | None = None,
                   outputs: SlotArgs | None = None,
-                  attrs: dict[str, Any] | None = None) -> Operator:
+                  attrs: Mapping[str, Any] | None = None) -> Operator:
         """Append an op: check it, infer its output shapes, write its OpDesc. Returns it."""
         return self._insert_op(len(self.ops), type, inputs, outputs, attrs)
 
     def prepend_op(self, type: str, inputs: SlotArgs | None = None,
                    outputs: SlotArgs | None = None,
-                   attrs: dict[str, Any] | None = None) -> Operator:
+                   attrs: Mapping[str, Any] | None = None) -> Operator:
         return self._insert_op(0, type, inputs, outputs, attrs)
 
     def insert_op(self, index: int, type: str, inputs: SlotArgs | None = None,
                   outputs: SlotArgs | None = None,
-                  attrs: dict[str, Any] | None = None) -> Operator:
+                  attrs: Mapping[str, Any] | None = None) -> Operator:
         return self._insert_op(index, type, inputs, outputs, attrs)
 
     def remove_op(self, index: int) -> None:
@@ -183,7 +184,7 @@ class Block:
         self.program.bump_version()
 
     def _insert_op(self, index: int, type: str, inputs: SlotArgs | None,
-                   outputs: SlotArgs | None, attrs: dict[str, Any] | None) -> Operator:
+                   outputs: SlotArgs | None, attrs: Mapping[str, Any] | None) -> Operator:
         opdef = registry.get(type)
         attrs = dict(attrs or {})
         callstack = attrs.pop("op_callstack", None) or callstack_strings()
@@ -324,7 +325,8 @@ class Block:
         for slot, value in (inputs or {}).items():
             items = value if isinstance(value, (list, tuple)) else [value]
             for v in items:
-                var = v if isinstance(v, Variable) else self.find_var(v) if isinstance(v, str) else None
+                var = v if isinstance(v, Variable) else \
+                    self.find_var(v) if isinstance(v, str) else None
                 described.append(f"{slot}={_describe(var) if var is not None else repr(v)}")
         shown = ", ".join(described) or "none"
         return (f"cannot build op '{type}' in block {self.idx}: {err}\n"

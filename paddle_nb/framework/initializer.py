@@ -89,7 +89,8 @@ class Xavier(Initializer):
     def op(self, shape: Any, dtype: Any) -> OpAndAttrs:
         shape = list(shape)
         receptive = int(math.prod(shape[2:])) if len(shape) > 2 else 1
-        fan_in = self.fan_in or (shape[1] * receptive if len(shape) > 1 and len(shape) > 2 else shape[0])
+        fan_in = self.fan_in or \
+            (shape[1] * receptive if len(shape) > 1 and len(shape) > 2 else shape[0])
         fan_out = self.fan_out or (shape[0] * receptive if len(shape) > 2 else shape[-1])
         if self.uniform:
             limit = math.sqrt(6.0 / (fan_in + fan_out))

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 
 __all__ = ["program_to_text", "block_to_text", "format_attr", "HIDDEN_ATTRS"]
 
+# bookkeeping attributes, not shown; "initializes_once" is program.py's INITIALIZES_ONCE (the
+# preamble's mark), kept out of the text as op_role is
 HIDDEN_ATTRS = {"op_callstack", "op_role", "op_role_var", "op_namescope", "op_device",
-                 "with_quant_attr", "use_mkldnn", "use_cudnn"}
+                 "with_quant_attr", "use_mkldnn", "use_cudnn", "initializes_once"}
 
 
 def program_to_text(program: Program) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from paddle_nb.errors import ProtoDecodeError
+from paddle_nb.framework.attrs import write_attr
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.names import ProgramNames
 from paddle_nb.framework.operator import Operator, OpRole
@@ -25,7 +26,13 @@ from paddle_nb.framework.validate import validate_program_desc
 from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.proto import framework_pb2
 
-__all__ = ["Program"]
+__all__ = ["Program", "INITIALIZES_ONCE"]
+
+# The OpDesc attribute (BOOLEAN, true) that marks an initializer of the preamble: paddle_nb's
+# own, kept as it came by PaddlePaddle 2.6.2 (an attribute its op does not declare is an
+# "extra" one: ``parse_from_string``, ``clone`` and ``serialize_to_string`` keep it, and its
+# executor runs the op as usual, every run), so the mark survives a save and a parse.
+INITIALIZES_ONCE = "initializes_once"
 
 
 class Program:
@@ -56,7 +63,7 @@ class Program:
         self.random_seed = 0
         self.lr_scheduler: Any = None    # a paddle.optimizer.lr scheduler: the Executor writes its
         self.lr_var_name: str | None = None     # value into this variable before each run
-        # the preamble's ops (see preamble_length)
+        # the preamble's ops (see preamble_length): those whose desc has INITIALIZES_ONCE
         self._initializers: weakref.WeakSet[Operator] = weakref.WeakSet()
         self._preamble = 0                       # their count, as last seen
 
@@ -159,13 +166,14 @@ class Program:
         Blocks, variables and operators call this whenever they change the desc."""
         self.version += 1
 
-    def initialize(self, param, initializer=None):
+    def initialize(self, param: Variable, initializer: Any = None) -> None:
         """Put ``param``'s initializer op in the startup program or the preamble.
 
         ``initializer`` serves persistables that are not Parameters (an
-        optimizer's learning rate and accumulators); a Parameter has its own.
+        optimizer's learning rate and accumulators); a Parameter has its own. An op put
+        in the preamble carries the attribute ``initializes_once`` (``INITIALIZES_ONCE``).
         """
-        init = initializer or param.initializer
+        init: Any = initializer or getattr(param, "initializer", None)
         if self._startup is not None:
             glob = self._startup.global_block()
             target = glob.create_var(name=param.name, shape=param.shape, dtype=param.dtype,
@@ -175,18 +183,22 @@ class Program:
             glob = self.global_block()
             n = self.preamble_length()
             init.append_to(glob, param, index=n)
-            self._initializers.add(glob.ops[n])
+            op = glob.ops[n]
+            write_attr(op.desc.attrs.add(), INITIALIZES_ONCE, framework_pb2.AttrType.BOOLEAN,
+                       True)
+            self._initializers.add(op)
             self._preamble = n + 1
 
-    def initializes_once(self, op):
+    def initializes_once(self, op: Operator) -> bool:
         """True for an initializer this program's builder put in its preamble
         (:meth:`initialize` without a startup program): it runs once per scope, skipped
         where its outputs already have values, so training never re-initializes. A fact of
-        construction, recorded when the op is made and kept by ``clone`` and ``prune``;
-        every interpreter asks this, none looks at the ops to guess."""
+        construction, recorded when the op is made in its desc (the attribute
+        ``initializes_once``), so ``clone``, ``prune``, ``serialize`` and ``Program.parse``
+        keep it; every interpreter asks this, none looks at the ops to guess."""
         return op in self._initializers
 
-    def preamble_length(self):
+    def preamble_length(self) -> int:
         """How many leading ops of the global block are initializers the framework put there.
 
         Without a startup program, making a parameter (or an optimizer's state) puts its
@@ -194,8 +206,9 @@ class Program:
         each of those once per scope (skipped when its outputs already have values
         there), so training never re-initializes. Only those: any other op, even one
         that reads nothing and writes a persistable, runs on every run, as in
-        PaddlePaddle. Which ops they are is construction-time information kept here
-        (never in the desc): a parsed program has none; ``clone`` and ``prune`` keep them.
+        PaddlePaddle. Which ops they are is construction-time information, which the
+        ops' descs carry (``initializes_once``): a parsed program, a clone and a pruned
+        program have the same preamble as the program they came from.
         """
         ops, marked = self.global_block().ops, self._initializers
         n = self._preamble          # re-checked at its edges, so making many parameters is linear
@@ -230,7 +243,8 @@ class Program:
         try:
             desc.ParseFromString(bytes(data))
         except Exception as err:
-            raise ProtoDecodeError(f"cannot decode a ProgramDesc from {len(data)} bytes: {err}") from None
+            raise ProtoDecodeError(f"cannot decode a ProgramDesc from {len(data)} bytes: "
+                                   f"{err}") from None
         return cls.from_desc(desc)
 
     @classmethod
@@ -287,6 +301,8 @@ class Program:
             for op_desc in block.desc.ops:
                 op = Operator(block, op_desc)
                 block.ops.append(op)
+                if block.idx == 0 and _marked_once(op_desc):
+                    program._initializers.add(op)
                 for name in op.output_arg_names:
                     written = block.find_var(name)
                     if written is not None:
@@ -320,10 +336,6 @@ class Program:
         self.names = source.names.copy()
         self.random_seed = source.random_seed
         self.lr_scheduler, self.lr_var_name = source.lr_scheduler, source.lr_var_name
-        marked = {_init_key(op) for op in source.global_block().ops
-                  if op in source._initializers}
-        self._initializers.update(op for op in self.global_block().ops
-                                  if _init_key(op) in marked)
         for param in source.all_parameters():
             copy = self.global_block().vars.get(param.name)
             if isinstance(copy, Parameter):
@@ -345,9 +357,9 @@ class Program:
         return f"<Program: {len(self.blocks)} blocks, {n_ops} ops>"
 
 
-def _init_key(op: Operator) -> tuple[str, tuple[str, ...]]:
-    """What identifies an initializer across copies: its type and the variables it writes."""
-    return op.type, tuple(op.output_arg_names)
+def _marked_once(op_desc: Any) -> bool:
+    """Whether an OpDesc carries ``initializes_once`` = true (written by ``initialize``)."""
+    return any(a.name == INITIALIZES_ONCE and a.b for a in op_desc.attrs)
 
 
 def is_initializer(op: Operator) -> bool:

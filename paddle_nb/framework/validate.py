@@ -197,7 +197,8 @@ def _owner(desc: Any, path: str) -> str | None:
 
 # -- strings ---------------------------------------------------------------------------------------
 def _check_texts(block: Any, i: int) -> None:
-    """Every name and string attribute must be text: protobuf hands back bytes that are not UTF-8."""
+    """Every name and string attribute must be text: protobuf hands back bytes that are not
+    UTF-8."""
     if not _all_text(block):
         _name_the_bytes(block, i)
 

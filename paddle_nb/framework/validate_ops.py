@@ -29,7 +29,8 @@ __all__ = ["check_ops"]
 
 T = framework_pb2.AttrType
 
-# The AttrTypes that can hold a value of each declared kind (ops/machinery/registry.py's ATTR_KINDS).
+# The AttrTypes that can hold a value of each declared kind (ops/machinery/registry.py's
+# ATTR_KINDS).
 # Numbers widen (an INT where a LONG or a FLOAT is declared): paddle_nb reads them so.
 _INTS = {T.INT, T.LONG}
 _NUMBERS = {T.INT, T.LONG, T.FLOAT, T.FLOAT64, T.SCALAR}
@@ -72,7 +73,8 @@ def check_ops(desc: Any) -> None:
             _check_no_empty_names(op, k, i)
 
 
-_FINE: set[tuple[str, str, int]] = set()       # (op type, attribute, AttrType) found to fit: most programs repeat them
+# (op type, attribute, AttrType) found to fit: most programs repeat them
+_FINE: set[tuple[str, str, int]] = set()
 
 
 def _chain(desc: Any, i: int) -> list[int]:
@@ -116,7 +118,8 @@ def _check_attr_type(attr: Any, op: Any, k: int, i: int, opdef: Any, common: Any
         return False                # an empty list: its element type says nothing
     found = framework_pb2.AttrType.Name(attr.type) if attr.type in T.values() else attr.type
     raise ProtoDecodeError(
-        f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' is stored as {found}; the op declares it "
+        f"op #{k} '{op.type}' in block {i}: attribute '{attr.name}' is stored as {found}; "
+        "the op declares it "
         f"{declared.kind} ({framework_pb2.AttrType.Name(declared.attr_type)}): the file is "
         "damaged or was written for another op")
 

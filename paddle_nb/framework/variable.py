@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import numpy
 
 from paddle_nb.core.dtypes import from_var_type, known_var_type, to_var_type
-from paddle_nb.errors import ProtoDecodeError, ShapeError
+from paddle_nb.errors import ProtoDecodeError, ShapeError, VariableTypeError
 from paddle_nb.framework import operators
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.ops.machinery.registry import Meta
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from paddle_nb.framework.operator import Operator
 
 __all__ = ["Variable", "Parameter", "VarType", "whole_dims", "register_tensor_methods",
+           "tensor_shape", "tensor_dtype", "Tensor", "as_tensor",
            "TENSOR_METHODS"]
 
 # method name -> function(variable, *args, **kwargs), filled by paddle_nb.tensor at import
@@ -278,11 +279,11 @@ class Variable:
     def __rmatmul__(self, other: Any) -> Any:
         return operators.matmul(self, other, reverse=True)
 
-    def __neg__(self) -> Variable:
-        return operators.negate(self)
+    def __neg__(self) -> Tensor:
+        return as_tensor(operators.negate(self))
 
-    def __abs__(self) -> Variable:
-        return operators.absolute(self)
+    def __abs__(self) -> Tensor:
+        return as_tensor(operators.absolute(self))
 
     # comparisons append ops too (as in PaddlePaddle): compare Variables by identity
     # (``is``) or by name, never with ``==`` or ``in`` a list, inside paddle_nb
@@ -313,8 +314,8 @@ class Variable:
     def __xor__(self, other: Any) -> Any:
         return operators.bitwise(self, other, "bitwise_xor")
 
-    def __invert__(self) -> Variable:
-        return operators.bitwise_not(self)
+    def __invert__(self) -> Tensor:
+        return as_tensor(operators.bitwise_not(self))
 
     __hash__ = object.__hash__
     # NumPy must not broadcast a Variable as an object scalar (one op per element):
@@ -332,6 +333,37 @@ class Variable:
         return f"{type(self).__name__}({self.name}: {_type_str(self)}{lod}{extra})"
 
 
+def tensor_shape(var: Variable) -> tuple[int, ...]:
+    """``var.shape`` of a variable the caller needs to be a tensor; a VariableTypeError
+    naming it for any other kind (a LoDTensorArray, step scopes, a reader), whose shape is
+    None."""
+    shape = var.shape
+    if shape is None:
+        raise VariableTypeError(f"variable '{var.name}' is a {_kind_name(var)}, not a tensor: "
+                                "it has no shape")
+    return shape
+
+
+def tensor_dtype(var: Variable) -> numpy.dtype[Any]:
+    """``var.dtype`` of a variable the caller needs to be a tensor; a VariableTypeError
+    naming it for any other kind, whose dtype is None."""
+    dtype = var.dtype
+    if dtype is None:
+        raise VariableTypeError(f"variable '{var.name}' is a {_kind_name(var)}, not a tensor: "
+                                "it has no dtype")
+    return dtype
+
+
+def as_tensor(var: Variable) -> Tensor:
+    """``var``, an output the caller's op declared as a tensor, typed as a Tensor (for type
+    checkers: nothing is checked or changed at run time, where Tensor is Variable)."""
+    return cast("Tensor", var)
+
+
+def _kind_name(var: Variable) -> str:
+    return str(framework_pb2.VarType.Type.Name(var.desc.type.type))
+
+
 def _tensor_method(var: Variable, name: str) -> Callable[..., Any]:
     method = TENSOR_METHODS.get(name)
     if method is None:
@@ -347,7 +379,29 @@ def _type_str(var: Variable) -> str:
     return f"{dtype}[{', '.join(str(d) for d in shape)}]" if shape is not None else dtype
 
 
-class Parameter(Variable):
+if TYPE_CHECKING:
+    class Tensor(Variable):
+        """What PaddlePaddle's API calls a Tensor: a Variable that holds a tensor (a LoD
+        tensor, a tensor array's elements, selected rows), so its shape and dtype exist.
+        This class is for type checkers only; at run time ``Tensor`` is ``Variable``
+        (``paddle.Tensor``), and the tensor functions take and give Tensors."""
+
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+
+        @shape.setter
+        def shape(self, shape: Iterable[Any]) -> None: ...
+
+        @property
+        def dtype(self) -> numpy.dtype[Any]: ...
+
+        @dtype.setter
+        def dtype(self, dtype: Any) -> None: ...
+else:
+    Tensor = Variable
+
+
+class Parameter(Tensor):
     """A persistable, trainable Variable of the global block, with its initializer.
 
     ``trainable``, ``optimize_attr`` (for example ``{"learning_rate": 0.5}``,

@@ -14,6 +14,8 @@
   pickle (docs/robustness.md).
 """
 
+from __future__ import annotations
+
 from paddle_nb.io.inference import (
     inference_program, load_inference_model, load_program, save, save_inference_model,
 )

@@ -18,6 +18,8 @@ A path naming anything but a regular file or a directory (a device node, a
 FIFO, a socket) is refused before anything is written.
 """
 
+from __future__ import annotations
+
 import contextlib
 import os
 import shutil
@@ -29,11 +31,16 @@ from paddle_nb.errors import SaveLoadError
 from paddle_nb.io.interrupts import (
     deferred_interrupts, interruption_point, no_interruption_points,
 )
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any
 
 __all__ = ["write_file", "write_files", "staged_directory", "inside", "save_target"]
 
 
-def write_file(path, write):
+def write_file(path: Any, write: Callable[..., Any]) -> None:
     """Call ``write(f)`` on a temporary beside ``path``, then rename it to ``path``.
 
     >>> import tempfile, os
@@ -45,7 +52,7 @@ def write_file(path, write):
     write_files([(path, write)])
 
 
-def write_files(items):
+def write_files(items: Sequence[tuple[Any, ...]]) -> None:
     """Write several files together: all of them, or none.
 
     ``items`` is ``[(path, write), ...]``; ``write(f)`` fills the file, and a ``write`` of
@@ -62,7 +69,8 @@ def write_files(items):
             raise SaveLoadError(f"cannot write the file '{path}': a directory of that name "
                                 "exists")
         targets.append((path, write))
-    temps, backups = {}, {}
+    temps: dict[str, str] = {}
+    backups: dict[str, str] = {}
     with deferred_interrupts():
         try:
             for path, write in targets:
@@ -78,7 +86,7 @@ def write_files(items):
         _sync_dir(parent)
 
 
-def _write_temp(path, write, temps):
+def _write_temp(path: str, write: Callable[..., Any], temps: Any) -> None:
     """Write a flushed temporary beside ``path``, recorded in ``temps`` as soon as it exists."""
     parent, base = os.path.split(path)
     os.makedirs(parent, exist_ok=True)
@@ -90,7 +98,7 @@ def _write_temp(path, write, temps):
     os.chmod(temps[path], _mode_like(path, 0o666))
 
 
-def _commit(targets, temps, backups):
+def _commit(targets: Any, temps: Any, backups: Any) -> None:
     """The renames; with more than one file, undone on a failure from the old contents."""
     if len(targets) > 1:
         for path, _ in targets:
@@ -116,7 +124,7 @@ def _commit(targets, temps, backups):
         raise
 
 
-def _backup(path):
+def _backup(path: str) -> str:
     """A hard link (or, where links are refused, a copy) of ``path`` beside it."""
     parent, base = os.path.split(path)
     backup = os.path.join(parent, f".{base}.old-{uuid.uuid4().hex[:12]}")
@@ -128,7 +136,7 @@ def _backup(path):
 
 
 @contextlib.contextmanager
-def staged_directory(dirname):
+def staged_directory(dirname: str) -> Iterator[Any]:
     """Yield an empty temporary sibling of ``dirname`` to fill; swap it in on success.
 
     Entries of the old ``dirname`` that the new one does not write are carried
@@ -149,6 +157,7 @@ def staged_directory(dirname):
         return
     os.makedirs(parent, exist_ok=True)
     with deferred_interrupts():
+        swapped = False
         stage = tempfile.mkdtemp(prefix=f".{base}.tmp-", dir=parent)
         try:
             yield stage
@@ -156,13 +165,13 @@ def staged_directory(dirname):
             _carry_over(dirname, stage)
             os.chmod(stage, _mode_like(dirname, 0o777))
             _swap_in(stage, dirname)
-            stage = None
+            swapped = True
         finally:
-            if stage is not None:
+            if not swapped:
                 shutil.rmtree(stage, ignore_errors=True)
 
 
-def save_target(path, action="write"):
+def save_target(path: str | os.PathLike[str], action: str = "write") -> tuple[str, str | None]:
     """(the real path that saving to ``path`` replaces, what is there now): "file",
     "directory" or None (nothing yet). Symbolic links are followed; a loop of them, or
     anything that is not a regular file or a directory, is refused with a SaveLoadError.
@@ -189,7 +198,7 @@ def save_target(path, action="write"):
                         f"or a directory{through}; nothing was written")
 
 
-def _kind(mode):
+def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
@@ -197,14 +206,14 @@ def _kind(mode):
     return f"a special file (mode {oct(stat.S_IFMT(mode))})"
 
 
-def _pinned(dirname):
+def _pinned(dirname: str) -> bool:
     """True when renaming ``dirname`` would fail or move the process's working directory."""
     cwd = os.path.realpath(os.getcwd())
     real = os.path.realpath(dirname)
     return os.path.ismount(real) or cwd == real or cwd.startswith(real.rstrip(os.sep) + os.sep)
 
 
-def _carry_over(old, new):
+def _carry_over(old: str, new: str) -> None:
     """Link (or copy) into ``new`` each entry of ``old`` that ``new`` lacks."""
     if not os.path.isdir(old):
         return
@@ -225,7 +234,7 @@ def _carry_over(old, new):
                 shutil.copy2(entry.path, target)
 
 
-def _swap_in(stage, dirname):
+def _swap_in(stage: str, dirname: str) -> None:
     """Rename ``stage`` to ``dirname``, keeping the old one until the new one is there."""
     if not os.path.exists(dirname):
         os.rename(stage, dirname)
@@ -243,7 +252,7 @@ def _swap_in(stage, dirname):
     shutil.rmtree(old, ignore_errors=True)
 
 
-def inside(dirname, name, what):
+def inside(dirname: Any, name: str, what: str) -> str:
     """``dirname/name``, refusing names that would leave ``dirname`` (``..``, absolute)."""
     norm = os.path.normpath(name)
     if not name or os.path.isabs(name) or norm == os.curdir or norm.split(os.sep)[0] == os.pardir:
@@ -252,7 +261,7 @@ def inside(dirname, name, what):
     return os.path.join(dirname, norm)
 
 
-def _mode_like(path, default):
+def _mode_like(path: str, default: int) -> int:
     """The permission bits of ``path`` if it exists, else ``default`` less the umask."""
     try:
         return os.stat(path).st_mode & 0o7777
@@ -262,7 +271,7 @@ def _mode_like(path, default):
         return default & ~umask
 
 
-def _sync_dir(path):
+def _sync_dir(path: str) -> None:
     """Flush a directory's entries (the renames) to disk, where the OS allows it."""
     if not hasattr(os, "O_DIRECTORY"):
         return

@@ -11,6 +11,10 @@ the program carries 2.6's version stamps.
 ``save_inference_model`` writes ``normalize(program.desc)``; the user's program is not touched.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.framework.attrs import read_attr, write_attr
 from paddle_nb.ops.machinery import registry
 from paddle_nb.proto import framework_pb2
@@ -44,7 +48,7 @@ EXTRA_INPUTS = {
 # Python writes, and per op type the ones 2.6 writes that paddle_nb's op does not declare.
 COMMON_ATTRS = {"op_role_var": (T.STRINGS, []), "op_namescope": (T.STRING, "/"),
                 "op_device": (T.STRING, ""), "with_quant_attr": (T.BOOLEAN, False)}
-ADD_ATTRS = {
+ADD_ATTRS: dict[str, dict[str, tuple[int, Any]]] = {
     "split": {"mkldnn_data_type": (T.STRING, "float32"), "use_mkldnn": (T.BOOLEAN, False)},
     "sum": {"mkldnn_data_type": (T.STRING, "float32"), "use_mkldnn": (T.BOOLEAN, False)},
     "reshape2": {"use_mkldnn": (T.BOOLEAN, False)}, "cast": {"use_mkldnn": (T.BOOLEAN, False)},
@@ -101,7 +105,7 @@ OP_VERSIONS.update({"lstsq": 1})     # paddle.linalg.lstsq (ops/matrix_solvers.p
 OP_VERSIONS.update({"roi_pool": 2, "data_norm": 1, "lookup_table": 1})
 
 
-def normalize(desc):
+def normalize(desc: Any) -> Any:
     """A copy of the ProgramDesc ``desc`` with every op in PaddlePaddle 2.6's form."""
     out = framework_pb2.ProgramDesc()
     out.CopyFrom(desc)
@@ -112,7 +116,7 @@ def normalize(desc):
     return out
 
 
-def _stamp_versions(desc):
+def _stamp_versions(desc: Any) -> None:
     """2.6's program version and the versions of the op types ``desc`` holds, by name."""
     desc.version.version = PROGRAM_VERSION
     held = {op.type for block in desc.blocks for op in block.ops}
@@ -125,7 +129,7 @@ def _stamp_versions(desc):
         pair.op_version.version = versions[name]
 
 
-def _normalize_op(program, block, op):
+def _normalize_op(program: Any, block: Any, op: Any) -> None:
     if op.type in REWRITES:
         op.type, dropped = REWRITES[op.type]
         _drop_attrs(op, dropped)
@@ -140,7 +144,7 @@ def _normalize_op(program, block, op):
     _values_as_26_writes(op)
 
 
-def _drop_fixed_attrs(op):
+def _drop_fixed_attrs(op: Any) -> None:
     for name, fixed in FIXED_ATTRS.get(op.type, {}).items():
         value = _value(op, name)
         if value is not None and value != fixed:
@@ -149,7 +153,7 @@ def _drop_fixed_attrs(op):
     _drop_attrs(op, FIXED_ATTRS.get(op.type, {}))
 
 
-def _positive_axes(program, block, op, slot, attr_name):
+def _positive_axes(program: Any, block: Any, op: Any, slot: str, attr_name: str) -> None:
     """Negative axes -> ``axis + rank`` (rank of the input in ``slot``, from its VarDesc)."""
     attr = _attr(op, attr_name)
     names = [v.arguments for v in op.inputs if v.parameter == slot]
@@ -164,7 +168,7 @@ def _positive_axes(program, block, op, slot, attr_name):
     _set_attr(op, attr_name, attr.type, fixed if isinstance(value, list) else fixed[0])
 
 
-def _values_as_26_writes(op):
+def _values_as_26_writes(op: Any) -> None:
     """Values 2.6's Python writes differently: the full reduction's dims, fill's str_value."""
     if op.type.startswith("reduce_") and _value(op, "reduce_all"):
         _set_attr(op, "dim", T.INTS, [])
@@ -180,7 +184,7 @@ def _values_as_26_writes(op):
         _set_attr(op, "str_value", T.STRING, text)
 
 
-def _add_empty_inputs(op):
+def _add_empty_inputs(op: Any) -> None:
     """Every input slot 2.6 declares, empty when unused (as 2.6's Operator writes them)."""
     declared = [s.name for s in registry.get(op.type).inputs] if registry.exists(op.type) else []
     have = {v.parameter for v in op.inputs}
@@ -190,7 +194,7 @@ def _add_empty_inputs(op):
             have.add(slot)
 
 
-def _rank(program, block, name):
+def _rank(program: Any, block: Any, name: str) -> int | None:
     """The rank of variable ``name`` as its VarDesc in ``block`` or an enclosing block says."""
     while True:
         for var in block.vars:
@@ -203,16 +207,16 @@ def _rank(program, block, name):
         block = program.blocks[block.parent_idx]
 
 
-def _attr(op, name):
+def _attr(op: Any, name: str) -> Any:
     return next((a for a in op.attrs if a.name == name), None)
 
 
-def _value(op, name):
+def _value(op: Any, name: str) -> Any:
     attr = _attr(op, name)
     return None if attr is None else read_attr(attr)
 
 
-def _set_attr(op, name, attr_type, value):
+def _set_attr(op: Any, name: str, attr_type: int, value: Any) -> None:
     for k, a in enumerate(op.attrs):
         if a.name == name:
             del op.attrs[k]
@@ -220,7 +224,7 @@ def _set_attr(op, name, attr_type, value):
     write_attr(op.attrs.add(), name, attr_type, value)
 
 
-def _drop_attrs(op, names):
+def _drop_attrs(op: Any, names: Any) -> None:
     for k in reversed(range(len(op.attrs))):
         if op.attrs[k].name in names:
             del op.attrs[k]

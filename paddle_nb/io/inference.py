@@ -18,6 +18,8 @@ not a directory but ``<path_prefix>.pdmodel`` is a file, as PaddlePaddle's loade
 The model file holds the ops as PaddlePaddle 2.6 writes them (``paddle_nb.io.export26``).
 """
 
+from __future__ import annotations
+
 import os
 
 from paddle_nb.errors import SaveLoadError
@@ -34,6 +36,14 @@ from paddle_nb.io.params import (
     combined_writer, is_persistable, load_vars, os_errors, select_vars, values_from_scope,
     write_values,
 )
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.core.scope import Scope
+    from paddle_nb.executor.executor import Executor
 
 __all__ = ["save_inference_model", "load_inference_model", "inference_program", "save",
            "load_program"]
@@ -43,9 +53,11 @@ FEED_HOLDER, FETCH_HOLDER = "feed", "fetch"
 MODEL_SUFFIX, PARAMS_SUFFIX = ".pdmodel", ".pdiparams"     # PaddlePaddle 2.x's path_prefix form
 
 
-def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_program=None,
-                         model_filename=None, params_filename=None, scope=None, *,
-                         prefix=False):
+def save_inference_model(dirname: Any, feeded_var_names: Sequence[Variable | str],
+                         target_vars: Sequence[Variable | str], executor: Executor,
+                         main_program: Program | None = None, model_filename: str | None = None,
+                         params_filename: str | None = None, scope: Scope | None = None, *,
+                         prefix: bool = False) -> list[str]:
     """Write the inference program of ``main_program`` and its persistables to ``dirname``.
 
     The whole directory is built beside ``dirname`` and swapped in, so the
@@ -83,8 +95,10 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     return targets
 
 
-def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
-                         scope=None, *, prefix=None, optimize=False):
+def load_inference_model(dirname: Any, executor: Executor, model_filename: str | None = None,
+                         params_filename: str | None = None, scope: Scope | None = None, *,
+                         prefix: bool | None = None, optimize: bool = False
+                        ) -> tuple[Program | list[Any], ...]:
     """(program, feed names, fetch Variables) of a saved model; its parameters go to ``scope``.
 
     Run it with ``executor.run(program, feed={name: array}, fetch_list=fetch_vars)``.
@@ -118,7 +132,7 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     return program, feed_names, fetch_vars
 
 
-def _prefix_paths(path_prefix, model_filename, params_filename):
+def _prefix_paths(path_prefix: str, model_filename: Any, params_filename: Any) -> Any:
     """``<prefix>.pdmodel``, ``<prefix>.pdiparams``: PaddlePaddle 2.x's inference file names."""
     path_prefix = os.fspath(path_prefix)
     if model_filename is not None or params_filename is not None:
@@ -130,7 +144,8 @@ def _prefix_paths(path_prefix, model_filename, params_filename):
     return path_prefix + MODEL_SUFFIX, path_prefix + PARAMS_SUFFIX
 
 
-def inference_program(main_program, feeds, targets):
+def inference_program(main_program: Program, feeds: Sequence[str], targets: Sequence[str]
+                     ) -> Program:
     """The program ``save_inference_model`` writes: pruned, for test, with feed and fetch ops."""
     glob = main_program.global_block()
     for name in feeds:
@@ -146,7 +161,7 @@ def inference_program(main_program, feeds, targets):
     return program
 
 
-def _cut_at_feeds(block, feeds, targets):
+def _cut_at_feeds(block: Any, feeds: Any, targets: Any) -> None:
     """Drop the ops that only compute fed variables (PaddlePaddle's ``_prune_with_input``)."""
     needed, keep = set(targets) - feeds, set()
     for k in range(len(block.ops) - 1, -1, -1):
@@ -169,7 +184,7 @@ def _cut_at_feeds(block, feeds, targets):
         block.remove_var(name)
 
 
-def _add_feed_fetch(block, feeds, targets):
+def _add_feed_fetch(block: Any, feeds: Any, targets: Any) -> None:
     """PaddlePaddle's ``prepend_feed_ops`` and ``append_fetch_ops``."""
     feed = block.create_var(name=FEED_HOLDER, type=VarType.FEED_MINIBATCH, persistable=True)
     for col, name in enumerate(feeds):
@@ -180,7 +195,7 @@ def _add_feed_fetch(block, feeds, targets):
         block.append_op("fetch", inputs={"X": name}, outputs={"Out": fetch}, attrs={"col": col})
 
 
-def _by_col(program, op_type):
+def _by_col(program: Any, op_type: str) -> Any:
     """The global block's ``op_type`` ops ordered by their ``col`` attribute."""
     ops = [op for op in program.global_block().ops if op.type == op_type]
     cols = [op.attr("col") for op in ops]
@@ -191,7 +206,7 @@ def _by_col(program, op_type):
     return sorted(ops, key=lambda op: op.attr("col"))
 
 
-def _one_name(op, slot):
+def _one_name(op: Any, slot: str) -> str:
     """The one variable in slot ``slot`` of a feed / fetch op."""
     names = op.output(slot) if slot == "Out" else op.input(slot)
     if len(names) != 1:
@@ -200,7 +215,7 @@ def _one_name(op, slot):
     return names[0]
 
 
-def _names(items, what):
+def _names(items: Any, what: str) -> Any:
     """Names from a Variable, a name, or a list of them."""
     items = items if isinstance(items, (list, tuple)) else [items]
     names = []
@@ -213,7 +228,7 @@ def _names(items, what):
 
 
 # -- bare programs -------------------------------------------------------------------------------
-def save(program, path):
+def save(program: Program, path: Any) -> None:
     """Write ``program``'s serialized ProgramDesc to ``path`` (whole or not at all)."""
     if not isinstance(program, Program):
         raise TypeError(f"save: expected a Program, got {type(program).__name__}")
@@ -222,7 +237,7 @@ def save(program, path):
         write_file(path, lambda f: f.write(data))
 
 
-def load_program(path):
+def load_program(path: Any) -> Program:
     """The Program serialized in ``path`` (paddle_nb's or PaddlePaddle's ProgramDesc)."""
     if not os.path.isfile(path):
         raise SaveLoadError(f"cannot load a program: no file '{path}'")

@@ -16,9 +16,16 @@ the process as it would have. Signals reach only the main thread, so in other th
 both functions do nothing.
 """
 
+from __future__ import annotations
+
 import contextlib
 import signal
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
 
 __all__ = ["deferred_interrupts", "interruption_point", "no_interruption_points"]
 
@@ -27,13 +34,13 @@ class _Deferral:
     """The main thread's state: how deep the deferral is, the handler it replaced, and the
     SIGINT that came meanwhile (if any)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.depth = 0
         self.held = 0           # > 0: interruption points wait too (a save in place)
-        self.previous = None
-        self.pending = None
+        self.previous: Any = None
+        self.pending: tuple[Any, Any] | None = None
 
-    def record(self, signum, frame):
+    def record(self, signum: Any, frame: Any) -> None:
         self.pending = (signum, frame)
 
 
@@ -41,7 +48,7 @@ _STATE = _Deferral()
 
 
 @contextlib.contextmanager
-def deferred_interrupts():
+def deferred_interrupts() -> Iterator[Any]:
     """Record SIGINT instead of raising it in the with-block (main thread; nests)."""
     state = _STATE
     if threading.current_thread() is not threading.main_thread() or \
@@ -59,7 +66,7 @@ def deferred_interrupts():
 
 
 @contextlib.contextmanager
-def no_interruption_points():
+def no_interruption_points() -> Iterator[Any]:
     """Defer SIGINT to the end of the with-block, past any ``interruption_point()`` in it:
     for a save that writes in place, where stopping half-way would leave a mix."""
     if threading.current_thread() is not threading.main_thread():
@@ -73,7 +80,7 @@ def no_interruption_points():
             _STATE.held -= 1
 
 
-def interruption_point():
+def interruption_point() -> None:
     """Act now on a SIGINT recorded by ``deferred_interrupts`` (raise KeyboardInterrupt,
     with Python's handler): call it where stopping leaves nothing to undo but what the
     caller's own ``except`` / ``finally`` removes."""
@@ -83,7 +90,7 @@ def interruption_point():
         _deliver(state)
 
 
-def _install(state):
+def _install(state: Any) -> bool:
     """Put ``state.record`` in place of the SIGINT handler; False where Python may not
     (a sub-interpreter), and the save then runs as any code does."""
     previous = signal.getsignal(signal.SIGINT)
@@ -95,7 +102,7 @@ def _install(state):
     return True
 
 
-def _deliver(state):
+def _deliver(state: Any) -> None:
     pending, handler = state.pending, state.previous
     if pending is None or (handler is signal.SIG_DFL and state.depth > 0):
         return                 # (the default action ends the process: only after the commit)
@@ -111,6 +118,6 @@ def _deliver(state):
     raise KeyboardInterrupt
 
 
-def _restorable(handler):
+def _restorable(handler: Callable[..., Any]) -> Callable[..., Any]:
     """A handler ``signal.signal`` accepts: one installed outside Python reads as None."""
     return signal.default_int_handler if handler is None else handler

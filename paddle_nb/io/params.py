@@ -9,21 +9,35 @@ Loading reads and checks every tensor against its VarDesc (shape, dtype)
 before it changes the scope, so a failed load leaves the scope as it was.
 """
 
+from __future__ import annotations
+
 import contextlib
 import os
 
 from numpy.lib import format as npy_format
+from typing import Any
 
 from paddle_nb.core.place import CPUPlace
 from paddle_nb.core.scope import global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.errors import ProtoDecodeError, SaveLoadError
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import Parameter, Variable, VarType
+from paddle_nb.framework.variable import Parameter, Variable, VarType, tensor_shape
 from paddle_nb.io.atomic import inside, staged_directory, write_file
 from paddle_nb.io.interrupts import deferred_interrupts, interruption_point
 from paddle_nb.ops.feed_fetch import read_npy
 from paddle_nb.ops.machinery.tensor_stream import read_tensor, write_tensor
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+    import numpy
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.core.scope import Scope
+    from paddle_nb.executor.executor import Executor
+    from paddle_nb.framework.program import Program
 
 __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persistables",
            "load_persistables", "is_parameter", "is_persistable", "combined_writer", "header_check",
@@ -32,19 +46,20 @@ __all__ = ["save_vars", "load_vars", "save_params", "load_params", "save_persist
 _NPY_MAGIC = b"\x93NUMPY"
 
 
-def is_parameter(var):
+def is_parameter(var: Variable) -> bool:
     """True for a Parameter (or a VarDesc marked ``is_parameter``)."""
     return isinstance(var, Parameter) or var.is_parameter
 
 
-def is_persistable(var):
+def is_persistable(var: Variable) -> bool:
     """True for a persistable tensor; the executor's ``feed`` / ``fetch`` lists are not saved."""
     return var.persistable and var.type == VarType.LOD_TENSOR
 
 
 # -- the public functions ---------------------------------------------------------------------
-def save_vars(executor, dirname, main_program=None, vars=None, predicate=None, filename=None,
-              scope=None):
+def save_vars(executor: Executor, dirname: Any, main_program: Program | None = None,
+              vars: Any = None, predicate: Callable[..., Any] | None = None,
+              filename: str | None = None, scope: Scope | None = None) -> list[str]:
     """Write ``vars`` (or the program's variables for which ``predicate`` holds) from ``scope``.
 
     Returns the names written. The files appear whole or not at all.
@@ -60,8 +75,9 @@ def save_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
     return [v.name for v in chosen]
 
 
-def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, filename=None,
-              scope=None):
+def load_vars(executor: Executor, dirname: Any, main_program: Program | None = None,
+              vars: Sequence[Variable] | None = None, predicate: Callable[..., Any] | None = None,
+              filename: str | None = None, scope: Scope | None = None) -> list[str]:
     """Read ``vars`` (or those for which ``predicate`` holds) into ``scope``; all or none.
 
     Returns the names loaded.
@@ -80,32 +96,37 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
     return [v.name for v in chosen]
 
 
-def save_params(executor, dirname, main_program=None, scope=None, filename=None):
+def save_params(executor: Executor, dirname: Any, main_program: Program | None = None,
+                scope: Scope | None = None, filename: str | None = None) -> list[str]:
     """Save every Parameter of ``main_program`` (default: the default main program)."""
     return save_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename,
                      scope=scope)
 
 
-def load_params(executor, dirname, main_program=None, scope=None, filename=None):
+def load_params(executor: Executor, dirname: Any, main_program: Program | None = None,
+                scope: Scope | None = None, filename: str | None = None) -> list[str]:
     """Load every Parameter of ``main_program`` from what ``save_params`` wrote."""
     return load_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename,
                      scope=scope)
 
 
-def save_persistables(executor, dirname, main_program=None, scope=None, filename=None):
+def save_persistables(executor: Executor, dirname: Any, main_program: Program | None = None,
+                      scope: Scope | None = None, filename: str | None = None) -> list[str]:
     """Save every persistable tensor (parameters, optimizer state, counters)."""
     return save_vars(executor, dirname, main_program, predicate=is_persistable,
                      filename=filename, scope=scope)
 
 
-def load_persistables(executor, dirname, main_program=None, scope=None, filename=None):
+def load_persistables(executor: Executor, dirname: Any, main_program: Program | None = None,
+                      scope: Scope | None = None, filename: str | None = None) -> list[str]:
     """Load every persistable tensor from what ``save_persistables`` wrote."""
     return load_vars(executor, dirname, main_program, predicate=is_persistable,
                      filename=filename, scope=scope)
 
 
 # -- choosing variables and reading them from a scope -------------------------------------------
-def select_vars(program, vars=None, predicate=None):
+def select_vars(program: Program | None, vars: Sequence[Variable] | None = None,
+                predicate: Callable[..., Any] | None = None) -> list[Variable]:
     """The program's variables to save or load, one per name, sorted by name."""
     program = default_main_program() if program is None else program
     if vars is not None:
@@ -115,7 +136,7 @@ def select_vars(program, vars=None, predicate=None):
                 raise TypeError(f"vars: expected Variables or names, got {var!r}")
     else:
         candidates = [v for v in program.list_vars() if (predicate or is_persistable)(v)]
-    chosen = {}
+    chosen: dict[str, Any] = {}
     for var in candidates:
         if var.type != VarType.LOD_TENSOR:
             raise SaveLoadError(f"variable '{var.name}' is a {VarType.Type.Name(var.type)}; only "
@@ -124,7 +145,8 @@ def select_vars(program, vars=None, predicate=None):
     return [chosen[name] for name in sorted(chosen)]
 
 
-def values_from_scope(variables, scope=None):
+def values_from_scope(variables: Sequence[Variable], scope: Scope | None = None
+                     ) -> dict[str, tuple[Any, ...]]:
     """{name: (host array, lod)} of each variable's tensor in ``scope``."""
     scope = global_scope() if scope is None else scope
     values = {}
@@ -140,7 +162,7 @@ def values_from_scope(variables, scope=None):
 
 
 # -- the two file layouts -------------------------------------------------------------------------
-def write_values(dirname, values, filename=None):
+def write_values(dirname: Any, values: Mapping[str, Any], filename: str | None = None) -> None:
     """One file per name in ``dirname``, or all of them sorted by name in ``filename``.
     Ctrl-C is taken between two tensors (``io/interrupts.py``)."""
     if filename is not None:
@@ -152,16 +174,17 @@ def write_values(dirname, values, filename=None):
         write_file(inside(dirname, name, "variable"), lambda f: write_tensor(f, array, lod))
 
 
-def combined_writer(values):
+def combined_writer(values: Mapping[str, Any]) -> Callable[..., Any]:
     """``write(f)``: the tensors of ``values`` sorted by name, back to back (``.pdiparams``)."""
-    def write_all(f):
+    def write_all(f: Any) -> None:
         for name in sorted(values):
             interruption_point()
             write_tensor(f, *values[name])
     return write_all
 
 
-def read_values(dirname, variables, filename=None):
+def read_values(dirname: Any, variables: Sequence[Variable], filename: str | None = None
+               ) -> dict[str, tuple[Any, ...]]:
     """{name: (array, lod)} for ``variables``, each checked against its VarDesc.
 
     Every header is compared with the variable's declaration (and with the bytes the file
@@ -184,7 +207,7 @@ def read_values(dirname, variables, filename=None):
     return values
 
 
-def _read_one(path, var):
+def _read_one(path: str, var: Variable) -> Any:
     """One variable's file: PaddlePaddle's tensor format, or a ``.npy`` (never pickled)."""
     name = var.name
     if not os.path.isfile(path):
@@ -202,7 +225,7 @@ def _read_one(path, var):
     return value
 
 
-def _read_npy(f, path, var):
+def _read_npy(f: Any, path: str, var: Variable) -> Any:
     """A ``.npy`` file's array, its header checked like a tensor's before the data is read."""
     try:
         version = npy_format.read_magic(f)
@@ -228,7 +251,7 @@ def _read_npy(f, path, var):
     return read_npy(path)
 
 
-def _read_combined(path, variables):
+def _read_combined(path: str, variables: Any) -> Any:
     """The tensors of one ``save_combine`` file, in the order of the sorted names."""
     if not os.path.isfile(path):
         raise SaveLoadError(f"cannot load parameters: no file '{path}'")
@@ -253,13 +276,13 @@ def _read_combined(path, variables):
 _SPARSE_CHECK = 64 << 20     # tensors this big must be stored on disk, not a hole in the file
 
 
-def header_check(var, path, f):
+def header_check(var: Variable, path: str, f: Any) -> Callable[..., Any]:
     """``check(dtype, dims, nbytes)`` for ``read_tensor``: a SaveLoadError naming the file
     and ``var`` when a tensor header does not fit the variable's declaration, or claims
     more bytes than ``f`` really holds, before anything is allocated for its data."""
-    def check(dtype, dims, nbytes):
+    def check(dtype: DTypeLike, dims: Sequence[int], nbytes: int) -> None:
         where = f"variable '{var.name}' in '{path}'"
-        want = tuple(var.shape)
+        want = tensor_shape(var)
         if len(want) != len(dims) or any(w >= 0 and w != d for w, d in zip(want, dims)):
             raise SaveLoadError(f"{where}: the program declares shape {list(want)}, the "
                                 f"file's header claims shape {list(dims)}; nothing was read")
@@ -275,11 +298,11 @@ def header_check(var, path, f):
     return check
 
 
-def stored_bytes_check(where, f):
+def stored_bytes_check(where: str, f: Any) -> Callable[..., Any]:
     """``check(dtype, dims, nbytes)`` for ``read_tensor`` where no declaration fixes the
     size: a tensor above 64 MiB must be stored in ``f`` on disk, not in a hole of a sparse
     file (whose apparent size passes any size check)."""
-    def check(dtype, dims, nbytes):
+    def check(dtype: DTypeLike, dims: Sequence[int], nbytes: int) -> None:
         if nbytes >= _SPARSE_CHECK:
             stored = _stored_bytes(f)
             if stored is not None and stored < nbytes:
@@ -289,7 +312,7 @@ def stored_bytes_check(where, f):
     return check
 
 
-def _stored_bytes(f):
+def _stored_bytes(f: Any) -> int | None:
     """The bytes a file really occupies on disk (holes of a sparse file excluded), or None."""
     try:
         blocks = os.fstat(f.fileno()).st_blocks
@@ -298,7 +321,7 @@ def _stored_bytes(f):
     return blocks * 512
 
 
-def check_lod(var, array, lod, path):
+def check_lod(var: Variable, array: numpy.ndarray, lod: Sequence[list[Any]], path: str) -> None:
     """Raise SaveLoadError naming ``var`` and ``path`` when ``lod`` is not a valid LoD of
     ``array``: offsets from 0, never decreasing, each level ending where the next begins,
     the last one at the first dimension (as ``LoDTensor.set_lod`` requires)."""
@@ -317,11 +340,11 @@ def check_lod(var, array, lod, path):
                                 f"{problem}; nothing was loaded")
 
 
-def _short(level):
+def _short(level: Any) -> str:
     return str(level) if len(level) <= 8 else f"[{', '.join(map(str, level[:8]))}, ...]"
 
 
-def check_value(var, array):
+def check_value(var: Variable, array: numpy.ndarray) -> None:
     """Raise SaveLoadError naming ``var`` when ``array`` does not fit its VarDesc."""
     try:
         want_dtype = var.dtype
@@ -331,14 +354,14 @@ def check_value(var, array):
     if array.dtype != want_dtype:
         raise SaveLoadError(f"variable '{var.name}': the program declares dtype {var.dtype}, "
                             f"the file holds {array.dtype}")
-    want, got = tuple(var.shape), tuple(array.shape)
+    want, got = tensor_shape(var), tuple(array.shape)
     if len(want) != len(got) or any(w >= 0 and w != g for w, g in zip(want, got)):
         raise SaveLoadError(f"variable '{var.name}': the program declares shape {list(want)}, "
                             f"the file holds shape {list(got)}")
 
 
 @contextlib.contextmanager
-def os_errors(action, path):
+def os_errors(action: Any, path: Any) -> Iterator[Any]:
     """Report an operating-system failure as a SaveLoadError naming the path."""
     try:
         yield

@@ -4,12 +4,15 @@ Names and arguments follow PaddlePaddle 1.8's ``fluid.layers``; each output
 shows its inferred shape as soon as the line runs.
 """
 
+from __future__ import annotations
+
 from paddle_nb.layers.control_flow import WHILE_LIMITS, IfElse, While, cond
 from paddle_nb.layers.helper import LayerHelper, ParamAttr
 from paddle_nb.layers.rnn import StaticRNN
 from paddle_nb.layers.seed_api import create_ifelseop, create_rnn
 from paddle_nb.layers.io import data, data_layer
-from paddle_nb.layers.loss import accuracy, cross_entropy, softmax_with_cross_entropy, square_error_cost
+from paddle_nb.layers.loss import (accuracy, cross_entropy, softmax_with_cross_entropy,
+                                   square_error_cost)
 from paddle_nb.layers.math import (
     abs, elementwise_add, elementwise_div, elementwise_max, elementwise_min, elementwise_mul,
     elementwise_pow, elementwise_sub, exp, log, matmul, mean, reduce_max, reduce_mean,

@@ -9,19 +9,29 @@ appends the op that owns the sub-block (``conditional_block``, ``while``,
 sub-block gets a fresh kid scope of the scope that runs the owning op.
 """
 
+from __future__ import annotations
+
 import contextlib
 import numbers
+from typing import Any
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
-from paddle_nb.framework.variable import VarType
+from paddle_nb.framework.variable import VarType, as_tensor
 from paddle_nb.layers.helper import LayerHelper
 from paddle_nb.ops.control_flow import WHILE_LIMITS
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+    from paddle_nb.framework.operator import Operator
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["IfElse", "cond", "cond_with", "CondNames", "While", "WHILE_LIMITS", "with_every_slot"]
 
 
-def _check_bool(var, who, one_value=False):
+def _check_bool(var: Tensor, who: str, one_value: bool = False) -> None:
     if var.dtype.kind != "b":
         raise OpBuildError(f"{who}: the condition '{var.name}' must be a bool tensor, got "
                            f"{var.dtype} (build it with less_than, equal, ...)")
@@ -30,7 +40,8 @@ def _check_bool(var, who, one_value=False):
                            f"{list(var.shape)}")
 
 
-def with_every_slot(op, inputs=(), outputs=()):
+def with_every_slot(op: Operator, inputs: Sequence[str] = (), outputs: Sequence[str] = ()
+                   ) -> Operator:
     """Write the slots named even when they hold no variable (a branch reading nothing from
     outside): PaddlePaddle's executor refuses a control-flow op whose OpDesc lacks one
     ("Operator conditional_block's input (Input) is not set"), and append_op leaves empty
@@ -43,7 +54,7 @@ def with_every_slot(op, inputs=(), outputs=()):
     return op
 
 
-def _scopes_var(helper, block):
+def _scopes_var(helper: Any, block: Any) -> Tensor:
     """The STEP_SCOPES variable of a control-flow op, named by the helper's generator (the
     program's counter for Fluid 1.8, the process-wide one for 2.x)."""
     return block.create_var(name=helper.unique("_generated_var"), type=VarType.STEP_SCOPES)
@@ -58,18 +69,18 @@ class IfElse:
     branches' results back in the original row order.
     """
 
-    def __init__(self, cond, name=None):
+    def __init__(self, cond: Tensor, name: str | None = None) -> None:
         _check_bool(cond, "IfElse")
         self.cond = cond
         self.helper = LayerHelper("ifelse", name)
         self.program = self.helper.program
         self.parent = self.program.current_block()
-        self._splits = {}
-        self._masks = None
-        self._outputs = {True: [], False: []}
+        self._splits: dict[str, Any] = {}
+        self._masks: Any = None
+        self._outputs: dict[bool, list[Any]] = {True: [], False: []}
         self._branch = None
 
-    def _split(self, x):
+    def _split(self, x: Tensor) -> Any:
         if x.name not in self._splits:
             t, f = self.helper.tmp_name(), self.helper.tmp_name()
             self.parent.append_op("split_lod_tensor", {"X": x, "Mask": self.cond},
@@ -78,17 +89,17 @@ class IfElse:
         return self._splits[x.name]
 
     @contextlib.contextmanager
-    def true_block(self):
+    def true_block(self) -> Iterator[Any]:
         with self._block(True):
             yield
 
     @contextlib.contextmanager
-    def false_block(self):
+    def false_block(self) -> Iterator[Any]:
         with self._block(False):
             yield
 
     @contextlib.contextmanager
-    def _block(self, flag):
+    def _block(self, flag: Any) -> Iterator[Any]:
         if self._branch is not None:
             raise OpBuildError("IfElse: branches cannot nest inside each other")
         if self._masks is None:
@@ -106,23 +117,24 @@ class IfElse:
             {"Out": writes, "Scope": _scopes_var(self.helper, self.parent)},
             {"sub_block": sub.idx, "is_scalar_condition": False}), ["Input"], ["Out"])
 
-    def input(self, x):
+    def input(self, x: Tensor) -> Tensor:
         """The rows of ``x`` that belong to the current branch."""
         if self._branch is None:
             raise OpBuildError("IfElse.input must be called inside true_block() or false_block()")
         return self._split(x)[0 if self._branch else 1]
 
-    def output(self, *outs):
+    def output(self, *outs: Tensor) -> None:
         """Set the current branch's results (copied to variables of the parent block)."""
         if self._branch is None:
             raise OpBuildError("IfElse.output must be called inside true_block() or false_block()")
         block = self.program.current_block()
         for v in outs:
-            outer = self.parent.create_var(name=self.helper.tmp_name(), shape=v.shape, dtype=v.dtype)
+            outer = self.parent.create_var(name=self.helper.tmp_name(), shape=v.shape,
+                                           dtype=v.dtype)
             block.append_op("assign", {"X": v}, {"Out": outer})
             self._outputs[self._branch].append(outer)
 
-    def __call__(self):
+    def __call__(self) -> list[Tensor]:
         t, f = self._outputs[True], self._outputs[False]
         if len(t) != len(f):
             raise OpBuildError(f"IfElse: the true branch has {len(t)} outputs and the false "
@@ -133,7 +145,7 @@ class IfElse:
             self.parent.append_op("merge_lod_tensor",
                                   {"X": self.cond, "Mask": self.cond, "InTrue": a, "InFalse": b},
                                   {"Out": name}, {"level": 0})
-            results.append(self.parent.var(name))
+            results.append(as_tensor(self.parent.var(name)))
         return results
 
 
@@ -142,27 +154,29 @@ class CondNames:
     helper's temporaries, scopes ``_generated_var_N`` from the program's counter; the 2.x
     form (``paddle.static.nn.cond``) passes its own (names from the process-wide generator)."""
 
-    def __init__(self, helper):
+    def __init__(self, helper: LayerHelper) -> None:
         self.helper = helper
 
-    def branch_out(self):
+    def branch_out(self) -> str:
         """The parent-block variable a branch's result is copied to."""
         return self.helper.tmp_name()
 
-    def scopes(self):
+    def scopes(self) -> str:
         return self.helper.program.unique_name("_generated_var")
 
-    def out(self, op_type, inputs, attrs=None):
+    def out(self, op_type: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = None
+           ) -> Tensor:
         """A helper op's output (logical_not, cast, select_input)."""
         return self.helper.out(op_type, inputs, attrs)
 
 
-def _branch(names, parent, pred, fn):
+def _branch(names: Any, parent: Any, pred: Tensor, fn: Callable[..., Any] | None) -> Any:
     """One scalar conditional block running ``fn``; returns its outputs copied outside."""
     program = names.helper.program
     with program.block_guard() as sub:
         result = fn() if fn is not None else None
-        values = [] if result is None else list(result) if isinstance(result, (list, tuple)) else [result]
+        values = [] if result is None else \
+            list(result) if isinstance(result, (list, tuple)) else [result]
         outs = []
         for v in values:
             outer = parent.create_var(name=names.branch_out(), shape=v.shape, dtype=v.dtype)
@@ -177,12 +191,15 @@ def _branch(names, parent, pred, fn):
     return outs, result
 
 
-def cond(pred, true_fn=None, false_fn=None, name=None):
+def cond(pred: Tensor, true_fn: Callable[..., Any] | None = None,
+         false_fn: Callable[..., Any] | None = None, name: str | None = None
+        ) -> Tensor | list[Tensor] | None:
     """``true_fn()`` if the scalar bool ``pred`` holds, else ``false_fn()`` (both built)."""
     return cond_with(CondNames(LayerHelper("cond", name)), pred, true_fn, false_fn)
 
 
-def cond_with(names, pred, true_fn=None, false_fn=None):
+def cond_with(names: Any, pred: Tensor, true_fn: Callable[..., Any] | None = None,
+              false_fn: Callable[..., Any] | None = None) -> Tensor | list[Tensor] | None:
     """``cond``'s ops, named by ``names`` (a CondNames): a conditional_block per branch (the
     false one on ``logical_not(pred)``), then ``select_input`` of each result on
     ``cast(pred, int32)``."""
@@ -213,8 +230,9 @@ class While:
     1 GiB), read when the loop runs; a number is stored in the op.
     """
 
-    def __init__(self, cond, is_test=False, name=None, max_iterations=None,
-                 max_step_scope_bytes=None):
+    def __init__(self, cond: Tensor, is_test: bool = False, name: str | None = None,
+                 max_iterations: int | None = None, max_step_scope_bytes: int | None = None
+                ) -> None:
         _check_bool(cond, "While", one_value=True)
         self.cond = cond
         self.is_test = is_test
@@ -223,7 +241,7 @@ class While:
         self.helper = LayerHelper("while", name)
 
     @contextlib.contextmanager
-    def block(self):
+    def block(self) -> Iterator[Any]:
         program = self.helper.program
         parent = program.current_block()
         with program.block_guard() as sub:
@@ -242,12 +260,12 @@ class While:
             {"sub_block": sub.idx, "is_test": self.is_test, **self.limits}), ["X"], ["Out"])
 
 
-def _is_array(block, name):
+def _is_array(block: Any, name: str) -> bool:
     var = block.find_var(name)
     return var is not None and var.type == VarType.LOD_TENSOR_ARRAY
 
 
-def _limit(value, name):
+def _limit(value: int | None, name: str) -> int:
     """A loop's own limit as the op stores it: 0 for None (the WHILE_LIMITS default)."""
     if value is None:
         return 0

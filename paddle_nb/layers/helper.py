@@ -14,11 +14,23 @@ generator (``paddle_nb.framework.unique_name``), so a 2.x script names its
 parameters as PaddlePaddle does.
 """
 
+from __future__ import annotations
+
 from typing import Any
 
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.framework.initializer import Constant, Initializer, Xavier, global_initializer
+from paddle_nb.framework.variable import as_tensor
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.operator import Operator
+    from paddle_nb.framework.variable import Parameter, Tensor, Variable
 
 __all__ = ["LayerHelper", "ParamAttr", "layer_helper"]
 
@@ -30,7 +42,8 @@ class ParamAttr:
                  learning_rate: float = 1.0, regularizer: Any = None, trainable: bool = True,
                  do_model_average: bool = True, need_clip: bool = True) -> None:
         if initializer is not None and not isinstance(initializer, Initializer):
-            raise TypeError(f"ParamAttr: initializer must be a paddle_nb.initializer, got {initializer!r}")
+            raise TypeError(f"ParamAttr: initializer must be a paddle_nb.initializer, got "
+                            f"{initializer!r}")
         self.name = name
         self.initializer = initializer
         self.learning_rate = float(learning_rate)
@@ -62,26 +75,30 @@ class LayerHelper:
     the main program's counter by default (Fluid 1.8), ``unique_name.generate`` for 2.x.
     """
 
-    def __init__(self, layer_type, name=None, unique=None):
+    def __init__(self, layer_type: str, name: str | None = None,
+                 unique: Callable[..., Any] | None = None) -> None:
         self.program = default_main_program()
         self.unique = unique or self.program.unique_name
         self.name = name or self.unique(layer_type)
         self._tmps = 0
 
     @property
-    def block(self):
+    def block(self) -> Block:
         return self.program.current_block()
 
-    def tmp_name(self):
+    def tmp_name(self) -> str:
         name = f"{self.name}.tmp_{self._tmps}"
         self._tmps += 1
         return name
 
-    def param(self, attr, shape, dtype="float32", is_bias=False, default_initializer=None):
+    def param(self, attr: ParamAttr | None, shape: Sequence[int], dtype: DTypeLike = "float32",
+              is_bias: bool = False, default_initializer: Initializer | None = None
+              ) -> Parameter:
         """A Parameter made as ``attr`` (a ParamAttr) says, in the global block: named
         ``<layer>.w_N`` (``.b_N`` for a bias) unless the attr names it; initialized by the
         attr's initializer, else the global one (``set_global_initializer``), else
         ``default_initializer``, else Xavier (zeros for a bias)."""
+        attr = attr or ParamAttr()
         name = attr.name or self.unique(f"{self.name}.{'b' if is_bias else 'w'}")
         init = attr.initializer or global_initializer(is_bias) or default_initializer or \
             (Constant(0.0) if is_bias else Xavier())
@@ -90,27 +107,30 @@ class LayerHelper:
             optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer,
             need_clip=attr.need_clip)
 
-    def append(self, op_type, inputs=None, outputs=None, attrs=None):
+    def append(self, op_type: str, inputs: Mapping[str, Any] | None = None,
+               outputs: Mapping[str, Any] | None = None, attrs: Mapping[str, Any] | None = None
+              ) -> Operator:
         return self.block.append_op(op_type, inputs=inputs, outputs=outputs, attrs=attrs)
 
-    def out(self, op_type, inputs, attrs=None, slot="Out", extra_outputs=None):
+    def out(self, op_type: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = None,
+            slot: str = "Out", extra_outputs: Mapping[str, Any] | None = None) -> Tensor:
         """Append ``op_type`` writing a new temporary in ``slot``; return the temporary."""
         name = self.tmp_name()
         outputs = {slot: name}
         outputs.update(extra_outputs or {})
         self.append(op_type, inputs, outputs, attrs)
-        return self.block.var(name)
+        return as_tensor(self.block.var(name))
 
-    def act(self, var, act):
+    def act(self, var: Variable, act: str | None) -> Tensor:
         """``var`` passed through activation ``act`` (a name such as "relu"), or as it is."""
         if act is None:
-            return var
+            return as_tensor(var)
         if not isinstance(act, str):
             raise TypeError(f"act must be an activation name such as 'relu', got {act!r}")
         return self.out(act, {"X": var})
 
 
-def layer_helper(layer_type, name=None):
+def layer_helper(layer_type: str, name: str | None = None) -> LayerHelper:
     """The helper the 2.x API builds with: names from PaddlePaddle 2.x's process-wide
     generator, so ``F.relu(x)`` writes ``relu_0.tmp_0`` and ``nn.Linear`` ``linear_0.w_0``."""
     return LayerHelper(layer_type, name, unique=unique_name.generate)

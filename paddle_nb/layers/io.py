@@ -6,18 +6,28 @@
 the same thing.
 """
 
+from __future__ import annotations
+
 from typing import Any
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import VarRedefinedError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import Variable, VarType, whole_dims
+from paddle_nb.framework.variable import Variable, VarType, as_tensor, whole_dims
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["data", "data_layer"]
 
 
-def data(name, shape, dtype="float32", lod_level=0, append_batch_size=True, stop_gradient=True):
+def data(name: str, shape: Sequence[int], dtype: DTypeLike = "float32", lod_level: int = 0,
+         append_batch_size: bool = True, stop_gradient: bool = True) -> Tensor:
     """A variable fed at run time: shape ``[-1] + shape`` when ``append_batch_size``.
 
     >>> import paddle_nb as pd
@@ -32,11 +42,11 @@ def data(name, shape, dtype="float32", lod_level=0, append_batch_size=True, stop
     existing = block.vars.get(name)
     if existing is not None:
         _check_same(existing, shape, convert_dtype(dtype), lod_level)
-    return block.create_var(name=name, shape=shape, dtype=convert_dtype(dtype),
-                            lod_level=lod_level, stop_gradient=stop_gradient)
+    return as_tensor(block.create_var(name=name, shape=shape, dtype=convert_dtype(dtype),
+                                      lod_level=lod_level, stop_gradient=stop_gradient))
 
 
-def _check_same(var, shape, dtype, lod_level):
+def _check_same(var: Any, shape: Any, dtype: DTypeLike, lod_level: Any) -> None:
     """A second ``data`` of a name must declare what the first did; PaddlePaddle 2.6 refuses
     another kind, shape, dtype, LoD level or persistability (its ``Variable`` does), where the
     block would otherwise hand back the old variable, and a feed of the new shape would fail.

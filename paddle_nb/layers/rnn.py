@@ -10,18 +10,27 @@ own names (``create_rnn``, ``stepnet``, ``add_memory``, ``h.pre()``) are thin
 wrappers over the same builder.
 """
 
+from __future__ import annotations
+
 import contextlib
+from typing import Any
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.captures import block_captures
 from paddle_nb.framework.variable import VarType
 from paddle_nb.layers.control_flow import with_every_slot
 from paddle_nb.layers.helper import LayerHelper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["StaticRNN"]
 
 
-def _same_shape(a, b):
+def _same_shape(a: Any, b: Any) -> bool:
     return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
 
 
@@ -32,18 +41,18 @@ class StaticRNN:
     itself for one output, a list for several.
     """
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         self.helper = LayerHelper("static_rnn", name)
         self.program = self.helper.program
-        self.parent = None
-        self.sub = None
-        self.inputs = []          # outer sequences
-        self.memories = []        # [pre (step var), boot (outer var), state name or None]
-        self.outputs = []         # step-block output names
-        self._results = None
+        self.parent: Any = None     # the Block that holds the recurrent op, once step() began
+        self.sub: Any = None        # the step's Block, once step() opened it
+        self.inputs: list[Tensor] = []      # outer sequences
+        self.memories: list[Any] = []       # [pre (step var), boot (outer var), state name or None]
+        self.outputs: list[str] = []        # step-block output names
+        self._results: list[Any] | None = None
 
     @contextlib.contextmanager
-    def step(self):
+    def step(self) -> Iterator[Any]:
         """The step block: everything built inside runs once per time step."""
         self.parent = self.program.current_block()
         with self.program.block_guard() as sub:
@@ -51,11 +60,11 @@ class StaticRNN:
             yield sub
         self._complete()
 
-    def _need_step(self, what):
+    def _need_step(self, what: str) -> None:
         if self.sub is None or self.program.current_block() is not self.sub:
             raise OpBuildError(f"StaticRNN.{what} must be called inside `with rnn.step():`")
 
-    def step_input(self, x):
+    def step_input(self, x: Tensor) -> Tensor:
         """The slice of sequence ``x`` ([T, batch, ...]) at the current time step."""
         self._need_step("step_input")
         if self.inputs and self.inputs[0].shape[0] > 0 and x.shape[0] > 0 \
@@ -67,15 +76,18 @@ class StaticRNN:
         return self.sub.create_var(name=x.name, shape=x.shape[1:], dtype=x.dtype,
                                    lod_level=x.lod_level)
 
-    def memory(self, init=None, shape=None, batch_ref=None, init_value=0.0,
-               init_batch_dim_idx=0, ref_batch_dim_idx=1):
-        """A memory: ``init`` gives its first value, or ``shape`` with the batch of ``batch_ref``."""
+    def memory(self, init: Tensor | None = None, shape: Sequence[int] | None = None,
+               batch_ref: Tensor | None = None, init_value: float = 0.0,
+               init_batch_dim_idx: int = 0, ref_batch_dim_idx: int = 1) -> Tensor:
+        """A memory: ``init`` gives its first value, or ``shape`` with the batch of
+        ``batch_ref``."""
         self._need_step("memory")
         if init is None:
             if shape is None or batch_ref is None:
                 raise OpBuildError("StaticRNN.memory: give init, or shape and batch_ref")
             ref = self.parent.find_var(batch_ref.name) or batch_ref
-            boot = self.parent.create_var(name=self.program.unique_name(f"{self.helper.name}@memory_boot"),
+            boot_name = self.program.unique_name(f"{self.helper.name}@memory_boot")
+            boot = self.parent.create_var(name=boot_name,
                                           dtype=batch_ref.dtype)
             self.parent.append_op("fill_constant_batch_size_like", {"Input": ref}, {"Out": boot},
                                   {"shape": list(shape), "value": init_value,
@@ -87,7 +99,7 @@ class StaticRNN:
         self.memories.append([pre, init, None])
         return pre
 
-    def update_memory(self, mem, var):
+    def update_memory(self, mem: Tensor, var: Tensor) -> None:
         """The value ``mem`` holds at the next step."""
         self._need_step("update_memory")
         entry = next((m for m in self.memories if m[0].name == mem.name), None)
@@ -101,18 +113,18 @@ class StaticRNN:
         self.sub.append_op("rnn_memory_helper", {"X": var}, {"Out": state})
         entry[2] = state
 
-    def step_output(self, o):
+    def step_output(self, o: Tensor) -> None:
         """Collect ``o`` at every step; ``rnn()`` returns it stacked over time."""
         self._need_step("step_output")
         name = self.helper.tmp_name()
         self.sub.append_op("rnn_memory_helper", {"X": o}, {"Out": name})
         self.outputs.append(name)
 
-    def output(self, *outputs):
+    def output(self, *outputs: Any) -> None:
         for o in outputs:
             self.step_output(o)
 
-    def _complete(self):
+    def _complete(self) -> None:
         for pre, _, state in self.memories:
             if state is None:
                 raise OpBuildError(f"StaticRNN: memory '{pre.name}' is never updated; call "
@@ -139,7 +151,7 @@ class StaticRNN:
         with_every_slot(op, ["inputs", "initial_states", "parameters"], ["outputs"])
         self._results = outs
 
-    def __call__(self):
+    def __call__(self) -> Tensor | list[Tensor]:
         if self._results is None:
             raise OpBuildError("StaticRNN: call rnn() after the `with rnn.step():` block")
         return self._results[0] if len(self._results) == 1 else list(self._results)

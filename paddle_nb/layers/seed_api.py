@@ -8,13 +8,22 @@ with ``ie.inputs(True, 0)``, ``ie.set_output(True, 0, v)`` and ``out =
 ie(cond)``. Both map onto StaticRNN and IfElse.
 """
 
+from __future__ import annotations
+
 import contextlib
 from typing import Any
 
 from paddle_nb.errors import OpBuildError
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.control_flow import IfElse
 from paddle_nb.layers.helper import LayerHelper
 from paddle_nb.layers.rnn import StaticRNN
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["create_rnn", "create_ifelseop"]
 
@@ -22,32 +31,33 @@ __all__ = ["create_rnn", "create_ifelseop"]
 class Memory:
     """A memory of the design doc's step net: ``pre(n=1)`` reads it, ``update(v)`` writes it."""
 
-    def __init__(self, rnn, pre):
+    def __init__(self, rnn: StaticRNN, pre: Tensor) -> None:
         self._rnn = rnn
         self._pre = pre
 
-    def pre(self, n=1):
+    def pre(self, n: int = 1) -> Tensor:
         if n != 1:
             raise OpBuildError(f"Memory.pre(n={n}): only the previous step (n=1) is supported")
         return self._pre
 
-    def update(self, value):
+    def update(self, value: Tensor) -> None:
         self._rnn.update_memory(self._pre, value)
 
 
 class _StepNet:
-    def __init__(self, rnn, sequences):
+    def __init__(self, rnn: StaticRNN, sequences: Sequence[Tensor]) -> None:
         self._rnn = rnn
         self._sequences = sequences
 
-    def set_inputs(self, index):
-        """The current step's slice of input ``index`` (a position in ``create_rnn(inputs=...)``)."""
+    def set_inputs(self, index: int) -> Tensor:
+        """The current step's slice of input ``index`` (a position in
+        ``create_rnn(inputs=...)``)."""
         return self._rnn.step_input(self._sequences[index])
 
-    def add_memory(self, init):
+    def add_memory(self, init: Tensor) -> Memory:
         return Memory(self._rnn, self._rnn.memory(init=init))
 
-    def set_outputs(self, index, *values):
+    def set_outputs(self, index: int, *values: Tensor) -> None:
         for v in values:
             self._rnn.step_output(v)
 
@@ -55,16 +65,16 @@ class _StepNet:
 class SeedRNN:
     """``create_rnn(inputs=[x])``: the design doc's RNN builder over StaticRNN."""
 
-    def __init__(self, inputs):
+    def __init__(self, inputs: Sequence[Tensor]) -> None:
         self._inputs = list(inputs)
         self._rnn = StaticRNN()
 
     @contextlib.contextmanager
-    def stepnet(self):
+    def stepnet(self) -> Iterator[Any]:
         with self._rnn.step():
             yield _StepNet(self._rnn, self._inputs)
 
-    def __call__(self):
+    def __call__(self) -> list[Tensor]:
         result = self._rnn()
         return result if isinstance(result, list) else [result]
 
@@ -74,26 +84,28 @@ def create_rnn(inputs: Any) -> SeedRNN:
 
 
 class SeedIfElse:
-    """``create_ifelseop(inputs=[x], output_num=1)``; the condition comes at the call ``ie(cond)``."""
+    """``create_ifelseop(inputs=[x], output_num=1)``; the condition comes at the call
+    ``ie(cond)``."""
 
-    def __init__(self, inputs, output_num):
+    def __init__(self, inputs: Sequence[Tensor], output_num: int) -> None:
         self._inputs = list(inputs)
         self._output_num = output_num
         helper = LayerHelper("ifelse_cond")
         block = helper.program.current_block()
         self._cond = block.create_var(name=helper.tmp_name(), shape=(-1, 1), dtype="bool")
         self._block = block
-        self._ie = IfElse(self._cond)
-        self._outputs = {True: [None] * output_num, False: [None] * output_num}
+        self._ie = IfElse(as_tensor(self._cond))
+        self._outputs: dict[bool, list[Any]] = {True: [None] * output_num,
+                                                False: [None] * output_num}
 
-    def true_block(self):
+    def true_block(self) -> Any:
         return self._guard(True)
 
-    def false_block(self):
+    def false_block(self) -> Any:
         return self._guard(False)
 
     @contextlib.contextmanager
-    def _guard(self, flag):
+    def _guard(self, flag: Any) -> Iterator[Any]:
         with (self._ie.true_block() if flag else self._ie.false_block()):
             yield
             values = self._outputs[flag]
@@ -103,15 +115,16 @@ class SeedIfElse:
                                    f"{self._output_num} outputs")
             self._ie.output(*values)
 
-    def inputs(self, flag, index):
+    def inputs(self, flag: bool, index: int) -> Tensor:
         return self._ie.input(self._inputs[index])
 
-    def set_output(self, flag, index, value):
+    def set_output(self, flag: bool, index: int, value: Tensor) -> None:
         self._outputs[flag][index] = value
 
-    def __call__(self, cond):
+    def __call__(self, cond: Tensor) -> Tensor | list[Tensor]:
         if cond.dtype.kind != "b":
-            raise OpBuildError(f"create_ifelseop: cond '{cond.name}' must be bool, got {cond.dtype}")
+            raise OpBuildError(f"create_ifelseop: cond '{cond.name}' must be bool, got "
+                               f"{cond.dtype}")
         # The condition comes last but is read first: copy it in just before the first op that
         # reads it (the split), after the global block's preamble and after cond's own writer.
         ops = self._block.ops

@@ -6,6 +6,8 @@ PaddlePaddle 2.x static-mode script that uses them builds the same op types and 
 names as PaddlePaddle 2.6 (docs/api_2x.md).
 """
 
+from __future__ import annotations
+
 from paddle_nb.nn import clip, functional, initializer
 from paddle_nb.nn.layer import (
     activation, common, container, conv, loss, norm, pooling, rnn, sampling, transformer,

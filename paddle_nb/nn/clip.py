@@ -17,25 +17,35 @@ Temporaries are named as PaddlePaddle names them (``squared_l2_norm_0.tmp_0``,
 ``sqrt_0.tmp_0``, ``clip_by_norm_0.tmp_0``), from the 2.x process-wide generator.
 """
 
+from __future__ import annotations
+
 import numbers
 
 from paddle_nb.framework import unique_name
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
 
 
-def _needs_clip(param, grad):
+def _needs_clip(param: Tensor, grad: Tensor) -> bool:
     return grad is not None and getattr(param, "need_clip", True)
 
 
-def _temp(block, prefix, like, shape=None, suffix=".tmp_0"):
+def _temp(block: Any, prefix: str, like: Tensor, shape: Any = None, suffix: str = ".tmp_0"
+         ) -> Tensor:
     """A new temporary of ``block`` named ``{prefix}_N{suffix}``, shaped like ``like``."""
     return block.create_var(name=unique_name.generate(prefix) + suffix,
                             shape=like.shape if shape is None else shape, dtype=like.dtype)
 
 
-def _positive(value, label):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value > 0:
+def _positive(value: float, label: str) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not float(value) > 0:
         raise ValueError(f"{label} must be a positive number, got {value!r}")
     return float(value)
 
@@ -43,13 +53,13 @@ def _positive(value, label):
 class ClipGradBase:
     """A callable on ``[(param, grad)]`` returning the pairs with clipped gradients."""
 
-    def __call__(self, params_grads):
+    def __call__(self, params_grads: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         params_grads = list(params_grads)
         if not any(_needs_clip(p, g) for p, g in params_grads):
             return params_grads
         return self.append_clip_ops(params_grads)
 
-    def append_clip_ops(self, params_grads):
+    def append_clip_ops(self, params_grads: Any) -> Any:
         raise NotImplementedError
 
 
@@ -60,15 +70,16 @@ class ClipGradByValue(ClipGradBase):
     ClipGradByValue(max=1.0, min=-1.0)
     """
 
-    def __init__(self, max, min=None):
+    def __init__(self, max: float, min: Any = None) -> None:
         if not isinstance(max, numbers.Real):
             raise TypeError(f"ClipGradByValue: max must be a number, got {max!r}")
         low = -float(max) if min is None else float(min)
-        if not low <= max:
+        if not low <= float(max):
             raise ValueError(f"ClipGradByValue: expected min <= max, got min {low}, max {max}")
-        self.max, self.min = float(max), low
+        self.max: float = float(max)
+        self.min: float = low
 
-    def append_clip_ops(self, params_grads):
+    def append_clip_ops(self, params_grads: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         out = []
         for param, grad in params_grads:
             if not _needs_clip(param, grad):
@@ -80,17 +91,17 @@ class ClipGradByValue(ClipGradBase):
             out.append((param, clipped))
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ClipGradByValue(max={self.max}, min={self.min})"
 
 
 class ClipGradByNorm(ClipGradBase):
     """Each gradient scaled down to L2 norm ``clip_norm`` when its own norm is larger."""
 
-    def __init__(self, clip_norm):
+    def __init__(self, clip_norm: float) -> None:
         self.clip_norm = _positive(clip_norm, "ClipGradByNorm: clip_norm")
 
-    def append_clip_ops(self, params_grads):
+    def append_clip_ops(self, params_grads: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         out = []
         for param, grad in params_grads:
             if not _needs_clip(param, grad):
@@ -102,7 +113,7 @@ class ClipGradByNorm(ClipGradBase):
             out.append((param, clipped))
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return f"ClipGradByNorm(clip_norm={self.clip_norm})"
 
 
@@ -110,7 +121,8 @@ class ClipGradByGlobalNorm(ClipGradBase):
     """All gradients scaled by ``clip_norm / max(global_norm, clip_norm)``, where
     ``global_norm = sqrt(sum of every gradient's squared L2 norm)``."""
 
-    def __init__(self, clip_norm, group_name="default_group", auto_skip_clip=False):
+    def __init__(self, clip_norm: float, group_name: str = "default_group",
+                 auto_skip_clip: bool = False) -> None:
         if not isinstance(group_name, str):
             raise TypeError(f"ClipGradByGlobalNorm: group_name must be a str, got "
                             f"{group_name!r}")
@@ -118,7 +130,7 @@ class ClipGradByGlobalNorm(ClipGradBase):
         self.group_name = group_name
         self.auto_skip_clip = bool(auto_skip_clip)
 
-    def append_clip_ops(self, params_grads):
+    def append_clip_ops(self, params_grads: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         grads = [g for p, g in params_grads if _needs_clip(p, g)]
         block = grads[0].block
         squares = []
@@ -145,5 +157,5 @@ class ClipGradByGlobalNorm(ClipGradBase):
                             outputs={"Out": grad})
         return params_grads
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm}, group_name={self.group_name!r})"

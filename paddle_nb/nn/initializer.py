@@ -14,12 +14,24 @@ channel count times the kernel's size.
 1.38675
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy
 
 from paddle_nb.framework import initializer as base
 from paddle_nb.framework import unique_name
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.operator import Operator
+    from paddle_nb.framework.variable import Variable
 
 __all__ = ["Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal", "XavierUniform",
            "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal", "Dirac", "Bilinear",
@@ -29,7 +41,7 @@ __all__ = ["Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal", "
 Initializer = base.Initializer
 
 
-def compute_fans(shape):
+def compute_fans(shape: Sequence[int]) -> tuple[int, ...]:
     """(fan_in, fan_out) of a parameter of ``shape``, as PaddlePaddle 2.x counts them."""
     shape = list(shape)
     if not shape:
@@ -42,7 +54,7 @@ def compute_fans(shape):
     return shape[1] * receptive, shape[0] * receptive
 
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The gain that keeps activations' variance through ``nonlinearity`` (Kaiming's)."""
     unit = ("sigmoid", "linear", "conv1d", "conv2d", "conv3d", "conv1d_transpose",
             "conv2d_transpose", "conv3d_transpose")
@@ -68,17 +80,17 @@ class Constant(base.Constant):
 class Normal(base.Normal):
     """``gaussian_random``: N(mean, std**2)."""
 
-    def __init__(self, mean=0.0, std=1.0, name=None):
+    def __init__(self, mean: float = 0.0, std: float = 1.0, name: str | None = None) -> None:
         super().__init__(mean, std)
 
 
 class TruncatedNormal(base.Normal):
     """``truncated_gaussian_random``: N(mean, std**2) cut to two standard deviations."""
 
-    def __init__(self, mean=0.0, std=1.0, name=None):
+    def __init__(self, mean: float = 0.0, std: float = 1.0, name: str | None = None) -> None:
         super().__init__(mean, std)
 
-    def op(self, shape, dtype):
+    def op(self, shape: Any, dtype: Any) -> tuple[str, dict[str, Any]]:
         return "truncated_gaussian_random", {"shape": list(shape), "mean": self.mean,
                                              "std": self.std, "seed": self.seed,
                                              "dtype": str(dtype)}
@@ -87,22 +99,23 @@ class TruncatedNormal(base.Normal):
 class Uniform(base.Uniform):
     """``uniform_random`` on [low, high)."""
 
-    def __init__(self, low=-1.0, high=1.0, name=None):
+    def __init__(self, low: float = -1.0, high: float = 1.0, name: str | None = None) -> None:
         super().__init__(low, high)
 
 
 class XavierUniform(Initializer):
     """Glorot: uniform on ``+-sqrt(6 / (fan_in + fan_out))``; the fans can be given."""
 
-    def __init__(self, fan_in=None, fan_out=None, name=None):
+    def __init__(self, fan_in: int | None = None, fan_out: int | None = None,
+                 name: str | None = None) -> None:
         self.fan_in, self.fan_out, self.seed = fan_in, fan_out, 0
 
-    def fans(self, shape):
+    def fans(self, shape: Sequence[int]) -> tuple[int, ...]:
         fan_in, fan_out = compute_fans(shape)
         return (fan_in if self.fan_in is None else self.fan_in,
                 fan_out if self.fan_out is None else self.fan_out)
 
-    def op(self, shape, dtype):
+    def op(self, shape: Any, dtype: Any) -> tuple[str, dict[str, Any]]:
         limit = math.sqrt(6.0 / sum(self.fans(shape)))
         return base.Uniform(-limit, limit, self.seed).op(shape, dtype)
 
@@ -110,7 +123,7 @@ class XavierUniform(Initializer):
 class XavierNormal(XavierUniform):
     """Glorot: N(0, 2 / (fan_in + fan_out))."""
 
-    def op(self, shape, dtype):
+    def op(self, shape: Sequence[int], dtype: DTypeLike) -> tuple[str, dict[str, Any]]:
         std = math.sqrt(2.0 / sum(self.fans(shape)))
         return base.Normal(0.0, std, self.seed).op(shape, dtype)
 
@@ -119,16 +132,17 @@ class KaimingUniform(Initializer):
     """He: uniform on ``+-gain * sqrt(3 / fan_in)``, ``gain = calculate_gain(nonlinearity,
     negative_slope)``."""
 
-    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu"):
+    def __init__(self, fan_in: int | None = None, negative_slope: float = 0.0,
+                 nonlinearity: str = "relu") -> None:
         self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
         self.seed = 0
 
-    def scale(self, shape):
+    def scale(self, shape: Sequence[int]) -> float:
         """gain / sqrt(fan_in): the standard deviation the weights get."""
         fan_in = compute_fans(shape)[0] if self.fan_in is None else self.fan_in
         return calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan_in)
 
-    def op(self, shape, dtype):
+    def op(self, shape: Any, dtype: Any) -> tuple[str, dict[str, Any]]:
         limit = math.sqrt(3.0) * self.scale(shape)
         return base.Uniform(-limit, limit, self.seed).op(shape, dtype)
 
@@ -136,7 +150,7 @@ class KaimingUniform(Initializer):
 class KaimingNormal(KaimingUniform):
     """He: N(0, (gain / sqrt(fan_in))**2)."""
 
-    def op(self, shape, dtype):
+    def op(self, shape: Sequence[int], dtype: DTypeLike) -> tuple[str, dict[str, Any]]:
         return base.Normal(0.0, self.scale(shape), self.seed).op(shape, dtype)
 
 
@@ -147,10 +161,11 @@ _VALUE_ATTRS = {"float32": "fp32_values", "float64": "fp64_values", "int32": "in
 class Assign(Initializer):
     """The given values (a NumPy array, a list, a number), by ``assign_value``."""
 
-    def __init__(self, value, name=None):
+    def __init__(self, value: numpy.ndarray | Sequence[float | list[Any]], name: str | None = None
+                ) -> None:
         self.value = numpy.asarray(value)
 
-    def op(self, shape, dtype):
+    def op(self, shape: Any, dtype: Any) -> tuple[str, dict[str, Any]]:
         kind = numpy.dtype(str(dtype)).name
         if kind not in _VALUE_ATTRS:
             raise TypeError(f"Assign: a parameter of dtype {kind} cannot be initialized by "
@@ -169,17 +184,17 @@ class _Ops(Initializer):
     (type, inputs, outputs, attrs)); it needs the startup program (``program_guard`` gives
     one), as PaddlePaddle's 2.x initializers do."""
 
-    def ops(self, var, block):
+    def ops(self, var: Any, block: Any) -> Any:
         raise NotImplementedError
 
-    def append_to(self, block, var, index):
-        op = None
+    def append_to(self, block: Block, var: Variable, index: int) -> Operator:
+        op: Any = None
         for k, (op_type, inputs, outputs, attrs) in enumerate(self.ops(var, block)):
             op = block.insert_op(index + k, op_type, inputs=inputs, outputs=outputs, attrs=attrs)
         return op
 
 
-def _seeded(block, seed):
+def _seeded(block: Any, seed: int) -> int:
     return block.program.random_seed if seed == 0 and block.program.random_seed else seed
 
 
@@ -189,10 +204,10 @@ class Orthogonal(_Ops):
     when rows < cols, reshaped to ``shape`` (2.6's ops: gaussian_random, qr, diag_v2, sign,
     elementwise_mul, transpose2, reshape2, scale)."""
 
-    def __init__(self, gain=1.0, name=None):
+    def __init__(self, gain: float = 1.0, name: str | None = None) -> None:
         self.gain, self.seed = float(gain), 0
 
-    def ops(self, var, block):
+    def ops(self, var: Any, block: Any) -> Iterator[Any]:
         shape = list(var.shape)
         if len(shape) < 2:
             raise ValueError(f"Orthogonal: only a parameter of 2 or more dimensions can be "
@@ -226,10 +241,10 @@ class Dirac(_Ops):
     + i, i] for i < min(out/groups, in), so a conv keeps (some of) its input channels
     (2.6's ops: fill_constant, reshape2, assign_value twice, scatter, reshape2)."""
 
-    def __init__(self, groups=1, name=None):
+    def __init__(self, groups: int = 1, name: str | None = None) -> None:
         self.groups = int(groups)
 
-    def positions(self, shape):
+    def positions(self, shape: Sequence[int]) -> list[int]:
         """The flat positions of the ones."""
         out_c, in_c, kernel = shape[0], shape[1], shape[2:]
         per_group = out_c // self.groups
@@ -242,7 +257,7 @@ class Dirac(_Ops):
                 found.append(int(numpy.dot(where, strides)))
         return found
 
-    def ops(self, var, block):
+    def ops(self, var: Any, block: Any) -> Iterator[Any]:
         shape = list(var.shape)
         if len(shape) not in (3, 4, 5):
             raise ValueError(f"Dirac: only a convolution filter of 3, 4 or 5 dimensions can be "
@@ -275,10 +290,10 @@ class Bilinear(Initializer):
     """The weights of a transposed convolution that upsamples bilinearly (``assign_value``):
     a filter [C, 1, K, K] with K = 2 * factor - factor % 2."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         pass
 
-    def op(self, shape, dtype):
+    def op(self, shape: Any, dtype: Any) -> tuple[str, dict[str, Any]]:
         shape = list(shape)
         if len(shape) != 4:
             raise ValueError(f"Bilinear: the parameter must be 4-D, got shape {shape}")
@@ -299,7 +314,8 @@ class Bilinear(Initializer):
                                 _VALUE_ATTRS[kind]: numpy.asarray(values, kind).tolist()}
 
 
-def set_global_initializer(weight_init, bias_init=None):
+def set_global_initializer(weight_init: Initializer | None, bias_init: Initializer | None = None
+                           ) -> None:
     """Initialize every parameter made from now on whose ParamAttr names no initializer with
     ``weight_init`` (a bias with ``bias_init``), instead of its layer's default; None for
     both goes back to the layers' defaults (as in PaddlePaddle, a process-wide setting)."""

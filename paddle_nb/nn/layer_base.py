@@ -24,6 +24,8 @@ counted by ``paddle_nb.framework.unique_name``), its weight ``linear_0.w_0``, it
 ('scale_0', ['w'], 'scale_0.w_0')
 """
 
+from __future__ import annotations
+
 import collections
 import re
 
@@ -33,11 +35,21 @@ from paddle_nb.core import CPUPlace, global_scope
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.layers.helper import ParamAttr, layer_helper
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.core.scope import Scope
+    from paddle_nb.framework.initializer import Initializer
+    from paddle_nb.framework.variable import Parameter, Tensor
 
 __all__ = ["Layer", "snake_case"]
 
 
-def snake_case(class_name):
+def snake_case(class_name: str) -> str:
     """PaddlePaddle's layer name for a class: ``BatchNorm2D`` -> ``batch_norm2d``,
     ``PReLU`` -> ``p_re_lu``.
 
@@ -56,22 +68,23 @@ class Layer:
     assignment is the order of ``parameters()`` and ``named_sublayers()``.
     """
 
-    def __init__(self, name_scope=None, dtype="float32"):
-        self._parameters = collections.OrderedDict()     # (plain values: __setattr__ keeps
-        self._sub_layers = collections.OrderedDict()     #  them as attributes)
-        self._buffers = collections.OrderedDict()
-        self._non_persistable_buffers = set()
+    def __init__(self, name_scope: str | None = None, dtype: DTypeLike = "float32") -> None:
+        # (plain values: __setattr__ keeps them as attributes)
+        self._parameters: collections.OrderedDict[str, Any] = collections.OrderedDict()
+        self._sub_layers: collections.OrderedDict[str, Layer | None] = collections.OrderedDict()
+        self._buffers: collections.OrderedDict[str, Any] = collections.OrderedDict()
+        self._non_persistable_buffers: set[str] = set()
         self.training = True
         self._dtype = dtype
         self._full_name = unique_name.generate(name_scope or snake_case(type(self).__name__))
-        self._forward_pre_hooks = []
-        self._forward_post_hooks = []
+        self._forward_pre_hooks: list[Callable[..., Any]] = []
+        self._forward_post_hooks: list[Callable[..., Any]] = []
 
     # -- building ----------------------------------------------------------------------------
-    def forward(self, *inputs, **kwargs):
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
-    def __call__(self, *inputs, **kwargs):
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
         for hook in self._forward_pre_hooks:
             changed = hook(self, inputs)
             if changed is not None:
@@ -83,23 +96,33 @@ class Layer:
                 outputs = changed
         return outputs
 
-    def register_forward_pre_hook(self, hook):
-        """``hook(layer, inputs)`` runs before ``forward``; a value it returns replaces the inputs."""
+    def register_forward_pre_hook(self, hook: Any) -> Any:
+        """``hook(layer, inputs)`` runs before ``forward``; a value it returns replaces the
+        inputs."""
         self._forward_pre_hooks.append(hook)
         return _HookRemover(self._forward_pre_hooks, hook)
 
-    def register_forward_post_hook(self, hook):
+    def register_forward_post_hook(self, hook: Callable[..., Any]) -> Any:
         """``hook(layer, inputs, outputs)`` runs after ``forward``; a value it returns replaces
         the outputs."""
         self._forward_post_hooks.append(hook)
         return _HookRemover(self._forward_post_hooks, hook)
 
-    def full_name(self):
+    def full_name(self) -> str:
         """This layer's unique name, the prefix of its parameters' names (``linear_0``)."""
         return self._full_name
 
-    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
-                         default_initializer=None):
+    @overload
+    def create_parameter(self, shape: Sequence[int], attr: Literal[False],
+                         dtype: DTypeLike | None = None, is_bias: bool = False,
+                         default_initializer: Initializer | None = None) -> None: ...
+    @overload
+    def create_parameter(self, shape: Sequence[int], attr: Any = None,
+                         dtype: DTypeLike | None = None, is_bias: bool = False,
+                         default_initializer: Initializer | None = None) -> Parameter: ...
+    def create_parameter(self, shape: Sequence[int], attr: Any = None,
+                         dtype: DTypeLike | None = None, is_bias: bool = False,
+                         default_initializer: Initializer | None = None) -> Parameter | None:
         """A Parameter named after this layer (``linear_0.w_0``), in the global block of the
         current main program; its initializer goes to the startup program. ``attr`` is a
         ParamAttr, a name, an initializer, or False (returns None: no parameter)."""
@@ -110,20 +133,21 @@ class Layer:
         return helper.param(attr, list(shape), dtype or self._dtype, is_bias=is_bias,
                             default_initializer=default_initializer)
 
-    def add_sublayer(self, name, sublayer):
+    def add_sublayer(self, name: str, sublayer: Any) -> Any:
         if not isinstance(sublayer, Layer) and sublayer is not None:
-            raise TypeError(f"add_sublayer: '{name}' must be a Layer, got {type(sublayer).__name__}")
-        self._sub_layers[str(name)] = sublayer
+            raise TypeError(f"add_sublayer: '{name}' must be a Layer, got "
+                            f"{type(sublayer).__name__}")
+        self._sub_layers[str(name)] = sublayer   # (None: a slot kept empty, as PaddlePaddle)
         return sublayer
 
-    def add_parameter(self, name, parameter):
+    def add_parameter(self, name: str, parameter: Tensor) -> Tensor:
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(f"add_parameter: '{name}' must be a Parameter, got "
                             f"{type(parameter).__name__}")
         self._parameters[str(name)] = parameter
         return parameter
 
-    def register_buffer(self, name, tensor, persistable=True):
+    def register_buffer(self, name: str | None, tensor: Any, persistable: bool = True) -> Any:
         """A non-parameter Variable this layer keeps (BatchNorm's running mean); a persistable
         buffer is part of ``state_dict``."""
         if tensor is not None and not isinstance(tensor, Variable):
@@ -135,7 +159,7 @@ class Layer:
         return tensor
 
     # -- attributes register parameters and sublayers -----------------------------------------
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         for table in ("_parameters", "_sub_layers", "_buffers"):
             self.__dict__.get(table, {}).pop(name, None)
         if isinstance(value, Parameter):
@@ -145,14 +169,14 @@ class Layer:
         else:
             object.__setattr__(self, name, value)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         for table in ("_parameters", "_sub_layers", "_buffers"):
             found = self.__dict__.get(table)
             if found is not None and name in found:
                 return found[name]
         raise AttributeError(f"'{type(self).__name__}' layer has no attribute {name!r}")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         for table in ("_parameters", "_sub_layers", "_buffers"):
             if name in self.__dict__.get(table, {}):
                 del self.__dict__[table][name]
@@ -160,7 +184,8 @@ class Layer:
         object.__delattr__(self, name)
 
     # -- walking the tree --------------------------------------------------------------------
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
+    def named_sublayers(self, prefix: str = "", include_self: bool = False, layers_set: Any = None
+                       ) -> Iterator[Any]:
         """(structured name, layer) for every sublayer, depth first, each once."""
         seen = layers_set if layers_set is not None else set()
         if include_self and id(self) not in seen:
@@ -174,20 +199,20 @@ class Layer:
             yield name, layer
             yield from layer.named_sublayers(name, False, seen)
 
-    def sublayers(self, include_self=False):
+    def sublayers(self, include_self: bool = False) -> list[Layer]:
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
 
-    def named_children(self):
+    def named_children(self) -> Iterator[Any]:
         seen = set()
         for name, layer in self._sub_layers.items():
             if layer is not None and id(layer) not in seen:
                 seen.add(id(layer))
                 yield name, layer
 
-    def children(self):
+    def children(self) -> Any:
         return [layer for _, layer in self.named_children()]
 
-    def _named_members(self, table, prefix, include_sublayers):
+    def _named_members(self, table: Any, prefix: str, include_sublayers: Any) -> Iterator[Any]:
         layers = [(prefix, self)]
         if include_sublayers:
             layers += list(self.named_sublayers(prefix))
@@ -199,20 +224,21 @@ class Layer:
                 seen.add(id(value))
                 yield (f"{layer_prefix}.{key}" if layer_prefix else key), value
 
-    def named_parameters(self, prefix="", include_sublayers=True):
+    def named_parameters(self, prefix: str = "", include_sublayers: bool = True
+                        ) -> Iterator[tuple[str, Parameter]]:
         """(structured name, Parameter), each parameter once (a shared one under its first name)."""
         yield from self._named_members("_parameters", prefix, include_sublayers)
 
-    def parameters(self, include_sublayers=True):
+    def parameters(self, include_sublayers: bool = True) -> list[Parameter]:
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
-    def named_buffers(self, prefix="", include_sublayers=True):
+    def named_buffers(self, prefix: str = "", include_sublayers: bool = True) -> Iterator[Any]:
         yield from self._named_members("_buffers", prefix, include_sublayers)
 
-    def buffers(self, include_sublayers=True):
+    def buffers(self, include_sublayers: bool = True) -> Any:
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
-    def apply(self, fn):
+    def apply(self, fn: Any) -> Any:
         """``fn(layer)`` for every sublayer, then for this layer."""
         for layer in self.children():
             layer.apply(fn)
@@ -220,14 +246,14 @@ class Layer:
         return self
 
     # -- modes -------------------------------------------------------------------------------
-    def train(self):
+    def train(self) -> Any:
         """Training mode for this layer and its sublayers (dropout drops, batch norm updates its
         statistics) for the ops built *after* this call: a static program is fixed once built."""
         for layer in self.sublayers(include_self=True):
             layer.training = True
         return self
 
-    def eval(self):
+    def eval(self) -> Any:
         """Evaluation mode for the ops built after this call (see ``train``); for a program
         already built, ``program.clone(for_test=True)``."""
         for layer in self.sublayers(include_self=True):
@@ -235,7 +261,7 @@ class Layer:
         return self
 
     # -- values, in a scope ------------------------------------------------------------------
-    def _state_variables(self, include_sublayers=True):
+    def _state_variables(self, include_sublayers: bool = True) -> Any:
         items = list(self.named_parameters(include_sublayers=include_sublayers))
         for layer_prefix, layer in [("", self)] + (list(self.named_sublayers())
                                                    if include_sublayers else []):
@@ -245,8 +271,8 @@ class Layer:
                     items.append((f"{layer_prefix}.{key}" if layer_prefix else key, buf))
         return items
 
-    def state_dict(self, scope=None, include_sublayers=True, structured_name_prefix="",
-                   use_hook=True):
+    def state_dict(self, scope: Scope | None = None, include_sublayers: bool = True,
+                   structured_name_prefix: str = "", use_hook: bool = True) -> Any:
         """{structured name: a copy of the value in ``scope``} (the global scope by default)
         for every parameter and persistable buffer. Run the startup program first."""
         scope = scope or global_scope()
@@ -259,9 +285,11 @@ class Layer:
             values[structured_name_prefix + name] = numpy.array(found.get_tensor().numpy())
         return values
 
-    def set_state_dict(self, state_dict, use_structured_name=True, scope=None):
+    def set_state_dict(self, state_dict: Any, use_structured_name: bool = True, scope: Any = None
+                      ) -> Any:
         """Write each value of ``state_dict`` (structured names, or parameter names when
-        ``use_structured_name`` is False) into ``scope``; returns (missing keys, unexpected keys)."""
+        ``use_structured_name`` is False) into ``scope``; returns (missing keys, unexpected
+        keys)."""
         scope = scope or global_scope()
         targets = {(name if use_structured_name else var.name): var
                    for name, var in self._state_variables()}
@@ -282,10 +310,10 @@ class Layer:
     set_dict = set_state_dict
 
     # -- printing ----------------------------------------------------------------------------
-    def extra_repr(self):
+    def extra_repr(self) -> Any:
         return ""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"({name}): " + repr(layer).replace("\n", "\n  ")
                  for name, layer in self._sub_layers.items()]
         head = f"{type(self).__name__}({self.extra_repr()}"
@@ -293,7 +321,7 @@ class Layer:
             return head + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
 
-    def __dir__(self):
+    def __dir__(self) -> Any:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._sub_layers)
                       | set(self._buffers))
 
@@ -301,9 +329,9 @@ class Layer:
 class _HookRemover:
     """What ``register_forward_*_hook`` returns: ``remove()`` takes the hook away."""
 
-    def __init__(self, hooks, hook):
+    def __init__(self, hooks: list[Callable[..., Any]], hook: Callable[..., Any]) -> None:
         self._hooks, self._hook = hooks, hook
 
-    def remove(self):
+    def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)

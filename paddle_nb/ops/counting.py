@@ -7,6 +7,7 @@ change under a small nudge of the input.
 """
 
 import numpy
+from typing import Any
 
 from paddle_nb.ops.machinery.registry import Attr, Meta, OpDef, Slot, fail, register
 
@@ -102,6 +103,7 @@ def _bincount_infer(x, weights, *, minlength):
         fail(f"X must be a 1-D integer tensor, got {x.dtype} of shape {tuple(x.shape)}")
     if weights is not None and tuple(weights.shape) != tuple(x.shape):
         fail(f"Weights must have X's shape {tuple(x.shape)}, got {tuple(weights.shape)}")
+    dtype: numpy.dtype[Any]
     if weights is None:
         dtype = numpy.dtype("int64")
     else:

@@ -9,9 +9,9 @@ shape from tensors, and ``uniform_random_batch_size_like`` copies a batch size a
 ``fill_constant_batch_size_like`` does. (The other random ops are in random.py.)
 ``increment`` adds ``step`` to a
 one-element counter, ``assign_value`` holds the values of a small array written
-into the program (paddle.to_tensor in static mode), and ``range`` counts from Start to End by Step (the
-``paddle.arange`` op: its three bounds are one-value tensors, so its length is
-unknown until it runs). None of them has a gradient.
+into the program (paddle.to_tensor in static mode), and ``range`` counts from Start to
+End by Step (the ``paddle.arange`` op: its three bounds are one-value tensors, so its
+length is unknown until it runs). None of them has a gradient.
 
 >>> constant_value(numpy.dtype("int64"), 0.0, "9007199254740993")
 9007199254740993
@@ -23,7 +23,8 @@ import numbers
 import numpy
 
 from paddle_nb.ops.machinery.grad import OpSpec
-from paddle_nb.ops.machinery.registry import REQUIRED, Attr, Meta, OpDef, Slot, fail, prepared, register
+from paddle_nb.ops.machinery.registry import (REQUIRED, Attr, Meta, OpDef, Slot, fail, prepared,
+                                              register)
 from paddle_nb.ops.machinery.tensor_args import ints_at_build, ints_at_run
 
 __all__ = ["constant_value", "fill_value_attrs", "check_shape", "drawn_shape", "SEED",
@@ -56,7 +57,7 @@ def fill_value_attrs(dtype, value):
     """
     if not isinstance(value, numbers.Real):
         return {"value": value}      # the attribute check says what came instead of a number
-    exact = int(value) if dtype.kind in "iu" else float(value)
+    exact = math.trunc(value) if dtype.kind in "iu" else float(value)
     return {"value": float(exact), "str_value": str(exact)}
 
 
@@ -327,7 +328,8 @@ def _assign_value_infer(*, shape, dtype, **values):
 register(OpDef(
     "assign_value", outputs=["Out"],
     attrs={"shape": Attr("ints", []), "dtype": Attr("dtype", FLOAT32),
-           "bool_values": Attr("ints", [], comment="bools as 0/1"), "fp32_values": Attr("floats", []),
+           "bool_values": Attr("ints", [], comment="bools as 0/1"),
+           "fp32_values": Attr("floats", []),
            "fp64_values": Attr("float64s", []), "int32_values": Attr("ints", []),
            "int64_values": Attr("longs", [])},
     infer=_assign_value_infer,

@@ -13,6 +13,8 @@ sampling: the filter's from the columns, the input's by scattering back to the f
 the offsets' from the bilinear weights' slopes, the mask's from the samples.
 """
 
+from typing import Any
+
 from paddle_nb.ops.machinery.grad import OpSpec
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
@@ -136,7 +138,8 @@ def _grad_kernel(ctx, x, offset, mask, w, dout, *, strides, paddings, dilations,
     dw = xp.einsum("ngmij,ngckij->gmck", dout_g, cols.reshape(n, groups, c // groups, k, ho, wo))
     dcols = xp.einsum("gmck,ngmij->ngckij", wg, dout_g).reshape(n, c, k, ho, wo)
     dvalue = dcols if scale is None else dcols * scale
-    dx, dpy, dpx = 0, 0, 0
+    dx: Any = 0
+    dpy, dpx = 0, 0
     flat = x.reshape(n, c, -1)
     lead = (xp.arange(n * c).reshape(n, c, 1, 1, 1)) * (x.shape[2] * x.shape[3])
     for index, weight, sy, sx in corners:
@@ -146,7 +149,7 @@ def _grad_kernel(ctx, x, offset, mask, w, dout, *, strides, paddings, dilations,
         dpy, dpx = dpy + dvalue * got * sy, dpx + dvalue * got * sx
     dg = deformable_groups
     doff = xp.stack([dpy, dpx], axis=3).reshape(n, dg, c // dg, k, 2, ho, wo).sum(axis=2)
-    dmask = None
+    dmask: Any = None
     if mask is not None:
         dmask = (dcols * value).reshape(n, dg, c // dg, k, ho, wo).sum(axis=2)
         dmask = dmask.reshape(mask.shape).astype(mask.dtype, copy=False)

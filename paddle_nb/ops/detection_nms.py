@@ -94,7 +94,8 @@ def _picked(scores, attrs):
 def _shrinking_nms(overlap, picked, attrs):
     """A class's kept candidates when the threshold shrinks by ``nms_eta`` after each kept
     box: each candidate tested against every kept box, in order, as PaddlePaddle writes it."""
-    kept, threshold = [], attrs["nms_threshold"]
+    kept: list[int] = []
+    threshold = attrs["nms_threshold"]
     for j in range(len(picked)):
         if all(overlap[j, k] <= threshold for k in kept):
             kept.append(j)

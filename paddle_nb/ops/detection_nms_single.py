@@ -20,7 +20,7 @@ def _nms_infer(boxes, *, iou_threshold):
 
 
 def _nms(ctx, boxes, *, iou_threshold):
-    kept = []
+    kept: list[int] = []
     host = boxes.tolist()
     for m, box in enumerate(host):
         if all(iou(host[k], box, True) <= iou_threshold for k in kept):

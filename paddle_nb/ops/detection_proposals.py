@@ -70,7 +70,8 @@ def _one_image(scores, deltas, anchors, variances, im_h, im_w, attrs):
     boxes, probs = boxes[keep], scores[order][keep]
     if not len(boxes):
         return numpy.zeros((1, 4)), numpy.zeros(1)
-    kept, threshold, listed = [], attrs["nms_thresh"], boxes.tolist()
+    kept: list[int] = []
+    threshold, listed = attrs["nms_thresh"], boxes.tolist()
     for i in range(len(listed)):            # already in score order
         if all(iou(listed[i], listed[k], not attrs["pixel_offset"]) <= threshold for k in kept):
             kept.append(i)

@@ -61,7 +61,7 @@ def explicit_equation(equation, ranks):
 
 def _sizes(subs, shapes):
     """letter -> size (the largest: size-1 dimensions broadcast), or a ShapeError."""
-    sizes = {}
+    sizes: dict[str, int] = {}
     for sub, shape in zip(subs, shapes):
         for c, d in zip(sub, shape):
             old = sizes.get(c, 1)

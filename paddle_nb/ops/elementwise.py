@@ -122,7 +122,8 @@ def _register_binary(name, forward, dx, dy, doc):
     register(OpDef(name, inputs=["X", "Y"], outputs=["Out"], attrs=AXIS, infer=_infer_for(name),
                    kernel=prepared(make), grad=grad_op(f"{name}_grad", inputs=("X", "Y"),
                                                in_grads=("X", "Y")), doc=doc))
-    inputs, infer = ["X", "Y", "Out@GRAD"], _grad_infer
+    inputs: list[str | Slot] = ["X", "Y", "Out@GRAD"]
+    infer = _grad_infer
     if name in READS_OUT:     # PaddlePaddle 2.6 also passes Out (unused here): accept it
         inputs = ["X", "Y", Slot("Out", dispensable=True), "Out@GRAD"]
         infer, make_grad = _skip_out(infer, make_grad)

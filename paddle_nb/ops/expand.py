@@ -49,8 +49,10 @@ def expand_shape(x_shape, shape, known=True, what="shape"):
 def sum_to_shape(xp, dout, x_shape):
     """Out@GRAD summed over the dims that broadcasting added or stretched: X's gradient."""
     lead = dout.ndim - len(x_shape)
-    stretched = tuple(lead + i for i, d in enumerate(x_shape) if d == 1 and dout.shape[lead + i] != 1)
-    total = dout.sum(axis=tuple(range(lead)) + stretched, keepdims=True) if lead or stretched else dout
+    stretched = tuple(lead + i for i, d in enumerate(x_shape)
+                      if d == 1 and dout.shape[lead + i] != 1)
+    total = dout.sum(axis=tuple(range(lead)) + stretched, keepdims=True) \
+        if lead or stretched else dout
     return total.reshape(x_shape)
 
 

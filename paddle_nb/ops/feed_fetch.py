@@ -76,6 +76,7 @@ register(OpDef("fetch", inputs=["X"], outputs=["Out"], attrs={"col": Attr("int",
                doc="column `col` of the fetch list Out = X (added by the executor)"))
 register(OpDef("load", outputs=["Out"], attrs={"file_path": Attr("str"),
                                                 "load_as_fp16": Attr("bool", False),
-                                                "seek": Attr("long", -1), "shape": Attr("longs", [])},
+                                                "seek": Attr("long", -1),
+                                                "shape": Attr("longs", [])},
                kernel=_load, raw=True,
                doc="Out = the tensor stored in file_path (.npy or PaddlePaddle's tensor format)"))

@@ -11,7 +11,8 @@ both sides of H by paddings[0] and of W by paddings[1], whatever follows.
 
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
-from paddle_nb.ops.machinery.window_nd import kernel_positions, out_sizes, pad_nd, slices_nd, windows_nd
+from paddle_nb.ops.machinery.window_nd import (kernel_positions, out_sizes, pad_nd, slices_nd,
+                                               windows_nd)
 
 __all__ = ["im2col", "col2im"]
 

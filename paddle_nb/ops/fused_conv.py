@@ -17,6 +17,7 @@ gelu (``fuse_beta`` 1: its tanh approximation).
 """
 
 import math
+from typing import Any
 
 from paddle_nb.ops.activation_param import erf
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, get, register
@@ -95,7 +96,8 @@ def _conv_attrs(attrs):
 
 
 def _infer(x, w, bias=None, *, fuse_activation, fuse_alpha, fuse_beta, **attrs):
-    out = get("conv2d").infer(x, w, **_conv_attrs(attrs))
+    conv_infer: Any = get("conv2d").infer
+    out = conv_infer(x, w, **_conv_attrs(attrs))
     channels = out.shape[3 if attrs["data_format"] == "NHWC" else 1]
     if bias is not None and (len(bias.shape) != 1 or bias.shape[0] not in (channels, -1)):
         fail(f"Bias must be 1-D with one value per output channel ({channels}), got shape "

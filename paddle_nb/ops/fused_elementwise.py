@@ -24,6 +24,8 @@ last to read, that no other step reads and that no other value shares.
 
 import json
 import math
+from collections.abc import Callable
+from typing import Any
 
 from paddle_nb.ops.activation_param import erf
 from paddle_nb.ops.machinery.broadcast import align
@@ -102,7 +104,7 @@ def _copied(xp, value, o):
 
 # op type -> f(xp, v, o, **attrs): the op on v, written into o (None: into a new array); each
 # computes what the op's own kernel does, in the same order of operations
-UNARY = {
+UNARY: dict[str, Callable[..., Any]] = {
     "relu": lambda xp, v, o: xp.maximum(v, 0, out=o),
     "relu6": lambda xp, v, o, threshold: _then(xp.minimum, xp.maximum(v, 0, out=o), threshold),
     "leaky_relu": _leaky_relu,
@@ -171,12 +173,14 @@ def _operand(ref, running, xs, k, kind, slot):
 def _step_infer(step, k, running, xs):
     """The meta of step ``k``'s result, by the op's own shape inference."""
     kind, attrs = step["type"], get(step["type"]).complete_attrs(step.get("attrs", {}))
+    infer = get(kind).infer
+    assert infer is not None, kind       # every op a chain may hold has shape inference
     x = _operand(step["X"], running, xs, k, kind, "X")
     if kind in BINARY:
         y = _operand(step["Y"], running, xs, k, kind, "Y")
-        return get(kind).infer(x, y, **attrs)
+        return infer(x, y, **attrs)
     extra = [None] * (len(get(kind).inputs) - 1)       # scale's ScaleTensor, pow's FactorTensor
-    return get(kind).infer(x, *extra, **attrs)
+    return infer(x, *extra, **attrs)
 
 
 def _infer(xs, *, chain, inplace):

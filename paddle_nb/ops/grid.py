@@ -19,6 +19,7 @@ slope, times the scaling and the padding's).
 """
 
 import itertools
+from typing import Any
 
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
@@ -165,7 +166,7 @@ def _taps(xp, coords, mode):
 def _gather(xp, x, index):
     """x[n, :, *index] as (N, C, *out), 0 where the index is outside; and the inside mask."""
     sizes = x.shape[2:]
-    inside = 1
+    inside: Any = 1
     for i, s in zip(index, sizes):
         inside = inside & (i >= 0) & (i < s)
     batch = xp.arange(x.shape[0]).reshape((-1,) + (1,) * (index[0].ndim - 1))
@@ -200,7 +201,7 @@ def _sampler_infer(x, grid, *, mode, padding_mode, align_corners):
 def _sampler_kernel(ctx, x, grid, *, mode, padding_mode, align_corners):
     xp = ctx.xp
     taps, _ = _plan(xp, x, grid, mode, padding_mode, align_corners)
-    out = 0
+    out: Any = 0
     for index, wt, _ in taps:
         out = out + _gather(xp, x, index)[0] * wt[:, None]
     return out.astype(x.dtype, copy=False)
@@ -220,7 +221,7 @@ def _sampler_grad_kernel(ctx, x, grid, dout, *, mode, padding_mode, align_corner
     for index, wt, dweights in taps:
         vals, inside = _gather(xp, x, index)
         if dx is not None:
-            flat = 0
+            flat: Any = 0
             for i, s in zip(index, sizes):
                 flat = flat * s + xp.clip(i, 0, s - 1)
             weights = dout * (wt * inside)[:, None]

@@ -243,6 +243,7 @@ register(OpDef(
     doc="Out = Input[starts:ends] along each of axes (Python's clamping of starts and ends)"))
 register(OpDef(
     "slice_grad", inputs=["Input", *SLICE_TENSORS, "Out@GRAD"], outputs=["Input@GRAD"],
-    attrs=SLICE_ATTRS, infer=lambda x, *rest, **_: Meta(tuple(x.shape), rest[-1].dtype, x.lod_level),
+    attrs=SLICE_ATTRS,
+    infer=lambda x, *rest, **_: Meta(tuple(x.shape), rest[-1].dtype, x.lod_level),
     kernel=_slice_grad, no_need_buffer=("Input",),
     doc="the gradient of slice: Out@GRAD placed into zeros shaped like Input"))

@@ -16,7 +16,8 @@ import numpy
 
 from paddle_nb.ops.machinery.broadcast import broadcast_shape, sum_to
 from paddle_nb.ops.machinery.grad import grad_op
-from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, known_product, prepared, register
+from paddle_nb.ops.machinery.registry import (Attr, OpDef, Slot, fail, known_product, prepared,
+                                              register)
 
 __all__ = ["matmul_shape", "matmul_v2_shape"]
 
@@ -93,7 +94,8 @@ def _mul_kernel(ctx, x, y, *, x_num_col_dims, y_num_col_dims, **_):
 def _mul_grad_kernel(ctx, x, y, dout, *, x_num_col_dims, y_num_col_dims, **_):
     a, b = _as_matrix(x, x_num_col_dims), _as_matrix(y, y_num_col_dims)
     da, db = _product_grads(a, b, dout.reshape(a.shape[0], b.shape[1]), ctx)
-    return (None if da is None else da.reshape(x.shape)), (None if db is None else db.reshape(y.shape))
+    return (None if da is None else da.reshape(x.shape)), \
+        (None if db is None else db.reshape(y.shape))
 
 
 MUL_ATTRS = {

@@ -90,7 +90,8 @@ register(OpDef("split_lod_tensor", inputs=["X", "Mask"], outputs=["OutTrue", "Ou
                attrs=LEVEL, infer=_split_infer, kernel=_split, grad=_split_grad,
                doc="OutTrue, OutFalse = the rows of X where Mask is true, false"))
 register(OpDef("merge_lod_tensor",
-               inputs=["X", "Mask", Slot("InTrue", dispensable=True), Slot("InFalse", dispensable=True)],
+               inputs=["X", "Mask", Slot("InTrue", dispensable=True),
+                       Slot("InFalse", dispensable=True)],
                outputs=["Out"], attrs=LEVEL, infer=_merge_infer, kernel=_merge, grad=_merge_grad,
                doc="Out = InTrue's rows where Mask is true and InFalse's where false, in order"))
 

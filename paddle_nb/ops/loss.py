@@ -10,6 +10,8 @@ and gradient 0. (``square_error_cost`` is a fluid layer, not an op.)
 """
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, prepared, register
@@ -271,8 +273,8 @@ def _swce_usual(logits, label, attrs):
 def _make_swce(ctx, metas, **attrs):
     """softmax_with_cross_entropy's function of (logits, label): the general kernel, or,
     in the usual form, the same computed in place where it can be."""
-    kernel = functools.partial(_swce_kernel, ctx, **attrs)
-    if not (metas and _swce_usual(*metas, attrs)):
+    kernel: Callable[..., Any] = functools.partial(_swce_kernel, ctx, **attrs)
+    if not (metas and _swce_usual(metas[0], metas[1], attrs)):
         return kernel
     xp = ctx.xp
 
@@ -290,7 +292,7 @@ def _make_swce(ctx, metas, **attrs):
 
 def _make_swce_grad(ctx, metas, **attrs):
     """softmax_with_cross_entropy_grad's function of (label, probs, dloss), as above."""
-    kernel = functools.partial(_swce_grad_kernel, ctx, **attrs)
+    kernel: Callable[..., Any] = functools.partial(_swce_grad_kernel, ctx, **attrs)
     if not metas or not _swce_usual(metas[1], metas[0], attrs) or \
             metas[1].dtype != metas[2].dtype:
         return kernel

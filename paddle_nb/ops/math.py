@@ -16,7 +16,8 @@ import functools
 import numpy
 
 from paddle_nb.ops.machinery.grad import OpSpec, grad_op
-from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, known_product, prepared, register
+from paddle_nb.ops.machinery.registry import (Attr, OpDef, Slot, fail, known_product, prepared,
+                                              register)
 
 
 # ---- scale ------------------------------------------------------------------------------------

@@ -143,7 +143,8 @@ def _bn_grad_kernel(ctx, x, scale, bias, mean, var, saved_mean, saved_inv_std, d
 register(OpDef(
     "batch_norm",
     inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True), "Mean",
-            "Variance", Slot("MomentumTensor", dispensable=True, comment="overrides the momentum attribute")],
+            "Variance", Slot("MomentumTensor", dispensable=True,
+                             comment="overrides the momentum attribute")],
     outputs=["Y", "MeanOut", "VarianceOut", "SavedMean",
              Slot("SavedVariance", comment="1 / sqrt(variance + epsilon) of the statistics used"),
              Slot("ReserveSpace", dispensable=True, comment="cuDNN's; never produced here")],

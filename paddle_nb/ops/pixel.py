@@ -11,6 +11,9 @@ same shuffle with C / g groups. temporal_shift (video models) reads X as
 [N, T, C, H, W] segments and moves some channels one segment along T.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.window import one_of
@@ -101,7 +104,8 @@ def _channel_infer(x, *, groups, data_format):
 
 def _grad_infer(op_type, attr):
     """The grad op's X@GRAD: X's shape, worked back from Out@GRAD by the inverse op's rule."""
-    inverse = {"pixel_shuffle": _unshuffle_infer, "pixel_unshuffle": _shuffle_infer}
+    inverse: dict[str, Callable[..., Any]] = {"pixel_shuffle": _unshuffle_infer,
+                                              "pixel_unshuffle": _shuffle_infer}
     other = {"upscale_factor": "downscale_factor", "downscale_factor": "upscale_factor"}
 
     def infer(dout, **attrs):

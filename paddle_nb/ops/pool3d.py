@@ -13,6 +13,8 @@ window that holds it (row-major order), found from the flat index
 d * H * W + h * W + w that ``max_pool3d_with_index`` also returns as Mask.
 """
 
+from typing import Any
+
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, fail, register
 from paddle_nb.ops.machinery.window import adaptive_bounds, one_of
@@ -74,7 +76,7 @@ def _lowest(xp, dtype):
 
 def _divisor(xp, sizes, k, strides, pads, outs, exclusive, dtype):
     """Per-output divisor (broadcastable over the outputs)."""
-    total = None
+    total: Any = None
     for i in range(len(sizes)):
         start = xp.arange(outs[i]) * strides[i] - pads[2 * i]
         if exclusive:

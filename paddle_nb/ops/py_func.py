@@ -4,8 +4,9 @@ The op holds the number of a function registered in this process (``register_cal
 not the function: like PaddlePaddle's, a program with a ``py_func`` runs only in the process
 that built it. The function gets the inputs as NumPy arrays and returns the outputs, whose
 variables the user declared beforehand: its shape rule infers nothing (None keeps their
-declarations), and their dtypes and shapes are promises the executor checks. With a backward function, the grad op is another ``py_func`` that calls it with the
-forward inputs, the forward outputs and the outputs' gradients, as PaddlePaddle 2.6 does.
+declarations), and their dtypes and shapes are promises the executor checks. With a
+backward function, the grad op is another ``py_func`` that calls it with the forward
+inputs, the forward outputs and the outputs' gradients, as PaddlePaddle 2.6 does.
 """
 
 import numpy

@@ -2,9 +2,9 @@
 
 ``Out[b, t, d] = sum_k X[b, t + k, d] * Filter[k, d]`` for k in 0..K-1 (K = future context
 + 1), steps past the end counting as zero. X is [B, T, D] (padded sequences; PaddlePaddle's
-[T, D] LoD form is not available); each feature d has its own filter column. The gradients are the same sums turned
-around: X's gradient at step t + k gathers ``Out@GRAD[t] * Filter[k]``, the filter's sums
-``Out@GRAD[t] * X[t + k]``.
+[T, D] LoD form is not available); each feature d has its own filter column. The
+gradients are the same sums turned around: X's gradient at step t + k gathers
+``Out@GRAD[t] * Filter[k]``, the filter's sums ``Out@GRAD[t] * X[t + k]``.
 """
 
 from paddle_nb.ops.machinery.grad import grad_op

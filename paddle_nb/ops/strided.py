@@ -101,7 +101,8 @@ def _box(x_shape, axes, bounds):
 def _strided(ctx, x, *tensors, axes, starts, ends, strides, decrease_axis, infer_flags):
     bounds = _bounds(starts, ends, strides, *tensors)
     out = x[_box(x.shape, axes, bounds)]
-    return out.reshape(strided_shape(x.shape, axes, *bounds, decrease_axis))
+    starts, ends, strides = bounds
+    return out.reshape(strided_shape(x.shape, axes, starts, ends, strides, decrease_axis))
 
 
 def _strided_grad(ctx, x, *rest, axes, starts, ends, strides, decrease_axis, infer_flags):

@@ -90,7 +90,8 @@ class _Terms:
                     px = (i + _sigmoid(self.x[self._channel(j, 0), k, i]) * scale + bias) / self.w
                     py = (k + _sigmoid(self.x[self._channel(j, 1), k, i]) * scale + bias) / self.h
                     pw = math.exp(self.x[self._channel(j, 2), k, i]) * anchors[2 * a] / self.size
-                    ph = math.exp(self.x[self._channel(j, 3), k, i]) * anchors[2 * a + 1] / self.size
+                    ph = math.exp(self.x[self._channel(j, 3), k, i]) * anchors[2 * a + 1] \
+                        / self.size
                     best = max((_iou((px, py, pw, ph), g) for g in gts), default=0.0)
                     if best > self.attrs["ignore_thresh"]:
                         self.obj[j, k, i] = -1.0

@@ -7,6 +7,8 @@ the Adam family; ``master.py`` the float32 master weights of float16 parameters
 (``SGDOptimizer``...) are the same classes.
 """
 
+from __future__ import annotations
+
 from paddle_nb.optimizer import lr
 from paddle_nb.optimizer.adam import Adam, AdamW, Adamax, Lamb
 from paddle_nb.optimizer.momentum import SGD, Adadelta, Adagrad, Momentum, RMSProp

@@ -9,9 +9,19 @@ step by its trust ratio; Adamax advances its beta1 power with a ``scale`` op
 after all the updates.
 """
 
+from __future__ import annotations
+
 from paddle_nb.ops.optimizers import state_dtype
 from paddle_nb.optimizer.momentum import check_positive, check_unit, update
 from paddle_nb.optimizer.optimizer import Optimizer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from paddle_nb.framework.variable import Variable
+    from paddle_nb.optimizer.lr import LRScheduler
 
 __all__ = ["Adam", "AdamW", "Adamax", "Lamb"]
 
@@ -28,28 +38,30 @@ class Adam(Optimizer):
     _op_type = "adam"
     keeps_master = True         # multi_precision: a float32 master weight per float16 param
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
-                 multi_precision=False, use_multi_tensor=False, name=None, *,
-                 regularization=None):
+    def __init__(self, learning_rate: float | LRScheduler | Variable = 0.001,
+                 beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-08,
+                 parameters: Any = None, weight_decay: Any = None, grad_clip: Any = None,
+                 lazy_mode: bool = False, multi_precision: bool = False,
+                 use_multi_tensor: bool = False, name: str | None = None, *,
+                 regularization: Any = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          regularization=regularization, multi_precision=multi_precision)
         self._set_betas(beta1, beta2, epsilon)
         self._lazy_mode = bool(lazy_mode)
 
-    def _set_betas(self, beta1, beta2, epsilon):
+    def _set_betas(self, beta1: float, beta2: float, epsilon: float) -> None:
         self._beta1 = check_unit(beta1, "beta1")
         self._beta2 = check_unit(beta2, "beta2")
         self._epsilon = check_positive(epsilon, "epsilon")
 
-    def _accumulator_specs(self, param):
+    def _accumulator_specs(self, param: Variable) -> Any:
         # a float16 parameter's moments and powers are float32, as PaddlePaddle 2.6 keeps them
         dtype = state_dtype(param.dtype)
         return [("moment1", param.shape, 0.0, dtype), ("moment2", param.shape, 0.0, dtype),
                 ("beta1_pow_acc", (1,), self._beta1, dtype),
                 ("beta2_pow_acc", (1,), self._beta2, dtype)]
 
-    def _moment_slots(self, param):
+    def _moment_slots(self, param: Variable) -> Any:
         """The inputs and outputs the adam-like ops share."""
         acc = {name: self.accumulator(name, param)
                for name in ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")}
@@ -59,7 +71,8 @@ class Adam(Optimizer):
                 "Beta1PowOut": acc["beta1_pow_acc"], "Beta2PowOut": acc["beta2_pow_acc"]}
         return ins, outs
 
-    def _append_update(self, block, param, grad, lr, attrs):
+    def _append_update(self, block: Any, param: Variable, grad: Variable, lr: Variable, attrs: Any
+                      ) -> Any:
         ins, outs = self._moment_slots(param)
         ins.update(Grad=grad, LearningRate=lr)
         attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
@@ -67,7 +80,7 @@ class Adam(Optimizer):
         attrs.update(self._extra_attrs(param))
         return update(block, self._op_type, *self.master_slots(param, ins, outs), attrs)
 
-    def _extra_attrs(self, param):
+    def _extra_attrs(self, param: Variable) -> Any:
         return {}
 
 
@@ -81,9 +94,12 @@ class AdamW(Adam):
 
     _op_type = "adamw"
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
-                 grad_clip=None, lazy_mode=False, multi_precision=False, name=None):
+    def __init__(self, learning_rate: float | LRScheduler | Variable = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-08, parameters: Any = None,
+                 weight_decay: float = 0.01, lr_ratio: Callable[..., Any] | None = None,
+                 apply_decay_param_fun: Callable[..., Any] | None = None, grad_clip: Any = None,
+                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None
+                ) -> None:
         if not isinstance(weight_decay, (int, float)) or isinstance(weight_decay, bool):
             raise TypeError(f"AdamW: weight_decay must be a float coefficient, got "
                             f"{weight_decay!r}")
@@ -96,7 +112,7 @@ class AdamW(Adam):
         self._lr_ratio = lr_ratio
         self._apply_decay = apply_decay_param_fun
 
-    def _extra_attrs(self, param):
+    def _extra_attrs(self, param: Variable) -> Any:
         with_decay = True if self._apply_decay is None else bool(self._apply_decay(param.name))
         ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
         return {"coeff": self._coeff, "with_decay": with_decay, "lr_ratio": ratio}
@@ -107,21 +123,23 @@ class Adamax(Adam):
     ``{param}_beta1_pow_acc_0``, which a ``scale`` op advances after all the updates."""
     keeps_master = False        # PaddlePaddle 2.6's Adamax takes no multi_precision
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 parameters=None, weight_decay=None, grad_clip=None, name=None,
-                 multi_precision=False):
+    def __init__(self, learning_rate: float | LRScheduler | Variable = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-08, parameters: Any = None,
+                 weight_decay: Any = None, grad_clip: Any = None, name: str | None = None,
+                 multi_precision: bool = False) -> None:
         Optimizer.__init__(self, learning_rate, parameters, weight_decay, grad_clip, name,
                            multi_precision=multi_precision)
         self._set_betas(beta1, beta2, epsilon)
 
-    def _accumulator_specs(self, param):
+    def _accumulator_specs(self, param: Variable) -> Any:
         # PaddlePaddle 2.6: float32 moment and norm for a float16 parameter, its beta1 power
         # in the parameter's dtype
         dtype = state_dtype(param.dtype)
         return [("moment", param.shape, 0.0, dtype), ("inf_norm", param.shape, 0.0, dtype),
                 ("beta1_pow_acc", (1,), self._beta1)]
 
-    def _append_update(self, block, param, grad, lr, attrs):
+    def _append_update(self, block: Any, param: Variable, grad: Variable, lr: Variable, attrs: Any
+                      ) -> Any:
         acc = {k: self.accumulator(k, param) for k in ("moment", "inf_norm", "beta1_pow_acc")}
         attrs.update(beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon,
                      multi_precision=self.multi_precision)
@@ -132,7 +150,7 @@ class Adamax(Adam):
                       {"ParamOut": param, "MomentOut": acc["moment"],
                        "InfNormOut": acc["inf_norm"]}, attrs)
 
-    def _finish_update(self, block, pairs):
+    def _finish_update(self, block: Any, pairs: Any) -> None:
         for param, _ in pairs:
             pow_acc = self.accumulator("beta1_pow_acc", param)
             block.append_op("scale", inputs={"X": pow_acc}, outputs={"Out": pow_acc},
@@ -145,10 +163,12 @@ class Lamb(Adam):
 
     _op_type = "lamb"
 
-    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
-                 epsilon=1e-06, parameters=None, grad_clip=None,
-                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
-                 name=None):
+    def __init__(self, learning_rate: float | LRScheduler | Variable = 0.001,
+                 lamb_weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-06, parameters: Any = None, grad_clip: Any = None,
+                 exclude_from_weight_decay_fn: Callable[..., Any] | None = None,
+                 multi_precision: bool = False, always_adapt: bool = False, name: str | None = None
+                ) -> None:
         Optimizer.__init__(self, learning_rate, parameters, None, grad_clip, name,
                            multi_precision=multi_precision)
         self._set_betas(beta1, beta2, epsilon)
@@ -156,7 +176,8 @@ class Lamb(Adam):
         self._exclude = exclude_from_weight_decay_fn
         self._always_adapt = bool(always_adapt)
 
-    def _append_update(self, block, param, grad, lr, attrs):
+    def _append_update(self, block: Any, param: Variable, grad: Variable, lr: Variable, attrs: Any
+                      ) -> Any:
         ins, outs = self._moment_slots(param)
         ins.update(Grad=grad, LearningRate=lr)
         excluded = self._exclude is not None and self._exclude(param)

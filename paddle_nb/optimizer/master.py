@@ -10,10 +10,18 @@ keep master weights, as in PaddlePaddle 2.6.2 (its other optimizers take no
 ``multi_precision``).
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Initializer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.framework.variable import Variable
 
 __all__ = ["MasterCopy", "new_master"]
 
@@ -23,10 +31,10 @@ FLOAT16, FLOAT32 = numpy.dtype("float16"), numpy.dtype("float32")
 class MasterCopy(Initializer):
     """The first value of a master weight: its parameter, cast to float32."""
 
-    def __init__(self, param_name):
+    def __init__(self, param_name: Any) -> None:
         self.param_name = param_name
 
-    def append_to(self, block, var, index):
+    def append_to(self, block: Any, var: Variable, index: int) -> Any:
         # in a startup program the parameter is that program's variable of the same name,
         # made (and initialized) before any optimizer state
         return block.insert_op(index, "cast", inputs={"X": block.var(self.param_name)},
@@ -34,7 +42,7 @@ class MasterCopy(Initializer):
                                attrs={"in_dtype": FLOAT16, "out_dtype": FLOAT32})
 
 
-def new_master(program, param):
+def new_master(program: Any, param: Any) -> Any:
     """A new master weight of ``param`` (a float16 Parameter) in ``program``, initialized
     where the program's initializers go (its startup program, or its preamble)."""
     var = program.global_block().create_var(

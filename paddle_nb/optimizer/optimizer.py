@@ -25,8 +25,11 @@ the program (``program.lr_scheduler``), and the Executor writes its current
 value into the learning-rate variable before each run.
 """
 
+from __future__ import annotations
+
 import numbers
 import weakref
+from typing import Any
 
 from paddle_nb.backward import append_backward
 from paddle_nb.framework import unique_name
@@ -36,11 +39,19 @@ from paddle_nb.framework.variable import Parameter, Variable
 from paddle_nb.ops.machinery.registry import known_product
 from paddle_nb.optimizer.master import FLOAT16, new_master
 from paddle_nb.regularizer import L2Decay, WeightDecayRegularizer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from paddle_nb.framework.operator import Operator
+    from paddle_nb.framework.program import Program
+    from paddle_nb.optimizer.lr import LRScheduler
 
 __all__ = ["Optimizer"]
 
 
-def _check_learning_rate(learning_rate):
+def _check_learning_rate(learning_rate: Any) -> None:
     """A positive number, a one-value Variable, or a scheduler (anything with ``step`` and
     ``last_lr``, i.e. ``paddle.optimizer.lr.LRScheduler``)."""
     if isinstance(learning_rate, Variable):
@@ -50,12 +61,12 @@ def _check_learning_rate(learning_rate):
     elif hasattr(learning_rate, "step") and hasattr(learning_rate, "last_lr"):
         return
     elif not isinstance(learning_rate, numbers.Real) or isinstance(learning_rate, bool) \
-            or not learning_rate > 0:
+            or not float(learning_rate) > 0:
         raise ValueError(f"learning_rate must be a positive number, an LRScheduler or a "
                          f"Variable, got {learning_rate!r}")
 
 
-def _regularizer(weight_decay, label):
+def _regularizer(weight_decay: float | None, label: str) -> Any:
     """``weight_decay`` as a regularizer: a float is an L2Decay coefficient (PaddlePaddle 2.x)."""
     if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
         return weight_decay
@@ -65,7 +76,7 @@ def _regularizer(weight_decay, label):
                     f"as L2Decay(1e-4), got {weight_decay!r}")
 
 
-def _flat_parameters(parameters):
+def _flat_parameters(parameters: Any) -> Any:
     """The parameters as a list: ``layer.parameters()``, or param groups (dicts with a
     ``params`` list, no per-group options)."""
     if parameters is None:
@@ -113,15 +124,17 @@ class Optimizer:
 
     keeps_master = False        # True: multi_precision keeps a float32 master weight
 
-    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
-                 name=None, *, regularization=None, multi_precision=False):
+    def __init__(self, learning_rate: float | LRScheduler | Variable,
+                 parameters: Sequence[Variable | Mapping[Any, Any]] | None = None,
+                 weight_decay: float | None = None, grad_clip: Any = None, name: str | None = None,
+                 *, regularization: L2Decay | None = None, multi_precision: bool = False) -> None:
         _check_learning_rate(learning_rate)
         if regularization is not None and not isinstance(regularization, WeightDecayRegularizer):
             raise TypeError(f"regularization must be a regularizer such as L2Decay(1e-4), got "
                             f"{regularization!r}")
         if grad_clip is not None and not callable(grad_clip):
             raise TypeError(f"grad_clip must be a paddle.nn.ClipGradBy* object, got {grad_clip!r}")
-        self._learning_rate = learning_rate
+        self._learning_rate: Any = learning_rate     # a number, an LRScheduler or a Variable
         self._parameter_list = _flat_parameters(parameters)
         self.fluid_decay = regularization is not None     # the Fluid-1.8 way of appending decay
         self.regularization = regularization if regularization is not None else \
@@ -129,11 +142,14 @@ class Optimizer:
         self._grad_clip = grad_clip
         self.multi_precision = bool(multi_precision)
         self.name = name
-        self._state = weakref.WeakKeyDictionary()   # program -> {"lr": var, (acc, param): var}
+        # program -> {"lr": var, (acc, param): var}
+        self._state: weakref.WeakKeyDictionary[Any, dict[Any, Variable]] = \
+            weakref.WeakKeyDictionary()
 
     # -- the public steps ------------------------------------------------------------------------
-    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None,
-                 parameter_list=None):
+    def minimize(self, loss: Variable, startup_program: Program | None = None,
+                 parameters: Any = None, no_grad_set: Any = None, parameter_list: Any = None
+                ) -> tuple[list[Any], ...]:
         """Append the backward pass and the updates; return ``(update_ops, [(param, grad)])``.
 
         ``startup_program``, when given, receives the initializers of the
@@ -152,7 +168,7 @@ class Optimizer:
             optimize_ops = self.apply_gradients(params_grads)
         return optimize_ops, params_grads
 
-    def apply_gradients(self, params_grads):
+    def apply_gradients(self, params_grads: Sequence[tuple[Any, ...]]) -> list[Operator]:
         """Clip, decay, and append one update op per trainable ``(param, grad)`` (in parameter
         name order, as PaddlePaddle does); return the update ops."""
         pairs = sorted(((p, g) for p, g in params_grads
@@ -175,7 +191,8 @@ class Optimizer:
             self._finish_update(block, pairs)
         return ops
 
-    def _update_one(self, block, param, grad, lr, extra):
+    def _update_one(self, block: Any, param: Parameter, grad: Variable, lr: Variable, extra: Any
+                   ) -> Any:
         """The update op of one parameter (after its decay ops, the Fluid-1.8 way)."""
         attrs = extra.get(param.name, {})
         if self.fluid_decay:
@@ -183,20 +200,20 @@ class Optimizer:
         attrs["op_role_var"] = [param.name, grad.name]
         return self._append_update(block, param, grad, self._param_lr(block, param, lr), attrs)
 
-    def step(self):
+    def step(self) -> Any:
         """PaddlePaddle's dygraph step: not in static mode."""
         raise RuntimeError(f"{type(self).__name__}.step() works in dynamic mode only; paddle_nb "
                            "runs static programs: call minimize(loss) while building, then run "
                            "the program with an Executor")
 
-    def clear_grad(self, set_to_zero=True):
+    def clear_grad(self, set_to_zero: bool = True) -> Any:
         """PaddlePaddle's dygraph clear_grad: not in static mode."""
         raise RuntimeError(f"{type(self).__name__}.clear_grad() works in dynamic mode only; in "
                            "a static program each run computes fresh gradients")
 
     clear_gradients = clear_grad
 
-    def get_lr(self):
+    def get_lr(self) -> float:
         """The learning rate now: a scheduler's current value, or the float given."""
         if hasattr(self._learning_rate, "last_lr"):
             return float(self._learning_rate())
@@ -206,7 +223,7 @@ class Optimizer:
         return float(self._learning_rate)
 
     # -- the learning rate -----------------------------------------------------------------------
-    def _global_learning_rate(self, program):
+    def _global_learning_rate(self, program: Any) -> Variable:
         """The program's learning-rate variable (a 0-D ``learning_rate_0``), made on first use.
         A scheduler's is remembered by the program, whose Executor refreshes it each run."""
         state = self._state.setdefault(program, {})
@@ -223,7 +240,7 @@ class Optimizer:
                 program.lr_var_name = state["lr"].name
         return state["lr"]
 
-    def _param_lr(self, block, param, lr):
+    def _param_lr(self, block: Any, param: Parameter, lr: Variable) -> Variable:
         """``lr`` times the parameter's own scale (``ParamAttr(learning_rate=...)``)."""
         scale = float(param.optimize_attr.get("learning_rate", 1.0))
         if scale == 1.0:
@@ -237,12 +254,12 @@ class Optimizer:
         return scaled
 
     # -- state -----------------------------------------------------------------------------------
-    def _accumulator_specs(self, param):
+    def _accumulator_specs(self, param: Variable) -> Any:
         """``[(name, shape, fill_value)]``: the state this optimizer keeps per parameter, of
         the parameter's dtype; ``(name, shape, fill_value, dtype)`` names another."""
         return []
 
-    def _create_accumulators(self, program, param):
+    def _create_accumulators(self, program: Any, param: Variable) -> None:
         state = self._state.setdefault(program, {})
         # the master weight first, and the state named after it, as PaddlePaddle 2.6 makes them
         # (a master weight is made from its parameter by a startup program; a preamble runs
@@ -258,11 +275,12 @@ class Optimizer:
                 state[(name, param.name)] = self._persistable(
                     program, var_name, shape, dtype[0] if dtype else owner.dtype, fill)
 
-    def master(self, param):
+    def master(self, param: Variable) -> Variable | None:
         """The float32 master weight of a float16 ``param`` (``multi_precision``), or None."""
         return self._state.get(param.block.program, {}).get(("master", param.name))
 
-    def master_slots(self, param, ins, outs):
+    def master_slots(self, param: Variable, ins: dict[str, Any], outs: dict[str, Any]
+                     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """``ins`` / ``outs`` of an update op, with ``MasterParam`` / ``MasterParamOut`` when
         ``param`` has a master weight."""
         master = self.master(param)
@@ -270,12 +288,12 @@ class Optimizer:
             ins["MasterParam"], outs["MasterParamOut"] = master, master
         return ins, outs
 
-    def accumulator(self, name, param):
+    def accumulator(self, name: str, param: Variable) -> Variable:
         """The state variable ``name`` (``"moment1"``) this optimizer keeps for ``param``."""
         return self._state[param.block.program][(name, param.name)]
 
     @staticmethod
-    def _persistable(program, name, shape, dtype, value):
+    def _persistable(program: Any, name: str, shape: Any, dtype: Any, value: float) -> Variable:
         """A persistable variable of the global block, initialized to ``value`` like a parameter."""
         var = program.global_block().create_var(name=name, shape=shape, dtype=dtype,
                                                 persistable=True, stop_gradient=True)
@@ -283,11 +301,11 @@ class Optimizer:
         return var
 
     # -- weight decay ------------------------------------------------------------------------------
-    def regularizer_of(self, param):
+    def regularizer_of(self, param: Variable) -> WeightDecayRegularizer | None:
         """A parameter's own regularizer wins over the optimizer's."""
         return getattr(param, "regularizer", None) or self.regularization
 
-    def _regularize(self, block, param, grad, in_place):
+    def _regularize(self, block: Any, param: Variable, grad: Variable, in_place: bool) -> Any:
         """The gradient with its decay term added (summed into ``grad`` itself when
         ``in_place``, as PaddlePaddle 2.x writes it), and extra attrs for the update op."""
         regularizer = self.regularizer_of(param)
@@ -296,11 +314,11 @@ class Optimizer:
         return grad, {}
 
     # -- per-parameter ops -------------------------------------------------------------------------
-    def _append_update(self, block, param, grad, lr, attrs):
+    def _append_update(self, block: Any, param: Any, grad: Any, lr: Any, attrs: Any) -> Any:
         raise NotImplementedError
 
-    def _finish_update(self, block, pairs):
+    def _finish_update(self, block: Any, pairs: Any) -> None:
         """Ops after all the updates (Adamax advances its beta1 powers here)."""
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return f"{type(self).__name__}(learning_rate={self._learning_rate!r})"

@@ -8,6 +8,8 @@ arrays, ``nn/`` the static layers and control flow, and ``mode.py`` the top-leve
 device, seed and dtype functions (docs/static_2x.md).
 """
 
+from __future__ import annotations
+
 from paddle_nb.core.scope import global_scope, scope_guard
 from paddle_nb.framework.context import default_main_program, default_startup_program
 from paddle_nb.framework.program import Program

@@ -16,20 +16,30 @@ A tensor array (a LOD_TENSOR_ARRAY variable) collects one tensor per loop step:
 [array([1])]
 """
 
+from __future__ import annotations
+
 from paddle_nb.core.dtypes import convert_dtype
-from paddle_nb.framework.variable import Variable, VarType
+from paddle_nb.framework.variable import Variable, VarType, as_tensor, tensor_dtype
 from paddle_nb.layers.helper import layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor"]
 
 
-def create_array(dtype, initialized_list=None):
+def create_array(dtype: DTypeLike, initialized_list: Sequence[Tensor] | None = None) -> Tensor:
     """A new, empty tensor array of ``dtype`` elements in the current block, named
     ``array_N.out`` (no op: the first ``array_write`` fills it); ``initialized_list``'s
     Variables are written to indices 0, 1, ... ."""
     helper = layer_helper("array")
-    array = helper.block.create_var(name=f"{helper.name}.out", dtype=convert_dtype(dtype),
-                                    type=VarType.LOD_TENSOR_ARRAY)
+    array = as_tensor(helper.block.create_var(name=f"{helper.name}.out",
+                                              dtype=convert_dtype(dtype),
+                                              type=VarType.LOD_TENSOR_ARRAY))
     for k, value in enumerate(initialized_list or []):
         if not isinstance(value, Variable):
             raise TypeError(f"create_array: initialized_list holds Variables, got {value!r}")
@@ -39,7 +49,7 @@ def create_array(dtype, initialized_list=None):
     return array
 
 
-def array_write(x, i, array=None):
+def array_write(x: Tensor, i: Tensor, array: Tensor | None = None) -> Tensor:
     """Write ``x`` at index ``i`` (an int64 [1] Variable) of ``array`` (a new one when None),
     growing it; returns the array (``write_to_array``)."""
     _check_index(i, "array_write")
@@ -52,30 +62,31 @@ def array_write(x, i, array=None):
     return array
 
 
-def array_read(array, i):
+def array_read(array: Tensor, i: Tensor) -> Tensor:
     """Element ``i`` of ``array`` (``read_from_array``), named ``array_read_N.tmp_0``."""
     _check_index(i, "array_read")
     return layer_helper("array_read").out("read_from_array", {"X": array, "I": i})
 
 
-def array_length(array):
+def array_length(array: Tensor) -> Tensor:
     """The number of elements of ``array``, an int64 [1] (``lod_array_length``)."""
     out = layer_helper("array_length").out("lod_array_length", {"X": array})
     out.stop_gradient = True
     return out
 
 
-def tensor_array_to_tensor(input, axis=1, use_stack=False, name=None):
+def tensor_array_to_tensor(input: Tensor, axis: int = 1, use_stack: bool = False,
+                           name: str | None = None) -> tuple[Tensor, ...]:
     """``(out, out_index)``: the elements stacked (``use_stack``) or concatenated along
     ``axis``, and each element's size along it (int32)."""
     helper = layer_helper("tensor_array_to_tensor", name)
     out, index = helper.tmp_name(), helper.tmp_name()
     helper.append("tensor_array_to_tensor", {"X": input}, {"Out": out, "OutIndex": index},
                   {"axis": axis, "use_stack": use_stack})
-    return helper.block.var(out), helper.block.var(index)
+    return as_tensor(helper.block.var(out)), as_tensor(helper.block.var(index))
 
 
-def _check_index(i, who):
-    if not isinstance(i, Variable) or i.dtype.kind not in "iu":
+def _check_index(i: Tensor, who: str) -> None:
+    if not isinstance(i, Variable) or tensor_dtype(i).kind not in "iu":
         raise TypeError(f"{who}: the index must be an int64 Variable of one element (for "
                         f"example paddle.full([1], 0, 'int64')), got {i!r}")

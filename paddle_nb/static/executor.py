@@ -17,9 +17,19 @@ multi-device / graph-optimizing runner; paddle_nb runs it as the Program it wrap
 [array([[2., 2.]], dtype=float32)]
 """
 
+from __future__ import annotations
+
 from paddle_nb.executor import Executor as CoreExecutor
 from paddle_nb.framework.program import Program
 from paddle_nb.static.mode import SETTINGS, device_place
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from paddle_nb.core.place import Place
+    from paddle_nb.core.scope import Scope
 
 __all__ = ["Executor", "CompiledProgram", "BuildStrategy", "ExecutionStrategy"]
 
@@ -31,13 +41,16 @@ class Executor(CoreExecutor):
     takes ``paddle.seed``'s seed, if one was given.
     """
 
-    def __init__(self, place=None, seed=None):
+    def __init__(self, place: Place | None = None, seed: int | None = None) -> None:
         super().__init__(device_place() if place is None else place,
                          SETTINGS.seed if seed is None else seed)
 
-    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
-            fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=False,
-            use_prune=False):
+    # PaddlePaddle's arguments, in its order: feed_var_name and fetch_var_name come before scope
+    def run(  # type: ignore[override]
+            self, program: Any = None, feed: Mapping[str, Any] | None = None,
+            fetch_list: Sequence[Any] | None = None, feed_var_name: str = "feed",
+            fetch_var_name: str = "fetch", scope: Scope | None = None, return_numpy: bool = True,
+            use_program_cache: bool = False, use_prune: bool = False) -> list[Any]:
         """Run ``program`` (a Program, a CompiledProgram, or None for the default main
         program) with ``feed`` (name -> array) and return the values of ``fetch_list``
         (Variables or names). ``feed_var_name``, ``fetch_var_name``, ``use_program_cache``
@@ -48,7 +61,7 @@ class Executor(CoreExecutor):
         return super().run(program, feed=feed, fetch_list=fetch_list, scope=scope,
                            return_numpy=return_numpy)
 
-    def close(self):
+    def close(self) -> None:
         """Nothing to release (PaddlePaddle's closes distributed trainers)."""
 
 
@@ -56,27 +69,29 @@ class CompiledProgram:
     """A Program prepared for PaddlePaddle's parallel graph runner; here it runs as the
     Program itself (``program``). ``build_strategy`` is kept for reading back."""
 
-    def __init__(self, program_or_graph, build_strategy=None):
+    def __init__(self, program_or_graph: Program, build_strategy: BuildStrategy | None = None
+                ) -> None:
         if not isinstance(program_or_graph, Program):
             raise TypeError(f"CompiledProgram: expected a Program, got {program_or_graph!r}")
         self.program = program_or_graph
         self.build_strategy = build_strategy or BuildStrategy()
 
-    def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
-                           share_vars_from=None, places=None):
+    def with_data_parallel(self, loss_name: str | None = None, build_strategy: Any = None,
+                           exec_strategy: Any = None, share_vars_from: Any = None,
+                           places: Any = None) -> CompiledProgram:
         """Kept for 1.8-era scripts: paddle_nb runs on one place, so this returns self."""
         if build_strategy is not None:
             self.build_strategy = build_strategy
         return self
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return f"CompiledProgram({self.program!r})"
 
 
 class _Settings:
     """Attributes set freely and read back; nothing in paddle_nb reads them."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({fields})"
 
@@ -85,7 +100,7 @@ class BuildStrategy(_Settings):
     """PaddlePaddle's graph-building options (fusions, memory reuse). paddle_nb builds no
     graph, so they are kept as given and have no effect."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.enable_inplace = True
         self.memory_optimize = None
         self.fuse_elewise_add_act_ops = False
@@ -100,7 +115,7 @@ class BuildStrategy(_Settings):
 class ExecutionStrategy(_Settings):
     """PaddlePaddle's thread and scope-dropping options; kept as given, no effect here."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.num_threads = 0          # 2.6's "as many as the places want"
         self.num_iteration_per_drop_scope = 100
         self.num_iteration_per_run = 1

@@ -13,6 +13,8 @@ model_path, exe)`` reads too (its "saved with save_persistables" path); the prog
 ``<model_path>.pdmodel`` as in PaddlePaddle. A pickled ``.pdparams`` is refused by name.
 """
 
+from __future__ import annotations
+
 import io as bytes_io
 import os
 
@@ -21,7 +23,7 @@ from paddle_nb.errors import SaveLoadError
 from paddle_nb.executor import Executor
 from paddle_nb.framework import context
 from paddle_nb.framework.context import default_main_program
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Variable, tensor_dtype
 from paddle_nb.framework.program import Program
 from paddle_nb.io import inference as fluid_io
 from paddle_nb.io.atomic import write_file
@@ -33,6 +35,16 @@ from paddle_nb.io.params import (
 )
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.ops.machinery.tensor_stream import read_tensor, tensor_bytes
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    import numpy
+
+    from paddle_nb.core.scope import Scope
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["save_inference_model", "load_inference_model", "save", "load",
            "serialize_program", "deserialize_program", "serialize_persistables",
@@ -40,11 +52,13 @@ __all__ = ["save_inference_model", "load_inference_model", "save", "load",
            "normalize_program", "save_to_file", "load_from_file"]
 
 
-def _var_list(items):
+def _var_list(items: Any) -> Any:
     return list(items) if isinstance(items, (list, tuple)) else [items]
 
 
-def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs):
+def save_inference_model(path_prefix: str, feed_vars: Tensor | Sequence[Tensor],
+                         fetch_vars: Tensor | Sequence[Tensor], executor: Executor,
+                         program: Program | None = None, **kwargs: Any) -> None:
     """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams``: the program pruned to
     compute ``fetch_vars`` from ``feed_vars`` (Variables), with its persistables from the
     global scope (or ``scope=``)."""
@@ -58,7 +72,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
                                   prefix=True)
 
 
-def load_inference_model(path_prefix, executor, **kwargs):
+def load_inference_model(path_prefix: str, executor: Executor, **kwargs: Any
+                        ) -> list[Program | list[Any]]:
     """``[program, feed_target_names, fetch_targets]`` of ``<path_prefix>.pdmodel`` /
     ``.pdiparams`` (PaddlePaddle's or paddle_nb's); the parameters go to the global scope
     (or ``scope=``). ``model_filename`` / ``params_filename`` name other files."""
@@ -70,14 +85,15 @@ def load_inference_model(path_prefix, executor, **kwargs):
     return [program, feeds, fetches]
 
 
-def normalize_program(program, feed_vars, fetch_vars, **kwargs):
+def normalize_program(program: Program, feed_vars: Sequence[Tensor], fetch_vars: Sequence[Tensor],
+                      **kwargs: Any) -> Program:
     """The inference program save_inference_model writes (pruned, feed and fetch ops),
     fetching the ``save_infer_model/scale_i`` copies (``_scaled_fetches``)."""
     feeds = [v.name if hasattr(v, "name") else v for v in _var_list(feed_vars)]
     return fluid_io.inference_program(program, feeds, _scaled_fetches(program, fetch_vars))
 
 
-def _scaled_fetches(program, fetch_vars):
+def _scaled_fetches(program: Any, fetch_vars: Any) -> Any:
     """The names to fetch: as PaddlePaddle 2.6 does, each non-bool fetch Variable gets a
     ``scale`` by 1.0 appended to ``program`` itself (``save_infer_model/scale_i.tmp_0``), so
     that an activation's output stays a fetchable variable after inference passes fuse the
@@ -85,7 +101,7 @@ def _scaled_fetches(program, fetch_vars):
     fetches = []
     with context.program_guard(program):
         for i, var in enumerate(_var_list(fetch_vars)):
-            if isinstance(var, Variable) and var.dtype.kind != "b":
+            if isinstance(var, Variable) and tensor_dtype(var).kind != "b":
                 helper = layer_helper("scale", f"save_infer_model/scale_{i}")
                 var = helper.out("scale", {"X": var},
                                  {"scale": 1.0, "bias": 0.0, "bias_after_scale": True})
@@ -93,19 +109,21 @@ def _scaled_fetches(program, fetch_vars):
     return fetches
 
 
-def serialize_program(feed_vars, fetch_vars, **kwargs):
+def serialize_program(feed_vars: Sequence[Tensor], fetch_vars: Sequence[Tensor], **kwargs: Any
+                     ) -> bytes:
     """The bytes of ``<prefix>.pdmodel`` for these feeds and fetches (``program=``, default
     the default main program)."""
     program = kwargs.get("program") or default_main_program()
     return normalize(normalize_program(program, feed_vars, fetch_vars).desc).SerializeToString()
 
 
-def deserialize_program(data):
+def deserialize_program(data: bytes) -> Program:
     """The Program of ``serialize_program``'s bytes (or any ProgramDesc's)."""
     return Program.parse(data)
 
 
-def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
+def serialize_persistables(feed_vars: Sequence[Tensor], fetch_vars: Sequence[Tensor],
+                           executor: Executor, **kwargs: Any) -> bytes:
     """The bytes of ``<prefix>.pdiparams``: the inference program's persistables, sorted by
     name, back to back in PaddlePaddle's tensor format."""
     program = normalize_program(kwargs.get("program") or default_main_program(),
@@ -114,7 +132,8 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
     return b"".join(tensor_bytes(*values[name]) for name in sorted(values))
 
 
-def deserialize_persistables(program, data, executor, scope=None):
+def deserialize_persistables(program: Program, data: bytes, executor: Executor,
+                             scope: Scope | None = None) -> None:
     """Put the values in ``data`` (``serialize_persistables``'s bytes) into the global scope
     (or ``scope``), one per persistable of ``program`` in name order."""
     variables = select_vars(program, predicate=is_persistable)
@@ -124,8 +143,9 @@ def deserialize_persistables(program, data, executor, scope=None):
     for var in variables:
         values[var.name] = read_tensor(stream, name=f"variable '{var.name}'", limit=len(data),
                                        check=header_check(var, "the bytes", stream))
-        check_value(var, values[var.name][0])
-        check_lod(var, *values[var.name], "the bytes")
+        array, lod = values[var.name]
+        check_value(var, array)
+        check_lod(var, array, lod, "the bytes")
     if stream.tell() != len(data):
         raise SaveLoadError(f"deserialize_persistables: {len(data) - stream.tell()} bytes "
                             f"are left after the program's {len(variables)} persistables")
@@ -136,7 +156,7 @@ def deserialize_persistables(program, data, executor, scope=None):
             tensor.set_lod(values[var.name][1])
 
 
-def save(program, model_path, protocol=4, **configs):
+def save(program: Program, model_path: str, protocol: int = 4, **configs: Any) -> None:
     """Checkpoint ``program``: ``<model_path>.pdmodel`` and the directory ``<model_path>/``
     of its persistables (global scope), one file each (see the module's note on pickle)."""
     if not isinstance(program, Program):
@@ -150,7 +170,8 @@ def save(program, model_path, protocol=4, **configs):
         fluid_io.save(program, model_path + fluid_io.MODEL_SUFFIX)
 
 
-def load(program, model_path, executor=None, var_list=None):
+def load(program: Program, model_path: str, executor: Executor | None = None, var_list: Any = None
+        ) -> None:
     """Load what ``save`` wrote (or PaddlePaddle's ``save_persistables`` directory) into the
     global scope. A pickled ``<model_path>.pdparams`` of PaddlePaddle is refused."""
     for suffix in (".pdparams", ".pdopt", ".pdmodel"):
@@ -176,7 +197,7 @@ def load(program, model_path, executor=None, var_list=None):
     load_vars(executor or Executor(), model_path, main_program=program, vars=chosen)
 
 
-def load_program_state(model_path, var_list=None):
+def load_program_state(model_path: str, var_list: Any = None) -> dict[str, numpy.ndarray]:
     """{name: array} of the variables ``save`` wrote to ``model_path`` (all files there that
     are variables of ``var_list`` when given, else every file)."""
     if not os.path.isdir(model_path):
@@ -194,7 +215,8 @@ def load_program_state(model_path, var_list=None):
     return state
 
 
-def set_program_state(program, state_dict, scope=None):
+def set_program_state(program: Program, state_dict: Mapping[str, Any], scope: Scope | None = None
+                     ) -> None:
     """Put ``state_dict``'s arrays (name -> array) into the global scope (or ``scope``) for
     the program's persistables named there; each must match its VarDesc's shape."""
     scope = global_scope() if scope is None else scope
@@ -206,7 +228,7 @@ def set_program_state(program, state_dict, scope=None):
             scope.var(var.name).get_tensor().set(state_dict[var.name])
 
 
-def save_to_file(path, content):
+def save_to_file(path: str, content: bytes) -> None:
     """Write the bytes ``content`` to the file ``path`` (the companion of
     ``serialize_program`` / ``serialize_persistables``)."""
     if not isinstance(content, bytes):
@@ -215,7 +237,7 @@ def save_to_file(path, content):
         write_file(path, lambda f: f.write(content))     # whole or not at all
 
 
-def load_from_file(path):
+def load_from_file(path: str) -> bytes:
     """The bytes of the file ``path`` (for ``deserialize_program`` /
     ``deserialize_persistables``)."""
     if not os.path.isfile(path):

@@ -14,11 +14,13 @@ False
 (dtype('float32'), 'float32')
 """
 
+from __future__ import annotations
+
 import builtins          # this module defines paddle.bool (a dtype): the type is builtins.bool
 import contextlib
 import copy
 import functools
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import numpy
 
@@ -26,6 +28,14 @@ from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.core.place import CPUPlace, GPUPlace, Place, gpu_available
 from paddle_nb.errors import DynamicModeError
 from paddle_nb.layers.helper import ParamAttr, layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.initializer import Constant
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = [
     "enable_static", "disable_static", "in_dynamic_mode", "seed",
@@ -44,8 +54,8 @@ uint8, bool = numpy.dtype("uint8"), numpy.dtype("bool")     # noqa: A001 (paddle
 class _Settings:
     """The process-wide settings PaddlePaddle keeps as globals: seed, device, default dtype."""
 
-    def __init__(self):
-        self.seed = None
+    def __init__(self) -> None:
+        self.seed: int | None = None
         self.device = "cpu"
         self.default_dtype = "float32"
 
@@ -149,19 +159,20 @@ class no_grad(contextlib.ContextDecorator):    # noqa: N801 (PaddlePaddle's name
     ``stop_gradient = True`` to keep gradients from it). Works as ``with paddle.no_grad():``
     and as a decorator, with or without parentheses."""
 
-    def __new__(cls, func=None):
+    # (a decorator without parentheses gives the function wrapped, not an instance)
+    def __new__(cls, func: Callable[..., Any] | None = None) -> Any:
         self = super().__new__(cls)
         if callable(func):
             return functools.wraps(func)(self(func))
         return self
 
-    def __init__(self, func=None):
+    def __init__(self, func: Any = None) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> no_grad:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         return False
 
 
@@ -173,7 +184,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
                            "paddle.static.gradients(targets, inputs) (it appends grad ops)")
 
 
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
+def create_parameter(shape: Sequence[int], dtype: DTypeLike, name: str | None = None,
+                     attr: Any = None, is_bias: builtins.bool = False,
+                     default_initializer: Constant | None = None) -> Tensor:
     """A parameter of the current main program (PaddlePaddle's ``paddle.create_parameter``):
     named ``create_parameter_N.w_0`` (``.b_0`` for a bias) unless ``name`` or ``attr`` names
     it; initialized by ``attr``'s initializer, else ``default_initializer``, else Xavier

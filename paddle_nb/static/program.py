@@ -13,6 +13,8 @@ startup program, where ``pd.program_guard(main)`` puts them in main's preamble.
 Variable(x: float32[-1, 3])
 """
 
+from __future__ import annotations
+
 import contextlib
 
 from paddle_nb.core.dtypes import convert_dtype, dtype_name
@@ -20,17 +22,28 @@ from paddle_nb.core.place import CPUPlace, GPUPlace, gpu_available
 from paddle_nb.errors import PlaceUnavailableError
 from paddle_nb.framework import context, unique_name
 from paddle_nb.framework.initializer import Constant
-from paddle_nb.framework.variable import Variable, whole_dims
+from paddle_nb.framework.variable import Variable, as_tensor, whole_dims
 from paddle_nb.layers import io as layers_io
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.ops.py_func import register_callable
 from paddle_nb.static.mode import SETTINGS
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any
+
+    import numpy
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["data", "program_guard", "InputSpec", "name_scope", "device_guard", "cpu_places",
            "cuda_places", "create_global_var", "accuracy", "py_func", "Print", "auc"]
 
 
-def data(name, shape, dtype=None, lod_level=0):
+def data(name: str, shape: Sequence[int | None], dtype: DTypeLike | None = None, lod_level: int = 0
+        ) -> Tensor:
     """A variable fed at run time, of exactly ``shape`` (None or -1: unknown; no batch
     dimension is added). ``dtype`` defaults to the default dtype (float32). As in PaddlePaddle
     2.6 it is a plain variable of the global block with ``stop_gradient=True``; no feed op is
@@ -41,7 +54,7 @@ def data(name, shape, dtype=None, lod_level=0):
 
 
 @contextlib.contextmanager
-def program_guard(main_program, startup_program=None):
+def program_guard(main_program: Any, startup_program: Any = None) -> Iterator[Any]:
     """Build into ``main_program``; parameters' initializers go to ``startup_program``, or
     (None) to the default startup program, as PaddlePaddle 2.x's ``program_guard`` does."""
     startup = context.default_startup_program() if startup_program is None else startup_program
@@ -56,54 +69,55 @@ class InputSpec:
     InputSpec(shape=(-1, 784), dtype=float32, name=x, stop_gradient=False)
     """
 
-    def __init__(self, shape, dtype="float32", name=None, stop_gradient=False):
+    def __init__(self, shape: Sequence[int | None], dtype: DTypeLike = "float32",
+                 name: str | None = None, stop_gradient: bool = False) -> None:
         self.shape = tuple(-1 if d is None else int(d) for d in shape)
         self.dtype = convert_dtype(dtype)
         self.name = name
         self.stop_gradient = stop_gradient
 
     @classmethod
-    def from_tensor(cls, tensor, name=None):
+    def from_tensor(cls, tensor: Tensor, name: str | None = None) -> InputSpec:
         """The spec of a Variable (its shape, dtype, and name unless ``name`` is given)."""
         if not isinstance(tensor, Variable):
             raise TypeError(f"InputSpec.from_tensor: expected a Variable, got {tensor!r}")
         return cls(tensor.shape, tensor.dtype, name or tensor.name)
 
     @classmethod
-    def from_numpy(cls, ndarray, name=None):
+    def from_numpy(cls, ndarray: numpy.ndarray, name: str | None = None) -> InputSpec:
         return cls(ndarray.shape, ndarray.dtype, name)
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int) -> InputSpec:
         """The spec with ``batch_size`` put in front of the shape."""
         return InputSpec((batch_size,) + self.shape, self.dtype, self.name, self.stop_gradient)
 
-    def unbatch(self):
+    def unbatch(self) -> InputSpec:
         return InputSpec(self.shape[1:], self.dtype, self.name, self.stop_gradient)
 
-    def data(self):
+    def data(self) -> Tensor:
         """``paddle.static.data`` of this spec (its name is required)."""
         if self.name is None:
             raise ValueError("InputSpec.data: the spec needs a name")
         return data(self.name, self.shape, self.dtype)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, InputSpec) and (self.shape, self.dtype, self.name) == \
             (other.shape, other.dtype, other.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"InputSpec(shape={self.shape}, dtype={dtype_name(self.dtype)}, "
                 f"name={self.name}, stop_gradient={self.stop_gradient})")
 
 
 @contextlib.contextmanager
-def name_scope(prefix=None):
+def name_scope(prefix: str | None = None) -> Iterator[Any]:
     """Accepted and ignored: PaddlePaddle uses it to group ops in its graph viewer
     (``op_namescope``); paddle_nb's viewers group by block instead, so nothing is recorded."""
     yield
 
 
 @contextlib.contextmanager
-def device_guard(device=None):
+def device_guard(device: Any = None) -> Iterator[Any]:
     """Accepted and ignored: paddle_nb runs a whole program on the Executor's place, so a
     per-op device (``op_device``) is not recorded."""
     if device is not None and str(device).split(":")[0] not in ("cpu", "gpu"):
@@ -111,12 +125,12 @@ def device_guard(device=None):
     yield
 
 
-def cpu_places(device_count=None):
+def cpu_places(device_count: int | None = None) -> list[CPUPlace]:
     """``device_count`` CPUPlaces (1 by default: paddle_nb runs a program on one place)."""
     return [CPUPlace() for _ in range(device_count or 1)]
 
 
-def cuda_places(device_ids=None):
+def cuda_places(device_ids: Any = None) -> Any:
     """GPUPlaces for ``device_ids`` (default: device 0). Without a GPU (CuPy and a CUDA
     device) it refuses, as PaddlePaddle 2.6 built without CUDA does."""
     if not gpu_available():
@@ -126,7 +140,9 @@ def cuda_places(device_ids=None):
     return [GPUPlace(i) for i in ids]
 
 
-def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+def create_global_var(shape: Sequence[int], value: float, dtype: DTypeLike,
+                      persistable: bool = False, force_cpu: bool = False, name: str | None = None
+                     ) -> Tensor:
     """A global-block variable filled with ``value`` by a ``fill_constant`` in the startup
     program (named ``_generated_var_N`` unless ``name`` is given), as PaddlePaddle's."""
     name = name or unique_name.generate("_generated_var")
@@ -139,10 +155,11 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
                                              persistable=True, stop_gradient=True)
     block = startup.global_block()
     Constant(float(value)).append_to(block, held, len(block.ops))
-    return var
+    return as_tensor(var)
 
 
-def accuracy(input, label, k=1, correct=None, total=None, name=None):
+def accuracy(input: Tensor, label: Tensor, k: int = 1, correct: Any = None, total: Any = None,
+             name: str | None = None) -> Tensor:
     """The fraction of rows whose label is among the ``k`` largest of ``input``: ``top_k_v2``
     then ``accuracy``, names ``accuracy_N.tmp_M`` (PaddlePaddle 2.x's ``static.accuracy``)."""
     helper = layer_helper("accuracy", name)
@@ -153,11 +170,12 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     helper.append("accuracy", {"Out": values, "Indices": indices, "Label": label},
                   {"Accuracy": acc, "Correct": correct or helper.tmp_name(),
                    "Total": total or helper.tmp_name()})
-    return helper.block.var(acc)
+    return as_tensor(helper.block.var(acc))
 
 
-def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
-        ins_tag_weight=None):
+def auc(input: Tensor, label: Tensor, curve: str = "ROC", num_thresholds: int = 4095, topk: int = 1,
+        slide_steps: int = 1, ins_tag_weight: Any = None
+        ) -> tuple[Tensor, Tensor, list[Tensor]]:
     """``(auc, batch_auc, [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg])``: the ROC
     AUC over every batch so far and over the last ``slide_steps`` batches, from four
     persistable count variables (zeros from the startup program), as PaddlePaddle 2.6
@@ -179,12 +197,13 @@ def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
                               "StatNeg": neg, **weight},
                       {"AUC": out, "StatPosOut": pos, "StatNegOut": neg},
                       {"curve": curve, "num_thresholds": num_thresholds, "slide_steps": steps})
-    return helper.block.var(auc_out), helper.block.var(batch_auc_out), stats
+    return as_tensor(helper.block.var(auc_out)), as_tensor(helper.block.var(batch_auc_out)), stats
 
 
-def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,   # noqa: N802
-          print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
-          print_phase="both"):
+def Print(input: Tensor, first_n: int = -1, message: str | None = None,  # noqa: N802
+          summarize: int = 20, print_tensor_name: bool = True, print_tensor_type: bool = True,
+          print_tensor_shape: bool = True, print_tensor_lod: bool = True,
+          print_phase: str = "both") -> Tensor:
     """``input`` passed on unchanged by a ``print`` op that shows it on each run (and its
     gradient in the backward pass, by ``print_phase``); returns ``print_N.tmp_0``."""
     helper = layer_helper("print")
@@ -195,7 +214,9 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
         "print_phase": print_phase.upper()})
 
 
-def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):
+def py_func(func: Callable[..., Any], x: Tensor, out: Tensor,
+            backward_func: Callable[..., Any] | None = None, skip_vars_in_backward_input: Any = None
+           ) -> Tensor:
     """An op that calls ``func`` (NumPy arrays in, arrays out) when the program runs, writing
     ``out`` (Variables the caller declared, with the dtype and shape ``func`` returns); with
     ``backward_func``, its gradient calls that with the inputs (but those in

@@ -5,6 +5,8 @@ imported here one block per module, and ``paddle_nb`` re-exports ``__all__`` at 
 level, as ``paddle`` does.
 """
 
+from __future__ import annotations
+
 from paddle_nb.tensor import (
     attribute, creation, linalg, logic, manipulation, math, search, stat,
 )
@@ -112,8 +114,20 @@ from paddle_nb.tensor.model_summary import summary, flops  # noqa: E402,F401
 # -- in-place forms (abs_, cast_, ...: the out-of-place op in a static program) -------------
 from paddle_nb.tensor import inplace  # noqa: E402
 from paddle_nb.tensor.inplace import *  # noqa: E402,F401,F403  (its names are made from a list)
+from typing import TYPE_CHECKING  # noqa: E402
 
-__all__ = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
+if TYPE_CHECKING:   # the names inplace's star import brings, as a type checker reads them
+    from paddle_nb.tensor.inplace import (  # noqa: F401
+        abs_, acos_, addmm_, atan_, bitwise_and_, bitwise_not_, bitwise_or_, bitwise_xor_, cast_,
+        cos_, cumprod_, cumsum_, digamma_, divide_, equal_, erf_, expm1_, floor_divide_, floor_mod_,
+        frac_, gcd_, greater_equal_, greater_than_, hypot_, i0_, index_add_, index_fill_,
+        index_put_, ldexp_, less_equal_, less_than_, lgamma_, log10_, log2_, log_, logical_and_,
+        logical_not_, logical_or_, logit_, masked_fill_, mod_, multigammaln_, multiply_,
+        nan_to_num_, neg_, polygamma_, pow_, remainder_, renorm_, sin_, sinh_, square_, t_, tan_,
+        tanh_, transpose_, tril_, triu_, trunc_, where_,
+    )
+
+__all__: list[str] = [*attribute.__all__, *creation.__all__, *linalg.__all__, *logic.__all__,
            *manipulation.__all__, *math.__all__, *search.__all__, *stat.__all__,
            *random.__all__, *composite.__all__, *euclid.__all__, *quantiles.__all__,
            *own_ops.__all__, *dtype_info.__all__, *grad_mode.__all__, *model_summary.__all__,

@@ -14,6 +14,8 @@ an ``elementwise_add`` named ``tmp_N`` and a ``sqrt``), and the gradients follow
 ['pow', 'pow', 'elementwise_add', 'sqrt']
 """
 
+from __future__ import annotations
+
 import math as pymath
 
 from paddle_nb.errors import ShapeError
@@ -23,24 +25,31 @@ from paddle_nb.tensor import logic
 from paddle_nb.tensor import attribute, creation, indexing, linalg, manipulation, reduction, search
 from paddle_nb.tensor import math as tmath
 from paddle_nb.tensor.building import expect_variable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["hypot", "ldexp", "cdist", "tensordot", "multigammaln", "trapezoid",
            "cumulative_trapezoid", "combinations", "vander", "frexp"]
 
 
-def _refuse(function, message):
+def _refuse(function: Any, message: str) -> None:
     raise ShapeError(f"paddle.{function}: {message}\n"
                      f"  built at {format_site(callstack_strings())}")
 
 
-def hypot(x, y, name=None):
+def hypot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """sqrt(x**2 + y**2), elementwise (with broadcasting)."""
     expect_variable(x, "x", "hypot")
     expect_variable(y, "y", "hypot")
     return tmath.sqrt(tmath.pow(x, 2) + tmath.pow(y, 2))
 
 
-def ldexp(x, y, name=None):
+def ldexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """x * 2**y (y is an exponent tensor, usually of ints); float32 unless x is float64."""
     expect_variable(x, "x", "ldexp")
     expect_variable(y, "y", "ldexp")
@@ -51,7 +60,9 @@ def ldexp(x, y, name=None):
     return tmath.multiply(x, tmath.pow(two, y))
 
 
-def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
+def cdist(x: Tensor, y: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary", name: str | None = None
+         ) -> Tensor:
     """The p-norm distance between each row of ``x`` [..., P, M] and of ``y`` [..., R, M]:
     [..., P, R] (computed as the norm of the broadcast difference, as 2.6 does)."""
     expect_variable(x, "x", "cdist")
@@ -64,7 +75,7 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     return linalg.norm(diff, p=float(p), axis=-1)
 
 
-def _tensordot_axes(axes, x_rank, y_rank):
+def _tensordot_axes(axes: Any, x_rank: int, y_rank: int) -> Any:
     """(contracted axes of x, of y) from ``axes``: an int n (the last n of x with the first n
     of y), or a pair of lists (one list means the same axes in both)."""
     if isinstance(axes, int):
@@ -74,7 +85,8 @@ def _tensordot_axes(axes, x_rank, y_rank):
     return [a % x_rank for a in ax], [a % y_rank for a in ay]
 
 
-def tensordot(x, y, axes=2, name=None):
+def tensordot(x: Tensor, y: Tensor, axes: int | Sequence[list[Any]] = 2, name: str | None = None
+             ) -> Tensor:
     """Sum of products over ``axes`` of x and y (transpose, reshape to 2-D, matmul, reshape)."""
     expect_variable(x, "x", "tensordot")
     expect_variable(y, "y", "tensordot")
@@ -93,7 +105,7 @@ def tensordot(x, y, axes=2, name=None):
     return manipulation.reshape(linalg.matmul(a, b), out_shape)
 
 
-def multigammaln(x, p, name=None):
+def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
     """log of the multivariate gamma function of dimension ``p``:
     p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2)."""
     expect_variable(x, "x", "multigammaln")
@@ -105,7 +117,8 @@ def multigammaln(x, p, name=None):
     return reduction.sum(terms, axis=-1) + constant
 
 
-def _trapezoid_parts(function, y, x, dx, axis):
+def _trapezoid_parts(function: str, y: Tensor, x: Tensor | None, dx: float | None, axis: int
+                    ) -> Any:
     """(the spacing, y's right and left neighbours along ``axis``) for the trapezoid rule."""
     expect_variable(y, "y", function)
     if x is not None:
@@ -119,19 +132,22 @@ def _trapezoid_parts(function, y, x, dx, axis):
     return spacing, right, left, axis
 
 
-def trapezoid(y, x=None, dx=None, axis=-1, name=None):
+def trapezoid(y: Tensor, x: Tensor | None = None, dx: float | None = None, axis: int = -1,
+              name: str | None = None) -> Tensor:
     """The integral of ``y`` along ``axis`` by the trapezoid rule, samples ``dx`` apart."""
     spacing, right, left, axis = _trapezoid_parts("trapezoid", y, x, dx, axis)
     return 0.5 * reduction.sum((right + left) * spacing, axis=axis)
 
 
-def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, dx: float | None = None,
+                         axis: int = -1, name: str | None = None) -> Tensor:
     """The running trapezoid-rule integral of ``y`` along ``axis`` (one fewer sample)."""
     spacing, right, left, axis = _trapezoid_parts("cumulative_trapezoid", y, x, dx, axis)
     return 0.5 * tmath.cumsum((right + left) * spacing, axis=axis)
 
 
-def combinations(x, r=2, with_replacement=False, name=None):
+def combinations(x: Tensor, r: int = 2, with_replacement: bool = False, name: str | None = None
+                ) -> Tensor:
     """The length-``r`` combinations of the 1-D ``x``'s elements, one per row [C, r], in
     lexicographic order of positions (with repeats when ``with_replacement``)."""
     expect_variable(x, "x", "combinations")
@@ -148,7 +164,8 @@ def combinations(x, r=2, with_replacement=False, name=None):
     return manipulation.stack(picked, axis=1)
 
 
-def vander(x, n=None, increasing=False, name=None):
+def vander(x: Tensor, n: int | None = None, increasing: bool = False, name: str | None = None
+          ) -> Tensor:
     """The Vandermonde matrix of the 1-D ``x``: column j holds x**(n-1-j) (x**j when
     ``increasing``); ``n`` columns, len(x) by default."""
     expect_variable(x, "x", "vander")
@@ -169,7 +186,7 @@ def vander(x, n=None, increasing=False, name=None):
     return out if increasing else out[:, ::-1]
 
 
-def frexp(x, name=None):
+def frexp(x: Tensor, name: str | None = None) -> tuple[Tensor, ...]:
     """(mantissa, exponent) with x = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0 for
     x = 0); both of x's float dtype."""
     expect_variable(x, "x", "frexp")

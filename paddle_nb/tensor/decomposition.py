@@ -11,16 +11,24 @@ compositions pinv, cond, cov, corrcoef and pca_lowrank (the ops 2.6 appends, in 
 (('svd_0.tmp_0', (3, 2)), ('svd_0.tmp_2', (2,)), ('svd_0.tmp_1', (2, 2)))
 """
 
+from __future__ import annotations
+
 import numpy
+from typing import Any
 
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.layers.helper import layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["svd", "qr", "lu", "lu_unpack", "matrix_rank", "lstsq", "cholesky_solve", "eig",
            "eigvals"]
 
 
-def _outputs(key, op_type, inputs, slots, attrs, name=None):
+def _outputs(key: str, op_type: str, inputs: Any, slots: Any, attrs: Any, name: str | None = None
+            ) -> Any:
     """Append ``op_type`` writing one new temporary per output slot (in ``slots``' order)."""
     helper = layer_helper(key, name)
     names = {slot: helper.tmp_name() for slot in slots}
@@ -28,37 +36,41 @@ def _outputs(key, op_type, inputs, slots, attrs, name=None):
     return [helper.block.var(names[slot]) for slot in slots]
 
 
-def svd(x, full_matrices=False, name=None):
+def svd(x: Tensor, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, ...]:
     """(U, S, VH) with x = U diag(S) VH, S descending (``svd``)."""
     u, vh, s = _outputs("svd", "svd", {"X": x}, ["U", "VH", "S"],
                         {"full_matrices": bool(full_matrices)}, name)
     return u, s, vh
 
 
-def qr(x, mode="reduced", name=None):
+def qr(x: Tensor, mode: str = "reduced", name: str | None = None) -> Tensor | tuple[Tensor, ...]:
     """(Q, R) with x = Q R; ``mode`` 'reduced', 'complete', or 'r' (R alone) (``qr``)."""
     q, r = _outputs("qr", "qr", {"X": x}, ["Q", "R"], {"mode": str(mode)}, name)
     return r if mode == "r" else (q, r)
 
 
-def lu(x, pivot=True, get_infos=False, name=None):
+def lu(x: Tensor, pivot: bool = True, get_infos: bool = False, name: str | None = None
+      ) -> tuple[Tensor, ...]:
     """(LU packed, pivots[, infos]) of x = P L U (``lu``)."""
     out, pivots, infos = _outputs("lu", "lu", {"X": x}, ["Out", "Pivots", "Infos"],
                                   {"pivots": bool(pivot)}, name)
     return (out, pivots, infos) if get_infos else (out, pivots)
 
 
-def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+def lu_unpack(x: Tensor, y: Tensor, unpack_ludata: bool = True, unpack_pivots: bool = True,
+              name: str | None = None) -> tuple[Tensor, ...]:
     """(P, L, U) of lu's packed ``x`` and pivots ``y`` (``lu_unpack``)."""
     return tuple(_outputs("lu_unpack", "lu_unpack", {"X": x, "Pivots": y}, ["Pmat", "L", "U"],
                           {"unpack_ludata": bool(unpack_ludata),
                            "unpack_pivots": bool(unpack_pivots)}, name))
 
 
-def matrix_rank(x, tol=None, hermitian=False, name=None):
+def matrix_rank(x: Tensor, tol: float | None = None, hermitian: bool = False,
+                name: str | None = None) -> Tensor:
     """The rank of each matrix (int32): singular values above ``tol`` (a number or a tensor),
     by default max(m, n) * eps * the largest (``matrix_rank``)."""
-    inputs, attrs = {"X": x}, {"hermitian": bool(hermitian)}
+    inputs: dict[str, Any] = {"X": x}
+    attrs: dict[str, Any] = {"hermitian": bool(hermitian)}
     if tol is None:
         attrs.update(tol=0.0, use_default_tol=True)
     elif hasattr(tol, "block"):
@@ -69,7 +81,8 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
     return layer_helper("matrix_rank", name).out("matrix_rank", inputs, attrs)
 
 
-def lstsq(x, y, rcond=None, driver=None, name=None):
+def lstsq(x: Tensor, y: Tensor, rcond: Any = None, driver: str | None = None,
+          name: str | None = None) -> tuple[Tensor, ...]:
     """(solution, residuals, rank, singular_values) of the least-squares x @ solution = y."""
     driver = "gelsy" if driver is None else driver
     if rcond is None:
@@ -80,18 +93,18 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
                           {"rcond": float(rcond), "driver": str(driver)}, name))
 
 
-def cholesky_solve(x, y, upper=False, name=None):
+def cholesky_solve(x: Tensor, y: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
     """The solution of A @ out = x for A = y y^T (y the Cholesky factor; U^T U when upper)."""
     return layer_helper("cholesky_solve", name).out(
         "cholesky_solve", {"X": x, "Y": y}, {"upper": bool(upper)})
 
 
-def eig(x, name=None):
+def eig(x: Tensor, name: str | None = None) -> tuple[Tensor, ...]:
     """(eigenvalues, eigenvectors), complex, of each general square matrix (``eig``)."""
     return tuple(_outputs("eig", "eig", {"X": x}, ["Eigenvalues", "Eigenvectors"], {}, name))
 
 
-def eigvals(x, name=None):
+def eigvals(x: Tensor, name: str | None = None) -> Tensor:
     """The eigenvalues, complex, of each general square matrix (``eigvals``)."""
     return layer_helper("eigvals", name).out("eigvals", {"X": x}, {})
 

@@ -11,10 +11,18 @@ definition (8 exponent bits, 7 mantissa bits).
 (1.1920928955078125e-07, 255)
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.core.dtypes import convert_dtype
 from paddle_nb.errors import OperandError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
 
 __all__ = ["finfo", "iinfo", "dtype"]
 
@@ -27,7 +35,7 @@ _BFLOAT16 = dict(bits=16, eps=2.0 ** -7, max=3.3895313892515355e+38, tiny=2.0 **
 class finfo:    # noqa: N801 (PaddlePaddle's name)
     """The limits of a floating-point dtype (float16, bfloat16, float32, float64)."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype: DTypeLike) -> None:
         if str(dtype).replace("paddle.", "") == "bfloat16":
             numbers, self.dtype = _BFLOAT16, "bfloat16"
         else:
@@ -39,7 +47,7 @@ class finfo:    # noqa: N801 (PaddlePaddle's name)
         self.min, self.resolution = -numbers["max"], numbers["resolution"]
         self.tiny = self.smallest_normal = numbers["tiny"]
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
                 f"eps={self.eps}, smallest_normal={self.tiny}, bits={self.bits}, "
                 f"dtype={self.dtype})")
@@ -48,17 +56,17 @@ class finfo:    # noqa: N801 (PaddlePaddle's name)
 class iinfo:    # noqa: N801 (PaddlePaddle's name)
     """The limits of an integer dtype (uint8, int8, int16, int32, int64)."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype: DTypeLike) -> None:
         found = _dtype("iinfo", dtype, "iu")
         info = numpy.iinfo(found)
         self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), \
             found.name
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
 
 
-def _dtype(function, given, kinds):
+def _dtype(function: str, given: Any, kinds: str) -> Any:
     kind_names = {"f": "a floating-point dtype (float16, bfloat16, float32, float64)",
                   "iu": "an integer dtype (uint8, int8, int16, int32, int64)"}
     try:

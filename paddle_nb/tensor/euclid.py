@@ -16,17 +16,25 @@ place either).
 'while'
 """
 
+from __future__ import annotations
+
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.layers.control_flow import While
 from paddle_nb.tensor import creation, logic, manipulation, manipulation_more, reduction, search
 from paddle_nb.tensor import math as tmath
 from paddle_nb.tensor.building import expect_variable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["gcd", "lcm", "lcm_"]
 
 
-def _integers(function, x, y):
+def _integers(function: str, x: Tensor, y: Tensor) -> None:
     for value, what in ((x, "x"), (y, "y")):
         expect_variable(value, what, function)
         if value.dtype.name not in ("int32", "int64"):
@@ -35,7 +43,7 @@ def _integers(function, x, y):
                              f"{format_site(callstack_strings())}")
 
 
-def _euclid_step(x, y):
+def _euclid_step(x: Tensor, y: Tensor) -> Any:
     nonzero = y != 0
     y_safe = search.where(nonzero, y, creation.ones(y.shape, y.dtype))
     x, y = (search.where(nonzero, y, x),
@@ -43,7 +51,7 @@ def _euclid_step(x, y):
     return search.where(x < y, y, x), search.where(x < y, x, y)
 
 
-def gcd(x, y, name=None):
+def gcd(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The greatest common divisor of |x| and |y|, elementwise (0 where both are 0)."""
     _integers("gcd", x, y)
     shape = manipulation_more.broadcast_shape(x.shape, y.shape)
@@ -52,7 +60,7 @@ def gcd(x, y, name=None):
     return _while_any_nonzero(x, y)
 
 
-def _while_any_nonzero(x, y):
+def _while_any_nonzero(x: Tensor, y: Tensor) -> Tensor:
     """One ``while`` op running Euclid's step on (x, y) while any y is nonzero; x at the end
     (paddle.static.nn.while_loop's shape: the condition, then the body, its new values and
     condition assigned back)."""
@@ -66,7 +74,7 @@ def _while_any_nonzero(x, y):
     return x
 
 
-def lcm(x, y, name=None):
+def lcm(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The least common multiple of |x| and |y|, elementwise (0 where either is 0)."""
     _integers("lcm", x, y)
     d = gcd(x, y)
@@ -75,7 +83,7 @@ def lcm(x, y, name=None):
     return search.where(is_zero, creation.zeros(d.shape, d.dtype), tmath.abs(x * y) // d_safe)
 
 
-def lcm_(x, y, name=None):
+def lcm_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """``paddle.lcm``, with the ops in the order 2.6's ``lcm_`` appends them."""
     _integers("lcm_", x, y)
     d = gcd(x, y)

@@ -13,46 +13,52 @@ has no static counterpart; a static script uses it in ``isinstance`` checks).
 False
 """
 
+from __future__ import annotations
+
 import contextlib
 
 from paddle_nb.errors import OperandError
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Tensor, Variable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["set_grad_enabled", "enable_grad", "is_grad_enabled", "Tensor", "check_shape"]
-
-Tensor = Variable
 
 
 class set_grad_enabled(contextlib.ContextDecorator):    # noqa: N801 (PaddlePaddle's name)
     """``with paddle.set_grad_enabled(mode):``: no effect on a static program."""
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Any:
         return False
 
 
 class enable_grad(set_grad_enabled):    # noqa: N801 (PaddlePaddle's name)
     """``with paddle.enable_grad():``: no effect on a static program."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(True)
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> Any:
     """False: a static program records no gradients as it runs (PaddlePaddle 2.6 too)."""
     return False
 
 
-def check_shape(shape, op_name, expected_shape_type=(list, tuple, Variable),
-                expected_element_type=(int, Variable), expected_tensor_dtype=("int32", "int64")):
+def check_shape(shape: Any, op_name: Any, expected_shape_type: Any = (list, tuple, Variable),
+                expected_element_type: Any = (int, Variable),
+                expected_tensor_dtype: Sequence[str] = ("int32", "int64")) -> None:
     """Raise a clear error unless ``shape`` is a shape ``op_name`` accepts: a list or tuple of
     ints or int tensors, or an int tensor (PaddlePaddle's types and dtypes by default)."""
-    def refuse(what, got, expected):
+    def refuse(what: str, got: Any, expected: Any) -> None:
         raise OperandError(f"{op_name}: {what} must be {expected}, got {got!r}")
 
     if not isinstance(shape, expected_shape_type):

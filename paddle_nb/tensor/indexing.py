@@ -20,37 +20,47 @@ is x), the form PaddlePaddle wrote before 2.6, since Python cannot rebind the na
 [0, 2]
 """
 
-import numpy
+from __future__ import annotations
 
-from paddle_nb.framework.variable import Variable, register_tensor_methods
+import numpy
+from typing import Any
+
+from paddle_nb.framework.variable import (Variable, as_tensor, register_tensor_methods,
+                                          tensor_shape)
 from paddle_nb.tensor.creation import full, one_value, to_tensor
 from paddle_nb.tensor.manipulation import astype, broadcast_tensors, stack, transpose, unsqueeze
 from paddle_nb.tensor.naming import append, append_named, generated_name
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["read_index", "getitem", "setitem", "INT_MAX"]
 
 INT_MAX = 2147483647
 
 
-def _is_advanced(entry):
+def _is_advanced(entry: Any) -> bool:
     return isinstance(entry, (Variable, list, numpy.ndarray)) and not isinstance(entry, bool)
 
 
-def _is_int(entry):
+def _is_int(entry: Any) -> bool:
     return isinstance(entry, (int, numpy.integer)) and not isinstance(entry, (bool, numpy.bool_))
 
 
-def _consumed(entry):
+def _consumed(entry: Any) -> int:
     if entry is None or entry is Ellipsis:
         return 0
     if isinstance(entry, Variable) and entry.dtype == numpy.dtype(bool):
-        return len(entry.shape)
+        return len(tensor_shape(entry))
     if isinstance(entry, numpy.ndarray) and entry.dtype == bool:
         return entry.ndim
     return 1
 
 
-def _bounds(entry):
+def _bounds(entry: Any) -> Any:
     """(start, end, step) of a slice entry, PaddlePaddle's way: an omitted bound is 0 or
     INT_MAX going forward, INT_MAX or -1 (through index 0) going backward."""
     step = 1 if entry.step is None else entry.step
@@ -62,7 +72,7 @@ def _bounds(entry):
     return start, end, step
 
 
-def read_index(rank, index):
+def read_index(rank: int, index: Any) -> dict[str, list[Any]]:
     """What an index asks of a tensor of ``rank`` dims: the cut axes with their starts, ends
     and steps, the axes integers drop, the output positions of ``None`` entries and the
     advanced entries (with their output positions)."""
@@ -72,7 +82,8 @@ def read_index(rank, index):
     used = sum(_consumed(e) for e in entries)
     if used > rank:
         raise IndexError(f"too many indices ({used}) for a tensor of rank {rank}")
-    plan = {"axes": [], "starts": [], "ends": [], "steps": [], "decrease": [], "nones": [],
+    plan: dict[str, list[Any]] = {"axes": [], "starts": [], "ends": [], "steps": [],
+                                  "decrease": [], "nones": [],
             "advanced": []}
     dim = out = 0
     for entry in entries:
@@ -99,7 +110,7 @@ def read_index(rank, index):
     return plan
 
 
-def _cut(plan, dim, start, end, step):
+def _cut(plan: Any, dim: int, start: Tensor | int, end: Tensor | int, step: int) -> None:
     plan["axes"].append(dim)
     plan["starts"].append(start)
     plan["ends"].append(end)
@@ -108,12 +119,12 @@ def _cut(plan, dim, start, end, step):
 
 # ---- reading ----------------------------------------------------------------------------------
 
-def _bound_list(values):
+def _bound_list(values: Any) -> Any:
     """A tensor list for bounds of which some are tensors (the constants as int64 tensors)."""
     return [v if isinstance(v, Variable) else full([1], int(v), "int64") for v in values]
 
 
-def _slice_basic(x, plan):
+def _slice_basic(x: Tensor, plan: Any) -> Tensor:
     if not plan["axes"]:
         return x
     strided = any(s != 1 for s in plan["steps"])
@@ -132,14 +143,14 @@ def _slice_basic(x, plan):
     return append_named(generated_name(f"{x.name}_{op_type}"), op_type, ins, attrs)
 
 
-def _as_tensor(entry):
+def _as_tensor(entry: Any) -> Tensor:
     if isinstance(entry, Variable):
-        return entry
+        return as_tensor(entry)
     array = numpy.asarray(entry)
     return to_tensor(array if array.dtype == bool else array.astype("int64"))
 
 
-def _index_tensor(tensors):
+def _index_tensor(tensors: Any) -> Tensor:
     """gather_nd's index for the advanced entries (as tensors): a mask's positions, one int
     index given a last dim of 1, or several int indices broadcast together and stacked."""
     if len(tensors) == 1:
@@ -152,13 +163,13 @@ def _index_tensor(tensors):
     return stack(broadcast_tensors(tensors), axis=-1)
 
 
-def _gather(x, advanced):
+def _gather(x: Tensor, advanced: Any) -> Tensor:
     """``x`` read at the advanced entries, as 2.6 does: their axes moved to the front (a
     transpose2), one gather_nd, and, when the entries were side by side but not first, the
     result's axes moved back to where they stood."""
     positions, entries = [p for p, _ in advanced], [e for _, e in advanced]
     rank = len(x.shape)
-    mask_dims = sum(len(numpy.shape(e)) if not isinstance(e, Variable) else len(e.shape)
+    mask_dims = sum(len(numpy.shape(e)) if not isinstance(e, Variable) else len(tensor_shape(e))
                     for e in entries if _consumed(e) > 1)
     if mask_dims and positions != [0]:
         raise IndexError("paddle_nb indexes with a mask of rank 2 or more only as the first "
@@ -177,7 +188,7 @@ def _gather(x, advanced):
     return transpose(out, back)
 
 
-def getitem(x, index):
+def getitem(x: Tensor, index: Any) -> Tensor:
     """``x[index]`` as PaddlePaddle 2.6 builds it (see the module docstring)."""
     plan = read_index(len(x.shape), index)
     out = _slice_basic(x, plan)
@@ -190,7 +201,7 @@ def getitem(x, index):
 
 # ---- assigning --------------------------------------------------------------------------------
 
-def _value_attrs(x, value):
+def _value_attrs(x: Tensor, value: Tensor | float) -> Any:
     """set_value's inputs and attributes for ``value``: a tensor (cast to x's dtype), or
     constants written into the op."""
     if isinstance(value, Variable):     # cast even to its own dtype, as PaddlePaddle 2.6
@@ -203,7 +214,7 @@ def _value_attrs(x, value):
                 "shape": list(array.shape) or [1]}
 
 
-def _advanced_value(x, plan, value):
+def _advanced_value(x: Tensor, plan: Any, value: Tensor | float) -> Tensor:
     """``x`` with an advanced-index assignment done by index_put (PaddlePaddle 2.6's way),
     as the ValueTensor of a whole-tensor set_value."""
     positions = [p for p, _ in plan["advanced"]]
@@ -220,10 +231,11 @@ def _advanced_value(x, plan, value):
     return transpose(put, list(range(len(x.shape))))
 
 
-def _set_value(x, index, value, out_name):
+def _set_value(x: Tensor, index: Any, value: Tensor | float, out_name: str | None) -> Tensor:
     plan = read_index(len(x.shape), index)
     if plan["advanced"]:
-        ins, attrs = {"ValueTensor": _advanced_value(x, plan, value)}, {"values": [], "shape": []}
+        ins: dict[str, Any] = {"ValueTensor": _advanced_value(x, plan, value)}
+        attrs: dict[str, Any] = {"values": [], "shape": []}
         plan = read_index(len(x.shape), ())
     else:
         ins, attrs = _value_attrs(x, value)
@@ -241,13 +253,15 @@ def _set_value(x, index, value, out_name):
     return append_named(out_name, "set_value", {"Input": x, **ins}, attrs)
 
 
-def setitem(x, index, value):
+def setitem(x: Tensor, index: Tensor | slice | Sequence[Tensor | int | list[Any] | slice],
+            value: Tensor | float) -> Tensor:
     """A copy of ``x`` with ``x[index]`` set to ``value`` (PaddlePaddle 2.6's
     ``paddle.static.setitem``): a new variable ``set_value_N.tmp_0``."""
     return _set_value(x, index, value, None)
 
 
-def assign_item(x, index, value):
+def assign_item(x: Tensor, index: Tensor | int | slice | Sequence[int | slice],
+                value: Tensor | float) -> None:
     """``x[index] = value``: set_value writes its result into x itself."""
     _set_value(x, index, value, x.name)
 

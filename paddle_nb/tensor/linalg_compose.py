@@ -10,6 +10,8 @@ documentation says. The dead comparison ops stay, so that the op types and their
 2.6's.
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.framework.variable import register_tensor_methods
@@ -20,24 +22,30 @@ from paddle_nb.tensor.decomposition import qr, svd
 from paddle_nb.tensor.linalg import eigh, inverse
 from paddle_nb.tensor.linalg import matmul, mm, t, transposed
 from paddle_nb.tensor.random import randn
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["pinv", "cond", "cov", "corrcoef", "pca_lowrank", "householder_product",
            "pseudo_inverse", "condition_number", "covariance", "correlation",
            "randomized_pca", "householder"]
 
 
-def _swap_last(x):
+def _swap_last(x: Tensor) -> Any:
     """The permutation that transposes the last two axes."""
     perm = list(range(len(x.shape)))
     perm[-1], perm[-2] = perm[-2], perm[-1]
     return perm
 
 
-def _conj(x):
+def _conj(x: Tensor) -> Tensor:
     return layer_helper("conj").out("conj", {"X": x}, {})
 
 
-def pseudo_inverse(x, rcond, hermitian, name):
+def pseudo_inverse(x: Tensor, rcond: float, hermitian: bool, name: str | None) -> Tensor:
     """x^+ = V diag(1/s) U^T over the singular values s > rcond * max(s) (|eigenvalues| and
     eigenvectors for hermitian x)."""
     helper = layer_helper("pinv", name)
@@ -66,11 +74,11 @@ def pseudo_inverse(x, rcond, hermitian, name):
     return helper.out("matmul_v2", {"X": scaled, "Y": u}, {"trans_x": False, "trans_y": True})
 
 
-def _max_attrs():
+def _max_attrs() -> Any:
     return {"dim": [-1], "keep_dim": True, "reduce_all": False, "in_dtype": -1, "out_dtype": -1}
 
 
-def _svd_named(x, helper):
+def _svd_named(x: Tensor, helper: Any) -> Any:
     """svd's U, S, VH as pinv's first temporaries (pinv_N.tmp_0, tmp_1 = S, tmp_2 = VH)."""
     u, s, vh = helper.tmp_name(), helper.tmp_name(), helper.tmp_name()
     helper.append("svd", {"X": x}, {"U": u, "S": s, "VH": vh}, {"full_matrices": False})
@@ -78,7 +86,7 @@ def _svd_named(x, helper):
     return block.var(u), block.var(s), block.var(vh)
 
 
-def condition_number(x, p, name):
+def condition_number(x: Tensor, p: float | str | None, name: str | None) -> Tensor:
     """||x|| ||x^-1||: the 2-norm's is max(s) / min(s) (min / max for p = -2)."""
     if p in (None, 2, -2):
         _, s, _ = svd(x)
@@ -97,7 +105,7 @@ def condition_number(x, p, name):
         "or 'fro'")
 
 
-def _frobenius(x):
+def _frobenius(x: Tensor) -> Tensor:
     helper = layer_helper("norm")
     attrs = {"dim": [-1], "keep_dim": False, "reduce_all": False, "in_dtype": -1,
              "out_dtype": -1}
@@ -107,7 +115,7 @@ def _frobenius(x):
     return helper.out("pow", {"X": total}, {"factor": 0.5})
 
 
-def covariance(x, rowvar, ddof, fweights, aweights):
+def covariance(x: Tensor, rowvar: bool, ddof: bool, fweights: Any, aweights: Any) -> Tensor:
     """sum_k (x_ik - mean_i) x_jk / (N - ddof), the variables in rows (columns when not
     rowvar)."""
     if fweights is not None or aweights is not None:
@@ -129,7 +137,7 @@ def covariance(x, rowvar, ddof, fweights, aweights):
     return manipulation.squeeze(product / factor)
 
 
-def correlation(x, rowvar):
+def correlation(x: Tensor, rowvar: bool) -> Tensor:
     """cov_ij / sqrt(cov_ii cov_jj), clipped to [-1, 1]."""
     c = covariance(x, rowvar, True, None, None)
     if not c.shape:
@@ -140,7 +148,7 @@ def correlation(x, rowvar):
     return math.clip(c, -1, 1)
 
 
-def _basis(a, q, niter):
+def _basis(a: Tensor, q: int, niter: int) -> Tensor:
     """An orthonormal basis Q [m, q] of a's range, by niter rounds of subspace iteration from
     a Gaussian start."""
     start = randn([a.shape[-1], q], dtype=numpy.dtype(a.dtype).name)
@@ -152,7 +160,7 @@ def _basis(a, q, niter):
     return basis
 
 
-def randomized_pca(x, q, center, niter):
+def randomized_pca(x: Tensor, q: int | None, center: bool, niter: int) -> tuple[Tensor, ...]:
     """(U, S, V) with (x - mean) ~ U diag(S) V^T of rank q."""
     m, n = x.shape[-2:]
     q = min(6, m, n) if q is None else int(q)
@@ -168,7 +176,7 @@ def randomized_pca(x, q, center, niter):
     return matmul(basis, u), s, manipulation.transpose(vh, _swap_last(vh))
 
 
-def householder(x, tau):
+def householder(x: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of x below
     the diagonal with a 1 on it (LAPACK's orgqr): slices, products and set_value in 2.6's
     order."""
@@ -192,35 +200,38 @@ def householder(x, tau):
 
 
 # -- the paddle.linalg names (PaddlePaddle 2.6's signatures) -------------------------------------
-def pinv(x, rcond=1e-15, hermitian=False, name=None):
+def pinv(x: Tensor, rcond: float = 1e-15, hermitian: bool = False, name: str | None = None
+        ) -> Tensor:
     """The pseudo-inverse: 1/s on the singular values above rcond * the largest (0 on the
     others), V diag(1/s) U^T; for hermitian x, from its eigenvalues."""
     return pseudo_inverse(x, rcond, hermitian, name)
 
 
-def cond(x, p=None, name=None):
+def cond(x: Tensor, p: str | None = None, name: str | None = None) -> Tensor:
     """The condition number of each square matrix: in the 2-norm (p None, 2, -2: the ratio of
     its extreme singular values) or 'fro' (||x|| ||x^-1||)."""
     return condition_number(x, p, name)
 
 
-def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+def cov(x: Tensor, rowvar: bool = True, ddof: bool = True, fweights: Any = None,
+        aweights: Any = None, name: str | None = None) -> Tensor:
     """The covariance of the variables (rows of ``x``, columns when not rowvar)."""
     return covariance(x, rowvar, ddof, fweights, aweights)
 
 
-def corrcoef(x, rowvar=True, name=None):
+def corrcoef(x: Tensor, rowvar: bool = True, name: str | None = None) -> Tensor:
     """Pearson's correlation coefficients of the variables: cov / (std_i std_j), clipped."""
     return correlation(x, rowvar)
 
 
-def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+def pca_lowrank(x: Tensor, q: int | None = None, center: bool = True, niter: int = 2,
+                name: str | None = None) -> tuple[Tensor, ...]:
     """(U, S, V) of a rank-q approximation of ``x`` (centered) by randomized subspace
     iteration (random: a Gaussian start)."""
     return randomized_pca(x, q, center, niter)
 
 
-def householder_product(x, tau, name=None):
+def householder_product(x: Tensor, tau: Tensor, name: str | None = None) -> Tensor:
     """The first n columns of the product of the Householder reflections I - tau_i v_i v_i^T
     that x (below its diagonal) and tau describe (a matrix x; LAPACK's orgqr)."""
     return householder(x, tau)

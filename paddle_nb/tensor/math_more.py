@@ -7,6 +7,8 @@ same chain of ops PaddlePaddle writes (so the same names come out: ``paddle.frac
 Bessel functions and ``polygamma`` are one op each. Each is also a Variable method.
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.core.dtypes import to_var_type
@@ -16,50 +18,58 @@ from paddle_nb.tensor.building import (
     append_named, append_out, append_outs, append_tmp, cast_to, expect_variable,
 )
 from paddle_nb.tensor.reduction import sum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["nan_to_num", "diff", "logcumsumexp", "cummax", "cummin", "frac", "deg2rad",
            "rad2deg", "sgn", "logaddexp", "nansum", "nanmean", "i0", "i0e", "i1", "i1e",
            "polygamma", "multiplex", "nextafter"]
 
 
-def _unary(op_type, x, name):
+def _unary(op_type: str, x: Tensor, name: str | None) -> Tensor:
     return append_out(op_type, {"X": expect_variable(x, "x", op_type)}, name=name)
 
 
-def _special(op_type, x, name, attrs=None):
+def _special(op_type: str, x: Tensor, name: str | None, attrs: Any = None) -> Tensor:
     """One of the special-function ops, whose slots are lower case (x, out)."""
     return append_out(op_type, {"x": expect_variable(x, "x", op_type)}, attrs, slot="out",
                       name=name)
 
 
-def i0(x, name=None):
+def i0(x: Tensor, name: str | None = None) -> Tensor:
     """The modified Bessel function of order 0."""
     return _special("i0", x, name)
 
 
-def i0e(x, name=None):
+def i0e(x: Tensor, name: str | None = None) -> Tensor:
     """exp(-|x|) * i0(x)."""
     return _special("i0e", x, name)
 
 
-def i1(x, name=None):
+def i1(x: Tensor, name: str | None = None) -> Tensor:
     """The modified Bessel function of order 1."""
     return _special("i1", x, name)
 
 
-def i1e(x, name=None):
+def i1e(x: Tensor, name: str | None = None) -> Tensor:
     """exp(-|x|) * i1(x)."""
     return _special("i1e", x, name)
 
 
-def nextafter(x, y, name=None):
+def nextafter(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The next float after x in the direction of y."""
     expect_variable(y, "y", "nextafter")
     return append_out("nextafter", {"x": expect_variable(x, "x", "nextafter"), "y": y},
                       slot="out", name=name)
 
 
-def multiplex(inputs, index, name=None):
+def multiplex(inputs: Sequence[Tensor], index: Tensor, name: str | None = None) -> Tensor:
     """Row i of ``inputs[index[i]]`` for each i (``index``: an int tensor of shape [N, 1])."""
     for k, v in enumerate(inputs):
         expect_variable(v, f"inputs[{k}]", "multiplex")
@@ -67,14 +77,15 @@ def multiplex(inputs, index, name=None):
     return append_out("multiplex", {"Ids": index, "X": list(inputs)}, name=name)
 
 
-def polygamma(x, n, name=None):
+def polygamma(x: Tensor, n: int, name: str | None = None) -> Tensor:
     """The n-th derivative of digamma."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise ValueError(f"polygamma: n must be a non-negative int, got {n!r}")
     return _special("polygamma", x, name, {"n": n})
 
 
-def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: Any = None,
+               name: str | None = None) -> Tensor:
     """x with NaN replaced by ``nan`` and +-inf by ``posinf`` / ``neginf`` (default: the
     dtype's largest and smallest finite values), built as PaddlePaddle does: five
     ``fill_any_like`` constants, then ``isnan_v2`` / ``equal`` and ``where`` three times."""
@@ -93,7 +104,8 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     return out
 
 
-def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
+def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None,
+         name: str | None = None) -> Tensor:
     """The ``n``-th forward difference along ``axis``: x[1:] - x[:-1] (two ``slice`` ops and
     an ``elementwise_sub``), n times."""
     expect_variable(x, "x", "diff")
@@ -115,7 +127,8 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     return x
 
 
-def logcumsumexp(x, axis=None, dtype=None, name=None):
+def logcumsumexp(x: Tensor, axis: int | None = None, dtype: DTypeLike | None = None,
+                 name: str | None = None) -> Tensor:
     """log(cumsum(exp(x))) along ``axis`` (None: x flattened), without overflow."""
     expect_variable(x, "x", "logcumsumexp")
     if dtype is not None:
@@ -125,7 +138,8 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
                       name=name)
 
 
-def _running_extreme(op_type, x, axis, dtype, name):
+def _running_extreme(op_type: str, x: Tensor, axis: int | None, dtype: DTypeLike, name: str | None
+                    ) -> Any:
     expect_variable(x, "x", op_type)
     if axis is None:
         x = append_outs("flatten_contiguous_range", {"X": x},
@@ -137,41 +151,43 @@ def _running_extreme(op_type, x, axis, dtype, name):
                              ("out", "indices"), name=name))
 
 
-def cummax(x, axis=None, dtype="int64", name=None):
+def cummax(x: Tensor, axis: int | None = None, dtype: DTypeLike = "int64", name: str | None = None
+          ) -> tuple[Tensor, ...]:
     """(the running maximum along ``axis``, where it was); None: over x flattened."""
     return _running_extreme("cummax", x, axis, dtype, name)
 
 
-def cummin(x, axis=None, dtype="int64", name=None):
+def cummin(x: Tensor, axis: int | None = None, dtype: DTypeLike = "int64", name: str | None = None
+          ) -> tuple[Tensor, ...]:
     """(the running minimum along ``axis``, where it was); None: over x flattened."""
     return _running_extreme("cummin", x, axis, dtype, name)
 
 
-def frac(x, name=None):
+def frac(x: Tensor, name: str | None = None) -> Tensor:
     """The fractional part, x - trunc(x)."""
     return _subtract(x, _unary("trunc", x, None), name=name)
 
 
-def deg2rad(x, name=None):
+def deg2rad(x: Tensor, name: str | None = None) -> Tensor:
     """Degrees to radians (a ``scale`` by pi / 180, written to ``deg2rad_N.tmp_0``)."""
     expect_variable(x, "x", "deg2rad")
     return append_out("scale", {"X": x}, {"scale": numpy.pi / 180.0, "bias": 0.0,
                                           "bias_after_scale": True}, helper="deg2rad", name=name)
 
 
-def rad2deg(x, name=None):
+def rad2deg(x: Tensor, name: str | None = None) -> Tensor:
     """Radians to degrees (a ``scale`` by 180 / pi)."""
     expect_variable(x, "x", "rad2deg")
     return append_out("scale", {"X": x}, {"scale": 180.0 / numpy.pi, "bias": 0.0,
                                           "bias_after_scale": True}, helper="rad2deg", name=name)
 
 
-def sgn(x, name=None):
+def sgn(x: Tensor, name: str | None = None) -> Tensor:
     """The sign of a real x (``sign``)."""
     return _unary("sign", x, name)
 
 
-def logaddexp(x, y, name=None):
+def logaddexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """log(exp(x) + exp(y)) = log1p(exp(-|x - y|)) + max(x, y), as PaddlePaddle builds it."""
     expect_variable(x, "x", "logaddexp")
     expect_variable(y, "y", "logaddexp")
@@ -180,7 +196,7 @@ def logaddexp(x, y, name=None):
         "elementwise_max", {"X": x, "Y": y}, {"axis": -1})
 
 
-def _nan_to_zero(x):
+def _nan_to_zero(x: Tensor) -> Tensor:
     zero = append_out("fill_any_like", {"X": x}, {"value": 0.0,
                                                   "dtype": int(to_var_type(x.dtype))},
                       helper="full_like")
@@ -188,13 +204,15 @@ def _nan_to_zero(x):
                                 "Y": x})
 
 
-def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
+def nansum(x: Tensor, axis: int | None = None, dtype: DTypeLike | None = None,
+           keepdim: bool = False, name: str | None = None) -> Tensor:
     """The sum over ``axis`` with NaNs taken as 0."""
     expect_variable(x, "x", "nansum")
     return sum(_nan_to_zero(x), axis=axis, dtype=dtype, keepdim=keepdim, name=name)
 
 
-def nanmean(x, axis=None, keepdim=False, name=None):
+def nanmean(x: Tensor, axis: int | None = None, keepdim: bool = False, name: str | None = None
+           ) -> Tensor:
     """The mean over ``axis`` of the elements that are not NaN."""
     expect_variable(x, "x", "nanmean")
     count = sum(append_out("bitwise_not", {"X": append_out("isnan_v2", {"X": x})}), axis=axis,
@@ -204,12 +222,12 @@ def nanmean(x, axis=None, keepdim=False, name=None):
                         {"axis": -1}, name=name)
 
 
-def append_tmp_cast(x, dtype):
+def append_tmp_cast(x: Tensor, dtype: DTypeLike) -> Tensor:
     """``x.astype(dtype)`` as a Variable method writes it (``tmp_N``)."""
     return append_tmp("cast", {"X": x}, {"in_dtype": x.dtype, "out_dtype": dtype})
 
 
-def _subtract(x, y, name=None):
+def _subtract(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """paddle.subtract's op and naming (``elementwise_sub_N``)."""
     return append_named("elementwise_sub", {"X": x, "Y": y}, {"axis": -1}, name=name)
 

@@ -11,9 +11,20 @@ leaf layer recording its shapes. A layer is named by its class and the number of
 sizes are float32 MB: the input, the outputs twice (forward and backward), the parameters.
 """
 
+from __future__ import annotations
+
 import math
 
 from paddle_nb.tensor import manipulation, random
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
+    from paddle_nb.nn.layer_base import Layer
 
 __all__ = ["summary", "flops"]
 
@@ -21,18 +32,18 @@ WIDTHS = (15, 20, 20, 15)
 LINE = "-" * 75
 
 
-def _row(cells):
+def _row(cells: Any) -> str:
     return " ".join(f"{c:^{w}}" for c, w in zip(cells, WIDTHS))
 
 
-def _leaves(net):
+def _leaves(net: Any) -> Any:
     return [layer for layer in net.sublayers(include_self=True) if not layer.sublayers()]
 
 
-def _record(net, shape, dtype):
+def _record(net: Any, shape: Any, dtype: DTypeLike) -> Any:
     rows, hooks = [], []
     for layer in _leaves(net):
-        def hook(layer, inputs, outputs):
+        def hook(layer: Any, inputs: Sequence[Tensor], outputs: Tensor) -> None:
             outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
             label = f"{type(layer).__name__}-{int(layer.full_name().rsplit('_', 1)[1]) + 1}"
             params = [p for p in layer.parameters(include_sublayers=False)]
@@ -47,7 +58,8 @@ def _record(net, shape, dtype):
     return rows
 
 
-def summary(net, input_size=None, dtypes=None, input=None):
+def summary(net: Layer, input_size: Sequence[int | None] | None = None, dtypes: Any = None,
+            input: Tensor | None = None) -> dict[str, int]:
     """Print the table of ``net``'s leaf layers for an input of ``input_size`` (a shape;
     None or -1 for the batch) and return ``{"total_params": ..., "trainable_params": ...}``."""
     if input is not None or input_size is None or isinstance(input_size[0], (list, tuple)):
@@ -73,12 +85,12 @@ def summary(net, input_size=None, dtypes=None, input=None):
     return {"total_params": total, "trainable_params": trainable}
 
 
-def _conv(layer, inp, out):
+def _conv(layer: Any, inp: Any, out: Any) -> int:
     weight = layer.weight.shape        # [out channels, in channels / groups, *kernel]
     return math.prod(out) * (math.prod(weight[1:]) + (layer.bias is not None))
 
 
-def _adaptive_avg(layer, inp, out):
+def _adaptive_avg(layer: Any, inp: Any, out: Any) -> int:
     kernel = [i // o for i, o in zip(inp[2:], out[2:])]
     return math.prod(out) * (math.prod(kernel) + 1)
 
@@ -98,14 +110,15 @@ COUNTS = {
 }
 
 
-def _table(rows):
+def _table(rows: Any) -> Any:
     widths = [max(len(r[k]) for r in rows) + 2 for k in range(len(rows[0]))]
     rule = "+" + "+".join("-" * w for w in widths) + "+"
     lines = ["|" + "|".join(c.center(w) for c, w in zip(r, widths)) + "|" for r in rows]
     return [rule, lines[0], rule, *lines[1:], rule]
 
 
-def flops(net, input_size, custom_ops=None, print_detail=False):
+def flops(net: Layer, input_size: Sequence[int], custom_ops: Any = None,
+          print_detail: bool = False) -> int:
     """The number of operations ``net`` does on an input of ``input_size``, by 2.6's rules
     per layer class (``custom_ops``: {layer class: count(layer, input, output)} adds rules);
     prints which classes were counted, with ``print_detail`` a per-layer table, and the

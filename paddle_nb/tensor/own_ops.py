@@ -13,14 +13,21 @@ Each appends what PaddlePaddle 2.6 appends, under the same names (``addmm_0.tmp_
 (['cast', 'set_value'], 'select_scatter_0.tmp_0')
 """
 
+from __future__ import annotations
+
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor import manipulation
 from paddle_nb.tensor.building import append_out, expect_variable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["addmm", "renorm", "diagonal_scatter", "select_scatter"]
 
 
-def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
+def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
+          name: str | None = None) -> Tensor:
     """beta * input + alpha * (x @ y); ``input`` broadcasts to the product's shape."""
     for value, what in ((input, "input"), (x, "x"), (y, "y")):
         expect_variable(value, what, "addmm")
@@ -28,14 +35,15 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
                       {"Alpha": float(alpha), "Beta": float(beta)}, name=name)
 
 
-def renorm(x, p, axis, max_norm):
+def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     """``x`` with each slice along ``axis`` scaled down to p-norm ``max_norm`` where above it."""
     expect_variable(x, "x", "renorm")
     return append_out("renorm", {"X": x},
                       {"p": float(p), "axis": int(axis), "max_norm": float(max_norm)})
 
 
-def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
+def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
+                     name: str | None = None) -> Tensor:
     """``x`` with its diagonal (``offset``, in the plane of ``axis1`` and ``axis2``) set to
     ``y`` (shaped as ``paddle.diagonal`` gives that diagonal)."""
     expect_variable(x, "x", "diagonal_scatter")
@@ -47,7 +55,8 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
                       name=name)
 
 
-def select_scatter(x, values, axis, index, name=None):
+def select_scatter(x: Tensor, values: Tensor, axis: int, index: int, name: str | None = None
+                  ) -> Tensor:
     """``x`` with its slice at ``index`` along ``axis`` replaced by ``values`` (the slice's
     shape, without ``axis``)."""
     expect_variable(x, "x", "select_scatter")

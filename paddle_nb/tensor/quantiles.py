@@ -15,20 +15,30 @@ last. The sorted values (``paddle.sort``) at the floor and ceil of the position
 ('float64', [2])
 """
 
+from __future__ import annotations
+
 from paddle_nb.errors import ShapeError
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor import creation, logic, manipulation, math, reduction, search
 from paddle_nb.tensor.building import expect_variable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["quantile", "nanquantile"]
 
 
-def _refuse(function, message):
+def _refuse(function: Any, message: str) -> None:
     raise ShapeError(f"paddle.{function}: {message}\n  built at {format_site(callstack_strings())}")
 
 
-def _quantiles(function, x, q, axis, keepdim, ignore_nan):
+def _quantiles(function: str, x: Tensor, q: Any, axis: int | None, keepdim: bool, ignore_nan: bool
+              ) -> Tensor:
     expect_variable(x, "x", function)
     qs = list(q) if isinstance(q, (list, tuple)) else [q]
     if not qs or any(not isinstance(v, (int, float)) or not 0 <= v <= 1 for v in qs):
@@ -55,7 +65,7 @@ def _quantiles(function, x, q, axis, keepdim, ignore_nan):
     return outs[0] if len(outs) == 1 else manipulation.stack(outs, 0)
 
 
-def _interpolate(ordered, position, axis, keepdim):
+def _interpolate(ordered: Tensor, position: Tensor, axis: int, keepdim: bool) -> Tensor:
     below = manipulation.astype(math.floor(position), "int32")
     above = manipulation.astype(math.ceil(position), "int32")
     upper = manipulation.take_along_axis(ordered, above, axis=axis)
@@ -70,13 +80,15 @@ def _interpolate(ordered, position, axis, keepdim):
     return manipulation.reshape(out, kept)
 
 
-def quantile(x, q, axis=None, keepdim=False, name=None):
+def quantile(x: Tensor, q: float | Sequence[float], axis: int | None = None, keepdim: bool = False,
+             name: str | None = None) -> Tensor:
     """The ``q``-th quantiles (a number or a list, stacked first) of ``x`` along ``axis``
     (None: all elements), interpolated linearly; NaN where a slice holds a NaN; float64."""
     return _quantiles("quantile", x, q, axis, keepdim, ignore_nan=False)
 
 
-def nanquantile(x, q, axis=None, keepdim=False, name=None):
+def nanquantile(x: Tensor, q: float | Sequence[float], axis: int | None = None,
+                keepdim: bool = False, name: str | None = None) -> Tensor:
     """``quantile`` over the non-NaN values of each slice."""
     return _quantiles("nanquantile", x, q, axis, keepdim, ignore_nan=True)
 

@@ -6,6 +6,8 @@ Part of PaddlePaddle's ``paddle.tensor.manipulation``; kept in its own module he
 each file holds one idea: reading or writing a tensor at positions another tensor gives.
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.framework.variable import register_tensor_methods
@@ -13,6 +15,13 @@ from paddle_nb.tensor.creation import full, to_tensor
 from paddle_nb.tensor.logic import logical_not
 from paddle_nb.tensor.naming import append, append_named, generated_name, is_var
 from paddle_nb.tensor.search import where
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__: list[str] = [
            "gather", "gather_nd", "index_select", "index_add", "scatter", "scatter_nd_add",
@@ -20,7 +29,7 @@ __all__: list[str] = [
            "scatter_nd", "index_fill", "take", "scatter_"]
 
 
-def gather(x, index, axis=None, name=None):
+def gather(x: Tensor, index: Tensor, axis: int | None = None, name: str | None = None) -> Tensor:
     """The slices of ``x`` at ``index`` along ``axis`` (0 by default; a tensor axis too)."""
     ins = {"X": x, "Index": index}
     attrs = {"axis": 0 if axis is None or is_var(axis) else int(axis)}
@@ -29,52 +38,59 @@ def gather(x, index, axis=None, name=None):
     return append("gather", "gather", ins, attrs, name=name)
 
 
-def gather_nd(x, index, name=None):
+def gather_nd(x: Tensor, index: Tensor, name: str | None = None) -> Tensor:
     """``out[i] = x[index[i]]``: the last dim of ``index`` holds a position in ``x``."""
     return append("gather_nd", "gather_nd", {"X": x, "Index": index}, name=name)
 
 
-def index_select(x, index, axis=0, name=None):
+def index_select(x: Tensor, index: Tensor, axis: int = 0, name: str | None = None) -> Tensor:
     """The slices of ``x`` at the 1-D ``index`` along ``axis``."""
     return append("index_select", "index_select", {"X": x, "Index": index}, {"dim": int(axis)},
                   name=name)
 
 
-def index_add(x, index, axis, value, name=None):
+def index_add(x: Tensor, index: Tensor, axis: int, value: Tensor, name: str | None = None
+             ) -> Tensor:
     """``x`` with the slices of ``value`` added at positions ``index`` along ``axis``."""
     return append("index_add", "index_add", {"X": x, "Index": index, "AddValue": value},
                   {"axis": int(axis)}, name=name)
 
 
-def scatter(x, index, updates, overwrite=True, name=None):
+def scatter(x: Tensor, index: Tensor, updates: Tensor, overwrite: bool = True,
+            name: str | None = None) -> Tensor:
     """``x`` with its rows ``index`` replaced by (or summed from) ``updates``."""
     return append("scatter", "scatter", {"X": x, "Ids": index, "Updates": updates},
                   {"overwrite": bool(overwrite)}, name=name)
 
 
-def scatter_(x, index, updates, overwrite=True, name=None):
+def scatter_(x: Tensor, index: Tensor, updates: Tensor, overwrite: bool = True,
+             name: str | None = None) -> Tensor:
     """``paddle.scatter`` (in a static program the result is a new variable)."""
     return scatter(x, index, updates, overwrite, name)
 
 
-def scatter_nd_add(x, index, updates, name=None):
+def scatter_nd_add(x: Tensor, index: Tensor, updates: Tensor, name: str | None = None) -> Tensor:
     """``x`` with each ``updates[i]`` added at the position ``index[i]``."""
     return append("scatter_nd_add", "scatter_nd_add",
                   {"X": x, "Index": index, "Updates": updates}, name=name)
 
 
-def scatter_nd(index, updates, shape, name=None):
+def scatter_nd(index: Tensor, updates: Tensor, shape: Sequence[int], name: str | None = None
+              ) -> Tensor:
     """Zeros of ``shape`` with each ``updates[i]`` added at the position ``index[i]``."""
     return scatter_nd_add(full(shape, 0.0, updates.dtype), index, updates, name)
 
 
-def index_put(x, indices, value, accumulate=False, name=None):
+def index_put(x: Tensor, indices: Sequence[Tensor], value: Tensor, accumulate: bool = False,
+              name: str | None = None) -> Tensor:
     """``x`` with ``value`` put (or added) at the positions the tensors ``indices`` give."""
     return append("index_put", "index_put", {"x": x, "indices": list(indices), "value": value},
                   {"accumulate": bool(accumulate)}, slot="out", name=name)
 
 
-def index_fill(x, index, axis, value, name=None):
+def index_fill(x: Tensor, index: Tensor, axis: int, value: Tensor | float,
+               name: str | None = None
+              ) -> Tensor:
     """``x`` with the slices at ``index`` along ``axis`` set to ``value`` (PaddlePaddle 2.6's
     way: the axis moved to the front, an ``index_put``, moved back)."""
     from paddle_nb.tensor.manipulation import transpose
@@ -88,7 +104,7 @@ def index_fill(x, index, axis, value, name=None):
     return transpose(put, [perm.index(d) for d in range(len(perm))])
 
 
-def take(x, index, mode="raise", name=None):
+def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None) -> Tensor:
     """The elements of ``x``, flattened, at ``index`` (negative counts from the end; mode
     'wrap' and 'clip' fold an index into range), shaped like ``index``."""
     from paddle_nb.tensor.manipulation import flatten, reshape
@@ -109,7 +125,7 @@ def take(x, index, mode="raise", name=None):
     return reshape(picked, list(index.shape))
 
 
-def _along_shape(arr, indices, axis):
+def _along_shape(arr: Tensor, indices: Tensor, axis: int) -> Any:
     """PaddlePaddle's broadcast shape for take/put_along_axis: arr's, but indices' dim at
     ``axis``; indices' own shape where it is larger than arr somewhere."""
     shape = list(arr.shape)
@@ -119,12 +135,12 @@ def _along_shape(arr, indices, axis):
     return shape
 
 
-def _expand(x, shape):
+def _expand(x: Tensor, shape: Any) -> Tensor:
     from paddle_nb.tensor.manipulation import broadcast_to
     return broadcast_to(x, shape)
 
 
-def take_along_axis(arr, indices, axis, broadcast=True):
+def take_along_axis(arr: Tensor, indices: Tensor, axis: int, broadcast: bool = True) -> Tensor:
     """``out[..., i, ...] = arr[..., indices[..., i, ...], ...]`` along ``axis``."""
     axis = int(axis) % len(arr.shape)
     if broadcast:
@@ -136,8 +152,8 @@ def take_along_axis(arr, indices, axis, broadcast=True):
                   {"Axis": axis}, slot="Result")
 
 
-def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
-                   broadcast=True):
+def put_along_axis(arr: Tensor, indices: Tensor, values: Tensor, axis: int, reduce: str = "assign",
+                   include_self: bool = True, broadcast: bool = True) -> Tensor:
     """``arr`` with ``values`` put (or added, multiplied) at ``indices`` along ``axis``."""
     axis = int(axis) % len(arr.shape)
     if not is_var(values):
@@ -151,7 +167,8 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
                   slot="Result")
 
 
-def masked_fill(x, mask, value, name=None):
+def masked_fill(x: Tensor, mask: Tensor, value: Tensor | float, name: str | None = None
+                ) -> Tensor:
     """``x`` with ``value`` where ``mask`` holds: as PaddlePaddle 2.6 builds it, a 0-D
     ``full`` of the value, a ``logical_not`` of the mask and ``where(not mask, x, value)``
     (whose broadcasting adds zeros to the three operands)."""
@@ -160,7 +177,8 @@ def masked_fill(x, mask, value, name=None):
     return where(logical_not(mask), x, value)
 
 
-def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
+def shard_index(input: Tensor, index_num: int, nshards: int, shard_id: int, ignore_value: int = -1
+               ) -> Tensor:
     """Each index of ``input`` moved into shard ``shard_id``'s range, ``ignore_value`` where
     it belongs to another shard."""
     return append("shard_index", "shard_index", {"X": input},

@@ -8,17 +8,26 @@ one (``greater_than`` and ``where``). ``median`` sorts with ``top_k_v2``; ``nanm
 ``quantile`` lives in quantile.py.
 """
 
+from __future__ import annotations
+
 from paddle_nb.framework.variable import register_tensor_methods
 from paddle_nb.tensor.building import (
     append_out, append_outs, append_tmp, axis_list, constant, expect_variable, reduces_all,
 )
 from paddle_nb.tensor.reduction import reduce_attrs
 from paddle_nb.tensor.reduction import sum as reduce_sum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["mean", "var", "std", "median", "nanmedian"]
 
 
-def mean(x, axis=None, keepdim=False, name=None):
+def mean(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
+         name: str | None = None) -> Tensor:
     """The mean over ``axis`` (None: every element, a 0-D result); x is a float tensor."""
     expect_variable(x, "x", "mean")
     if x.dtype.kind != "f":
@@ -27,13 +36,14 @@ def mean(x, axis=None, keepdim=False, name=None):
                       name=name)
 
 
-def _count(x):
+def _count(x: Tensor) -> Tensor:
     """numel(x) as a 0-D int64 tensor: ``size``, then ``cast`` to int64, as PaddlePaddle."""
     n = append_out("size", {"Input": x}, helper="numel")
     return append_out("cast", {"X": n}, {"in_dtype": n.dtype, "out_dtype": "int64"})
 
 
-def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+def var(x: Tensor, axis: int | None = None, unbiased: bool = True, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
     """The variance over ``axis``: the summed squared deviation divided by the count, less one
     when ``unbiased`` (never by less than 1). The count comes from the Variable operators
     (``a / b`` of two int64 counts casts both to float32), as in PaddlePaddle."""
@@ -53,19 +63,21 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     return total / n
 
 
-def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+def std(x: Tensor, axis: int | None = None, unbiased: bool = True, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
     """The standard deviation over ``axis``: sqrt(var)."""
     return append_out("sqrt", {"X": var(x, axis, unbiased, keepdim)}, name=name)
 
 
-def median(x, axis=None, keepdim=False, name=None):
+def median(x: Tensor, axis: int | None = None, keepdim: bool = False, name: str | None = None
+          ) -> Tensor:
     """The median over ``axis`` (None: of every element, 0-D), built as PaddlePaddle 2.6
     builds it: the smallest half-plus-one values (``top_k_v2``), the middle one or the mean of
     the middle two (``slice``), plus sum(isnan(x) * x) over the axis, which is NaN exactly
     when x holds a NaN (and 0 otherwise)."""
     expect_variable(x, "x", "median")
     rank, everything = len(x.shape), axis is None
-    if everything:
+    if axis is None:
         x = append_outs("flatten_contiguous_range", {"X": x},
                         {"start_axis": 0, "stop_axis": max(rank - 1, 0)}, ("Out", "XShape"),
                         helper="flatten")[0]
@@ -80,7 +92,7 @@ def median(x, axis=None, keepdim=False, name=None):
     top = append_outs("top_k_v2", {"X": x}, {"k": middle + 1, "axis": axis, "largest": False,
                                              "sorted": True}, ("Out", "Indices"))[0]
 
-    def element(k):
+    def element(k: int) -> Tensor:
         return append_out("slice", {"Input": top}, {"axes": [axis], "starts": [k],
                                                     "ends": [k + 1], "decrease_axis": [],
                                                     "infer_flags": [1]})
@@ -102,7 +114,8 @@ def median(x, axis=None, keepdim=False, name=None):
                        helper="squeeze", name=name)[0]
 
 
-def nanmedian(x, axis=None, keepdim=False, name=None):
+def nanmedian(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
+              name: str | None = None) -> Tensor:
     """The median over ``axis`` of the elements that are not NaN (one ``nanmedian`` op)."""
     expect_variable(x, "x", "nanmedian")
     out, _ = append_outs("nanmedian", {"X": x}, {"axis": axis_list(axis), "keepdim": keepdim},

@@ -29,6 +29,7 @@ import zlib
 
 import numpy
 import traitlets
+from typing import Any
 
 from paddle_nb.core.scope import global_scope
 from paddle_nb.core.tensor import LoDTensor
@@ -165,7 +166,8 @@ class Dashboard(PaddleWidget):
         elif count == 0:
             label = "no run yet: the scope as it is now"
         else:
-            label = f"run {count}: not recorded (this Dashboard came after it); the scope as it is now"
+            label = (f"run {count}: not recorded (this Dashboard came after it); the scope as "
+                     "it is now")
         # after runs (this executor's, or another's that left values in the scope): hovering
         # an op shows what they left there
         ran = bool(count) or \
@@ -244,7 +246,7 @@ class Dashboard(PaddleWidget):
     @staticmethod
     def _remember(tree, digests):
         """``{(path, name): (state, shape, nbytes, checksum, value summary)}`` of ``tree``."""
-        seen = {}
+        seen: dict[tuple[str, str | None], Any] = {}
         for scope in walk_dicts(tree):
             seen[(scope["path"], None)] = True
             for v in scope["vars"]:
@@ -294,7 +296,8 @@ class Dashboard(PaddleWidget):
 
     def picture_line(self):
         """What running adds to the stored picture (tools/static_outputs.py shows it)."""
-        return (f"Dashboard of a program with {len(self.blocks)} block(s), {self.run.get('label', '')}"
+        return (f"Dashboard of a program with {len(self.blocks)} block(s), "
+                f"{self.run.get('label', '')}"
                 ". Run the notebook to follow each run live, select blocks and open folds.")
 
 

@@ -353,12 +353,12 @@ class Folds:
 
 def _op_prefix(op):
     """The name prefix most of an op's arguments share (outputs count twice)."""
-    counts = {}
+    counts: dict[str, int] = {}
     for weight, names in ((2, op.output_arg_names), (1, op.input_arg_names)):
         for name in names:
             prefix = name_prefix(name)
             counts[prefix] = counts.get(prefix, 0) + weight
-    return max(counts, key=counts.get) if counts else None
+    return max(counts, key=lambda prefix: counts[prefix]) if counts else None
 
 
 def _match(op, patterns):

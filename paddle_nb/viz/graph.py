@@ -13,6 +13,8 @@ parameter) is green and does not push the reader down. Big programs fold
 ``svg.svg_of`` adds ``data-block``/``data-op``/``data-var`` attributes.
 """
 
+from typing import Any
+
 from paddle_nb.framework.block import Block
 from paddle_nb.framework.operator import OpRole
 from paddle_nb.framework.program import Program
@@ -121,7 +123,9 @@ def _graph_class(graphviz):
     """A graphviz.Digraph that a notebook shows with data-* attributes, or as DOT source
     (with how to get pictures) when `dot` is missing."""
     if not _CLASSES:
-        class ProgramGraph(graphviz.Digraph):
+        digraph: Any = graphviz.Digraph      # graphviz is imported only when a graph is drawn
+
+        class ProgramGraph(digraph):
             def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
                 return {"text/html": page(graph_html(self)), "text/plain": repr(self)}
 

@@ -8,6 +8,9 @@ optimizer's update) is green and does not push the reader down; each op owning a
 is tied to its cluster by a bold purple edge, and a recurrent op's step links are dotted.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from paddle_nb.viz.style import dot_label, dot_text
 
 __all__ = ["EdgeDrawing", "edge_attrs", "OWNS_COLOUR", "UPDATE_COLOUR"]
@@ -23,6 +26,22 @@ class EdgeDrawing:
     Expects ``blocks``, ``program``, ``folds``, ``touch``, ``drawn``, ``heads``, ``names``
     and the methods ``resolve``, ``op_node``, ``var_node``, ``hidden_param``, ``edge_tip``.
     """
+
+    # what the drawing class (graph.py's) provides
+    blocks: Any
+    program: Any
+    folds: Any
+    touch: Any
+    drawn: Any
+    heads: Any
+    names: Any
+    edges: Any
+    extra: Any
+    resolve: Callable[..., Any]
+    op_node: Callable[..., Any]
+    var_node: Callable[..., Any]
+    hidden_param: Callable[..., Any]
+    edge_tip: Callable[..., Any]
 
     def draw_edges(self):
         """Fill ``edges`` and ``extra``: dataflow and captures, then ownership ties, then

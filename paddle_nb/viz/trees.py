@@ -95,7 +95,7 @@ def block_tree_body(program, python_names=True):
     n_ops = sum(len(b.ops) for b in program.blocks)
     head = (f'<div class="pnb-muted">program: {program.num_blocks} block'
             f'{"s" if program.num_blocks != 1 else ""}, {n_ops} ops'
-            f'{" (large: blocks start folded; click a line to open it)" if n_ops > OPEN_OPS else ""}'
+            f'{LARGE_NOTE if n_ops > OPEN_OPS else ""}'
             "</div>")
     opened = n_ops <= OPEN_OPS
     by_block = names_by_block(program) if python_names else {}
@@ -106,6 +106,7 @@ def block_tree_body(program, python_names=True):
 # A program of at most this many ops opens all its blocks; a larger one starts folded to one
 # summary line per block, opened where the reader clicks.
 OPEN_OPS = 40
+LARGE_NOTE = " (large: blocks start folded; click a line to open it)"
 
 
 def block_summary(block):
@@ -363,9 +364,11 @@ def _declared_html(declared, by_block=None):
     if not declared:
         return ""
     rows = "".join(f'<tr data-var="{esc(v.name)}" data-state="declared" data-scope="none" '
-                   f'data-block="{b}"><td class="pnb-name">{name_html(v.name, (by_block or {}).get(b))}</td>'
+                   f'data-block="{b}"><td class="pnb-name">'
+                   f'{name_html(v.name, (by_block or {}).get(b))}</td>'
                    f"<td>{state_chip('declared')}</td><td>block {b}</td></tr>" for b, v in declared)
-    return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="none"><details><summary><b>declared only</b> '
+    return (f'<div class="pnb-scope" style="{NEST_STYLE}#b4a7d6" data-scope="none">'
+            '<details><summary><b>declared only</b> '
             f'<span class="pnb-muted">{len(declared)} variables of the program that no scope '
             f"holds</span></summary><table><tr><th>variable</th><th>state</th><th>declared in"
             f"</th></tr>{rows}</table></details></div>")

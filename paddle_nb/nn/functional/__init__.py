@@ -4,6 +4,8 @@ Each family lives in its own module and lists its names in its ``__all__``; they
 imported here one block per module, and ``__all__`` is their union.
 """
 
+from __future__ import annotations
+
 from paddle_nb.nn.functional import (
     activation, common, conv, input, loss, norm, pooling, sampling,
 )

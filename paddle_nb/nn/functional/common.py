@@ -9,12 +9,22 @@ the kept dimensions with ``uniform_random`` and multiplies; ``cosine_similarity`
 products; ``normalize`` divides by a ``p_norm``.
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.layers.nn import append_dropout
 from paddle_nb.nn.functional import compose
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout",
            "cosine_similarity", "normalize", "pairwise_distance", "sequence_mask", "diag_embed"]
@@ -22,7 +32,8 @@ __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dro
 FLOAT32_MAX = float(numpy.finfo(numpy.float32).max)
 
 
-def linear(x, weight, bias=None, name=None):
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
+          ) -> Tensor:
     """``x @ weight + bias``: ``weight`` is [in_features, out_features], ``bias`` [out_features].
 
     Appends ``matmul_v2`` (writing ``linear_N.tmp_0``) and, with a bias, ``elementwise_add``
@@ -35,7 +46,8 @@ def linear(x, weight, bias=None, name=None):
     return helper.out("elementwise_add", {"X": out, "Y": bias}, {"axis": -1})
 
 
-def bilinear(x1, x2, weight, bias=None, name=None):
+def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None,
+             name: str | None = None) -> Tensor:
     """``out[:, k] = x1 @ weight[k] @ x2^T + bias[k]``: one ``bilinear_tensor_product``.
     ``weight`` is [out_features, in1_features, in2_features], ``bias`` [1, out_features]."""
     inputs = {"X": x1, "Y": x2, "Weight": weight}
@@ -49,7 +61,7 @@ def bilinear(x1, x2, weight, bias=None, name=None):
 _MODES = {"upscale_in_train": "upscale_in_train", "downscale_in_infer": "downgrade_in_infer"}
 
 
-def _check_dropout(p, mode):
+def _check_dropout(p: float, mode: str) -> None:
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise compose.argument_error(f"dropout: p must be a number in [0, 1], got {p!r}")
     if mode not in _MODES:
@@ -58,7 +70,9 @@ def _check_dropout(p, mode):
             f"got {mode!r}")
 
 
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+def dropout(x: Tensor, p: float = 0.5, axis: int | Sequence[int] | None = None,
+            training: bool = True, mode: str = "upscale_in_train", name: str | None = None
+           ) -> Tensor:
     """Zero each element of ``x`` with probability ``p``.
 
     ``mode='upscale_in_train'`` scales the kept elements by ``1 / (1 - p)`` while training and
@@ -86,7 +100,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     return _slice_dropout(x, p, axes, mode)
 
 
-def _slice_dropout(x, p, axes, mode):
+def _slice_dropout(x: Tensor, p: float, axes: Any, mode: str) -> Tensor:
     """Dropout of whole slices: a uniform draw shaped like x on ``axes`` and 1 elsewhere, its
     shape read when it runs (``shape``, ``slice``), kept where it reaches ``p``."""
     upscale = 1.0 / (1.0 - p) if p < 1 else 0.0          # (p = 1 keeps nothing anyway)
@@ -104,17 +118,20 @@ def _slice_dropout(x, p, axes, mode):
     return compose.elementwise("elementwise_mul", kept, compose.cast(keep, x.dtype))
 
 
-def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
     """Drop whole channels of a 4-D ``x`` (one draw per sample and channel)."""
     return _channel_dropout(x, p, training, data_format, "NCHW", "NHWC", 4, "dropout2d")
 
 
-def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+def dropout3d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCDHW",
+              name: str | None = None) -> Tensor:
     """Drop whole channels of a 5-D ``x`` (one draw per sample and channel)."""
     return _channel_dropout(x, p, training, data_format, "NCDHW", "NDHWC", 5, "dropout3d")
 
 
-def _channel_dropout(x, p, training, data_format, first, last, rank, what):
+def _channel_dropout(x: Tensor, p: float, training: bool, data_format: str, first: str, last: str,
+                     rank: int, what: str) -> Tensor:
     if data_format not in (first, last):
         raise compose.argument_error(
             f"{what}: data_format must be '{first}' or '{last}', got {data_format!r}")
@@ -129,7 +146,8 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def alpha_dropout(x, p=0.5, training=True, name=None):
+def alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True, name: str | None = None
+                 ) -> Tensor:
     """Dropout that keeps SELU's self-normalizing mean and variance: dropped elements become
     ``-alpha * scale`` and the result is moved by an affine ``a * y + b``."""
     _check_dropout(p, "upscale_in_train")
@@ -154,9 +172,9 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
 
 # -- similarity and distance ---------------------------------------------------------------
 
-def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) -> Tensor:
     """``sum(x1 * x2) / sqrt(max(sum(x1^2) * sum(x2^2), eps^2))`` along ``axis``."""
-    def dot(a, b):
+    def dot(a: Tensor, b: Tensor) -> Tensor:
         return compose.reduce_sum(compose.elementwise("elementwise_mul", a, b), [axis])
     w12, w1, w2 = dot(x1, x2), dot(x1, x1), dot(x2, x2)
     product = compose.operator("elementwise_mul", w1, w2)
@@ -164,7 +182,8 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     return compose.operator("elementwise_div", w12, compose.unary("sqrt", clipped))
 
 
-def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+def normalize(x: Tensor, p: int = 2, axis: int = 1, epsilon: float = 1e-12, name: str | None = None
+             ) -> Tensor:
     """``x / max(norm_p(x, axis), epsilon)``: ``p_norm`` (keepdim), ``elementwise_max``,
     ``elementwise_div``."""
     norm = compose.unary("p_norm", x, {"porder": float(p), "axis": int(axis),
@@ -175,7 +194,8 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
                                compose.elementwise("elementwise_max", norm, floor))
 
 
-def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-6,
+                      keepdim: bool = False, name: str | None = None) -> Tensor:
     """``norm_p(x - y + epsilon)`` along the last axis."""
     diff = compose.elementwise("elementwise_sub", x, y)
     diff = compose.elementwise("elementwise_add", diff, compose.full([1], epsilon, x.dtype))
@@ -186,7 +206,8 @@ def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
 
 # -- masks and diagonals (PaddlePaddle's F.extension) -------------------------------------
 
-def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+def sequence_mask(x: Tensor, maxlen: int | None = None, dtype: DTypeLike = "int64",
+                  name: str | None = None) -> Tensor:
     """Lengths ``x`` as rows ``[1, ..., 1, 0, ..., 0]`` of width ``maxlen`` (an int, an int
     Variable, or None: the longest length, known when it runs): ``sequence_mask``."""
     inputs, attrs = {"X": x}, {"out_dtype": dtype, "maxlen": -1}
@@ -197,7 +218,7 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     return layer_helper("sequence_mask", name).out("sequence_mask", inputs, attrs, slot="Y")
 
 
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """``input``'s last axis laid on the diagonal ``offset`` of new planes (dim1, dim2)."""
     return layer_helper("diag_embed").out("diag_embed", {"Input": input},
                                           {"offset": int(offset), "dim1": int(dim1),

@@ -14,31 +14,43 @@ Each function here appends one op through ``layers.helper.layer_helper`` with th
 the functions built on them name their temporaries as PaddlePaddle does.
 """
 
+from __future__ import annotations
+
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.callsite import callstack_strings, format_site
 from paddle_nb.framework.context import default_main_program
 from paddle_nb.layers.helper import layer_helper
+from typing import TYPE_CHECKING
 
-__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dims_of", "cpu_int", "full_dims",
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
+
+__all__ = ["argument_error", "not_available", "operator", "operator_scale", "dims_of", "cpu_int",
+           "full_dims",
            "elementwise", "unary", "matmul", "full", "reshape", "transpose", "split",
            "reduce_sum", "scale", "cast", "xshape_op"]
 
 
-def argument_error(message):
+def argument_error(message: str) -> Any:
     """A ValueError for a bad argument of a 2.x function or layer, ending with the user's line."""
     return ValueError(f"{message}\n  built at {format_site(callstack_strings())}")
 
 
-def not_available(message):
+def not_available(message: str) -> Any:
     """A NotImplementedError for what paddle_nb does not have, ending with the user's line."""
     return NotImplementedError(f"{message}\n  built at {format_site(callstack_strings())}")
 
 
-def _current_block():
+def _current_block() -> Any:
     return default_main_program().current_block()
 
 
-def operator(op_type, x, y):
+def operator(op_type: str, x: Tensor, y: Tensor) -> Tensor:
     """``x (op) y`` as a Variable operator writes it: output ``tmp_N``, axis -1."""
     block = _current_block()
     name = unique_name.generate("tmp")
@@ -47,7 +59,7 @@ def operator(op_type, x, y):
     return block.var(name)
 
 
-def operator_scale(x, factor, bias=0.0):
+def operator_scale(x: Tensor, factor: float, bias: float = 0.0) -> Tensor:
     """``x * c`` or ``x - c`` as a Variable operator writes it: one ``scale``, output ``tmp_N``."""
     block = _current_block()
     name = unique_name.generate("tmp")
@@ -56,7 +68,7 @@ def operator_scale(x, factor, bias=0.0):
     return block.var(name)
 
 
-def elementwise(op_type, x, y):
+def elementwise(op_type: str, x: Tensor, y: Tensor) -> Tensor:
     """``paddle.multiply``/``paddle.maximum``...: output ``<op_type>_N``."""
     block = _current_block()
     name = unique_name.generate(op_type)
@@ -65,20 +77,21 @@ def elementwise(op_type, x, y):
     return block.var(name)
 
 
-def unary(op_type, x, attrs=None, key=None, slot="X"):
+def unary(op_type: str, x: Tensor, attrs: Mapping[str, Any] | None = None, key: str | None = None,
+          slot: str = "X") -> Tensor:
     """One op of one input written by a helper named ``key`` (the op type by default):
     output ``<key>_N.tmp_0``."""
     return layer_helper(key or op_type).out(op_type, {slot: x}, attrs or {})
 
 
-def matmul(x, y, transpose_x=False, transpose_y=False):
+def matmul(x: Tensor, y: Tensor, transpose_x: bool = False, transpose_y: bool = False) -> Tensor:
     """``paddle.matmul``: one ``matmul_v2``."""
     return layer_helper("matmul_v2").out("matmul_v2", {"X": x, "Y": y},
                                          {"trans_x": bool(transpose_x),
                                           "trans_y": bool(transpose_y)})
 
 
-def full(shape, value, dtype="float32"):
+def full(shape: Sequence[int], value: float, dtype: DTypeLike = "float32") -> Tensor:
     """``paddle.full``: one ``fill_constant`` writing ``fill_constant_N.tmp_0``."""
     unique_name.generate("fill_constant")
     return layer_helper("fill_constant").out(
@@ -86,21 +99,21 @@ def full(shape, value, dtype="float32"):
                               "dtype": dtype, "str_value": _str_value(value)})
 
 
-def dims_of(x, dims):
+def dims_of(x: Tensor, dims: Sequence[int]) -> list[Tensor]:
     """``x.shape[d]`` for each of ``dims``, at run time, as ``paddle.shape(x)[d]`` writes them:
     one ``shape`` and a ``slice`` per dimension (``shape_N.tmp_0_slice_0``, ``_slice_1``...)."""
     shape = layer_helper("shape").out("shape", {"Input": x}, {})
-    sizes = []
+    sizes: list[Tensor] = []
     for d in dims:
         name = unique_name.generate(f"{shape.name}_slice")
         shape.block.append_op("slice", inputs={"Input": shape}, outputs={"Out": name},
                               attrs={"axes": [0], "starts": [d], "ends": [d + 1],
                                      "decrease_axis": [0], "infer_flags": [1]})
-        sizes.append(shape.block.var(name))
+        sizes.append(as_tensor(shape.block.var(name)))
     return sizes
 
 
-def cpu_int(value):
+def cpu_int(value: int) -> Tensor:
     """A 0-D int32 ``fill_constant`` kept on the CPU: a constant entry of a shape list."""
     unique_name.generate("fill_constant")
     return layer_helper("fill_constant").out(
@@ -108,7 +121,7 @@ def cpu_int(value):
                               "dtype": "int32", "force_cpu": True})
 
 
-def full_dims(dims, value, dtype="float32"):
+def full_dims(dims: Sequence[Tensor | int], value: float, dtype: DTypeLike = "float32") -> Tensor:
     """``paddle.full`` with a shape of ints and run-time sizes (0-D int32 Variables): the
     ints become 0-D ``fill_constant``s kept on the CPU, and all go in ``ShapeTensorList``."""
     unique_name.generate("fill_constant")
@@ -119,48 +132,48 @@ def full_dims(dims, value, dtype="float32"):
                        "value": float(value), "dtype": dtype, "str_value": _str_value(value)})
 
 
-def _str_value(value):
+def _str_value(value: float) -> str:
     return str(float(value)) if isinstance(value, float) else str(value)
 
 
-def xshape_op(op_type, x, attrs, key):
+def xshape_op(op_type: str, x: Tensor, attrs: Mapping[str, Any], key: str) -> Tensor:
     """An op with PaddlePaddle's ``XShape`` second output (reshape2, transpose2, flatten...)."""
     helper = layer_helper(key)
     out, xshape = helper.tmp_name(), helper.tmp_name()
     helper.append(op_type, {"X": x}, {"Out": out, "XShape": xshape}, attrs)
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
-def reshape(x, shape):
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
     """``paddle.reshape`` with a list of ints: ``reshape2`` (``reshape2_N.tmp_0``)."""
     return xshape_op("reshape2", x, {"shape": [int(d) for d in shape]}, "reshape2")
 
 
-def transpose(x, perm):
+def transpose(x: Tensor, perm: Sequence[int]) -> Tensor:
     """``paddle.transpose``: ``transpose2`` (``transpose_N.tmp_0``)."""
     return xshape_op("transpose2", x, {"axis": [int(d) for d in perm]}, "transpose")
 
 
-def split(x, num, axis):
+def split(x: Tensor, num: int, axis: int) -> list[Tensor]:
     """``paddle.split`` into ``num`` equal parts along ``axis``: ``split_N.tmp_k``."""
     helper = layer_helper("split")
     names = [helper.tmp_name() for _ in range(num)]
     helper.append("split", {"X": x}, {"Out": names}, {"num": int(num), "axis": int(axis)})
-    return [helper.block.var(n) for n in names]
+    return [as_tensor(helper.block.var(n)) for n in names]
 
 
-def reduce_sum(x, axis, keepdim=False):
+def reduce_sum(x: Tensor, axis: Sequence[int], keepdim: bool = False) -> Tensor:
     """``paddle.sum`` over ``axis`` (a list): ``reduce_sum`` (``sum_N.tmp_0``)."""
     return unary("reduce_sum", x, {"dim": list(axis), "keep_dim": bool(keepdim),
                                    "reduce_all": False}, key="sum")
 
 
-def scale(x, factor, bias=0.0):
+def scale(x: Tensor, factor: float, bias: float = 0.0) -> Tensor:
     """``paddle.scale``: ``scale`` (``scale_N.tmp_0``)."""
     return unary("scale", x, {"scale": float(factor), "bias": float(bias),
                               "bias_after_scale": True})
 
 
-def cast(x, dtype):
+def cast(x: Tensor, dtype: DTypeLike) -> Tensor:
     """``paddle.cast``: ``cast`` (``cast_N.tmp_0``)."""
     return unary("cast", x, {"in_dtype": x.dtype, "out_dtype": dtype})

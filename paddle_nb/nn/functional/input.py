@@ -5,15 +5,21 @@
 gradient).
 """
 
+from __future__ import annotations
+
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.layers.nn import append_lookup
 from paddle_nb.nn.functional import compose
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["one_hot", "embedding"]
 
 
-def one_hot(x, num_classes, name=None):
+def one_hot(x: Tensor, num_classes: int, name: str | None = None) -> Tensor:
     """``x`` (integer ids) as one-hot float32 vectors of length ``num_classes`` (an int or a
     1-element int Variable) on a new last axis."""
     inputs, attrs = {"X": x}, {"allow_out_of_range": False, "dtype": "float32"}
@@ -24,7 +30,7 @@ def one_hot(x, num_classes, name=None):
     return layer_helper("one_hot_v2", name).out("one_hot_v2", inputs, attrs)
 
 
-def padding_index(padding_idx, rows):
+def padding_index(padding_idx: int | None, rows: int) -> int:
     """PaddlePaddle's stored ``padding_idx``: -1 for none, a negative index counted from the end."""
     if padding_idx is None:
         return -1
@@ -34,7 +40,8 @@ def padding_index(padding_idx, rows):
     return padding_idx if padding_idx >= 0 else rows + padding_idx
 
 
-def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+def embedding(x: Tensor, weight: Tensor, padding_idx: int | None = None, sparse: bool = False,
+              name: str | None = None) -> Tensor:
     """The rows of ``weight`` ([num_embeddings, dim]) picked by the integer ids ``x``: shape
     ``x.shape + [dim]``. ``sparse`` is accepted; paddle_nb's gradient is always dense."""
     return append_lookup(layer_helper("embedding", name), x, weight,

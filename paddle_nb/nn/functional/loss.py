@@ -16,6 +16,8 @@ by step (``loss_steps``) with the op types and names 2.6 writes. ``reduction`` i
 (['elementwise_sub', 'square', 'reduce_mean'], 'mean_0.tmp_0', ())
 """
 
+from __future__ import annotations
+
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.layers.loss import append_square_error_cost
 from paddle_nb.nn.functional import loss_steps as S
@@ -31,6 +33,10 @@ from paddle_nb.nn.functional.loss_pairs import multi_margin_loss, npair_loss
 from paddle_nb.nn.functional.loss_unavailable import (
     edit_distance, hsigmoid_loss, margin_cross_entropy, rnnt_loss,
 )
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -42,21 +48,24 @@ __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth", "mse_l
            "npair_loss", "hsigmoid_loss", "margin_cross_entropy", "rnnt_loss", "edit_distance"]
 
 
-def mse_loss(input, label, reduction="mean", name=None):
+def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+            ) -> Tensor:
     """(input - label)^2, reduced."""
     S.check_reduction("mse_loss", reduction)
     square = S.named("square", {"X": S.elementwise("elementwise_sub", input, label)})
     return S.reduce_loss(square, reduction)
 
 
-def l1_loss(input, label, reduction="mean", name=None):
+def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+           ) -> Tensor:
     """|input - label|, reduced."""
     S.check_reduction("l1_loss", reduction)
     diff = S.named("abs", {"X": S.elementwise("elementwise_sub", input, label)})
     return S.reduce_loss(diff, reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta: float = 1.0,
+                   name: str | None = None) -> Tensor:
     """The Huber loss of label - input (``huber_loss``): quadratic within ``delta``, linear
     beyond."""
     S.check_reduction("smooth_l1_loss", reduction)
@@ -67,23 +76,25 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
     return S.reduce_loss(loss, reduction)
 
 
-def square_error_cost(input, label):
+def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     """(input - label)^2 elementwise, named after the function (``square_error_cost_0.tmp_1``)."""
     return append_square_error_cost(layer_helper("square_error_cost"), input, label,
                                      {"axis": -1})
 
 
-def log_loss(input, label, epsilon=1e-4, name=None):
+def log_loss(input: Tensor, label: Tensor, epsilon: float = 1e-4, name: str | None = None
+            ) -> Tensor:
     """-label log(input + eps) - (1 - label) log(1 - input + eps), elementwise (``log_loss``)."""
     return S.named("log_loss", {"Predicted": input, "Labels": label},
                    {"epsilon": float(epsilon)}, slot="Loss")
 
 
-def _weighted(loss, weight):
+def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
     return loss if weight is None else S.elementwise("elementwise_mul", loss, weight)
 
 
-def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+def binary_cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean", name: str | None = None) -> Tensor:
     """-(label log(input) + (1 - label) log(1 - input)) for probabilities ``input``
     (``bce_loss``)."""
     S.check_reduction("binary_cross_entropy", reduction)
@@ -91,8 +102,9 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     return S.reduce_loss(_weighted(loss, weight), reduction)
 
 
-def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
-                                     pos_weight=None, name=None):
+def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None,
+                                     name: str | None = None) -> Tensor:
     """The binary cross entropy of sigmoid(logit), computed stably from the logits
     (``sigmoid_cross_entropy_with_logits``); ``pos_weight`` weighs the positive term per class."""
     S.check_reduction("binary_cross_entropy_with_logits", reduction)
@@ -108,7 +120,8 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     return S.reduce_loss(_weighted(loss, weight), reduction)
 
 
-def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+def nll_loss(input: Tensor, label: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean", name: str | None = None) -> Tensor:
     """-weight[label] * input[label] for log-probabilities ``input`` [N, C, ...] and class
     indices ``label`` [N, ...]; other ranks than 2 and 4 go through [N, C, 1, -1]."""
     S.check_reduction("nll_loss", reduction)
@@ -120,19 +133,20 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     if rank not in (2, 4):
         input = S.reshape(input, [shape[0], shape[1], 1, -1])
         label = S.reshape(label, [shape[0], 1, -1])
-    out, total = helper.tmp_name(), helper.tmp_name()
+    out_name, total = helper.tmp_name(), helper.tmp_name()
     inputs = {"X": input, "Label": label}
     if weight is not None:
         inputs["Weight"] = weight
-    out = S.append(out, "nll_loss", inputs, {"ignore_index": int(ignore_index),
-                                             "reduction": reduction},
+    out = S.append(out_name, "nll_loss", inputs, {"ignore_index": int(ignore_index),
+                                                  "reduction": reduction},
                    extra={"Total_weight": total})
     if rank not in (2, 4) and reduction == "none":
         out = S.reshape(out, [shape[0]] + shape[2:])
     return out
 
 
-def kl_div(input, label, reduction="mean", name=None):
+def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+          ) -> Tensor:
     """label * (log(label) - input) for log-probabilities ``input`` (``kldiv_loss``), reduced;
     "batchmean" divides the sum by the batch size."""
     S.check_reduction("kl_div", reduction, ("none", "mean", "batchmean", "sum"))
@@ -149,7 +163,8 @@ def kl_div(input, label, reduction="mean", name=None):
                       {"axis": -1})
 
 
-def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
+def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: float = 0.0,
+                        reduction: str = "mean", name: str | None = None) -> Tensor:
     """relu(-label * (input - other) + margin), reduced; the last op writes the function's
     own temporary (``margin_ranking_loss_0.tmp_0``): relu, ``reduce_sum`` or ``mean``."""
     S.check_reduction("margin_ranking_loss", reduction)
@@ -167,15 +182,15 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     return helper.out("mean", {"X": out})
 
 
-def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean",
-             norm_by_times=False):
+def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_lengths: Tensor,
+             blank: int = 0, reduction: str = "mean", norm_by_times: bool = False) -> Tensor:
     """The CTC loss of padded sequences (``warpctc``): ``log_probs`` [max_time, batch,
     classes] (unnormalized; the op takes the softmax), ``labels`` [batch, max_label_length];
     "mean" averages the losses divided by their label lengths."""
     S.check_reduction("ctc_loss", reduction)
     helper = layer_helper("warpctc")
-    loss, grad = helper.tmp_name(), helper.tmp_name()
-    loss = S.append(loss, "warpctc", {"Logits": log_probs, "Label": labels,
+    loss_name, grad = helper.tmp_name(), helper.tmp_name()
+    loss = S.append(loss_name, "warpctc", {"Logits": log_probs, "Label": labels,
                                       "LogitsLength": input_lengths,
                                       "LabelLength": label_lengths},
                     {"blank": int(blank), "norm_by_times": bool(norm_by_times)},

@@ -7,12 +7,21 @@ compute what 2.6 computes with other ops: 2.6 writes ``p_norm`` and ``assert``, 
 have no kernel here.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy
 
 from paddle_nb.core.dtypes import to_var_type
 from paddle_nb.nn.functional import loss_steps as S
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["soft_margin_loss", "multi_label_soft_margin_loss", "sigmoid_focal_loss", "dice_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
@@ -22,15 +31,16 @@ CMP = {"axis": -1, "force_cpu": False}
 FLOAT_MAX = float(numpy.finfo(numpy.float32).max)
 
 
-def _mul(x, y):
+def _mul(x: Tensor, y: Tensor) -> Tensor:
     return S.operator("elementwise_mul", {"X": x, "Y": y}, {"axis": -1})
 
 
-def _add(x, y):
+def _add(x: Tensor, y: Tensor) -> Tensor:
     return S.operator("elementwise_add", {"X": x, "Y": y}, {"axis": -1})
 
 
-def soft_margin_loss(input, label, reduction="mean", name=None):
+def soft_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+                    ) -> Tensor:
     """log(1 + exp(-label * input)), reduced; labels are 1 or -1."""
     S.check_reduction("soft_margin_loss", reduction)
     label = S.cast(label, input.dtype)
@@ -38,7 +48,8 @@ def soft_margin_loss(input, label, reduction="mean", name=None):
     return S.reduce_loss(S.named("log", {"X": S.scale(exp, 1.0, 1.0)}), reduction)
 
 
-def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
+def multi_label_soft_margin_loss(input: Tensor, label: Tensor, weight: Tensor | None = None,
+                                 reduction: str = "mean", name: str | None = None) -> Tensor:
     """-mean over classes of label log(sigmoid(x)) + (1 - label) log(sigmoid(-x)), reduced."""
     S.check_reduction("multi_label_soft_margin_loss", reduction)
     positive = _mul(label, S.named("logsigmoid", {"X": input}, key="log_sigmoid"))
@@ -51,8 +62,9 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
     return S.reduce_loss(S.reduce("mean", loss, dim=[-1]), reduction)
 
 
-def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
-                       name=None):
+def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer: Tensor | None = None,
+                       alpha: float = 0.25, gamma: float = 2.0, reduction: str = "sum",
+                       name: str | None = None) -> Tensor:
     """alpha_t * (1 - p_t)^gamma * BCE(logit, label), p_t the probability of the true class;
     divided by ``normalizer`` when given; reduced (default "sum")."""
     S.check_reduction("sigmoid_focal_loss", reduction)
@@ -70,7 +82,8 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     return S.reduce_loss(loss, reduction)
 
 
-def dice_loss(input, label, epsilon=0.00001, name=None):
+def dice_loss(input: Tensor, label: Tensor, epsilon: float = 0.00001, name: str | None = None
+             ) -> Tensor:
     """1 - 2 |input * onehot(label)| / (|input| + |onehot(label)|) per sample, averaged;
     ``input`` holds probabilities [N, ..., C], ``label`` class indices [N, ..., 1]."""
     for var in (input, label):     # 2.6's size checks; their results are not used
@@ -87,8 +100,9 @@ def dice_loss(input, label, epsilon=0.00001, name=None):
     return S.reduce("mean", S.scale(ratio, -1.0, 1.0))
 
 
-def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean",
-                     name=None):
+def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full: bool = False,
+                     epsilon: float = 1e-8, reduction: str = "mean", name: str | None = None
+                    ) -> Tensor:
     """exp(input) - label * input (``log_input``) or input - label * log(input + eps), reduced;
     ``full`` adds Stirling's label * log(label) - label + log(2 pi label) / 2 where label > 1."""
     S.check_reduction("poisson_nll_loss", reduction)
@@ -106,7 +120,7 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
     return S.reduce_loss(loss, reduction)
 
 
-def _stirling(label):
+def _stirling(label: Tensor) -> Tensor:
     """label * log(label) - label + log(2 pi label) / 2 where label > 1, else 0."""
     term = S.operator("elementwise_sub", {"X": _mul(label, S.named("log", {"X": label})),
                                           "Y": label}, {"axis": -1})
@@ -115,8 +129,9 @@ def _stirling(label):
     return where(above, term, _full_like(term))
 
 
-def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
-                      name=None):
+def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool = False,
+                      epsilon: float = 1e-6, reduction: str = "mean", name: str | None = None
+                     ) -> Tensor:
     """(log(max(variance, eps)) + (input - label)^2 / max(variance, eps)) / 2, reduced
     (+ log(2 pi) / 2 when ``full``)."""
     S.check_reduction("gaussian_nll_loss", reduction)
@@ -130,13 +145,13 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     return S.reduce_loss(loss, reduction)
 
 
-def _full_like(x, dtype=None):
+def _full_like(x: Tensor, dtype: DTypeLike | None = None) -> Tensor:
     """``paddle.zeros_like``: ``fill_any_like`` writing ``full_like_N.tmp_0``."""
     number = to_var_type(x.dtype if dtype is None else dtype)
     return S.named("fill_any_like", {"X": x}, {"value": 0.0, "dtype": number}, key="full_like")
 
 
-def where(condition, x, y):
+def where(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
     """``paddle.where`` as 2.6 builds it in static mode: when the three shapes differ, each is
     broadcast by adding zeros shaped like all three (two casts make the sum numeric)."""
     if tuple(condition.shape) == tuple(x.shape) == tuple(y.shape):
@@ -150,12 +165,13 @@ def where(condition, x, y):
     return S.named("where", {"Condition": condition, "X": x, "Y": y})
 
 
-def _is(label, value):
+def _is(label: Tensor, value: float) -> Tensor:
     """``label == value`` with a Python number: ``tmp_N``."""
     return S.operator("equal", {"X": label, "Y": S.number(value, label.dtype)}, CMP)
 
 
-def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
+def hinge_embedding_loss(input: Tensor, label: Tensor, margin: float = 1.0, reduction: str = "mean",
+                         name: str | None = None) -> Tensor:
     """input where label is 1, max(0, margin - input) where label is -1; reduced."""
     S.check_reduction("hinge_embedding_loss", reduction)
     zero = S.fill(0.0, [1], input.dtype)
@@ -164,7 +180,8 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     return S.reduce_loss(_add(positive, negative), reduction)
 
 
-def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin: float = 0,
+                          reduction: str = "mean", name: str | None = None) -> Tensor:
     """1 - cos(input1, input2) where label is 1, max(0, cos - margin) where it is -1; reduced.
     The cosine runs along the last axis (each squared magnitude plus 1e-11)."""
     S.check_reduction("cosine_embedding_loss", reduction)
@@ -180,7 +197,7 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     return S.reduce_loss(out, reduction)
 
 
-def _pairwise(x, y, p, epsilon):
+def _pairwise(x: Tensor, y: Tensor, p: float, epsilon: float) -> Tensor:
     """||x - y + epsilon||_p along the last axis (2.6's PairwiseDistance)."""
     diff = S.elementwise("elementwise_add", S.elementwise("elementwise_sub", x, y),
                          S.fill(epsilon, [1], x.dtype))
@@ -188,8 +205,9 @@ def _pairwise(x, y, p, epsilon):
     return S.named("pow", {"X": S.reduce("sum", powered, dim=[-1])}, {"factor": 1.0 / p})
 
 
-def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False,
-                        reduction="mean", name=None):
+def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, epsilon: float = 1e-6, swap: bool = False,
+                        reduction: str = "mean", name: str | None = None) -> Tensor:
     """max(d(input, positive) - d(input, negative) + margin, 0), d the p-norm distance;
     ``swap`` takes the smaller of d(input, negative) and d(positive, negative)."""
     S.check_reduction("triplet_margin_loss", reduction)
@@ -204,8 +222,10 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6
     return S.reduce_loss(loss, reduction)
 
 
-def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,
-                                      margin=1.0, swap=False, reduction="mean", name=None):
+def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative: Tensor,
+                                      distance_function: Any = None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean",
+                                      name: str | None = None) -> Tensor:
     """triplet_margin_loss with ``distance_function(a, b)`` (default the 2-norm distance)."""
     S.check_reduction("triplet_margin_with_distance_loss", reduction)
     distance = distance_function or (lambda a, b: _pairwise(a, b, 2.0, 1e-6))

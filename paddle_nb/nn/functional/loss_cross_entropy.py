@@ -8,26 +8,48 @@ per-sample weight of each label (ignored labels weigh 0) and a weighted mean; an
 reduction, whose "mean" with an ``ignore_index`` divides by the labels kept.
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.layers.loss import append_softmax_with_cross_entropy
 from paddle_nb.nn.functional import loss_steps as S
+from typing import TYPE_CHECKING, Literal, overload
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "label_smooth"]
 
 CMP = {"axis": -1, "force_cpu": False}
 
 
-def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
-                               numeric_stable_mode=True, return_softmax=False, axis=-1):
+@overload
+def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool = False,
+                               ignore_index: int = -100, numeric_stable_mode: bool = True,
+                               return_softmax: Literal[False] = False, axis: int = -1
+                               ) -> Tensor: ...
+@overload
+def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool = False,
+                               ignore_index: int = -100, numeric_stable_mode: bool = True,
+                               *, return_softmax: Literal[True], axis: int = -1
+                               ) -> tuple[Tensor, Tensor]: ...
+def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool = False,
+                               ignore_index: int = -100, numeric_stable_mode: bool = True,
+                               return_softmax: bool = False, axis: int = -1
+                               ) -> Tensor | tuple[Tensor, Tensor]:
     """The cross entropy of softmax(logits) and label along ``axis``, in one op."""
     return _swce(logits, label, soft_label, ignore_index, numeric_stable_mode, return_softmax,
                  axis, True)
 
 
-def _swce(logits, label, soft_label, ignore_index, numeric_stable_mode, return_softmax, axis,
-          use_softmax):
+def _swce(logits: Tensor, label: Tensor, soft_label: bool, ignore_index: int,
+          numeric_stable_mode: bool, return_softmax: bool, axis: int, use_softmax: bool
+          ) -> Any:
     attrs = {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
              "numeric_stable_mode": bool(numeric_stable_mode), "axis": int(axis),
              "use_softmax": bool(use_softmax)}
@@ -36,7 +58,8 @@ def _swce(logits, label, soft_label, ignore_index, numeric_stable_mode, return_s
     return (loss, softmax) if return_softmax else loss
 
 
-def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+def label_smooth(label: Tensor, prior_dist: Any = None, epsilon: float = 0.1,
+                 name: str | None = None) -> Tensor:
     """(1 - epsilon) * label + epsilon * prior_dist (uniform over the last dimension by default).
     As in PaddlePaddle 2.6, ``label`` is marked stop_gradient: no gradient flows back."""
     label.stop_gradient = True
@@ -46,8 +69,10 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     return S.named("label_smooth", inputs, {"epsilon": float(epsilon)})
 
 
-def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
-                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+def cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
+                  ignore_index: int = -100, reduction: str = "mean", soft_label: bool = False,
+                  axis: int = -1, use_softmax: bool = True, label_smoothing: float = 0.0,
+                  name: str | None = None) -> Tensor:
     """Softmax (unless ``use_softmax`` is False) then cross entropy with ``label`` along
     ``axis``: class indices (the class dimension of size 1 or absent) or, with
     ``soft_label``, distributions; ``weight`` weighs each class; ``ignore_index`` is a label
@@ -98,13 +123,13 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     return S.reduce("mean", loss)
 
 
-def _kept(label, ignore_index, dtype, named=True):
+def _kept(label: Tensor, ignore_index: int, dtype: DTypeLike, named: bool = True) -> Tensor:
     """float(label != ignore_index): 1 for each label that counts."""
     mask = S.operator("not_equal", {"X": label, "Y": S.number(ignore_index, label.dtype)}, CMP)
     return S.cast(mask, dtype) if named else mask
 
 
-def _safe_divide(total, count):
+def _safe_divide(total: Tensor, count: Tensor) -> Tensor:
     """total / count, where a count of 0 divides by 1 instead (2.6's way)."""
     zero = S.named("equal", {"X": count, "Y": S.fill(0.0, [], count.dtype)}, CMP)
     count = S.operator("elementwise_add", {"X": count, "Y": S.cast(zero, count.dtype, "tmp")},
@@ -112,7 +137,8 @@ def _safe_divide(total, count):
     return S.operator("elementwise_div", {"X": total, "Y": count}, {"axis": -1})
 
 
-def _hard_weights(label, weight, ignore_index, axis, loss):
+def _hard_weights(label: Tensor, weight: Tensor, ignore_index: int, axis: int, loss: Tensor
+                 ) -> Tensor:
     """weight[label] per sample (0 where the label is ignored), shaped as the label."""
     rank = len(label.shape)
     index = S.elementwise("elementwise_mul", _kept(label, ignore_index, label.dtype), label)
@@ -127,7 +153,8 @@ def _hard_weights(label, weight, ignore_index, axis, loss):
     return S.reshape(picked, list(label.shape))
 
 
-def _soft_weights(label, weight, ignore_index, axis, loss):
+def _soft_weights(label: Tensor, weight: Tensor, ignore_index: int, axis: int, loss: Tensor
+                 ) -> Tensor:
     """sum over classes of label * weight per sample, shaped as the loss."""
     per_sample = S.named("matmul_v2", {"X": S.cast(label, weight.dtype), "Y": weight},
                          {"trans_x": False, "trans_y": True})

@@ -5,20 +5,28 @@ it with a one-hot row and a sum, the same value. npair_loss follows 2.6's compos
 Both compare values with 2.6, not op lists.
 """
 
+from __future__ import annotations
+
 import numpy
 
 from paddle_nb.nn.functional import loss_steps as S
 from paddle_nb.nn.functional.loss_composite import FLOAT_MAX
 from paddle_nb.nn.functional.loss_cross_entropy import softmax_with_cross_entropy
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["multi_margin_loss", "npair_loss"]
 
 
-def _mul(x, y):
+def _mul(x: Tensor, y: Tensor) -> Tensor:
     return S.operator("elementwise_mul", {"X": x, "Y": y}, {"axis": -1})
 
 
-def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, reduction: str = "mean", name: str | None = None
+                     ) -> Tensor:
     """mean over classes of max(0, margin - input[label] + input)^p, less the label's own
     term (margin^p / C); ``weight`` scales each sample by its label's weight (and, as in
     PaddlePaddle 2.6, its correction broadcasts against the batch: an [N, N] result)."""
@@ -45,7 +53,7 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
     return S.reduce_loss(loss, reduction)
 
 
-def npair_loss(anchor, positive, labels, l2_reg=0.002):
+def npair_loss(anchor: Tensor, positive: Tensor, labels: Tensor, l2_reg: float = 0.002) -> Tensor:
     """The N-pair loss: softmax cross entropy of anchor . positive^T against the rows of equal
     labels (normalized), plus l2_reg / 4 times the mean squared norms of both embeddings."""
     batch = int(anchor.shape[0])

@@ -8,7 +8,17 @@ without Scale/Bias scales by 1 and shifts by 0.
 (``F.normalize`` is not here: it is an L_p normalization, in ``functional.common``.)
 """
 
+from __future__ import annotations
+
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.helper import layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "instance_norm", "local_response_norm"]
 
@@ -16,7 +26,7 @@ CHANNEL_LAST = ("NHWC", "NLC", "NDHWC")
 CHANNEL_FIRST = ("NCHW", "NC", "NCL", "NCDHW")
 
 
-def data_layout(data_format, function):
+def data_layout(data_format: str, function: str) -> str:
     """The op's data_layout ("NCHW" or "NHWC") for a 2.x data_format."""
     if data_format in CHANNEL_FIRST:
         return "NCHW"
@@ -26,9 +36,10 @@ def data_layout(data_format, function):
                      f"{', '.join(CHANNEL_FIRST + CHANNEL_LAST)}, got {data_format!r}")
 
 
-def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
-               name=None):
+def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.9,
+               epsilon: float = 1e-05, data_format: str = "NCHW",
+               use_global_stats: bool | None = None, name: str | None = None) -> Tensor:
     """Normalize each channel of ``x`` by the batch's statistics (``training``, which also
     updates ``running_mean``/``running_var`` with ``momentum``) or by the running ones."""
     layout = data_layout(data_format, "batch_norm")
@@ -51,10 +62,12 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     helper.append("batch_norm", inputs, outputs, attrs)
     for name_ in (saved_mean, saved_var):
         helper.block.var(name_).stop_gradient = True
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, epsilon: float = 1e-05, name: str | None = None
+              ) -> Tensor:
     """Normalize over the trailing dimensions ``normalized_shape`` of each sample."""
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
@@ -72,11 +85,13 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
         inputs["Bias"] = bias
     helper.append("layer_norm", inputs, {"Y": y, "Mean": mean, "Variance": var},
                   {"epsilon": float(epsilon), "begin_norm_axis": rank - len(normalized_shape)})
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
-def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
+def instance_norm(x: Tensor, running_mean: Any = None, running_var: Any = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None,
+                  use_input_stats: bool = True, momentum: float = 0.9, eps: float = 1e-05,
+                  data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """Normalize each channel of each sample over its spatial dimensions (NC... layouts)."""
     if data_layout(data_format, "instance_norm") != "NCHW":
         raise ValueError(f"instance_norm: paddle_nb takes channel-first data (NCL, NCHW, NCDHW), "
@@ -91,11 +106,12 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     helper.append("instance_norm", inputs,
                   {"Y": y, "SavedMean": saved_mean, "SavedVariance": saved_var},
                   {"epsilon": float(eps)})
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
-def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
-                        name=None):
+def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75,
+                        k: float = 1.0, data_format: str = "NCHW", name: str | None = None
+                       ) -> Tensor:
     """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta.
 
     PaddlePaddle 2.6 composes this from pad3d and pool3d; paddle_nb writes the one ``lrn``
@@ -116,11 +132,11 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     helper.append("lrn", {"X": x4}, {"Out": out, "MidOut": mid},
                   {"n": int(size), "k": float(k), "alpha": float(alpha) / size,
                    "beta": float(beta), "data_format": layout})
-    out = helper.block.var(out)
-    return out if as_4d == list(x.shape) else _reshape(helper, out, list(x.shape))
+    lrn = as_tensor(helper.block.var(out))
+    return lrn if as_4d == list(x.shape) else _reshape(helper, lrn, list(x.shape))
 
 
-def _four_d(shape, layout):
+def _four_d(shape: Any, layout: str) -> Any:
     """The 4-D shape an N-C-spatial tensor takes for lrn (trailing dims merged or a 1 added)."""
     shape = [int(d) for d in shape]
     if len(shape) == 4:
@@ -131,7 +147,7 @@ def _four_d(shape, layout):
         [shape[0], shape[1] * shape[2], shape[3], shape[4]]
 
 
-def _reshape(helper, x, shape):
+def _reshape(helper: Any, x: Tensor, shape: Any) -> Any:
     out, xshape = helper.tmp_name(), helper.tmp_name()
     helper.append("reshape2", {"X": x}, {"Out": out, "XShape": xshape}, {"shape": shape})
     return helper.block.var(out)

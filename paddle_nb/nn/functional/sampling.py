@@ -9,19 +9,31 @@ data_layout "NCHW" or "NHWC" for every rank, the size either in out_d / out_h / 
 adaptive average pool.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from paddle_nb.framework.variable import Variable
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional.conv import to_list
 from paddle_nb.nn.functional.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d,
                                              adaptive_avg_pool3d)
 from paddle_nb.nn.functional.vision_steps import squeeze, unsqueeze
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["pad", "zeropad2d", "interpolate", "upsample", "unfold", "fold", "grid_sample",
            "affine_grid", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
            "temporal_shift"]
 
 
-def _one(op_type, inputs, attrs, slot="Out", helper_name=None):
+def _one(op_type: str, inputs: Any, attrs: Any, slot: str = "Out", helper_name: str | None = None
+        ) -> Tensor:
     """Append ``op_type`` through a helper named after it (or ``helper_name``)."""
     return layer_helper(helper_name or op_type).out(op_type, inputs, attrs, slot=slot)
 
@@ -32,7 +44,8 @@ CHANNEL_FIRST = ("NCL", "NCHW", "NCDHW")
 PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
+        data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """x padded by ``pad``: [before, after] pairs from the last spatial axis out
     ([left, right, top, bottom, front, back]), or, in constant mode, pairs for every axis
     in order."""
@@ -63,7 +76,8 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     return squeeze(out, axes) if axes else out
 
 
-def zeropad2d(x, padding, data_format="NCHW", name=None):
+def zeropad2d(x: Tensor, padding: int | Sequence[int], data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
     """x [N, C, H, W] padded with zeros by [left, right, top, bottom]."""
     return pad(x, to_list(padding, 4, "padding"), mode="constant", value=0.0,
                data_format=data_format)
@@ -76,7 +90,7 @@ RANK_OF = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,),
 INTERP_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
 
-def _size_tensors(helper, size):
+def _size_tensors(helper: Any, size: Any) -> Any:
     """2.6's SizeTensor: each Variable of ``size`` as it is, each int in a ``fill_constant``
     ([1], int32, on the CPU) written into the resize's helper's first temporaries."""
     tensors = []
@@ -92,7 +106,8 @@ def _size_tensors(helper, size):
     return tensors
 
 
-def _interp_sizes(helper, size, scale_factor, n, inputs, attrs):
+def _interp_sizes(helper: Any, size: Any, scale_factor: Any, n: int, inputs: Any, attrs: Any
+                 ) -> None:
     """Fill the size attributes (or the OutSize / SizeTensor / Scale inputs) as 2.6 does."""
     if size is not None and scale_factor is not None:
         raise ValueError("Only one of size or scale_factor should be defined.")
@@ -119,8 +134,10 @@ def _interp_sizes(helper, size, scale_factor, n, inputs, attrs):
         attrs["scale"] = [float(s) for s in scales]
 
 
-def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                align_mode=0, data_format="NCHW", name=None):
+def interpolate(x: Tensor, size: Tensor | Sequence[Tensor | int] | None = None,
+                scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+                name: str | None = None) -> Tensor:
     """x resized to ``size`` or by ``scale_factor``: nearest, linear (3-D), bilinear or
     bicubic (4-D), trilinear (5-D), or area (an adaptive average pool)."""
     method, rank, data_format = mode.lower(), len(x.shape), data_format.upper()
@@ -138,8 +155,9 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     if align_mode not in (0, 1):
         raise ValueError("align_mode can only be 0 or 1")
     if method == "area":
-        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[rank]
-        return pool(x, size)
+        pools: dict[int, Callable[..., Any]] = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d,
+                                                5: adaptive_avg_pool3d}
+        return pools[rank](x, size)
     if data_format not in INTERP_FORMATS[rank]:
         raise ValueError(f"interpolate: a {rank}-D tensor's data_format must be one of "
                          f"{list(INTERP_FORMATS[rank])}, got {data_format}")
@@ -153,15 +171,16 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     return helper.out(op_type, inputs, attrs)
 
 
-def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-             align_mode=0, data_format="NCHW", name=None):
+def upsample(x: Tensor, size: Any = None, scale_factor: int | None = None, mode: str = "nearest",
+             align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+             name: str | None = None) -> Tensor:
     """The same as :func:`interpolate`."""
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 
 
 # ---- blocks as columns ----
 
-def _fold_args(kernel_sizes, strides, paddings, dilations):
+def _fold_args(kernel_sizes: Any, strides: int, paddings: Any, dilations: int) -> Any:
     pads = [paddings] * 4 if isinstance(paddings, int) else list(paddings)
     if len(pads) == 2:
         pads = pads + pads
@@ -172,14 +191,17 @@ def _fold_args(kernel_sizes, strides, paddings, dilations):
             "dilations": to_list(dilations, 2, "dilations")}
 
 
-def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+def unfold(x: Tensor, kernel_sizes: int | Sequence[int], strides: int = 1,
+           paddings: int | Sequence[int] = 0, dilations: int = 1, name: str | None = None
+          ) -> Tensor:
     """Every block of x [N, C, H, W] as a column: [N, C * kh * kw, L]; paddings [top, left,
     bottom, right]."""
     return _one("unfold", {"X": x}, _fold_args(kernel_sizes, strides, paddings, dilations),
                 slot="Y")
 
 
-def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+def fold(x: Tensor, output_sizes: Sequence[int], kernel_sizes: int, strides: int = 1,
+         paddings: int | Sequence[int] = 0, dilations: int = 1, name: str | None = None) -> Tensor:
     """The columns of x [N, C * kh * kw, L] added back into [N, C, H, W] (unfold's adjoint)."""
     attrs = {"output_sizes": to_list(output_sizes, 2, "output_sizes"),
              **_fold_args(kernel_sizes, strides, paddings, dilations)}
@@ -188,9 +210,11 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
 
 # ---- sampling at points ----
 
-def affine_grid(theta, out_shape, align_corners=True, name=None):
+def affine_grid(theta: Tensor, out_shape: Tensor | Sequence[int], align_corners: bool = True,
+                name: str | None = None) -> Tensor:
     """The sampling grid [N, H, W, 2] (or [N, D, H, W, 3]) of the affine maps theta."""
-    inputs, attrs = {"Theta": theta}, {"align_corners": align_corners}
+    inputs: dict[str, Any] = {"Theta": theta}
+    attrs: dict[str, Any] = {"align_corners": align_corners}
     if isinstance(out_shape, Variable):
         inputs["OutputShape"] = out_shape
     else:
@@ -198,7 +222,8 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     return _one("affine_grid", inputs, attrs, slot="Output")
 
 
-def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
+def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool = True, name: str | None = None) -> Tensor:
     """x [N, C, H, W] read at the points of grid [N, Ho, Wo, 2] (x, y in [-1, 1]), or a
     volume [N, C, D, H, W] at grid [N, Do, Ho, Wo, 3]."""
     if mode not in ("bilinear", "nearest"):
@@ -213,34 +238,38 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
 
 # ---- rearranging ----
 
-def _format(data_format, what):
+def _format(data_format: str, what: str) -> str:
     if data_format not in ("NCHW", "NHWC"):
         raise ValueError(f"{what}: data_format must be 'NCHW' or 'NHWC', got '{data_format}'")
     return data_format
 
 
-def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW", name: str | None = None
+                 ) -> Tensor:
     """[N, C * r * r, H, W] -> [N, C, H * r, W * r]."""
     return _one("pixel_shuffle", {"X": x}, {"upscale_factor": upscale_factor,
                                             "data_format": _format(data_format,
                                                                    "pixel_shuffle")})
 
 
-def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
+                    name: str | None = None) -> Tensor:
     """[N, C, H * r, W * r] -> [N, C * r * r, H, W]."""
     return _one("pixel_unshuffle", {"X": x}, {"downscale_factor": downscale_factor,
                                               "data_format": _format(data_format,
                                                                      "pixel_unshuffle")})
 
 
-def channel_shuffle(x, groups, data_format="NCHW", name=None):
+def channel_shuffle(x: Tensor, groups: int, data_format: str = "NCHW", name: str | None = None
+                   ) -> Tensor:
     """The channels read as a (groups, C / groups) grid and written transposed."""
     return _one("channel_shuffle", {"X": x}, {"groups": groups,
                                               "data_format": _format(data_format,
                                                                      "channel_shuffle")})
 
 
-def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name: str | None = None,
+                   data_format: str = "NCHW") -> Tensor:
     """x [N * seg_num, C, H, W] with C * shift_ratio channels shifted one segment back in
     time and as many forward (TSM)."""
     return _one("temporal_shift", {"X": x}, {"seg_num": seg_num, "shift_ratio": shift_ratio,

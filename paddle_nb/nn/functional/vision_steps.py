@@ -10,48 +10,60 @@ so its outputs get 2.6's names: ``unsqueeze2_0.tmp_0`` (and its XShape
 for a bias added by ``_add_with_axis`` (2.6 names that output after its helper).
 """
 
+from __future__ import annotations
+
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.helper import layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
+    from paddle_nb.layers.helper import LayerHelper
 
 __all__ = ["unsqueeze", "squeeze", "reshape", "assign", "add_with_axis", "add_bias",
            "conv_helper"]
 
 
-def _with_xshape(helper_name, op_type, x, attrs):
+def _with_xshape(helper_name: str, op_type: str, x: Tensor, attrs: Any) -> Tensor:
     helper = layer_helper(helper_name)
     out, xshape = helper.tmp_name(), helper.tmp_name()
     helper.append(op_type, {"X": x}, {"Out": out, "XShape": xshape}, attrs)
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))
 
 
-def unsqueeze(x, axes):
+def unsqueeze(x: Tensor, axes: Sequence[int]) -> Tensor:
     return _with_xshape("unsqueeze2", "unsqueeze2", x, {"axes": list(axes)})
 
 
-def squeeze(x, axes):
+def squeeze(x: Tensor, axes: Sequence[int]) -> Tensor:
     return _with_xshape("squeeze", "squeeze2", x, {"axes": list(axes)})
 
 
-def reshape(x, shape):
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
     return _with_xshape("reshape2", "reshape2", x, {"shape": list(shape)})
 
 
-def assign(x):
+def assign(x: Tensor) -> Tensor:
     return layer_helper("assign").out("assign", {"X": x})
 
 
-def add_with_axis(x, y, axis):
+def add_with_axis(x: Tensor, y: Tensor, axis: int) -> Tensor:
     """x + y, y broadcast from ``axis`` (what 2.6's ``_add_with_axis`` writes)."""
     helper = layer_helper("elementwise_add")
     helper.append("elementwise_add", {"X": x, "Y": y}, {"Out": helper.name}, {"axis": axis})
-    return helper.block.var(helper.name)
+    return as_tensor(helper.block.var(helper.name))
 
 
-def conv_helper(op_type):
+def conv_helper(op_type: str) -> LayerHelper:
     """The helper a convolution function appends its op with (``conv2d_0.tmp_0``)."""
     return layer_helper(op_type)
 
 
-def add_bias(helper, pre_bias, bias, channel_dim):
+def add_bias(helper: LayerHelper, pre_bias: Tensor, bias: Tensor | None, channel_dim: int
+            ) -> Tensor:
     """2.6's ``_conv_nd`` bias: reshape the bias to broadcast over a channel-first output,
     then ``elementwise_add`` (axis -1) into the helper's next temporary."""
     if bias is None:
@@ -63,4 +75,4 @@ def add_bias(helper, pre_bias, bias, channel_dim):
         bias = reshape(bias, [1] * channel_dim + list(bias.shape) +
                        [1] * (rank - len(bias.shape) - channel_dim))
     helper.append("elementwise_add", {"X": pre_bias, "Y": bias}, {"Out": out.name}, {"axis": -1})
-    return out
+    return as_tensor(out)

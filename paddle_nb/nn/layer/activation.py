@@ -6,9 +6,17 @@ called, so ``nn.ReLU()(x)`` writes the same op and output name as ``F.relu(x)``.
 initialized to ``init``, one value or one per channel.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.nn import functional as F
 from paddle_nb.nn.layer_base import Layer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["ReLU", "ReLU6", "ELU", "SELU", "CELU", "GELU", "Silu", "SiLU", "Swish", "Mish",
            "Sigmoid", "Hardsigmoid", "Hardswish", "Hardtanh", "Hardshrink", "Softshrink",
@@ -19,24 +27,24 @@ __all__ = ["ReLU", "ReLU6", "ELU", "SELU", "CELU", "GELU", "Silu", "SiLU", "Swis
 class _Activation(Layer):
     """A layer that calls ``function(x, **arguments, name=name)``."""
 
-    function = None
+    function: Any = None
 
-    def __init__(self, name=None, **arguments):
+    def __init__(self, name: str | None = None, **arguments: Any) -> None:
         super().__init__()
         self._name = name
         self._arguments = arguments
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return type(self).function(x, **self._arguments, name=self._name)
 
-    def extra_repr(self):
+    def extra_repr(self) -> Any:
         shown = [f"{k}={v}" for k, v in self._arguments.items()]
         return ", ".join(shown + ([f"name={self._name}"] if self._name else []))
 
 
-def _activation(class_name, function, doc, **defaults):
+def _activation(class_name: Any, function: Any, doc: Any, **defaults: Any) -> Any:
     """A layer class over ``function`` whose constructor takes ``defaults`` as keywords."""
-    def __init__(self, *args, name=None, **kwargs):
+    def __init__(self: Any, *args: float, name: str | None = None, **kwargs: Any) -> None:
         arguments = dict(defaults)
         for key, value in zip(defaults, args):
             arguments[key] = value
@@ -93,11 +101,11 @@ GLU = _activation("GLU", F.glu, "a * sigmoid(b) for x's two halves along axis.",
 class Softmax2D(Layer):
     """Softmax over the channels of a 3-D (CHW) or 4-D (NCHW) input: axis -3."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
         self._name = name
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         if len(x.shape) not in (3, 4):
             raise ValueError(f"nn.Softmax2D needs a 3-D or 4-D input, got shape {list(x.shape)}")
         return F.softmax(x, axis=-3, name=self._name)
@@ -107,11 +115,12 @@ class RReLU(Layer):
     """Randomized leaky relu: a random slope in [lower, upper] in training, their mean in
     evaluation (``layer.eval()``)."""
 
-    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+    def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, name: str | None = None
+                ) -> None:
         super().__init__()
         self._lower, self._upper, self._name = lower, upper, name
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.rrelu(x, self._lower, self._upper, training=self.training, name=self._name)
 
 
@@ -119,17 +128,17 @@ class PReLU(Layer):
     """x above 0, a learned slope times x below: ``num_parameters`` slopes (1, or one per
     channel), initialized to ``init``; the parameter is ``<layer>.w_0`` (``p_re_lu_0.w_0``)."""
 
-    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
-                 name=None):
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, weight_attr: Any = None,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
         super().__init__()
         self._num_parameters, self._init = num_parameters, init
         self._data_format, self._name = data_format, name
         self._weight = self.create_parameter([num_parameters], attr=weight_attr,
                                              default_initializer=Constant(init))
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.prelu(x, self._weight, data_format=self._data_format, name=self._name)
 
-    def extra_repr(self):
+    def extra_repr(self) -> Any:
         return f"num_parameters={self._num_parameters}, data_format={self._data_format}, " \
                f"init={self._init}, dtype={self._weight.dtype.name}"

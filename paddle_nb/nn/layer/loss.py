@@ -5,11 +5,17 @@ Calling one appends exactly what the function appends (``nn.MSELoss()(x, y)`` is
 ``F.mse_loss(x, y)``).
 """
 
+from __future__ import annotations
+
 from typing import Any
 
 from paddle_nb.nn.functional import loss as F
 from paddle_nb.nn.functional.loss_steps import unavailable
 from paddle_nb.nn.layer_base import Layer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
            "NLLLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
@@ -32,14 +38,16 @@ class CrossEntropyLoss(Layer):
     (['unsqueeze2', 'softmax_with_cross_entropy', 'reduce_mean'], 'mean_0.tmp_0', ())
     """
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
-                 axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
+                 reduction: str = "mean", soft_label: bool = False, axis: int = -1,
+                 use_softmax: bool = True, label_smoothing: float = 0.0, name: str | None = None
+                ) -> None:
         super().__init__()
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
         self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
         self.label_smoothing = label_smoothing
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.cross_entropy(input, label, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, soft_label=self.soft_label,
                                axis=self.axis, use_softmax=self.use_softmax,
@@ -51,11 +59,11 @@ class _Reduced(Layer):
 
     FUNCTION: Any = None
 
-    def __init__(self, reduction="mean", name=None):
+    def __init__(self, reduction: str = "mean", name: str | None = None) -> None:
         super().__init__()
         self.reduction = reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return type(self).FUNCTION(input, label, reduction=self.reduction)
 
 
@@ -80,33 +88,36 @@ class SoftMarginLoss(_Reduced):
 class SmoothL1Loss(Layer):
     """The Huber loss with ``delta``, reduced."""
 
-    def __init__(self, reduction="mean", delta=1.0, name=None):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0, name: str | None = None
+                ) -> None:
         super().__init__()
         self.reduction, self.delta = reduction, delta
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta)
 
 
 class BCELoss(Layer):
     """Binary cross entropy of probabilities, optionally weighted."""
 
-    def __init__(self, weight=None, reduction="mean", name=None):
+    def __init__(self, weight: Tensor | None = None, reduction: str = "mean",
+                 name: str | None = None) -> None:
         super().__init__()
         self.weight, self.reduction = weight, reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, label, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(Layer):
     """Binary cross entropy of logits, optionally weighted (``weight``, ``pos_weight``)."""
 
-    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
+    def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None,
+                 name: str | None = None) -> None:
         super().__init__()
         self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
 
-    def forward(self, logit, label):
+    def forward(self, logit: Tensor, label: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction,
                                                   self.pos_weight)
 
@@ -114,11 +125,12 @@ class BCEWithLogitsLoss(Layer):
 class NLLLoss(Layer):
     """Negative log-likelihood of class indices, given log-probabilities."""
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
+    def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean",
+                 name: str | None = None) -> None:
         super().__init__()
         self._weight, self._ignore_index, self._reduction = weight, ignore_index, reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.nll_loss(input, label, self._weight, self._ignore_index, self._reduction)
 
 
@@ -131,46 +143,48 @@ class KLDivLoss(_Reduced):
 class MarginRankingLoss(Layer):
     """relu(-label * (input - other) + margin), reduced."""
 
-    def __init__(self, margin=0.0, reduction="mean", name=None):
+    def __init__(self, margin: float = 0.0, reduction: str = "mean", name: str | None = None
+                ) -> None:
         super().__init__()
         self.margin, self.reduction = margin, reduction
 
-    def forward(self, input, other, label):
+    def forward(self, input: Tensor, other: Tensor, label: Tensor) -> Tensor:
         return F.margin_ranking_loss(input, other, label, self.margin, self.reduction)
 
 
 class HingeEmbeddingLoss(Layer):
     """input where label is 1, relu(margin - input) where it is -1; reduced."""
 
-    def __init__(self, margin=1.0, reduction="mean", name=None):
+    def __init__(self, margin: float = 1.0, reduction: str = "mean", name: str | None = None
+                ) -> None:
         super().__init__()
         self.margin, self.reduction = margin, reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.hinge_embedding_loss(input, label, self.margin, self.reduction)
 
 
 class CosineEmbeddingLoss(Layer):
     """1 - cos where label is 1, relu(cos - margin) where it is -1; reduced."""
 
-    def __init__(self, margin=0, reduction="mean", name=None):
+    def __init__(self, margin: float = 0, reduction: str = "mean", name: str | None = None) -> None:
         super().__init__()
         self.margin, self.reduction = margin, reduction
 
-    def forward(self, input1, input2, label):
+    def forward(self, input1: Tensor, input2: Tensor, label: Tensor) -> Tensor:
         return F.cosine_embedding_loss(input1, input2, label, self.margin, self.reduction)
 
 
 class TripletMarginLoss(Layer):
     """relu(d(input, positive) - d(input, negative) + margin), d the p-norm distance."""
 
-    def __init__(self, margin=1.0, p=2.0, epsilon=1e-6, swap=False, reduction="mean",
-                 name=None):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, epsilon: float = 1e-6,
+                 swap: bool = False, reduction: str = "mean", name: str | None = None) -> None:
         super().__init__()
         self.margin, self.p, self.epsilon, self.swap = margin, p, epsilon, swap
         self.reduction = reduction
 
-    def forward(self, input, positive, negative):
+    def forward(self, input: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(input, positive, negative, self.margin, self.p,
                                      self.epsilon, self.swap, self.reduction)
 
@@ -178,13 +192,13 @@ class TripletMarginLoss(Layer):
 class TripletMarginWithDistanceLoss(Layer):
     """TripletMarginLoss with a distance function of two Variables."""
 
-    def __init__(self, distance_function=None, margin=1.0, swap=False, reduction="mean",
-                 name=None):
+    def __init__(self, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean", name: str | None = None) -> None:
         super().__init__()
         self.distance_function, self.margin = distance_function, margin
         self.swap, self.reduction = swap, reduction
 
-    def forward(self, input, positive, negative):
+    def forward(self, input: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_with_distance_loss(input, positive, negative,
                                                    self.distance_function, self.margin,
                                                    self.swap, self.reduction)
@@ -193,23 +207,25 @@ class TripletMarginWithDistanceLoss(Layer):
 class MultiLabelSoftMarginLoss(Layer):
     """Per-class binary cross entropy of logits, averaged over classes, reduced."""
 
-    def __init__(self, weight=None, reduction="mean", name=None):
+    def __init__(self, weight: Any = None, reduction: str = "mean", name: str | None = None
+                ) -> None:
         super().__init__()
         self.weight, self.reduction = weight, reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
 
 
 class PoissonNLLLoss(Layer):
     """The Poisson negative log-likelihood (``log_input``: input is the log rate)."""
 
-    def __init__(self, log_input=True, full=False, epsilon=1e-8, reduction="mean", name=None):
+    def __init__(self, log_input: bool = True, full: bool = False, epsilon: float = 1e-8,
+                 reduction: str = "mean", name: str | None = None) -> None:
         super().__init__()
         self.log_input, self.full, self.epsilon = log_input, full, epsilon
         self.reduction = reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.poisson_nll_loss(input, label, self.log_input, self.full, self.epsilon,
                                   self.reduction)
 
@@ -217,11 +233,12 @@ class PoissonNLLLoss(Layer):
 class GaussianNLLLoss(Layer):
     """The Gaussian negative log-likelihood given a variance."""
 
-    def __init__(self, full=False, epsilon=1e-6, reduction="mean", name=None):
+    def __init__(self, full: bool = False, epsilon: float = 1e-6, reduction: str = "mean",
+                 name: str | None = None) -> None:
         super().__init__()
         self.full, self.epsilon, self.reduction = full, epsilon, reduction
 
-    def forward(self, input, label, variance):
+    def forward(self, input: Tensor, label: Tensor, variance: Tensor) -> Tensor:
         return F.gaussian_nll_loss(input, label, variance, self.full, self.epsilon,
                                    self.reduction)
 
@@ -229,11 +246,12 @@ class GaussianNLLLoss(Layer):
 class CTCLoss(Layer):
     """``F.ctc_loss`` with ``blank`` and ``reduction`` kept."""
 
-    def __init__(self, blank=0, reduction="mean"):
+    def __init__(self, blank: int = 0, reduction: str = "mean") -> None:
         super().__init__()
         self.blank, self.reduction = blank, reduction
 
-    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
+    def forward(self, log_probs: Tensor, labels: Tensor, input_lengths: Tensor,
+                label_lengths: Tensor, norm_by_times: bool = False) -> Tensor:
         return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
                           self.reduction, norm_by_times)
 
@@ -241,11 +259,12 @@ class CTCLoss(Layer):
 class MultiMarginLoss(Layer):
     """``F.multi_margin_loss`` with p, margin, weight and reduction kept."""
 
-    def __init__(self, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, reduction: str = "mean",
+                 name: str | None = None) -> None:
         super().__init__()
         self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
 
-    def forward(self, input, label):
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
         return F.multi_margin_loss(input, label, self.p, self.margin, self.weight,
                                    self.reduction)
 
@@ -253,8 +272,9 @@ class MultiMarginLoss(Layer):
 class HSigmoidLoss(Layer):
     """Hierarchical sigmoid: not available in paddle_nb (its op has no kernel)."""
 
-    def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
-                 is_custom=False, is_sparse=False, name=None):
+    def __init__(self, feature_size: Any, num_classes: Any, weight_attr: Any = None,
+                 bias_attr: Any = None, is_custom: bool = False, is_sparse: bool = False,
+                 name: str | None = None) -> None:
         raise unavailable("HSigmoidLoss", "the hierarchical_sigmoid op has no kernel",
                           "use nn.CrossEntropyLoss over all classes")
 
@@ -262,6 +282,7 @@ class HSigmoidLoss(Layer):
 class RNNTLoss(Layer):
     """The RNN-transducer loss: not available in paddle_nb (its op has no kernel)."""
 
-    def __init__(self, blank=0, fastemit_lambda=0.001, reduction="mean", name=None):
+    def __init__(self, blank: int = 0, fastemit_lambda: float = 0.001, reduction: str = "mean",
+                 name: str | None = None) -> None:
         raise unavailable("RNNTLoss", "the warprnnt op has no kernel",
                           "nn.CTCLoss computes the CTC loss")

@@ -23,6 +23,8 @@ two ``transpose2`` (unless ``time_major``).
 ['fill_constant', 'coalesce_tensor']
 """
 
+from __future__ import annotations
+
 import math
 
 from paddle_nb.framework import unique_name
@@ -31,12 +33,21 @@ from paddle_nb.framework.initializer import Constant, Uniform
 from paddle_nb.nn.functional import compose
 from paddle_nb.nn.layer.container import LayerList
 from paddle_nb.nn.layer_base import Layer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU", "RNN", "BiRNN",
            "RNNCellBase"]
 
 
-def zero_states(ref, shapes, batch_dim, dtype="float32"):
+def zero_states(ref: Tensor, shapes: Sequence[list[Any]], batch_dim: int,
+                dtype: DTypeLike = "float32") -> list[Tensor]:
     """Zeros of each of ``shapes``, whose -1 is ``ref``'s batch size (dimension ``batch_dim``
     of ``ref``): ``fill_constant``s, reading that size at run time (``shape``, ``slice``) when
     it is unknown when building, as PaddlePaddle 2.6 does."""
@@ -54,8 +65,9 @@ class RNNCellBase(Layer):
 
     gates = 1
 
-    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None):
+    def __init__(self, input_size: int, hidden_size: int, weight_ih_attr: Any = None,
+                 weight_hh_attr: Any = None, bias_ih_attr: Any = None, bias_hh_attr: Any = None
+                ) -> None:
         super().__init__()
         if hidden_size <= 0:
             raise compose.argument_error(
@@ -72,25 +84,26 @@ class RNNCellBase(Layer):
         self.bias_hh = self.create_parameter([rows], bias_hh_attr, is_bias=True,
                                              default_initializer=init)
 
-    def _projections(self, inputs, h):
+    def _projections(self, inputs: Tensor, h: Tensor) -> Any:
         """(x @ W_ih^T + b_ih, h @ W_hh^T) with PaddlePaddle's op order and names."""
         i2h = compose.matmul(inputs, self.weight_ih, transpose_y=True)
         if self.bias_ih is not None:
             i2h = compose.operator("elementwise_add", i2h, self.bias_ih)
         return i2h, compose.matmul(h, self.weight_hh, transpose_y=True)
 
-    def _zeros(self, inputs, count=1):
+    def _zeros(self, inputs: Tensor, count: int = 1) -> Any:
         return zero_states(inputs, [[-1, self.hidden_size]] * count, 0, inputs.dtype)
 
-    def extra_repr(self):
+    def extra_repr(self) -> Any:
         return f"{self.input_size}, {self.hidden_size}"
 
 
 class SimpleRNNCell(RNNCellBase):
     """``h = act(x @ W_ih^T + b_ih + h_prev @ W_hh^T + b_hh)``, act tanh or relu."""
 
-    def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None,
-                 weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(self, input_size: int, hidden_size: int, activation: str = "tanh",
+                 weight_ih_attr: Any = None, weight_hh_attr: Any = None, bias_ih_attr: Any = None,
+                 bias_hh_attr: Any = None, name: str | None = None) -> None:
         if activation not in ("tanh", "relu"):
             raise compose.argument_error(f"SimpleRNNCell: activation must be 'tanh' or 'relu', got "
                              f"{activation!r}")
@@ -99,10 +112,10 @@ class SimpleRNNCell(RNNCellBase):
         self.activation = activation
 
     @property
-    def state_shape(self):
+    def state_shape(self) -> Any:
         return (self.hidden_size,)
 
-    def forward(self, inputs, states=None):
+    def forward(self, inputs: Tensor, states: Any = None) -> tuple[Tensor, ...]:
         h_prev = self._zeros(inputs)[0] if states is None else states
         i2h, h2h = self._projections(inputs, h_prev)
         if self.bias_hh is not None:
@@ -117,8 +130,9 @@ class LSTMCell(RNNCellBase):
 
     gates = 4
 
-    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
+    def __init__(self, input_size: int, hidden_size: int, weight_ih_attr: Any = None,
+                 weight_hh_attr: Any = None, bias_ih_attr: Any = None, bias_hh_attr: Any = None,
+                 proj_size: int = 0, name: str | None = None) -> None:
         if proj_size:
             raise compose.not_available("LSTMCell: proj_size is not available in paddle_nb; "
                                       "project h with a Linear layer instead")
@@ -126,10 +140,10 @@ class LSTMCell(RNNCellBase):
                          bias_ih_attr, bias_hh_attr)
 
     @property
-    def state_shape(self):
+    def state_shape(self) -> Any:
         return ((self.hidden_size,), (self.hidden_size,))
 
-    def forward(self, inputs, states=None):
+    def forward(self, inputs: Tensor, states: Any = None) -> tuple[Tensor | tuple[Any, ...], ...]:
         if states is None:
             states = self._zeros(inputs, 2)
         h_prev, c_prev = states
@@ -153,10 +167,10 @@ class GRUCell(RNNCellBase):
     gates = 3
 
     @property
-    def state_shape(self):
+    def state_shape(self) -> Any:
         return (self.hidden_size,)
 
-    def forward(self, inputs, states=None):
+    def forward(self, inputs: Tensor, states: Tensor | None = None) -> tuple[Tensor, ...]:
         h_prev = self._zeros(inputs)[0] if states is None else states
         x_gates, h_gates = self._projections(inputs, h_prev)
         if self.bias_hh is not None:
@@ -178,7 +192,7 @@ class RNN(Layer):
     """Not available: PaddlePaddle 2.6 unrolls a cell with a ``while`` loop over tensor arrays
     (``write_to_array``, ``tensor_array_to_tensor``), which paddle_nb does not have."""
 
-    def __init__(self, cell, is_reverse=False, time_major=False):
+    def __init__(self, cell: Any, is_reverse: bool = False, time_major: bool = False) -> None:
         raise compose.not_available(
             "paddle.nn.RNN (a cell run over a sequence) is not available in paddle_nb: "
             "PaddlePaddle builds it from a while loop over tensor arrays. Use nn.SimpleRNN, "
@@ -188,7 +202,7 @@ class RNN(Layer):
 class BiRNN(Layer):
     """Not available, for the reason RNN is not (see RNN)."""
 
-    def __init__(self, cell_fw, cell_bw, time_major=False):
+    def __init__(self, cell_fw: Any, cell_bw: Any, time_major: bool = False) -> None:
         raise compose.not_available(
             "paddle.nn.BiRNN is not available in paddle_nb: PaddlePaddle builds it from while "
             "loops over tensor arrays. Use nn.SimpleRNN, nn.LSTM or nn.GRU with "
@@ -200,7 +214,7 @@ class _Directions(Layer):
     as PaddlePaddle's RNN and BiRNN wrappers hold them (and counted under their names, ``rnn_N``
     and ``bi_rnn_N``, so the names that follow are PaddlePaddle's)."""
 
-    def __init__(self, cells):
+    def __init__(self, cells: Sequence[GRUCell | LSTMCell | SimpleRNNCell]) -> None:
         super().__init__(name_scope="rnn" if len(cells) == 1 else "bi_rnn")
         if len(cells) == 1:
             self.cell = cells[0]
@@ -218,8 +232,9 @@ class RNNBase(LayerList):
     [num_layers * directions, batch, hidden] (a pair (h, c) for LSTM).
     """
 
-    def __init__(self, mode, input_size, hidden_size, num_layers, direction, time_major,
-                 dropout, attrs, make_cell):
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int,
+                 direction: str, time_major: bool, dropout: float, attrs: Sequence[None],
+                 make_cell: Callable[..., Any] | type) -> None:
         super().__init__()
         if direction not in ("forward", "bidirect", "bidirectional"):
             raise compose.argument_error(f"{type(self).__name__}: direction must be 'forward' or "
@@ -241,7 +256,7 @@ class RNNBase(LayerList):
                              + [b for c in cells for b in (c.bias_ih, c.bias_hh)])
         self._flat_weight = [self._pack(self._all_weights)]
 
-    def _pack(self, weights):
+    def _pack(self, weights: Any) -> Tensor:
         """The flat parameter ``<layer>.w_0`` and the startup program's ``coalesce_tensor``
         that copies every weight into it (PaddlePaddle keeps them in one buffer)."""
         total = sum(math.prod(w.shape) for w in weights)
@@ -252,7 +267,8 @@ class RNNBase(LayerList):
                           attrs={"copy_data": True, "use_align": False, "dtype": flat.dtype})
         return flat
 
-    def forward(self, inputs, initial_states=None, sequence_length=None):
+    def forward(self, inputs: Tensor, initial_states: Any = None,
+                sequence_length: Tensor | None = None) -> tuple[Tensor | tuple[Any, ...], ...]:
         batch_dim = 1 if self.time_major else 0
         if initial_states is None:
             shape = [self.num_layers * self.num_directions, -1, self.hidden_size]
@@ -266,7 +282,7 @@ class RNNBase(LayerList):
             out = compose.transpose(out, [1, 0, 2])
         return out, (tuple(states) if self.state_components == 2 else states[0])
 
-    def _rnn_op(self, x, states, sequence_length):
+    def _rnn_op(self, x: Tensor, states: Any, sequence_length: Tensor | None) -> Any:
         block = default_main_program().current_block()
         full = self.full_name()
         names = [unique_name.generate(f"{full}.tmp") for _ in range(len(states) + 2)]
@@ -282,16 +298,18 @@ class RNNBase(LayerList):
             "dropout_prob": float(self.dropout), "is_test": not self.training, "seed": 0})
         return block.var(out), [block.var(n) for n in state_names]
 
-    def extra_repr(self):
+    def extra_repr(self) -> Any:
         return f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}"
 
 
 class SimpleRNN(RNNBase):
     """A stack of SimpleRNNCells over whole sequences: one ``rnn`` op (RNN_TANH or RNN_RELU)."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, activation="tanh", weight_ih_attr=None,
-                 weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 direction: str = "forward", time_major: bool = False, dropout: float = 0.0,
+                 activation: str = "tanh", weight_ih_attr: Any = None, weight_hh_attr: Any = None,
+                 bias_ih_attr: Any = None, bias_hh_attr: Any = None, name: str | None = None
+                ) -> None:
         if activation not in ("tanh", "relu"):
             raise compose.argument_error(
                 f"SimpleRNN: activation must be 'tanh' or 'relu', got {activation!r}")
@@ -304,9 +322,10 @@ class SimpleRNN(RNNBase):
 class LSTM(RNNBase):
     """A stack of LSTMCells over whole sequences: one ``rnn`` op (LSTM); states (h, c)."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 direction: str = "forward", time_major: bool = False, dropout: float = 0.0,
+                 weight_ih_attr: Any = None, weight_hh_attr: Any = None, bias_ih_attr: Any = None,
+                 bias_hh_attr: Any = None, proj_size: int = 0, name: str | None = None) -> None:
         if proj_size:
             raise compose.not_available("LSTM: proj_size is not available in paddle_nb")
         super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major,
@@ -317,9 +336,10 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     """A stack of GRUCells over whole sequences: one ``rnn`` op (GRU)."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 direction: str = "forward", time_major: bool = False, dropout: float = 0.0,
+                 weight_ih_attr: Any = None, weight_hh_attr: Any = None, bias_ih_attr: Any = None,
+                 bias_hh_attr: Any = None, name: str | None = None) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, direction, time_major,
                          dropout, (weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr),
                          GRUCell)

@@ -21,23 +21,38 @@ static mode.
 ((2, 3, 8), ['softmax', 'matmul_v2', 'transpose2', 'reshape2', 'matmul_v2', 'elementwise_add'])
 """
 
+from __future__ import annotations
+
 import collections
 import copy
+from typing import Any
 
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.layers.helper import layer_helper
 from paddle_nb.nn.functional import compose
 from paddle_nb.nn.functional.common import dropout as dropout_fn
 from paddle_nb.nn.layer.common import Dropout, Linear
 from paddle_nb.nn.layer.container import LayerList
 from paddle_nb.nn.layer_base import Layer
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
-def convert_attention_mask(mask, dtype):
+@overload
+def convert_attention_mask(mask: None, dtype: DTypeLike) -> None: ...
+@overload
+def convert_attention_mask(mask: Tensor, dtype: DTypeLike) -> Tensor: ...
+def convert_attention_mask(mask: Tensor | None, dtype: DTypeLike) -> Tensor | None:
     """A bool or integer mask (True/1: attend) as an additive float mask: ``(mask - 1) * 1e9``;
     a float mask as it is."""
     if mask is None or mask.dtype.kind == "f":
@@ -50,23 +65,23 @@ class TransformerNorm(Layer):
     """Layer normalization over the last dimension, named as PaddlePaddle's ``LayerNorm``
     (``layer_norm_0.w_0`` = ones, ``.b_0`` = zeros): the norm the transformer layers hold."""
 
-    def __init__(self, normalized_shape, epsilon=1e-5):
+    def __init__(self, normalized_shape: int, epsilon: float = 1e-5) -> None:
         super().__init__(name_scope="layer_norm")
         self._epsilon = epsilon
         self.weight = self.create_parameter([normalized_shape],
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([normalized_shape], is_bias=True)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         helper = layer_helper("layer_norm")
         mean, variance, y = helper.tmp_name(), helper.tmp_name(), helper.tmp_name()
         helper.append("layer_norm", {"X": x, "Scale": self.weight, "Bias": self.bias},
                       {"Y": y, "Mean": mean, "Variance": variance},
                       {"epsilon": float(self._epsilon), "begin_norm_axis": len(x.shape) - 1})
-        return helper.block.var(y)
+        return as_tensor(helper.block.var(y))
 
 
-def _activation(name, x):
+def _activation(name: str, x: Tensor) -> Tensor:
     if name == "relu":
         return compose.unary("relu", x)
     if name == "gelu":
@@ -88,8 +103,9 @@ class MultiHeadAttention(Layer):
     Cache = collections.namedtuple("Cache", ["k", "v"])
     StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
-                 need_weights=False, weight_attr=None, bias_attr=None):
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0,
+                 kdim: int | None = None, vdim: int | None = None, need_weights: bool = False,
+                 weight_attr: Any = None, bias_attr: Any = None) -> None:
         super().__init__()
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
             raise compose.argument_error(
@@ -104,16 +120,16 @@ class MultiHeadAttention(Layer):
         self.v_proj = Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
         self.out_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
 
-    def _heads(self, x):
+    def _heads(self, x: Tensor) -> Tensor:
         x = compose.reshape(x, [0, 0, self.num_heads, self.head_dim])
         return compose.transpose(x, [0, 2, 1, 3])
 
-    def compute_kv(self, key, value):
+    def compute_kv(self, key: Tensor, value: Tensor) -> tuple[Tensor, ...]:
         """Keys and values projected and split into heads: [batch, heads, length, head_dim]."""
         k, v = self.k_proj(key), self.v_proj(value)
         return self._heads(k), self._heads(v)
 
-    def gen_cache(self, key, value=None, type=Cache):
+    def gen_cache(self, key: Tensor, value: Any = None, type: Any = Cache) -> Any:
         """A ``StaticCache`` of ``compute_kv(key, value)``; a ``Cache`` of ``key`` and
         ``value`` when given, else an empty one ([batch, heads, 0, head_dim] zeros)."""
         if type is MultiHeadAttention.StaticCache:
@@ -121,11 +137,11 @@ class MultiHeadAttention(Layer):
         if value is not None:
             return self.Cache(key, value)
         batch, = compose.dims_of(key, [0])
-        shape = [batch, self.num_heads, 0, self.head_dim]
+        shape: list[Tensor | int] = [batch, self.num_heads, 0, self.head_dim]
         return self.Cache(compose.full_dims(shape, 0, key.dtype),
                           compose.full_dims(shape, 0, key.dtype))
 
-    def _qkv(self, query, key, value, cache):
+    def _qkv(self, query: Tensor, key: Tensor, value: Tensor, cache: Any) -> Any:
         q = self._heads(self.q_proj(query))
         if isinstance(cache, self.StaticCache):
             return q, cache.k, cache.v, cache
@@ -135,7 +151,8 @@ class MultiHeadAttention(Layer):
             cache = self.Cache(k, v)
         return q, k, v, cache
 
-    def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
+    def forward(self, query: Tensor, key: Tensor | None = None, value: Tensor | None = None,
+                attn_mask: Tensor | None = None, cache: Any = None) -> Tensor | tuple[Tensor, ...]:
         key = query if key is None else key
         value = query if value is None else value
         q, k, v, cache = self._qkv(query, key, value, cache)
@@ -155,12 +172,12 @@ class MultiHeadAttention(Layer):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _concat(parts, axis):
+def _concat(parts: Any, axis: int) -> Tensor:
     """``paddle.concat``: one ``concat`` (``concat_N.tmp_0``)."""
     return layer_helper("concat").out("concat", {"X": parts}, {"axis": int(axis)})
 
 
-def _config(values):
+def _config(values: Any) -> Any:
     return {k: v for k, v in values.items() if k not in ("self", "__class__")}
 
 
@@ -168,9 +185,10 @@ class TransformerEncoderLayer(Layer):
     """Self-attention then a feed-forward block, each with a residual connection, dropout and
     layer normalization (before the block when ``normalize_before``, else after)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False,
-                 weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float = 0.1,
+                 activation: str = "relu", attn_dropout: Any = None, act_dropout: Any = None,
+                 normalize_before: bool = False, weight_attr: Any = None, bias_attr: Any = None,
+                 layer_norm_eps: float = 1e-5) -> None:
         self._config = _config(locals())
         super().__init__()
         attn_dropout = dropout if attn_dropout is None else attn_dropout
@@ -186,24 +204,26 @@ class TransformerEncoderLayer(Layer):
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
 
-    def _feed_forward(self, x):
+    def _feed_forward(self, x: Tensor) -> Tensor:
         return self.linear2(self.dropout(_activation(self.activation, self.linear1(x))))
 
-    def forward(self, src, src_mask=None, cache=None):
+    def forward(self, src: Tensor, src_mask: Tensor | None = None, cache: Any = None
+               ) -> Tensor | tuple[Any, ...]:
         src_mask = convert_attention_mask(src_mask, src.dtype)
-        caught = []
+        caught: list[Any] = []
         src = _sublayer(src, self.norm1, self.dropout1, self.normalize_before,
                         lambda x: _attend(self.self_attn, x, x, src_mask, cache, caught))
         src = _sublayer(src, self.norm2, self.dropout2, self.normalize_before,
                         self._feed_forward)
         return src if cache is None else (src, caught[0])
 
-    def gen_cache(self, src):
+    def gen_cache(self, src: Tensor) -> Any:
         """The self-attention's empty ``Cache`` for incremental use."""
         return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
 
 
-def _attend(attention, x, memory, mask, cache, caught):
+def _attend(attention: Any, x: Tensor, memory: Tensor, mask: Tensor | None, cache: Any, caught: Any
+           ) -> Tensor:
     """``attention(x, memory, memory, mask)``; with a cache, the updated cache goes to
     ``caught``."""
     if cache is None:
@@ -213,7 +233,8 @@ def _attend(attention, x, memory, mask, cache, caught):
     return out
 
 
-def _sublayer(x, norm, dropout, normalize_before, block):
+def _sublayer(x: Tensor, norm: Any, dropout: Any, normalize_before: bool, block: Callable[..., Any]
+             ) -> Tensor:
     """``x + dropout(block(norm(x)))``, or ``norm(x + dropout(block(x)))``."""
     residual = x
     if normalize_before:
@@ -222,7 +243,7 @@ def _sublayer(x, norm, dropout, normalize_before, block):
     return x if normalize_before else norm(x)
 
 
-def _clones(layer, num_layers):
+def _clones(layer: Any, num_layers: int) -> Any:
     """``layer`` then ``num_layers - 1`` new layers made with its arguments (new parameters)."""
     return LayerList([layer if k == 0 else type(layer)(**copy.copy(layer._config))
                       for k in range(num_layers)])
@@ -232,12 +253,14 @@ class TransformerEncoder(Layer):
     """``num_layers`` encoder layers (the given one, then new ones made like it), and an
     optional final ``norm``."""
 
-    def __init__(self, encoder_layer, num_layers, norm=None):
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: TransformerNorm | None = None) -> None:
         super().__init__()
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
 
-    def forward(self, src, src_mask=None, cache=None):
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                cache: Sequence[Any] | None = None) -> Tensor | tuple[Tensor | list[Any], ...]:
         src_mask = convert_attention_mask(src_mask, src.dtype)
         new_caches = []
         for k, layer in enumerate(self.layers):
@@ -249,7 +272,7 @@ class TransformerEncoder(Layer):
         src = src if self.norm is None else self.norm(src)
         return src if cache is None else (src, new_caches)
 
-    def gen_cache(self, src):
+    def gen_cache(self, src: Tensor) -> list[Any]:
         """One empty ``Cache`` per layer."""
         return [layer.gen_cache(src) for layer in self.layers]
 
@@ -258,9 +281,10 @@ class TransformerDecoderLayer(Layer):
     """Self-attention, attention over the encoder's ``memory``, then a feed-forward block, each
     with a residual connection, dropout and layer normalization."""
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False,
-                 weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float = 0.1,
+                 activation: str = "relu", attn_dropout: Any = None, act_dropout: Any = None,
+                 normalize_before: bool = False, weight_attr: Any = None, bias_attr: Any = None,
+                 layer_norm_eps: float = 1e-5) -> None:
         self._config = _config(locals())
         super().__init__()
         attn_dropout = dropout if attn_dropout is None else attn_dropout
@@ -280,10 +304,13 @@ class TransformerDecoderLayer(Layer):
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
         self.dropout3 = Dropout(dropout, mode="upscale_in_train")
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, cache: Sequence[Any] | None = None
+               ) -> Tensor | tuple[Tensor | tuple[Any, ...], ...]:
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
-        nb, caught = self.normalize_before, []
+        nb = self.normalize_before
+        caught: list[Any] = []
         incremental, static = (None, None) if cache is None else cache
         tgt = _sublayer(tgt, self.norm1, self.dropout1, nb, lambda x: _attend(
             self.self_attn, x, x, tgt_mask, incremental, caught))
@@ -293,7 +320,7 @@ class TransformerDecoderLayer(Layer):
             self.dropout(_activation(self.activation, self.linear1(x)))))
         return tgt if cache is None else (tgt, tuple(caught))
 
-    def gen_cache(self, memory):
+    def gen_cache(self, memory: Tensor) -> tuple[Any, ...]:
         """(an empty ``Cache`` for the self-attention, a ``StaticCache`` of ``memory``'s keys
         and values for the attention over it)."""
         return (self.self_attn.gen_cache(memory, type=self.self_attn.Cache),
@@ -304,12 +331,15 @@ class TransformerDecoder(Layer):
     """``num_layers`` decoder layers (the given one, then new ones made like it), and an
     optional final ``norm``."""
 
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: TransformerNorm | None = None) -> None:
         super().__init__()
         self.layers = _clones(decoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Any = None, cache: Sequence[tuple[Any, ...]] | None = None
+               ) -> Tensor | tuple[Tensor | list[Any], ...]:
         tgt_mask = convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = convert_attention_mask(memory_mask, memory.dtype)
         new_caches = []
@@ -322,7 +352,7 @@ class TransformerDecoder(Layer):
         tgt = tgt if self.norm is None else self.norm(tgt)
         return tgt if cache is None else (tgt, new_caches)
 
-    def gen_cache(self, memory, do_zip=False):
+    def gen_cache(self, memory: Tensor, do_zip: bool = False) -> list[tuple[Any, ...]]:
         """Each layer's (incremental, static) caches; ``do_zip``: all incremental caches, then
         all static ones."""
         cache = [layer.gen_cache(memory) for layer in self.layers]
@@ -333,10 +363,11 @@ class Transformer(Layer):
     """An encoder and a decoder (each ending in a layer norm, as PaddlePaddle 2.6 builds it):
     ``forward(src, tgt, src_mask, tgt_mask, memory_mask)``."""
 
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation="relu", attn_dropout=None,
-                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
-                 custom_encoder=None, custom_decoder=None):
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str = "relu", attn_dropout: Any = None, act_dropout: Any = None,
+                 normalize_before: bool = False, weight_attr: Any = None, bias_attr: Any = None,
+                 custom_encoder: Any = None, custom_decoder: Any = None) -> None:
         super().__init__()
         args = (d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
                 act_dropout, normalize_before, weight_attr, bias_attr)
@@ -349,16 +380,17 @@ class Transformer(Layer):
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(*args)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+            decoder_layer = TransformerDecoderLayer(*args)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers,
                                               TransformerNorm(d_model))
         self.d_model, self.nhead = d_model, nhead
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Any = None,
+                tgt_mask: Tensor | None = None, memory_mask: Any = None) -> Tensor:
         memory = self.encoder(src, src_mask)
         return self.decoder(tgt, memory, tgt_mask, memory_mask)
 
-    def generate_square_subsequent_mask(self, length):
+    def generate_square_subsequent_mask(self, length: int) -> Tensor:
         """[length, length] float: 0 on and below the diagonal, -inf above (a position sees
         itself and the ones before it)."""
         full = compose.full([length, length], float("-inf"))
@@ -366,4 +398,4 @@ class Transformer(Layer):
         name = unique_name.generate("triu")
         block.append_op("tril_triu", inputs={"X": full}, outputs={"Out": name},
                         attrs={"lower": False, "diagonal": 1})
-        return block.var(name)
+        return as_tensor(block.var(name))

@@ -13,12 +13,15 @@ stretched along.
 (-1, 3)
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 from paddle_nb.ops.machinery.registry import fail
 
 __all__ = ["align_shapes", "broadcast_shape", "align", "sum_to"]
 
 
-def _pad(small, big_rank, axis):
+def _pad(small: Sequence[int], big_rank: int, axis: int) -> tuple[int, ...]:
     if axis == -1:
         axis = big_rank - len(small)
     if axis < 0 or axis + len(small) > big_rank:
@@ -26,7 +29,8 @@ def _pad(small, big_rank, axis):
     return (1,) * axis + tuple(small) + (1,) * (big_rank - axis - len(small))
 
 
-def align_shapes(x, y, axis):
+def align_shapes(x: Sequence[int], y: Sequence[int], axis: int
+                 ) -> tuple[Sequence[int], Sequence[int]]:
     """Shapes of X and Y made equal in rank, as PaddlePaddle's ``axis`` says."""
     x, y = tuple(x), tuple(y)
     if len(y) < len(x):
@@ -36,7 +40,8 @@ def align_shapes(x, y, axis):
     return x, y
 
 
-def broadcast_shape(x, y, what=None):
+def broadcast_shape(x: Sequence[int], y: Sequence[int], what: str | None = None
+                    ) -> tuple[int, ...]:
     """NumPy broadcasting of two shapes in which -1 means unknown (the shorter one is
     padded with leading 1s); the error names ``what`` (default: the two shapes)."""
     x, y = tuple(x), tuple(y)
@@ -56,7 +61,7 @@ def broadcast_shape(x, y, what=None):
     return tuple(out)
 
 
-def align(x, y, axis):
+def align(x: Any, y: Any, axis: int) -> tuple[Any, Any]:
     """Reshape arrays X and Y so that NumPy broadcasting applies Paddle's rule."""
     xs, ys = align_shapes(x.shape, y.shape, axis)
     if xs != x.shape:
@@ -66,7 +71,7 @@ def align(x, y, axis):
     return x, y
 
 
-def sum_to(grad, shape):
+def sum_to(grad: Any, shape: Sequence[int]) -> Any:
     """Sum ``grad`` over the dimensions NumPy's broadcasting added to ``shape`` (the leading
     ones, and those where ``shape`` has 1): the gradient of a broadcast operand.
 

@@ -11,10 +11,15 @@ and writes ``X@GRAD``.
 >>> maker = grad_op("tanh_grad", inputs=(), outputs=("Out",))
 >>> g = GradContext("tanh", {"X": ["x"]}, {"Out": ["y"]}, {})
 >>> maker(g)
-[OpSpec(type='tanh_grad', inputs={'Out': ['y'], 'Out@GRAD': ['y@GRAD']}, outputs={'X@GRAD': ['x@GRAD']}, attrs={})]
+[OpSpec(type='tanh_grad', inputs={'Out': ['y'], 'Out@GRAD': ['y@GRAD']},
+        outputs={'X@GRAD': ['x@GRAD']}, attrs={})]
 """
 
+from __future__ import annotations
+
 import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from paddle_nb.ops.machinery.registry import GRAD_SUFFIX, grad_var_name
 
@@ -26,9 +31,9 @@ class OpSpec:
     """An op to append: its type, slot -> names maps and attributes."""
 
     type: str
-    inputs: dict
-    outputs: dict
-    attrs: dict = dataclasses.field(default_factory=dict)
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    attrs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 class GradContext:
@@ -43,7 +48,9 @@ class GradContext:
 
     __slots__ = ("type", "inputs", "outputs", "attrs", "op", "backward_block")
 
-    def __init__(self, type, inputs, outputs, attrs, op=None, backward_block=None):
+    def __init__(self, type: str, inputs: Mapping[str, list[str]],
+                 outputs: Mapping[str, list[str]], attrs: Mapping[str, Any], op: Any = None,
+                 backward_block: Callable[..., Any] | None = None) -> None:
         self.type = type
         self.inputs = inputs      # slot -> [names]
         self.outputs = outputs
@@ -51,21 +58,25 @@ class GradContext:
         self.op = op
         self.backward_block = backward_block
 
-    def input(self, slot):
+    def input(self, slot: str) -> list[str]:
         return list(self.inputs.get(slot, []))
 
-    def output(self, slot):
+    def output(self, slot: str) -> list[str]:
         return list(self.outputs.get(slot, []))
 
-    def input_grad(self, slot):
+    def input_grad(self, slot: str) -> list[str]:
         return [grad_var_name(n) for n in self.inputs.get(slot, [])]
 
-    def output_grad(self, slot):
+    def output_grad(self, slot: str) -> list[str]:
         return [grad_var_name(n) for n in self.outputs.get(slot, [])]
 
 
-def grad_op(grad_type, inputs=("X",), outputs=(), out_grads=("Out",), in_grads=("X",),
-            extra_attrs=None):
+GradMaker = Callable[[GradContext], list[OpSpec]]
+
+
+def grad_op(grad_type: str, inputs: Sequence[str] = ("X",), outputs: Sequence[str] = (),
+            out_grads: Sequence[str] = ("Out",), in_grads: Sequence[str] = ("X",),
+            extra_attrs: Mapping[str, Any] | None = None) -> GradMaker:
     """A maker for one grad op in PaddlePaddle's shape.
 
     The grad op reads the forward input slots ``inputs``, the forward output
@@ -74,8 +85,8 @@ def grad_op(grad_type, inputs=("X",), outputs=(), out_grads=("Out",), in_grads=(
     op's attributes.
     """
 
-    def make(g):
-        ins = {}
+    def make(g: GradContext) -> list[OpSpec]:
+        ins: dict[str, list[str]] = {}
         for slot in inputs:
             if g.inputs.get(slot):
                 ins[slot] = g.input(slot)

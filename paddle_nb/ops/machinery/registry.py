@@ -118,7 +118,8 @@ def _as_int32(v: Any) -> int:
 
 
 def _as_float(v: Any) -> float:
-    if isinstance(v, (bool, numpy.bool_)) or not isinstance(v, (int, float, numpy.integer, numpy.floating)):
+    if isinstance(v, (bool, numpy.bool_)) or \
+            not isinstance(v, (int, float, numpy.integer, numpy.floating)):
         raise TypeError
     return float(v)
 
@@ -169,7 +170,8 @@ ATTR_KINDS = {
     "float64s": (AttrType.FLOAT64S, _list_of(_as_float)),
     "strs": (AttrType.STRINGS, _list_of(_as_str)), "bools": (AttrType.BOOLEANS, _list_of(_as_bool)),
     "block": (AttrType.BLOCK, _as_int32), "blocks": (AttrType.BLOCKS, _list_of(_as_int32)),
-    "dtype": (AttrType.INT, _as_dtype),   # stored as a VarType number, given to rules as numpy.dtype
+    # stored as a VarType number, given to rules as numpy.dtype
+    "dtype": (AttrType.INT, _as_dtype),
     # a number that carries its kind (bool, int, float, complex): a Scalar message
     "scalar": (AttrType.SCALAR, _as_scalar), "scalars": (AttrType.SCALARS, _list_of(_as_scalar)),
     "var": (AttrType.VAR, _as_str), "vars": (AttrType.VARS, _list_of(_as_str)),
@@ -190,7 +192,8 @@ class Attr:
 
     def __post_init__(self) -> None:
         if self.kind not in ATTR_KINDS:
-            raise ValueError(f"unknown attribute kind {self.kind!r}; expected one of {list(ATTR_KINDS)}")
+            raise ValueError(f"unknown attribute kind {self.kind!r}; expected one of "
+                             f"{list(ATTR_KINDS)}")
 
     @property
     def attr_type(self) -> int:

@@ -15,22 +15,26 @@ decide are -1 (unknown), as they are for a batch dimension.
 [-1, -1, -1]
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 from paddle_nb.ops.machinery.registry import fail
 
 __all__ = ["host_ints", "ints_at_run", "ints_at_build", "scalar_at_run"]
 
 
-def host_ints(array):
+def host_ints(array: Any) -> list[int]:
     """The values of an integer tensor as Python ints (a device array is copied back)."""
     return [int(v) for v in array.reshape(-1).tolist()]
 
 
-def scalar_at_run(attr, tensor):
+def scalar_at_run(attr: Any, tensor: Any) -> Any:
     """A one-value attribute (``k``, ``depth``, ``axis``) that a tensor may override."""
     return attr if tensor is None else host_ints(tensor)[0]
 
 
-def ints_at_run(attr, tensor=None, tensor_list=None):
+def ints_at_run(attr: Sequence[int], tensor: Any = None, tensor_list: Sequence[Any] | None = None
+                ) -> list[int]:
     """An int-list attribute's value: one 1-D ``tensor`` wins, then ``tensor_list`` (one
     one-element tensor per entry), then the attribute itself."""
     if tensor is not None:
@@ -40,7 +44,8 @@ def ints_at_run(attr, tensor=None, tensor_list=None):
     return list(attr)
 
 
-def ints_at_build(attr, tensor=None, tensor_list=None, slots=("Shape", "ShapeTensor")):
+def ints_at_build(attr: Sequence[int], tensor: Any = None, tensor_list: Sequence[Any] | None = None,
+                  slots: Sequence[str] = ("Shape", "ShapeTensor")) -> list[int]:
     """What shape inference knows of such an attribute: -1 where a tensor decides.
 
     With a list of one-element tensors, PaddlePaddle writes the constant entries into the
@@ -50,7 +55,8 @@ def ints_at_build(attr, tensor=None, tensor_list=None, slots=("Shape", "ShapeTen
     """
     if tensor is not None:
         if len(tensor.shape) != 1 or tensor.shape[0] < 0:
-            fail(f"{slots[0]} must be a 1-D tensor of known length, got shape {tuple(tensor.shape)}")
+            fail(f"{slots[0]} must be a 1-D tensor of known length, got shape "
+                 f"{tuple(tensor.shape)}")
         return [-1] * tensor.shape[0]
     if tensor_list:
         for i, m in enumerate(tensor_list):

@@ -10,6 +10,8 @@ a corrupt file gives a clear error, never a huge allocation.
 
 import io
 import struct
+from collections.abc import Callable, Sequence
+from typing import IO, Any
 
 import numpy
 
@@ -26,7 +28,7 @@ _CHUNK = 1 << 24
 _MAX_DIMS = 32
 
 
-def _read(f, n, name, what):
+def _read(f: IO[bytes], n: int, name: str, what: str) -> bytes:
     if n <= _CHUNK:
         data = f.read(n)
     else:                      # a stream whose size is unknown: never ask for more at once
@@ -44,7 +46,8 @@ def _read(f, n, name, what):
     return data
 
 
-def read_tensor(f, name="tensor", limit=None, check=None):
+def read_tensor(f: IO[bytes], name: str = "tensor", limit: int | None = None,
+                check: Callable[..., Any] | None = None) -> tuple[numpy.ndarray, list[list[int]]]:
     """(array, lod) read from a binary stream ``f``; ``limit`` caps the data bytes.
 
     Without ``limit``, a seekable stream's remaining size caps them. ``check(dtype, dims,
@@ -107,7 +110,7 @@ def read_tensor(f, name="tensor", limit=None, check=None):
     return array, [[int(x) for x in level] for level in lod]
 
 
-def _remaining(f):
+def _remaining(f: IO[bytes]) -> int | None:
     """Bytes left in a seekable stream ``f``, or None when it cannot tell."""
     try:
         if not f.seekable():
@@ -120,7 +123,7 @@ def _remaining(f):
     return max(end - here, 0)
 
 
-def write_tensor(f, array, lod=()):
+def write_tensor(f: IO[bytes], array: numpy.ndarray, lod: Sequence[Sequence[int]] = ()) -> None:
     """Write ``array`` (and its LoD) in PaddlePaddle's tensor format to stream ``f``."""
     array = numpy.asarray(array)
     if array.ndim:      # (ascontiguousarray would make a 0-D array 1-D; 2.x saves dims [])
@@ -139,7 +142,7 @@ def write_tensor(f, array, lod=()):
     f.write(array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes())
 
 
-def tensor_bytes(array, lod=()):
+def tensor_bytes(array: numpy.ndarray, lod: Sequence[Sequence[int]] = ()) -> bytes:
     buf = io.BytesIO()
     write_tensor(buf, array, lod)
     return buf.getvalue()

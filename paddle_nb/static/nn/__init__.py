@@ -6,6 +6,8 @@ switch_case, while_loop) with PaddlePaddle 2.6's signatures, op forms and names.
 ``sequence_*`` (LoD) layers, ``nce`` and ``static_pylayer`` are not available: each raises
 a clear OpBuildError. ``py_func`` is ``paddle.static.py_func``."""
 
+from __future__ import annotations
+
 from paddle_nb.static.nn.common import (
     batch_norm, conv2d, embedding, fc, not_available, sequence_not_available,
 )

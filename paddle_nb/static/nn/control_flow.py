@@ -9,11 +9,20 @@ from PaddlePaddle 2.x's process-wide generator: results and step scopes are
 ``_generated_var_N``, helper ops ``logical_not_N.tmp_0``, ``cast_N.tmp_0``.
 """
 
+from __future__ import annotations
+
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
-from paddle_nb.framework.variable import Variable
+from paddle_nb.framework.variable import Variable, as_tensor, tensor_dtype, tensor_shape
 from paddle_nb.layers.control_flow import CondNames, While, cond_with
 from paddle_nb.layers.helper import layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["cond", "case", "switch_case", "while_loop"]
 
@@ -21,22 +30,25 @@ __all__ = ["cond", "case", "switch_case", "while_loop"]
 class _Names2x(CondNames):
     """cond's names as PaddlePaddle 2.x gives them."""
 
-    def branch_out(self):
+    def branch_out(self) -> str:
         return unique_name.generate("_generated_var")
 
-    def scopes(self):
+    def scopes(self) -> str:
         return unique_name.generate("_generated_var")
 
-    def out(self, op_type, inputs, attrs=None):
+    def out(self, op_type: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = None
+           ) -> Tensor:
         if op_type == "select_input":
             helper = self.helper
             name = unique_name.generate("_generated_var")
             helper.append(op_type, inputs, {"Out": name}, attrs)
-            return helper.block.var(name)
+            return as_tensor(helper.block.var(name))
         return layer_helper(op_type).out(op_type, inputs, attrs)
 
 
-def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
+def cond(pred: Tensor, true_fn: Callable[..., Any] | None = None,
+         false_fn: Callable[..., Any] | None = None, name: str | None = None,
+         return_names: Any = None) -> Tensor | list[Tensor] | None:
     """``true_fn()`` when the one-element bool ``pred`` holds, else ``false_fn()``; both
     branches are built, each in its own block, and return the same structure (or None)."""
     if not isinstance(pred, Variable):
@@ -47,7 +59,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     return cond_with(_Names2x(layer_helper("cond", name)), pred, true_fn, false_fn)
 
 
-def case(pred_fn_pairs, default=None, name=None):
+def case(pred_fn_pairs: Sequence[tuple[Any, ...]], default: Callable[..., Any] | None = None,
+         name: str | None = None) -> Tensor:
     """The first ``fn`` whose ``pred`` holds (an if-elif chain of ``cond``); ``default`` when
     none does, or, without a default, the last pair's ``fn``."""
     if not isinstance(pred_fn_pairs, (list, tuple)):
@@ -65,7 +78,7 @@ def case(pred_fn_pairs, default=None, name=None):
     return _chain(pairs, default)
 
 
-def _chain(pairs, default):
+def _chain(pairs: Any, default: Callable[..., Any]) -> Tensor:
     """``cond(p0, f0, lambda: cond(p1, f1, ... default))``, outermost first."""
     false_fn = default
     for pred, true_fn in reversed(pairs):
@@ -73,23 +86,27 @@ def _chain(pairs, default):
     return false_fn()
 
 
-def _bind_cond(pred, true_fn, false_fn):
+def _bind_cond(pred: Tensor, true_fn: Callable[..., Any], false_fn: Callable[..., Any]
+              ) -> Callable[..., Any]:
     return lambda: cond(pred, true_fn, false_fn)
 
 
-def switch_case(branch_index, branch_fns, default=None, name=None):
+def switch_case(branch_index: Tensor,
+                branch_fns: Mapping[int, Any] | Sequence[Callable[..., Any] | tuple[Any, ...]],
+                default: Callable[..., Any] | None = None, name: str | None = None) -> Tensor:
     """The ``fn`` whose key equals ``branch_index`` (int32/int64/uint8, one element);
     ``branch_fns`` is a dict {key: fn}, a list of (key, fn), or a list of fns (keys 0, 1,
     ...). Without a default, the largest key's fn is the default. Keys are tested as
     ``equal(branch_index, full([1], key, int64))``, the last key outermost, as in 2.6."""
-    if not isinstance(branch_index, Variable) or branch_index.dtype.name not in \
+    if not isinstance(branch_index, Variable) or tensor_dtype(branch_index).name not in \
             ("int32", "int64", "uint8"):
         raise TypeError(f"switch_case: branch_index must be an int32, int64 or uint8 "
                         f"Variable, got {branch_index!r}")
-    if branch_index.dtype.name != "int64":
+    if tensor_dtype(branch_index).name != "int64":
         branch_index = layer_helper("cast").out(
             "cast", {"X": branch_index}, {"in_dtype": branch_index.dtype, "out_dtype": "int64"})
-    items = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    items: list[Any] = list(branch_fns.items()) if isinstance(branch_fns, dict) \
+        else list(branch_fns)
     if all(callable(fn) for fn in items):
         items = list(enumerate(items))
     keys = [k for k, _ in items]
@@ -104,7 +121,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     return _chain(list(reversed(pairs)), default)
 
 
-def _equals_key(index, key):
+def _equals_key(index: Tensor, key: int) -> Tensor:
     """``equal(index, full([1], key, "int64"))`` with 2.6's names (``paddle.full`` takes two
     numbers of the fill_constant counter: its own helper's and fill_constant's)."""
     unique_name.generate("fill_constant")
@@ -118,12 +135,13 @@ def _equals_key(index, key):
 class _While2x(While):
     """The Fluid While, its step-scopes variable named by PaddlePaddle 2.x's generator."""
 
-    def __init__(self, cond_var, is_test=False, name=None):
+    def __init__(self, cond_var: Tensor, is_test: bool = False, name: str | None = None) -> None:
         super().__init__(cond_var, is_test=is_test, name=name)
         self.helper = layer_helper("while", name)
 
 
-def while_loop(cond, body, loop_vars, is_test=False, name=None):
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Sequence[Tensor],
+               is_test: bool = False, name: str | None = None) -> list[Tensor]:
     """Run ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` holds; returns the
     loop variables (the same Variables, holding the last values).
 
@@ -154,8 +172,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     return list(loop_vars)
 
 
-def _check_condition(var, what):
-    if not isinstance(var, Variable) or var.dtype.kind != "b" or \
-            any(d > 1 for d in var.shape):
+def _check_condition(var: Tensor, what: str) -> None:
+    if not isinstance(var, Variable) or tensor_dtype(var).kind != "b" or \
+            any(d > 1 for d in tensor_shape(var)):
         raise OpBuildError(f"while_loop: {what} must return a bool Variable of one element, "
                            f"got {var!r}")

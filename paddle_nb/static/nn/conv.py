@@ -8,24 +8,34 @@ starts from N(0, 2 / (C * kd * kh * kw)); the transposed ones from Xavier. The p
 are the functional API's (``paddle.nn.functional.conv``'s ``conv_padding``).
 """
 
+from __future__ import annotations
+
 import math
 
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework.initializer import Normal
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 from paddle_nb.nn.functional.conv import conv_padding, to_list
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["conv2d_transpose", "conv3d", "conv3d_transpose", "deform_conv2d"]
 
 
-def _layout(data_format, allowed, function):
+def _layout(data_format: str, allowed: Any, function: str) -> bool:
     if data_format not in allowed:
         raise OpBuildError(f"{function}: data_format must be one of {list(allowed)}, "
                            f"got {data_format!r}")
     return data_format in ("NHWC", "NDHWC")
 
 
-def _biased(helper, out, bias_attr, filters, channel_axis, act):
+def _biased(helper: Any, out: Tensor, bias_attr: Any, filters: int, channel_axis: int,
+            act: str | None) -> Tensor:
     """``out`` plus the layer's bias [filters] on ``channel_axis``, then ``act``."""
     battr = ParamAttr.of(bias_attr)
     if battr is not None:
@@ -34,9 +44,10 @@ def _biased(helper, out, bias_attr, filters, channel_axis, act):
     return helper.act(out, act)
 
 
-def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
-           param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
-           data_format="NCDHW"):
+def conv3d(input: Tensor, num_filters: int, filter_size: int, stride: int = 1, padding: int = 0,
+           dilation: int = 1, groups: int | None = None, param_attr: Any = None,
+           bias_attr: Any = None, use_cudnn: bool = True, act: str | None = None,
+           name: str | None = None, data_format: str = "NCDHW") -> Tensor:
     """A 3-D convolution with bias and activation (``conv3d``, ``elementwise_add``, act):
     the filter is [num_filters, C / groups, kd, kh, kw]."""
     last = _layout(data_format, ("NCDHW", "NDHWC"), "conv3d")
@@ -58,8 +69,8 @@ def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     return _biased(helper, out, bias_attr, num_filters, 4 if last else 1, act)
 
 
-def _transpose_kernel(input, output_size, filter_size, stride, paddings, dilation, last, n,
-                      function):
+def _transpose_kernel(input: Tensor, output_size: Any, filter_size: int | None, stride: Any,
+                      paddings: Any, dilation: Any, last: bool, n: int, function: str) -> Any:
     """The filter's spatial size: ``filter_size``, or (2.6's rule) the one that makes
     ``output_size`` from the input."""
     if filter_size is not None:
@@ -73,8 +84,10 @@ def _transpose_kernel(input, output_size, filter_size, stride, paddings, dilatio
             // dilation[i] + 1 for i in range(n)]
 
 
-def _conv_transpose(op_type, n, input, num_filters, output_size, filter_size, padding, stride,
-                    dilation, groups, param_attr, bias_attr, act, name, data_format, written):
+def _conv_transpose(op_type: str, n: int, input: Tensor, num_filters: int, output_size: Any,
+                    filter_size: Any, padding: Any, stride: Any, dilation: Any, groups: Any,
+                    param_attr: Any, bias_attr: Any, act: str | None, name: str | None,
+                    data_format: str, written: str) -> Tensor:
     last = data_format in ("NHWC", "NDHWC")
     channels = input.shape[-1 if last else 1]
     groups = groups or 1
@@ -96,9 +109,11 @@ def _conv_transpose(op_type, n, input, num_filters, output_size, filter_size, pa
     return _biased(helper, out, bias_attr, num_filters, n + 1 if last else 1, act)
 
 
-def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
-                     stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
-                     use_cudnn=True, act=None, name=None, data_format="NCHW"):
+def conv2d_transpose(input: Tensor, num_filters: int, output_size: Sequence[int] | None = None,
+                     filter_size: int | None = None, padding: int = 0, stride: int = 1,
+                     dilation: int = 1, groups: Any = None, param_attr: Any = None,
+                     bias_attr: Any = None, use_cudnn: bool = True, act: str | None = None,
+                     name: str | None = None, data_format: str = "NCHW") -> Tensor:
     """A transposed 2-D convolution with bias and activation: the filter is
     [C, num_filters / groups, kh, kw]; ``filter_size`` may be left out when ``output_size``
     fixes it."""
@@ -108,9 +123,11 @@ def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, pad
                            data_format, data_format)
 
 
-def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
-                     stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
-                     use_cudnn=True, act=None, name=None, data_format="NCDHW"):
+def conv3d_transpose(input: Tensor, num_filters: int, output_size: Any = None,
+                     filter_size: int | None = None, padding: int = 0, stride: int = 1,
+                     dilation: int = 1, groups: Any = None, param_attr: Any = None,
+                     bias_attr: Any = None, use_cudnn: bool = True, act: str | None = None,
+                     name: str | None = None, data_format: str = "NCDHW") -> Tensor:
     """A transposed 3-D convolution with bias and activation: the filter is
     [C, num_filters / groups, kd, kh, kw]. 2.6 writes the op's data_format as
     ``NCHW`` / ``NHWC``."""
@@ -120,9 +137,11 @@ def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, pad
                            data_format, "NHWC" if last else "NCHW")
 
 
-def deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0, dilation=1,
-                  groups=1, deformable_groups=1, im2col_step=1, weight_attr=None,
-                  bias_attr=None, name=None):
+def deform_conv2d(x: Tensor, offset: Tensor, mask: Tensor | None, num_filters: int,
+                  filter_size: int, stride: int = 1, padding: int = 0, dilation: int = 1,
+                  groups: int = 1, deformable_groups: int = 1, im2col_step: int = 1,
+                  weight_attr: Any = None, bias_attr: Any = None, name: str | None = None
+                 ) -> Tensor:
     """A deformable convolution with bias: each tap moved by ``offset`` and, given a
     ``mask``, scaled by it (``deformable_conv``; ``deformable_conv_v1`` for mask None). The
     filter ``deformable_conv_N.w_0`` [num_filters, C / groups, kh, kw] starts from

@@ -7,24 +7,36 @@ at zeros (``.b_0``); group_norm and instance_norm make a scale and shift only wh
 ``_generated_var_N`` (Mean, Variance, then Y), as 2.6 names them.
 """
 
+from __future__ import annotations
+
 import math
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Constant
 from paddle_nb.layers.helper import ParamAttr, layer_helper
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from paddle_nb.core.dtypes import DTypeLike
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["layer_norm", "group_norm", "instance_norm", "prelu", "bilinear_tensor_product",
            "sparse_embedding", "data_norm"]
 
 
-def _affine(helper, inputs, param_attr, bias_attr, shape, dtype, default_on):
+def _affine(helper: Any, inputs: Any, param_attr: bool | str | None, bias_attr: bool | str | None,
+            shape: Any, dtype: DTypeLike, default_on: bool) -> Any:
     """Add ``Scale`` (ones) and ``Bias`` (zeros) parameters of ``shape`` to ``inputs``; an attr
     of None makes one only when ``default_on``."""
     for slot, attr, is_bias in (("Scale", param_attr, False), ("Bias", bias_attr, True)):
         if attr is False or (attr is None and not default_on):
             continue
-        made = ParamAttr.of(attr)
+        made = ParamAttr.of(attr) or ParamAttr()     # (attr is not False here)
         init = made.initializer or Constant(0.0 if is_bias else 1.0)
         inputs[slot] = helper.param(ParamAttr(made.name, init, made.learning_rate,
                                               made.regularizer, made.trainable),
@@ -32,8 +44,9 @@ def _affine(helper, inputs, param_attr, bias_attr, shape, dtype, default_on):
     return inputs
 
 
-def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
-               param_attr=None, bias_attr=None, act=None, name=None):
+def layer_norm(input: Tensor, scale: bool = True, shift: bool = True, begin_norm_axis: int = 1,
+               epsilon: float = 1e-05, param_attr: Any = None, bias_attr: Any = None,
+               act: str | None = None, name: str | None = None) -> Tensor:
     """Normalize each sample over its dimensions from ``begin_norm_axis`` on; the scale and
     shift have one value per normalized element (``layer_norm_0.w_0`` / ``.b_0``)."""
     rank = len(input.shape)
@@ -50,8 +63,9 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
     return helper.act(helper.block.var(y), act)
 
 
-def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
-               data_layout="NCHW", name=None):
+def group_norm(input: Tensor, groups: int, epsilon: float = 1e-05, param_attr: str | None = None,
+               bias_attr: str | None = None, act: str | None = None, data_layout: str = "NCHW",
+               name: str | None = None) -> Tensor:
     """Normalize each sample over groups of channels (``group_norm``)."""
     if data_layout not in ("NCHW", "NHWC"):
         raise OpBuildError(f"group_norm: data_layout must be 'NCHW' or 'NHWC', got "
@@ -69,7 +83,8 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
     return helper.act(helper.block.var(y), act)
 
 
-def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
+def instance_norm(input: Tensor, epsilon: float = 1e-05, param_attr: str | None = None,
+                  bias_attr: str | None = None, name: str | None = None) -> Tensor:
     """Normalize each channel of each sample over its spatial dimensions."""
     if len(input.shape) < 2:
         raise OpBuildError(f"instance_norm: input must have at least 2 dimensions, got shape "
@@ -81,10 +96,11 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
     helper.append("instance_norm", inputs,
                   {"Y": y, "SavedMean": saved_mean, "SavedVariance": saved_var},
                   {"epsilon": float(epsilon)})
-    return helper.block.var(y)
+    return as_tensor(helper.block.var(y))
 
 
-def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
+def prelu(x: Tensor, mode: str, param_attr: Any = None, data_format: str = "NCHW",
+          name: str | None = None) -> Tensor:
     """``x`` where positive, else ``alpha * x``; alpha (0.25 at first) is one value
     (``mode='all'``), one per channel (``'channel'``) or one per element (``'element'``)."""
     if mode == "all":
@@ -105,7 +121,9 @@ def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
                       {"mode": mode, "data_format": data_format})
 
 
-def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bias_attr=None):
+def bilinear_tensor_product(x: Tensor, y: Tensor, size: int, act: str | None = None,
+                            name: str | None = None, param_attr: Any = None, bias_attr: Any = None
+                           ) -> Tensor:
     """``out[b, k] = x[b] @ W[k] @ y[b] + bias[k]``: W is [size, x_dim, y_dim] (Xavier),
     the bias [1, size] (zeros)."""
     if len(x.shape) != 2 or len(y.shape) != 2:
@@ -120,9 +138,10 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bi
     return helper.act(helper.out("bilinear_tensor_product", inputs), act)
 
 
-def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
-                     table_class="MemorySparseTable", param_attr=None, dtype="float32",
-                     slot=None):
+def sparse_embedding(input: Tensor, size: Sequence[int], padding_idx: int | None = None,
+                     is_test: bool = False, entry: Any = None,
+                     table_class: str = "MemorySparseTable", param_attr: Any = None,
+                     dtype: DTypeLike = "float32", slot: str | None = None) -> Tensor:
     """Rows of a [vocab, dim] table (``sparse_embedding_0.w_0``, Xavier) picked by ``input``'s
     ids [..., 1] (the ``lookup_table`` op, its parameter-server attributes as 2.6 writes
     them; paddle_nb has no parameter server and reads none of them)."""
@@ -137,10 +156,12 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
         "table_class": table_class, "slot": 0 if slot is None else slot})
 
 
-def data_norm(input, act=None, epsilon=1e-05, param_attr=None, data_layout="NCHW",
-              in_place=False, name=None, moving_mean_name=None, moving_variance_name=None,
-              do_model_average_for_mean_and_var=True, slot_dim=-1, sync_stats=False,
-              summary_decay_rate=0.9999999, enable_scale_and_shift=False):
+def data_norm(input: Tensor, act: str | None = None, epsilon: float = 1e-05,
+              param_attr: Mapping[str, Any] | None = None, data_layout: str = "NCHW",
+              in_place: bool = False, name: str | None = None, moving_mean_name: Any = None,
+              moving_variance_name: Any = None, do_model_average_for_mean_and_var: bool = True,
+              slot_dim: int = -1, sync_stats: bool = False, summary_decay_rate: float = 0.9999999,
+              enable_scale_and_shift: bool = False) -> Tensor:
     """Normalize input [N, C] by running totals: ``<name>.batch_size`` (1e4 at first),
     ``.batch_sum`` (0) and ``.batch_square_sum`` (1e4) (``name`` defaults to ``dn``;
     ``param_attr`` may be a dict of those three starting values)."""

@@ -7,18 +7,28 @@ gradient), writes ``_generated_var_N``, and first builds 2.6's ``numel(weight) >
 (``size``, ``fill_constant``, ``greater_than``), whose result nothing reads.
 """
 
+from __future__ import annotations
+
 import math
 
+from paddle_nb.framework.variable import as_tensor
 from paddle_nb.errors import OpBuildError
 from paddle_nb.framework import unique_name
 from paddle_nb.framework.initializer import Normal
 from paddle_nb.layers.helper import ParamAttr, layer_helper
 from paddle_nb.tensor.attribute import numel
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from paddle_nb.framework.variable import Tensor
 
 __all__ = ["row_conv", "spectral_norm"]
 
 
-def row_conv(input, future_context_size, param_attr=None, act=None):
+def row_conv(input: Tensor, future_context_size: int, param_attr: Any = None, act: str | None = None
+            ) -> Tensor:
     """``out[t] = sum_k input[t + k] * W[k]`` for k in 0..future_context_size, per feature;
     ``input`` is [B, T, D] (padded sequences; the LoD [T, D] form is not available)."""
     if len(input.shape) != 3:
@@ -31,7 +41,8 @@ def row_conv(input, future_context_size, param_attr=None, act=None):
     return helper.act(helper.out("row_conv", {"X": input, "Filter": w}), act)
 
 
-def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
+def spectral_norm(weight: Tensor, dim: int = 0, power_iters: int = 1, eps: float = 1e-12,
+                  name: str | None = None) -> Tensor:
     """``weight / sigma``, sigma the top singular value of ``weight`` seen as a matrix with
     dimension ``dim`` first (``power_iters`` rounds of power iteration)."""
     rank = len(weight.shape)
@@ -48,4 +59,4 @@ def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
     out = unique_name.generate("_generated_var")
     helper.append("spectral_norm", {"Weight": weight, "U": u, "V": v}, {"Out": out},
                   {"dim": dim, "power_iters": power_iters, "eps": float(eps)})
-    return helper.block.var(out)
+    return as_tensor(helper.block.var(out))

@@ -32,7 +32,8 @@ from paddle_nb.io.train_script_ps import PARAMETER_SERVERS
 
 __all__ = ["TRAIN_PY"]
 
-SCRIPT_START = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) in PaddlePaddle.
+SCRIPT_START = r'''"""Train the program paddle_nb exported here (paddle_nb.io.export_training) in
+PaddlePaddle.
 
 One process:        python train.py --data b0.npz [--data b1.npz ...] --steps N [--save OUT]
 Parameter servers:  PADDLE_WITH_GLOO=1 python -m paddle.distributed.launch \

@@ -10,6 +10,7 @@ The kernels reach the executor only through ``ctx.run_block``.
 """
 
 import numbers
+from typing import Any
 
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
@@ -158,6 +159,8 @@ class WhileLimits:
     """
 
     __slots__ = ("max_iterations", "max_step_scope_bytes")
+    max_iterations: int
+    max_step_scope_bytes: int
 
     def __init__(self, max_iterations, max_step_scope_bytes):
         self.set(max_iterations=max_iterations, max_step_scope_bytes=max_step_scope_bytes)
@@ -214,7 +217,8 @@ def _while(ctx):
 def _runaway(ctx, what, steps, held):
     """The OpRunError of a loop stopped by its guard: which loop, which limit, how far."""
     op, attrs = ctx.op, ctx.attrs
-    where = f"op #{op.index()} 'while' in block {op.block.idx}" if hasattr(op, "block") else "'while'"
+    where = (f"op #{op.index()} 'while' in block {op.block.idx}" if hasattr(op, "block")
+             else "'while'")
     site = op.site() if hasattr(op, "site") else "an unknown line"
     cond = ctx.input_names("Condition")[0]
     return OpRunError(
@@ -270,7 +274,7 @@ def _while_grad(ctx):
     # step's grad block reads its own element; it is linked into each grad scope as it is
     arrays = {x: g for x, g in carry.items() if isinstance(g, LoDTensorArray)}
     inner_names = attrs["inner_grads"] or [grad_var_name(x) for x in xs]
-    totals = {}
+    totals: dict[str, Any] = {}
     for kid in reversed(scopes):
         grad_scope = kid.new_scope(label="grad")
         for x, g in arrays.items():
@@ -323,7 +327,7 @@ def _while_grad_linked(ctx, scopes, xs, outs):
         raise ValueError(f"while_grad: {len(outside)} Out@GRAD names but "
                          f"{len(inside)} original_output_grad names")
     linked = set(outside)
-    totals = {}
+    totals: dict[str, Any] = {}
     for kid in reversed(scopes):
         grad_scope = kid.new_scope(label="grad")
         for out_name, in_name in zip(outside, inside):
@@ -402,9 +406,11 @@ register(OpDef(
     doc="run sub_block while Condition is true, one step scope per iteration"))
 register(OpDef(
     "while_grad",
-    inputs=[Slot("X", duplicable=True, dispensable=True), Slot("Out", duplicable=True, dispensable=True),
+    inputs=[Slot("X", duplicable=True, dispensable=True),
+            Slot("Out", duplicable=True, dispensable=True),
             Slot("Out@GRAD", duplicable=True, dispensable=True), "StepScopes"],
     outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
-    attrs={**WHILE_ATTRS, "inner_grads": Attr("strs", []), "original_output_grad": Attr("strs", [])},
+    attrs={**WHILE_ATTRS, "inner_grads": Attr("strs", []),
+           "original_output_grad": Attr("strs", [])},
     kernel=_while_grad, raw=True,
     doc="run the grad block in each step scope, last step first; sum captured gradients"))

@@ -15,10 +15,13 @@ runs the grad block in each step scope itself, destroying each once backward has
 passed it (docs/design_notes.md, "Where paddle_nb differs from PaddlePaddle").
 """
 
+from typing import Any
+
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.errors import ScopeDestroyedError
 from paddle_nb.ops.machinery.grad import OpSpec
-from paddle_nb.ops.machinery.registry import EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name, prepared, register
+from paddle_nb.ops.machinery.registry import (EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name,
+                                              prepared, register)
 
 __all__ = []
 
@@ -185,7 +188,7 @@ def _recurrent_grad(ctx):
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
     input_grads = [[None] * steps for _ in inputs]
-    param_grads = {}                 # name -> the sum so far (an array of our own)
+    param_grads: dict[str, Any] = {}   # name -> the sum so far (an array of our own)
     carry = [None] * len(states)     # each state's gradient from the next step
     for k in reversed(range(steps)):
         t = order[k]
@@ -257,7 +260,8 @@ def _recurrent_grad_maker(g):
     return [OpSpec("recurrent_grad",
                    {"inputs": g.input("inputs"), "initial_states": g.input("initial_states"),
                     "parameters": g.input("parameters"), "outputs": g.output("outputs"),
-                    "outputs@GRAD": g.output_grad("outputs"), "step_scopes": g.output("step_scopes")},
+                    "outputs@GRAD": g.output_grad("outputs"),
+                    "step_scopes": g.output("step_scopes")},
                    {"inputs@GRAD": g.input_grad("inputs"),
                     "initial_states@GRAD": g.input_grad("initial_states"),
                     "parameters@GRAD": g.input_grad("parameters")},

@@ -12,6 +12,8 @@ has read them; they go with the run's scope. With ``SequenceLength``, a step pas
 a sequence's end keeps its state and writes zeros to ``Out``, as PaddlePaddle does.
 """
 
+from typing import Any
+
 import numpy
 
 from paddle_nb.core.scope import StepScopes
@@ -53,7 +55,7 @@ def step_layout(attrs):
     return (2 if attrs["is_bidirec"] else 1), prev + cell.names
 
 
-# -- shape inference ---------------------------------------------------------------------------------
+# -- shape inference -------------------------------------------------------------------------------
 def _check_shape(slot, shape, want):
     if len(shape) != len(want):
         fail(f"{slot} must have shape {tuple(want)}, got {tuple(shape)}")
@@ -104,7 +106,7 @@ def _rnn_infer(x, pre_state, weights, seq_len, *, mode, num_layers, is_bidirec, 
     return out, [Meta(state_shape, x.dtype)] * wanted_states, opaque, opaque
 
 
-# -- the forward pass --------------------------------------------------------------------------------
+# -- the forward pass ------------------------------------------------------------------------------
 def _weight_positions(k, n):
     """Where W_ih, W_hh, b_ih, b_hh of layer-direction k (of n) sit in WeightList:
     PaddlePaddle lists every (layer, direction)'s W_ih, W_hh first, then the biases."""
@@ -181,7 +183,8 @@ def _rnn(ctx):
     layer_in = ctx.tensor(ctx.input_names("Input")[0]).array()
     states = [ctx.tensor(n).array() for n in ctx.input_names("PreState")]
     alive = _alive(ctx, layer_in.shape[0])
-    kept, finals, drop = StepScopes(), [[], []], None
+    finals: list[list[Any]] = [[], []]
+    kept, drop = StepScopes(), None
     for layer in range(layers):
         if layer > 0:
             drop = _dropout(ctx, layer_in.shape, layer_in.dtype)
@@ -228,7 +231,8 @@ def _rnn_grad_maker(g):
 
 register(OpDef(
     "rnn", inputs=["Input", Slot("PreState", duplicable=True), Slot("WeightList", duplicable=True),
-                   Slot("SequenceLength", dispensable=True, comment="int [batch]: each sequence's length")],
+                   Slot("SequenceLength", dispensable=True,
+                        comment="int [batch]: each sequence's length")],
     outputs=["Out", Slot("State", duplicable=True),
              Slot("Reserve", comment="the step scopes, kept for rnn_grad"),
              Slot("DropoutState", dispensable=True)],
@@ -237,7 +241,7 @@ register(OpDef(
         "scope per layer, direction and time step"))
 
 
-# -- the backward pass: back through time, reading the step scopes ----------------------------------
+# -- the backward pass: back through time, reading the step scopes ---------------------------------
 def _grad_or_none(ctx, slot, k):
     names = ctx.input_names(slot)
     return ctx.find_array(names[k]) if k < len(names) and names[k] != EMPTY_VAR else None

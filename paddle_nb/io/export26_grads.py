@@ -15,6 +15,11 @@ because its backward pass has a shape of its own in 2.6 (learned from the progra
   when its ``Out@GRAD`` is given.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
 from paddle_nb.framework.attrs import read_attr
 from paddle_nb.proto import framework_pb2
 
@@ -25,7 +30,7 @@ VarType = framework_pb2.VarType
 EMPTY = "@EMPTY@"               # 2.6's name for a gradient nobody computes
 
 
-def normalize_training(desc):
+def normalize_training(desc: Any) -> Any:
     """Rewrite ``desc`` (a ProgramDesc already in 2.6's op forms) in place: see the module."""
     for block in desc.blocks:
         for op in block.ops:
@@ -44,7 +49,7 @@ def normalize_training(desc):
     return desc
 
 
-def _while_grad_linked(desc, op):
+def _while_grad_linked(desc: Any, op: Any) -> None:
     """paddle_nb's while_grad (its grad block writes ``<X>@GRAD@INNER``, listed in
     ``inner_grads``) -> 2.6's: the block reads the output gradients under the names
     ``original_output_grad`` lists and writes ``<X>@GRAD``; ``Out`` is the forward while's whole
@@ -68,7 +73,7 @@ def _while_grad_linked(desc, op):
     _drop_attr(op, "inner_grads")
 
 
-def _every_grad_slot(op, slots):
+def _every_grad_slot(op: Any, slots: Iterable[str]) -> None:
     """2.6's grad op lists a gradient for every forward argument: ``@EMPTY@`` for one not
     computed (its recurrent_grad looks each slot up)."""
     for slot in slots:
@@ -83,7 +88,7 @@ def _every_grad_slot(op, slots):
             _set_slot(op.outputs, f"{slot}@GRAD", have)
 
 
-def _forward_while(desc, step_scopes):
+def _forward_while(desc: Any, step_scopes: str) -> Any:
     for block in desc.blocks:
         for op in block.ops:
             scopes = _slot(op.outputs, "StepScopes")
@@ -92,7 +97,7 @@ def _forward_while(desc, step_scopes):
     return None
 
 
-def _rename_in_block(block, renames):
+def _rename_in_block(block: Any, renames: Mapping[str, str]) -> None:
     for op in block.ops:
         for slot in list(op.inputs) + list(op.outputs):
             names = [renames.get(n, n) for n in slot.arguments]
@@ -102,7 +107,7 @@ def _rename_in_block(block, renames):
         var.name = renames.get(var.name, var.name)
 
 
-def _memory_grad_as_assign(op):
+def _memory_grad_as_assign(op: Any) -> None:
     """rnn_memory_helper_grad(Out@GRAD) -> X@GRAD is a copy: 2.6's assign."""
     source = list(_slot(op.inputs, "Out@GRAD").arguments)
     target = list(_slot(op.outputs, "X@GRAD").arguments)
@@ -114,7 +119,7 @@ def _memory_grad_as_assign(op):
     _drop_attr(op, "dtype")
 
 
-def _set_attr_strings(op, name, values):
+def _set_attr_strings(op: Any, name: str, values: Iterable[str]) -> None:
     _drop_attr(op, name)
     attr = op.attrs.add()
     attr.name = name
@@ -122,19 +127,19 @@ def _set_attr_strings(op, name, values):
     attr.strings.extend(values)
 
 
-def _drop_attr(op, name):
+def _drop_attr(op: Any, name: str) -> None:
     for k in reversed(range(len(op.attrs))):
         if op.attrs[k].name == name:
             del op.attrs[k]
 
 
-def _sub_blocks(op):
+def _sub_blocks(op: Any) -> Iterator[int]:
     for attr in op.attrs:
         if attr.name == "sub_block" and attr.HasField("block_idx"):
             yield attr.block_idx
 
 
-def _outside_grads(desc, op):
+def _outside_grads(desc: Any, op: Any) -> None:
     """Drop the grad block's own declarations of the gradients ``op`` is given."""
     given = {n for slot in op.inputs if slot.parameter.endswith("@GRAD") for n in slot.arguments}
     given |= set(attr_value(op, "original_output_grad") or [])
@@ -146,11 +151,11 @@ def _outside_grads(desc, op):
             block.vars.extend(kept)
 
 
-def _slot(slots, name):
+def _slot(slots: Any, name: str) -> Any:
     return next((s for s in slots if s.parameter == name), None)
 
 
-def _set_slot(slots, name, arguments):
+def _set_slot(slots: Any, name: str, arguments: Iterable[str]) -> None:
     found = _slot(slots, name)
     if found is None:
         found = slots.add()
@@ -159,12 +164,12 @@ def _set_slot(slots, name, arguments):
     found.arguments.extend(arguments)
 
 
-def _reserve_name(op):
+def _reserve_name(op: Any) -> str:
     y = _slot(op.outputs, "Y").arguments[0]
     return f"{y}.reserve_space"
 
 
-def _reserve_space(block, op):
+def _reserve_space(block: Any, op: Any) -> None:
     """2.6's batch_norm writes ReserveSpace (its grad reads it): one more variable."""
     found = _slot(op.outputs, "ReserveSpace")
     if found is not None and found.arguments:
@@ -182,7 +187,7 @@ def _reserve_space(block, op):
         var.stop_gradient = True
 
 
-def _batch_norm_grad(block, op):
+def _batch_norm_grad(block: Any, op: Any) -> None:
     """Mean/Variance -> MeanOut/VarianceOut (the same running variables), plus ReserveSpace."""
     for old, new in (("Mean", "MeanOut"), ("Variance", "VarianceOut")):
         found = _slot(op.inputs, old)
@@ -199,13 +204,13 @@ def _batch_norm_grad(block, op):
             del op.attrs[k]
 
 
-def _dtype_of(block, name):
+def _dtype_of(block: Any, name: str) -> int:
     for var in block.vars:
         if var.name == name and var.type.HasField("lod_tensor"):
             return var.type.lod_tensor.tensor.data_type
     return VarType.FP32
 
 
-def attr_value(op, name):
+def attr_value(op: Any, name: str) -> Any:
     attr = next((a for a in op.attrs if a.name == name), None)
     return None if attr is None else read_attr(attr)

@@ -20,8 +20,12 @@ Every program is written by ``export26.normalize``: the op forms PaddlePaddle 2.
 The program the user holds is not changed.
 """
 
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from paddle_nb.framework.attrs import read_attr
 from paddle_nb.framework.operator import OpRole
@@ -32,6 +36,12 @@ from paddle_nb.io.export26_grads import normalize_training
 from paddle_nb.io.params import is_persistable, os_errors, values_from_scope, write_values
 from paddle_nb.io.train_script import TRAIN_PY
 from paddle_nb.proto import framework_pb2
+
+if TYPE_CHECKING:
+    from paddle_nb.core.scope import Scope
+    from paddle_nb.framework.block import Block
+    from paddle_nb.framework.operator import Operator
+    from paddle_nb.framework.variable import Variable
 
 __all__ = ["export_training", "training_manifest", "forward_desc", "MANIFEST"]
 
@@ -50,8 +60,10 @@ _SETTINGS_HIDDEN = ("op_role", "op_role_var", "op_namescope", "op_callstack", "o
                     "with_quant_attr")
 
 
-def export_training(dirname, main_program, startup_program, scope=None, loss=None,
-                    feed_names=None, parameter_servers=None):
+def export_training(dirname: str, main_program: Program, startup_program: Program,
+                    scope: Scope | None = None, loss: Variable | str | None = None,
+                    feed_names: Iterable[str] | None = None,
+                    parameter_servers: str | None = None) -> dict[str, Any]:
     """Write ``main_program`` (trained by an optimizer's ``minimize``), ``startup_program`` and
     their persistables' values in ``scope`` (none written when ``scope`` is None) to
     ``dirname`` with ``train.py``; returns the manifest (``export.json``'s content).
@@ -94,7 +106,9 @@ def export_training(dirname, main_program, startup_program, scope=None, loss=Non
     return manifest
 
 
-def training_manifest(main_program, startup_program, scope=None, loss=None, feed_names=None):
+def training_manifest(main_program: Program, startup_program: Program,
+                      scope: Scope | None = None, loss: Variable | str | None = None,
+                      feed_names: Iterable[str] | None = None) -> dict[str, Any]:
     """What ``export.json`` says of a training program: feeds, loss, persistables, optimizer."""
     block = main_program.global_block()
     loss_name = loss if isinstance(loss, str) or loss is None else loss.name
@@ -130,7 +144,8 @@ PS_OPTIMIZERS = ("sgd", "adam")
 _SPARSE_LOOKUPS = ("lookup_table", "lookup_table_v2")
 
 
-def check_parameter_servers(manifest, main_program, mode):
+def check_parameter_servers(manifest: Mapping[str, Any], main_program: Program,
+                            mode: str) -> None:
     """Refuse (ValueError, naming what is supported) what PaddlePaddle 2.6.2's parameter
     servers cannot train as paddle_nb does, in mode ``mode``:
 
@@ -171,7 +186,7 @@ def check_parameter_servers(manifest, main_program, mode):
                          "in one process or collectively on GPUs")
 
 
-def _loss_name(block):
+def _loss_name(block: Block) -> str:
     """The loss: the variable whose gradient the backward pass seeds with 1."""
     for op in block.ops:
         if op.role & OpRole.LOSS and op.role & OpRole.BACKWARD and op.type == "fill_constant":
@@ -182,7 +197,7 @@ def _loss_name(block):
                      "pass loss= or call an optimizer's minimize(loss) first")
 
 
-def _feeds(block):
+def _feeds(block: Block) -> list[str]:
     """Non-persistable variables the forward ops read that no op writes before: the data."""
     written, feeds = set(), []
     for op in block.ops:
@@ -197,7 +212,8 @@ def _feeds(block):
     return feeds
 
 
-def _learning_rates(updates, startup, scope):
+def _learning_rates(updates: Sequence[Operator], startup: Program, scope: Scope | None
+                    ) -> dict[str, float]:
     """The value of each learning-rate variable: from ``scope`` when given, else the
     ``fill_constant`` of the startup program that sets it."""
     names = {n for op in updates for n in op.input("LearningRate")}
@@ -214,20 +230,27 @@ def _learning_rates(updates, startup, scope):
     return values
 
 
-def _optimizer(updates, lr_values):
+def _optimizer(updates: Sequence[Operator], lr_values: Mapping[str, float]
+               ) -> dict[str, Any]:
     """The optimizer's type and settings (the update ops' attributes) and learning rate."""
     kinds = sorted({op.type for op in updates})
     first = updates[0]
     settings = {a: _plain(v) for a, v in first.attrs.items() if a not in _SETTINGS_HIDDEN}
-    lr_name = first.input("LearningRate")[0] if first.input("LearningRate") else None
+    lr_name = _lr_var(first)
     return {"type": kinds[0] if len(kinds) == 1 else kinds, "settings": settings,
-            "learning_rate_var": lr_name, "learning_rate": lr_values.get(lr_name),
+            "learning_rate_var": lr_name,
+            "learning_rate": None if lr_name is None else lr_values.get(lr_name),
             "per_parameter": [{"param": op.input("Param")[0], "type": op.type,
-                               "learning_rate_var": (op.input("LearningRate") or [None])[0]}
-                              for op in updates]}
+                               "learning_rate_var": _lr_var(op)} for op in updates]}
 
 
-def scheduler_spec(scheduler):
+def _lr_var(op: Operator) -> str | None:
+    """The learning-rate variable an update op reads, None when it reads none."""
+    names = op.input("LearningRate")
+    return names[0] if names else None
+
+
+def scheduler_spec(scheduler: Any) -> dict[str, Any]:
     """``export.json``'s account of a learning-rate scheduler (``paddle.optimizer.lr``): its
     class, the arguments it was made with and the steps it has taken, from which ``train.py``
     makes PaddlePaddle's own and steps it on. A program keeps only the learning-rate variable;
@@ -255,13 +278,14 @@ def scheduler_spec(scheduler):
     return {"type": name, "args": plain, "last_epoch": int(scheduler.last_epoch)}
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     return value if isinstance(value, (bool, int, float, str, list)) or value is None \
         else str(value)
 
 
 # -- the forward part ------------------------------------------------------------------------
-def forward_desc(main_desc, startup_desc, optimizer_state=()):
+def forward_desc(main_desc: Any, startup_desc: Any, optimizer_state: Collection[str] = ()
+                 ) -> tuple[Any, Any]:
     """Copies of ``main_desc`` holding only its forward ops (and the variables they use) and of
     ``startup_desc`` holding only the startup ops of those variables: what PaddlePaddle's
     Fleet takes to add its own backward pass and optimizer. Sub-blocks stay where they are (an
@@ -292,24 +316,24 @@ def forward_desc(main_desc, startup_desc, optimizer_state=()):
     return forward, startup
 
 
-def _role(op):
+def _role(op: Any) -> int:
     attr = next((a for a in op.attrs if a.name == "op_role"), None)
     return 0 if attr is None else int(read_attr(attr))
 
 
-def _is_param(var):
+def _is_param(var: Any) -> bool:
     return var.HasField("is_parameter") and var.is_parameter
 
 
-def _op_outputs(op):
+def _op_outputs(op: Any) -> set[str]:
     return {n for v in op.outputs for n in v.arguments}
 
 
-def _op_inputs(ops):
+def _op_inputs(ops: Iterable[Any]) -> set[str]:
     return {n for op in ops for v in op.inputs for n in v.arguments}
 
 
-def _names_used(program, ops):
+def _names_used(program: Any, ops: Iterable[Any]) -> set[str]:
     """Every variable name ``ops`` and the sub-blocks they run read or write."""
     used, seen, todo = set(), set(), list(ops)
     while todo:

@@ -18,7 +18,6 @@ import errno
 import os
 import signal
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -190,7 +189,10 @@ def test_ctrl_c_during_a_save_into_the_working_directory_waits_for_the_last_file
     model = Model()
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
-    save = lambda: pd.io.save_persistables(model.exe, ".", model.main, scope=model.scope)
+
+    def save():
+        pd.io.save_persistables(model.exe, ".", model.main, scope=model.scope)
+
     save()
     old = snapshot(tmp_path)
     model.renew()
@@ -210,8 +212,11 @@ def test_what_an_interrupted_save_leaves_loads(tmp_path):
     pd.io.save_inference_model(str(model_dir), ["x"], [model.out.name], model.exe,
                                model.test_program, scope=model.scope)
     model.renew()
-    save = lambda: pd.io.save_inference_model(str(model_dir), ["x"], [model.out.name],
-                                              model.exe, model.test_program, scope=model.scope)
+
+    def save():
+        pd.io.save_inference_model(str(model_dir), ["x"], [model.out.name], model.exe,
+                                   model.test_program, scope=model.scope)
+
     total = count_events(save)
     for n in points(total, 8):
         interrupted(save, n)

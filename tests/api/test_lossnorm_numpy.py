@@ -55,14 +55,14 @@ D = Y - X
 COS = (X * Y).sum(1) / np.sqrt((X * X).sum(1) * (Y * Y).sum(1))
 
 CASES = {
-    "cross_entropy": (lambda x, l: F.cross_entropy(x, l), ("x", "label"), -PICK.mean()),
-    "cross_entropy weight": (lambda x, l, w: F.cross_entropy(x, l, weight=w),
+    "cross_entropy": (lambda x, label: F.cross_entropy(x, label), ("x", "label"), -PICK.mean()),
+    "cross_entropy weight": (lambda x, label, w: F.cross_entropy(x, label, weight=w),
                              ("x", "label", "w3"),
                              -(PICK * W3[LABEL]).sum() / W3[LABEL].sum()),
-    "cross_entropy ignore_index": (lambda x, l: F.cross_entropy(x, l, ignore_index=1),
+    "cross_entropy ignore_index": (lambda x, label: F.cross_entropy(x, label, ignore_index=1),
                                    ("x", "label"), -PICK[KEPT].sum() / KEPT.sum()),
     "cross_entropy label_smoothing": (
-        lambda x, l: F.cross_entropy(x, l, label_smoothing=0.3), ("x", "label"),
+        lambda x, label: F.cross_entropy(x, label, label_smoothing=0.3), ("x", "label"),
         -((np.eye(3)[LABEL] * 0.7 + 0.1) * log_softmax(X)).sum(1).mean()),
     "CrossEntropyLoss soft": (lambda x, q: nn.CrossEntropyLoss(soft_label=True,
                                                                reduction="sum")(x, q),
@@ -75,7 +75,7 @@ CASES = {
                 -(Q * np.log(P) + (1 - Q) * np.log(1 - P)).mean()),
     "BCEWithLogitsLoss": (lambda x, q: nn.BCEWithLogitsLoss(reduction="none")(x, q), ("x", "q"),
                           -(Q * np.log(sigmoid(X)) + (1 - Q) * np.log(1 - sigmoid(X)))),
-    "nll_loss": (lambda x, l: F.nll_loss(x, l, reduction="sum"), ("x", "label"),
+    "nll_loss": (lambda x, label: F.nll_loss(x, label, reduction="sum"), ("x", "label"),
                  -X[np.arange(4), LABEL].sum()),
     "KLDivLoss sum": (lambda x, q: nn.KLDivLoss("sum")(x, q), ("x", "q"),
                       (Q * (np.log(Q) - X)).sum()),

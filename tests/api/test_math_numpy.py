@@ -16,8 +16,8 @@ from paddle_nb.framework import unique_name
 rng = np.random.default_rng(3)
 X = rng.uniform(-2, 2, (2, 3)).astype("float32")
 Y = rng.uniform(0.5, 2, (2, 3)).astype("float32")
-I = np.array([[7, -7, 3], [9, 0, -5]], "int32")
-J = np.array([[2, -2, 4], [-4, 3, 3]], "int32")
+INTS_I = np.array([[7, -7, 3], [9, 0, -5]], "int32")
+INTS_J = np.array([[2, -2, 4], [-4, 3, 3]], "int32")
 
 
 def run(build):
@@ -25,19 +25,19 @@ def run(build):
     main = paddle.Program()
     with unique_name.guard(), paddle.program_guard(main, paddle.Program()):
         feeds = {n: paddle.layers.data(n, list(v.shape), v.dtype.name, append_batch_size=False)
-                 for n, v in (("x", X), ("y", Y), ("i", I), ("j", J))}
+                 for n, v in (("x", X), ("y", Y), ("i", INTS_I), ("j", INTS_J))}
         out = build(**feeds)
     value, = paddle.Executor(paddle.CPUPlace()).run(
-        main, feed={"x": X, "y": Y, "i": I, "j": J}, fetch_list=[out], scope=paddle.Scope())
+        main, feed={"x": X, "y": Y, "i": INTS_I, "j": INTS_J}, fetch_list=[out], scope=paddle.Scope())
     return np.asarray(value), out
 
 
 CASES = [
     ("add", lambda x, y, **_: paddle.add(x, y), X + Y),
-    ("floor_divide ints", lambda i, j, **_: paddle.floor_divide(i, j), I // J),
-    ("remainder ints", lambda i, j, **_: paddle.remainder(i, j), I % J),
+    ("floor_divide ints", lambda i, j, **_: paddle.floor_divide(i, j), INTS_I // INTS_J),
+    ("remainder ints", lambda i, j, **_: paddle.remainder(i, j), INTS_I % INTS_J),
     ("pow 3", lambda x, **_: paddle.pow(x, 3), X ** 3),
-    ("sum of int32 is int64", lambda i, **_: paddle.sum(i), np.int64(I.sum())),
+    ("sum of int32 is int64", lambda i, **_: paddle.sum(i), np.int64(INTS_I.sum())),
     ("sum over axis 1", lambda x, **_: paddle.sum(x, axis=1), X.sum(1)),
     ("mean keepdim", lambda x, **_: paddle.mean(x, axis=0, keepdim=True), X.mean(0, keepdims=True)),
     ("max is 0-D", lambda x, **_: paddle.max(x), np.float32(X.max())),
@@ -50,10 +50,10 @@ CASES = [
     ("lerp", lambda x, y, **_: paddle.lerp(x, y, 0.25), X + 0.25 * (Y - X)),
     ("isclose", lambda x, y, **_: paddle.isclose(x, y), np.isclose(X, Y)),
     ("logical_xor", lambda x, y, **_: paddle.logical_xor(x > 0, y > 1), (X > 0) ^ (Y > 1)),
-    ("bitwise_and", lambda i, j, **_: paddle.bitwise_and(i, j), I & J),
-    ("int times float", lambda i, **_: i * 1.5, (I * 1.5).astype("float32")),
-    ("int true division", lambda i, j, **_: i / j, (I / J).astype("float32")),
-    ("int // int", lambda i, j, **_: i // j, I // J),
+    ("bitwise_and", lambda i, j, **_: paddle.bitwise_and(i, j), INTS_I & INTS_J),
+    ("int times float", lambda i, **_: i * 1.5, (INTS_I * 1.5).astype("float32")),
+    ("int true division", lambda i, j, **_: i / j, (INTS_I / INTS_J).astype("float32")),
+    ("int // int", lambda i, j, **_: i // j, INTS_I // INTS_J),
     ("reflected division", lambda y, **_: 2 / y, 2 / Y),
     ("reflected power", lambda x, **_: 2 ** x, 2 ** X),
     ("comparison", lambda x, y, **_: x == y, X == Y),

@@ -57,13 +57,13 @@ def test_the_if_else_program():
     assert scope.kids == []
 
 
-def _seed_rnn(T, B, I, H):
+def _seed_rnn(T, B, FEATURES, H):
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[T, B, I], dtype="float64", append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, B, FEATURES], dtype="float64", append_batch_size=False)
         m = pd.layers.data("m", shape=[B, H], dtype="float64", append_batch_size=False)
         block = prog.global_block()
-        W = block.create_parameter(name="W", shape=[I, H], dtype="float64")
+        W = block.create_parameter(name="W", shape=[FEATURES, H], dtype="float64")
         U = block.create_parameter(name="U", shape=[H, H], dtype="float64")
 
         rnn = pd.create_rnn(inputs=[x])
@@ -81,11 +81,11 @@ def _seed_rnn(T, B, I, H):
 
 
 def test_the_rnn_program():
-    T, B, I, H = 3, 2, 4, 5
-    prog, o1, o2 = _seed_rnn(T, B, I, H)
+    T, B, FEATURES, H = 3, 2, 4, 5
+    prog, o1, o2 = _seed_rnn(T, B, FEATURES, H)
     assert o1.shape == o2.shape == (T, B, H)
     rng = np.random.default_rng(1)
-    feed = {"x": rng.standard_normal((T, B, I)), "m": rng.standard_normal((B, H))}
+    feed = {"x": rng.standard_normal((T, B, FEATURES)), "m": rng.standard_normal((B, H))}
     scope = pd.Scope()
     got1, got2 = pd.Executor(CPU).run(prog, feed=feed, fetch_list=[o1, o2], scope=scope)
     w, u = (scope.find_var(n).get_tensor().numpy() for n in ("W", "U"))

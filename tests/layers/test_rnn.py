@@ -20,7 +20,7 @@ from paddle_nb.errors import OpBuildError, OpRunError
 from tests.layers import central_difference, elman_rnn, row_ifelse
 
 CPU = pd.CPUPlace()
-T, B, I, H = 3, 2, 4, 5
+T, B, FEATURES, H = 3, 2, 4, 5
 
 
 def _reverse(prog):
@@ -32,7 +32,7 @@ def _elman(reverse=False):
     """h_t = tanh(x_t W + h_{t-1} U + b), h_{-1} = h0; W, U, b are global-block parameters."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x, h0, out = elman_rnn(T, B, I, H)
+        x, h0, out = elman_rnn(T, B, FEATURES, H)
         if reverse:
             _reverse(prog)
         loss = pd.layers.reduce_sum(out * out)
@@ -51,7 +51,7 @@ def _elman_numpy(x, h0, w, u, b, reverse=False):
 
 def _feed(seed=0):
     rng = np.random.default_rng(seed)
-    return {"x": rng.standard_normal((T, B, I)), "h0": rng.standard_normal((B, H))}
+    return {"x": rng.standard_normal((T, B, FEATURES)), "h0": rng.standard_normal((B, H))}
 
 
 def _params(scope, *names):
@@ -86,7 +86,7 @@ def _two_memories():
     h_t = tanh(x_t W + h * c), c_t = c + y_t; h starts at 0, c at 1."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[T, B, I], dtype="float64", append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, B, FEATURES], dtype="float64", append_batch_size=False)
         y = pd.layers.data("y", shape=[T, B, H], dtype="float64", append_batch_size=False)
         x.stop_gradient = y.stop_gradient = False
         rnn = pd.layers.StaticRNN()
@@ -110,7 +110,7 @@ def _two_memories():
 def test_two_memories_two_inputs_two_outputs_match_numpy():
     prog, (hs, cs), _loss, _grads = _two_memories()
     rng = np.random.default_rng(2)
-    feed = {"x": rng.standard_normal((T, B, I)), "y": rng.standard_normal((T, B, H))}
+    feed = {"x": rng.standard_normal((T, B, FEATURES)), "y": rng.standard_normal((T, B, H))}
     scope = pd.Scope()
     got_h, got_c = pd.Executor(CPU).run(prog, feed=feed, fetch_list=[hs, cs], scope=scope)
     w, = _params(scope, "W")
@@ -126,7 +126,7 @@ def test_two_memories_two_inputs_two_outputs_match_numpy():
 def test_two_memories_gradients_match_central_differences():
     prog, _outs, loss, grads = _two_memories()
     rng = np.random.default_rng(3)
-    feed = {"x": rng.standard_normal((T, B, I)), "y": rng.standard_normal((T, B, H))}
+    feed = {"x": rng.standard_normal((T, B, FEATURES)), "y": rng.standard_normal((T, B, H))}
     scope = pd.Scope()
     exe = pd.Executor(CPU)
     got = exe.run(prog, feed=feed, fetch_list=grads, scope=scope)
@@ -152,7 +152,7 @@ def test_one_step_scope_per_time_step_under_the_run_scope():
     assert [k.label for k in run.kids] == [f"step {t}" for t in range(T)]
     for t, step in enumerate(run.kids):
         shapes = {v.name: v.shape for v in step.vars}
-        assert shapes["x"] == (B, I) and shapes["static_rnn_0@mem_0"] == (B, H)
+        assert shapes["x"] == (B, FEATURES) and shapes["static_rnn_0@mem_0"] == (B, H)
         assert all(s == (B, H) for n, s in shapes.items() if n not in ("x",))
         values = {v.name: v.value for v in step.vars}
         np.testing.assert_array_equal(values["x"], feed["x"][t])
@@ -174,7 +174,7 @@ def test_nothing_is_left_behind_after_the_run():
         MEMORY.reset_peak()
         exe.run(prog, feed=_feed(), fetch_list=[out] + grads, scope=scope)
         gc.collect()
-        assert MEMORY.in_use(CPU) - base == (I * H + H * H + H) * 8     # the parameters' bytes
+        assert MEMORY.in_use(CPU) - base == (FEATURES * H + H * H + H) * 8     # the parameters' bytes
         assert MEMORY.peak(CPU) > base + T * B * H * 8    # the step scopes did hold memory
         assert scope.kids == [] and sorted(scope.local_var_names()) == ["U", "W", "b"]
 
@@ -192,8 +192,8 @@ def test_reversed_steps_run_last_time_step_first():
 # -- bad input -------------------------------------------------------------------------------------
 def test_step_inputs_must_share_their_time_steps_at_build_time():
     with pd.program_guard(pd.Program()):
-        x = pd.layers.data("x", shape=[3, B, I], append_batch_size=False)
-        y = pd.layers.data("y", shape=[4, B, I], append_batch_size=False)
+        x = pd.layers.data("x", shape=[3, B, FEATURES], append_batch_size=False)
+        y = pd.layers.data("y", shape=[4, B, FEATURES], append_batch_size=False)
         rnn = pd.layers.StaticRNN()
         with pytest.raises(OpBuildError, match="'y' has 4 time steps but 'x' has 3"):
             with rnn.step():
@@ -204,20 +204,20 @@ def test_step_inputs_must_share_their_time_steps_at_build_time():
 def test_step_inputs_must_share_their_time_steps_at_run_time():
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[-1, B, I], append_batch_size=False)
-        y = pd.layers.data("y", shape=[-1, B, I], append_batch_size=False)
+        x = pd.layers.data("x", shape=[-1, B, FEATURES], append_batch_size=False)
+        y = pd.layers.data("y", shape=[-1, B, FEATURES], append_batch_size=False)
         rnn = pd.layers.StaticRNN()
         with rnn.step():
             rnn.step_output(rnn.step_input(x) + rnn.step_input(y))
         out = rnn()
-    feed = {"x": np.zeros((3, B, I), "float32"), "y": np.zeros((4, B, I), "float32")}
+    feed = {"x": np.zeros((3, B, FEATURES), "float32"), "y": np.zeros((4, B, FEATURES), "float32")}
     with pytest.raises(OpRunError, match="share their first .time. dimension, got x: 3, y: 4"):
         pd.Executor(CPU).run(prog, feed=feed, fetch_list=[out], scope=pd.Scope())
 
 
 def test_memory_and_update_must_agree_at_build_time():
     with pd.program_guard(pd.Program()):
-        x = pd.layers.data("x", shape=[T, B, I], append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, B, FEATURES], append_batch_size=False)
         h0 = pd.layers.data("h0", shape=[B, H], append_batch_size=False)
         rnn = pd.layers.StaticRNN()
         with pytest.raises(OpBuildError, match=r"is float32\[2, 5\] but its update 'x' is "
@@ -230,8 +230,8 @@ def test_memory_and_update_must_agree_at_build_time():
 def test_memory_and_update_must_agree_at_run_time():
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[T, -1, I], append_batch_size=False)
-        h0 = pd.layers.data("h0", shape=[-1, I], append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, -1, FEATURES], append_batch_size=False)
+        h0 = pd.layers.data("h0", shape=[-1, FEATURES], append_batch_size=False)
         rnn = pd.layers.StaticRNN()
         with rnn.step():
             h = rnn.memory(init=h0)
@@ -239,25 +239,25 @@ def test_memory_and_update_must_agree_at_run_time():
             rnn.update_memory(h, new_h)
             rnn.step_output(new_h)
         out = rnn()
-    feed = {"x": np.zeros((T, 2, I), "float32"), "h0": np.zeros((1, I), "float32")}
+    feed = {"x": np.zeros((T, 2, FEATURES), "float32"), "h0": np.zeros((1, FEATURES), "float32")}
     with pytest.raises(OpRunError, match=r"has shape \(1, 4\) but its update .* has shape \(2, 4\)"):
         pd.Executor(CPU).run(prog, feed=feed, fetch_list=[out], scope=pd.Scope())
 
 
 def test_a_memory_must_be_updated():
     with pd.program_guard(pd.Program()):
-        x = pd.layers.data("x", shape=[T, B, I], append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, B, FEATURES], append_batch_size=False)
         rnn = pd.layers.StaticRNN()
         with pytest.raises(OpBuildError, match="is never updated"):
             with rnn.step():
                 x_t = rnn.step_input(x)
-                rnn.memory(shape=[-1, I], batch_ref=x_t)
+                rnn.memory(shape=[-1, FEATURES], batch_ref=x_t)
                 rnn.step_output(x_t)
 
 
 def test_step_net_calls_belong_inside_the_step_block():
     with pd.program_guard(pd.Program()):
-        x = pd.layers.data("x", shape=[T, B, I], append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, B, FEATURES], append_batch_size=False)
         rnn = pd.layers.StaticRNN()
         with pytest.raises(OpBuildError, match=r"must be called inside `with rnn.step\(\):`"):
             rnn.step_input(x)
@@ -271,7 +271,7 @@ def test_step_net_calls_belong_inside_the_step_block():
 def test_ifelse_inside_a_step_net_has_a_backward():
     prog = pd.Program()
     with pd.program_guard(prog):
-        x = pd.layers.data("x", shape=[T, B, I], dtype="float64", append_batch_size=False)
+        x = pd.layers.data("x", shape=[T, B, FEATURES], dtype="float64", append_batch_size=False)
         c = pd.layers.data("c", shape=[B, 1], dtype="bool", append_batch_size=False)
         x.stop_gradient = False
         rnn = pd.layers.StaticRNN()
@@ -280,7 +280,7 @@ def test_ifelse_inside_a_step_net_has_a_backward():
             rnn.step_output(row_ifelse(c, [x_t], lambda r: r * 2.0, lambda r: r * 3.0)[0])
         out = rnn()
         gx, = pd.gradients([pd.layers.reduce_sum(out)], [x])
-    feed = {"x": np.ones((T, B, I)), "c": np.array([[True], [False]])}
+    feed = {"x": np.ones((T, B, FEATURES)), "c": np.array([[True], [False]])}
     got, = pd.Executor(CPU).run(prog, feed=feed, fetch_list=[gx], scope=pd.Scope())
     np.testing.assert_array_equal(got[:, 0], 2.0)
     np.testing.assert_array_equal(got[:, 1], 3.0)

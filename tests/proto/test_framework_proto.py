@@ -32,75 +32,75 @@ PROTO_FILE = REPO / "proto" / "framework.proto"
 # The schema, transcribed from PaddlePaddle 2.6.2's paddle/fluid/framework/framework.proto:
 # message -> field -> (number, label, type). Types are proto scalar names or message/enum
 # names relative to the package.
-R, O, P = "required", "optional", "repeated"
+REQ, OPT, REP = "required", "optional", "repeated"
 TD = "VarType.TensorDesc"
 SCHEMA = {
-    "Version": {"version": (1, O, "int64")},
-    "Complex": {"r": (1, R, "double"), "i": (2, R, "double")},
-    "Scalar": {"type": (1, R, "Scalar.Type"), "b": (2, O, "bool"), "i": (3, O, "int64"),
-               "r": (4, O, "double"), "c": (5, O, "Complex")},
+    "Version": {"version": (1, OPT, "int64")},
+    "Complex": {"r": (1, REQ, "double"), "i": (2, REQ, "double")},
+    "Scalar": {"type": (1, REQ, "Scalar.Type"), "b": (2, OPT, "bool"), "i": (3, OPT, "int64"),
+               "r": (4, OPT, "double"), "c": (5, OPT, "Complex")},
     "OpDesc.Attr": {
-        "name": (1, R, "string"), "type": (2, R, "AttrType"), "i": (3, O, "int32"),
-        "f": (4, O, "float"), "s": (5, O, "string"), "ints": (6, P, "int32"),
-        "floats": (7, P, "float"), "strings": (8, P, "string"), "b": (10, O, "bool"),
-        "bools": (11, P, "bool"), "block_idx": (12, O, "int32"), "l": (13, O, "int64"),
-        "blocks_idx": (14, P, "int32"), "longs": (15, P, "int64"),
-        "float64s": (16, P, "double"), "var_name": (17, O, "string"),
-        "vars_name": (18, P, "string"), "float64": (19, O, "double"),
-        "scalar": (20, O, "Scalar"), "scalars": (21, P, "Scalar"),
+        "name": (1, REQ, "string"), "type": (2, REQ, "AttrType"), "i": (3, OPT, "int32"),
+        "f": (4, OPT, "float"), "s": (5, OPT, "string"), "ints": (6, REP, "int32"),
+        "floats": (7, REP, "float"), "strings": (8, REP, "string"), "b": (10, OPT, "bool"),
+        "bools": (11, REP, "bool"), "block_idx": (12, OPT, "int32"), "l": (13, OPT, "int64"),
+        "blocks_idx": (14, REP, "int32"), "longs": (15, REP, "int64"),
+        "float64s": (16, REP, "double"), "var_name": (17, OPT, "string"),
+        "vars_name": (18, REP, "string"), "float64": (19, OPT, "double"),
+        "scalar": (20, OPT, "Scalar"), "scalars": (21, REP, "Scalar"),
     },
-    "OpDesc.Var": {"parameter": (1, R, "string"), "arguments": (2, P, "string")},
+    "OpDesc.Var": {"parameter": (1, REQ, "string"), "arguments": (2, REP, "string")},
     "OpDesc": {
-        "inputs": (1, P, "OpDesc.Var"), "outputs": (2, P, "OpDesc.Var"),
-        "type": (3, R, "string"), "attrs": (4, P, "OpDesc.Attr"), "is_target": (5, O, "bool"),
+        "inputs": (1, REP, "OpDesc.Var"), "outputs": (2, REP, "OpDesc.Var"),
+        "type": (3, REQ, "string"), "attrs": (4, REP, "OpDesc.Attr"), "is_target": (5, OPT, "bool"),
     },
     "OpProto.Var": {
-        "name": (1, R, "string"), "comment": (2, R, "string"), "duplicable": (3, O, "bool"),
-        "intermediate": (4, O, "bool"), "dispensable": (5, O, "bool"),
-        "extra": (6, O, "bool"), "quant": (7, O, "bool"),
+        "name": (1, REQ, "string"), "comment": (2, REQ, "string"), "duplicable": (3, OPT, "bool"),
+        "intermediate": (4, OPT, "bool"), "dispensable": (5, OPT, "bool"),
+        "extra": (6, OPT, "bool"), "quant": (7, OPT, "bool"),
     },
     "OpProto.Attr": {
-        "name": (1, R, "string"), "type": (2, R, "AttrType"), "comment": (3, R, "string"),
-        "generated": (4, O, "bool"), "extra": (5, O, "bool"), "quant": (6, O, "bool"),
-        "support_tensor": (7, O, "bool"),
+        "name": (1, REQ, "string"), "type": (2, REQ, "AttrType"), "comment": (3, REQ, "string"),
+        "generated": (4, OPT, "bool"), "extra": (5, OPT, "bool"), "quant": (6, OPT, "bool"),
+        "support_tensor": (7, OPT, "bool"),
     },
     "OpProto": {
-        "type": (1, R, "string"), "inputs": (2, P, "OpProto.Var"),
-        "outputs": (3, P, "OpProto.Var"), "attrs": (4, P, "OpProto.Attr"),
-        "comment": (5, R, "string"),
+        "type": (1, REQ, "string"), "inputs": (2, REP, "OpProto.Var"),
+        "outputs": (3, REP, "OpProto.Var"), "attrs": (4, REP, "OpProto.Attr"),
+        "comment": (5, REQ, "string"),
     },
-    "VarType.TensorDesc": {"data_type": (1, R, "VarType.Type"), "dims": (2, P, "int64")},
-    "VarType.LoDTensorDesc": {"tensor": (1, R, TD), "lod_level": (2, O, "int32")},
-    "VarType.LoDTensorArrayDesc": {"tensor": (1, R, TD), "lod_level": (2, O, "int32")},
-    "VarType.ReaderDesc": {"lod_tensor": (1, P, "VarType.LoDTensorDesc")},
-    "VarType.Tuple": {"element_type": (1, P, "VarType.Type")},
+    "VarType.TensorDesc": {"data_type": (1, REQ, "VarType.Type"), "dims": (2, REP, "int64")},
+    "VarType.LoDTensorDesc": {"tensor": (1, REQ, TD), "lod_level": (2, OPT, "int32")},
+    "VarType.LoDTensorArrayDesc": {"tensor": (1, REQ, TD), "lod_level": (2, OPT, "int32")},
+    "VarType.ReaderDesc": {"lod_tensor": (1, REP, "VarType.LoDTensorDesc")},
+    "VarType.Tuple": {"element_type": (1, REP, "VarType.Type")},
     "VarType": {
-        "type": (1, R, "VarType.Type"), "selected_rows": (2, O, TD),
-        "lod_tensor": (3, O, "VarType.LoDTensorDesc"),
-        "tensor_array": (4, O, "VarType.LoDTensorArrayDesc"),
-        "reader": (5, O, "VarType.ReaderDesc"), "tuple": (7, O, "VarType.Tuple"),
-        "string": (8, O, TD), "strings": (9, O, TD), "vocab": (10, O, TD),
-        "sparse_coo": (11, O, TD), "sparse_csr": (12, O, TD),
+        "type": (1, REQ, "VarType.Type"), "selected_rows": (2, OPT, TD),
+        "lod_tensor": (3, OPT, "VarType.LoDTensorDesc"),
+        "tensor_array": (4, OPT, "VarType.LoDTensorArrayDesc"),
+        "reader": (5, OPT, "VarType.ReaderDesc"), "tuple": (7, OPT, "VarType.Tuple"),
+        "string": (8, OPT, TD), "strings": (9, OPT, TD), "vocab": (10, OPT, TD),
+        "sparse_coo": (11, OPT, TD), "sparse_csr": (12, OPT, TD),
     },
     "VarDesc.Attr": {
-        "name": (1, R, "string"), "type": (2, R, "AttrType"), "i": (3, O, "int32"),
-        "s": (4, O, "string"), "ints": (5, P, "int32"),
+        "name": (1, REQ, "string"), "type": (2, REQ, "AttrType"), "i": (3, OPT, "int32"),
+        "s": (4, OPT, "string"), "ints": (5, REP, "int32"),
     },
     "VarDesc": {
-        "name": (1, R, "string"), "type": (2, R, "VarType"), "persistable": (3, O, "bool"),
-        "need_check_feed": (4, O, "bool"), "is_parameter": (5, O, "bool"),
-        "stop_gradient": (6, O, "bool"), "attrs": (7, P, "VarDesc.Attr"),
+        "name": (1, REQ, "string"), "type": (2, REQ, "VarType"), "persistable": (3, OPT, "bool"),
+        "need_check_feed": (4, OPT, "bool"), "is_parameter": (5, OPT, "bool"),
+        "stop_gradient": (6, OPT, "bool"), "attrs": (7, REP, "VarDesc.Attr"),
     },
     "BlockDesc": {
-        "idx": (1, R, "int32"), "parent_idx": (2, R, "int32"), "vars": (3, P, "VarDesc"),
-        "ops": (4, P, "OpDesc"), "forward_block_idx": (5, O, "int32"),
+        "idx": (1, REQ, "int32"), "parent_idx": (2, REQ, "int32"), "vars": (3, REP, "VarDesc"),
+        "ops": (4, REP, "OpDesc"), "forward_block_idx": (5, OPT, "int32"),
     },
-    "OpVersion": {"version": (1, R, "int32")},
-    "OpVersionPair": {"op_name": (1, R, "string"), "op_version": (2, R, "OpVersion")},
-    "OpVersionMap": {"pair": (1, P, "OpVersionPair")},
+    "OpVersion": {"version": (1, REQ, "int32")},
+    "OpVersionPair": {"op_name": (1, REQ, "string"), "op_version": (2, REQ, "OpVersion")},
+    "OpVersionMap": {"pair": (1, REP, "OpVersionPair")},
     "ProgramDesc": {
-        "blocks": (1, P, "BlockDesc"), "version": (4, O, "Version"),
-        "op_version_map": (5, O, "OpVersionMap"),
+        "blocks": (1, REP, "BlockDesc"), "version": (4, OPT, "Version"),
+        "op_version_map": (5, OPT, "OpVersionMap"),
     },
 }
 
@@ -156,7 +156,7 @@ def all_messages():
 
 
 def describe(f):
-    label = P if repeated(f) else R if required(f) else O
+    label = REP if repeated(f) else REQ if required(f) else OPT
     named = f.message_type or f.enum_type
     kind = named.full_name[len(PACKAGE) + 1:] if named else SCALAR_TYPES[f.type]
     return f.number, label, kind

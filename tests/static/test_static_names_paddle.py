@@ -162,7 +162,10 @@ def test_exponential_moving_average_over_three_steps():
         static.set_program_state(main, PARAMS)
         for k in range(3):
             exe.run(main, feed={"x": np.arange(6, dtype="float32").reshape(2, 3) * (k + 1) / 10})
-        value = lambda n: scope.find_var(n).get_tensor().numpy()
+
+        def value(n):
+            return scope.find_var(n).get_tensor().numpy()
+
         for stage in ("trained", "applied", "restored"):
             if stage == "applied":
                 with ema.apply(exe):

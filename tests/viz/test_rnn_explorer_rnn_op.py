@@ -66,7 +66,7 @@ def test_a_step_scope_holds_the_gates_cell_and_hidden_state(lstm_run):
     np.testing.assert_allclose(values["c"], values["f"] * values["c_prev"] +
                                values["i"] * values["c~"], atol=2e-4)
     np.testing.assert_allclose(values["h"], values["o"] * np.tanh(values["c"]), atol=2e-4)
-    x_link = next(l for l in step["links"] if l["kind"] == "input")
+    x_link = next(each for each in step["links"] if each["kind"] == "input")
     assert x_link["source"] == "Input0[0]" and x_link["equal"] is True
 
 
@@ -74,17 +74,17 @@ def test_h_prev_is_h_of_the_step_before_or_the_initial_state(lstm_run):
     w, ins = lstm_run
     s = state(w)
     forward, backward = s["rnns"][0]["steps"], s["rnns"][1]["steps"]
-    first = {l["name"]: l for l in forward[0]["links"]}
+    first = {each["name"]: each for each in forward[0]["links"]}
     assert first["h_prev"]["source"] == "PreState0[0]" and first["h_prev"]["source_step"] is None
     assert first["c_prev"]["source"] == "PreState1[0]" and first["h_prev"]["equal"] is True
     np.testing.assert_allclose(first["h_prev"]["value"]["rows"], ins["PreState"][0][0], atol=1e-4)
     for t in (1, 2):
-        link = next(l for l in forward[t]["links"] if l["name"] == "h_prev")
+        link = next(each for each in forward[t]["links"] if each["name"] == "h_prev")
         assert link["source"] == "h" and link["source_step"] == t - 1 and link["equal"] is True
     # the backward direction ran from t = 2: its step 2 starts from PreState0[1]
-    last = next(l for l in backward[2]["links"] if l["name"] == "h_prev")
+    last = next(each for each in backward[2]["links"] if each["name"] == "h_prev")
     assert last["source"] == "PreState0[1]" and last["equal"] is True
-    link = next(l for l in backward[0]["links"] if l["name"] == "h_prev")
+    link = next(each for each in backward[0]["links"] if each["name"] == "h_prev")
     assert link["source_step"] == 1 and link["equal"] is True
 
 
@@ -92,7 +92,7 @@ def test_layer_1_reads_layer_0s_outputs_zero_past_a_sequences_end(lstm_run):
     w, _ = lstm_run
     steps = state(w)["rnns"][2]["steps"]
     for t, step in enumerate(steps):
-        link = next(l for l in step["links"] if l["kind"] == "input")
+        link = next(each for each in step["links"] if each["kind"] == "input")
         assert link["source"] == f"layer 0 outputs[{t}]" and link["equal"] is True
     x = next(v for v in steps[2]["vars"] if v["name"] == "x")
     assert x["value"]["rows"][1] == [0.0] * 4        # sequence 1 ended after 2 steps
@@ -113,7 +113,7 @@ def test_the_slider_moves_through_a_paddle_saved_lstm():
     w.set_state({"rnn": 3, "step": 1})
     shown = state(w)["shown"]
     assert shown["label"] == "layer 1 bwd step 1"
-    assert all(l["equal"] is True for l in shown["links"])
+    assert all(each["equal"] is True for each in shown["links"])
 
 
 def test_with_dropout_x_is_the_layer_below_times_the_steps_dropout_scale():
@@ -128,7 +128,7 @@ def test_with_dropout_x_is_the_layer_below_times_the_steps_dropout_scale():
     roles = {v["name"]: v["role"] for v in upper[0]["vars"]}
     assert roles["dropout"] == "mask" and roles["r"] == roles["z"] == "gate"
     for step in upper:
-        link = next(l for l in step["links"] if l["kind"] == "input")
+        link = next(each for each in step["links"] if each["kind"] == "input")
         assert link["equal"] is True
         scale = next(v for v in step["vars"] if v["name"] == "dropout")["value"]["rows"]
         assert {x for row in scale for x in row} <= {0.0, 2.0}

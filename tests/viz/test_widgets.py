@@ -431,7 +431,7 @@ def test_rnn_explorer_slider_shows_each_step_scope(rnn_net):
         w.set_state({"step": t})                             # the browser moves the slider
         shown = state(w)["shown"]
         assert shown["step"] == t and shown["scope"] == steps[t]["scope"] != steps[0]["scope"]
-        link = next(l for l in shown["links"] if l["kind"] == "memory")
+        link = next(each for each in shown["links"] if each["kind"] == "memory")
         assert link["source"] == "static_rnn_0.tmp_0" and link["source_step"] == t - 1
         assert link["equal"] is True and link["value"] == link["source_value"]
         previous = {v["name"]: v for v in steps[t - 1]["vars"]}
@@ -441,10 +441,10 @@ def test_rnn_explorer_slider_shows_each_step_scope(rnn_net):
 def test_rnn_memory_at_step_0_is_the_initial_state(rnn_net):
     prog, scope, exe, feed, out = rnn_net
     w = rnn_explorer(record_of(exe, prog, feed, out, scope, values=True))
-    link = next(l for l in w.shown["links"] if l["kind"] == "memory")
+    link = next(each for each in w.shown["links"] if each["kind"] == "memory")
     assert link["source"] == "fill_constant_0.tmp_0" and link["source_step"] is None
     assert link["equal"] is True and link["value"]["rows"] == [[0.0] * HID] * BATCH
-    x_link = next(l for l in w.shown["links"] if l["kind"] == "input")
+    x_link = next(each for each in w.shown["links"] if each["kind"] == "input")
     assert x_link["source"] == "x[0]" and x_link["equal"] is True
 
 

@@ -114,7 +114,7 @@ def program_specs(draw, max_ops=8, runs=3):
     return ProgramSpec(ops, fetch, initial, feeds)
 
 
-# -- building ---------------------------------------------------------------------------------------
+# -- building --------------------------------------------------------------------------------------
 def build(spec):
     """(program, fetch variables) for ``spec``; its persistables are declared in the
     global block (their values come from the scope: ``spec.initial``)."""

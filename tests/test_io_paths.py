@@ -69,7 +69,8 @@ def test_an_inference_model_saved_through_a_chain_of_links_lands_in_the_real_dir
     (tmp_path / "store").mkdir()
     (tmp_path / "hop").symlink_to("store")              # relative links, two of them
     (tmp_path / "latest").symlink_to("hop/infer")
-    pd.io.save_inference_model(tmp_path / "latest", ["x"], [main.global_block().ops[-1].output("Out")[0]],
+    pd.io.save_inference_model(tmp_path / "latest", ["x"],
+                               [main.global_block().ops[-1].output("Out")[0]],
                                exe, main, scope=scope)
     assert (tmp_path / "latest").is_symlink() and (tmp_path / "hop").is_symlink()
     assert (tmp_path / "store" / "infer" / "__model__").is_file()
@@ -96,7 +97,8 @@ def test_a_dangling_link_is_followed_to_the_file_it_names(tmp_path):
     link = tmp_path / "prog"
     link.symlink_to(tmp_path / "sub" / "made.pdmodel")
     pd.io.save(main, link)
-    assert link.is_symlink() and (tmp_path / "sub" / "made.pdmodel").read_bytes() == main.serialize()
+    assert link.is_symlink()
+    assert (tmp_path / "sub" / "made.pdmodel").read_bytes() == main.serialize()
 
 
 def test_a_loop_of_links_is_refused(tmp_path):
@@ -110,7 +112,7 @@ def test_a_loop_of_links_is_refused(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["a", "b"]
 
 
-# -- special files are refused ----------------------------------------------------------------------
+# -- special files are refused ---------------------------------------------------------------------
 @needs_fifo
 @pytest.mark.parametrize("through_link", [False, True], ids=["direct", "link"])
 def test_a_fifo_is_refused_for_a_file_and_for_a_directory(tmp_path, through_link):
@@ -148,7 +150,8 @@ def test_a_socket_is_refused(tmp_path):
         server.close()
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not os.path.exists("/dev/null"),
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0
+                    or not os.path.exists("/dev/null"),
                     reason="needs root (who could replace a device node) and /dev/null")
 def test_as_root_a_link_to_a_device_node_is_refused_and_the_node_kept(tmp_path):
     main, exe, scope = _model()

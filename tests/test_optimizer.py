@@ -62,7 +62,7 @@ def grads(w, b):
     return X.T @ d, d.sum(axis=0)
 
 
-# ---- NumPy references: one update each, written from the textbook formulas ------------------------
+# ---- NumPy references: one update each, written from the textbook formulas -----------------------
 
 def numpy_sgd(lr):
     def step(p, g, state):
@@ -184,8 +184,9 @@ def test_param_learning_rate_scale_halves_the_step():
         steps.append((value(scope, "w") - w0, value(scope, "b") - b0))
     np.testing.assert_allclose(steps[1][0], 0.5 * steps[0][0], rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(steps[1][1], steps[0][1], rtol=1e-6)     # b keeps the full rate
-    scales = [op for op in half.global_block().ops       # (the second learning rate made in this
-              if op.type == "scale" and op.input("X") == ["learning_rate_1"]]   # process, as in Paddle)
+    # (the second learning rate made in this process, as in Paddle)
+    scales = [op for op in half.global_block().ops
+              if op.type == "scale" and op.input("X") == ["learning_rate_1"]]
     assert len(scales) == 1 and scales[0].attr("scale") == 0.5
     assert scales[0].role == OpRole.LRSCHED | OpRole.OPTIMIZE      # as PaddlePaddle marks it
 
@@ -208,7 +209,8 @@ def test_l2_decay_adds_coeff_times_param_to_the_gradient():
     decay_ops = [op for op in main.global_block().ops if op.type in ("scale", "sum")
                  and op.role == OpRole.OPTIMIZE]
     assert len(decay_ops) == 4          # a scale and a sum per parameter
-    sgd_w = next(op for op in main.global_block().ops if op.type == "sgd" and op.input("Param") == ["w"])
+    sgd_w = next(op for op in main.global_block().ops
+                 if op.type == "sgd" and op.input("Param") == ["w"])
     assert sgd_w.input("Grad") == ["w@GRAD@REGULARIZED_0"]
 
 
@@ -254,7 +256,7 @@ def test_bad_hyperparameters_are_refused():
         pd.optimizer.SGD(0.1, regularization=0.01)
 
 
-# ---- the headline: an MLP on scikit-learn's digits ------------------------------------------------
+# ---- the headline: an MLP on scikit-learn's digits -----------------------------------------------
 
 @pytest.fixture(scope="module")
 def digits():

@@ -46,7 +46,8 @@ def _module_path(dotted):
 
 def _resolve(node, parts):
     if node.level:
-        return ".".join(list(parts[: len(parts) - node.level]) + ([node.module] if node.module else []))
+        package = list(parts[: len(parts) - node.level])
+        return ".".join(package + ([node.module] if node.module else []))
     return node.module or ""
 
 

@@ -28,7 +28,8 @@ def run(build):
                  for n, v in (("x", X), ("y", Y), ("i", INTS_I), ("j", INTS_J))}
         out = build(**feeds)
     value, = paddle.Executor(paddle.CPUPlace()).run(
-        main, feed={"x": X, "y": Y, "i": INTS_I, "j": INTS_J}, fetch_list=[out], scope=paddle.Scope())
+        main, feed={"x": X, "y": Y, "i": INTS_I, "j": INTS_J}, fetch_list=[out],
+        scope=paddle.Scope())
     return np.asarray(value), out
 
 

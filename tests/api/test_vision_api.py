@@ -165,6 +165,7 @@ def test_computes_what_paddle_computes(name):
     got = exe.run(main, feed=case["feed"], fetch_list=names, scope=scope)
     for n, value in zip(names, got):
         want, value = case["fetch"][n], np.asarray(value)
-        assert value.shape == want.shape, f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
+        assert value.shape == want.shape, \
+            f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
         assert value.dtype == want.dtype, f"{name}: {n} is {value.dtype}, paddle {want.dtype}"
         np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5, err_msg=f"{name}: {n}")

@@ -36,7 +36,10 @@ window.pnbModel = (state) => {
   return {
     get: (k) => state[k],
     set: (k, v) => { state[k] = v; },
-    save_changes: () => { window.pnbSaved.push(JSON.parse(JSON.stringify(state))); listeners.forEach((f) => f()); },
+    save_changes: () => {
+      window.pnbSaved.push(JSON.parse(JSON.stringify(state)));
+      listeners.forEach((f) => f());
+    },
     on: (_, f) => listeners.push(f), off: () => {},
     replace: (fresh) => { Object.assign(state, fresh); listeners.forEach((f) => f()); },
   };
@@ -74,7 +77,8 @@ def render(page, state):
     page.add_script_tag(content=module, type="module")
     page.wait_for_function("window.pnbRender !== undefined")
     page.evaluate("(s) => { window.model = window.pnbModel(s); "
-                  "window.pnbRender({ model: window.model, el: document.getElementById('root') }); }",
+                  "window.pnbRender({ model: window.model, "
+                  "el: document.getElementById('root') }); }",
                   state)
     page.wait_for_selector("[data-widget='dashboard'] svg")
 

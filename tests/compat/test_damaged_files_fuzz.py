@@ -7,14 +7,14 @@ stored in another type, a sub-block index or a block parent redirected, a variab
 dtype or dims changed, an op's variable renamed to one of another block, an op type
 swapped; LoD contents, tensor dims and dtypes in the params file, sparse and huge headers.
 
-Each mutated program is parsed, printed (one in eight), serialized, cloned for test, pruned, re-exported
-in 2.6's form; mutated mlp and cnn inference models are also loaded with their parameters
-and run on the fixture's input, as are the originals with mutated parameter files. Every step must succeed or raise a ``PaddleNBError``: never a bare
-KeyError, TypeError, RecursionError or MemoryError, never a hang (the whole module runs
-under a time limit); loading parameters never allocates above ``PEAK`` (tracemalloc). A failed load
-leaves the scope empty. The mutations come from a seeded generator: ``MUTATIONS`` programs,
-``RUN_MUTATIONS`` models run and ``PARAM_MUTATIONS`` parameter files, the same ones on
-every run.
+Each mutated program is parsed, printed (one in eight), serialized, cloned for test, pruned,
+re-exported in 2.6's form; mutated mlp and cnn inference models are also loaded with their
+parameters and run on the fixture's input, as are the originals with mutated parameter files.
+Every step must succeed or raise a ``PaddleNBError``: never a bare KeyError, TypeError,
+RecursionError or MemoryError, never a hang (the whole module runs under a time limit); loading
+parameters never allocates above ``PEAK`` (tracemalloc). A failed load leaves the scope empty.
+The mutations come from a seeded generator: ``MUTATIONS`` programs, ``RUN_MUTATIONS`` models
+run and ``PARAM_MUTATIONS`` parameter files, the same ones on every run.
 """
 
 import shutil
@@ -48,7 +48,7 @@ VAR_TYPES = list(V.Type.values())
 OP_TYPES = sorted(registry.types())
 
 
-# -- program mutations ------------------------------------------------------------------------------
+# -- program mutations -----------------------------------------------------------------------------
 def retype_attr(rng, desc):
     op = _pick_op(rng, desc, lambda o: len(o.attrs))
     attr = op.attrs[rng.integers(len(op.attrs))]
@@ -136,7 +136,7 @@ KINDS = [retype_attr, redirect_sub_block, redirect_parent, change_var, rename_ar
          swap_op_type, drop_attr]
 
 
-# -- what a user does with a program -------------------------------------------------------------------
+# -- what a user does with a program ---------------------------------------------------------------
 def bounded(fn, *args):
     """fn(*args): its result or its PaddleNBError; anything else fails, as does a peak
     allocation above PEAK."""
@@ -210,7 +210,7 @@ def test_structured_program_mutations_parse_use_and_export_or_raise_a_paddle_nb_
     assert outcomes["ok"] > MUTATIONS // 10 and outcomes["refused"] > MUTATIONS // 10, outcomes
 
 
-# -- inference models, their parameters mutated, loaded and run -------------------------------------
+# -- inference models, their parameters mutated, loaded and run ------------------------------------
 def params_mutation(rng, blob):
     """``blob`` (a .pdiparams) with one tensor's LoD, dims, dtype or size claim changed."""
     tensors, at = [], 0
@@ -258,6 +258,11 @@ def params_mutation(rng, blob):
     return blob[:start] + head + data + blob[end:]
 
 
+def fixture_input(name):
+    """The input the fixture's inference model ``name`` (mlp or cnn) was run on."""
+    return np.load(FIXTURES / f"{name}_io.npz")[f"infer/{'x' if name == 'mlp' else 'img'}"]
+
+
 def load_and_run(model_dir, name, feed):
     scope = pd.Scope()
     exe = pd.Executor(pd.CPUPlace())
@@ -279,7 +284,7 @@ def test_parameter_file_mutations_load_and_run_or_raise_a_paddle_nb_error(tmp_pa
         for suffix in (".pdmodel", ".pdiparams"):
             shutil.copy(FIXTURES / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
         blobs[name] = (FIXTURES / f"{name}.pdiparams").read_bytes()
-        feeds[name] = np.load(FIXTURES / f"{name}_io.npz")[f"infer/{'x' if name == 'mlp' else 'img'}"]
+        feeds[name] = fixture_input(name)
     refused = 0
     for n in range(PARAM_MUTATIONS):
         name = MODELS[n % len(MODELS)]
@@ -301,7 +306,7 @@ def test_mutated_inference_models_load_and_run_or_raise_a_paddle_nb_error(tmp_pa
     for name in MODELS:
         shutil.copy(FIXTURES / f"{name}.pdiparams", tmp_path / f"{name}.pdiparams")
         originals[name] = (FIXTURES / f"{name}.pdmodel").read_bytes()
-        feeds[name] = np.load(FIXTURES / f"{name}_io.npz")[f"infer/{'x' if name == 'mlp' else 'img'}"]
+        feeds[name] = fixture_input(name)
     ran = 0
     for n in range(RUN_MUTATIONS):
         name = MODELS[n % len(MODELS)]

@@ -47,7 +47,7 @@ def rel_err(got, want):
     return float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-6)))
 
 
-# -- the program as PaddlePaddle wrote it -----------------------------------------------------------
+# -- the program as PaddlePaddle wrote it ----------------------------------------------------------
 def test_the_blocks_hold_the_op_types_of_the_manifest_and_each_is_registered():
     manifest = json.loads(fixture("f18_manifest.json").read_text())[F18]
     program = parse(f"{F18}.main.pb")
@@ -97,7 +97,7 @@ def test_paddles_grad_blocks_are_named_the_way_the_kernels_read_them():
     assert "tanh_0.tmp_0@GRAD@RENAME@block1@0" in local
 
 
-# -- the startup program -----------------------------------------------------------------------------
+# -- the startup program ---------------------------------------------------------------------------
 def minstd_normal(seed, n, mean, std):
     """PaddlePaddle 1.8's CPU gaussian_random: std::minstd_rand(seed) feeding libstdc++'s
     std::normal_distribution<float> (Marsaglia's polar method, pairs, second value first)."""
@@ -147,7 +147,7 @@ def test_the_startup_program_runs_and_differs_from_paddle_only_by_its_random_eng
         np.testing.assert_array_equal(want, io[f"init:{name}"])
 
 
-# -- three training steps ------------------------------------------------------------------------------
+# -- three training steps --------------------------------------------------------------------------
 def train(io, steps=3):
     main, startup = parse(f"{F18}.main.pb"), parse(f"{F18}.startup.pb")
     scope = pd.Scope()

@@ -55,7 +55,7 @@ def check_outputs(exe, scope, program, feeds, fetches, mlp2_io):
     np.testing.assert_allclose(prob, mlp2_io["prob"], rtol=1e-5, atol=1e-7)
 
 
-# -- loading ---------------------------------------------------------------------------------------------
+# -- loading ---------------------------------------------------------------------------------------
 def test_a_paddle_2_model_and_params_file_load_and_give_paddles_outputs(model_dir, mlp2_io):
     exe, scope, program, feeds, fetches = load(model_dir)
     assert feeds == ["x"] == list(mlp2_io["feed_names"])
@@ -97,7 +97,7 @@ def test_running_a_loaded_model_leaves_its_program_as_paddle_wrote_it(model_dir,
     assert program.serialize() == fixture_bytes("mlp2.pdmodel")
 
 
-# -- round trips ---------------------------------------------------------------------------------------------
+# -- round trips -----------------------------------------------------------------------------------
 def undeclared_attrs(program):
     """(block, op index, attribute name) of every attribute the op's OpDef does not declare."""
     found = set()
@@ -150,7 +150,7 @@ def test_a_1_8_program_with_an_op_compatible_map_parses_and_keeps_it():
         ["fill_constant_batch_size_like", "recurrent"]
 
 
-# -- op types paddle_nb lacks ------------------------------------------------------------------------------
+# -- op types paddle_nb lacks ----------------------------------------------------------------------
 def renamed(data, renames):
     """A parsed copy of ``data`` with op ``(block, index)`` renamed to the given type."""
     desc = framework_pb2.ProgramDesc.FromString(data)

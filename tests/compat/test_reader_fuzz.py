@@ -1,4 +1,5 @@
-"""Fuzzing the readers: damaged files give a paddle_nb error, never a crash, hang or huge allocation.
+"""Fuzzing the readers: damaged files give a paddle_nb error, never a crash, hang or huge
+allocation.
 
 Inputs: PaddlePaddle's own files (the three fixture programs and ``mlp2.pdiparams``),
 truncated, bit-flipped, spliced with random bytes, or replaced by random bytes; and programs
@@ -36,7 +37,7 @@ FUZZ = settings(max_examples=40, deadline=3000, database=None,
 T = framework_pb2.AttrType
 
 
-# -- helpers ------------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 def bounded(fn, *args, **kwargs):
     """fn(*args): its result, or the PaddleNBError it raised; anything else fails the test.
 
@@ -167,7 +168,7 @@ def test_a_damaged_model_file_loads_or_raises_a_paddle_nb_error(model_dir, param
         use_program(result[0])
 
 
-# -- programs wrong on purpose ---------------------------------------------------------------------------
+# -- programs wrong on purpose ---------------------------------------------------------------------
 def with_unknown_enum(desc, where, value):
     """Put enum ``value`` in a field of ``desc`` (protobuf refuses to set it directly)."""
     if where == "data_type":
@@ -291,7 +292,7 @@ def test_unknown_op_types_parse_and_are_all_named_before_anything_runs(picks):
     assert scope.local_var_names() == [] and scope.kids == []
 
 
-# -- sizes claimed by a file ------------------------------------------------------------------------------
+# -- sizes claimed by a file -----------------------------------------------------------------------
 def tensor_file(dims, data_type=framework_pb2.VarType.FP32, payload=b""):
     desc = framework_pb2.VarType.TensorDesc(data_type=data_type, dims=dims).SerializeToString()
     return (np.uint32(0).tobytes() + np.uint64(0).tobytes() + np.uint32(0).tobytes() +

@@ -22,7 +22,8 @@ def test_the_variable_class_cannot_be_called():
         pd.core.Variable()
 
 
-@pytest.mark.parametrize("args, kwargs", [(("x",), {}), (("x", pd.Scope()), {}), ((), {"name": "x"})])
+@pytest.mark.parametrize("args, kwargs",
+                         [(("x",), {}), (("x", pd.Scope()), {}), ((), {"name": "x"})])
 def test_the_variable_class_cannot_be_called_with_any_arguments(args, kwargs):
     with pytest.raises(TypeError, match=r"scope\.var"):
         pd.core.Variable(*args, **kwargs)

@@ -1,4 +1,5 @@
-"""Program.parse refuses what would fail later in a confusing way; PaddlePaddle's own programs clone.
+"""Program.parse refuses what would fail later in a confusing way; PaddlePaddle's own programs
+clone.
 
 - A ``sub_block`` attribute must name a block nested in the op's block: one naming the op's
   own block, an enclosing block or a sibling could make the walk into sub-blocks go round

@@ -107,7 +107,8 @@ def test_ifelse_branch_scopes_hold_their_rows():
     assert (true_scope.label, false_scope.label) == ("block 1", "block 2")
     for branch, rows in ((true_scope, 2), (false_scope, 4)):
         assert {v.shape[0] for v in branch.vars if v.shape} == {rows}
-        assert [k.label for k in branch.kids] == ["grad", "grad"]   # gradients() and append_backward
+        # gradients() and append_backward
+        assert [k.label for k in branch.kids] == ["grad", "grad"]
     assert scope.kids == []
 
 
@@ -255,8 +256,8 @@ def test_while_matches_numpy_and_its_gradients_central_differences():
     prog, h, loss, gx, pairs = _while_program()
     feed = {"x": np.random.default_rng(4).standard_normal((2, 3))}
     scope = pd.Scope()
-    got_h, got_x, got_w, got_b = EXE.run(prog, feed=feed, fetch_list=[h, gx] + [g for _, g in pairs],
-                                         scope=scope)
+    got_h, got_x, got_w, got_b = EXE.run(prog, feed=feed,
+                                         fetch_list=[h, gx] + [g for _, g in pairs], scope=scope)
     w, b = (scope.find_var(n).get_tensor().numpy() for n in ("W", "bias"))
     want = feed["x"]
     for _ in range(3):

@@ -174,7 +174,8 @@ def test_nothing_is_left_behind_after_the_run():
         MEMORY.reset_peak()
         exe.run(prog, feed=_feed(), fetch_list=[out] + grads, scope=scope)
         gc.collect()
-        assert MEMORY.in_use(CPU) - base == (FEATURES * H + H * H + H) * 8     # the parameters' bytes
+        # the parameters' bytes
+        assert MEMORY.in_use(CPU) - base == (FEATURES * H + H * H + H) * 8
         assert MEMORY.peak(CPU) > base + T * B * H * 8    # the step scopes did hold memory
         assert scope.kids == [] and sorted(scope.local_var_names()) == ["U", "W", "b"]
 
@@ -239,8 +240,10 @@ def test_memory_and_update_must_agree_at_run_time():
             rnn.update_memory(h, new_h)
             rnn.step_output(new_h)
         out = rnn()
-    feed = {"x": np.zeros((T, 2, FEATURES), "float32"), "h0": np.zeros((1, FEATURES), "float32")}
-    with pytest.raises(OpRunError, match=r"has shape \(1, 4\) but its update .* has shape \(2, 4\)"):
+    feed = {"x": np.zeros((T, 2, FEATURES), "float32"),
+            "h0": np.zeros((1, FEATURES), "float32")}
+    with pytest.raises(OpRunError,
+                       match=r"has shape \(1, 4\) but its update .* has shape \(2, 4\)"):
         pd.Executor(CPU).run(prog, feed=feed, fetch_list=[out], scope=pd.Scope())
 
 

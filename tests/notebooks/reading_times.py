@@ -3,9 +3,10 @@
 The rule notebooks/README.md states: the words of markdown cells at 200 a minute, the words
 of code cells at 100 a minute (code is read more slowly, and each cell is run and its output
 looked at); hidden solutions (``<details>``) and code cells whose source is folded
-(``jupyter={"source_hidden": true}``: an answer, a printing helper) are not counted. A notebook's *core* time is its
-introduction, the sections the core path lists, and its summary, less any subsection headed
-``### Lab: ...`` (optional material inside a core section); its exercises are counted apart.
+(``jupyter={"source_hidden": true}``: an answer, a printing helper) are not counted. A
+notebook's *core* time is its introduction, the sections the core path lists, and its summary,
+less any subsection headed ``### Lab: ...`` (optional material inside a core section); its
+exercises are counted apart.
 
 Run ``python tests/notebooks/reading_times.py`` for every section's minutes.
 """

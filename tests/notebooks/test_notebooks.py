@@ -1,15 +1,15 @@
 """Every notebook in notebooks/ runs top to bottom, and so do its hidden exercise solutions.
 
 Each tour notebook ``notebooks/NN_name.ipynb`` (sorted; scratch notebooks such as
-``Untitled.ipynb`` are not the tour's and are left alone) is executed with nbclient in a fresh ``python3`` kernel
-started from this interpreter's environment, with notebooks/ as the working directory and
-120 s per cell; a cell that raises (a failed ``assert`` included) fails the test and shows
-the cell. Exercise solutions are hidden in markdown as ``<details><summary>Solution...``
-blocks; every ```` ```python ```` fence inside one is appended as a code cell after the
-notebook's own cells and run in the same kernel, so a solution must work in the state the
-notebook ends in. Each notebook is read as committed (tests/notebooks/committed.py), so
-running or saving it in the lab never changes what these tests run. Without nbclient or
-ipykernel the tests are skipped.
+``Untitled.ipynb`` are not the tour's and are left alone) is executed with nbclient in a
+fresh ``python3`` kernel started from this interpreter's environment, with notebooks/ as the
+working directory and 120 s per cell; a cell that raises (a failed ``assert`` included) fails
+the test and shows the cell. Exercise solutions are hidden in markdown as
+``<details><summary>Solution...`` blocks; every ```` ```python ```` fence inside one is
+appended as a code cell after the notebook's own cells and run in the same kernel, so a
+solution must work in the state the notebook ends in. Each notebook is read as committed
+(tests/notebooks/committed.py), so running or saving it in the lab never changes what these
+tests run. Without nbclient or ipykernel the tests are skipped.
 """
 import os
 import pathlib

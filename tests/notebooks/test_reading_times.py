@@ -56,7 +56,8 @@ def test_a_core_notebooks_time_is_the_counted_one(number):
 @pytest.mark.parametrize("number", ["05", "07", "08", "09", "10"])
 def test_an_optional_notebooks_time_is_the_counted_one(number):
     stated = readme_rows()[1][number]
-    assert abs(whole(number) - stated) <= SLACK, f"{number}: README {stated}, counted {whole(number):.1f}"
+    assert abs(whole(number) - stated) <= SLACK, \
+        f"{number}: README {stated}, counted {whole(number):.1f}"
 
 
 def test_the_core_path_reads_in_about_ninety_minutes():

@@ -45,7 +45,8 @@ def test_every_design_note_link_of_the_tour_has_its_heading():
 def test_readme_lists_every_notebook():
     readme = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
     for script in SCRIPTS:
-        assert f"({script.stem}.ipynb)" in readme, f"notebooks/README.md does not link {script.stem}"
+        assert f"({script.stem}.ipynb)" in readme, \
+            f"notebooks/README.md does not link {script.stem}"
 
 
 def test_the_evaluator_still_holds_the_lines_notebook_06_explains():

@@ -100,7 +100,8 @@ CASES["prelu"] = [
 ]
 BAD["prelu"] = [
     Bad(inputs={"X": XP, "Alpha": Meta((2,), np.dtype(F))}, attrs={"mode": "channel"},
-        error=ShapeError, match=r"Alpha must hold 3 value\(s\) for mode 'channel'.*got shape \(2,\)"),
+        error=ShapeError,
+        match=r"Alpha must hold 3 value\(s\) for mode 'channel'.*got shape \(2,\)"),
     Bad(inputs={"X": XP, "Alpha": np.array([0.1], F)}, attrs={"mode": "row"}, error=AttrError,
         match="mode.*must be 'all', 'channel' or 'element'"),
 ]

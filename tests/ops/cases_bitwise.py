@@ -51,8 +51,8 @@ for _name, _f in (("isnan_v2", math.isnan), ("isinf_v2", math.isinf),
 
 def close_ref(reduce):
     def ref(ins, attrs):
-        rtol = float(attrs.get("rtol", "1e-05")) if ins.get("Rtol") is None else float(ins["Rtol"][0])
-        atol = float(attrs.get("atol", "1e-08")) if ins.get("Atol") is None else float(ins["Atol"][0])
+        rtol = float(attrs.get("rtol", "1e-05") if ins.get("Rtol") is None else ins["Rtol"][0])
+        atol = float(attrs.get("atol", "1e-08") if ins.get("Atol") is None else ins["Atol"][0])
         nan = attrs.get("equal_nan", False)
         x, y = np.broadcast_arrays(ins["Input"], ins["Other"])
 

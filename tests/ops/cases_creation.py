@@ -254,5 +254,6 @@ def test_fill_constant_dims_from_tensors_are_unknown_at_build():
     assert got["Out"].shape == (-1, 4)
     got = harness.infer("fill_constant", {"ShapeTensor": Meta((3,), np.dtype(np.int32))})
     assert got["Out"].shape == (-1, -1, -1)
-    got = harness.infer("range", {k: Meta((1,), np.dtype(np.int64)) for k in ("Start", "End", "Step")})
+    got = harness.infer("range",
+                        {k: Meta((1,), np.dtype(np.int64)) for k in ("Start", "End", "Step")})
     assert got["Out"] == Meta((-1,), np.dtype(np.int64))

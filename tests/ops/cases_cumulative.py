@@ -69,13 +69,16 @@ CASES = {
              ref=lambda ins, a: {"Out": along(lambda v: running_lse(v, reverse=True), 0)(ins["X"])},
              grad=("X",), name="reverse"),
         Case(inputs={"X": X}, attrs={"axis": 1, "exclusive": True},
-             ref=lambda ins, a: {"Out": along(lambda v: running_lse(v, exclusive=True), 1)(ins["X"])},
+             ref=lambda ins, a: {
+                 "Out": along(lambda v: running_lse(v, exclusive=True), 1)(ins["X"])},
              name="exclusive (Out[0] is -inf: no central difference)"),
         Case(inputs={"X": X}, attrs={"flatten": True},
-             ref=lambda ins, a: {"Out": np.array(running_lse(list(ins["X"].ravel().astype(float))))},
+             ref=lambda ins, a: {
+                 "Out": np.array(running_lse(list(ins["X"].ravel().astype(float))))},
              grad=("X",), name="flatten"),
         Case(inputs={"X": np.array([[1000.0, 1000.0, -1000.0]], F)}, attrs={"axis": 1},
-             ref=lambda ins, a: {"Out": np.array([[1000.0, 1000.0 + math.log(2), 1000.0 + math.log(2)]])},
+             ref=lambda ins, a: {
+                 "Out": np.array([[1000.0, 1000.0 + math.log(2), 1000.0 + math.log(2)]])},
              name="no overflow"),
     ],
 }

@@ -51,8 +51,9 @@ def deform_ref(ins, attrs):
                         for ki in range(kh):
                             for kj in range(kw):
                                 k = ki * kw + kj
-                                y = i * sh - ph + ki * dh + off[b, d * 2 * kh * kw + 2 * k, i, j]
-                                xx = j * sw - pw + kj * dw + off[b, d * 2 * kh * kw + 2 * k + 1, i, j]
+                                at = d * 2 * kh * kw + 2 * k     # this tap's (dy, dx)
+                                y = i * sh - ph + ki * dh + off[b, at, i, j]
+                                xx = j * sw - pw + kj * dw + off[b, at + 1, i, j]
                                 v = bilinear(x[b, ch], y, xx)
                                 if mask is not None:
                                     v *= mask[b, d * kh * kw + k, i, j]

@@ -62,7 +62,8 @@ CASES = {
         Case(inputs={"X": XF, "Y": YF}, ref=per_pair(max), grad=("X", "Y")),
         Case(inputs={"X": XF, "Y": YF[:1]}, ref=per_pair(max), grad=("X", "Y"),
              name="broadcast"),
-        Case(inputs={"X": np.array([np.nan, 1.0, np.nan], F), "Y": np.array([2.0, np.nan, np.nan], F)},
+        Case(inputs={"X": np.array([np.nan, 1.0, np.nan], F),
+                     "Y": np.array([2.0, np.nan, np.nan], F)},
              ref=lambda ins, a: {"Out": np.array([2.0, 1.0, np.nan], F)}, name="NaN"),
     ],
     "elementwise_fmin": [
@@ -78,14 +79,17 @@ CASES = {
 }
 MISMATCH = {"X": Meta((2, 4), np.dtype(F)), "Y": Meta((2, 4), np.dtype(np.float64))}
 BAD = {
-    "elementwise_floordiv": [Bad(inputs=MISMATCH, error=ShapeError,
-                                 match="X and Y must have the same dtype, got float32 and float64")],
+    "elementwise_floordiv": [
+        Bad(inputs=MISMATCH, error=ShapeError,
+            match="X and Y must have the same dtype, got float32 and float64")],
     "elementwise_mod": [Bad(inputs={"X": Meta((2, 4), np.dtype(F)), "Y": Meta((3,), np.dtype(F))},
                             error=ShapeError, match="do not broadcast")],
     "elementwise_heaviside": [Bad(inputs=MISMATCH, error=ShapeError, match="same dtype")],
-    "elementwise_fmax": [Bad(inputs={"X": Meta((2, 4), np.dtype(bool)), "Y": Meta((2, 4), np.dtype(bool))},
+    "elementwise_fmax": [Bad(inputs={"X": Meta((2, 4), np.dtype(bool)),
+                                     "Y": Meta((2, 4), np.dtype(bool))},
                              error=ShapeError, match="number tensor.*got bool")],
-    "elementwise_fmin": [Bad(inputs={"X": Meta((2, 4), np.dtype(F)), "Y": Meta((2, 3), np.dtype(F))},
+    "elementwise_fmin": [Bad(inputs={"X": Meta((2, 4), np.dtype(F)),
+                                     "Y": Meta((2, 3), np.dtype(F))},
                              error=ShapeError, match="do not broadcast")],
     "atan2": [Bad(inputs={"X1": Meta((2,), np.dtype(F)), "X2": Meta((2,), np.dtype(np.float64))},
                   error=ShapeError, match="X1 and X2 must have the same dtype")],
@@ -108,5 +112,6 @@ CASES["nextafter"] = [
     Case(inputs={"x": np.array([[1.0, 3.0]]), "y": np.array([0.0])}, ref=nextafter_ref,
          name="float64, y broadcast"),
 ]
-BAD["nextafter"] = [Bad(inputs={"x": Meta((2,), np.dtype(np.int32)), "y": Meta((2,), np.dtype(np.int32))},
+BAD["nextafter"] = [Bad(inputs={"x": Meta((2,), np.dtype(np.int32)),
+                                "y": Meta((2,), np.dtype(np.int32))},
                         error=ShapeError, match="x must be a floating-point tensor")]

@@ -129,7 +129,8 @@ BAD = {
 
 def test_tensor_decided_sizes_are_unknown_at_build():
     x = Meta((-1, 1), np.dtype(F))
-    out = harness.infer("expand_v2", {"X": x, "expand_shapes_tensor": [Meta((1,), np.dtype(I64))] * 2},
+    out = harness.infer("expand_v2",
+                        {"X": x, "expand_shapes_tensor": [Meta((1,), np.dtype(I64))] * 2},
                         {"shape": [-1, 6]})
     assert out["Out"].shape == (-1, 6)
     out = harness.infer("tile", {"X": Meta((2, 3), np.dtype(F)),

@@ -30,6 +30,7 @@ CASES = {
     ],
 }
 BAD = {
-    "lookup_table": [Bad({"W": Meta((5, 3), np.dtype("float32"), 0), "Ids": Meta((3, 2), np.dtype("int64"), 0)},
+    "lookup_table": [Bad({"W": Meta((5, 3), np.dtype("float32"), 0),
+                          "Ids": Meta((3, 2), np.dtype("int64"), 0)},
                          {}, ShapeError, "last dimension must be 1")],
 }

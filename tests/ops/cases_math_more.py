@@ -11,7 +11,8 @@ from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(61)
 F = np.float32
-X = rng.uniform(0.5, 1.5, (2, 3, 4)).astype(F) * np.where(rng.random((2, 3, 4)) < 0.3, -1, 1).astype(F)
+X = (rng.uniform(0.5, 1.5, (2, 3, 4)).astype(F)
+     * np.where(rng.random((2, 3, 4)) < 0.3, -1, 1).astype(F))
 
 
 def cumprod_ref(ins, attrs):

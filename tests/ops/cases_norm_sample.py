@@ -52,7 +52,8 @@ def ln_ref(ins, attrs):
 def ln(x, name, k=1, scale=True, bias=True, grad=None, **attrs):
     right = int(np.prod(x.shape[k:]))
     ins = {"X": x, "Scale": vec(right) if scale else None, "Bias": arr(right) if bias else None}
-    grad = grad if grad is not None else tuple(s for s in ("X", "Scale", "Bias") if ins[s] is not None)
+    if grad is None:
+        grad = tuple(s for s in ("X", "Scale", "Bias") if ins[s] is not None)
     return Case(inputs=ins, attrs={"begin_norm_axis": k, **attrs}, ref=ln_ref, grad=grad,
                 grad_outputs=("Y",), name=name, rtol=1e-4, atol=1e-5)
 
@@ -94,7 +95,8 @@ def gn_ref(ins, attrs):
 def gn(x, groups, name, layout="NCHW", scale=True, bias=True, grad=None, **attrs):
     c = x.shape[-1] if layout == "NHWC" else x.shape[1]
     ins = {"X": x, "Scale": vec(c) if scale else None, "Bias": arr(c) if bias else None}
-    grad = grad if grad is not None else tuple(s for s in ("X", "Scale", "Bias") if ins[s] is not None)
+    if grad is None:
+        grad = tuple(s for s in ("X", "Scale", "Bias") if ins[s] is not None)
     return Case(inputs=ins, attrs={"groups": groups, "data_layout": layout, **attrs}, ref=gn_ref,
                 grad=grad, grad_outputs=("Y",), name=name, rtol=1e-4, atol=1e-5)
 
@@ -131,7 +133,8 @@ def in_ref(ins, attrs):
 def inorm(x, name, scale=True, bias=True, grad=None, **attrs):
     c = x.shape[1]
     ins = {"X": x, "Scale": vec(c) if scale else None, "Bias": arr(c) if bias else None}
-    grad = grad if grad is not None else tuple(s for s in ("X", "Scale", "Bias") if ins[s] is not None)
+    if grad is None:
+        grad = tuple(s for s in ("X", "Scale", "Bias") if ins[s] is not None)
     return Case(inputs=ins, attrs=attrs, ref=in_ref, grad=grad, grad_outputs=("Y",), name=name,
                 rtol=1e-4, atol=1e-5)
 
@@ -172,7 +175,8 @@ BAD = {
         _bad(_m(2, 3, dtype=np.int64), match="floating-point"),
     ],
     "group_norm": [
-        _bad(_m(2, 6, 3, 3), attrs={"groups": 4}, match=r"6 channels \(NCHW\).*divisible by groups = 4"),
+        _bad(_m(2, 6, 3, 3), attrs={"groups": 4},
+             match=r"6 channels \(NCHW\).*divisible by groups = 4"),
         _bad(_m(2, 3, 3, 6), attrs={"groups": 4, "data_layout": "NHWC"},
              match=r"6 channels \(NHWC\).*divisible"),
         _bad(_m(2, 6, 3, 3), match="groups must be >= 1, got -1"),

@@ -158,7 +158,8 @@ def half_param(inputs, *half_states):
     """``inputs`` with a float16 Param and Grad and the states named in ``half_states`` float16;
     the other states stay float32 (Adam's moments for a float16 parameter, as PaddlePaddle
     2.6 declares them)."""
-    return dict(inputs, **{k: inputs[k].astype(np.float16) for k in ("Param", "Grad", *half_states)})
+    halves = ("Param", "Grad", *half_states)
+    return dict(inputs, **{k: inputs[k].astype(np.float16) for k in halves})
 
 
 def rounded(ref):

@@ -87,7 +87,8 @@ def max_index_ref(ins, attrs):
 
 CASES = {
     "pool3d": [
-        Case(inputs={"X": distinct(1, 2, 4, 4, 4)}, attrs={"ksize": [2, 2, 2], "strides": [2, 2, 2]},
+        Case(inputs={"X": distinct(1, 2, 4, 4, 4)},
+             attrs={"ksize": [2, 2, 2], "strides": [2, 2, 2]},
              ref=pool3d_ref, grad=("X",), name="max"),
         Case(inputs={"X": distinct(1, 2, 5, 4, 3)},
              attrs={"ksize": [3, 2, 2], "strides": [2, 1, 2], "paddings": [1, 0, 1],

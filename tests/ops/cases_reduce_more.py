@@ -14,7 +14,8 @@ from tests.ops.harness import Bad, Case
 
 rng = np.random.default_rng(41)
 F = np.float32
-X = rng.uniform(0.5, 1.5, (2, 3, 4)).astype(F) * np.where(rng.random((2, 3, 4)) < 0.3, -1, 1).astype(F)
+X = (rng.uniform(0.5, 1.5, (2, 3, 4)).astype(F)
+     * np.where(rng.random((2, 3, 4)) < 0.3, -1, 1).astype(F))
 DISTINCT = (rng.permutation(24).reshape(2, 3, 4) * 0.1 - 1.2).astype(F)
 TIED = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], F)
 BOOLS = rng.random((2, 3, 4)) < 0.5
@@ -85,7 +86,8 @@ BAD = {
                         match="dim -4 is out of range")],
     "reduce_amin": [Bad(inputs={"X": X, "AxisTensor": Meta((1,), np.dtype(np.int64))},
                         error=ShapeError, match="AxisTensor.*not supported")],
-    "reduce_any": [Bad(inputs={"X": X}, error=ShapeError, match="X must be a bool tensor, got float32")],
+    "reduce_any": [Bad(inputs={"X": X}, error=ShapeError,
+                       match="X must be a bool tensor, got float32")],
     "reduce_all": [Bad(inputs={"X": X}, error=ShapeError, match="X must be a bool tensor")],
     "logsumexp": [Bad(inputs={"X": Meta((2, 3), np.dtype(np.int32))}, error=ShapeError,
                       match="floating-point")],

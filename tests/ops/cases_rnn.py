@@ -46,7 +46,8 @@ def numpy_rnn(mode, x, states, weights, layers, dirs, lengths=None):
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
-            w = (weights[2 * k], weights[2 * k + 1], weights[2 * n + 2 * k], weights[2 * n + 2 * k + 1])
+            w = (weights[2 * k], weights[2 * k + 1],
+                 weights[2 * n + 2 * k], weights[2 * n + 2 * k + 1])
             out = np.zeros((steps, batch, states[0].shape[-1]), x.dtype)
             for b in range(batch):
                 length = steps if lengths is None else int(lengths[b])
@@ -105,7 +106,8 @@ BAD_RNN = [
     (_meta_case(PreState=[np.zeros((1, 2, 2), F)]), {}, "PreState must hold 2 tensors"),
     (_meta_case(PreState=[np.zeros((1, 2, 3), F)] * 2), {}, r"PreState\[0\] must have shape"),
     (_meta_case(), {"hidden_size": 3}, "must have shape"),
-    (_meta_case(), {"input_size": 5}, "Input.s last dim must equal attribute input_size = 5, got 3"),
+    (_meta_case(), {"input_size": 5},
+     "Input.s last dim must equal attribute input_size = 5, got 3"),
     (_meta_case(SequenceLength=np.zeros((2,), F)), {}, "SequenceLength must be a 1-D int"),
     (_meta_case(), {"num_layers": 2}, r"PreState\[0\] must have shape \(2, 2, 2\)"),
     (_meta_case(WeightList=make_inputs("LSTM", 1, 1)["WeightList"][:3]), {},

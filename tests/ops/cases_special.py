@@ -44,8 +44,8 @@ for _name, (_order, _scaled) in {"i0": (0, False), "i0e": (0, True), "i1": (1, F
     _ref = per_element(lambda v, o=_order, s=_scaled: bessel_ref(v, o, s))
     CASES[_name] = [
         Case(inputs={"x": X}, ref=lambda ins, a, r=_ref: {"out": r(ins["x"])}, grad=("x",)),
-        Case(inputs={"x": np.array([0.0, 0.5, -1.0], F)}, ref=lambda ins, a, r=_ref: {"out": r(ins["x"])},
-             name="around 0"),
+        Case(inputs={"x": np.array([0.0, 0.5, -1.0], F)},
+             ref=lambda ins, a, r=_ref: {"out": r(ins["x"])}, name="around 0"),
     ]
     if _scaled:        # the unscaled ones reach 1e24 there: the scaled ones show the expansion
         CASES[_name].append(Case(inputs={"x": BIG}, ref=lambda ins, a, r=_ref: {"out": r(ins["x"])},

@@ -69,7 +69,8 @@ CASES = {
              ref=_cast_ref, name="int32 -> bool"),
     ],
     "fill_any_like": [
-        Case(inputs={"X": X}, attrs={"value": 2.5}, ref=lambda ins, a: {"Out": np.full((2, 3), 2.5, F)}),
+        Case(inputs={"X": X}, attrs={"value": 2.5},
+             ref=lambda ins, a: {"Out": np.full((2, 3), 2.5, F)}),
         Case(inputs={"X": X}, attrs={"value": 3.0, "dtype": 3},
              ref=lambda ins, a: {"Out": np.full((2, 3), 3, np.int64)}, name="dtype INT64"),
         Case(inputs={"X": np.ones((4,), np.int32)}, attrs={"value": -1.0},

@@ -37,7 +37,8 @@ class Case:
     rtol: float = 1e-5
     atol: float = 1e-6
     name: str = ""
-    seeded: bool = False   # output depends on randomness: compare shapes/dtypes and ref's checks only
+    # output depends on randomness: compare shapes/dtypes and ref's checks only
+    seeded: bool = False
 
 
 @dataclasses.dataclass
@@ -146,7 +147,8 @@ def analytic_grad(op_type, inputs, attrs, out_grads):
             continue
         names = _names(s.name, inputs[s.name])
         in_names[s.name] = names
-        env.update(zip(names, inputs[s.name] if isinstance(inputs[s.name], list) else [inputs[s.name]]))
+        value = inputs[s.name]
+        env.update(zip(names, value if isinstance(value, list) else [value]))
     outs = forward(op_type, inputs, attrs)
     for s in opdef.outputs:
         if outs.get(s.name) is None:

@@ -106,9 +106,11 @@ def test_inferred_shapes_match_kernel(op_type, i):
         for o, m in zip(out if isinstance(out, list) else [out],
                         metas[slot] if isinstance(metas[slot], list) else [metas[slot]]):
             # -1: a size that depends on the input's values (split_lod_tensor's rows)
-            assert len(m.shape) == np.ndim(o) and all(d in (-1, k) for d, k in zip(m.shape, np.shape(o))), \
+            assert len(m.shape) == np.ndim(o) and \
+                all(d in (-1, k) for d, k in zip(m.shape, np.shape(o))), \
                 f"{op_type}.{slot}: inferred {m.shape}, kernel {np.shape(o)}"
-            assert m.dtype == np.asarray(o).dtype, f"{op_type}.{slot}: inferred {m.dtype}, kernel {np.asarray(o).dtype}"
+            assert m.dtype == np.asarray(o).dtype, \
+                f"{op_type}.{slot}: inferred {m.dtype}, kernel {np.asarray(o).dtype}"
 
 
 @pytest.mark.parametrize("op_type,i", CASE_IDS, ids=[f"{t}-{i}" for t, i in CASE_IDS])
@@ -121,8 +123,9 @@ def test_gradient_matches_central_differences(op_type, i):
     inputs = {k: harness.to_float64(v) for k, v in case.inputs.items()}
     outs = harness.forward(op_type, inputs, case.attrs)
     rng = np.random.default_rng(7)
-    slots = case.grad_outputs or [k for k, v in outs.items() if v is not None and
-                                  np.asarray(v if not isinstance(v, list) else v[0]).dtype.kind == "f"]
+    slots = case.grad_outputs or [
+        k for k, v in outs.items()
+        if v is not None and np.asarray(v if not isinstance(v, list) else v[0]).dtype.kind == "f"]
     weights = {}
     for k in slots:
         v = outs[k]
@@ -131,7 +134,8 @@ def test_gradient_matches_central_differences(op_type, i):
     got = harness.analytic_grad(op_type, inputs, case.attrs, weights)
     for slot in case.grad:
         want = harness.numeric_grad(op_type, inputs, case.attrs, slot, weights)
-        _compare(got[slot], want, type(case)(inputs={}, rtol=1e-4, atol=1e-6), f"d{op_type}/d{slot}")
+        _compare(got[slot], want, type(case)(inputs={}, rtol=1e-4, atol=1e-6),
+                 f"d{op_type}/d{slot}")
 
 
 BAD_IDS = [(t, i) for t in BAD for i in range(len(BAD[t]))]
@@ -162,12 +166,14 @@ def test_forward_on_gpu_matches_cpu(op_type, i, device):
     case = CASES[op_type][i]
     if case.seeded:
         pytest.skip("random output")
-    dev = {k: (None if v is None else [cupy.asarray(x) for x in v] if isinstance(v, list) else cupy.asarray(v))
+    dev = {k: (None if v is None else [cupy.asarray(x) for x in v] if isinstance(v, list)
+               else cupy.asarray(v))
            for k, v in case.inputs.items()}
     cpu = harness.forward(op_type, case.inputs, case.attrs)
     gpu = harness.forward(op_type, dev, case.attrs, place=GPUPlace(0))
     for slot, value in cpu.items():
         if value is None:
             continue
-        got = [cupy.asnumpy(x) for x in gpu[slot]] if isinstance(value, list) else cupy.asnumpy(gpu[slot])
+        got = ([cupy.asnumpy(x) for x in gpu[slot]] if isinstance(value, list)
+               else cupy.asnumpy(gpu[slot]))
         _compare(got, value, case, f"{op_type}.{slot} on GPU")

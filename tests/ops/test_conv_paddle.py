@@ -21,8 +21,9 @@ DATA = np.load(FIXTURE)
 CASES = json.loads(str(DATA["cases"]))
 # PaddlePaddle 2.6.2's CPU pool2d with pooling_type="max" and adaptive=True does not pool
 # adaptive windows: its max pooling ignores `adaptive`, slides ksize windows by `strides` and
-# keeps the first ksize outputs (the shape rule's adaptive size; see the test below). paddle_nb pools the adaptive windows, as 2.6's adaptive avg pool2d and its
-# max_pool2d_with_index (what AdaptiveMaxPool2D writes) both do.
+# keeps the first ksize outputs (the shape rule's adaptive size; see the test below). paddle_nb
+# pools the adaptive windows, as 2.6's adaptive avg pool2d and its max_pool2d_with_index (what
+# AdaptiveMaxPool2D writes) both do.
 QUIRK = [i for i, c in enumerate(CASES) if c[1] == "pool2d" and c[2].get("adaptive")
          and c[2].get("pooling_type") == "max"]
 COMPARED = [i for i in range(len(CASES)) if i not in QUIRK]

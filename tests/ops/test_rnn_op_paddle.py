@@ -34,8 +34,8 @@ def manifest():
 def _run_inference(kind, entry):
     values = dict(np.load(fixture(f"rnn_{kind}_io.npz")))
     exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
-    program, feeds, fetches = pd.io.load_inference_model(str(paddle26.FIXTURES / f"rnn_{kind}"), exe,
-                                                         scope=scope)
+    program, feeds, fetches = pd.io.load_inference_model(
+        str(paddle26.FIXTURES / f"rnn_{kind}"), exe, scope=scope)
     assert feeds == entry["feeds"] and [v.name for v in fetches] == entry["fetches"]
     got = exe.run(program, feed={f: values[f"feed/{f}"] for f in feeds}, fetch_list=fetches,
                   scope=scope)
@@ -62,7 +62,8 @@ def test_paddles_lstm_with_zero_initial_states_made_in_the_program(manifest):
     assert [op.type for op in program.global_block().ops] == entry["ops"]
 
 
-GRAD_CASES = [f"{m}-{c}" for m in ("LSTM", "GRU", "RNN_TANH") for c in ("D2-full", "D1-len", "D2-len")]
+GRAD_CASES = [f"{m}-{c}" for m in ("LSTM", "GRU", "RNN_TANH")
+              for c in ("D2-full", "D1-len", "D2-len")]
 # PaddlePaddle 2.6.2's CPU rnn_grad is wrong (against central differences of its own forward)
 # for a bidirectional net with SequenceLength: W_hh of every backward direction, and for GRU
 # most gradients. paddle_nb gives the true gradients there; these are the arrays that differ.

@@ -46,7 +46,8 @@ def test_paddles_program_gives_paddles_numbers(name):
         want = case["fetch"][n]
         value = np.asarray(value)
         assert value.dtype == want.dtype, f"{name}: {n} is {value.dtype}, paddle {want.dtype}"
-        assert value.shape == want.shape, f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
+        assert value.shape == want.shape, \
+            f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
         np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6, err_msg=f"{name}: {n}")
 
 

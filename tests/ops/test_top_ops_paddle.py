@@ -36,7 +36,8 @@ def test_paddles_program_gives_paddles_numbers(name):
     for n, value in zip(names, got):
         want, value = case["fetch"][n], np.asarray(value)
         assert value.dtype == want.dtype, f"{name}: {n} is {value.dtype}, paddle {want.dtype}"
-        assert value.shape == want.shape, f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
+        assert value.shape == want.shape, \
+            f"{name}: {n} has shape {value.shape}, paddle {want.shape}"
         declared = block.var(n)
         assert declared.dtype == value.dtype, f"{name}: {n} declared {declared.dtype}"
         assert len(declared.shape) == value.ndim, f"{name}: {n} declared {declared.shape}"

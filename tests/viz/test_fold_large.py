@@ -64,7 +64,8 @@ def test_resnet18_default_graph_is_compact_and_folds_its_residual_blocks():
     assert len(ns) <= 20
     assert not [n for n in ns if n.startswith("var-")]
     labels = folds(ns)
-    assert labels["repeat-b0-5"].startswith("2 x 7 ops (#5-#18)\\nconv2d, batch_norm, relu, elementwise_add")
+    assert labels["repeat-b0-5"].startswith(
+        "2 x 7 ops (#5-#18)\\nconv2d, batch_norm, relu, elementwise_add")
     assert labels["repeat-b0-19"].startswith("3 x 16 ops")
     assert ns["op-b0-2"]["label"] == "#2 batch_norm\\n+4 params (batch_norm2d_0.*)"
     through = {e["xlabel"] for a, b, e in edges(dot) if "xlabel" in e}
@@ -82,7 +83,8 @@ def test_resnet18_full_dataflow_folds_its_residual_blocks_and_fits():
     ns = nodes(dot)
     assert len(ns) <= DEFAULT_MAX_NODES
     labels = folds(ns)
-    assert labels["repeat-b0-5"].startswith("2 x 7 ops (#5-#18)\\nconv2d, batch_norm, relu, elementwise_add")
+    assert labels["repeat-b0-5"].startswith(
+        "2 x 7 ops (#5-#18)\\nconv2d, batch_norm, relu, elementwise_add")
     assert labels["repeat-b0-19"].startswith("3 x 16 ops")        # downsampling + basic block
     assert "#19-#66" in labels["repeat-b0-19"] and "+75 params" in labels["repeat-b0-19"]
     # The parameters left (stem and head) sit beside their op, not in a row on top.
@@ -90,7 +92,8 @@ def test_resnet18_full_dataflow_folds_its_residual_blocks_and_fits():
     params = [n for n, a in ns.items() if a.get("class", "").startswith("var persistable")]
     assert len(params) == 9 and all(p in beside for p in params)
     assert "var-b0-flatten_0.tmp_1" not in ns                    # touched by no op
-    assert beside["var-b0-conv2d_0.w_0"] == "op-b0-1" and beside["var-b0-linear_0.w_0"] == "op-b0-69"
+    assert beside["var-b0-conv2d_0.w_0"] == "op-b0-1"
+    assert beside["var-b0-linear_0.w_0"] == "op-b0-69"
     assert dot.paddle_note.startswith("73 ops (289 nodes in full) drawn as")
 
 

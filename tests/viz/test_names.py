@@ -33,7 +33,8 @@ def test_a_line_names_its_last_ops_main_output_and_a_rebound_name_its_last_varia
     assert names[(0, loss.name)] == "loss"
     assert list(names.values()).count("h") == 1           # the loop bound h twice: the last
     assert names[(0, "scale_1.tmp_0")] == "h"
-    assert (0, "x") not in names and not any("w_0" in n for _, n in names)   # parameters keep theirs
+    # parameters keep theirs
+    assert (0, "x") not in names and not any("w_0" in n for _, n in names)
 
 
 def test_a_namespace_names_what_no_line_built():

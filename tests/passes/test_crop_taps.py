@@ -79,3 +79,14 @@ def test_the_live_window_keeps_the_output_size():
     assert live_window((1, 1), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), (1, 1)) == (
         slice(1, 2), slice(1, 2), [0, 0, 0, 0])
     assert live_window((6, 6), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), (6, 6)) is None
+
+
+def test_a_program_fed_any_size_elsewhere_keeps_its_filters():
+    def conv_and_free_input(x):
+        free = pd.layers.data("free", shape=[-1, 8, -1, -1], append_batch_size=False)
+        pd.layers.scale(free, 2.0)
+        return pd.layers.conv2d(x, 4, 3, padding=1)
+    program, scope, *_ = build((8, 1, 1), conv_and_free_input)
+    results = []
+    passes.CROP_DEAD_TAPS.apply(program, scope, results)
+    assert results[0].changes == []

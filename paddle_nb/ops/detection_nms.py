@@ -104,12 +104,12 @@ def _shrinking_nms(overlap, picked, attrs):
     return picked[kept].tolist()
 
 
-def _greedy_nms(overlap, valid, threshold):
-    """Fixed-threshold NMS of many classes at once. ``overlap`` [C, K, K]: the IoU of the
-    j-th and k-th candidates of each class; ``valid`` [C, K]: which candidates exist. Step j
-    settles every class's j-th candidate: alive, it suppresses the later ones it overlaps."""
+def _greedy_nms(over, valid):
+    """Fixed-threshold NMS of many classes at once. ``over`` [C, K, K]: whether the j-th and
+    k-th candidates of each class overlap by more than the threshold; ``valid`` [C, K]: which
+    candidates exist. Step j settles every class's j-th candidate: alive, it suppresses the
+    later ones it overlaps."""
     alive = valid.copy()
-    over = overlap > threshold
     for j in range(alive.shape[1] - 1):
         alive[:, j + 1:] &= ~(over[:, j, j + 1:] & alive[:, j:j + 1])
     return alive
@@ -118,31 +118,60 @@ def _greedy_nms(overlap, valid, threshold):
 MAX_UNION = 2048          # candidates of an image whose IoU matrix is worth computing at once
 
 
+def _ranked(scores, attrs):
+    """(order, valid) [C, K]: each class's box indices best first (ties in index order) and
+    which of them are candidates (a prefix of each row); K is the most candidates a class has.
+    One sort over every class when most boxes are candidates, else one sort per class of its
+    candidates only (a few of many thousand boxes above the threshold)."""
+    mask = scores > attrs["score_threshold"]
+    top_k = attrs["nms_top_k"]
+    if 2 * int(mask.sum()) >= mask.size:
+        order = numpy.argsort(-scores, axis=1, kind="stable")
+        valid = numpy.take_along_axis(mask, order, 1)
+    else:
+        picks = [_picked(row, attrs) for row in scores]
+        order = numpy.zeros((len(scores), max(map(len, picks), default=0)), int)
+        valid = numpy.zeros(order.shape, bool)
+        for r, p in enumerate(picks):
+            order[r, :len(p)], valid[r, :len(p)] = p, True
+    if top_k > -1:
+        valid[:, top_k:] = False
+    k = int(valid.sum(1).max(initial=0))
+    return order[:, :k], valid[:, :k]
+
+
 def _image_nms(boxes, scores, attrs, classes):
-    """{class: kept box indices, best first} for one image (``boxes`` [M, 4], ``scores``
-    [C, M], float64). The classes share the boxes, so one IoU matrix over the union of their
-    candidates serves them all, and the classes run side by side (:func:`_greedy_nms`)."""
-    picks = {c: _picked(scores[c], attrs) for c in classes}
-    union = numpy.unique(numpy.concatenate([numpy.zeros(0, int), *picks.values()]))
-    if len(union) > MAX_UNION:        # too many for one matrix: one per class
-        return {c: _one_class(boxes, picks[c], attrs) for c in classes}
-    full = _iou_matrix(boxes[union], attrs["normalized"])
-    at = {c: numpy.searchsorted(union, p) for c, p in picks.items()}
-    if attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5:
-        return {c: _shrinking_nms(full[numpy.ix_(at[c], at[c])], picks[c], attrs)
-                for c in classes}
-    k = max((len(p) for p in picks.values()), default=0)
-    order, valid = numpy.zeros((len(classes), k), int), numpy.zeros((len(classes), k), bool)
-    for r, c in enumerate(classes):
-        order[r, :len(at[c])], valid[r, :len(at[c])] = at[c], True
-    kept = {}
-    step = max(1, 8_000_000 // max(k * k, 1))      # classes per batch: (C, K, K) stays small
-    for r0 in range(0, len(classes), step):
-        rows = order[r0:r0 + step]
-        alive = _greedy_nms(full[rows[:, :, None], rows[:, None, :]], valid[r0:r0 + step],
-                            attrs["nms_threshold"])
-        for r, c in enumerate(classes[r0:r0 + step]):
-            kept[c] = union[rows[r][alive[r]]].tolist()
+    """(labels, picked): the kept boxes of one image (``boxes`` [M, 4], ``scores`` [C, M],
+    float64), class by class, each class best first. The classes share the boxes, so one IoU
+    matrix over the union of their candidates serves them all, and the classes run side by
+    side (:func:`_greedy_nms`)."""
+    classes = numpy.asarray(classes, int).reshape(-1)
+    order, valid = _ranked(scores[classes], attrs)
+    union = numpy.unique(order[valid])
+    shrinking = attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5
+    if len(union) > MAX_UNION or shrinking:       # one matrix per class, or one box at a time
+        kept = [_one_class(boxes, order[r][valid[r]], attrs) for r in range(len(classes))]
+        return (numpy.repeat(classes, [len(k) for k in kept]),
+                numpy.concatenate([numpy.asarray(k, int) for k in kept] + [numpy.zeros(0, int)]))
+    over = _iou_matrix(boxes[union], attrs["normalized"]) > attrs["nms_threshold"]
+    at = order if len(union) == len(boxes) else numpy.minimum(   # every box, or some
+        numpy.searchsorted(union, order), max(len(union) - 1, 0))
+    alive = _settle(over, at, valid)
+    return numpy.repeat(classes, alive.sum(1)), order[alive]
+
+
+def _settle(over, at, valid):
+    """Which candidates each class keeps, the classes side by side: ``over`` [U, U] says which
+    boxes of the union overlap by more than the threshold, ``at`` [C, K] the union position of
+    each class's candidates, best first. Step j settles every class's j-th candidate: not yet
+    suppressed, it is kept and suppresses the boxes it overlaps (the earlier ones are settled
+    already, so only the later ones' fate changes)."""
+    free = numpy.ones((len(at), len(over)), bool)      # [C, U]: not suppressed so far
+    kept = numpy.zeros(at.shape, bool)
+    classes = numpy.arange(len(at))
+    for j in range(at.shape[1]):
+        kept[:, j] = free[classes, at[:, j]] & valid[:, j]
+        free &= ~(over[at[:, j]] & kept[:, j, None])
     return kept
 
 
@@ -150,22 +179,25 @@ def _one_class(boxes, picked, attrs):
     overlap = _iou_matrix(boxes[picked], attrs["normalized"])
     if attrs["nms_eta"] < 1 and attrs["nms_threshold"] > 0.5:
         return _shrinking_nms(overlap, picked, attrs)
-    alive = _greedy_nms(overlap[None], numpy.ones((1, len(picked)), bool),
-                        attrs["nms_threshold"])
+    alive = _greedy_nms(overlap[None] > attrs["nms_threshold"],
+                        numpy.ones((1, len(picked)), bool))
     return picked[alive[0]].tolist()
 
 
+def _host64(ctx, array):
+    """``array`` as a float64 NumPy array on the host (a device array is copied back)."""
+    if ctx.xp is numpy:
+        return array.astype(numpy.float64)
+    return numpy.array(array.tolist(), numpy.float64).reshape(array.shape)
+
+
 def _multiclass_nms3(ctx, bboxes, scores, rois_num, **attrs):
-    boxes64 = numpy.array(bboxes.tolist(), "float64").reshape(bboxes.shape)   # on the host
-    scores64 = numpy.array(scores.tolist(), "float64").reshape(scores.shape)
+    boxes64, scores64 = _host64(ctx, bboxes), _host64(ctx, scores)
     rows, index, counts = [], [], []
     m = bboxes.shape[1]
+    classes = [c for c in range(scores.shape[1]) if c != attrs["background_label"]]
     for n in range(bboxes.shape[0]):
-        classes = [c for c in range(scores.shape[1]) if c != attrs["background_label"]]
-        kept = _image_nms(boxes64[n], scores64[n], attrs, classes)
-        labels = numpy.concatenate([numpy.full(len(kept[c]), c) for c in classes] + [[]])
-        labels = labels.astype(int)
-        picked = numpy.concatenate([kept[c] for c in classes] + [[]]).astype(int)
+        labels, picked = _image_nms(boxes64[n], scores64[n], attrs, classes)
         score = scores64[n, labels, picked]
         if -1 < attrs["keep_top_k"] < len(picked):    # the best overall, rows still by class
             best = numpy.argsort(-score, kind="stable")[:attrs["keep_top_k"]]

@@ -8,6 +8,7 @@ the same outputs. See docs/passes.md.
 
 from paddle_nb.passes.base import Pass, PassResult, check_unchanged, op_counts
 from paddle_nb.passes.constant import FOLD_CONSTANTS, fold_constants
+from paddle_nb.passes.crop_taps import CROP_DEAD_TAPS, crop_dead_taps
 from paddle_nb.passes.diff import diff_html, pass_diff
 from paddle_nb.passes.fold_bn import FOLD_BATCH_NORM, fold_batch_norm
 from paddle_nb.passes.fuse_act import FUSE_CONV_ACTIVATION, fuse_conv_activation
@@ -23,4 +24,4 @@ __all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts",
            "INFERENCE_PASSES", "FOLD_BATCH_NORM", "IDENTITIES", "DEAD_CODE",
            "fold_batch_norm", "FUSE_FC", "fuse_fc", "FUSE_CONV_ACTIVATION", "fuse_conv_activation", "FOLD_CONSTANTS", "fold_constants", "pass_diff", "diff_html", "remove_identities", "remove_dead_code",
            "FUSE_ELEMENTWISE", "fuse_elementwise", "REUSE_BUFFERS", "reuse_buffers",
-           "lifetimes"]
+           "lifetimes", "CROP_DEAD_TAPS", "crop_dead_taps"]

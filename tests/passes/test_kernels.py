@@ -24,8 +24,10 @@ def reference_nms(boxes, scores, score_threshold, nms_threshold, eta, top_k, nor
 @pytest.mark.parametrize("eta, nms_threshold, normalized, union",
                          [(1.0, 0.45, True, 2048), (0.8, 0.7, False, 2048),
                           (1.0, 0.6, False, 2048), (1.0, 0.5, True, 10), (0.8, 0.7, True, 10)])
+@pytest.mark.parametrize("score_threshold", [0.2, 0.7])   # most boxes candidates, or a few
 def test_multiclass_nms3_keeps_what_the_box_by_box_loop_keeps(eta, nms_threshold, normalized,
-                                                              union, monkeypatch):
+                                                              union, score_threshold,
+                                                              monkeypatch):
     monkeypatch.setattr(detection_nms, "MAX_UNION", union)   # 10: one IoU matrix per class
     rng = np.random.default_rng(3)
     corner = rng.uniform(0, 20, (1, 60, 2))
@@ -33,7 +35,7 @@ def test_multiclass_nms3_keeps_what_the_box_by_box_loop_keeps(eta, nms_threshold
     boxes[0, 5] = boxes[0, 6]                          # a duplicate: IoU 1
     boxes = boxes.astype("float32")
     scores = rng.uniform(0, 1, (1, 3, 60)).astype("float32")
-    attrs = dict(score_threshold=0.2, nms_threshold=nms_threshold, nms_eta=eta, nms_top_k=40,
+    attrs = dict(score_threshold=score_threshold, nms_threshold=nms_threshold, nms_eta=eta, nms_top_k=40,
                  keep_top_k=-1, background_label=-1, normalized=normalized)
     main = pd.Program()
     with pd.program_guard(main):
@@ -48,6 +50,6 @@ def test_multiclass_nms3_keeps_what_the_box_by_box_loop_keeps(eta, nms_threshold
     exe = pd.Executor(pd.CPUPlace())
     got_out, got_idx = exe.run(main, feed={"b": boxes, "s": scores}, fetch_list=[out, idx])
     want = [(c, i) for c in range(3)
-            for i in reference_nms(boxes[0].tolist(), scores[0, c].tolist(), 0.2,
+            for i in reference_nms(boxes[0].tolist(), scores[0, c].tolist(), score_threshold,
                                    nms_threshold, eta, 40, normalized)]
     assert [(int(r[0]), int(k)) for r, k in zip(got_out, got_idx[:, 0])] == want

@@ -1,0 +1,130 @@
+"""Filter taps that only ever read padding, cut once at load time.
+
+A 3x3 filter over a 1x1 image (ResNet's last stage on a 32x32 input) multiplies only its
+centre tap by a pixel: the other eight read the zero padding. conv2d's kernel leaves such
+taps out at run time for a depthwise filter, but for a dense filter the taps it keeps are
+strided through the filter, and copying them out costs about what the GEMM saves: so the
+kernel multiplies the whole filter, reading 9.4 MB (ResNet's 3x3 512->512 filter) per run for
+the 1 MB that meets a pixel.
+
+Where the program's inputs have fixed dimensions past the batch's (the executor holds each
+feed to its declared shape, so the shapes declared after them are the ones it runs with), this
+pass stores the live part of each such filter once, as a new persistable variable
+``<filter>.crop``, and shrinks the paddings with it, so that every window still reads the same
+pixels: the same sums less their zero terms. The declared output size is checked against the
+cropped geometry; a program fed images of any size, and a depthwise filter (one input channel
+per group: the kernel crops it at run time for little), are left as they are. The old filter
+stays in the scope (the original program still runs there). Measured: ResNet-18 on 32x32
+images 0.67x the time, PP-HGNet-tiny 0.88x, PP-LiteSeg 0.84x.
+"""
+
+import numpy as np
+
+from paddle_nb.ops.machinery.window import live_taps, resolve_padding
+from paddle_nb.passes.base import Pass
+from paddle_nb.passes.graph import Uses
+
+__all__ = ["crop_dead_taps", "CROP_DEAD_TAPS"]
+
+CONVS = ("conv2d", "depthwise_conv2d", "fused_conv2d_bias_act")
+
+
+def _value(scope, name):
+    var = scope.find_var(name) if scope is not None else None
+    return None if var is None else np.asarray(var.get_tensor().numpy())
+
+
+def _shape(glob, name):
+    var = glob.find_var(name)
+    return None if var is None else tuple(var.shape)
+
+
+def live_window(hw, k_hw, strides, pads, dil, o_hw):
+    """(rows, columns, pads) of the taps of a filter that meet a pixel, as slices, with the
+    paddings that keep every window on the same pixels; None when every tap is live or the
+    cropped windows would not give the same output size ``o_hw``."""
+    kept, new_pads = [], []
+    for a in range(2):
+        first, stop = live_taps(hw[a], k_hw[a], strides[a], pads[2 * a], dil[a], o_hw[a])
+        if stop <= first:
+            return None
+        top = pads[2 * a] - first * dil[a]
+        span = (stop - first - 1) * dil[a] + 1
+        bottom = max(0, (o_hw[a] - 1) * strides[a] + span - top - hw[a])
+        if (hw[a] + top + bottom - span) // strides[a] + 1 != o_hw[a]:
+            return None
+        kept.append(slice(first, stop))
+        new_pads += [top, bottom]
+    if all(s.stop - s.start == k for s, k in zip(kept, k_hw)):
+        return None
+    return kept[0], kept[1], new_pads
+
+
+def _crop_one(glob, scope, uses, op, result):
+    if op.attr("data_format") not in ("NCHW", "AnyLayout"):
+        return
+    x_shape = _shape(glob, op.input("Input")[0])
+    y_shape = _shape(glob, op.output("Output")[0])
+    weight = op.input("Filter")[0]
+    fixed = uses.persistable(weight) and not uses.writers.get(weight)
+    w = _value(scope, weight) if fixed else None
+    if w is None or w.ndim != 4 or w.shape[1] == 1 or x_shape is None or y_shape is None:
+        return
+    if len(x_shape) != 4 or len(y_shape) != 4 or min(x_shape[2:] + y_shape[2:]) <= 0:
+        return
+    pads, dil = resolve_padding(x_shape[2:], w.shape[2:], op.attr("strides"),
+                                op.attr("paddings"), op.attr("dilations"),
+                                op.attr("padding_algorithm"))
+    cut = live_window(x_shape[2:], w.shape[2:], tuple(op.attr("strides")), pads, dil,
+                      y_shape[2:])
+    if cut is None:
+        return
+    new_w = f"{weight}.crop"
+    k = 0
+    while glob.find_var(new_w) is not None:
+        k += 1
+        new_w = f"{weight}.crop_{k}"
+    cropped = np.ascontiguousarray(w[:, :, cut[0], cut[1]])
+    glob.create_var(new_w, shape=list(cropped.shape), dtype=glob.var(weight).dtype,
+                    persistable=True)
+    scope.var(new_w).get_tensor().set(cropped)
+    for arg in op.desc.inputs:
+        if arg.parameter == "Filter":
+            arg.arguments[0] = new_w
+    op.set_attr("paddings", [int(p) for p in cut[2]])
+    op.set_attr("dilations", [int(d) for d in dil])
+    op.set_attr("padding_algorithm", "EXPLICIT")
+    result.changes.append(("cropped", op.type, f"{weight} {list(w.shape)} -> {new_w} "
+                           f"{list(cropped.shape)}"))
+
+
+def _inputs_fixed(glob, uses):
+    """Whether every variable the program is fed (read, and written by no op but ``feed``) has
+    fixed dimensions past the batch's: the executor holds each feed to them, so the shapes
+    declared after them are the shapes the program runs with."""
+    for var in glob.vars.values():
+        if var.persistable or not uses.readers.get(var.name) or not var.is_tensor():
+            continue
+        writers = uses.writers.get(var.name, [])
+        if any(b != 0 or glob.ops[k].type != "feed" for b, k in writers):
+            continue
+        if any(d < 0 for d in tuple(var.shape)[1:]):
+            return False
+    return True
+
+
+def crop_dead_taps(program, scope, result):
+    """Crop each convolution's filter to the taps that meet a pixel of its declared image."""
+    if scope is None:
+        return
+    glob = program.global_block()
+    uses = Uses(program, result.keep)
+    if not _inputs_fixed(glob, uses):
+        return
+    for op in list(glob.ops):
+        if op.type in CONVS:
+            _crop_one(glob, scope, uses, op, result)
+    glob.program.bump_version()
+
+
+CROP_DEAD_TAPS = Pass("crop_dead_taps", crop_dead_taps)

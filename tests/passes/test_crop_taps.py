@@ -90,3 +90,21 @@ def test_a_program_fed_any_size_elsewhere_keeps_its_filters():
     results = []
     passes.CROP_DEAD_TAPS.apply(program, scope, results)
     assert results[0].changes == []
+
+
+def test_a_declared_image_size_the_ops_do_not_compute_cuts_nothing():
+    """A file may declare a size its ops do not compute (PaddlePaddle's build-time shapes are
+    sometimes wrong). Here the conv's input is declared 1x1 but is 3x3: a filter cut for the
+    declared image would give wrong sums silently, so the pass runs the program once and cuts
+    only where the declared sizes hold."""
+    def lying(x):
+        y = pd.layers.scale(x, 1.0)
+        out = pd.layers.conv2d(y, 4, 3, padding=1)
+        y.shape = [-1, 8, 1, 1]
+        out.shape = [-1, 4, 1, 1]
+        return out
+    program, scope, exe, feed, fetch = build((8, 3, 3), lying)
+    after = passes.CROP_DEAD_TAPS.apply(program, scope, keep=fetch)
+    passes.check_unchanged(program, after, feed, fetch, scope, exe, rtol=1e-5, atol=1e-5)
+    conv = [op for op in after.global_block().ops if op.type == "conv2d"][0]
+    assert not conv.input("Filter")[0].endswith(".crop")

@@ -135,6 +135,13 @@ def _confirmed_images(program, scope, uses, names):
             if value.ndim == 4 and tuple(value.shape[2:]) == _shape(glob, name)[2:]}
 
 
+def _changes_state(program, uses):
+    """Whether an op (other than ``fetch``, which fills the fetch list) writes a persistable
+    variable: such a program is not run at load time to confirm its image sizes."""
+    return any(uses.persistable(name) and program.block(b).ops[k].type != "fetch"
+               for name, where in uses.writers.items() for b, k in where)
+
+
 def _inputs_fixed(glob, uses):
     """Whether every variable the program is fed has fixed dimensions past the batch's: the
     executor holds each feed to them, so the shapes declared after them are the shapes the
@@ -151,8 +158,8 @@ def crop_dead_taps(program, scope, result):
     if not _inputs_fixed(glob, uses):
         return
     convs = [op for op in glob.ops if op.type in CONVS and _shape(glob, op.input("Input")[0])]
-    if not convs:
-        return
+    if not convs or _changes_state(program, uses):
+        return     # (a program that changes its state is not run at load to confirm sizes)
     confirmed = _confirmed_images(program, scope, uses,
                                   sorted({op.input("Input")[0] for op in convs}))
     for op in convs:

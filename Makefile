@@ -66,7 +66,7 @@ sysdeps:
 
 ## lint: ruff (pyflakes, pycodestyle) and mypy over paddle_nb/ (pyproject.toml configures both); any error fails
 lint: venv
-	$(VENV)/bin/ruff check paddle_nb
+	$(VENV)/bin/ruff check paddle_nb tests
 	$(PY) -m mypy
 
 ## test: lint, then every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS

@@ -30,6 +30,7 @@ STRICT = [
     "paddle_nb.core.scope", "paddle_nb.core.events", "paddle_nb.ops.machinery.context",
     "paddle_nb.ops.machinery.broadcast", "paddle_nb.ops.machinery.grad",
     "paddle_nb.ops.machinery.tensor_args", "paddle_nb.ops.machinery.tensor_stream",
+    "paddle_nb.ops.machinery.registry",
     "paddle_nb.framework.block", "paddle_nb.framework.variable", "paddle_nb.framework.operator",
     "paddle_nb.framework.program", "paddle_nb", "paddle_nb.backward", "paddle_nb.regularizer",
     "paddle_nb.linalg",
@@ -46,13 +47,6 @@ MYPY_EXEMPTIONS = {
     ("scipy", "ignore_missing_imports"), ("scipy.*", "ignore_missing_imports"),
     # a widget's traitlets declare its state
     ("paddle_nb.viz.*", "disable_error_code"),
-    # TEMPORARY (branch "runpath"): the OpDef and the executor being rewritten
-    ("paddle_nb.ops.machinery.registry", "disallow_untyped_defs"),
-    *(("paddle_nb.executor" + m, "check_untyped_defs") for m in (
-        "", ".executor", ".feeds", ".staging", ".record", ".interpreter", ".plan", ".declared",
-        ".failures", ".reference")),
-    # TEMPORARY (branch "passes")
-    ("paddle_nb.passes.*", "check_untyped_defs"),
 }
 WEAKENING = {"ignore_errors", "check_untyped_defs", "disallow_untyped_defs", "follow_imports",
              "ignore_missing_imports", "disable_error_code", "allow_untyped_defs"}
@@ -61,10 +55,6 @@ RUFF_SELECT = {"E4", "E501", "E7", "E9", "F", "W"}
 # file pattern -> the rules it may ignore
 RUFF_EXEMPTIONS = {
     "__init__.py": {"F401"},                       # a package's __init__ re-exports names
-    # TEMPORARY (branches "runpath", "passes", "kernels")
-    "paddle_nb/executor/*": {"E501"}, "paddle_nb/passes/*": {"E501"},
-    "paddle_nb/ops/activation_param.py": {"E501"}, "paddle_nb/ops/conv.py": {"E501"},
-    "paddle_nb/ops/conv_transpose.py": {"E501"}, "paddle_nb/ops/pool.py": {"E501"},
 }
 
 

@@ -18,13 +18,12 @@ declares ``paddle.expand`` of a [3, 1] tensor to [2, -1, 4] as [2, 1, 4]; it com
 declared dtype passes when an input's value already differs from its own declaration (that
 was checked where the value was made; what follows only inherits the declaration's error),
 and a value whose sizes alone differ passes when paddle_nb's shape rule, applied to the
-declared inputs, gives the value's sizes too. And a few outputs' declarations are no promise at all in PaddlePaddle
-2.6.2 (``UNINFERRED``): it leaves some auxiliary outputs' shapes empty at build time, which
-reads as 0-D (``warpctc``'s ``WarpCTCGrad``, ``batch_norm``'s saved statistics in
-inference), and declares some wrongly (``auc``'s AUC as int64, computed as float64;
-``matrix_nms``'s Out as [M, 6], ``kthvalue``'s and ``mode``'s int64 Indices as float32, ``determinant``'s result with its
-input's shape):
-those are not checked.
+declared inputs, gives the value's sizes too. And a few outputs' declarations are no promise
+at all in PaddlePaddle 2.6.2 (``UNINFERRED``): it leaves some auxiliary outputs' shapes empty
+at build time, which reads as 0-D (``warpctc``'s ``WarpCTCGrad``, ``batch_norm``'s saved
+statistics in inference), and declares some wrongly (``auc``'s AUC as int64, computed as
+float64; ``matrix_nms``'s Out as [M, 6], ``kthvalue``'s and ``mode``'s int64 Indices as
+float32, ``determinant``'s result with its input's shape): those are not checked.
 
 The check costs about 0.3 us an op, as much as a small op's dispatch, so a run makes it on
 the first run of each plan (``BlockPlan.verified``: executor/interpreter.py), and a watched
@@ -98,7 +97,8 @@ def _inputs_off(step, plan, values):
     for pos in flat_positions(step.ins):
         meta, value = plan.declared[pos], values[pos]
         value = value.data if isinstance(value, LoDTensor) else value
-        if meta is not None and hasattr(value, "shape") and not shape_matches(meta[1], value.shape):
+        if meta is not None and value is not None and hasattr(value, "shape") \
+                and not shape_matches(meta[1], value.shape):
             return True
     return False
 

@@ -131,7 +131,8 @@ class EnvWatch:
         starts, ends = self.starts, self.ends
         n = len(ends)                       # (an interrupt may have cut the last one short)
         records = [OpRecord(block, steps[k].index, steps[k].opdef.type,
-                            0.0 if start is None or end is None else end - start, run, start is None)
+                            0.0 if start is None or end is None else end - start, run,
+                            start is None)
                    for k, start, end in zip(self.steps, starts, ends)]
         for k in self.steps[n:]:
             records.append(OpRecord(block, steps[k].index, steps[k].opdef.type, 0.0, run))

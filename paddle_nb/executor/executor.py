@@ -224,7 +224,8 @@ class Executor:
 
     def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
              scope: Scope | None = None) -> list:
-        """Prune ``program`` to what ``targets`` need, then run it ("Design Doc: Block and Scope"'s Eval)."""
+        """Prune ``program`` to what ``targets`` need, then run it ("Design Doc: Block and
+        Scope"'s Eval)."""
         program = default_main_program() if program is None else program
         names = [fetch_name(program, t) for t in fetch_targets(targets)]
         pruned = program.prune(names)
@@ -271,6 +272,7 @@ class Executor:
             for name, array in values.items():
                 scope.var(name).get_tensor().hold(array, self.place)
         base = plan.interpreter or self._interpreter(plan)
+        interpreter: ScopeInterpreter
         if recorder is not None:
             interpreter = RecordingInterpreter(plan, self, base.kernels, recorder)
         else:
@@ -306,8 +308,10 @@ class Executor:
         thread), and the one giving a sub-block's FramedBlock when unrecorded runs of it
         go framed (else None)."""
         program = op.block.program
-        plans = {}             # the op runs its sub-block many times: find the plan once
-        reuse = {}             # and, if the op allows, what its blocks read from above
+        # the op runs its sub-block many times: find the plan once, and, if the op allows,
+        # what its blocks read from above
+        plans: dict[int, BlockPlan] = {}
+        reuse: dict[str, Any] = {}
 
         def plan_of(block_idx):
             plan = plans.get(block_idx)

@@ -18,7 +18,8 @@ from typing import Any
 from paddle_nb.errors import NotAllocatedError, OpRunError, OutOfMemoryError
 
 
-__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes", "destroyed_during_run"]
+__all__ = ["op_run_error", "op_plan_error", "missing_persistable", "describe_bytes",
+           "destroyed_during_run"]
 
 
 def op_run_error(step: Any, plan: Any, value_at: Callable[[int], Any], err: BaseException,

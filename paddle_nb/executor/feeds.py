@@ -182,7 +182,7 @@ def scalar_shape(var: Any) -> tuple | None:
     return None
 
 
-# -- errors -----------------------------------------------------------------------------------------
+# -- errors ----------------------------------------------------------------------------------------
 
 
 def _data_names(program):
@@ -206,7 +206,8 @@ def _check_value(plan, program, name, value):
         array = value.array()
         lod = bool(value.lod())
     else:
-        array = value if hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__") \
+        array = value if (hasattr(value, "__array_interface__")
+                          or hasattr(value, "__cuda_array_interface__")) \
             else numpy.asarray(value)
     if array.dtype != want:
         raise FeedError(f"feed '{name}': expected dtype {want}, got {array.dtype} "

@@ -327,6 +327,8 @@ def bind_kernel(step: Step, plan: BlockPlan, ctx: Any) -> Callable:
 
 def _meta(var: Any) -> Meta | None:
     try:
-        return Meta(var.shape, var.dtype, var.lod_level) if var is not None and var.is_tensor() else None
+        if var is None or not var.is_tensor():
+            return None
+        return Meta(var.shape, var.dtype, var.lod_level)
     except Exception:
         return None

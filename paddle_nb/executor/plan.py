@@ -102,7 +102,8 @@ class BlockPlan:
         self.persistables = [p for p, is_p in enumerate(self.persistable) if is_p]
         self.written_persistables = sorted(p for p in written if self.persistable[p])
         self.written = [p in written for p in range(len(self.names))]
-        self._scalar_shapes: dict[int, tuple | None] = {}   # fetch position -> its [1] shape or None (scalar_shape)
+        # fetch position -> its [1] shape or None (scalar_shape)
+        self._scalar_shapes: dict[int, tuple | None] = {}
         self.first_reads = self._reads_before_writes()
         # for checking feeds: data variables' (dtype, shape) as read, the feed ops' targets,
         # and the temporaries some op reads before any op writes them (feeds to ask for)

@@ -10,8 +10,8 @@ when someone subscribed to the executor, and a Recorder observes the run in
 the run's own value store:
 
 - on an env of arrays, the interpreter calls the hooks of an ``EnvWatch``
-  (executor/env_watch.py) around each op; no Variable is made, and the events and the ``run`` scope's
-  variables a run on cells would show are written from the env itself;
+  (executor/env_watch.py) around each op; no Variable is made, and the events and the
+  ``run`` scope's variables a run on cells would show are written from the env itself;
 - on cells (control flow), it listens to the core's events in the run's own
   thread for the run's duration (so another thread's runs neither reach the
   record nor are watched), and the scope loop calls ``op_started`` and

@@ -22,7 +22,8 @@ def evaluate(program: Any, scope: Any, block_idx: int = 0, ctx: Any = None) -> N
     """Run block ``block_idx`` of ``program`` in ``scope`` (every variable made there)."""
     ctx = ctx or KernelContext(CPUPlace())
     block = program.block(block_idx)
-    for name, var in block.vars.items():   # realize the block's variables here first ("Design Doc: Block and Scope"),
+    # realize the block's variables here first ("Design Doc: Block and Scope"),
+    for name, var in block.vars.items():
         if not (var.persistable and scope.find_var(name) is not None):   # so a sub-block
             scope.var(name)                                              # can write them
 

@@ -38,7 +38,8 @@ from paddle_nb.executor.plan import flat_positions, output_values
 __all__ = ["unroll"]
 
 _INDENT = "        "
-_FORGOTTEN: list[str] = []   # linecache names of collected block functions, dropped at the next unroll
+# linecache names of collected block functions, dropped at the next unroll
+_FORGOTTEN: list[str] = []
 
 
 def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callable,

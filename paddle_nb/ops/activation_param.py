@@ -398,4 +398,5 @@ register(OpDef(
 register(OpDef(
     "pow_grad", inputs=["X", _FACTOR, "Out@GRAD"], outputs=["X@GRAD"],
     attrs={"factor": Attr("float", 1.0)}, infer=lambda x, f, dout, **a: dout,
-    kernel=_pow_grad_kernel, doc="the gradient of pow: X@GRAD = Out@GRAD * factor * X ** (factor - 1)"))
+    kernel=_pow_grad_kernel,
+    doc="the gradient of pow: X@GRAD = Out@GRAD * factor * X ** (factor - 1)"))

@@ -14,8 +14,8 @@ output side is (H - 1) * stride - paddings + dilation * (k - 1) + 1, plus
 from paddle_nb.ops.conv import CONV_ATTRS, conv_filter_grad, conv_forward, conv_input_grad
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
-from paddle_nb.ops.machinery.window import (from_nchw, from_nchw_shape, nchw_shape, pair_check, rank4,
-                                  resolve_padding, to_nchw)
+from paddle_nb.ops.machinery.window import (from_nchw, from_nchw_shape, nchw_shape, pair_check,
+                                            rank4, resolve_padding, to_nchw)
 
 
 def _nonnegative(v):

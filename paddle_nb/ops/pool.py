@@ -17,9 +17,10 @@ gradient back there. Ties go to the first max in row-major order, as in Paddle.
 
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, register
-from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, adaptive_bounds, add_windows, both, from_nchw,
-                                  from_nchw_shape, nchw_shape, one_of, out_hw, pad, pair_check,
-                                  positive, rank4, resolve_padding, to_nchw, window_slices)
+from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, adaptive_bounds, add_windows, both,
+                                            from_nchw, from_nchw_shape, nchw_shape, one_of, out_hw,
+                                            pad, pair_check, positive, rank4, resolve_padding,
+                                            to_nchw, window_slices)
 
 POOL_ATTRS = {
     **WINDOW_ATTRS,

@@ -22,6 +22,8 @@ from paddle_nb.passes.reuse import REUSE_BUFFERS, lifetimes, reuse_buffers
 
 __all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts",
            "INFERENCE_PASSES", "FOLD_BATCH_NORM", "IDENTITIES", "DEAD_CODE",
-           "fold_batch_norm", "FUSE_FC", "fuse_fc", "FUSE_CONV_ACTIVATION", "fuse_conv_activation", "FOLD_CONSTANTS", "fold_constants", "pass_diff", "diff_html", "remove_identities", "remove_dead_code",
+           "fold_batch_norm", "FUSE_FC", "fuse_fc", "FUSE_CONV_ACTIVATION",
+           "fuse_conv_activation", "FOLD_CONSTANTS", "fold_constants", "pass_diff", "diff_html",
+           "remove_identities", "remove_dead_code",
            "FUSE_ELEMENTWISE", "fuse_elementwise", "REUSE_BUFFERS", "reuse_buffers",
            "lifetimes", "CROP_DEAD_TAPS", "crop_dead_taps"]

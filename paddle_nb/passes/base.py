@@ -66,7 +66,7 @@ class Pass:
 
 def op_counts(program):
     """{op type: count} over the global block."""
-    counts = {}
+    counts: dict[str, int] = {}
     for op in program.global_block().ops:
         counts[op.type] = counts.get(op.type, 0) + 1
     return counts

@@ -5,10 +5,11 @@ Ops are matched by their signature (type, inputs, outputs): an op of ``before`` 
 signature is also in ``after`` is kept; one whose outputs an op of the same type writes under
 another signature, or reads the same inputs under another signature, is changed (batch_norm
 folding gives the conv a new filter; buffer reuse gives an op the name of the in-place op's
-output); the rest are removed or added. Removed ops that became one added op are *fused*: the added op writes what
-the last of them wrote, and the others feed it only (conv2d + elementwise_add + relu ->
-fused_conv2d_bias_act); each row says which op it went into (``into``). An added op that
-writes over its input (buffer reuse's ``inplace``) is marked *in place*.
+output); the rest are removed or added. Removed ops that became one added op are *fused*: the
+added op writes what the last of them wrote, and the others feed it only (conv2d +
+elementwise_add + relu -> fused_conv2d_bias_act); each row says which op it went into
+(``into``). An added op that writes over its input (buffer reuse's ``inplace``) is marked
+*in place*.
 """
 
 import html

@@ -9,8 +9,8 @@ with ``s = scale / sqrt(var + eps)`` and ``t = bias - mean * s``. When ``x`` is 
 the scaling moves into the filter, once, at load time, and only ``+ t[c]`` is left to do at run
 time, an ``elementwise_add`` along the channel axis. A bias already added after the convolution
 (``elementwise_add`` of a 1-D parameter on axis 1) folds too: ``t += b * s``. The same holds for
-``matmul_v2`` (or ``mul``, as ``fc`` writes) with a 2-D weight ``[K, C]`` whose output's channels are its last axis (the
-batch_norm then sees a 2-D ``[N, C]`` input).
+``matmul_v2`` (or ``mul``, as ``fc`` writes) with a 2-D weight ``[K, C]`` whose output's
+channels are its last axis (the batch_norm then sees a 2-D ``[N, C]`` input).
 
 The folded filter and bias are *new* persistable variables (``<filter>.bn_fold``,
 ``<bn bias>.bn_fold``) written into the scope; the old parameters stay, so the original program

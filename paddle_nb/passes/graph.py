@@ -17,8 +17,9 @@ SIDE_EFFECT_TYPES = frozenset({"feed", "fetch", "fetch_v2", "print", "save", "sa
 class Uses:
     """Readers and writers of every name, over all blocks of ``program``.
 
-    ``keep`` names count as fetched. ``readers[name]`` and ``writers[name]`` are lists of (block index, op index); a name that
-    a sub-block reads counts as read there, so a pass on the global block leaves it alone.
+    ``keep`` names count as fetched. ``readers[name]`` and ``writers[name]`` are lists of
+    (block index, op index); a name that a sub-block reads counts as read there, so a pass on
+    the global block leaves it alone.
     """
 
     def __init__(self, program, keep=()):

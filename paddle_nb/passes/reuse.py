@@ -40,7 +40,8 @@ FRESH = FUSABLE | frozenset({
 def lifetimes(program):
     """{temporary name: (first writer, last reader)} over the global block's op indices: the
     liveness plan (a name nothing reads ends where it is written)."""
-    glob, span = program.global_block(), {}
+    glob = program.global_block()
+    span: dict[str, tuple[int, int]] = {}
     for k, op in enumerate(glob.ops):
         for name in op.output_arg_names:
             span.setdefault(name, (k, k))

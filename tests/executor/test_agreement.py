@@ -8,9 +8,9 @@ flow; ``Executor.on_cells``). ``reference.evaluate`` is the thirty-line
 statement of what a run means. Each case of the op contract suite
 (``tests/ops/cases_*.py``) becomes a one-op program run all these ways: dtypes,
 shapes and values must agree with each other (bit for bit between the
-executor's forms) and with the dtype shape inference declared. Ops whose kernel is made per plan (``registry.prepared``)
-also run on integer and boolean inputs, where the made function is most likely
-to take another branch; cases with a gradient check also run as their backward
+executor's forms) and with the dtype shape inference declared. Ops whose kernel is made per
+plan (``registry.prepared``) also run on integer and boolean inputs, where the made function is
+most likely to take another branch; cases with a gradient check also run as their backward
 program, so grad ops are compared too.
 """
 
@@ -176,8 +176,9 @@ def _agree(got, k, what):
     first = got["interpreted"][k]
     for way in WAYS[1:]:
         value = got[way][k]
-        assert value.dtype == first.dtype and value.shape == first.shape, \
-            f"{what}: {way} gives {value.dtype}{value.shape}, interpreted {first.dtype}{first.shape}"
+        assert value.dtype == first.dtype and value.shape == first.shape, (
+            f"{what}: {way} gives {value.dtype}{value.shape}, "
+            f"interpreted {first.dtype}{first.shape}")
         np.testing.assert_array_equal(value, first, err_msg=f"{what}: {way} vs interpreted")
 
 
@@ -191,7 +192,8 @@ def test_every_path_agrees(op_type, case):
     block = prog.global_block()
     for k, name in enumerate(fetch):
         declared, value = block.var(name).dtype, got["interpreted"][k]
-        assert value.dtype == declared, f"{op_type}.{name}: gives {value.dtype}, inferred {declared}"
+        assert value.dtype == declared, \
+            f"{op_type}.{name}: gives {value.dtype}, inferred {declared}"
         _agree(got, k, f"{op_type}.{name}")
 
 

@@ -32,7 +32,8 @@ pytestmark = pytest.mark.timeout(120)
 
 CPU = pd.CPUPlace()
 # 40 examples keep `make test` short (a few seconds); PADDLE_NB_DIFF_EXAMPLES=2000 searches deeper
-BOUNDED = settings(max_examples=int(os.environ.get("PADDLE_NB_DIFF_EXAMPLES", "40")), deadline=None, database=None,
+BOUNDED = settings(max_examples=int(os.environ.get("PADDLE_NB_DIFF_EXAMPLES", "40")),
+                   deadline=None, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

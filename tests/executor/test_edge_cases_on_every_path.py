@@ -115,7 +115,8 @@ def test_load_initializer_casts_to_the_parameter_dtype(path, tmp_path):
     prog, startup = pd.Program(), pd.Program()
     with pd.program_guard(prog, startup):
         x = pd.layers.data("x", shape=[4], dtype="float32")
-        h = pd.layers.fc(x, 3, bias_attr=pd.ParamAttr(name="b", initializer=pd.initializer.Load(npy)))
+        h = pd.layers.fc(x, 3, bias_attr=pd.ParamAttr(name="b",
+                                                       initializer=pd.initializer.Load(npy)))
         loss = pd.layers.mean(pd.layers.relu(h))
         gx, = pd.gradients([loss], [x])
     scope = pd.Scope()
@@ -373,7 +374,7 @@ def test_generated_sources_leave_linecache():
     assert count() - before <= 5
 
 
-# -- labels the loss's kernel, made for its plan, must not trust -------------------------------------------------
+# -- labels the loss's kernel, made for its plan, must not trust -----------------------------------
 
 def _mlp_loss(label_values):
     main, startup = pd.Program(), pd.Program()

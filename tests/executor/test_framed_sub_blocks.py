@@ -21,7 +21,7 @@ from paddle_nb.executor.frames import FramedBlock, FrameScope
 from tests.layers import counted_while, elman_rnn, row_ifelse, tanh_fc_while
 
 CPU = pd.CPUPlace()
-T, B, I, H = 3, 2, 4, 5
+T, B, FEATURES, H = 3, 2, 4, 5
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def _rnn(sgd=True, failing=False):
     have different batch sizes."""
     prog = pd.Program()
     with pd.program_guard(prog):
-        x, h0, out = elman_rnn(T, B, I, H)
+        x, h0, out = elman_rnn(T, B, FEATURES, H)
         loss = pd.layers.reduce_mean(out * out)
         extra = []
         if failing:
@@ -59,7 +59,7 @@ def _rnn(sgd=True, failing=False):
         else:
             grads = [g for _, g in pd.append_backward(loss)]
     rng = np.random.default_rng(0)
-    feed = {"x": rng.standard_normal((T, B, I)), "h0": rng.standard_normal((B, H))}
+    feed = {"x": rng.standard_normal((T, B, FEATURES)), "h0": rng.standard_normal((B, H))}
     return prog, feed, [out, loss, gx] + grads + extra
 
 
@@ -97,7 +97,8 @@ def _cond():
         a = pd.layers.data("a", shape=[1, 2], dtype="float64", append_batch_size=False)
         p = pd.layers.data("p", shape=[1], dtype="bool", append_batch_size=False)
         r = pd.layers.cond(p, lambda: a * 3.0,
-                           lambda: pd.layers.exp(pd.layers.fc(a, 2, param_attr="v", bias_attr=False)))
+                           lambda: pd.layers.exp(pd.layers.fc(a, 2, param_attr="v",
+                                                              bias_attr=False)))
         loss = pd.layers.reduce_sum(r * r)
         pd.optimizer.SGD(0.1).minimize(loss)
     return prog, {"a": np.array([[0.3, -1.2]]), "p": np.array([False])}, [r, loss]
@@ -166,7 +167,7 @@ def test_an_unobserved_rnn_run_with_backward_gives_every_frame_byte_back(quiet_g
     base = MEMORY.in_use(CPU)
     exe.run(prog, feed=feed, fetch_list=fetch, scope=scope)        # initializes the parameters
     params = _param_bytes(scope)
-    assert params == (I * H + H * H + H) * 8 + 4                   # W, U, b and the learning rate
+    assert params == (FEATURES * H + H * H + H) * 8 + 4       # W, U, b and the learning rate
     assert MEMORY.in_use(CPU) - base == params
     for _ in range(2):
         exe.run(prog, feed=feed, fetch_list=fetch, scope=scope)
@@ -340,12 +341,12 @@ def _step_block():
     prog, _feed, _fetch = _rnn(sgd=False)
     op, = [op for op in prog.global_block().ops if op.type == "recurrent"]
     rng = np.random.default_rng(3)
-    params = {"W": rng.standard_normal((I, H)), "U": rng.standard_normal((H, H)),
+    params = {"W": rng.standard_normal((FEATURES, H)), "U": rng.standard_normal((H, H)),
               "b": rng.standard_normal(H)}
     parent = FrameScope()              # (an executor's run scope: its kids hold frames)
     for name, value in params.items():
         parent.var(name).get_tensor().set(value, CPU)
-    x_t, h_pre = rng.standard_normal((B, I)), rng.standard_normal((B, H))
+    x_t, h_pre = rng.standard_normal((B, FEATURES)), rng.standard_normal((B, H))
     want = np.tanh(x_t @ params["W"] + h_pre @ params["U"] + params["b"])
     step_input = op.input("inputs")[0]
     return prog, op, parent, {step_input: x_t, op.attr("ex_states")[0]: h_pre}, want

@@ -1,4 +1,5 @@
-"""Frame: a block run's own variables as a list of arrays, held by a FrameScope (the executor's step scopes) until asked for.
+"""Frame: a block run's own variables as a list of arrays, held by a FrameScope (the executor's
+step scopes) until asked for.
 
 A scope holding a Frame answers every public question as if the frame's names
 were Variables: asking for one (``var``, ``find_var``, ``find_local_var``,

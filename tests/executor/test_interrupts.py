@@ -92,7 +92,8 @@ def test_an_interrupt_anywhere_in_a_step_leaves_the_scope_all_old_or_all_new(wat
     new = _values(done, names)
     assert any(not np.array_equal(old[n], new[n]) for n in names)
     total = counter.count
-    points = sorted(set(range(1, total, max(1, total // 300))) | set(range(max(1, total - 150), total + 1)))
+    points = sorted(set(range(1, total, max(1, total // 300)))
+                    | set(range(max(1, total - 150), total + 1)))
     assert len(points) >= 300
     outcomes = {"old": 0, "new": 0}
     for at in points:

@@ -35,8 +35,8 @@ def test_multiclass_nms3_keeps_what_the_box_by_box_loop_keeps(eta, nms_threshold
     boxes[0, 5] = boxes[0, 6]                          # a duplicate: IoU 1
     boxes = boxes.astype("float32")
     scores = rng.uniform(0, 1, (1, 3, 60)).astype("float32")
-    attrs = dict(score_threshold=score_threshold, nms_threshold=nms_threshold, nms_eta=eta, nms_top_k=40,
-                 keep_top_k=-1, background_label=-1, normalized=normalized)
+    attrs = dict(score_threshold=score_threshold, nms_threshold=nms_threshold, nms_eta=eta,
+                 nms_top_k=40, keep_top_k=-1, background_label=-1, normalized=normalized)
     main = pd.Program()
     with pd.program_guard(main):
         b = pd.layers.data("b", shape=[60, 4], dtype="float32")

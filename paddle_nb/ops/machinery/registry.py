@@ -20,7 +20,7 @@ scale: Out = scale * X + bias (or scale * (X + bias) when bias_after_scale is Fa
 
 import dataclasses
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, NoReturn
 
 import numpy
@@ -255,7 +255,7 @@ def prepared(make: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
-def meta_of_value(value):
+def meta_of_value(value: Any) -> Any:
     """The Meta of an input value (an array, a list of them for a duplicable slot, None)."""
     if value is None:
         return None
@@ -286,14 +286,18 @@ class OpDef:
     input_index: dict[str, int]
     output_index: dict[str, int]
 
-    def __init__(self, type, inputs=(), outputs=(), attrs=None, infer=None, kernel=None,
-                 grad=None, doc="", raw=False, no_need_buffer=()):
+    def __init__(self, type: str, inputs: Sequence[Any] = (),
+                 outputs: Sequence[Any] = (), attrs: Mapping[str, Any] | None = None,
+                 infer: Callable[..., Any] | None = None,
+                 kernel: Callable[..., Any] | None = None,
+                 grad: Callable[..., list[Any]] | None = None, doc: str = "", raw: bool = False,
+                 no_need_buffer: Sequence[str] = ()) -> None:
         self.type = type
         self.inputs = _slots(inputs)
         self.outputs = _slots(outputs)
         self.attrs = _attrs(attrs)
         self.infer = infer
-        self.kernel = kernel
+        self.kernel = kernel    # type: ignore[assignment]  # (register refuses None)
         self.grad = grad
         self.doc = doc.strip()
         self.raw = raw
@@ -338,6 +342,8 @@ def register(opdef: OpDef) -> OpDef:
     """Add an op type to the registry (its name must be new). Returns it."""
     if opdef.type in _REGISTRY:
         raise ValueError(f"op type '{opdef.type}' is registered twice")
+    if opdef.kernel is None:
+        raise ValueError(f"op type '{opdef.type}' is registered without a kernel")
     _REGISTRY[opdef.type] = opdef
     return opdef
 

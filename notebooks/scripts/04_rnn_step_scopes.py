@@ -536,8 +536,42 @@ assert all(held_by_T[T_] == T_ * held_by_T[4] // 4 for T_ in held_by_T)   # line
 # another form: autograd keeps the tensors each op saved for its backward (`h_t` for the
 # sigmoid, `x_t` and `h_{t−1}` for the products) until `backward()` frees them, and under
 # `torch.no_grad()` it saves nothing, as PaddlePaddle's `is_train=False` keeps two scopes.
-# paddle_nb's `recurrent` accepts the `is_train` attribute but, today, always keeps every
-# step scope.
+# Under paddle_nb's rules (the default) `recurrent` accepts the `is_train` attribute and
+# still keeps every step scope; the next lab switches to PaddlePaddle's.
+
+# %% [markdown]
+# ### Lab: PaddlePaddle's two inference scopes, switched on
+#
+# *(Optional: not on the core path.)*
+#
+# An executor made with `pd.Executor(place, scopes="paddle")` follows **PaddlePaddle**'s
+# step-scope rules instead of paddle_nb's (the design note's section "Switching to
+# PaddlePaddle's rules" lists them, with the lines of `recurrent_op.cc` they come from).
+# Mark the `T = 32` program's `recurrent` op as inference (`is_train=False`) and run it both
+# ways from the same weights: the same outputs, 32 step scopes against 2.
+
+# %%
+inf_prog, inf_out = design_rnn(32, B3, F3)
+next(op for op in inf_prog.global_block().ops if op.type == "recurrent").set_attr(
+    "is_train", False)
+inf_feed = {"x": rng.normal(size=(32, B3, F3)), "m": rng.normal(size=(B3, F3))}
+inf_weights = {"W": rng.normal(size=(F3, F3)) * 0.1, "U": rng.normal(size=(F3, F3)) * 0.1}
+inf_answers, inf_counts = {}, {}
+for rules in ("paddle_nb", "paddle"):
+    inf_exe, inf_seen = pd.Executor(cpu, scopes=rules), []
+    inf_exe.subscribe(inf_seen.append)
+    inf_scope = pd.Scope()
+    for name, value in inf_weights.items():
+        inf_scope.var(name).get_tensor().set(value, cpu)
+    inf_answers[rules], = inf_exe.run(inf_prog, feed=inf_feed, fetch_list=[inf_out],
+                                      scope=inf_scope)
+    inf_steps = inf_seen[-1].scopes.kids[0].kids
+    inf_counts[rules] = len(inf_steps)
+    print(f"{rules:>9} rules: {len(inf_steps):2} step scopes "
+          f"({', '.join(k.label for k in inf_steps[:2])}, ...), "
+          f"{sum(k.nbytes() for k in inf_steps):,} bytes held when the op ended")
+assert np.array_equal(inf_answers["paddle_nb"], inf_answers["paddle"])
+assert inf_counts == {"paddle_nb": 32, "paddle": 2}
 
 # %% [markdown]
 # The same RNN in PaddlePaddle 1.8's own names is `pd.layers.StaticRNN`:

@@ -22,7 +22,9 @@ True
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +88,23 @@ def memory_reuse(rule: str) -> Iterator[str]:
         yield rule
     finally:
         set_memory_reuse_rule(before)
+
+
+def redeliver_interrupt() -> None:
+    """Deliver a Ctrl-C again, from a finalizer that caught it. Python ignores what a
+    ``__del__`` raises, so a KeyboardInterrupt that lands in one (a garbage collection during
+    a save or a run) would be lost; a helper thread hands it back to the main thread, which
+    raises it as soon as the finalizer has returned (asked from the finalizer itself, it
+    would be raised inside it, and lost again)."""
+    try:
+        _thread.start_new_thread(_interrupt_main_soon, ())   # (Thread.start would wait)
+    except RuntimeError:          # the interpreter is shutting down: nothing to interrupt
+        pass
+
+
+def _interrupt_main_soon() -> None:
+    time.sleep(0.005)             # long after the finalizer's last line
+    _thread.interrupt_main()
 
 
 class LoDTensor:
@@ -223,6 +242,8 @@ class LoDTensor:
             if self.data is not None:
                 held = self.data if self._block is None else self._block
                 MEMORY.release(self._place, held.nbytes)
+        except KeyboardInterrupt:
+            redeliver_interrupt()
         except Exception:
             pass
 

@@ -19,7 +19,7 @@ from typing import Any
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import Place
 from paddle_nb.core.scope import Scope
-from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.tensor import LoDTensor, redeliver_interrupt
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.plan import flat_positions
 
@@ -55,6 +55,8 @@ class Frame:
     def __del__(self) -> None:
         try:
             self.release()
+        except KeyboardInterrupt:     # lost if raised in a finalizer: deliver it again
+            redeliver_interrupt()
         except Exception:
             pass
 

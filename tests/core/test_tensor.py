@@ -423,3 +423,26 @@ def test_gpu_destroying_a_scope_gives_the_device_memory_back(quiet_gc):
     assert pd.memory_stats(place)["in_use"] == before
     with pytest.raises(pd.errors.ScopeDestroyedError, match="'g'"):
         tensor.numpy()
+
+
+def test_a_ctrl_c_that_lands_in_a_tensors_finalizer_is_delivered_again(monkeypatch):
+    """Python ignores an exception raised in ``__del__``: a KeyboardInterrupt that arrives
+    while a garbage collection finalizes a tensor (during a save, during a run) would be lost.
+    The finalizer hands it back to the main thread, which raises it right after."""
+    import numpy as np
+    from paddle_nb.core import tensor as tensor_module
+    t = tensor_module.LoDTensor()
+    t.set(np.zeros(3), pd.CPUPlace())
+    calls = []
+
+    def interrupted_release(place, nbytes):
+        calls.append(nbytes)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(tensor_module.MEMORY, "release", interrupted_release)
+    import time
+    with pytest.raises(KeyboardInterrupt):
+        del t
+        deadline = time.monotonic() + 5     # a helper thread delivers it: soon, not at once
+        while time.monotonic() < deadline:
+            time.sleep(0.001)
+    assert calls == [24]

@@ -18,7 +18,7 @@ from paddle_nb.ops.machinery.gemm import blocked, few_columns
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, from_nchw,
-                                            from_nchw_shape, live_taps, nchw_shape, out_hw,
+                                            from_nchw_shape, live_window, nchw_shape, out_hw,
                                             out_size, pad, pair_check, positive, rank4,
                                             resolve_padding, row_windows, scratch, to_nchw,
                                             windows)
@@ -116,22 +116,8 @@ def _live_filter(x, w, strides, pads, dil, o_hw, groups):
     return (w, pads) if cut is None else (w[:, :, cut[0], cut[1]], cut[2])
 
 
-@functools.lru_cache(maxsize=1024)
-def _live_cut(hw, k_hw, strides, pads, dil, o_hw):
-    """(rows, columns, pads) of the live part of the filter (slices), or None when every tap
-    is live: the geometry of _live_filter, remembered per shapes and attributes."""
-    kept, new_pads = [], []
-    for a in range(2):
-        first, stop = live_taps(hw[a], k_hw[a], strides[a], pads[2 * a], dil[a], o_hw[a])
-        if stop <= first:
-            return None
-        top = pads[2 * a] - first * dil[a]
-        extent = (o_hw[a] - 1) * strides[a] + (stop - first - 1) * dil[a] + 1
-        kept.append(slice(first, stop))
-        new_pads += [top, max(0, extent - top - hw[a])]
-    if all(s.stop - s.start == k for s, k in zip(kept, k_hw)):
-        return None
-    return kept[0], kept[1], tuple(new_pads)
+# the geometry of _live_filter, remembered per shapes and attributes
+_live_cut = functools.lru_cache(maxsize=1024)(live_window)
 
 
 # at most this many output pixels per image (and more than one: a GEMM of one column per image

@@ -26,7 +26,7 @@ import numpy as np
 from paddle_nb.core.place import CPUPlace
 from paddle_nb.errors import PaddleNBError
 from paddle_nb.executor.executor import Executor
-from paddle_nb.ops.machinery.window import live_taps, resolve_padding
+from paddle_nb.ops.machinery.window import live_window, resolve_padding
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
 
@@ -43,27 +43,6 @@ def _value(scope, name):
 def _shape(glob, name):
     var = glob.find_var(name)
     return None if var is None else tuple(var.shape)
-
-
-def live_window(hw, k_hw, strides, pads, dil, o_hw):
-    """(rows, columns, pads) of the taps of a filter that meet a pixel, as slices, with the
-    paddings that keep every window on the same pixels; None when every tap is live or the
-    cropped windows would not give the same output size ``o_hw``."""
-    kept, new_pads = [], []
-    for a in range(2):
-        first, stop = live_taps(hw[a], k_hw[a], strides[a], pads[2 * a], dil[a], o_hw[a])
-        if stop <= first:
-            return None
-        top = pads[2 * a] - first * dil[a]
-        span = (stop - first - 1) * dil[a] + 1
-        bottom = max(0, (o_hw[a] - 1) * strides[a] + span - top - hw[a])
-        if (hw[a] + top + bottom - span) // strides[a] + 1 != o_hw[a]:
-            return None
-        kept.append(slice(first, stop))
-        new_pads += [top, bottom]
-    if all(s.stop - s.start == k for s, k in zip(kept, k_hw)):
-        return None
-    return kept[0], kept[1], new_pads
 
 
 def _crop_one(glob, scope, uses, op, result):

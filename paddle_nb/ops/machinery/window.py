@@ -252,3 +252,26 @@ def live_taps(size, k, stride, pad0, dilation, out):
     first = max(0, -(-(pad0 - (out - 1) * stride) // dilation))
     stop = min(k, (size - 1 + pad0) // dilation + 1)
     return min(first, pad0 // dilation), max(stop, 0)
+
+
+def live_window(hw: tuple, k_hw: tuple, strides: tuple, pads: tuple, dil: tuple,
+                o_hw: tuple) -> tuple | None:
+    """(rows, columns, pads) of the taps of a 2-D filter that meet a pixel, as slices, with
+    the paddings that keep every window on the same pixels; None when every tap is live or
+    the cropped windows would not give the same output size ``o_hw``. conv2d crops with it at
+    run time, the crop_dead_taps pass once at load."""
+    kept, new_pads = [], []
+    for a in range(2):
+        first, stop = live_taps(hw[a], k_hw[a], strides[a], pads[2 * a], dil[a], o_hw[a])
+        if stop <= first:
+            return None
+        top = pads[2 * a] - first * dil[a]
+        span = (stop - first - 1) * dil[a] + 1
+        bottom = max(0, (o_hw[a] - 1) * strides[a] + span - top - hw[a])
+        if (hw[a] + top + bottom - span) // strides[a] + 1 != o_hw[a]:
+            return None
+        kept.append(slice(first, stop))
+        new_pads += [top, bottom]
+    if all(s.stop - s.start == k for s, k in zip(kept, k_hw)):
+        return None
+    return kept[0], kept[1], tuple(new_pads)

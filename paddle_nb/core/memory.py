@@ -36,23 +36,25 @@ class MemoryTracker:
     """Counts bytes per place. ``in_use`` never goes below zero."""
 
     def __init__(self) -> None:
-        self._stats: dict[Place, MemoryStats] = {}
+        self._stats: dict[tuple, MemoryStats] = {}     # by Place.key
+        self._places: dict[tuple, Place] = {}
 
     def _of(self, place: Place) -> MemoryStats:
-        stats = self._stats.get(place)
+        stats = self._stats.get(place.key)
         if stats is None:
-            stats = self._stats[place] = MemoryStats()
+            stats = self._stats[place.key] = MemoryStats()
+            self._places[place.key] = place
         return stats
 
     def allocate(self, place: Place, nbytes: int) -> None:
-        stats = self._stats.get(place) or self._of(place)
+        stats = self._stats.get(place.key) or self._of(place)
         stats.in_use += nbytes
         stats.allocations += 1
         if stats.in_use > stats.peak:
             stats.peak = stats.in_use
 
     def release(self, place: Place, nbytes: int) -> None:
-        stats = self._stats.get(place) or self._of(place)
+        stats = self._stats.get(place.key) or self._of(place)
         stats.in_use -= nbytes
         stats.releases += 1
 
@@ -75,7 +77,7 @@ class MemoryTracker:
 
     def snapshot(self) -> dict[Place, dict[str, int]]:
         """``{place: {"in_use", "peak", "allocations", "releases"}}`` for every place seen."""
-        return {place: stats.as_dict() for place, stats in self._stats.items()}
+        return {self._places[key]: stats.as_dict() for key, stats in self._stats.items()}
 
 
 MEMORY = MemoryTracker()

@@ -51,12 +51,15 @@ class Place:
     (True, False)
     """
 
-    __slots__ = ("kind", "device_id", "_hash")
+    __slots__ = ("kind", "device_id", "_hash", "key")
 
     def __init__(self, kind: str, device_id: int = 0) -> None:
         self.kind = kind
         self.device_id = device_id
-        self._hash = hash((kind, device_id))
+        # what equal places share: counters keyed by it are found without a Python-level
+        # __hash__ and __eq__ (MEMORY counts every allocation)
+        self.key = (kind, device_id)
+        self._hash = hash(self.key)
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Place) and self.kind == other.kind

@@ -40,14 +40,6 @@ def activation_of(op):
     return None
 
 
-def _only_reader(uses, glob, name):
-    """The one op of the global block reading ``name`` (index, op), or (None, None)."""
-    readers = uses.readers.get(name, [])
-    if len(readers) != 1 or readers[0][0] != 0 or name in uses.fetched:
-        return None, None
-    return readers[0][1], glob.ops[readers[0][1]]
-
-
 def _bias_of(op, uses, scope, conv_out, channels):
     """The bias of ``elementwise_add(conv_out, b)`` on the channel axis, or None."""
     if op is None or op.type != "elementwise_add" or op.input("X") != [conv_out]:
@@ -75,12 +67,12 @@ def _fuse_one(program, scope, k, result):
         return False
     out = conv.output("Output")[0]
     channels = glob.var(conv.input("Filter")[0]).shape[0]
-    k_add, add = _only_reader(uses, glob, out)
+    k_add, add = uses.sole_reader(out)
     bias = _bias_of(add, uses, scope, out, channels)
     last, chain = out, [k]
     if bias is not None:
         last, chain = add.output("Out")[0], chain + [k_add]
-    k_act, act = _only_reader(uses, glob, last)
+    k_act, act = uses.sole_reader(last)
     act_spec = activation_of(act) if act is not None and act.input("X") == [last] else None
     if act_spec is not None:
         last, chain = act.output("Out")[0], chain + [k_act]

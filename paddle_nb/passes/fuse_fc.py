@@ -29,13 +29,6 @@ def _matmul(op, glob, uses):
     return cols, w
 
 
-def _next(uses, glob, name):
-    readers = uses.readers.get(name, [])
-    if len(readers) != 1 or readers[0][0] != 0 or name in uses.fetched:
-        return None, None
-    return readers[0][1], glob.ops[readers[0][1]]
-
-
 def _bias(op, glob, uses, out, n_cols):
     if op is None or op.type != "elementwise_add" or op.input("X") != [out]:
         return None
@@ -54,12 +47,12 @@ def _fuse_one(program, k, result):
         return
     cols, w = found
     out = op.output("Out")[0]
-    k_add, add = _next(uses, glob, out)
+    k_add, add = uses.sole_reader(out)
     bias = _bias(add, glob, uses, out, glob.var(w).shape[1])
     if bias is None:
         return
     chain, last = [k, k_add], add.output("Out")[0]
-    k_act, act = _next(uses, glob, last)
+    k_act, act = uses.sole_reader(last)
     if act is not None and act.type == "relu" and act.input("X") == [last]:
         chain, last = chain + [k_act], act.output("Out")[0]
     read = set(op.input_arg_names) | {bias}

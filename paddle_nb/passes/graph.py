@@ -39,6 +39,14 @@ class Uses:
         """True when the op at ``where`` (block, index) is the one op that reads ``name``."""
         return self.readers.get(name, []) == [where] and name not in self.fetched
 
+    def sole_reader(self, name):
+        """(index, op) of the one op of the global block reading ``name``, which is not
+        fetched; (None, None) when there is not exactly one such reader."""
+        readers = self.readers.get(name, [])
+        if len(readers) != 1 or readers[0][0] != 0 or name in self.fetched:
+            return None, None
+        return readers[0][1], self.program.global_block().ops[readers[0][1]]
+
     def written_once(self, name):
         return len(self.writers.get(name, [])) == 1
 
@@ -52,16 +60,16 @@ class Uses:
 
 def rename_input(op, old, new):
     """Make ``op`` read ``new`` wherever it read ``old`` (its OpDesc edited in place)."""
-    for slot in op.desc.inputs:
-        for k, arg in enumerate(slot.arguments):
-            if arg == old:
-                slot.arguments[k] = new
-    op.block.program.bump_version()
+    _rename(op, op.desc.inputs, old, new)
 
 
 def rename_output(op, old, new):
     """Make ``op`` write ``new`` wherever it wrote ``old`` (its OpDesc edited in place)."""
-    for slot in op.desc.outputs:
+    _rename(op, op.desc.outputs, old, new)
+
+
+def _rename(op, slots, old, new):
+    for slot in slots:
         for k, arg in enumerate(slot.arguments):
             if arg == old:
                 slot.arguments[k] = new

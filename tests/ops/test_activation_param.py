@@ -30,20 +30,14 @@ def test_erf_float64_to_1e_15(f):
     np.testing.assert_allclose(got, _math_erf(x), rtol=0, atol=1.5e-15)
 
 
+@pytest.mark.parametrize("dtype, span, count, atol", [
+    (np.float32, 6, 4001, 1e-6), (np.float16, 4, 101, 4e-3)], ids=["float32", "float16"])
 @pytest.mark.parametrize("f", PATHS)
-def test_erf_keeps_float32_and_its_precision(f):
-    x = np.linspace(-6, 6, 4001).astype(np.float32)
+def test_erf_keeps_a_low_precision_dtype_and_its_precision(f, dtype, span, count, atol):
+    x = np.linspace(-span, span, count).astype(dtype)
     got = f(np, x)
-    assert got.dtype == np.float32
-    np.testing.assert_allclose(got, _math_erf(x), rtol=0, atol=1e-6)
-
-
-@pytest.mark.parametrize("f", PATHS)
-def test_erf_keeps_float16(f):
-    x = np.linspace(-4, 4, 101).astype(np.float16)
-    got = f(np, x)
-    assert got.dtype == np.float16
-    np.testing.assert_allclose(got, _math_erf(x), rtol=0, atol=4e-3)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, _math_erf(x), rtol=0, atol=atol)
 
 
 @pytest.mark.parametrize("f", PATHS)

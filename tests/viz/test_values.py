@@ -76,18 +76,7 @@ def test_a_record_without_values_says_how_to_get_them():
 
 
 def test_step_scope_values_say_which_step():
-    prog, startup = pd.Program(), pd.Program()
-    with pd.program_guard(prog, startup):
-        x = pd.layers.data("x", shape=[T, BATCH, IN], append_batch_size=False)
-        h0 = pd.layers.fill_constant(shape=[BATCH, HID], dtype="float32", value=0.0)
-        rnn = pd.layers.StaticRNN()
-        with rnn.step():
-            x_t = rnn.step_input(x)
-            h_pre = rnn.memory(init=h0)
-            h = pd.layers.fc(input=[x_t, h_pre], size=HID, act="tanh")
-            rnn.update_memory(h_pre, h)
-            rnn.step_output(h)
-        out = rnn()
+    prog, startup, _, h, out = rnn_program()
     scope, exe = pd.Scope(), pd.Executor()
     exe.run(startup, scope=scope)
     records = []
@@ -204,6 +193,7 @@ def test_value_summary(value, said):
 
 
 def rnn_program():
+    """A StaticRNN (fc + tanh over [x_t, h_pre]): (prog, startup, x_t, h, out)."""
     prog, startup = pd.Program(), pd.Program()
     with pd.program_guard(prog, startup):
         x = pd.layers.data("x", shape=[T, BATCH, IN], append_batch_size=False)
@@ -216,14 +206,14 @@ def rnn_program():
             rnn.update_memory(h_pre, h)
             rnn.step_output(h)
         out = rnn()
-    return prog, startup, x_t, out
+    return prog, startup, x_t, h, out
 
 
 def test_a_step_blocks_name_stays_in_its_step_scopes(monkeypatch):
     """StaticRNN's step slice of ``x`` is a step-block variable named ``x`` too: the notebook's
     ``x_t`` names it in the step scopes and the step block, never the outer sequence."""
     from paddle_nb.viz import names as names_module
-    prog, startup, x_t, out = rnn_program()
+    prog, startup, x_t, _, out = rnn_program()
     assert x_t.name == "x" and x_t.block.idx == 1
     namespace = {"x_t": x_t, "out": out}
     monkeypatch.setattr(names_module, "_namespace", lambda: namespace)

@@ -170,6 +170,9 @@ interop: venv $(INTEROP_STAMP) $(ZOO_STAMP) $(FLEET_STAMP)
 	  --nb-python $(PY) --paddle-python $(INTEROP_PY)
 	@# PaddlePaddle and paddle_nb in one process, imported in either order (and from_paddle / to_paddle)
 	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(INTEROP_PY) interop/check_coexist.py
+	@# the preamble's mark (op attribute initializes_once) kept and run by PaddlePaddle
+	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(INTEROP_PY) interop/check_initializes_once.py \
+	  --out $(INTEROP_FIXTURES)
 	@# the corpus (interop/README.md): PaddlePaddle's programs, timed; PaddlePaddle runs them as
 	@# paddle_nb writes them; paddle_nb runs them (the coverage table; fails unless all run)
 	$(INTEROP_PY) interop/make_corpus.py --time --out $(INTEROP_CORPUS)

@@ -2,7 +2,10 @@
 
 Run with the interop virtual environment, paddle_nb on the path:
 
-    PYTHONPATH=. .venv-interop/bin/python interop/check_initializes_once.py
+    PYTHONPATH=. .venv-interop/bin/python interop/check_initializes_once.py [--out DIR]
+
+With ``--out`` it also writes PaddlePaddle's own serialization of the program it cloned
+(``DIR/initializes_once.pb``), which tests/framework/test_initializes_once.py reads back.
 
 A program built by paddle_nb without a startup program marks its initializers with the op
 attribute ``initializes_once`` (``paddle_nb/framework/program.py``). PaddlePaddle 2.6.2 does
@@ -37,7 +40,9 @@ def marks(program):
             for op in program.global_block().ops]
 
 
-def main():
+def main(argv=None):
+    args = argv if argv is not None else sys.argv[1:]
+    out = args[args.index("--out") + 1] if "--out" in args else None
     paddle.enable_static()
     prog, h, loss = build()
     ours = [prog.initializes_once(op) for op in prog.global_block().ops]
@@ -47,6 +52,12 @@ def main():
     again = paddle.static.Program.parse_from_string(theirs.desc.serialize_to_string())
     assert marks(again) == ours and marks(theirs.clone()) == ours
     assert pd.Program.parse(theirs.desc.serialize_to_string()).preamble_length() == sum(ours)
+    if out is not None:        # (without the call sites: they name this machine's files)
+        kept = theirs.clone()
+        for op in kept.global_block().ops:
+            op.desc.remove_attr("op_callstack")
+        with open(f"{out}/initializes_once.pb", "wb") as f:
+            f.write(kept.desc.serialize_to_string())
     exe = paddle.static.Executor(paddle.CPUPlace())
     feed = {"x": np.ones((2, 3), "float32")}
     with paddle.static.scope_guard(paddle.static.Scope()):

@@ -102,3 +102,27 @@ def test_the_mark_is_bookkeeping_that_printing_leaves_out():
     from paddle_nb.framework.printer import HIDDEN_ATTRS
     prog, _, _ = _trained_program()
     assert INITIALIZES_ONCE in HIDDEN_ATTRS and INITIALIZES_ONCE not in str(prog)
+
+
+def test_a_program_paddlepaddle_wrote_back_keeps_the_mark():
+    """``interop/check_initializes_once.py`` gave a marked program to PaddlePaddle 2.6.2,
+    which parsed, cloned and serialized it again (``initializes_once.pb``, call sites
+    removed). Read back here it has the same preamble, and training it in one scope runs
+    the initializers once: the second step starts from the first step's weights."""
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "paddle26"
+    prog = pd.Program.parse((path / "initializes_once.pb").read_bytes())
+    ops = prog.global_block().ops
+    assert prog.preamble_length() == 3
+    assert [prog.initializes_once(op) for op in ops[:3]] == [True] * 3
+    assert not any(prog.initializes_once(op) for op in ops[3:])
+    scope, exe = pd.Scope(), pd.Executor()
+    feed = {"x": np.ones((2, 3), "float32")}
+    exe.run(prog, feed=feed, scope=scope)
+    weight = next(n for n in scope.local_var_names() if n.endswith(".w_0"))
+    tensor = scope.find_var(weight).get_tensor()
+    tensor.set(np.full(tensor.numpy().shape, 0.5, "float32"), pd.CPUPlace())
+    exe.run(prog, feed=feed, scope=scope)
+    # one SGD step (learning rate 0.1) from 0.5, not a fresh random initialization
+    np.testing.assert_allclose(tensor.numpy(), 0.5, atol=0.1)
+    assert not np.array_equal(tensor.numpy(), np.full(tensor.numpy().shape, 0.5))

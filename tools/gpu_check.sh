@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The checks that need a CUDA device, in one run: every test that has a real-CuPy case
+# (the `device` fixture's "cupy" parameter and the GPU cases of the PaddlePaddle comparisons),
+# then `python -m bench gpu` (paddle_nb on GPUPlace(0) against hand-written CuPy and PyTorch).
+# Needs CuPy, pytest (with pytest-xdist and pytest-timeout), hypothesis, scipy and protobuf in
+# the Python it is given; paddle_nb is imported from this checkout.
+#
+#   tools/gpu_check.sh [python] [out-dir]      # defaults: python3, ./gpu_out
+#
+# Writes tests.log, junit.xml, bench.log and gpu.json into out-dir; each part has its own time
+# limit (TEST_LIMIT, BENCH_LIMIT seconds) so that one slow part leaves the other's figures.
+set -u
+PY=${1:-python3}
+OUTDIR=${2:-gpu_out}
+mkdir -p "$OUTDIR"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+"$PY" -c "import sys, numpy, cupy, google.protobuf as p; print(sys.version.split()[0], 'numpy', numpy.__version__, 'cupy', cupy.__version__, 'protobuf', p.__version__)"
+FILES=$(grep -l "device\b\|cupy\|GPUPlace" tests/core/test_place.py tests/core/test_tensor.py \
+        tests/executor/test_gpu.py tests/ops/test_*.py)
+XDIST="-n ${WORKERS:-8}"; [ "${WORKERS:-8}" = 0 ] && XDIST=""
+timeout "${TEST_LIMIT:-300}" "$PY" -m pytest $FILES -k cupy -q $XDIST \
+    -p no:randomly --timeout 120 -rfE --tb=short --junitxml="$OUTDIR/junit.xml" \
+    > "$OUTDIR/tests.log" 2>&1
+echo "tests: exit $?"; tail -n 40 "$OUTDIR/tests.log" | grep -v "^$" | tail -n 25
+timeout "${BENCH_LIMIT:-200}" "$PY" -m bench gpu --json "$OUTDIR/gpu.json" > "$OUTDIR/bench.log" 2>&1
+echo "bench: exit $?"; cat "$OUTDIR/bench.log" | tail -n 30

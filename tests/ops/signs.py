@@ -28,3 +28,19 @@ def sign_free_axis(program, name):
             if name in names and (op.type, slot) in SIGN_FREE:
                 return SIGN_FREE[(op.type, slot)]
     return None
+
+
+def sign_dependent_grads(program):
+    """The gradients (``x@GRAD``) of the variables upstream of a sign-free op in ``program``'s
+    global block: a loss over eigenvectors has a gradient that follows the signs each device
+    picked, so two devices' gradients differ and both are right."""
+    ops = [op for op in program.global_block().ops if not op.type.endswith("_grad")]
+    read = {n for op in ops for n in op.input_arg_names}
+    # (eigvalsh's eigenvectors feed only its gradient, through v v^T: no sign survives)
+    upstream = {n for op in ops for slot, names in op.outputs.items()
+                if (op.type, slot) in SIGN_FREE and read.intersection(names)
+                for n in op.input_arg_names}
+    for op in reversed(ops):
+        if upstream.intersection(op.output_arg_names):
+            upstream.update(op.input_arg_names)
+    return {f"{n}@GRAD" for n in upstream}

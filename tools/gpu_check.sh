@@ -16,8 +16,8 @@ mkdir -p "$OUTDIR"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 "$PY" -c "import sys, numpy, cupy, google.protobuf as p; print(sys.version.split()[0], 'numpy', numpy.__version__, 'cupy', cupy.__version__, 'protobuf', p.__version__)"
-FILES=$(grep -l "device\b\|cupy\|GPUPlace" tests/core/test_place.py tests/core/test_tensor.py \
-        tests/executor/test_gpu.py tests/ops/test_*.py)
+# every test module with a GPU case: the `device` fixture, or a test of its own on GPUPlace
+FILES=$(grep -rlE "GPUPlace|[(, ]device[,)]" tests --include="test_*.py" | sort)
 XDIST="-n ${WORKERS:-8}"; [ "${WORKERS:-8}" = 0 ] && XDIST=""
 timeout "${TEST_LIMIT:-300}" "$PY" -m pytest $FILES -k cupy -q $XDIST \
     -p no:randomly --timeout 120 -rfE --tb=short --junitxml="$OUTDIR/junit.xml" \

@@ -48,6 +48,7 @@ def mlp(cupy, gpu):
 
 
 def profile(name, run, sync, runs):
+    from cupyx.profiler import benchmark
     for _ in range(3):
         run()
     sync()
@@ -56,6 +57,9 @@ def profile(name, run, sync, runs):
         run()
     sync()
     print(f"== {name}: {(time.perf_counter() - start) / runs * 1e3:.2f} ms a run ==")
+    # the host's time per run against the device's (CUDA events around each run): the larger
+    # says whether launching (host) or computing (device) bounds the run
+    print(benchmark(run, n_repeat=runs, n_warmup=2))
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(runs):
@@ -67,6 +71,28 @@ def profile(name, run, sync, runs):
     stats.sort_stats("cumulative").print_stats(22)
 
 
+def conv_forms(cupy):
+    """ResNet-18's convolutions at batch 2 and 32 on the device: the kernel as it chooses
+    (conv.conv_forward: a GEMM per image for large images) against the batch-merged form
+    (conv._forward_merged: one GEMM per group), host and device time of each."""
+    from cupyx.profiler import benchmark
+    from paddle_nb.ops import conv
+    shapes = [(64, 3, 7, 2, 3, 224), (64, 64, 3, 1, 1, 56), (128, 64, 3, 2, 1, 56),
+              (128, 128, 3, 1, 1, 28), (256, 256, 3, 1, 1, 14), (512, 512, 3, 1, 1, 7)]
+    rng = numpy.random.default_rng(0)
+    for batch in (2, 32):
+        for m, c, k, s, p, hw in shapes:
+            x = cupy.asarray(rng.standard_normal((batch, c, hw, hw), "float32"))
+            w = cupy.asarray(rng.standard_normal((m, c, k, k), "float32"))
+            o = (hw + 2 * p - k) // s + 1
+            args = ((s, s), (p, p, p, p), (1, 1), (o, o), 1)
+            for label, fn in (("chosen", conv.conv_forward), ("merged", conv._forward_merged)):
+                r = benchmark(fn, (cupy, x, w) + args, n_repeat=20, n_warmup=3)
+                print(f"conv b{batch} {m}x{c}x{k}x{k} s{s} on {hw}x{hw} {label}: host "
+                      f"{r.cpu_times.mean() * 1e6:.0f} us, device "
+                      f"{r.gpu_times.mean() * 1e6:.0f} us")
+
+
 def main():
     if not pd.core.gpu_available():
         print("profile_gpu: needs CuPy and a CUDA device")
@@ -76,6 +102,7 @@ def main():
     gpu, sync = pd.GPUPlace(0), cupy.cuda.Device().synchronize
     profile("ResNet-18 inference, batch 2", resnet(cupy, gpu), sync, runs)
     profile("MLP train step, batch 64", mlp(cupy, gpu), sync, runs)
+    conv_forms(cupy)
 
 
 if __name__ == "__main__":

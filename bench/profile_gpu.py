@@ -93,6 +93,29 @@ def conv_forms(cupy):
                       f"{r.gpu_times.mean() * 1e6:.0f} us")
 
 
+def gemm_forms(cupy):
+    """The host cost of one float32 GEMM through CuPy's entry points (matmul, dot, and
+    cuBLAS's gemm), for a conv's shape and an MLP's."""
+    from cupyx.profiler import benchmark
+    from cupy import cublas
+    rng = numpy.random.default_rng(0)
+    for m, k, n in ((64, 576, 6272), (64, 784, 256), (256, 2304, 392)):
+        a = cupy.asarray(rng.standard_normal((m, k), "float32"))
+        b = cupy.asarray(rng.standard_normal((k, n), "float32"))
+        for label, fn in (("matmul", cupy.matmul), ("dot", cupy.dot),
+                          ("cublas.gemm", lambda a, b: cublas.gemm("N", "N", a, b))):
+            r = benchmark(fn, (a, b), n_repeat=50, n_warmup=5)
+            print(f"gemm {m}x{k}x{n} {label}: host {r.cpu_times.mean() * 1e6:.0f} us, "
+                  f"device {r.gpu_times.mean() * 1e6:.0f} us")
+    x = cupy.asarray(rng.standard_normal((2, 64, 56, 56), "float32"))
+    calls = (("add", lambda: x + x), ("multiply in place", lambda: cupy.multiply(x, 2, out=x)),
+             ("reshape", lambda: x.reshape(2, 64, -1)), ("empty", lambda: cupy.empty_like(x)))
+    for label, fn in calls:
+        r = benchmark(fn, (), n_repeat=50, n_warmup=5)
+        print(f"call {label}: host {r.cpu_times.mean() * 1e6:.1f} us, "
+              f"device {r.gpu_times.mean() * 1e6:.1f} us")
+
+
 def main():
     if not pd.core.gpu_available():
         print("profile_gpu: needs CuPy and a CUDA device")
@@ -103,6 +126,7 @@ def main():
     profile("ResNet-18 inference, batch 2", resnet(cupy, gpu), sync, runs)
     profile("MLP train step, batch 64", mlp(cupy, gpu), sync, runs)
     conv_forms(cupy)
+    gemm_forms(cupy)
 
 
 if __name__ == "__main__":

@@ -198,7 +198,8 @@ def _module():
                            __name__="cupy")
     module.cuda = types.SimpleNamespace(
         Device=_Device,
-        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1,
+                                      getDeviceProperties=lambda i: {"name": b"fake CuPy"}))
 
     module.__getattr__ = lambda name: _on_device(getattr(numpy, name), f"cupy.{name}")
     return module

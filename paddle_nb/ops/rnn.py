@@ -10,10 +10,15 @@ gates and the new state. The ``Reserve`` output (PaddlePaddle's opaque buffer fo
 the backward pass) holds those scopes, in the order they ran, until ``rnn_grad``
 has read them; they go with the run's scope. With ``SequenceLength``, a step past
 a sequence's end keeps its state and writes zeros to ``Out``, as PaddlePaddle does.
+
+It computes the way a one-thread CPU library does (rnn_cells.py): per layer, the input
+projection of every step and both directions is one GEMM before the loop, and a step is
+one stacked GEMM for both directions plus gate activations in place; the step scopes
+hold views of the layer's buffers, made after its loop. The weights are laid out once
+per set of weight arrays. A test-mode run (``is_test``) that nobody watches keeps no
+step scopes (``RawContext.run_unwatched``): no backward pass reads them, and nobody could
+see them; a watched run (the explorer's, a recorded one) has them all.
 """
-
-from typing import Any
-
 import numpy
 
 from paddle_nb.core.scope import StepScopes
@@ -119,6 +124,67 @@ def _weights(ctx, k, dirs, layers):
     return [ctx.tensor(names[j]).array() for j in _weight_positions(k, layers * dirs)]
 
 
+# the layouts last made: (mode, directions, weight names) -> (the arrays, their layout)
+_LAYOUTS: dict = {}
+_LAYOUTS_KEPT = 16
+
+
+def _layer_weights(ctx, cell, layer, dirs, layers):
+    """One layer's weights as its sweep wants them: (W_ih^T [width, D * gates * hidden], the
+    bias of the gate buffer [D, gates * hidden], W_hh^T [D, hidden, gates * hidden], b_hh [D,
+    1, gates * hidden] or None where it is in the first bias), every gate axis in the cell's
+    ``order``. Laid out once per set of weight arrays: a kernel never writes into an array
+    it was given (LoDTensor.hold), so the same array objects hold the same values (a new
+    value is a new array); the cache holds the arrays, so their ids stay theirs."""
+    names, n = ctx.input_names("WeightList"), layers * dirs
+    ks = range(layer * dirs, (layer + 1) * dirs)
+    picks = [j for first, step in ((0, 0), (0, 1), (2 * n, 0), (2 * n, 1))
+             for j in (first + 2 * k + step for k in ks)]
+    arrays = [ctx.tensor(names[j]).array() for j in picks]
+    key = (cell.mode, dirs, tuple([names[j] for j in picks]))
+    hit = _LAYOUTS.get(key)
+    if hit is not None and all([a is b for a, b in zip(hit[0], arrays)]):
+        return hit[1]
+    layout = _lay_out(ctx.xp, cell, dirs, arrays)
+    if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+        _LAYOUTS.pop(next(iter(_LAYOUTS)))
+    _LAYOUTS[key] = (arrays, layout)
+    return layout
+
+
+def _lay_out(xp, cell, dirs, arrays):
+    """The layout of :func:`_layer_weights` from the layer's W_ih, W_hh, b_ih, b_hh (each
+    ``dirs`` of them, in that order)."""
+    w_ih, w_hh, b_ih, b_hh = (arrays[j] if dirs == 1 else xp.concatenate(arrays[j:j + dirs])
+                              for j in range(0, 4 * dirs, dirs))
+    hidden = w_hh.shape[-1]
+    if cell.fold_hh_bias:
+        b_ih, b_hh = b_ih + b_hh, None
+    if cell.order is not None:
+        w_ih, w_hh, b_ih = (_reorder(xp, w, cell, dirs) for w in (w_ih, w_hh, b_ih))
+    w_hh_t = xp.ascontiguousarray(w_hh.reshape(dirs, -1, hidden).transpose(0, 2, 1))
+    b_ih = b_ih.reshape(dirs, -1)
+    return w_ih.T, b_ih, w_hh_t, (None if b_hh is None else b_hh.reshape(dirs, 1, -1))
+
+
+def _reorder(xp, w, cell, dirs):
+    """``w`` [D * gates * hidden, ...] with each direction's gate blocks in ``cell.order``
+    (a block's rows are contiguous: hidden x width values)."""
+    return xp.take(w.reshape(dirs, cell.gates, -1), cell.order, axis=1).reshape(w.shape)
+
+
+def _gate_buffer(xp, layer_in, w_ih_t, bias, dirs):
+    """[S, D, batch, gates * hidden]: every step's input projection plus ``bias``, in the order
+    the directions run (the backward direction's step s is time T-1-s); one GEMM."""
+    steps, batch, width = layer_in.shape
+    xg = (layer_in.reshape(-1, width) @ w_ih_t).reshape(steps, batch, dirs, -1)
+    g = xp.empty((steps, dirs, batch, xg.shape[-1]), dtype=xg.dtype)
+    xp.add(xg[:, :, 0], bias[0], out=g[:, 0])
+    if dirs == 2:
+        xp.add(xg[::-1, :, 1], bias[1], out=g[:, 1])
+    return g
+
+
 def _alive(ctx, steps):
     """[T, batch, 1] bools: is step t within sequence b? None without SequenceLength."""
     names = ctx.input_names("SequenceLength")
@@ -129,40 +195,55 @@ def _alive(ctx, steps):
     return (xp.arange(steps)[:, None] < lengths[None, :])[:, :, None]
 
 
-def _step_scope(ctx, label, index, arrays, made):
-    """A kid scope holding ``arrays`` (named by ``index``) as its variables."""
-    return ctx.new_scope_holding(label, index, arrays, sum([a.nbytes for a in made]))
+def _step_masks(xp, alive, dirs):
+    """(alive by step [S, D, batch, 1], per step None or where a sequence has ended)."""
+    if alive is None:
+        return None, None
+    by_step = xp.stack([alive, alive[::-1]][:dirs], axis=1)
+    ended = ~by_step
+    any_ended = ended.any(axis=(1, 2, 3)).tolist()
+    return by_step, [e if a else None for e, a in zip(ended, any_ended)]
 
 
-def _run_direction(ctx, cell, rows, h, c, weights, alive, reverse, label, index):
-    """One layer-direction over time: its output [T, batch, hidden], final h, c, step scopes.
-
-    ``rows`` is (the layer's input [T, batch, width], its dropout scale or None).
-    """
-    xp = ctx.xp
-    layer_in, drop = rows
-    w_ih, w_hh, b_ih, b_hh = weights
-    xg = layer_in @ w_ih.T + b_ih           # every step's input projection in one matmul
-    steps = layer_in.shape[0]
-    out = xp.zeros(layer_in.shape[:2] + (w_hh.shape[1],), dtype=layer_in.dtype)
-    scopes = []
-    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        values = cell.step(xp, xg[t], h, c, w_hh, b_hh)
-        if alive is not None:               # past its length a sequence keeps its state
-            values["h"] = xp.where(alive[t], values["h"], h)
-            if c is not None:
-                values["c"] = xp.where(alive[t], values["c"], c)
-            out[t] = xp.where(alive[t], values["h"], 0)
-            values["mask"] = alive[t]
+def _layer_out(xp, hs, alive, dirs):
+    """The layer's output [T, batch, D * hidden] from the sweep's h [S, D, batch, hidden]:
+    zeros past each sequence's end, as PaddlePaddle writes."""
+    steps, _, batch, hidden = hs.shape
+    out = xp.empty((steps, batch, dirs * hidden), dtype=hs.dtype)
+    for d in range(dirs):
+        src, dst = (hs[:, 0] if d == 0 else hs[::-1, 1]), out[:, :, d * hidden:(d + 1) * hidden]
+        if alive is None:
+            xp.copyto(dst, src)
         else:
-            out[t] = values["h"]
-        made = list(values.values())
-        values.update(x=layer_in[t], h_prev=h, c_prev=c,
-                      dropout=drop[t] if drop is not None else None)
-        scopes.append(_step_scope(ctx, f"{label} step {t}", index,
-                                  [values.get(name) for name in index], made))
-        h, c = values["h"], values.get("c")
-    return out, h, c, scopes
+            xp.multiply(src, alive, out=dst)
+    return out
+
+
+def _keep_steps(ctx, kept, columns, layout, label, made, reverse):
+    """Append one direction's step scopes to ``kept``, in the order its steps ran: step s
+    holds the s-th entry of each column (name -> list of arrays, in run order); ``made``:
+    the bytes of one step's own values."""
+    index = {name: k for k, name in enumerate(layout)}
+    rows = zip(*[columns[name] for name in layout])
+    steps, new = len(columns["x"]), ctx.new_scope_holding
+    times = range(steps - 1, -1, -1) if reverse else range(steps)
+    for t, row in zip(times, rows):
+        kept.append(new(f"{label} step {t}", index, list(row), made))
+
+
+def _columns(cell, values, layer_in, h0, c0, masks, drop, d):
+    """Direction d's step values as columns in run order: {name: [array per step]}."""
+    rows = (lambda a: list(a)) if d == 0 else (lambda a: list(a[::-1]))  # noqa: E731
+    cols = {name: list(values[name][:, d]) for name in cell.names}
+    cols["x"] = rows(layer_in)
+    cols["h_prev"] = [h0[d]] + cols["h"][:-1]
+    if c0 is not None:
+        cols["c_prev"] = [c0[d]] + cols["c"][:-1]
+    if masks is not None:
+        cols["mask"] = list(masks[:, d])
+    if drop is not None:
+        cols["dropout"] = rows(drop)
+    return cols
 
 
 def _dropout(ctx, shape, dtype):
@@ -179,30 +260,35 @@ def _rnn(ctx):
     attrs, xp = ctx.attrs, ctx.xp
     cell, layers = CELLS[attrs["mode"]], attrs["num_layers"]
     dirs, names = step_layout(attrs)
-    names += ("mask",) if ctx.input_names("SequenceLength") else ()
     layer_in = ctx.tensor(ctx.input_names("Input")[0]).array()
     states = [ctx.tensor(n).array() for n in ctx.input_names("PreState")]
     alive = _alive(ctx, layer_in.shape[0])
-    finals: list[list[Any]] = [[], []]
+    masks, dead = _step_masks(xp, alive, dirs)
+    names += ("mask",) if alive is not None else ()
+    finals = [xp.empty_like(s) for s in states]
     kept, drop = StepScopes(), None
+    # a test-mode run nobody watches keeps no step scopes: no rnn_grad reads them, and no one
+    # could see them (a watched run, the explorer's, has them all)
+    keep = not (attrs["is_test"] and ctx.run_unwatched())
     for layer in range(layers):
         if layer > 0:
             drop = _dropout(ctx, layer_in.shape, layer_in.dtype)
             layer_in = layer_in if drop is None else layer_in * drop
         layout = names + (("dropout",) if drop is not None else ())
-        index = {name: k for k, name in enumerate(layout)}
-        outs = []
-        for d in range(dirs):
-            k = layer * dirs + d
-            c0 = states[1][k] if cell.has_c else None
-            out, h, c, scopes = _run_direction(
-                ctx, cell, (layer_in, drop), states[0][k], c0, _weights(ctx, k, dirs, layers),
-                alive, d == 1, f"layer {layer} {DIRECTIONS[d]}", index)
-            outs.append(out)
-            kept.extend(scopes)
-            finals[0].append(h)
-            finals[1].append(c)
-        layer_in = outs[0] if dirs == 1 else xp.concatenate(outs, axis=-1)
+        here = slice(layer * dirs, (layer + 1) * dirs)
+        h0 = states[0][here]
+        c0 = states[1][here] if cell.has_c else None
+        w_ih_t, bias, w_hh_t, b_hh = _layer_weights(ctx, cell, layer, dirs, layers)
+        g = _gate_buffer(xp, layer_in, w_ih_t, bias, dirs)
+        values = cell.sweep(xp, g, h0, c0, w_hh_t, b_hh, dead)
+        made = sum([values[name][0, 0].nbytes for name in cell.names]) if len(g) else 0
+        for d in range(dirs if keep else 0):
+            columns = _columns(cell, values, layer_in, h0, c0, masks, drop, d)
+            _keep_steps(ctx, kept, columns, layout, f"layer {layer} {DIRECTIONS[d]}", made,
+                        d == 1)
+        for final, state, key in zip(finals, (h0, c0), ("h", "c")):
+            final[here] = values[key][-1] if layer_in.shape[0] else state
+        layer_in = _layer_out(xp, values["h"], alive, dirs)
     _write_outputs(ctx, layer_in, finals, cell, kept, drop)
 
 
@@ -210,7 +296,7 @@ def _write_outputs(ctx, out, finals, cell, kept, drop):
     xp, place = ctx.xp, ctx.place
     ctx.out_tensor(ctx.output_names("Out")[0]).set(out, place)
     for name, values in zip(ctx.output_names("State"), finals[:2 if cell.has_c else 1]):
-        ctx.out_tensor(name).set(xp.stack(values), place)
+        ctx.out_tensor(name).set(values, place)
     reserve = ctx.output_names("Reserve")[0]
     (ctx.scope.find_var(reserve) or ctx.scope.var(reserve)).set_value(kept)
     # like PaddlePaddle, the last dropout mask (kept values as 1); empty without dropout
@@ -251,6 +337,10 @@ def _kept_scopes(ctx, count):
     name = ctx.input_names("Reserve")[0]
     var = ctx.scope.find_var(name)
     kept = var.holder_type() if var is not None else None
+    if kept is StepScopes and not var.get(StepScopes) and ctx.attrs["is_test"]:
+        raise ValueError(f"rnn_grad: the rnn op ran with is_test=True, which keeps no step "
+                         f"scopes for a backward pass (Reserve '{name}' is empty); build the "
+                         "network in training mode (is_test=False) to take gradients")
     if kept is not StepScopes or len(var.get(StepScopes)) != count:
         raise ValueError(f"rnn_grad: Reserve '{name}' holds no step scopes of this run's rnn op "
                          f"(it holds {kept.__name__ if kept else 'nothing'}); run rnn and "

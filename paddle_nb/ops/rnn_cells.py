@@ -1,38 +1,70 @@
-"""The cells of PaddlePaddle's fused ``rnn`` op: one time step, forward and backward.
+"""The cells of PaddlePaddle's fused ``rnn`` op: every time step forward, one step backward.
 
-A cell turns the step's input projection ``xg = x @ W_ih^T + b_ih`` (computed for
-every step at once, before the loop) and the previous state into the step's named
-values: its gates and its new state, exactly the tensors a step scope holds. Gate
-blocks sit in the weights in PaddlePaddle's order (checked against 2.6.2):
+A cell's ``sweep`` runs one layer over all its time steps, both directions at once
+(stacked on an axis D: the forward direction's step s is time s, the backward's is
+time T-1-s, and neither depends on the other). It starts from the gate buffer
+``g`` [S, D, batch, gates * hidden] that already holds every step's input
+projection ``x W_ih^T`` plus the biases that can go there (one GEMM before the
+loop), and per step adds ``h_prev W_hh^T`` (one stacked GEMM) and applies the
+gate activations in place on views of ``g``. Nothing is allocated per step: the
+new states go into buffers made once, and the values a step scope holds (the
+gates, the new state) are views of them. Gate blocks sit in PaddlePaddle's
+weights in its order (checked against 2.6.2):
 
 - LSTM: i, f, c~, o;  c = f * c_prev + i * c~,  h = o * tanh(c)
 - GRU:  r, z, c~;     c~ = tanh(xc + r * (W_hc h_prev + b_hc)),  h = z * h_prev + (1 - z) * c~
 - RNN_TANH / RNN_RELU: h = act(xg + W_hh h_prev + b_hh)
 
-``back`` reads those same values and returns the gradients of the step's
-pre-activations: ``(d_xg, d_hg, dh_prev_direct, dc_prev)``, where ``d_xg`` feeds
-W_ih, b_ih and the input, and ``d_hg`` feeds W_hh, b_hh and ``h_prev``.
+The LSTM's sweep wants them as i, f, o, c~ (``order``): the three sigmoids are then one
+call on one block. ``back`` reads one step's values and returns the gradients of the
+step's pre-activations in PaddlePaddle's order: ``(d_xg, d_hg, dh_prev_direct,
+dc_prev)``, where ``d_xg`` feeds W_ih, b_ih and the input, and ``d_hg`` W_hh, b_hh
+and ``h_prev``.
 """
 
-__all__ = ["CELLS", "Cell"]
+import itertools
+
+from paddle_nb.ops.activation_param import scipy_special
+
+__all__ = ["CELLS", "Cell", "sigmoid_into"]
 
 
-def _sigmoid_of(xp, x):
-    """1 / (1 + exp(-x)) in a new array, computed in place in it (the same roundings)."""
-    s = xp.negative(x)
-    xp.exp(s, out=s)
-    s += 1
-    return xp.reciprocal(s, out=s)
+def _sigmoid_chain(xp):
+    def sigmoid(x, out):
+        """1 / (1 + exp(-x)) written into ``out`` (x itself allowed), four ufuncs."""
+        xp.negative(x, out=out)
+        xp.exp(out, out=out)
+        out += 1
+        return xp.reciprocal(out, out=out)
+    return sigmoid
+
+
+def sigmoid_into(xp):
+    """A function ``(x, out)`` writing the logistic sigmoid of x into out: SciPy's ``expit``
+    (one pass) for NumPy arrays when SciPy is there, else four ``xp`` ufuncs."""
+    special = scipy_special() if xp.__name__ == "numpy" else None
+    return special.expit if special is not None else _sigmoid_chain(xp)
 
 
 class Cell:
-    """A mode's step rule: ``gates`` weight blocks, the names a step scope holds."""
+    """A mode's step rule: ``gates`` weight blocks, the names a step scope holds, the order
+    of the gate blocks its sweep wants (None: PaddlePaddle's), and whether b_hh can be
+    added to the input projection before the loop (``fold_hh_bias``)."""
+
+    order: tuple[int, ...] | None = None
+    fold_hh_bias = True
 
     def __init__(self, mode, gates, names, has_c):
         self.mode, self.gates, self.names, self.has_c = mode, gates, names, has_c
 
-    def step(self, xp, xg, h_prev, c_prev, w_hh, b_hh):
-        """{name: array} of the step: gates and the new c (LSTM) and h."""
+    def sweep(self, xp, g, h, c, w_hh, b_hh, dead):
+        """Run every step; {name: [S, D, batch, n] array} of the values the step scopes hold.
+
+        ``g``: the gate buffer (written in place); ``h``, ``c``: the initial states [D,
+        batch, hidden] (c None without one); ``w_hh``: [D, hidden, gates * hidden] (the
+        sweep's gate order); ``b_hh``: [D, 1, gates * hidden] or None when folded into g;
+        ``dead``: per step None or a [D, batch, 1] bool array, True where a sequence has
+        ended (it keeps its state)."""
         raise NotImplementedError
 
     def back(self, xp, v, dh, dc):
@@ -40,19 +72,37 @@ class Cell:
         raise NotImplementedError
 
 
+def _deads(dead):
+    return dead if dead is not None else itertools.repeat(None)
+
+
 class LSTMCell(Cell):
-    def step(self, xp, xg, h_prev, c_prev, w_hh, b_hh):
-        gates = h_prev @ w_hh.T              # xg + h W^T + b, added in that order, in place
-        gates += xg
-        gates += b_hh
-        n = gates.shape[-1] // 4
-        s = _sigmoid_of(xp, gates)           # every block's sigmoid at once: 4 ufuncs, not 12,
-        cc = s[..., 2 * n:3 * n]             # then c~'s block overwritten with its tanh
-        xp.tanh(gates[..., 2 * n:3 * n], out=cc)
-        i, f, o = s[..., :n], s[..., n:2 * n], s[..., 3 * n:]
-        c = f * c_prev
-        c += i * cc
-        return {"i": i, "f": f, "c~": cc, "o": o, "c": c, "h": o * xp.tanh(c)}
+    order = (0, 1, 3, 2)                 # i, f, o, c~: one sigmoid call over i, f, o
+
+    def sweep(self, xp, g, h, c, w_hh, b_hh, dead):
+        n = g.shape[-1] // 4
+        cs = xp.empty(g.shape[:-1] + (n,), dtype=g.dtype)
+        hs = xp.empty_like(cs)
+        tmp, prod = xp.empty(g.shape[1:], dtype=g.dtype), xp.empty(cs.shape[1:], dtype=g.dtype)
+        matmul, add, mul, tanh, copyto = xp.matmul, xp.add, xp.multiply, xp.tanh, xp.copyto
+        sigmoid = sigmoid_into(xp)
+        i_, f_, o_, cc_ = g[..., :n], g[..., n:2 * n], g[..., 2 * n:3 * n], g[..., 3 * n:]
+        for gt, sg, i, f, o, cc, ct, ht, dt in zip(g, g[..., :3 * n], i_, f_, o_, cc_, cs, hs,
+                                                   _deads(dead)):
+            matmul(h, w_hh, out=tmp)
+            add(gt, tmp, out=gt)
+            sigmoid(sg, out=sg)
+            tanh(cc, out=cc)
+            mul(f, c, out=ct)
+            mul(i, cc, out=prod)
+            add(ct, prod, out=ct)
+            tanh(ct, out=ht)
+            mul(ht, o, out=ht)
+            if dt is not None:           # past its length a sequence keeps its state
+                copyto(ct, c, where=dt)
+                copyto(ht, h, where=dt)
+            h, c = ht, ct
+        return {"i": i_, "f": f_, "c~": cc_, "o": o_, "c": cs, "h": hs}
 
     def back(self, xp, v, dh, dc):
         i, f, cc, o = v["i"], v["f"], v["c~"], v["o"]
@@ -64,17 +114,33 @@ class LSTMCell(Cell):
 
 
 class GRUCell(Cell):
-    def step(self, xp, xg, h_prev, c_prev, w_hh, b_hh):
-        hg = h_prev @ w_hh.T
-        hg += b_hh
-        n = hg.shape[-1] // 3
-        rz = _sigmoid_of(xp, xg[..., :2 * n] + hg[..., :2 * n])
-        r, z, hc = rz[..., :n], rz[..., n:], hg[..., 2 * n:]
-        cc = r * hc
-        cc += xg[..., 2 * n:]
-        xp.tanh(cc, out=cc)
-        # hc (W_hc h_prev + b_hc) is kept: the gradient of r needs it ("reset after")
-        return {"r": r, "z": z, "c~": cc, "hc": hc, "h": z * h_prev + (1 - z) * cc}
+    fold_hh_bias = False                 # b_hc sits inside r * (W_hc h_prev + b_hc)
+
+    def sweep(self, xp, g, h, c, w_hh, b_hh, dead):
+        n = g.shape[-1] // 3
+        hg = xp.empty_like(g)            # h_prev W_hh^T + b_hh of every step (hc is kept)
+        hs = xp.empty(g.shape[:-1] + (n,), dtype=g.dtype)
+        prod = xp.empty(hs.shape[1:], dtype=g.dtype)
+        matmul, add, sub, mul, tanh, copyto = (xp.matmul, xp.add, xp.subtract, xp.multiply,
+                                               xp.tanh, xp.copyto)
+        sigmoid = sigmoid_into(xp)
+        r_, z_, cc_, hc_ = g[..., :n], g[..., n:2 * n], g[..., 2 * n:], hg[..., 2 * n:]
+        for hgt, grz, hrz, r, z, cc, hc, ht, dt in zip(hg, g[..., :2 * n], hg[..., :2 * n], r_,
+                                                       z_, cc_, hc_, hs, _deads(dead)):
+            matmul(h, w_hh, out=hgt)
+            add(hgt, b_hh, out=hgt)
+            add(grz, hrz, out=grz)
+            sigmoid(grz, out=grz)
+            mul(r, hc, out=prod)
+            add(cc, prod, out=cc)
+            tanh(cc, out=cc)
+            sub(h, cc, out=ht)           # z * h_prev + (1 - z) * c~ = c~ + z * (h_prev - c~)
+            mul(ht, z, out=ht)
+            add(ht, cc, out=ht)
+            if dt is not None:
+                copyto(ht, h, where=dt)
+            h = ht
+        return {"r": r_, "z": z_, "c~": cc_, "hc": hc_, "h": hs}
 
     def back(self, xp, v, dh, dc):
         r, z, cc = v["r"], v["z"], v["c~"]
@@ -87,9 +153,19 @@ class GRUCell(Cell):
 
 
 class SimpleCell(Cell):
-    def step(self, xp, xg, h_prev, c_prev, w_hh, b_hh):
-        pre = xg + h_prev @ w_hh.T + b_hh
-        return {"h": xp.tanh(pre) if self.mode == "RNN_TANH" else xp.maximum(pre, 0)}
+    def sweep(self, xp, g, h, c, w_hh, b_hh, dead):
+        tmp = xp.empty(g.shape[1:], dtype=g.dtype)
+        matmul, add, copyto = xp.matmul, xp.add, xp.copyto
+        relu = self.mode == "RNN_RELU"
+        act, arg = (xp.maximum, (0,)) if relu else (xp.tanh, ())
+        for gt, dt in zip(g, _deads(dead)):
+            matmul(h, w_hh, out=tmp)
+            add(gt, tmp, out=gt)
+            act(gt, *arg, out=gt)
+            if dt is not None:
+                copyto(gt, h, where=dt)
+            h = gt
+        return {"h": g}
 
     def back(self, xp, v, dh, dc):
         h = v["h"]

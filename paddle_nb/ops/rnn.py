@@ -162,9 +162,13 @@ def _lay_out(xp, cell, dirs, arrays):
         b_ih, b_hh = b_ih + b_hh, None
     if cell.order is not None:
         w_ih, w_hh, b_ih = (_reorder(xp, w, cell, dirs) for w in (w_ih, w_hh, b_ih))
-    w_hh_t = xp.ascontiguousarray(w_hh.reshape(dirs, -1, hidden).transpose(0, 2, 1))
-    b_ih = b_ih.reshape(dirs, -1)
-    return w_ih.T, b_ih, w_hh_t, (None if b_hh is None else b_hh.reshape(dirs, 1, -1))
+    per_gate = (1, 0, 2, 3)              # [D, gates, ...] -> [gates, D, ...]
+    w_hh_t = xp.ascontiguousarray(
+        w_hh.reshape(dirs, cell.gates, hidden, hidden).transpose(1, 0, 3, 2))
+    if b_hh is not None:
+        b_hh = xp.ascontiguousarray(b_hh.reshape(dirs, cell.gates, 1, hidden)
+                                    .transpose(per_gate))
+    return w_ih.T, b_ih.reshape(dirs, cell.gates, 1, hidden), w_hh_t, b_hh
 
 
 def _reorder(xp, w, cell, dirs):
@@ -174,14 +178,16 @@ def _reorder(xp, w, cell, dirs):
 
 
 def _gate_buffer(xp, layer_in, w_ih_t, bias, dirs):
-    """[S, D, batch, gates * hidden]: every step's input projection plus ``bias``, in the order
-    the directions run (the backward direction's step s is time T-1-s); one GEMM."""
+    """[S, gates, D, batch, hidden]: every step's input projection plus ``bias`` [D, gates, 1,
+    hidden], in the order the directions run (the backward direction's step s is time
+    T-1-s); one GEMM, then one strided copy per direction."""
     steps, batch, width = layer_in.shape
-    xg = (layer_in.reshape(-1, width) @ w_ih_t).reshape(steps, batch, dirs, -1)
-    g = xp.empty((steps, dirs, batch, xg.shape[-1]), dtype=xg.dtype)
-    xp.add(xg[:, :, 0], bias[0], out=g[:, 0])
-    if dirs == 2:
-        xp.add(xg[::-1, :, 1], bias[1], out=g[:, 1])
+    gates, hidden = bias.shape[1], bias.shape[-1]
+    xg = (layer_in.reshape(-1, width) @ w_ih_t).reshape(steps, batch, dirs, gates, hidden)
+    g = xp.empty((steps, gates, dirs, batch, hidden), dtype=xg.dtype)
+    for d in range(dirs):
+        rows = xg[:, :, d] if d == 0 else xg[::-1, :, d]
+        xp.add(rows.transpose(0, 2, 1, 3), bias[d], out=g[:, :, d])
     return g
 
 

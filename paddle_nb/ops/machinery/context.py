@@ -160,9 +160,10 @@ class RawContext(KernelContext):
         (a recorded or explored run does) and the op runs under an executor's run scope, which
         goes when the run ends. A kernel may then leave out what it keeps only for watchers
         (the ``rnn`` op's step scopes in a test-mode run, which no backward pass reads)."""
-        if EVENTS.active:
+        state = self.state                  # (an executor's RunState, or None)
+        if EVENTS.active or getattr(state, "recorder", None) is not None:
             return False
-        run_scope = getattr(self.state, "run_scope", None)   # (an executor's RunState)
+        run_scope = getattr(state, "run_scope", None)
         scope: Scope | None = self.scope
         while scope is not None and scope is not run_scope:
             scope = scope.up

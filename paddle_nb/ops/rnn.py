@@ -19,6 +19,8 @@ per set of weight arrays. A test-mode run (``is_test``) that nobody watches keep
 step scopes (``RawContext.run_unwatched``): no backward pass reads them, and nobody could
 see them; a watched run (the explorer's, a recorded one) has them all.
 """
+import operator
+
 import numpy
 
 from paddle_nb.core.scope import StepScopes
@@ -124,51 +126,73 @@ def _weights(ctx, k, dirs, layers):
     return [ctx.tensor(names[j]).array() for j in _weight_positions(k, layers * dirs)]
 
 
-# the layouts last made: (mode, directions, weight names) -> (the arrays, their layout)
+# the layouts last made: (mode, directions, W_hh's form, weight names) -> (arrays, layouts)
 _LAYOUTS: dict = {}
 _LAYOUTS_KEPT = 16
 
 
-def _layer_weights(ctx, cell, layer, dirs, layers):
-    """One layer's weights as its sweep wants them: (W_ih^T [width, D * gates * hidden], the
-    bias of the gate buffer [D, gates * hidden], W_hh^T [D, hidden, gates * hidden], b_hh [D,
-    1, gates * hidden] or None where it is in the first bias), every gate axis in the cell's
-    ``order``. Laid out once per set of weight arrays: a kernel never writes into an array
-    it was given (LoDTensor.hold), so the same array objects hold the same values (a new
-    value is a new array); the cache holds the arrays, so their ids stay theirs."""
-    names, n = ctx.input_names("WeightList"), layers * dirs
-    ks = range(layer * dirs, (layer + 1) * dirs)
-    picks = [j for first, step in ((0, 0), (0, 1), (2 * n, 0), (2 * n, 1))
-             for j in (first + 2 * k + step for k in ks)]
-    arrays = [ctx.tensor(names[j]).array() for j in picks]
-    key = (cell.mode, dirs, tuple([names[j] for j in picks]))
+def _stacked(batch, hidden):
+    """Whether a step's recurrent product is one [hidden, gates * hidden] GEMM per direction
+    (True) or one [hidden, hidden] product per gate, broadcast over the gates (False).
+    Measured (NumPy 2.4, OpenBLAS, one thread, float32): per gate is faster for 4-32 rows up
+    to hidden 256 (22 against 55 us at batch 4, hidden 256: its gate blocks come out
+    contiguous), the stacked GEMM for one row (NumPy's broadcast loop makes matrix-vector
+    products slowly: 153 against 59 us at hidden 512) and from hidden 512."""
+    return batch == 1 or hidden >= 512
+
+
+def _weights_laid_out(ctx, cell, dirs, layers, stacked):
+    """Every layer's weights as its sweep wants them: [(W_ih^T [width, D * gates * hidden],
+    the bias of the gate buffer [D, gates, 1, hidden], W_hh^T as [D, hidden, gates * hidden]
+    when ``stacked`` else [gates, D, hidden, hidden], b_hh [gates, D, 1, hidden] or None
+    where it is in the first bias)], every gate axis in the cell's ``order``. Laid out once
+    per set of weight arrays: a kernel never writes into an array it was given
+    (LoDTensor.hold), so the same array objects hold the same values (a new value is a new
+    array); the cache holds the arrays, so their ids stay theirs."""
+    names = ctx.input_names("WeightList")
+    arrays = [ctx.find_array(name) for name in names]
+    if any([a is None for a in arrays]):        # (the error that names what is missing)
+        arrays = [ctx.tensor(name).array() for name in names]
+    key = (cell.mode, dirs, stacked, tuple(names))
     hit = _LAYOUTS.get(key)
-    if hit is not None and all([a is b for a, b in zip(hit[0], arrays)]):
+    if hit is not None and all(map(operator.is_, hit[0], arrays)):
         return hit[1]
-    layout = _lay_out(ctx.xp, cell, dirs, arrays)
+    n = layers * dirs
+    layouts = [_lay_out(ctx.xp, cell, dirs, [arrays[j] for j in _layer_picks(layer, dirs, n)],
+                        stacked) for layer in range(layers)]
     if len(_LAYOUTS) >= _LAYOUTS_KEPT:
         _LAYOUTS.pop(next(iter(_LAYOUTS)))
-    _LAYOUTS[key] = (arrays, layout)
-    return layout
+    _LAYOUTS[key] = (arrays, layouts)
+    return layouts
 
 
-def _lay_out(xp, cell, dirs, arrays):
+def _layer_picks(layer, dirs, n):
+    """Where a layer's W_ih, W_hh, b_ih, b_hh sit in WeightList (``dirs`` of each)."""
+    ks = range(layer * dirs, (layer + 1) * dirs)
+    return [first + 2 * k + step for first, step in ((0, 0), (0, 1), (n + n, 0), (n + n, 1))
+            for k in ks]
+
+
+def _lay_out(xp, cell, dirs, arrays, stacked):
     """The layout of :func:`_layer_weights` from the layer's W_ih, W_hh, b_ih, b_hh (each
     ``dirs`` of them, in that order)."""
     w_ih, w_hh, b_ih, b_hh = (arrays[j] if dirs == 1 else xp.concatenate(arrays[j:j + dirs])
                               for j in range(0, 4 * dirs, dirs))
-    hidden = w_hh.shape[-1]
+    hidden, gates = w_hh.shape[-1], cell.gates
     if cell.fold_hh_bias:
         b_ih, b_hh = b_ih + b_hh, None
     if cell.order is not None:
         w_ih, w_hh, b_ih = (_reorder(xp, w, cell, dirs) for w in (w_ih, w_hh, b_ih))
-    per_gate = (1, 0, 2, 3)              # [D, gates, ...] -> [gates, D, ...]
-    w_hh_t = xp.ascontiguousarray(
-        w_hh.reshape(dirs, cell.gates, hidden, hidden).transpose(1, 0, 3, 2))
-    if b_hh is not None:
-        b_hh = xp.ascontiguousarray(b_hh.reshape(dirs, cell.gates, 1, hidden)
-                                    .transpose(per_gate))
-    return w_ih.T, b_ih.reshape(dirs, cell.gates, 1, hidden), w_hh_t, b_hh
+    if stacked:      # W_hh's own rows, transposed in the GEMM: faster for few rows (107
+        # against 176 us at batch 1, hidden 512, weights not in cache) than a transposed copy
+        w_hh_t = xp.ascontiguousarray(w_hh).reshape(dirs, gates * hidden, hidden)
+        w_hh_t = w_hh_t.transpose(0, 2, 1)
+    else:
+        w_hh_t = xp.ascontiguousarray(
+            w_hh.reshape(dirs, gates, hidden, hidden).transpose(1, 0, 3, 2))
+    if b_hh is not None:                 # [D, gates, ...] -> [gates, D, ...]
+        b_hh = xp.ascontiguousarray(b_hh.reshape(dirs, gates, 1, hidden).transpose(1, 0, 2, 3))
+    return w_ih.T, b_ih.reshape(dirs, gates, 1, hidden), w_hh_t, b_hh
 
 
 def _reorder(xp, w, cell, dirs):
@@ -271,44 +295,52 @@ def _rnn(ctx):
     alive = _alive(ctx, layer_in.shape[0])
     masks, dead = _step_masks(xp, alive, dirs)
     names += ("mask",) if alive is not None else ()
-    finals = [xp.empty_like(s) for s in states]
-    kept, drop = StepScopes(), None
+    stacked = _stacked(layer_in.shape[1], states[0].shape[-1])
+    layouts = _weights_laid_out(ctx, cell, dirs, layers, stacked)
     # a test-mode run nobody watches keeps no step scopes: no rnn_grad reads them, and no one
     # could see them (a watched run, the explorer's, has them all)
     keep = not (attrs["is_test"] and ctx.run_unwatched())
-    for layer in range(layers):
+    kept, drop, finals = StepScopes(), None, ([], [])
+    for layer, (w_ih_t, bias, w_hh_t, b_hh) in enumerate(layouts):
         if layer > 0:
             drop = _dropout(ctx, layer_in.shape, layer_in.dtype)
             layer_in = layer_in if drop is None else layer_in * drop
-        layout = names + (("dropout",) if drop is not None else ())
         here = slice(layer * dirs, (layer + 1) * dirs)
-        h0 = states[0][here]
-        c0 = states[1][here] if cell.has_c else None
-        w_ih_t, bias, w_hh_t, b_hh = _layer_weights(ctx, cell, layer, dirs, layers)
+        h0, c0 = states[0][here], (states[1][here] if cell.has_c else None)
         g = _gate_buffer(xp, layer_in, w_ih_t, bias, dirs)
         values = cell.sweep(xp, g, h0, c0, w_hh_t, b_hh, dead)
-        made = sum([values[name][0, 0].nbytes for name in cell.names]) if len(g) else 0
-        for d in range(dirs if keep else 0):
-            columns = _columns(cell, values, layer_in, h0, c0, masks, drop, d)
-            _keep_steps(ctx, kept, columns, layout, f"layer {layer} {DIRECTIONS[d]}", made,
-                        d == 1)
-        for final, state, key in zip(finals, (h0, c0), ("h", "c")):
-            final[here] = values[key][-1] if layer_in.shape[0] else state
+        if keep:
+            _keep_layer(ctx, kept, cell, values, (layer_in, h0, c0, masks, drop), names, layer)
+        finals[0].append(values["h"][-1] if len(g) else h0)
+        if c0 is not None:
+            finals[1].append(values["c"][-1] if len(g) else c0)
         layer_in = _layer_out(xp, values["h"], alive, dirs)
-    _write_outputs(ctx, layer_in, finals, cell, kept, drop)
+    _write_outputs(ctx, layer_in, [xp.concatenate(f) for f in finals if f], kept, drop)
 
 
-def _write_outputs(ctx, out, finals, cell, kept, drop):
-    xp, place = ctx.xp, ctx.place
-    ctx.out_tensor(ctx.output_names("Out")[0]).set(out, place)
-    for name, values in zip(ctx.output_names("State"), finals[:2 if cell.has_c else 1]):
-        ctx.out_tensor(name).set(values, place)
+def _keep_layer(ctx, kept, cell, values, inputs, names, layer):
+    """Append one layer's step scopes to ``kept``: each direction's, in the order they ran.
+    ``inputs``: (the layer's input, h0, c0, the step masks, the dropout scale or None)."""
+    layer_in, h0, c0, masks, drop = inputs
+    layout = names + (("dropout",) if drop is not None else ())
+    made = sum([values[name][0, 0].nbytes for name in cell.names]) if len(layer_in) else 0
+    for d in range(len(h0)):
+        columns = _columns(cell, values, layer_in, h0, c0, masks, drop, d)
+        _keep_steps(ctx, kept, columns, layout, f"layer {layer} {DIRECTIONS[d]}", made, d == 1)
+
+
+def _write_outputs(ctx, out, finals, kept, drop):
+    """Out, State, Reserve and DropoutState, each a new array held without a copy."""
+    xp, place, out_tensor = ctx.xp, ctx.place, ctx.out_tensor
+    out_tensor(ctx.output_names("Out")[0]).hold(out, place)
+    for name, values in zip(ctx.output_names("State"), finals):
+        out_tensor(name).hold(values, place)
     reserve = ctx.output_names("Reserve")[0]
     (ctx.scope.find_var(reserve) or ctx.scope.var(reserve)).set_value(kept)
     # like PaddlePaddle, the last dropout mask (kept values as 1); empty without dropout
-    mask = xp.zeros((0,), dtype=xp.uint8) if drop is None else (drop > 0).astype(xp.uint8)
     for name in ctx.output_names("DropoutState"):
-        ctx.out_tensor(name).set(mask, place)
+        mask = xp.zeros((0,), dtype=xp.uint8) if drop is None else (drop > 0).astype(xp.uint8)
+        out_tensor(name).hold(mask, place)
 
 
 def _rnn_grad_maker(g):

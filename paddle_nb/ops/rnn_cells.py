@@ -78,8 +78,9 @@ class Cell:
 
         ``g`` [S, gates, D, batch, hidden]: the gate buffer (written in place; a step's gate
         block is contiguous, so each ufunc runs on contiguous memory); ``h``, ``c``: the
-        initial states [D, batch, hidden] (c None without one); ``w_hh`` [gates, D, hidden,
-        hidden]: W_hh^T per gate (one broadcast matmul gives a step's every gate);
+        initial states [D, batch, hidden] (c None without one); ``w_hh``: W_hh^T per gate
+        [gates, D, hidden, hidden] (one broadcast matmul gives a step's every gate block) or
+        stacked [D, hidden, gates * hidden] (one GEMM per direction; rnn.py's ``_stacked``);
         ``b_hh`` [gates, D, 1, hidden], or None when folded into g; ``dead``: per step
         None or a [D, batch, 1] bool array, True where a sequence has ended (it keeps its
         state)."""
@@ -94,20 +95,33 @@ def _deads(dead):
     return dead if dead is not None else itertools.repeat(None)
 
 
+def _product(xp, w_hh, shape, dtype):
+    """(the buffer a step's ``h_prev @ w_hh`` goes into, that buffer as [gates, D, batch,
+    hidden]) for ``w_hh`` per gate [gates, D, hidden, hidden] (the same array) or stacked
+    [D, hidden, gates * hidden] (a transposed view of a [D, batch, gates * hidden] one)."""
+    gates, dirs, batch, hidden = shape
+    if w_hh.ndim == 4:
+        out = xp.empty(shape, dtype=dtype)
+        return out, out
+    out = xp.empty((dirs, batch, gates * hidden), dtype=dtype)
+    return out, out.reshape(dirs, batch, gates, hidden).transpose(2, 0, 1, 3)
+
+
 class LSTMCell(Cell):
     order = (0, 1, 3, 2)                 # i, f, o, c~: one sigmoid call over i, f, o
 
     def sweep(self, xp, g, h, c, w_hh, b_hh, dead):
         cs = xp.empty(g.shape[:1] + g.shape[2:], dtype=g.dtype)     # [S, D, batch, hidden]
         hs = xp.empty_like(cs)
-        tmp, prod = xp.empty(g.shape[1:], dtype=g.dtype), xp.empty(cs.shape[1:], dtype=g.dtype)
+        prod = xp.empty(cs.shape[1:], dtype=g.dtype)
+        hw, hw_gates = _product(xp, w_hh, g.shape[1:], g.dtype)
         matmul, add, mul, tanh, copyto = xp.matmul, xp.add, xp.multiply, xp.tanh, xp.copyto
         sigmoid = sigmoid_into(xp, 3 * prod.size)
         with _quiet(xp):
             for gt, sg, ct, ht, dt in zip(g, g[:, :3], cs, hs, _deads(dead)):
                 i, f, o, cc = gt
-                matmul(h, w_hh, out=tmp)
-                add(gt, tmp, out=gt)
+                matmul(h, w_hh, out=hw)
+                add(gt, hw_gates, out=gt)
                 sigmoid(sg, out=sg)
                 tanh(cc, out=cc)
                 mul(f, c, out=ct)
@@ -137,6 +151,7 @@ class GRUCell(Cell):
         hg = xp.empty_like(g)            # h_prev W_hh^T + b_hh of every step (hc is kept)
         hs = xp.empty(g.shape[:1] + g.shape[2:], dtype=g.dtype)
         prod = xp.empty(hs.shape[1:], dtype=g.dtype)
+        hw, hw_gates = _product(xp, w_hh, g.shape[1:], g.dtype)
         matmul, add, sub, mul, tanh, copyto = (xp.matmul, xp.add, xp.subtract, xp.multiply,
                                                xp.tanh, xp.copyto)
         sigmoid = sigmoid_into(xp, 2 * prod.size)
@@ -144,8 +159,8 @@ class GRUCell(Cell):
             for gt, hgt, grz, hrz, ht, dt in zip(g, hg, g[:, :2], hg[:, :2], hs, _deads(dead)):
                 r, z, cc = gt
                 hc = hgt[2]
-                matmul(h, w_hh, out=hgt)
-                add(hgt, b_hh, out=hgt)
+                matmul(h, w_hh, out=hw if hw.ndim == 3 else hgt)
+                add(hw_gates if hw.ndim == 3 else hgt, b_hh, out=hgt)
                 add(grz, hrz, out=grz)
                 sigmoid(grz, out=grz)
                 mul(r, hc, out=prod)
@@ -171,12 +186,12 @@ class GRUCell(Cell):
 
 class SimpleCell(Cell):
     def sweep(self, xp, g, h, c, w_hh, b_hh, dead):
-        tmp = xp.empty(g.shape[1:], dtype=g.dtype)
+        hw, hw_gates = _product(xp, w_hh, g.shape[1:], g.dtype)
         matmul, add, copyto = xp.matmul, xp.add, xp.copyto
         relu = self.mode == "RNN_RELU"
         for gt, ht, dt in zip(g, g[:, 0], _deads(dead)):
-            matmul(h, w_hh, out=tmp)
-            add(gt, tmp, out=gt)
+            matmul(h, w_hh, out=hw)
+            add(gt, hw_gates, out=gt)
             if relu:
                 xp.maximum(ht, 0, out=ht)
             else:

@@ -217,10 +217,12 @@ def test_the_reference_evaluator_runs_it_alike():
     assert len(scope.kids) == 2 * 2 * 3        # the step scopes, in the scope it ran in
 
 
-@pytest.mark.parametrize("mode, dirs, batch, hidden", [("LSTM", 1, 4, 48), ("GRU", 2, 4, 64),
-                                                       ("RNN_TANH", 2, 3, 40)])
+@pytest.mark.parametrize("mode, dirs, batch, hidden", [
+    ("LSTM", 1, 4, 48), ("GRU", 2, 4, 64), ("RNN_TANH", 2, 3, 40),
+    ("LSTM", 2, 1, 160), ("GRU", 1, 1, 200), ("RNN_RELU", 2, 1, 8)])
 def test_forward_at_sizes_where_the_sigmoid_is_four_ufuncs(mode, dirs, batch, hidden):
-    # from 512 values a step the sweep takes exp's chain, not SciPy's expit (rnn_cells.py)
+    # from 512 values a step the sweep takes exp's chain, not SciPy's expit (rnn_cells.py);
+    # batch 1 takes the stacked W_hh (rnn.py's _stacked)
     # (float64: float32 would differ in the last bits, its sums of 64 products in another order)
     ins = make_inputs(mode, 2, dirs, steps=3, batch=batch, width=5, hidden=hidden,
                       lengths=[3, 1, 2, 3][:batch], dtype=np.float64)

@@ -300,7 +300,8 @@ def _rnn(ctx):
     # a test-mode run nobody watches keeps no step scopes: no rnn_grad reads them, and no one
     # could see them (a watched run, the explorer's, has them all)
     keep = not (attrs["is_test"] and ctx.run_unwatched())
-    kept, drop, finals = StepScopes(), None, ([], [])
+    kept, drop = StepScopes(), None
+    finals: tuple[list, list] = ([], [])       # each layer's last h (and c)
     for layer, (w_ih_t, bias, w_hh_t, b_hh) in enumerate(layouts):
         if layer > 0:
             drop = _dropout(ctx, layer_in.shape, layer_in.dtype)

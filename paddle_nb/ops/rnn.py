@@ -198,7 +198,7 @@ def _lay_out(xp, cell, dirs, arrays, stacked):
 def _reorder(xp, w, cell, dirs):
     """``w`` [D * gates * hidden, ...] with each direction's gate blocks in ``cell.order``
     (a block's rows are contiguous: hidden x width values)."""
-    return xp.take(w.reshape(dirs, cell.gates, -1), cell.order, axis=1).reshape(w.shape)
+    return xp.take(w.reshape(dirs, cell.gates, -1), list(cell.order), axis=1).reshape(w.shape)
 
 
 def _gate_buffer(xp, layer_in, w_ih_t, bias, dirs):

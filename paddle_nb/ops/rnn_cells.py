@@ -80,7 +80,7 @@ class Cell:
         block is contiguous, so each ufunc runs on contiguous memory); ``h``, ``c``: the
         initial states [D, batch, hidden] (c None without one); ``w_hh``: W_hh^T per gate
         [gates, D, hidden, hidden] (one broadcast matmul gives a step's every gate block) or
-        stacked [D, hidden, gates * hidden] (one GEMM per direction; rnn.py's ``_stacked``);
+        stacked [D, hidden, gates * hidden] (one GEMM per direction; rnn_layout.stacked_w_hh);
         ``b_hh`` [gates, D, 1, hidden], or None when folded into g; ``dead``: per step
         None or a [D, batch, 1] bool array, True where a sequence has ended (it keeps its
         state)."""

@@ -47,8 +47,8 @@ def weights_laid_out(ctx, cell, dirs, layers, stacked):
     n = layers * dirs
     layouts = [_lay_out(ctx.xp, cell, dirs, [arrays[j] for j in _layer_picks(layer, dirs, n)],
                         stacked) for layer in range(layers)]
-    if len(_LAYOUTS) >= _LAYOUTS_KEPT:
-        _LAYOUTS.pop(next(iter(_LAYOUTS)))
+    if len(_LAYOUTS) >= _LAYOUTS_KEPT:       # (a few programs' worth; then start afresh)
+        _LAYOUTS.clear()
     _LAYOUTS[key] = (arrays, layouts)
     return layouts
 

@@ -3,13 +3,14 @@
 A cell's ``sweep`` runs one layer over all its time steps, both directions at once
 (stacked on an axis D: the forward direction's step s is time s, the backward's is
 time T-1-s, and neither depends on the other). It starts from the gate buffer
-``g`` [S, D, batch, gates * hidden] that already holds every step's input
+``g`` [S, gates, D, batch, hidden] that already holds every step's input
 projection ``x W_ih^T`` plus the biases that can go there (one GEMM before the
-loop), and per step adds ``h_prev W_hh^T`` (one stacked GEMM) and applies the
-gate activations in place on views of ``g``. Nothing is allocated per step: the
-new states go into buffers made once, and the values a step scope holds (the
-gates, the new state) are views of them. Gate blocks sit in PaddlePaddle's
-weights in its order (checked against 2.6.2):
+loop, rnn_layout.py), and per step adds ``h_prev W_hh^T`` (one matmul for both
+directions and every gate) and applies the gate activations in place on its
+contiguous gate blocks. Nothing is allocated per step: the new states go into
+buffers made once, and the values a step scope holds (the gates, the new state)
+are views of them. Gate blocks sit in PaddlePaddle's weights in its order
+(checked against 2.6.2):
 
 - LSTM: i, f, c~, o;  c = f * c_prev + i * c~,  h = o * tanh(c)
 - GRU:  r, z, c~;     c~ = tanh(xc + r * (W_hc h_prev + b_hc)),  h = z * h_prev + (1 - z) * c~

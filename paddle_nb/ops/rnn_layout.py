@@ -6,14 +6,16 @@ wants both directions side by side: W_ih^T of both as one GEMM's right operand (
 step's input projection in one product), W_hh^T per gate or stacked per direction (one
 product a step), the biases that can be added before the loop folded into one, the gate
 blocks in the cell's order. That layout is made once per set of weight arrays and kept
-(a small cache keyed on the op's weight names, checked by the arrays' identity).
+(a small cache keyed on the op and its weight names, checked by the arrays' identity).
 """
 
 import operator
 
 __all__ = ["gate_buffer", "stacked_w_hh", "weights_laid_out"]
 
-# the layouts last made: (mode, directions, W_hh's form, weight names) -> (arrays, layouts)
+# the layouts last made: (the op, mode, directions, W_hh's form, weight names) -> (arrays,
+# layouts). Keyed per op too: an op reads its weights once a run, and a later run's values
+# are new arrays, even where a pass lets an op write a temporary over in place (reuse.py)
 _LAYOUTS: dict = {}
 _LAYOUTS_KEPT = 16
 
@@ -40,7 +42,7 @@ def weights_laid_out(ctx, cell, dirs, layers, stacked):
     arrays = [ctx.find_array(name) for name in names]
     if any([a is None for a in arrays]):        # (the error that names what is missing)
         arrays = [ctx.tensor(name).array() for name in names]
-    key = (cell.mode, dirs, stacked, tuple(names))
+    key = (id(ctx.op), cell.mode, dirs, stacked, tuple(names))
     hit = _LAYOUTS.get(key)
     if hit is not None and all(map(operator.is_, hit[0], arrays)):
         return hit[1]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
+from paddle_nb.core.events import EVENTS
 from paddle_nb.core.place import Place
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.core.tensor import LoDTensor
@@ -153,6 +154,20 @@ class RawContext(KernelContext):
     def local_names(self, scope: Scope) -> list[str]:
         """The names of ``scope``'s own variables, in order."""
         return scope.local_var_names()
+
+    def run_unwatched(self) -> bool:
+        """True when nobody can see the scopes this op makes: no one listens to scope events
+        (a recorded or explored run does) and the op runs under an executor's run scope, which
+        goes when the run ends. A kernel may then leave out what it keeps only for watchers
+        (the ``rnn`` op's step scopes in a test-mode run, which no backward pass reads)."""
+        state = self.state                  # (an executor's RunState, or None)
+        if EVENTS.active or getattr(state, "recorder", None) is not None:
+            return False
+        run_scope = getattr(state, "run_scope", None)
+        scope: Scope | None = self.scope
+        while scope is not None and scope is not run_scope:
+            scope = scope.up
+        return scope is not None
 
     def new_scope_holding(self, label: str, index: dict[str, int], arrays: list[Any],
                           nbytes: int) -> Scope:

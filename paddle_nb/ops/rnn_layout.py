@@ -6,10 +6,13 @@ wants both directions side by side: W_ih^T of both as one GEMM's right operand (
 step's input projection in one product), W_hh^T per gate or stacked per direction (one
 product a step), the biases that can be added before the loop folded into one, the gate
 blocks in the cell's order. That layout is made once per set of weight arrays and kept
-(a small cache keyed on the op and its weight names, checked by the arrays' identity).
+(a small cache keyed on the op and its weight names, checked by the arrays' identity and by
+``write_generation``: no array was written in place through ``mutable_data`` since).
 """
 
 import operator
+
+from paddle_nb.core.tensor import write_generation
 
 __all__ = ["gate_buffer", "stacked_w_hh", "weights_laid_out"]
 
@@ -43,15 +46,15 @@ def weights_laid_out(ctx, cell, dirs, layers, stacked):
     if any([a is None for a in arrays]):        # (the error that names what is missing)
         arrays = [ctx.tensor(name).array() for name in names]
     key = (id(ctx.op), cell.mode, dirs, stacked, tuple(names))
-    hit = _LAYOUTS.get(key)
-    if hit is not None and all(map(operator.is_, hit[0], arrays)):
+    hit, written = _LAYOUTS.get(key), write_generation()
+    if hit is not None and hit[2] == written and all(map(operator.is_, hit[0], arrays)):
         return hit[1]
     n = layers * dirs
     layouts = [_lay_out(ctx.xp, cell, dirs, [arrays[j] for j in _layer_picks(layer, dirs, n)],
                         stacked) for layer in range(layers)]
     if len(_LAYOUTS) >= _LAYOUTS_KEPT:       # (a few programs' worth; then start afresh)
         _LAYOUTS.clear()
-    _LAYOUTS[key] = (arrays, layouts)
+    _LAYOUTS[key] = (arrays, layouts, written)
     return layouts
 
 

@@ -285,3 +285,29 @@ def test_new_weight_arrays_are_laid_out_anew():
     want, _ = numpy_rnn("LSTM", ins["Input"], ins["PreState"], ws, 1, 2)
     np.testing.assert_allclose(second, want, rtol=1e-5, atol=1e-6)
     assert not np.allclose(first, second)
+
+
+def test_weights_written_in_place_through_mutable_data_are_seen():
+    # mutable_data is the one way to write a tensor's array in place: the cached layout of
+    # the same array objects must not outlive such a write (core.tensor.write_generation)
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.static.data("x", [2, 3, 4], "float32")
+        out, _ = pd.nn.LSTM(4, 5)(x)
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.random.default_rng(0).standard_normal((2, 3, 4)).astype("float32")}
+    first, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    for param in main.global_block().all_parameters():
+        tensor = scope.find_var(param.name).get_tensor()
+        before = tensor.array()
+        written = tensor.mutable_data(pd.CPUPlace(), "float32", param.shape)
+        assert written is before                  # the same array, written in place
+        written *= 0.5
+    second, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    fresh = pd.Scope()                            # the same halved weights, set anew
+    for param in main.global_block().all_parameters():
+        fresh.var(param.name).get_tensor().set(scope.find_var(param.name).get_tensor().numpy())
+    want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
+    np.testing.assert_array_equal(second, want)
+    assert not np.allclose(first, second)

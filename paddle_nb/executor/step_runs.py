@@ -102,8 +102,8 @@ class FramedSteps(StepRunner):
         self.in_pos = [own.get(n, -1) for n in self.ins]
         # the outs from an env: a None after the block's values stands for the absent ones
         self.take = _taker([own.get(n, len(plan.names)) for n in self.outs])
-        # (anchor scope, parent frame layout, its length, gather, template): the last found
-        self.cached: tuple = (None, None, -1, None, [])
+        # (anchor scope, parent frame layout, env maker, template): the last found
+        self.cached: tuple = (None, None, None, [])
 
     def __call__(self, parent: Scope, label: str,
                  arrays: Sequence[Any]) -> tuple[Scope | None, list]:
@@ -111,19 +111,10 @@ class FramedSteps(StepRunner):
                 len(arrays) != len(self.in_pos):
             return super().__call__(parent, label, arrays)
         frame = parent.frame
-        anchor: Scope | None
-        if frame is None:
-            anchor, layout, source = parent, None, list(arrays)
-        elif parent.own_vars:              # half turned into Variables: rare
+        if frame is not None and parent.own_vars:      # half turned into Variables: rare
             return super().__call__(parent, label, arrays)
-        else:
-            anchor, layout, source = parent.up, frame.index, frame.arrays + list(arrays)
-        cached_anchor, cached_layout, size, gather, template = self.cached
-        if cached_anchor is not anchor or cached_layout is not layout or \
-                size != len(source):
-            gather, template = self._gather(anchor, frame)
-            self.cached = (anchor, layout, len(source), gather, template)
-        env = list(gather(source + template))
+        make, template = self._maker(parent, frame)
+        env = make(frame.arrays if frame is not None else (), arrays, template)
         block = self.block
         made = block.run_env(env, None)       # (the step scope is made once it has run)
         if self.read_once:
@@ -132,29 +123,132 @@ class FramedSteps(StepRunner):
         kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
         return kid, self.take(env)
 
+    def _maker(self, parent: Scope, frame: Frame | None) -> tuple:
+        """(make, template) for a step under ``parent`` (holding ``frame`` or none):
+        ``make(frame's arrays, ins, template)`` gives the step's env."""
+        anchor, layout = (parent, None) if frame is None else (parent.up, frame.index)
+        cached_anchor, cached_layout, make, template = self.cached
+        if cached_anchor is not anchor or cached_layout is not layout:
+            make, template = self._gather(anchor, frame)
+            self.cached = (anchor, layout, make, template)
+        return make, template
+
+    def run_steps(self, parent: Scope, order: Sequence[int], rows: Sequence[Any],
+                  carried: list, kids: list, fail: Callable[..., Exception]) -> list[list]:
+        """StepRunner.run_steps as one loop over arrays: step t's env is a copy of the
+        template (the outer values, found once) with its row and carried values put in,
+        the block's compiled ops run on it, and a step scope made holding it."""
+        block = self.block
+        if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
+                parent.holds_elsewhere or len(rows) + len(carried) != len(self.in_pos):
+            return super().run_steps(parent, order, rows, carried, kids, fail)
+        names = block.plan.names
+        template = [None] * (len(names) + 1)        # (a None last: an out the block never names)
+        for pos in block.outer:
+            template[pos] = find_array(parent, names[pos])
+        row_pos = list(zip(self.in_pos, rows))
+        carry_pos = self.in_pos[len(rows):]
+        n_out, take = len(self.outs) - len(carried), self.take
+        shapes = [value.shape for value in carried]
+        outputs: list[list] = [[None] * len(order) for _ in range(n_out)]
+        index, place, framed_kid = block.local_index, self.ctx.place, parent.framed_kid
+        run_env = block.run_env
+        kid = None
+        for t in order:
+            env = template.copy()
+            for pos, row in row_pos:
+                env[pos] = row[t]
+            if kid is not None:            # each carried value, as the step before left it
+                for k, (value, shape) in enumerate(zip(carried, shapes)):
+                    if value is None or value.shape != shape:
+                        raise fail(kid, n_out + k)
+            for pos, value in zip(carry_pos, carried):
+                env[pos] = value
+            made = run_env(env, None)
+            kid = framed_kid(f"step {t}", Frame(index, env, place, made))
+            got = take(env)
+            for k in range(n_out):
+                value = got[k]
+                if value is None:
+                    raise fail(kid, k)
+                outputs[k][t] = value
+            kids.append(kid)
+            carried = got[n_out:]
+        return outputs
+
     def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
-        """(gather, template): ``template`` holds the block's outer values found from
-        ``anchor`` (and a None last); ``gather`` picks the env from the parent frame's
-        arrays (those outer names that ``frame`` holds), the step's inputs and the
-        template, in that order."""
+        """(make, template): ``template`` holds the block's outer values found from
+        ``anchor`` (and a None last); ``make(arrays, ins, template)`` copies it, puts in
+        the outer names that ``frame`` holds (from ``arrays``, its arrays), then the ins."""
         block = self.block
         names = block.plan.names
         links: Sequence[tuple[int, int]]
         if frame is None:
-            links, positions, held = (), block.outer, 0
+            links, positions = (), block.outer
         else:
             _, links, positions = block.outer_layout(frame.index)
-            held = len(frame.arrays)
         template = [None] * (len(names) + 1)
         for pos in positions:
             template[pos] = find_array(anchor, names[pos])
-        start = held + len(self.in_pos)
-        where = [start + pos for pos in range(len(template))]
-        for pos, at in links:
-            where[pos] = at
-        for k, pos in enumerate(self.in_pos):
-            where[pos] = held + k
-        return operator.itemgetter(*where), template
+        return block.env_maker(links, self.in_pos, _env_maker), template
+
+    def run_back(self, parents: Sequence[Scope], order: Sequence[int],
+                 seeds: Callable[[int, list], list], n_each: int,
+                 n_sum: int) -> tuple[list[list], list, list]:
+        """StepRunner.run_back as one loop over arrays (``read_once``, unwatched): each
+        run's env made from its step scope's frame, its seeds and the template, the
+        block's compiled ops run on it, no scope made; the largest run's bytes noted
+        once as a transient peak."""
+        if not (self.read_once and self.fast) or EVENTS.active:
+            return super().run_back(parents, order, seeds, n_each, n_sum)
+        block, take, n_in = self.block, self.take, len(self.in_pos)
+        run_env = block.run_env
+        each: list[list] = [[None] * len(parents) for _ in range(n_each)]
+        sums: list = [None] * n_sum
+        carried: list = [None] * (len(self.outs) - n_each - n_sum)
+        peak = 0
+        try:
+            for k in reversed(range(len(parents))):
+                t = order[k]
+                parent = parents[k]
+                arrays = seeds(t, carried)
+                frame = parent.frame if isinstance(parent, FrameScope) else None
+                if frame is None or parent.own_vars or len(arrays) != n_in:
+                    got = self(parent, "grad", arrays)[1]       # the general way
+                else:
+                    make, template = self._maker(parent, frame)
+                    env = make(frame.arrays, arrays, template)
+                    made = run_env(env, None)
+                    if made > peak:
+                        peak = made
+                    got = take(env)
+                for j in range(n_each):
+                    each[j][t] = got[j]
+                for j in range(n_sum):
+                    value = got[n_each + j]
+                    if value is not None:
+                        total = sums[j]
+                        if total is None:
+                            sums[j] = value.copy()
+                        else:
+                            total += value
+                carried = got[n_each + n_sum:]
+        finally:
+            MEMORY.transient_peak(self.ctx.place, peak)
+        return each, sums, carried
+
+
+def _env_maker(links: Sequence[tuple[int, int]], in_pos: Sequence[int]) -> Callable:
+    """``make(arrays, ins, template)``: a copy of ``template`` with ``arrays[at]`` put at
+    ``pos`` for each link, then ``ins[k]`` at ``in_pos[k]``, written out as one function
+    (a step's env costs a list copy and a few stores)."""
+    lines = ["def make(arrays, ins, template):", "    env = template.copy()"]
+    lines += [f"    env[{int(pos)}] = arrays[{int(at)}]" for pos, at in links]
+    lines += [f"    env[{int(pos)}] = ins[{k}]" for k, pos in enumerate(in_pos)]
+    lines.append("    return env")
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<paddle_nb step env>", "exec"), namespace)
+    return namespace["make"]
 
 
 def _taker(positions: list[int]) -> Callable[[list], list]:

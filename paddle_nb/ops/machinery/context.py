@@ -209,6 +209,65 @@ class StepRunner:
         local_array = self.ctx.local_array
         return kid, [local_array(kid, name) for name in self.outs]
 
+    def run_steps(self, parent: Scope, order: Sequence[int], rows: Sequence[Any],
+                  carried: list, kids: list, fail: Callable[..., Exception]) -> list[list]:
+        """Run the block once per time step ``t`` of ``order`` (an RNN's forward pass), each
+        run in a new kid of ``parent`` labelled ``step t``, appended to ``kids``.
+
+        Step t's ins are ``[row[t] for row in rows] + carried``; its outs are the step's
+        outputs, then (the last ``len(carried)``) the values carried to the next step in
+        place of ``carried``. Returns the outputs, ``outputs[j][t]``. ``fail(kid, k)`` makes
+        the error raised when step scope ``kid`` lacks out ``k`` (an output, or a carried
+        value that a next step needs) or holds a carried value whose shape is not its
+        first's. (An executor's runner does this loop on arrays alone: step_runs.py.)"""
+        n_out = len(self.outs) - len(carried)
+        shapes = [value.shape for value in carried]
+        outputs: list[list] = [[None] * len(order) for _ in range(n_out)]
+        kid = None
+        for t in order:
+            if kid is not None:            # each carried value, as the step before left it
+                for k, (value, shape) in enumerate(zip(carried, shapes)):
+                    if value is None or value.shape != shape:
+                        raise fail(kid, n_out + k)
+            kid, got = self(parent, f"step {t}", [row[t] for row in rows] + carried)
+            for k in range(n_out):
+                if got[k] is None:
+                    raise fail(kid, k)
+                outputs[k][t] = got[k]
+            kids.append(kid)
+            carried = got[n_out:]
+        return outputs
+
+    def run_back(self, parents: Sequence[Scope], order: Sequence[int],
+                 seeds: Callable[[int, list], list], n_each: int,
+                 n_sum: int) -> tuple[list[list], list, list]:
+        """Run the block once per step scope of ``parents``, the last first (an RNN's
+        backward pass): step k's run is labelled ``grad``, under ``parents[k]``, for time
+        step ``t = order[k]``, its ins ``seeds(t, carried)``.
+
+        Its outs are ``n_each`` values kept per time step, ``n_sum`` values summed over
+        the steps (None where no step gave one), then the values carried to the step before
+        (``carried``: all None at the first run). Returns ``(each, sums, carried)``:
+        ``each[j][t]``, the sums (arrays of this call's own), the last run's carried."""
+        each: list[list] = [[None] * len(parents) for _ in range(n_each)]
+        sums: list = [None] * n_sum
+        carried: list = [None] * (len(self.outs) - n_each - n_sum)
+        for k in reversed(range(len(parents))):
+            t = order[k]
+            _, got = self(parents[k], "grad", seeds(t, carried))
+            for j in range(n_each):
+                each[j][t] = got[j]
+            for j in range(n_sum):
+                value = got[n_each + j]
+                if value is not None:
+                    total = sums[j]
+                    if total is None:
+                        sums[j] = value.copy()
+                    else:
+                        total += value
+            carried = got[n_each + n_sum:]
+        return each, sums, carried
+
 
 def held_bytes(scope: Scope) -> int:
     """The bytes of the tensors in ``scope``'s Variables (a list holder, such as a tensor

@@ -14,7 +14,7 @@ control-flow ops (through executor/step_runs.py's FramedContext) read arrays wit
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from paddle_nb.core.memory import MEMORY
@@ -196,7 +196,7 @@ class FramedBlock:
         self.written_outer = sorted(p for p in written if not plan.local[p])
         self.written_any = sorted(written)
         self._linkage: tuple = (None, None, None)      # see _link
-        self._makers: dict[tuple, Callable] = {}        # see env_maker
+        self._written: dict[tuple, Callable] = {}       # see written
 
     def run(self, scope: FrameScope, values: dict | None, reuse: dict | None = None) -> None:
         """Run the block in ``scope``. ``values`` (name -> array) seeds the block's
@@ -265,15 +265,13 @@ class FramedBlock:
         linked = self._linkage
         return linked if linked[0] is index else self._link(index)
 
-    def env_maker(self, links: Sequence[tuple[int, int]], in_pos: Sequence[int],
-                  write: Callable[..., Callable]) -> Callable:
-        """``write(links, in_pos)`` (a step runner's env maker for this block), made once
-        for each such pair and kept while the block lives (its runs share it)."""
-        key = (tuple(links), tuple(in_pos))
-        maker = self._makers.get(key)
-        if maker is None:
-            maker = self._makers[key] = write(links, in_pos)
-        return maker
+    def written(self, key: tuple, write: Callable[[], Callable]) -> Callable:
+        """A function written out for this block (a step runner's env maker or step loop),
+        ``write()`` made once per ``key`` and kept while the block lives: its runs share it."""
+        function = self._written.get(key)
+        if function is None:
+            function = self._written[key] = write()
+        return function
 
     def _bind_outer(self, parent: Scope, reuse: dict | None) -> list:
         """A new env with the outer names' values, for a scope (a kid of ``parent``)

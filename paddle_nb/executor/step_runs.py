@@ -23,6 +23,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Scope
 from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array, local_array
+from paddle_nb.executor.step_loops import backward_loop, forward_loop
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
 
 __all__ = ["FramedContext", "FramedSteps"]
@@ -86,7 +87,7 @@ class FramedSteps(StepRunner):
     frame someone turned into Variables), or while someone watches scope events.
     """
 
-    __slots__ = ("block", "in_pos", "take", "fast", "cached", "read_once")
+    __slots__ = ("block", "in_pos", "out_pos", "take", "fast", "cached", "read_once")
 
     def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
                  outs: Sequence[str], block: FramedBlock, read_once: bool = False) -> None:
@@ -101,7 +102,8 @@ class FramedSteps(StepRunner):
             n in own for n in self.ins + [n for n in self.outs if n not in absent])
         self.in_pos = [own.get(n, -1) for n in self.ins]
         # the outs from an env: a None after the block's values stands for the absent ones
-        self.take = _taker([own.get(n, len(plan.names)) for n in self.outs])
+        self.out_pos = tuple(own.get(n, len(plan.names)) for n in self.outs)
+        self.take = _taker(list(self.out_pos))
         # (anchor scope, parent frame layout, env maker, template): the last found
         self.cached: tuple = (None, None, None, [])
 
@@ -146,34 +148,12 @@ class FramedSteps(StepRunner):
         template = [None] * (len(names) + 1)        # (a None last: an out the block never names)
         for pos in block.outer:
             template[pos] = find_array(parent, names[pos])
-        row_pos = list(zip(self.in_pos, rows))
-        carry_pos = self.in_pos[len(rows):]
-        n_out, take = len(self.outs) - len(carried), self.take
-        shapes = [value.shape for value in carried]
-        outputs: list[list] = [[None] * len(order) for _ in range(n_out)]
-        index, place, framed_kid = block.local_index, self.ctx.place, parent.framed_kid
-        run_env = block.run_env
-        kid = None
-        for t in order:
-            env = template.copy()
-            for pos, row in row_pos:
-                env[pos] = row[t]
-            if kid is not None:            # each carried value, as the step before left it
-                for k, (value, shape) in enumerate(zip(carried, shapes)):
-                    if value is None or value.shape != shape:
-                        raise fail(kid, n_out + k)
-            for pos, value in zip(carry_pos, carried):
-                env[pos] = value
-            made = run_env(env, None)
-            kid = framed_kid(f"step {t}", Frame(index, env, place, made))
-            got = take(env)
-            for k in range(n_out):
-                value = got[k]
-                if value is None:
-                    raise fail(kid, k)
-                outputs[k][t] = value
-            kids.append(kid)
-            carried = got[n_out:]
+        in_pos, out_pos, n_rows = tuple(self.in_pos), self.out_pos, len(rows)
+        loop = block.written(("forward", in_pos, n_rows, out_pos),
+                             lambda: forward_loop(in_pos, n_rows, out_pos))
+        outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
+        loop(order, rows, carried, template, block.run_env, parent.framed_kid, Frame,
+             block.local_index, self.ctx.place, kids, outputs, fail)
         return outputs
 
     def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
@@ -190,7 +170,8 @@ class FramedSteps(StepRunner):
         template = [None] * (len(names) + 1)
         for pos in positions:
             template[pos] = find_array(anchor, names[pos])
-        return block.env_maker(links, self.in_pos, _env_maker), template
+        links, in_pos = tuple(links), tuple(self.in_pos)
+        return block.written(("env", links, in_pos), lambda: _env_maker(links, in_pos)), template
 
     def run_back(self, parents: Sequence[Scope], order: Sequence[int],
                  seeds: Callable[[int, list], list], n_each: int,
@@ -201,40 +182,14 @@ class FramedSteps(StepRunner):
         once as a transient peak."""
         if not (self.read_once and self.fast) or EVENTS.active:
             return super().run_back(parents, order, seeds, n_each, n_sum)
-        block, take, n_in = self.block, self.take, len(self.in_pos)
-        run_env = block.run_env
+        block, out_pos = self.block, self.out_pos
+        loop = block.written(("backward", len(self.in_pos), out_pos, n_each, n_sum),
+                             lambda: backward_loop(len(self.in_pos), out_pos, n_each, n_sum))
         each: list[list] = [[None] * len(parents) for _ in range(n_each)]
-        sums: list = [None] * n_sum
-        carried: list = [None] * (len(self.outs) - n_each - n_sum)
-        peak = 0
-        try:
-            for k in reversed(range(len(parents))):
-                t = order[k]
-                parent = parents[k]
-                arrays = seeds(t, carried)
-                frame = parent.frame if isinstance(parent, FrameScope) else None
-                if frame is None or parent.own_vars or len(arrays) != n_in:
-                    got = self(parent, "grad", arrays)[1]       # the general way
-                else:
-                    make, template = self._maker(parent, frame)
-                    env = make(frame.arrays, arrays, template)
-                    made = run_env(env, None)
-                    if made > peak:
-                        peak = made
-                    got = take(env)
-                for j in range(n_each):
-                    each[j][t] = got[j]
-                for j in range(n_sum):
-                    value = got[n_each + j]
-                    if value is not None:
-                        total = sums[j]
-                        if total is None:
-                            sums[j] = value.copy()
-                        else:
-                            total += value
-                carried = got[n_each + n_sum:]
-        finally:
-            MEMORY.transient_peak(self.ctx.place, peak)
+        place = self.ctx.place
+        sums, carried = loop(parents, order, seeds, block.run_env, self._maker,
+                             self, FrameScope, each,
+                             lambda peak: MEMORY.transient_peak(place, peak))
         return each, sums, carried
 
 

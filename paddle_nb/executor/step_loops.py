@@ -69,33 +69,37 @@ def forward_loop(in_pos: Sequence[int], n_rows: int, out_pos: Sequence[int]) -> 
     return _compiled(lines, "forward")
 
 
-def backward_loop(n_in: int, out_pos: Sequence[int], n_each: int, n_sum: int) -> Callable:
+def backward_loop(n_in: int, row_slots: Sequence[int], links: Sequence[int],
+                  out_pos: Sequence[int], n_each: int, n_sum: int) -> Callable:
     """The backward loop for a grad block of ``n_in`` ins whose outs lie at ``out_pos``:
     ``n_each`` kept per time step, ``n_sum`` summed over the steps, then the values
     carried to the step before. It is::
 
-        backward(parents, order, seeds, run_env, maker, fallback, FrameScope, each, note)
-            -> (sums, carried)
+        backward(parents, order, rows, zero, run_env, maker, fallback, FrameScope, each,
+                 note) -> (sums, carried)
 
-    Step k (the last first) gets its ins from ``seeds(t, carried)``; a step scope
-    holding a frame has its grad block run on an env that ``maker(parent, frame)``'s
-    ``make`` builds, the largest env's bytes given to ``note`` at the end; any other
-    goes through ``fallback(parent, "grad", ins)`` (StepRunner's call)."""
+    Step k (the last first) gets its ins as StepRunner.run_back says (``rows[r][t]`` in
+    slot ``row_slots[r]``, the carried value j added in slot ``links[j]``, else
+    ``zero(k, j)``). A step scope holding a frame has its grad block run on an env that
+    ``maker(parent, frame)``'s ``make`` builds, the largest env's bytes given to ``note``
+    at the end; any other goes through ``fallback(parent, "grad", ins)``."""
     n_carried = len(out_pos) - n_each - n_sum
     got = [f"g{k}" for k in range(len(out_pos))]
     sums = [f"S{k}" for k in range(n_sum)]
     carried = [f"c{k}" for k in range(n_carried)]
-    lines = ["def backward(parents, order, seeds, run_env, maker, fallback, FrameScope, each, "
-             "note):",
+    lines = ["def backward(parents, order, rows, zero, run_env, maker, fallback, FrameScope, "
+             "each, note):",
+             f"    {_unpacked([f'R{r}' for r in range(len(row_slots))])} = rows",
              f"    {_unpacked([f'e{k}' for k in range(n_each)])} = each"]
     lines += [f"    {name} = None" for name in sums + carried]
     lines += ["    peak = 0", "    layout = anchor = make = template = None", "    try:",
               "        for k in range(len(parents) - 1, -1, -1):",
               "            t = order[k]",
-              "            parent = parents[k]",
-              f"            arrays = seeds(t, [{', '.join(carried)}])",
+              "            parent = parents[k]"]
+    lines += ["            " + line for line in _ins_lines(n_in, row_slots, links)]
+    lines += [f"            arrays = [{', '.join(f'i{s}' for s in range(n_in))}]",
               "            frame = parent.frame if isinstance(parent, FrameScope) else None",
-              f"            if frame is None or parent.own_vars or len(arrays) != {int(n_in)}:",
+              "            if frame is None or parent.own_vars:",
               f"                {_unpacked(got)} = fallback(parent, 'grad', arrays)[1]",
               "            else:",
               "                if frame.index is not layout or parent.up is not anchor:",
@@ -115,6 +119,25 @@ def backward_loop(n_in: int, out_pos: Sequence[int], n_each: int, n_sum: int) ->
     lines += ["    finally:", "        note(peak)",
               f"    return [{', '.join(sums)}], [{', '.join(carried)}]"]
     return _compiled(lines, "backward")
+
+
+def _ins_lines(n_in: int, row_slots: Sequence[int], links: Sequence[int]) -> list[str]:
+    """The lines setting ``i0``... (a backward step's ins) as context.back_ins does."""
+    filled = [False] * n_in                  # (whether i<slot> may hold a value already)
+    lines = [f"i{s} = None" for s in range(n_in) if s not in row_slots]
+    for r, slot in enumerate(row_slots):
+        lines.append(f"i{int(slot)} = R{r}[t]")
+        filled[slot] = True
+    for j, slot in enumerate(links):
+        name, carried = f"i{int(slot)}", f"c{j}"
+        if not filled[slot]:
+            lines.append(f"{name} = {carried} if {carried} is not None else zero(k, {j})")
+        else:
+            lines += [f"if {carried} is not None: {name} = {carried} if {name} is None "
+                      f"else {name} + {carried}",
+                      f"elif {name} is None: {name} = zero(k, {j})"]
+        filled[slot] = True
+    return lines
 
 
 def _unpacked(names: list[str]) -> str:

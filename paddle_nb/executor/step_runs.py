@@ -174,21 +174,23 @@ class FramedSteps(StepRunner):
         return block.written(("env", links, in_pos), lambda: _env_maker(links, in_pos)), template
 
     def run_back(self, parents: Sequence[Scope], order: Sequence[int],
-                 seeds: Callable[[int, list], list], n_each: int,
+                 rows: Sequence[tuple[int, Any]], links: Sequence[int],
+                 zero: Callable[[int, int], Any], n_each: int,
                  n_sum: int) -> tuple[list[list], list, list]:
         """StepRunner.run_back as one loop over arrays (``read_once``, unwatched): each
-        run's env made from its step scope's frame, its seeds and the template, the
-        block's compiled ops run on it, no scope made; the largest run's bytes noted
-        once as a transient peak."""
+        run's env made from its step scope's frame, its ins and the template, the block's
+        compiled ops run on it, no scope made; the largest run's bytes noted once as a
+        transient peak."""
         if not (self.read_once and self.fast) or EVENTS.active:
-            return super().run_back(parents, order, seeds, n_each, n_sum)
+            return super().run_back(parents, order, rows, links, zero, n_each, n_sum)
         block, out_pos = self.block, self.out_pos
-        loop = block.written(("backward", len(self.in_pos), out_pos, n_each, n_sum),
-                             lambda: backward_loop(len(self.in_pos), out_pos, n_each, n_sum))
+        key = (len(self.in_pos), tuple(slot for slot, _ in rows), tuple(links), out_pos,
+               n_each, n_sum)
+        loop = block.written(("backward",) + key, lambda: backward_loop(*key))
         each: list[list] = [[None] * len(parents) for _ in range(n_each)]
         place = self.ctx.place
-        sums, carried = loop(parents, order, seeds, block.run_env, self._maker,
-                             self, FrameScope, each,
+        sums, carried = loop(parents, order, [row for _, row in rows], zero, block.run_env,
+                             self._maker, self, FrameScope, each,
                              lambda peak: MEMORY.transient_peak(place, peak))
         return each, sums, carried
 

@@ -182,9 +182,18 @@ def _recurrent_grad(ctx):
         run_step = _InStepScopes(ctx, run_step, scopes)
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
-    seeds_at = _seeder(ctx, seeds, out_grads, list(zip(states, state_grads)), scopes, order)
-    input_grads, sums, carry = run_step.run_back(scopes, order, seeds_at, len(inputs),
-                                                 len(params))
+    slot = {name: k for k, name in enumerate(seeds)}
+
+    def zero(k, j):
+        """Zeros for state j's gradient at step k, where none reached it (the last step),
+        as PaddlePaddle 2.6 gives its grad block."""
+        value = ctx.find_array(states[j], scopes[k])
+        return ctx.xp.zeros_like(value) if value is not None else None
+    # the grad block's seeds: the outputs' gradients at t, and each state's gradient
+    # carried from the step after
+    input_grads, sums, carry = run_step.run_back(
+        scopes, order, [(slot[name], g) for name, g in out_grads],
+        [slot[name] for name in state_grads], zero, len(inputs), len(params))
     if ctx.scope_rules == "paddle":        # the last one (step 0's): gone once backward is done
         _clear_step_scopes(ctx.scope, ctx.scope.find_var(ctx.input_names("step_scopes")[0]))
     xp = ctx.xp
@@ -194,31 +203,6 @@ def _recurrent_grad(ctx):
     _write_grads(ctx, params, "parameters@GRAD", lambda n: param_grads.get(n))
     boot_grads = dict(zip(boots, carry))
     _write_grads(ctx, boots, "initial_states@GRAD", lambda n: boot_grads.get(n))
-
-
-def _seeder(ctx, seeds, out_grads, states, scopes, order):
-    """``seeds_at(t, carried)``: the grad block's seeds at time step t, the outputs'
-    gradients plus each state's gradient carried from the step after; zeros for a state
-    no gradient reached (the last step), as PaddlePaddle 2.6 gives its grad block."""
-    slot = {name: k for k, name in enumerate(seeds)}
-    rows = [(slot[name], g) for name, g in out_grads]
-    links = [(slot[grad_name], state) for state, grad_name in states]
-    empty = [None] * len(seeds)
-    step_of = {t: k for k, t in enumerate(order)}
-
-    def seeds_at(t, carried):
-        values = empty.copy()
-        for at, g in rows:
-            values[at] = g[t]
-        for (at, state), g in zip(links, carried):
-            if g is not None:
-                values[at] = g if values[at] is None else values[at] + g
-            elif values[at] is None:
-                value = ctx.find_array(state, scopes[step_of[t]])
-                if value is not None:
-                    values[at] = ctx.xp.zeros_like(value)
-        return values
-    return seeds_at
 
 
 def _stack(xp, parts, like):

@@ -23,7 +23,7 @@ from paddle_nb.errors import VarNotFoundError
 if TYPE_CHECKING:
     from paddle_nb.core.scope import Scope
 
-__all__ = ["KernelContext", "RawContext", "SCOPE_RULES", "StepRunner", "held_bytes",
+__all__ = ["KernelContext", "RawContext", "SCOPE_RULES", "StepRunner", "back_ins", "held_bytes",
            "scope_rules"]
 
 # whose rules a control-flow op follows for its step and grad scopes (an Executor's
@@ -239,22 +239,26 @@ class StepRunner:
         return outputs
 
     def run_back(self, parents: Sequence[Scope], order: Sequence[int],
-                 seeds: Callable[[int, list], list], n_each: int,
+                 rows: Sequence[tuple[int, Any]], links: Sequence[int],
+                 zero: Callable[[int, int], Any], n_each: int,
                  n_sum: int) -> tuple[list[list], list, list]:
         """Run the block once per step scope of ``parents``, the last first (an RNN's
         backward pass): step k's run is labelled ``grad``, under ``parents[k]``, for time
-        step ``t = order[k]``, its ins ``seeds(t, carried)``.
+        step ``t = order[k]``, its ins (:func:`back_ins`) from ``rows`` (in ``slot`` gets
+        ``row[t]``) and ``links`` (the j-th value carried from the step after goes to in
+        ``links[j]``, added to what is there; ``zero(k, j)`` where neither gave one).
 
         Its outs are ``n_each`` values kept per time step, ``n_sum`` values summed over
         the steps (None where no step gave one), then the values carried to the step before
-        (``carried``: all None at the first run). Returns ``(each, sums, carried)``:
+        (all None before the first run). Returns ``(each, sums, carried)``:
         ``each[j][t]``, the sums (arrays of this call's own), the last run's carried."""
         each: list[list] = [[None] * len(parents) for _ in range(n_each)]
         sums: list = [None] * n_sum
         carried: list = [None] * (len(self.outs) - n_each - n_sum)
         for k in reversed(range(len(parents))):
             t = order[k]
-            _, got = self(parents[k], "grad", seeds(t, carried))
+            ins = back_ins(len(self.ins), rows, links, zero, k, t, carried)
+            _, got = self(parents[k], "grad", ins)
             for j in range(n_each):
                 each[j][t] = got[j]
             for j in range(n_sum):
@@ -267,6 +271,23 @@ class StepRunner:
                         total += value
             carried = got[n_each + n_sum:]
         return each, sums, carried
+
+
+def back_ins(n_in: int, rows: Sequence[tuple[int, Any]], links: Sequence[int],
+             zero: Callable[[int, int], Any], k: int, t: int, carried: Sequence[Any]) -> list:
+    """The ins of a backward step (StepRunner.run_back): each row's slice at ``t`` in its
+    slot, then each carried value added to its link's slot, ``zero(k, j)`` in a slot
+    that neither filled when link j carried nothing."""
+    ins: list = [None] * n_in
+    for slot, row in rows:
+        ins[slot] = row[t]
+    for j, slot in enumerate(links):
+        value = carried[j]
+        if value is not None:
+            ins[slot] = value if ins[slot] is None else ins[slot] + value
+        elif ins[slot] is None:
+            ins[slot] = zero(k, j)
+    return ins
 
 
 def held_bytes(scope: Scope) -> int:

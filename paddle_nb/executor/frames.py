@@ -54,6 +54,8 @@ class Frame:
             self.place = None
 
     def __del__(self) -> None:
+        if self.place is None:        # (released: the usual case, a step scope destroyed)
+            return
         try:
             self.release()
         except KeyboardInterrupt:     # lost if raised in a finalizer: deliver it again
@@ -86,7 +88,7 @@ class FrameScope(Scope):
 
     def framed_kid(self, label: str, frame: Frame) -> FrameScope:
         """A new kid scope holding ``frame`` (an RNN's step scope, made in one call)."""
-        kid = typing.cast(FrameScope, self.new_scope(label=label))
+        kid = typing.cast(FrameScope, self.new_scope(label))
         kid._frame = frame
         kid.holds_elsewhere = True
         return kid

@@ -131,11 +131,11 @@ def test_a_raw_ops_slot_names_are_read_once_and_are_the_callers_own_lists():
     assert ctx.output_names("Out") == ["c"] and Op.reads == 1
 
 
-# -- the written-out loops (executor/step_loops.py) -------------------------------------------------
+# -- the written-out loops (executor/step_loops.py) ------------------------------------------------
 def _two_memory_program():
-    """Two step inputs, two memories (one from an initial state, one filled with 0.5), two outputs
-    (one of them a memory's update too), gradients of the inputs, the initial state and
-    the parameters: every kind of slot the written loops place."""
+    """Two step inputs, two memories (one from an initial state, one filled with 0.5), two
+    outputs (one of them a memory's update too), gradients of the inputs, the initial state
+    and the parameters: every kind of slot the written loops place."""
     prog = pd.Program()
     with pd.program_guard(prog):
         x = pd.layers.data("x", shape=[T, B, W], dtype="float64", append_batch_size=False)

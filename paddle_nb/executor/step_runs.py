@@ -10,6 +10,8 @@ name sits in the block's env, what the block reads from above, and (for a grad
 block run in a kid of a forward step scope) where the forward step's values lie in
 that scope's frame; a step is then a copy of the env's template, a few array
 moves, the block's compiled ops, and a new step scope holding the env as its frame.
+An RNN's whole forward pass (``run_steps``) and backward pass (``run_back``) are
+each one loop, written out for the block's positions (executor/step_loops.py).
 """
 
 from __future__ import annotations
@@ -68,12 +70,14 @@ class FramedContext(RawContext):
 
 
 class FramedSteps(StepRunner):
-    """A StepRunner over frames: each step's env gathered in one C call.
+    """A StepRunner over frames: each step's env a copy of a template plus a few stores.
 
-    Per op run (and per parent frame layout) it builds a gather: env position p takes
-    its value from ``source = parent frame's arrays + the step's inputs + template``
-    (``template``: the outer values, found once from the scope above). A step is then
-    that gather, the block's compiled ops, and a step scope holding the env as its frame.
+    Per op run (and per parent frame layout) it finds ``template`` (the outer values,
+    found once from the scope above) and an env maker written out for the block
+    (``_env_maker``: the parent frame's values the block reads and the step's inputs put
+    in). A step is then that copy, the block's compiled ops, and a step scope holding the
+    env as its frame; ``run_steps`` and ``run_back`` do all the steps of a pass in one
+    written-out loop (executor/step_loops.py).
 
     With ``read_once`` (a grad pass, which reads each step's outs at once and never its
     scope) no step scope is made in a run nobody watches: the step runs on its env alone,

@@ -198,7 +198,7 @@ class FramedBlock:
         self.written_outer = sorted(p for p in written if not plan.local[p])
         self.written_any = sorted(written)
         self._linkage: tuple = (None, None, None)      # see _link
-        self._written: dict[tuple, Callable] = {}       # see written
+        self._written: dict[tuple, Any] = {}            # see written
 
     def run(self, scope: FrameScope, values: dict | None, reuse: dict | None = None) -> None:
         """Run the block in ``scope``. ``values`` (name -> array) seeds the block's
@@ -267,13 +267,14 @@ class FramedBlock:
         linked = self._linkage
         return linked if linked[0] is index else self._link(index)
 
-    def written(self, key: tuple, write: Callable[[], Callable]) -> Callable:
-        """A function written out for this block (a step runner's env maker or step loop),
-        ``write()`` made once per ``key`` and kept while the block lives: its runs share it."""
-        function = self._written.get(key)
-        if function is None:
-            function = self._written[key] = write()
-        return function
+    def written(self, key: tuple, work_out: Callable[[], Any]) -> Any:
+        """What ``work_out()`` gives (a step runner's slot positions, env maker or step
+        loop, written out for this block), worked out once per ``key`` and kept while the
+        block lives: its runs share it."""
+        found = self._written.get(key)
+        if found is None:
+            found = self._written[key] = work_out()
+        return found
 
     def _bind_outer(self, parent: Scope, reuse: dict | None) -> list:
         """A new env with the outer names' values, for a scope (a kid of ``parent``)

@@ -97,17 +97,10 @@ class FramedSteps(StepRunner):
                  outs: Sequence[str], block: FramedBlock, read_once: bool = False) -> None:
         super().__init__(ctx, block_idx, ins, outs)
         self.read_once = read_once
-        own, plan = block.local_index, block.plan
         self.block = block
-        # an out the block never names is None at every step (an input's gradient that
-        # nothing needs); an in or out that is an outer variable takes the plain way
-        absent = [n for n in self.outs if plan.position(n) is None]
-        self.fast = not block.written_outer and all(
-            n in own for n in self.ins + [n for n in self.outs if n not in absent])
-        self.in_pos = [own.get(n, -1) for n in self.ins]
-        # the outs from an env: a None after the block's values stands for the absent ones
-        self.out_pos = tuple(own.get(n, len(plan.names)) for n in self.outs)
-        self.take = _taker(list(self.out_pos))
+        key = (tuple(self.ins), tuple(self.outs))
+        self.fast, self.in_pos, self.out_pos, self.take = block.written(
+            ("slots",) + key, lambda: _slots(block, *key))
         # (anchor scope, parent frame layout, env maker, template): the last found
         self.cached: tuple = (None, None, None, [])
 
@@ -152,7 +145,7 @@ class FramedSteps(StepRunner):
         template = [None] * (len(names) + 1)        # (a None last: an out the block never names)
         for pos in block.outer:
             template[pos] = find_array(parent, names[pos])
-        in_pos, out_pos, n_rows = tuple(self.in_pos), self.out_pos, len(rows)
+        in_pos, out_pos, n_rows = self.in_pos, self.out_pos, len(rows)
         loop = block.written(("forward", in_pos, n_rows, out_pos),
                              lambda: forward_loop(in_pos, n_rows, out_pos))
         outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
@@ -174,7 +167,7 @@ class FramedSteps(StepRunner):
         template = [None] * (len(names) + 1)
         for pos in positions:
             template[pos] = find_array(anchor, names[pos])
-        links, in_pos = tuple(links), tuple(self.in_pos)
+        links, in_pos = tuple(links), self.in_pos
         return block.written(("env", links, in_pos), lambda: _env_maker(links, in_pos)), template
 
     def run_back(self, parents: Sequence[Scope], order: Sequence[int],
@@ -197,6 +190,20 @@ class FramedSteps(StepRunner):
                              self._maker, self, FrameScope, each,
                              lambda peak: MEMORY.transient_peak(place, peak))
         return each, sums, carried
+
+
+def _slots(block: FramedBlock, ins: tuple, outs: tuple) -> Any:
+    """(fast, in_pos, out_pos, take) of a step runner of ``block`` with ``ins`` and
+    ``outs``: found once per block and names (``FramedBlock.written`` keeps them)."""
+    own, plan = block.local_index, block.plan
+    # an out the block never names is None at every step (an input's gradient that
+    # nothing needs); an in or out that is an outer variable takes the plain way
+    absent = [n for n in outs if plan.position(n) is None]
+    fast = not block.written_outer and all(
+        n in own for n in ins + tuple(n for n in outs if n not in absent))
+    # the outs from an env: a None after the block's values stands for the absent ones
+    out_pos = tuple(own.get(n, len(plan.names)) for n in outs)
+    return fast, tuple(own.get(n, -1) for n in ins), out_pos, _taker(list(out_pos))
 
 
 def _env_maker(links: Sequence[tuple[int, int]], in_pos: Sequence[int]) -> Callable:

@@ -30,7 +30,13 @@ def _order(n, reverse):
 
 
 def _sequence_length(ctx, names):
-    shapes = {n: tuple(ctx.tensor(n).array().shape) for n in names}
+    return _sequences(ctx, names)[0]
+
+
+def _sequences(ctx, names):
+    """(T, the step inputs' arrays): their shared first dimension, checked."""
+    arrays = [ctx.tensor(n).array() for n in names]
+    shapes = {n: tuple(a.shape) for n, a in zip(names, arrays)}
     if not shapes:
         raise ValueError("recurrent: expected at least one step input")
     lengths = {n: s[0] if s else None for n, s in shapes.items()}
@@ -44,7 +50,7 @@ def _sequence_length(ctx, names):
             + ", ".join(f"{n}: {list(s)}" for n, s in shapes.items())
             + "); a StaticRNN runs its step block once per step: expected sequences of at "
             "least one step, laid out [T, batch, ...]")
-    return steps
+    return steps, arrays
 
 
 def _missing(scope, name, what):
@@ -60,9 +66,8 @@ def _recurrent(ctx):
     attrs = ctx.attrs
     xp, place = ctx.xp, ctx.place
     inputs = ctx.input_names("inputs")
-    steps = _sequence_length(ctx, inputs)
+    steps, sequences = _sequences(ctx, inputs)
     ex_states, states = attrs["ex_states"], attrs["states"]
-    sequences = [ctx.tensor(name).array() for name in inputs]
     boots = [ctx.tensor(name).array() for name in ctx.input_names("initial_states")]
     holder = ctx.scope.find_var(ctx.output_names("step_scopes")[0])
     if ctx.scope_rules == "paddle":        # PaddlePaddle drops the last run's step scopes first

@@ -131,6 +131,26 @@ def test_a_raw_ops_slot_names_are_read_once_and_are_the_callers_own_lists():
     assert ctx.output_names("Out") == ["c"] and Op.reads == 1
 
 
+def test_an_ops_slots_are_read_once_per_program_version(monkeypatch):
+    from paddle_nb.framework.operator import Operator
+    reads = []
+    original = Operator.inputs.fget
+
+    def counted(self):
+        reads.append(self.type)
+        return original(self)
+    monkeypatch.setattr(Operator, "inputs", property(counted))
+    prog, feed, fetch = _program()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    exe.run(prog, feed=feed, fetch_list=fetch, scope=scope)      # (planning reads them too)
+    first = reads.count("recurrent"), reads.count("recurrent_grad")
+    exe.run(prog, feed=feed, fetch_list=fetch, scope=scope)
+    assert (reads.count("recurrent"), reads.count("recurrent_grad")) == first
+    prog.bump_version()                   # an edit: the slots are read again
+    exe.run(prog, feed=feed, fetch_list=fetch, scope=scope)
+    assert reads.count("recurrent") > first[0]
+
+
 # -- the written-out loops (executor/step_loops.py) ------------------------------------------------
 def _two_memory_program():
     """Two step inputs, two memories (one from an initial state, one filled with 0.5), two

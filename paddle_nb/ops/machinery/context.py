@@ -9,6 +9,7 @@ callback is how ``ops`` runs blocks without importing the executor.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from paddle_nb.core.scope import Scope
 
 __all__ = ["KernelContext", "RawContext", "SCOPE_RULES", "StepRunner", "back_ins", "held_bytes",
-           "scope_rules"]
+           "op_slots", "scope_rules"]
 
 # whose rules a control-flow op follows for its step and grad scopes (an Executor's
 # ``scopes=``): paddle_nb's own (a step scope per step kept until the run ends, grad blocks
@@ -107,20 +108,22 @@ class RawContext(KernelContext):
         # between this op's block runs only the blocks themselves change outer variables
         self.run_block = run_block
         self.state = state          # executor-owned state a raw op may need (run options)
-        # the op's {slot: names}, read from its desc once per run of the op (on first use)
+        # the op's {slot: names} (op_slots: read from its desc once per program version)
         self.slots_in: dict[str, list[str]] | None = None
         self.slots_out: dict[str, list[str]] | None = None
 
     def input_names(self, slot: str) -> list[str]:
         slots = self.slots_in
-        if slots is None:
-            slots = self.slots_in = self.op.inputs
+        if slots is None:       # (both sides at once: a stand-in op is read once)
+            slots, outs = op_slots(self.op)
+            self.slots_in, self.slots_out = slots, outs
         return list(slots.get(slot, ()))
 
     def output_names(self, slot: str) -> list[str]:
         slots = self.slots_out
         if slots is None:
-            slots = self.slots_out = self.op.outputs
+            ins, slots = op_slots(self.op)
+            self.slots_in, self.slots_out = ins, slots
         return list(slots.get(slot, ()))
 
     def out_tensor(self, name: str) -> LoDTensor:
@@ -177,6 +180,30 @@ class RawContext(KernelContext):
         step (an executor's context gives one that skips the Variables). ``read_once``:
         the caller reads the outs at once and never the step's scope (a grad pass)."""
         return StepRunner(self, block_idx, ins, outs)
+
+
+# op -> (its program's version, {slot: names} in, out): an op's slots read from its desc
+# once per version of its program, not at each run of the op (a desc walk costs as much as
+# a small RNN step)
+_SLOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def op_slots(op: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """``(op.inputs, op.outputs)``, kept per op while its program's version stays the same
+    (every edit of a program changes it). The dicts are shared: read them, never change
+    them. An op without a program (a stand-in) is read each time."""
+    try:
+        version = op.block.program.version
+    except AttributeError:
+        return op.inputs, op.outputs
+    kept = _SLOTS.get(op)
+    if kept is None or kept[0] != version:
+        kept = (version, op.inputs, op.outputs)
+        try:
+            _SLOTS[op] = kept
+        except TypeError:            # not weakly referable: read each time
+            pass
+    return kept[1], kept[2]
 
 
 class StepRunner:

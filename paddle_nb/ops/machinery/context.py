@@ -215,10 +215,12 @@ class StepRunner:
     left in the kid (None where there is none). A runner asked for with ``read_once``
     may make no kid (then None) where nobody could see it. Between two calls only the
     block's own runs may change the variables it reads from above (an RNN's promise, so
-    what it reads there may be found once).
+    what it reads there may be found once). ``run_steps`` and ``run_back`` run a whole
+    forward or backward pass of an RNN through such calls.
 
     This plain form goes through the scopes' Variables; the executor's context hands
-    out one that fills its step scopes' frames directly (executor/step_runs.py).
+    out one that fills its step scopes' frames directly and runs each pass as one loop
+    (executor/step_runs.py).
     """
 
     __slots__ = ("ctx", "block_idx", "ins", "outs")

@@ -109,16 +109,22 @@ def backward_loop(n_in: int, row_slots: Sequence[int], links: Sequence[int],
               "                made = run_env(env, None)",
               "                if made > peak: peak = made"]
     lines += [f"                g{k} = env[{int(pos)}]" for k, pos in enumerate(out_pos)]
-    lines += [f"            e{k}[t] = g{k}" for k in range(n_each)]
-    for k in range(n_sum):
-        value = f"g{n_each + k}"
-        lines += [f"            if {value} is not None:",
-                  f"                if S{k} is None: S{k} = {value}.copy()",
-                  f"                else: S{k} += {value}"]
-    lines += [f"            c{k} = g{n_each + n_sum + k}" for k in range(n_carried)]
+    lines += ["            " + line for line in _kept_lines(n_each, n_sum, n_carried)]
     lines += ["    finally:", "        note(peak)",
               f"    return [{', '.join(sums)}], [{', '.join(carried)}]"]
     return _compiled(lines, "backward")
+
+
+def _kept_lines(n_each: int, n_sum: int, n_carried: int) -> list[str]:
+    """The lines keeping a backward step's outs ``g0``...: each kept per step in ``e<k>``,
+    summed into ``S<k>`` (a copy first, then in place), carried in ``c<k>``."""
+    lines = [f"e{k}[t] = g{k}" for k in range(n_each)]
+    for k in range(n_sum):
+        value = f"g{n_each + k}"
+        lines += [f"if {value} is not None:",
+                  f"    if S{k} is None: S{k} = {value}.copy()",
+                  f"    else: S{k} += {value}"]
+    return lines + [f"c{k} = g{n_each + n_sum + k}" for k in range(n_carried)]
 
 
 def _ins_lines(n_in: int, row_slots: Sequence[int], links: Sequence[int]) -> list[str]:

@@ -13,7 +13,6 @@ control-flow ops (through executor/step_runs.py's FramedContext) read arrays wit
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -88,7 +87,7 @@ class FrameScope(Scope):
 
     def framed_kid(self, label: str, frame: Frame) -> FrameScope:
         """A new kid scope holding ``frame`` (an RNN's step scope, made in one call)."""
-        kid = typing.cast(FrameScope, self.new_scope(label))
+        kid: FrameScope = self.new_scope(label)  # type: ignore[assignment]  # (a kid: our class)
         kid._frame = frame
         kid.holds_elsewhere = True
         return kid

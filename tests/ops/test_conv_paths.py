@@ -102,3 +102,35 @@ def test_few_columns_in_row_blocks(monkeypatch, n):
     got = gemm.few_columns(np, a, b)
     assert got.shape == (650, n) and got.dtype == np.float32
     np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def channels_last(w):
+    """``w`` with the same shape and values, laid (M, kh, kw, C) in memory."""
+    return np.ascontiguousarray(w.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+
+
+@pytest.mark.parametrize("xs, ws, strides, pads, dil, groups",
+                         [c for c in CASES if c[5] == 1 and c[1][1] > 1 and c[1][2] * c[1][3] > 1]
+                         + [((1, 4, 2, 2), (40, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+                            ((2, 3, 9, 9), (2, 3, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1)])
+def test_a_filter_laid_channels_last(xs, ws, strides, pads, dil, groups):
+    """A filter whose memory is (M, kh, kw, C) (the filter_layout pass's) runs the channels-last
+    im2col, in both GEMM orientations (few pixels: (M, P); many: (P, M)), with the same sums."""
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = channels_last(rng.standard_normal(ws).astype(np.float32))
+    assert conv.channels_last(np, w) and not w.flags.c_contiguous
+    o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
+    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
+    assert got.shape == (xs[0], ws[0]) + tuple(o_hw) and got.dtype == np.float32
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_which_filters_count_as_channels_last():
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    assert not conv.channels_last(np, w) and conv.channels_last(np, channels_last(w))
+    one_by_one = rng.standard_normal((4, 3, 1, 1)).astype(np.float32)   # both layouts are one
+    assert not conv.channels_last(np, channels_last(one_by_one))
+    assert conv.prefers_channels_last(64, 64, 64) and not conv.prefers_channels_last(3, 64, 64)
+    assert not conv.prefers_channels_last(128, 128, 256)

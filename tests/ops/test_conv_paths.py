@@ -1,6 +1,7 @@
 """conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
 one GEMM (small images, conv.MERGE_PIXELS; a large filter over a few pixels, gemm.blocked,
-in row blocks), im2col by rows (stride 1, depthwise filters), 1x1
+in row blocks), im2col by rows (stride 1, depthwise filters on wide images), depthwise
+filters from channels-last columns (narrow images, strides), 1x1
 filters read in place, groups and dilations, filter taps that see only padding left out."""
 
 import numpy as np
@@ -51,6 +52,10 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
     ((1, 3, 2, 2), (2, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
     ((1, 3, 1, 3), (2, 3, 3, 3), (1, 2), (3, 1, 1, 2), (2, 1), 1),
     ((2, 3, 1, 1), (4, 3, 5, 5), (2, 2), (4, 1, 2, 3), (1, 1), 1),
+    # depthwise from channels-last columns (narrow images, strides) and by rows (wide ones)
+    ((2, 32, 6, 6), (32, 1, 3, 3), (2, 2), (1, 0, 1, 1), (1, 1), 32),
+    ((1, 32, 5, 5), (32, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 32),
+    ((1, 32, 3, 20), (32, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 32),
 ]
 
 
@@ -134,3 +139,12 @@ def test_which_filters_count_as_channels_last():
     assert not conv.channels_last(np, channels_last(one_by_one))
     assert conv.prefers_channels_last(64, 64, 64) and not conv.prefers_channels_last(3, 64, 64)
     assert not conv.prefers_channels_last(128, 128, 256)
+
+
+def test_which_depthwise_filters_go_channels_last():
+    x = np.zeros((1, 32, 8, 8), np.float32)
+    w = np.zeros((32, 1, 3, 3), np.float32)
+    assert conv._depthwise_channels_last(np, x, w, (1, 1), (8, 8))
+    assert not conv._depthwise_channels_last(np, x, w, (1, 1), (8, 16))      # wide: by rows
+    assert not conv._depthwise_channels_last(np, x, w, (1, 1), (1, 1))       # one pixel
+    assert not conv._depthwise_channels_last(np, x[:, :16], w[:16], (1, 1), (8, 8))

@@ -24,7 +24,8 @@ from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, fro
                                             windows)
 
 __all__ = ["out_size", "resolve_padding", "CONV_ATTRS", "conv_forward", "conv_filter_grad",
-           "conv_input_grad", "check_groups", "channels_last", "prefers_channels_last"]
+           "conv_input_grad", "check_groups", "channels_last", "prefers_channels_last",
+           "conv2d_output"]
 
 CONV_ATTRS = {
     **WINDOW_ATTRS,
@@ -320,13 +321,21 @@ def _conv_infer(x, w, *, strides, paddings, padding_algorithm, data_format, dila
     return x.with_shape(from_nchw_shape((shape[0], w.shape[0]) + o_hw, data_format))
 
 
-def _conv_kernel(ctx, x, w, *, strides, paddings, padding_algorithm, data_format, dilations,
-                 groups, is_test):
+def conv2d_output(xp, x, w, strides, paddings, padding_algorithm, data_format, dilations,
+                  groups):
+    """conv2d's Output for ``x`` in ``data_format``, from the op's attributes: the kernel of
+    conv2d and depthwise_conv2d, and of fused_conv2d_bias_act before its bias and activation."""
     x = to_nchw(x, data_format)
     pads, dil, o_hw = _conv_plan(x.shape, w.shape, strides, paddings, dilations,
                                  padding_algorithm)
-    out = conv_forward(ctx.xp, x, w, strides, pads, dil, o_hw, groups)
+    out = conv_forward(xp, x, w, strides, pads, dil, o_hw, groups)
     return from_nchw(out, data_format).astype(x.dtype, copy=False)
+
+
+def _conv_kernel(ctx, x, w, *, strides, paddings, padding_algorithm, data_format, dilations,
+                 groups, is_test):
+    return conv2d_output(ctx.xp, x, w, strides, paddings, padding_algorithm, data_format,
+                         dilations, groups)
 
 
 def _conv_grad_infer(x, w, dout, **attrs):

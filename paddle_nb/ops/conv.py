@@ -9,11 +9,15 @@ the filter and adds the columns into place (col2im). These three functions
 (:func:`conv_forward`, :func:`conv_filter_grad`, :func:`conv_input_grad`) are
 also conv2d_transpose's kernels (conv_transpose.py), which is conv2d's adjoint.
 ``depthwise_conv2d`` (what ``Conv2D(groups=C)`` writes) is the same math with
-groups equal to the channels.
+groups equal to the channels. Small images, filters the ``filter_layout`` pass laid channels
+last, and depthwise filters over narrow outputs take the forms of conv_channels_last.py.
 """
 
 import functools
 
+from paddle_nb.ops.conv_channels_last import (channels_last, depthwise_channels_last,
+                                              forward_channels_last, forward_depthwise,
+                                              prefers_channels_last)
 from paddle_nb.ops.machinery.gemm import blocked, few_columns
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
@@ -59,9 +63,9 @@ def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     Filter taps that only ever see padding are left out first (:func:`_live_filter`)."""
     w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
     if groups == 1 and channels_last(xp, w):
-        return _forward_channels_last(xp, x, w, strides, pads, dil, o_hw)
-    if groups > 1 and _depthwise_channels_last(xp, x, w, strides, o_hw):
-        return _forward_depthwise(xp, x, w, strides, pads, dil, o_hw)
+        return forward_channels_last(xp, x, w, strides, pads, dil, o_hw)
+    if groups > 1 and depthwise_channels_last(xp, x, w, o_hw):
+        return forward_depthwise(xp, x, w, strides, pads, dil, o_hw)
     if _by_rows(x, w, strides, pads, o_hw):
         return _forward_rows(xp, x, w, pads, dil, o_hw, groups)
     n, p = x.shape[0], o_hw[0] * o_hw[1]
@@ -161,88 +165,6 @@ def _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups):
                                                                  * view.shape[5])
     y = few_columns(xp, wg[0], cols[0]) if groups == 1 else xp.matmul(wg, cols)
     return xp.ascontiguousarray(y.reshape((m, n) + tuple(o_hw)).transpose(1, 0, 2, 3))
-
-
-def channels_last(xp, w):
-    """Whether filter ``w`` (M, C, kh, kw) lies in memory as (M, kh, kw, C): the layout the
-    ``filter_layout`` pass stores (a NumPy array whose strides say so; the values and shape are
-    the filter's). Such a filter runs :func:`_forward_channels_last`."""
-    return (xp.__name__ == "numpy" and w.shape[1] > 1 and w.shape[2] * w.shape[3] > 1
-            and w.transpose(0, 2, 3, 1).flags.c_contiguous)
-
-
-def prefers_channels_last(c, m, pixels):
-    """Whether a dense convolution of ``c`` input and ``m`` output channels, ``pixels`` output
-    pixels per image, runs faster with its filter channels last (:func:`_forward_channels_last`)
-    than on :func:`_columns`: measured on the zoo's 3x3 and 7x7 shapes, one thread, 0.55-0.93x
-    the time on images of at most 64 pixels and on large images of few output channels; slower
-    (1.1-1.3x) with a few input channels (a network's first conv: runs of 3 values to copy)."""
-    return c >= 16 and (pixels <= 64 or pixels >= 4 * m)
-
-
-def _columns_channels_last(xp, x, k_hw, strides, pads, dil, o_hw):
-    """im2col from the image padded channels last, (N, H', W', C): columns (N*OH*OW, kh, kw, C),
-    where a window row (kw taps x C channels) is one contiguous run: N*OH*OW*kh runs of kw*C
-    values to copy, where :func:`_columns` copies N*C*kh*kw runs of OW values (a 4x4 image:
-    runs of 4)."""
-    n, c, h, wd = x.shape
-    padded = scratch(xp, (n, h + pads[0] + pads[1], wd + pads[2] + pads[3], c), x.dtype, "pad")
-    if any(pads):
-        padded.fill(0)
-    padded[:, pads[0]:pads[0] + h, pads[2]:pads[2] + wd] = x.transpose(0, 2, 3, 1)
-    sn, sh, sw, sc = padded.strides
-    view = xp.lib.stride_tricks.as_strided(
-        padded, (n, o_hw[0], o_hw[1]) + tuple(k_hw) + (c,),
-        (sn, sh * strides[0], sw * strides[1], sh * dil[0], sw * dil[1], sc))
-    cols = scratch(xp, view.shape, x.dtype)
-    xp.copyto(cols, view)
-    return cols.reshape((n * o_hw[0] * o_hw[1],) + tuple(k_hw) + (c,))
-
-
-def _forward_channels_last(xp, x, w, strides, pads, dil, o_hw):
-    """conv_forward for a filter laid (M, kh, kw, C) (:func:`channels_last`): the columns of
-    :func:`_columns_channels_last`, then one GEMM with the filter as an (M, kh*kw*C) matrix,
-    oriented so that the longer side is BLAS's rows: (M, P) for a few pixels (for one image it
-    is already NCHW), (P, M) for many."""
-    n, m = x.shape[0], w.shape[0]
-    cols = _columns_channels_last(xp, x, w.shape[2:], strides, pads, dil, o_hw)
-    cols, wm = cols.reshape(cols.shape[0], -1), w.transpose(0, 2, 3, 1).reshape(m, -1)
-    if cols.shape[0] >= 2 * m:
-        y = xp.matmul(cols, wm.T).reshape((n,) + tuple(o_hw) + (m,))
-        return xp.ascontiguousarray(y.transpose(0, 3, 1, 2))
-    y = few_columns(xp, wm, cols.T).reshape((m, n) + tuple(o_hw))
-    return y.reshape((1, m) + tuple(o_hw)) if n == 1 else xp.ascontiguousarray(
-        y.transpose(1, 0, 2, 3))
-
-
-# a depthwise filter runs _forward_depthwise on images at most this many output pixels wide
-DEPTHWISE_NARROW = 8
-
-
-def _depthwise_channels_last(xp, x, w, strides, o_hw):
-    """Whether a depthwise filter (one per channel, M = C) runs :func:`_forward_depthwise`:
-    NumPy, and a narrow output (at most DEPTHWISE_NARROW wide), where im2col by rows
-    computes many outputs past the edge (an 8x8 image under a 5x5 filter: 12 columns for 8)
-    and strided windows copy short runs. Measured: 0.43-0.8x the time at widths 2-8 (1.0x
-    for a 3x3 filter at 8), 1.1-2x at widths 16-32 (the text lines' stride-(2, 1) filters);
-    left out: fewer than 32 channels, one output pixel or one live tap (a few microseconds
-    either way, and the fixed cost of this path is more)."""
-    return (xp.__name__ == "numpy" and w.shape[1] == 1 and w.shape[0] == x.shape[1] >= 32
-            and 1 < o_hw[0] * o_hw[1] and o_hw[1] <= DEPTHWISE_NARROW
-            and w.shape[2] * w.shape[3] > 1)
-
-
-def _forward_depthwise(xp, x, w, strides, pads, dil, o_hw):
-    """A depthwise convolution from channels-last columns (P, kh*kw, C): out[p, c] = sum over
-    the taps t of cols[p, t, c] * w[c, t], one ``einsum`` whose inner loop runs along the
-    channels. Measured on the zoo's small images (PicoDet's 5x5 filters on 8x8 to 2x2 images,
-    MobileNetV2's 3x3 on 2x2, stride-2 filters) 0.43-0.82x the time of the stacked GEMMs;
-    PicoDet 0.92x, MobileNetV2 0.89x."""
-    n, c = x.shape[:2]
-    cols = _columns_channels_last(xp, x, w.shape[2:], strides, pads, dil, o_hw)
-    taps = xp.ascontiguousarray(w.reshape(c, -1).T)
-    y = xp.einsum("ptc,tc->pc", cols.reshape(cols.shape[0], -1, c), taps)
-    return xp.ascontiguousarray(y.reshape((n,) + tuple(o_hw) + (c,)).transpose(0, 3, 1, 2))
 
 
 def conv_filter_grad(xp, x, dy, w_shape, strides, pads, dil, groups):

@@ -7,7 +7,7 @@ filters read in place, groups and dilations, filter taps that see only padding l
 import numpy as np
 import pytest
 
-from paddle_nb.ops import conv
+from paddle_nb.ops import conv, conv_channels_last
 from paddle_nb.ops.machinery import gemm
 from paddle_nb.ops.machinery.window import out_hw
 
@@ -117,10 +117,16 @@ def channels_last(w):
 @pytest.mark.parametrize("xs, ws, strides, pads, dil, groups",
                          [c for c in CASES if c[5] == 1 and c[1][1] > 1 and c[1][2] * c[1][3] > 1]
                          + [((1, 4, 2, 2), (40, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
-                            ((2, 3, 9, 9), (2, 3, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1)])
-def test_a_filter_laid_channels_last(xs, ws, strides, pads, dil, groups):
+                            ((2, 3, 9, 9), (2, 3, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1),
+                            ((2, 3, 2, 2), (5, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+                            ((1, 3, 3, 2), (5, 3, 3, 2), (2, 1), (2, 1, 0, 1), (2, 1), 1)])
+@pytest.mark.parametrize("by_taps", [0, conv_channels_last.BY_TAPS_BYTES],
+                         ids=["by-taps-any-filter", "defaults"])
+def test_a_filter_laid_channels_last(monkeypatch, by_taps, xs, ws, strides, pads, dil, groups):
     """A filter whose memory is (M, kh, kw, C) (the filter_layout pass's) runs the channels-last
-    im2col, in both GEMM orientations (few pixels: (M, P); many: (P, M)), with the same sums."""
+    im2col, in both GEMM orientations (few pixels: (M, P); many: (P, M)), or one GEMM per tap
+    on images of a few pixels, with the same sums."""
+    monkeypatch.setattr(conv_channels_last, "BY_TAPS_BYTES", by_taps)
     x = rng.standard_normal(xs).astype(np.float32)
     w = channels_last(rng.standard_normal(ws).astype(np.float32))
     assert conv.channels_last(np, w) and not w.flags.c_contiguous
@@ -144,7 +150,8 @@ def test_which_filters_count_as_channels_last():
 def test_which_depthwise_filters_go_channels_last():
     x = np.zeros((1, 32, 8, 8), np.float32)
     w = np.zeros((32, 1, 3, 3), np.float32)
-    assert conv._depthwise_channels_last(np, x, w, (1, 1), (8, 8))
-    assert not conv._depthwise_channels_last(np, x, w, (1, 1), (8, 16))      # wide: by rows
-    assert not conv._depthwise_channels_last(np, x, w, (1, 1), (1, 1))       # one pixel
-    assert not conv._depthwise_channels_last(np, x[:, :16], w[:16], (1, 1), (8, 8))
+    narrow = conv_channels_last.depthwise_channels_last
+    assert narrow(np, x, w, (8, 8))
+    assert not narrow(np, x, w, (8, 16))                  # wide: by rows
+    assert not narrow(np, x, w, (1, 1))                   # one pixel
+    assert not narrow(np, x[:, :16], w[:16], (8, 8))      # few channels

@@ -60,7 +60,10 @@ def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
 def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     """y[n, m] = sum over m's group of w[m] * windows of x: (N, M, OH, OW), one GEMM per image
     and group; or, for a batch of small images (:func:`_forward_merged`), one per group.
-    Filter taps that only ever see padding are left out first (:func:`_live_filter`)."""
+    Filter taps that only ever see padding are left out first (:func:`_live_filter`). A filter
+    laid channels last (the ``filter_layout`` pass's) and a depthwise filter over a narrow
+    output take conv_channels_last.py's forms; a 1x1 filter over a batch of 1x1 images one
+    GEMM (:func:`_forward_pixels`)."""
     w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
     if groups == 1 and channels_last(xp, w):
         return forward_channels_last(xp, x, w, strides, pads, dil, o_hw)

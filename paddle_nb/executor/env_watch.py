@@ -21,7 +21,7 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import (OpRecord, Recorder, ScopeRecord, VarRecord,
                                        allocated_record, host_copy)
 
-__all__ = ["EnvWatch"]
+__all__ = ["EnvWatch", "LiveWatch"]
 
 
 class EnvWatch:
@@ -185,3 +185,51 @@ def _as_array(value: Any) -> Any:
     if value is None:
         return None
     return value.array() if isinstance(value, LoDTensor) else numpy.asarray(value)
+
+
+class LiveWatch:
+    """What a Recorder hears of a run on an env whose block has raw ops, written into the
+    record as the run goes: the raw ops' sub-blocks run in scopes under the run scope
+    (executor/env_scope.py), whose events and ops the Recorder hears as they happen
+    (``Recorder.start``), so the block's own ops and the events of its env values are put
+    in the same order. The run scope is the real one, snapshotted with the user's."""
+
+    def __init__(self, recorder: Recorder, plan: Any, run: Scope, env: list, feed: dict
+                 ) -> None:
+        self.recorder = recorder
+        self.plan = plan
+        self.run = run
+        self.place = repr(recorder.place)
+        user = recorder.user_scope.id
+        self.scope_ids = [user if p else run.id for p in plan.persistable]
+        self.current: list[tuple[OpRecord, Any]] = []
+        for name, value in feed.items():       # (the feeds: in the env before any op)
+            pos = plan.position(name)
+            if pos is None:
+                continue
+            nbytes = env[pos].nbytes if env[pos] is not None else _as_array(value).nbytes
+            if not plan.persistable[pos]:
+                recorder.event("var_created", run.id, name, 0, None)
+            recorder.event("tensor_allocated", self.scope_ids[pos], name, nbytes, self.place)
+        recorder.start()
+
+    def op_started(self, k: int) -> None:
+        step = self.plan.steps[k]
+        self.current.append((self.recorder.op_started(self.plan, step, self.run), step))
+
+    def allocated(self, pos: int, value: Any, old: Any) -> None:
+        event, name, sid = self.recorder.event, self.plan.names[pos], self.scope_ids[pos]
+        if old is not None:
+            event("tensor_freed", sid, name, old.nbytes, self.place)
+        event("tensor_allocated", sid, name, value.nbytes, self.place)
+
+    def freed(self, pos: int, value: Any) -> None:
+        self.recorder.event("tensor_freed", self.scope_ids[pos], self.plan.names[pos],
+                            value.nbytes, self.place)
+
+    def op_finished(self) -> None:
+        rec, step = self.current.pop()
+        self.recorder.op_finished(rec, step)
+
+    def skipped(self, k: int) -> None:
+        self.recorder.op_started(self.plan, self.plan.steps[k], self.run).skipped = True

@@ -30,7 +30,7 @@ def op_run_error(step: Any, plan: Any, value_at: Callable[[int], Any], err: Base
     where = f"op #{step.index} '{op.type}' in block {op.block.idx}, built at {op.site()}"
     reads, missing = _describe_inputs(op, plan, value_at)
     inputs = f"\n  inputs: {', '.join(reads) or 'none'}"
-    gone = destroyed_during_run(state, missing)
+    gone = destroyed_during_run(state)
     if gone:                    # (the inputs' values went with it: not worth listing)
         return OpRunError(f"while running {where}: {gone}")
     if isinstance(err, MemoryError):
@@ -88,20 +88,16 @@ def _describe_inputs(op, plan, value_at):
     return reads, missing
 
 
-def destroyed_during_run(state: Any, missing: list[str]) -> str | None:
+def destroyed_during_run(state: Any) -> str | None:
     """Why the run lost its variables, when a listener, a kernel or another thread
-    destroyed the run's scope or erased a variable the run had bound (else None)."""
+    destroyed the run's scope (else None). (A variable erased from it meanwhile is not
+    lost: the run read the persistables once, as it started.)"""
     if state is None:
         return None
     if not state.user_scope.is_alive():
         return (f"the scope of the run (scope {state.user_scope.id}) was destroyed while the "
                 "program ran (by a listener, a kernel or another thread); nothing can run in "
                 "it any more")
-    for var, *_ in state.saved.values():
-        if var.destroyed_why is not None and var.name in missing:
-            return (f"'{var.name}' was {var.destroyed_why} while the program ran (by a "
-                    "listener, a kernel or another thread); the op reads it: keep variables in "
-                    "the scope until the run returns")
     return None
 
 

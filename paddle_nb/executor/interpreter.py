@@ -33,7 +33,7 @@ import functools
 from typing import Any, Callable
 
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.errors import OpRunError
+from paddle_nb.errors import OpRunError, ScopeDestroyedError
 from paddle_nb.executor.declared import check_results
 from paddle_nb.executor.failures import destroyed_during_run, op_plan_error, op_run_error
 from paddle_nb.executor.plan import BlockPlan, Step, flat_positions, output_values
@@ -70,8 +70,9 @@ class Interpreter:
 
     # -- the loop -----------------------------------------------------------------------------
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
-        """Run the block on ``env``; return the peak bytes held (``made``: at the start)."""
-        if self.compiles and self.plan.verified:
+        """Run the block on ``env``; return the peak bytes held (``made``: at the start).
+        ``scope`` is the run scope raw ops see the env through (executor/env_scope.py)."""
+        if self.compiles and self.plan.verified and not self.plan.has_raw:
             compiled = self.compiled or self.compile()
             return compiled(env, made)
         return self.interpret(env, scope, made)
@@ -95,6 +96,8 @@ class Interpreter:
         while checking); return the bytes it made. A failure is an OpRunError naming the
         op, its line and its inputs."""
         try:
+            if scope is not None and not scope.is_alive():   # (a kernel or another thread
+                raise ScopeDestroyedError(f"scope {scope.id} was destroyed")  # destroyed it)
             if step.raw:
                 self.run_raw(step, env, scope)
                 return 0
@@ -146,8 +149,19 @@ class Interpreter:
         """A preamble initializer was skipped (its outputs have values)."""
 
     def run_raw(self, step: Step, env: list, scope: Any) -> None:
-        raise OpRunError(f"op #{step.index} '{step.op.type}' reads the scope: it cannot run "
-                         "on an env of arrays (a ScopeInterpreter runs it)")
+        """Run a raw op (control flow, rnn, feed, fetch) in the run scope ``scope``, which
+        shows ``env``: the values it reads lent to Variables first, what it wrote taken
+        back after (executor/env_scope.py's Lending)."""
+        if scope is None:
+            raise OpRunError(f"op #{step.index} '{step.op.type}' reads the scope: it cannot "
+                             "run on an env without a run scope")
+        executor = self.executor
+        state, lending = executor.run_state, executor.lending(self.plan)
+        lending.lend(step, env, scope, state, executor)
+        try:
+            executor.run_raw(step, scope)
+        finally:
+            lending.take_back(step, env, scope, state)
 
     def value(self, env: list, pos: int) -> Any:
         """The value at ``pos`` (for error messages)."""
@@ -158,7 +172,7 @@ class Interpreter:
         plan, state = self.plan, self.executor.run_state
         unset = [plan.names[pos] for pos in plan.first_reads
                  if plan.persistable[pos] and self.value(env, pos) is None]
-        if unset and not destroyed_during_run(state, unset):
+        if unset and not destroyed_during_run(state):
             # a parameter never initialized: say that, not what the op made of it
             plan.check_persistables_ready([self.value(env, p) for p in range(len(env))])
         return op_run_error(plan.steps[k], plan, functools.partial(self.value, env), err, state)
@@ -185,7 +199,7 @@ class WatchedInterpreter(Interpreter):
         self.observer = observer
 
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
-        if self.plan.verified:
+        if self.plan.verified and not self.plan.has_raw:
             return self.compile()(env, made, self.observer)
         return self.interpret(env, scope, made)
 

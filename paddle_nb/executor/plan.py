@@ -97,7 +97,10 @@ class BlockPlan:
             not any(p and here for p, here in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         # the executor's interpreters of this plan (executor/interpreter.py, frames.py)
-        self.interpreter = self.scope_interpreter = self.framed_block = None
+        self.interpreter: Any = None
+        self.scope_interpreter: Any = None
+        self.framed_block: Any = None
+        self.lending: Any = None     # how its raw ops see its env (executor/env_scope.py)
         written = {p for step in self.steps for p in flat_positions(step.outs)}
         self.persistables = [p for p, is_p in enumerate(self.persistable) if is_p]
         self.written_persistables = sorted(p for p in written if self.persistable[p])
@@ -148,7 +151,9 @@ class BlockPlan:
     def check_persistables_ready(self, env: list) -> None:
         """Refuse to run when a persistable some op reads has no value (``env[pos]`` None)."""
         for pos in self.first_reads:
-            if self.persistable[pos] and env[pos] is None:
+            # (a raw op's sub-block says which of its ops reads it, if one does)
+            if self.persistable[pos] and env[pos] is None and self.tensor[pos] and \
+                    not self.first_reader(pos).raw:
                 raise OpRunError(missing_persistable(self.names[pos], self.first_reader(pos)))
 
     def _reads_before_writes(self):

@@ -293,6 +293,11 @@ class Recorder:
         self.record._events.append((self.current, event.kind, getattr(event.scope, "id", None),
                                    event.name, event.nbytes, place))
 
+    def event(self, kind: str, scope_id: int, name: str, nbytes: int, place: str | None
+              ) -> None:
+        """Note an event the core did not emit (a value of a run's env), as the op running's."""
+        self.record._events.append((self.current, kind, scope_id, name, nbytes, place))
+
     def op_started(self, plan: Any, step: Any, scope: Scope) -> OpRecord:
         """An OpRecord for ``step``, now running; the events until the next op are its."""
         ops = self.record._ops

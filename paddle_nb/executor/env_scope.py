@@ -1,0 +1,176 @@
+"""The run's scope over the env: how ops that read scopes run on an env of arrays.
+
+The global block always runs on an env (a list of arrays, executor/interpreter.py).
+A *raw* op (control flow, the fused ``rnn``, feed and fetch, tensor arrays) reads
+and writes variables through a scope instead, so a block holding one gets a
+``run`` kid scope of the user's, a :class:`RunScope`, that shows the env:
+
+- the names in a raw op's slots are Variables of the run scope, given the env's
+  values (and the LoDs beside them) before the op runs (:meth:`Lending.lend`) and
+  read back into the env after (:meth:`Lending.take_back`);
+- every other tensor of the block is in the run scope's frame (executor/frames.py):
+  the env itself, turned into Variables only if a sub-block looks one up.
+
+A persistable a raw op writes comes back to the env and goes through the run's one
+commit, as every other write does (executor/staging.py); a failed run leaves the
+user's scope as it was, since nothing was written into it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paddle_nb.core.scope import Scope
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.variable import Variable
+from paddle_nb.executor.frames import Frame, FrameScope
+from paddle_nb.executor.plan import BlockPlan, Step
+
+__all__ = ["RunScope", "RawSlots", "Lending", "hold_value"]
+
+
+class RunScope(FrameScope):
+    """The ``run`` scope of a block with raw ops: the env as its frame, and Variables for
+    the names raw ops are lent. A Variable made of a name the frame does not hold is made
+    beside the frame (a plain FrameScope would turn its frame into Variables first); the
+    scopes made under it are plain FrameScopes."""
+
+    __slots__ = ()
+
+    def var(self, name: str) -> Variable:
+        frame = self.frame
+        if frame is None or name in frame.index:
+            return super().var(name)
+        self.holds_elsewhere = False     # (the frame is left as it is, and stays)
+        try:
+            return super().var(name)
+        finally:
+            self.holds_elsewhere = True
+
+    def new_scope(self, label: str | None = None, kind: type[Scope] | None = None) -> Scope:
+        return super().new_scope(label, kind or FrameScope)
+
+
+class RawSlots:
+    """What a raw step's slots name: ``lent`` the (name, position) of its tensors (less
+    the persistables it only reads that no op of the block writes, when no sub-block may:
+    the op then finds the user's own), ``taken`` those of its outputs, ``others`` its
+    names of other kinds (a feed list, step scopes, a tensor array); ``slot_only`` when
+    the op touches nothing but its slots (feed, fetch, the fused rnn)."""
+
+    __slots__ = ("slot_only", "lent", "taken", "others")
+
+    def __init__(self, plan: BlockPlan, step: Step, skip_read_only: bool) -> None:
+        op = step.op
+        outs = set(op.output_arg_names)
+        self.slot_only = op.type in SLOTS_ALONE
+        lent: list[tuple[str, int]] = []
+        self.others: list[str] = []
+        for name in dict.fromkeys(op.input_arg_names + op.output_arg_names):
+            pos = plan.position(name)
+            if pos is None or not plan.tensor[pos]:
+                self.others.append(name)
+            elif not (skip_read_only and plan.persistable[pos] and name not in outs and
+                      not plan.written[pos]):
+                lent.append((name, pos))
+        self.lent = tuple(lent)
+        self.taken = tuple((n, p) for n, p in lent if n in outs)
+
+
+#: raw ops that read and write only the variables their slots name
+SLOTS_ALONE = frozenset({"feed", "fetch", "fetch_v2", "rnn"})
+
+
+class Lending:
+    """How one plan's raw steps see its env: each step's RawSlots and the layout of the
+    run scope's frame (every tensor no raw op is lent, less, when the raw ops touch only
+    their slots, the persistables nobody writes: the raw ops find the user's own)."""
+
+    def __init__(self, plan: BlockPlan) -> None:
+        self.plan = plan
+        raw = [s for s in plan.steps if s.raw]
+        only_slots = all(s.op.type in SLOTS_ALONE for s in raw)
+        self.slots = {s.index: RawSlots(plan, s, only_slots) for s in raw}
+        lent = {n for slots in self.slots.values() for n, _ in slots.lent}
+        self.tensor_index = {n: p for p, n in enumerate(plan.names) if plan.tensor[p]}
+        self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
+                            not (only_slots and plan.persistable[p] and not plan.written[p])}
+
+    def open(self, user_scope: Scope, env: list, place: Any) -> RunScope:
+        """The run scope over ``env``: a kid of ``user_scope`` holding the env as its frame."""
+        run = user_scope.new_scope(label="run", kind=RunScope)
+        assert isinstance(run, RunScope)
+        run.attach_frame(Frame(self.frame_index, env, place, 0))
+        return run
+
+    def lend(self, step: Step, env: list, run: RunScope, state: Any, executor: Any) -> None:
+        """Give the run scope's Variables the env's values (and LoDs) for ``step``: those of
+        its slots' tensors, and unless it touches only its slots, every tensor Variable of
+        the run scope (its frame turned into Variables, if a sub-block looked one up)."""
+        slots, place, lods = self.slots[step.index], state.place, state.lods
+        for name in slots.others:
+            # another kind is found where it lives or made now (a persistable in the
+            # user's scope), as a sub-block binds it
+            pos = self.plan.position(name)
+            if pos is not None and self.plan.persistable[pos]:
+                executor.bound_var(self.plan, pos, run)
+            elif run.find_var(name) is None:
+                run.var(name)
+        own = run.own_vars
+        for name, pos in slots.lent:
+            hold_value(own.get(name) or run.var(name), env[pos], lods.get(name), place)
+        if not slots.slot_only:
+            for name, var, pos in self._tensor_vars(run):
+                hold_value(var, env[pos], lods.get(name), place)
+
+    def take_back(self, step: Step, env: list, run: RunScope, state: Any) -> None:
+        """Put in ``env`` (and the LoDs beside it) what the Variables hold after ``step``:
+        its outputs, and unless it touches only its slots, whatever its sub-blocks wrote.
+        The persistables among them are noted for the commit (``state.raw_written``)."""
+        slots, plan = self.slots[step.index], self.plan
+        taken: list[tuple[str, Variable | None, int]]
+        if slots.slot_only:
+            own = run.own_vars
+            taken = [(n, own.get(n), p) for n, p in slots.taken]
+        else:
+            taken = list(self._tensor_vars(run))
+        for name, var, pos in taken:
+            holder = var.holder if var is not None else None
+            if not isinstance(holder, LoDTensor):
+                continue
+            value = holder.data
+            if value is not None:
+                lod = holder.lod()
+                if lod:
+                    state.lods[name] = lod
+            if value is not env[pos]:
+                env[pos] = value
+                if plan.persistable[pos]:
+                    state.raw_written.add(pos)
+
+    def settle(self, env: list, run: RunScope, state: Any) -> None:
+        """Give every tensor Variable of the run scope its env value (a watched run's
+        record shows the run scope as the run left it)."""
+        for name, var, pos in self._tensor_vars(run):
+            hold_value(var, env[pos], state.lods.get(name), state.place)
+
+    def _tensor_vars(self, run: RunScope) -> list[tuple[str, Variable, int]]:
+        """(name, Variable, position) of the plan's tensors that are Variables of ``run``."""
+        index = self.tensor_index
+        return [(n, v, index[n]) for n, v in run.own_vars.items() if n in index]
+
+
+def hold_value(var: Variable, value: Any, lod: Any, place: Any) -> None:
+    """Give ``var``'s tensor ``value`` (None: empty) and ``lod``, unless it holds another kind
+    (a raw op may have put one there: left alone)."""
+    holder = var.holder
+    if holder is not None and not isinstance(holder, LoDTensor):
+        return
+    tensor = var.get_tensor()
+    if tensor.data is not value:
+        if value is None:
+            tensor.free()
+        else:
+            tensor.hold(value, place)
+    if lod and value is not None and value.ndim and lod[-1][-1] == value.shape[0]:
+        tensor.set_lod(lod)     # (a LoD an op's new value no longer fits is left behind)

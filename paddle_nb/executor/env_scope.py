@@ -3,13 +3,18 @@
 The global block always runs on an env (a list of arrays, executor/interpreter.py).
 A *raw* op (control flow, the fused ``rnn``, feed and fetch, tensor arrays) reads
 and writes variables through a scope instead, so a block holding one gets a
-``run`` kid scope of the user's, a :class:`RunScope`, that shows the env:
+``run`` kid scope of the user's that shows the env, and the raw ops run in a kid of
+it (the block's own scope, where its sub-blocks' scopes hang):
 
-- the names in a raw op's slots are Variables of the run scope, given the env's
-  values (and the LoDs beside them) before the op runs (:meth:`Lending.lend`) and
-  read back into the env after (:meth:`Lending.take_back`);
+- the names in a raw op's slots are Variables of that kid, given the env's values
+  (and the LoDs beside them) before the op runs (:meth:`Lending.lend`) and read back
+  into the env after (:meth:`Lending.take_back`);
 - every other tensor of the block is in the run scope's frame (executor/frames.py):
   the env itself, turned into Variables only if a sub-block looks one up.
+
+(The raw ops' scope holds no frame of its own: a control-flow op's step runner reads a
+frame in the scope it runs in as a forward step's values.) A watched run's record
+shows the two as one ``run`` scope.
 
 A persistable a raw op writes comes back to the env and goes through the run's one
 commit, as every other write does (executor/staging.py); a failed run leaves the
@@ -18,6 +23,7 @@ user's scope as it was, since nothing was written into it.
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from paddle_nb.core.scope import Scope
@@ -26,29 +32,7 @@ from paddle_nb.core.variable import Variable
 from paddle_nb.executor.frames import Frame, FrameScope
 from paddle_nb.executor.plan import BlockPlan, Step
 
-__all__ = ["RunScope", "RawSlots", "Lending", "hold_value"]
-
-
-class RunScope(FrameScope):
-    """The ``run`` scope of a block with raw ops: the env as its frame, and Variables for
-    the names raw ops are lent. A Variable made of a name the frame does not hold is made
-    beside the frame (a plain FrameScope would turn its frame into Variables first); the
-    scopes made under it are plain FrameScopes."""
-
-    __slots__ = ()
-
-    def var(self, name: str) -> Variable:
-        frame = self.frame
-        if frame is None or name in frame.index:
-            return super().var(name)
-        self.holds_elsewhere = False     # (the frame is left as it is, and stays)
-        try:
-            return super().var(name)
-        finally:
-            self.holds_elsewhere = True
-
-    def new_scope(self, label: str | None = None, kind: type[Scope] | None = None) -> Scope:
-        return super().new_scope(label, kind or FrameScope)
+__all__ = ["RawSlots", "Lending", "hold_value"]
 
 
 class RawSlots:
@@ -96,44 +80,45 @@ class Lending:
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
                             not (only_slots and plan.persistable[p] and not plan.written[p])}
 
-    def open(self, user_scope: Scope, env: list, place: Any) -> RunScope:
-        """The run scope over ``env``: a kid of ``user_scope`` holding the env as its frame."""
-        run = user_scope.new_scope(label="run", kind=RunScope)
-        assert isinstance(run, RunScope)
+    def open(self, user_scope: Scope, env: list, place: Any) -> tuple[FrameScope, FrameScope]:
+        """(run scope, raw ops' scope): a kid of ``user_scope`` holding ``env`` as its frame,
+        and its kid in which the raw ops run."""
+        run = typing.cast(FrameScope, user_scope.new_scope(label="run", kind=FrameScope))
         run.attach_frame(Frame(self.frame_index, env, place, 0))
-        return run
+        return run, typing.cast(FrameScope, run.new_scope(label="run"))
 
-    def lend(self, step: Step, env: list, run: RunScope, state: Any, executor: Any) -> None:
-        """Give the run scope's Variables the env's values (and LoDs) for ``step``: those of
-        its slots' tensors, and unless it touches only its slots, every tensor Variable of
-        the run scope (its frame turned into Variables, if a sub-block looked one up)."""
+    def lend(self, step: Step, env: list, ops: FrameScope, state: Any, executor: Any) -> None:
+        """Give the Variables of the raw ops' scope ``ops`` the env's values (and LoDs) for
+        ``step``: those of its slots' tensors, and unless it touches only its slots, every
+        tensor Variable of the run's scopes (the frame turned into Variables, if a
+        sub-block looked one up)."""
         slots, place, lods = self.slots[step.index], state.place, state.lods
         for name in slots.others:
             # another kind is found where it lives or made now (a persistable in the
             # user's scope), as a sub-block binds it
             pos = self.plan.position(name)
             if pos is not None and self.plan.persistable[pos]:
-                executor.bound_var(self.plan, pos, run)
-            elif run.find_var(name) is None:
-                run.var(name)
-        own = run.own_vars
+                executor.bound_var(self.plan, pos, ops)
+            elif ops.find_var(name) is None:
+                ops.var(name)
+        own = ops.own_vars
         for name, pos in slots.lent:
-            hold_value(own.get(name) or run.var(name), env[pos], lods.get(name), place)
+            hold_value(own.get(name) or ops.var(name), env[pos], lods.get(name), place)
         if not slots.slot_only:
-            for name, var, pos in self._tensor_vars(run):
+            for name, var, pos in self._tensor_vars(ops):
                 hold_value(var, env[pos], lods.get(name), place)
 
-    def take_back(self, step: Step, env: list, run: RunScope, state: Any) -> None:
+    def take_back(self, step: Step, env: list, ops: FrameScope, state: Any) -> None:
         """Put in ``env`` (and the LoDs beside it) what the Variables hold after ``step``:
         its outputs, and unless it touches only its slots, whatever its sub-blocks wrote.
         The persistables among them are noted for the commit (``state.raw_written``)."""
         slots, plan = self.slots[step.index], self.plan
         taken: list[tuple[str, Variable | None, int]]
         if slots.slot_only:
-            own = run.own_vars
+            own = ops.own_vars
             taken = [(n, own.get(n), p) for n, p in slots.taken]
         else:
-            taken = list(self._tensor_vars(run))
+            taken = list(self._tensor_vars(ops))
         for name, var, pos in taken:
             holder = var.holder if var is not None else None
             if not isinstance(holder, LoDTensor):
@@ -142,22 +127,28 @@ class Lending:
             if value is not None:
                 lod = holder.lod()
                 if lod:
-                    state.lods[name] = lod
+                    state.note_lod(name, lod)
             if value is not env[pos]:
                 env[pos] = value
                 if plan.persistable[pos]:
                     state.raw_written.add(pos)
 
-    def settle(self, env: list, run: RunScope, state: Any) -> None:
-        """Give every tensor Variable of the run scope its env value (a watched run's
-        record shows the run scope as the run left it)."""
-        for name, var, pos in self._tensor_vars(run):
+    def settle(self, env: list, ops: FrameScope, state: Any) -> None:
+        """Give every tensor Variable of the run's scopes its env value (a watched run's
+        record shows them as the run left them)."""
+        for name, var, pos in self._tensor_vars(ops):
             hold_value(var, env[pos], state.lods.get(name), state.place)
 
-    def _tensor_vars(self, run: RunScope) -> list[tuple[str, Variable, int]]:
-        """(name, Variable, position) of the plan's tensors that are Variables of ``run``."""
-        index = self.tensor_index
-        return [(n, v, index[n]) for n, v in run.own_vars.items() if n in index]
+    def _tensor_vars(self, ops: FrameScope) -> list[tuple[str, Variable, int]]:
+        """(name, Variable, position) of the plan's tensors that are Variables of the raw
+        ops' scope ``ops``, or of the run scope above it (its frame turned into Variables)."""
+        index, own = self.tensor_index, ops.own_vars
+        found = [(n, v, index[n]) for n, v in own.items() if n in index]
+        run = ops.up
+        if run is not None and not run.holds_elsewhere:
+            found += [(n, v, index[n]) for n, v in run.own_vars.items()
+                      if n in index and n not in own]
+        return found
 
 
 def hold_value(var: Variable, value: Any, lod: Any, place: Any) -> None:

@@ -192,13 +192,15 @@ class LiveWatch:
     record as the run goes: the raw ops' sub-blocks run in scopes under the run scope
     (executor/env_scope.py), whose events and ops the Recorder hears as they happen
     (``Recorder.start``), so the block's own ops and the events of its env values are put
-    in the same order. The run scope is the real one, snapshotted with the user's."""
+    in the same order. The run scope is the real one, snapshotted with the user's; the
+    raw ops' scope under it (``ops``) is shown as part of it (``Recorder.fold``)."""
 
-    def __init__(self, recorder: Recorder, plan: Any, run: Scope, env: list, feed: dict
-                 ) -> None:
+    def __init__(self, recorder: Recorder, plan: Any, run: Scope, ops: Scope, env: list,
+                 feed: dict) -> None:
         self.recorder = recorder
         self.plan = plan
         self.run = run
+        recorder.fold(ops, run)
         self.place = repr(recorder.place)
         user = recorder.user_scope.id
         self.scope_ids = [user if p else run.id for p in plan.persistable]

@@ -162,10 +162,10 @@ class Executor:
         fed_unread: list[tuple[str, Any]] = []
         elsewhere: list[tuple[str, Any]] = []
         for name, value in feed.items():    # (the run counts its feeds' bytes as its own)
-            if isinstance(value, LoDTensor):
+            if type(value) is not numpy.ndarray and isinstance(value, LoDTensor):
                 lod = value.lod()
                 if lod:
-                    state.lods[name] = lod
+                    state.note_lod(name, lod)
             at = plan.position(name)
             if at is not None:
                 env[at] = array = to_place(value, place)
@@ -179,18 +179,19 @@ class Executor:
                 elsewhere.append((name, value))
         plan.check_persistables_ready(env)
         interpreter = plan.interpreter or self._interpreter(plan)
-        run = None
+        ops = None
         if plan.has_raw:
-            run = state.run_scope = self.lending(plan).open(scope, env, place)
+            run, ops = self.lending(plan).open(scope, env, place)
+            state.open_scopes(run, ops)
             for name, value in elsewhere:
-                hold_value(run.var(name), to_place(value, place), state.lods.get(name), place)
+                hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
         if state.recorder is not None:
-            watch = EnvWatch(state.recorder, plan, env, feed) if run is None else \
-                LiveWatch(state.recorder, plan, run, env, feed)
+            watch = EnvWatch(state.recorder, plan, env, feed) if ops is None else \
+                LiveWatch(state.recorder, plan, state.run_scope, ops, env, feed)
             interpreter = WatchedInterpreter(plan, self, interpreter.kernels, watch)
-        state.peak = interpreter.run(env, run, fed)
-        if run is not None and state.recorder is not None:
-            self.lending(plan).settle(env, run, state)     # (the record shows it)
+        state.peak = interpreter.run(env, ops, fed)
+        if ops is not None and state.recorder is not None:
+            self.lending(plan).settle(env, ops, state)     # (the record shows it)
         results = [fetched(plan, name, self._env_value(plan, env, scope, feed, name),
                            state.lods.get(name), place, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
@@ -198,8 +199,8 @@ class Executor:
                 f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
                 "(by a kernel or another thread): its results could not be written back")
         writes = env_writes(plan, env, place, fed_persistables, feeds) + fed_unread
-        if run is not None:
-            writes += _raw_writes(plan, env, state)
+        if ops is not None:
+            writes += _raw_writes(plan, env, state, ops)
         state.defer(writes)
         return results
 
@@ -389,10 +390,8 @@ class Executor:
         var = scope.find_var(name)
         if plan.persistable[pos]:
             state = self._runs.state
-            run = state.run_scope if state is not None else None
-            if state is not None and run is not None and plan.tensor[pos] and (
-                    var is None or (var.made_in is not run and
-                                    state.user_scope.find_var(name) is var)):
+            if state is not None and state.op_scope is not None and plan.tensor[pos] and (
+                    var is None or state.user_scope.find_var(name) is var):
                 return self._shadow(state, plan, pos, var)
             if var is None:
                 var = (state.user_scope if state is not None else scope).var(name)
@@ -411,7 +410,7 @@ class Executor:
         holder = var.holder if var is not None else None
         if holder is not None and not isinstance(holder, LoDTensor):
             return var       # type: ignore[return-value]
-        shadow = state.run_scope.var(plan.names[pos])
+        shadow = state.op_scope.var(plan.names[pos])
         if holder is not None and holder.data is not None:
             check_persistable_dtype(plan, pos, holder.data)
             hold_value(shadow, holder.data, holder.lod(), self.place)
@@ -455,14 +454,16 @@ def _write_scheduled_lr(program: Program, scope: Scope, place: Place) -> None:
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
 
 
-def _raw_writes(plan: BlockPlan, env: list, state: RunState) -> list[tuple[str, Any]]:
+def _raw_writes(plan: BlockPlan, env: list, state: RunState, ops: Scope
+                ) -> list[tuple[str, Any]]:
     """(name, array) of the persistables raw ops wrote outside their output slots (their
     sub-blocks, seen through the run scope), and of those their sub-blocks wrote in the
-    run scope (``state.shadows``): what the commit writes besides the block's own writes."""
+    raw ops' scope ``ops`` (``state.shadows``): what the commit writes besides the block's
+    own writes."""
     names = plan.names
     writes = [(names[pos], env[pos]) for pos in sorted(state.raw_written)
               if not plan.written[pos] and env[pos] is not None]
-    own = state.run_scope.own_vars
+    own = ops.own_vars
     for name in dict.fromkeys(state.shadows):
         var = own.get(name)
         holder = var.holder if var is not None else None
@@ -470,7 +471,7 @@ def _raw_writes(plan: BlockPlan, env: list, state: RunState) -> list[tuple[str, 
             writes.append((name, holder.data))
             lod = holder.lod()
             if lod:
-                state.lods[name] = lod
+                state.note_lod(name, lod)
     return writes
 
 

@@ -59,6 +59,8 @@ class Interpreter:
         self.executor = executor
         self.kernels = kernels if kernels is not None else \
             [_bound(step, plan, executor.ctx) for step in plan.steps]
+        if plan.has_raw:          # (a raw op runs in a scope: the plain loop runs it)
+            self.compiles = False
         self.compiled: Callable | None = None
         self.watched: Callable | None = None    # the compiled form with an observer's hooks
         self.source: str | None = None      # the compiled form's source, once made
@@ -72,7 +74,7 @@ class Interpreter:
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
         """Run the block on ``env``; return the peak bytes held (``made``: at the start).
         ``scope`` is the run scope raw ops see the env through (executor/env_scope.py)."""
-        if self.compiles and self.plan.verified and not self.plan.has_raw:
+        if self.compiles and self.plan.verified:
             compiled = self.compiled or self.compile()
             return compiled(env, made)
         return self.interpret(env, scope, made)
@@ -199,7 +201,7 @@ class WatchedInterpreter(Interpreter):
         self.observer = observer
 
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
-        if self.plan.verified and not self.plan.has_raw:
+        if self.compiles and self.plan.verified:
             return self.compile()(env, made, self.observer)
         return self.interpret(env, scope, made)
 

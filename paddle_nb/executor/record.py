@@ -262,6 +262,27 @@ def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str
                  if name not in taken]
 
 
+def _fold(record: RunRecord, folded: dict[int, int]) -> None:
+    """Show each scope of ``folded`` (id -> its parent's id) as its parent: its variables
+    and kids in the parent's record, its events and ops with the parent's id."""
+    def merge(scope: ScopeRecord) -> None:
+        kids = []
+        for kid in scope.kids:
+            merge(kid)
+            if kid.id in folded:
+                scope.vars.extend(v for v in kid.vars if v.name not in
+                                  {w.name for w in scope.vars})
+                kids.extend(kid.kids)
+            else:
+                kids.append(kid)
+        scope.kids = kids
+    if record._scopes is not None:
+        merge(record._scopes)
+    record._events[:] = [(e[0], e[1], folded.get(e[2], e[2])) + e[3:] for e in record._events]
+    for op in record._ops:
+        op.scope_id = folded.get(op.scope_id, op.scope_id)
+
+
 class Recorder:
     """Collects one run's record; the executor calls it only when someone listens."""
 
@@ -278,6 +299,12 @@ class Recorder:
         self._starts: list[float] = []     # when each op of record.ops started
         self._t0 = time.perf_counter()
         self._stop: Callable[[], None] | None = None   # ends the subscription `start` made
+        self.folded: dict[int, int] = {}   # scope id -> the id of the scope it is shown in
+
+    def fold(self, kid: Scope, parent: Scope) -> None:
+        """Show ``kid``'s variables, kids and events as ``parent``'s (the run's scope and
+        the one its raw ops run in are one ``run`` scope to whoever reads the record)."""
+        self.folded[kid.id] = parent.id
 
     def start(self) -> None:
         """Listen to the core's events, in the calling thread only: the run's own thread.
@@ -324,6 +351,8 @@ class Recorder:
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
+        if self.folded:
+            _fold(self.record, self.folded)
         if self.watch is not None:      # (the rest when the record is first read)
             self.watch.close()
             self.record.pending = self.watch.complete

@@ -24,21 +24,38 @@ __all__ = ["RunState", "write_back", "env_writes", "views_any", "uninterrupted"]
 
 
 class RunState:
-    """What one run must write when it succeeds, and what it must close when it ends."""
+    """What one run must write when it succeeds, and what it must close when it ends.
+
+    A run without raw ops or fed LoDs (the usual one, whose fixed cost counts) sets none
+    of the class-level defaults below: :meth:`open_scopes` and :meth:`note_lod` do."""
+
+    run_scope: Any = None     # the `run` kid scope, when raw ops need one (env_scope.py)
+    op_scope: Any = None      # its kid, in which the raw ops run
+    lods: dict[str, list] = {}    # name -> the LoD beside its env value (never written here)
+    raw_written: set[int]     # env positions of persistables raw ops wrote
+    shadows: list[str]        # persistables sub-blocks wrote in the raw ops' scope
+    committed = False
 
     def __init__(self, program: Any, user_scope: Any, place: Any, recorder: Any = None
                  ) -> None:
         self.program = program
         self.user_scope = user_scope
         self.place = place
-        self.run_scope: Any = None         # the `run` kid scope, when raw ops need one
         self.recorder = recorder
-        self.lods: dict[str, list] = {}     # name -> the LoD beside its env value
-        self.raw_written: set[int] = set()  # env positions of persistables raw ops wrote
-        self.shadows: list[str] = []       # persistables a sub-block writes in the run scope
         self.writes: list[tuple[str, Any]] = []
         self.peak = 0                      # the most bytes the env held beyond its tensors
-        self.committed = False
+
+    def open_scopes(self, run: Any, ops: Any) -> None:
+        """The run scope and the raw ops' scope of a run whose block has raw ops."""
+        self.run_scope, self.op_scope = run, ops
+        self.raw_written = set()
+        self.shadows = []
+
+    def note_lod(self, name: str, lod: list) -> None:
+        """Keep ``lod`` beside the env value of ``name``."""
+        if not self.lods:
+            self.lods = {}
+        self.lods[name] = lod
 
     # -- the end of the run ---------------------------------------------------------------------
     def defer(self, writes: list[tuple[str, Any]]) -> None:
@@ -59,6 +76,10 @@ class RunState:
         """Close the run: its record, its run scope, and its memory peak counted (the env's,
         over what the place holds once the run scope is gone). Repeatable, and finished
         whatever interrupts it. A failed run's deferred writes are dropped."""
+        if not failed and self.recorder is None and self.run_scope is None:
+            MEMORY.transient_peak(self.place, self.peak)    # (nothing else to close)
+            return
+
         def finish() -> None:
             try:
                 if failed and not self.committed:

@@ -137,7 +137,8 @@ def test_persistables_stay_in_the_users_scope_and_temporaries_do_not():
 
 def test_control_flow_sees_the_run_through_a_kid_scope_labelled_run_destroyed_after():
     """A block with control flow runs on its env too; its raw ops see it through a ``run``
-    kid scope, with Variables only for what they touch (never the parameters)."""
+    kid scope (the env as its frame) and run in a kid of it, with Variables only for what
+    they touch (never the parameters)."""
     prog, startup = pd.Program(), pd.Program()
     with pd.program_guard(prog, startup):
         x = pd.layers.data("x", shape=[3])
@@ -152,12 +153,12 @@ def test_control_flow_sees_the_run_through_a_kid_scope_labelled_run_destroyed_af
     def watch(event):
         if event.kind == "scope_created" and event.scope.label == "run":
             made.append(event.scope)
-        if event.kind == "var_created" and made and event.scope is made[0]:
+        if event.kind == "var_created" and event.scope in made:
             names.append(event.name)
     exe = pd.Executor(CPU)
     with EVENTS.listening(watch):
         got, = exe.run(prog, feed={"x": X}, fetch_list=[out], scope=scope)
-    assert len(made) == 1
+    assert len(made) == 2 and made[1].up is made[0]
     assert not made[0].is_alive() and scope.kids == []
     assert loss.name in names                                   # in the cond ops' slots
     assert h.name not in names                                  # a temporary it never reads

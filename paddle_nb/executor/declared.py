@@ -92,7 +92,7 @@ def check_results(step: Any, plan: Any, out: Any, values: list) -> None:
         raise OpRunError(mismatch_message(step, plan, pos, value))
 
 
-def _inputs_off(step, plan, values):
+def _inputs_off(step: Any, plan: Any, values: list) -> bool:
     """True when an input's value differs in size from what its variable declares."""
     for pos in flat_positions(step.ins):
         meta, value = plan.declared[pos], values[pos]
@@ -103,7 +103,7 @@ def _inputs_off(step, plan, values):
     return False
 
 
-def _inputs_give(step, plan, pos, shape):
+def _inputs_give(step: Any, plan: Any, pos: int, shape: tuple) -> bool:
     """True when the op's shape rule, on its inputs' declared metas, gives ``shape``
     (-1: any size) for the output at ``pos``."""
     opdef, op = step.opdef, step.op
@@ -129,7 +129,7 @@ def _inputs_give(step, plan, pos, shape):
     return False
 
 
-def _uninferred(step, plan, pos):
+def _uninferred(step: Any, plan: Any, pos: int) -> bool:
     name = plan.names[pos]
     return any((step.op.type, slot) in UNINFERRED and name in names
                for slot, names in step.op.outputs.items())

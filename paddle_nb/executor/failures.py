@@ -57,7 +57,7 @@ def op_plan_error(step: Any, plan: Any, err: BaseException) -> OpRunError:
     return OpRunError(f"while preparing {where}: {type(err).__name__}: {err}{inputs}")
 
 
-def _declared(plan, name):
+def _declared(plan: Any, name: str) -> Any:
     pos = plan.position(name)
     var = plan.vars[pos] if pos is not None else None
     try:
@@ -73,7 +73,8 @@ def missing_persistable(name: str, step: Any) -> str:
             "it: run the startup program in this scope first")
 
 
-def _describe_inputs(op, plan, value_at):
+def _describe_inputs(op: Any, plan: Any, value_at: Callable[[int], Any]
+                     ) -> tuple[list[str], list[str]]:
     """'Slot=name dtype[shape]' for each input, and the names that had no value."""
     reads, missing = [], []
     for slot, names in op.inputs.items():
@@ -101,7 +102,7 @@ def destroyed_during_run(state: Any) -> str | None:
     return None
 
 
-def _memory_message(op, err):
+def _memory_message(op: Any, err: BaseException) -> str:
     """Name the outputs, and the shape, dtype and bytes NumPy (or CuPy) could not get."""
     outs = ", ".join(f"{slot}={n}" for slot, names in op.outputs.items() for n in names)
     shape, dtype = getattr(err, "shape", None), getattr(err, "dtype", None)

@@ -157,12 +157,12 @@ def scalar_shape(var: Any) -> tuple | None:
 # -- errors ----------------------------------------------------------------------------------------
 
 
-def _data_names(program):
+def _data_names(program: Any) -> list[str]:
     glob = program.global_block()
     return [v.name for v in glob.vars.values() if not v.persistable and v.writer is None
             and v.is_tensor()]
 
-def _shape_text(var):
+def _shape_text(var: Any) -> str:
     try:
         return f"{var.dtype}{list(var.shape)}"
     except Exception:
@@ -189,7 +189,7 @@ def _check_value(plan: Any, program: Any, name: str, value: Any) -> None:
                         f"got {list(got)}")
 
 
-def _feed_meta(plan, program, name):
+def _feed_meta(plan: Any, program: Any, name: str) -> tuple:
     """(dtype, shape, whether the shape has no -1) of data variable ``name``, read from its
     desc once per plan."""
     var = program.global_block().find_var(name)

@@ -30,6 +30,7 @@ import linecache
 import time
 import weakref
 from collections.abc import Callable
+from typing import Any
 
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions, output_values
@@ -105,7 +106,7 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
     return function, source
 
 
-def _op_lines(k, step, observed=None):
+def _op_lines(k: int, step: Any, observed: list[str] | None = None) -> list[str]:
     """Interpreter.run_op and release for step ``k``, as lines of Python (with the
     observer's hooks, written out, when ``observed``)."""
     args = ", ".join(_arg(i) for i in step.ins)
@@ -142,7 +143,7 @@ def _op_lines(k, step, observed=None):
     return body
 
 
-def _allocated(pos, observed):
+def _allocated(pos: int, observed: list[str] | None) -> list[str]:
     """The lines putting ``out`` at ``pos`` (telling the observer, when ``observed``)."""
     if observed is None:
         return [f"    env[{pos}] = out; made += out.nbytes"]
@@ -163,7 +164,7 @@ def _observed_store(env: list, outs: tuple, out: object, observer: object) -> in
     return nbytes
 
 
-def _arg(slot):
+def _arg(slot: int | tuple[int, ...]) -> str:
     if isinstance(slot, tuple):
         return "[" + ", ".join(f"env[{p}]" for p in slot) + "]"
     return f"env[{slot}]" if slot >= 0 else "None"

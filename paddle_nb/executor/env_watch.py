@@ -5,8 +5,10 @@ values in the same list, no Variable made. Its interpreter (``WatchedInterpreter
 watched compiled form) calls an :class:`EnvWatch`'s hooks around each op, which note the
 step, the clock, and an event tuple for each value made or released. When the record is
 first read, the rest is written out from those notes and the env as it was left: the
-OpRecords, the events before the first op, and the ``run`` scope a run on cells would have
-shown (executor/record.py's RunRecord.pending).
+OpRecords, the events before the first op, and the ``run`` scope Variables would have
+shown (executor/record.py's RunRecord.pending). A block with raw ops has a real run scope
+(executor/env_scope.py): its :class:`LiveWatch` writes into the record as the run goes,
+beside the events of the sub-blocks' scopes.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ __all__ = ["EnvWatch", "LiveWatch"]
 
 class EnvWatch:
     """What a Recorder hears of a run on an env of arrays (the observer of a
-    WatchedInterpreter, executor/interpreter.py), put in the same record a run on cells
-    gives: an OpRecord per op, the events a scope's tensors would have emitted (the
+    WatchedInterpreter, executor/interpreter.py), put in the same record Variables in a
+    run scope would give: an OpRecord per op, the events a scope's tensors would have emitted (the
     feeds and the block's variables made before the first op, each value an op made,
     each temporary released after its last use), and at the end the ``run`` scope's
     variables, made from the env rather than from Variables that never existed.
@@ -74,8 +76,8 @@ class EnvWatch:
                 self.run_scope_record())
 
     def _made_before_ops(self) -> list[tuple]:
-        """The events of a run on cells before its first op: the feeds' variables and
-        tensors, then the variables bound for the block (made empty where absent)."""
+        """The events Variables in a run scope would show before the first op: the feeds'
+        variables and tensors, then the block's variables (made empty where absent)."""
         plan, feed, run, place = self.plan, self.fed_names, self.run.id, self.place
         names, sids = plan.names, self.scope_ids
         events: list[tuple] = []
@@ -158,7 +160,7 @@ class EnvWatch:
         self.env = self.feed = None
 
     def run_scope_record(self) -> ScopeRecord:
-        """The ``run`` scope as a run on cells would have left it: the fed data variables,
+        """The ``run`` scope as Variables would have shown it: the fed data variables,
         then the block's other temporaries, each allocated, freed (released after an op
         that ran) or typed."""
         plan, left, with_values = self.plan, self.left, self.recorder.with_values

@@ -4,26 +4,27 @@
 
     run(program, feed, fetch_list, scope)
      ├─ check the feeds, find the plan (executor/plan.py), one RunState (staging.py)
-     ├─ run the global block on one of two value stores, with one interpreter
-     │   ├─ an env of arrays (no control flow in the global block, no fed LoD):
-     │   │   persistables read from ``scope``, the feeds put in; Interpreter.run,
-     │   │   or WatchedInterpreter when someone listens (the Recorder observes each op);
-     │   │   the persistables written are handed to the commit
-     │   └─ cells: the block's Variables in a ``run`` kid scope (control-flow ops read
-     │       them through the scopes); persistables written in place, staged
-     ├─ fetch: the targets' values copied out, the same way for both stores
-     └─ commit (the env's writes, all at once) or roll back (the staged cells), finished
-        even under Ctrl-C; then the listeners get the run's record
+     ├─ the global block on an env of arrays, with one interpreter: the persistables
+     │   read from ``scope``, the feeds put in (a fed LoD beside its array); raw ops
+     │   (control flow, rnn, feed/fetch) see the env through a ``run`` kid scope
+     │   (executor/env_scope.py); Interpreter.run, or WatchedInterpreter when someone
+     │   listens (the Recorder observes each op)
+     ├─ fetch: the targets' values copied out
+     └─ commit: every persistable written, all at once, finished even under Ctrl-C (a
+        failed run writes nothing); the run scope destroyed, the env's peak bytes
+        counted; then the listeners get the run's record
      each op: executor/interpreter.py; a control-flow op runs its sub-blocks through
-     run_block in kid scopes, framed (executor/frames.py) unless the run is watched
+     run_block in kid scopes, framed (executor/frames.py) unless the run is watched,
+     on cells (Variables in the scopes) when it is
 
 Persistable variables (parameters, optimizer state) live in the user's
-scope; temporaries in the run's env or its kid scope, gone when the run ends.
-A run that fails part-way, or that Ctrl-C stops, leaves every persistable as
-it was; one that succeeds changes them all. Listeners (``exe.subscribe``)
-belong to this executor: each gets a RunRecord of each of its runs, and
-nothing is recorded without one. Which store a run uses depends on its
-program, its feeds and ``Executor.on_cells``, never on who watches.
+scope; temporaries in the run's env (and, for the raw ops, its kid scopes),
+gone when the run ends. A run that fails part-way, or that Ctrl-C stops,
+leaves every persistable as it was; one that succeeds changes them all.
+Listeners (``exe.subscribe``) belong to this executor: each gets a RunRecord
+of each of its runs, and nothing is recorded without one; watching changes
+where a sub-block's values live (cells, so the record shows them), never
+what the global block runs on.
 
 One Executor may be shared by threads running programs on different scopes:
 what a run must undo on failure (its RunState) is kept per thread, and the

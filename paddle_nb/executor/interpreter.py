@@ -12,13 +12,16 @@ is the same for every run::
         write(step, env, out)                  each output's value
         release(step, env)                     temporaries after their last use
 
-:class:`Interpreter` keeps values as arrays in the env. Its subclasses add
-an observer or change where values live, not what an op means:
+:class:`Interpreter` keeps values as arrays in the env; a raw op (control
+flow, rnn, feed, fetch), which reads its variables through scopes, runs in the
+run scope that shows the env (``run_raw``, executor/env_scope.py). Its
+subclasses add an observer or change where values live, not what an op means:
 :class:`WatchedInterpreter` tells an observer (executor/env_watch.py, for a
-Recorder) about each op of a run on an env; :class:`ScopeInterpreter` keeps values in
-the tensors of a scope's Variables (a block with control flow, whose ops read
-the scope), and :class:`RecordingInterpreter` is that loop watched. A
-profiler, a debugger or a widget is one more subclass overriding ``run_op``.
+Recorder) about each op of a run on an env; :class:`ScopeInterpreter` keeps a
+sub-block's values in the tensors of its scope's Variables (a sub-block run in
+a scope given to it, or one with control flow, or watched), and
+:class:`RecordingInterpreter` is that loop watched. A profiler, a debugger or
+a widget is one more subclass overriding ``run_op``.
 
 Once a run of a plan has passed every check, :meth:`Interpreter.run` uses
 the *compiled* form of the same loop: the steps written out as one Python
@@ -243,7 +246,8 @@ class WatchedInterpreter(Interpreter):
 class ScopeInterpreter(Interpreter):
     """The same loop on an env of *cells*: the LoDTensor (or, for other kinds, the
     Variable) of each name in the scopes of the run, so that control-flow ops, which
-    read variables through the scope, and whoever watches the scopes see every value.
+    read variables through the scope, and whoever watches the scopes see every value
+    (a sub-block's, or a block run in a scope of the caller's: ``Executor.run_block``).
     A tensor counts its own bytes."""
 
     compiles = False

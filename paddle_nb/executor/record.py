@@ -6,16 +6,17 @@ tagged with the op that caused it), and a snapshot of the scope hierarchy
 taken at the end of the run: every scope, every variable with its state
 (declared, created, typed, allocated, freed), shape, dtype, place and bytes,
 and values when the executor's ``record_values`` is on. Recording runs only
-when someone subscribed to the executor, and a Recorder observes the run in
-the run's own value store:
+when someone subscribed to the executor, and a Recorder observes the run where
+its values are:
 
-- on an env of arrays, the interpreter calls the hooks of an ``EnvWatch``
-  (executor/env_watch.py) around each op; no Variable is made, and the events and the
-  ``run`` scope's variables a run on cells would show are written from the env itself;
-- on cells (control flow), it listens to the core's events in the run's own
-  thread for the run's duration (so another thread's runs neither reach the
-  record nor are watched), and the scope loop calls ``op_started`` and
-  ``op_finished`` around each op.
+- the global block runs on an env of arrays: the interpreter calls the hooks of an
+  ``EnvWatch`` (executor/env_watch.py) around each op; no Variable is made, and the
+  events and the ``run`` scope's variables are written from the env itself;
+- when the block has raw ops (control flow), their sub-blocks run on cells in scopes
+  under the run scope: the Recorder listens to the core's events in the run's own
+  thread for the run's duration (so another thread's runs neither reach the record
+  nor are watched), the scope loop calls ``op_started`` and ``op_finished`` around
+  each sub-block op, and the block's own ops are noted as they go (``LiveWatch``).
 
 ``snapshot_scope`` is also the picture of a live scope that the viewers draw
 (``pd.viz.html_of(scope)``): a snapshot that other threads may be changing as

@@ -27,7 +27,7 @@ def evaluate(program: Any, scope: Any, block_idx: int = 0, ctx: Any = None) -> N
         if not (var.persistable and scope.find_var(name) is not None):   # so a sub-block
             scope.var(name)                                              # can write them
 
-    def value(name: str) -> Any:
+    def value(name):
         var = scope.find_var(name) or scope.var(name)
         return var.get_tensor().data
 
@@ -37,8 +37,7 @@ def evaluate(program: Any, scope: Any, block_idx: int = 0, ctx: Any = None) -> N
         opdef = registry.get(op.type)
         attrs = opdef.complete_attrs(op.attrs, strict=False)
         if opdef.raw:
-            def run_block(idx: int, kid_scope: Any, values: dict | None = None,
-                          same_outer: bool = False) -> None:
+            def run_block(idx, kid_scope, values=None, same_outer=False):
                 for name, array in (values or {}).items():   # a step's inputs (an RNN's)
                     kid_scope.var(name).get_tensor().hold(array, ctx.place)
                 evaluate(program, kid_scope, idx, ctx)

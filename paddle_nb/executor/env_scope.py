@@ -26,7 +26,6 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.frames import Frame, FrameScope
@@ -80,12 +79,11 @@ class Lending:
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
                             not (only_slots and plan.persistable[p] and not plan.written[p])}
 
-    def open(self, user_scope: Scope, env: list, place: Any) -> tuple[FrameScope, FrameScope]:
-        """(run scope, raw ops' scope): a kid of ``user_scope`` holding ``env`` as its frame,
-        and its kid in which the raw ops run."""
-        run = typing.cast(FrameScope, user_scope.new_scope(label="run", kind=FrameScope))
+    def open(self, run: FrameScope, env: list, place: Any) -> FrameScope:
+        """Give the run scope ``run`` (a new kid of the user's) ``env`` as its frame; return
+        its kid in which the raw ops run."""
         run.attach_frame(Frame(self.frame_index, env, place, 0))
-        return run, typing.cast(FrameScope, run.new_scope(label="run"))
+        return typing.cast(FrameScope, run.new_scope(label="run"))
 
     def lend(self, step: Step, env: list, ops: FrameScope, state: Any, executor: Any) -> None:
         """Give the Variables of the raw ops' scope ``ops`` the env's values (and LoDs) for

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -134,13 +135,19 @@ class Executor:
             state.commit()
             failed = False
         finally:
-            try:
-                state.end(failed)
-            finally:
-                self._runs.state = outer
-                if recorder is not None:
-                    self.last_record = recorder.record
-                    notify(listeners, recorder.record)    # (an error: a warning)
+            interrupted = None
+            while True:     # (the end is repeatable: a Ctrl-C, even as it is called, repeats it)
+                try:
+                    state.end(failed)
+                    break
+                except KeyboardInterrupt as err:
+                    interrupted = err
+            self._runs.state = outer
+            if recorder is not None:
+                self.last_record = recorder.record
+                notify(listeners, recorder.record)    # (an error: a warning)
+            if interrupted is not None:
+                raise interrupted
         return results
 
     def _run_on_env(self, plan: BlockPlan, state: RunState, feed: dict,
@@ -182,8 +189,11 @@ class Executor:
         interpreter = plan.interpreter or self._interpreter(plan)
         ops = None
         if plan.has_raw:
-            run, ops = self.lending(plan).open(scope, env, place)
-            state.open_scopes(run, ops)
+            # (the run scope is the RunState's as soon as it exists: an interrupt after
+            # that finds it, and the run's end destroys it)
+            run = state.run_scope = scope.new_scope(label="run", kind=FrameScope)
+            ops = self.lending(plan).open(typing.cast(FrameScope, run), env, place)
+            state.open_scopes(ops)
             for name, value in elsewhere:
                 hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
         if state.recorder is not None:

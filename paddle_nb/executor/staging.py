@@ -45,9 +45,9 @@ class RunState:
         self.writes: list[tuple[str, Any]] = []
         self.peak = 0                      # the most bytes the env held beyond its tensors
 
-    def open_scopes(self, run: Any, ops: Any) -> None:
-        """The run scope and the raw ops' scope of a run whose block has raw ops."""
-        self.run_scope, self.op_scope = run, ops
+    def open_scopes(self, ops: Any) -> None:
+        """The raw ops' scope (a kid of ``run_scope``) of a run whose block has raw ops."""
+        self.op_scope = ops
         self.raw_written = set()
         self.shadows = []
 

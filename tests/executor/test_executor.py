@@ -108,6 +108,26 @@ def test_a_lod_tensor_can_be_fed():
     np.testing.assert_array_equal(a, b)
 
 
+def test_a_fed_lod_travels_with_its_array_to_the_fetch_and_the_users_scope():
+    prog = pd.Program()
+    block = prog.global_block()
+    x = block.create_var(name="x", shape=[-1, 3], dtype="float32", lod_level=1)
+    p = block.create_var(name="p", shape=[-1, 3], dtype="float32", persistable=True)
+    with pd.program_guard(prog):
+        y = pd.layers.relu(x)
+        z = pd.layers.scale(p, 2.0)
+    fed = pd.LoDTensor()
+    fed.set(np.ones((3, 3), "float32"), CPU)
+    fed.set_lod([[0, 1, 3]])
+    scope = pd.Scope()
+    got_x, got_y, got_z = pd.Executor(CPU).run(prog, feed={"x": fed, "p": fed},
+                                               fetch_list=[x, y, z], scope=scope,
+                                               return_numpy=False)
+    assert got_x.lod() == [[0, 1, 3]] and got_y.lod() == [] and got_z.lod() == []
+    np.testing.assert_array_equal(got_z.numpy(), 2 * np.ones((3, 3), "float32"))
+    assert scope.find_var("p").get_tensor().lod() == [[0, 1, 3]]      # a fed persistable
+
+
 def test_the_executor_runs_the_default_main_program():
     prog, x, h, prob, loss = mlp()
     with pd.program_guard(prog):

@@ -29,9 +29,10 @@ from typing import Any
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.frames import Frame, FrameScope
-from paddle_nb.executor.plan import BlockPlan, Step
+from paddle_nb.executor.feeds import to_place
+from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
 
-__all__ = ["RawSlots", "Lending", "hold_value"]
+__all__ = ["RawSlots", "Lending", "shadow", "hold_value"]
 
 
 class RawSlots:
@@ -79,11 +80,20 @@ class Lending:
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
                             not (only_slots and plan.persistable[p] and not plan.written[p])}
 
-    def open(self, run: FrameScope, env: list, place: Any) -> FrameScope:
-        """Give the run scope ``run`` (a new kid of the user's) ``env`` as its frame; return
-        its kid in which the raw ops run."""
+    def open(self, state: Any, env: list, elsewhere: list[tuple[str, Any]]) -> FrameScope:
+        """Open the run's scopes (``state.run_scope``, a kid of the user's scope holding
+        ``env`` as its frame, and its kid ``state.op_scope``, in which the raw ops run, given
+        the feeds ``elsewhere`` that no op of the block reads); return the latter."""
+        # (the run scope is the RunState's as soon as it exists: an interrupt after that
+        # finds it, and the run's end destroys it)
+        run = state.run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
+        place = state.place
         run.attach_frame(Frame(self.frame_index, env, place, 0))
-        return typing.cast(FrameScope, run.new_scope(label="run"))
+        ops = state.op_scope = typing.cast(FrameScope, run.new_scope(label="run"))
+        state.raw_written, state.shadows = set(), []
+        for name, value in elsewhere:
+            hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
+        return ops
 
     def lend(self, step: Step, env: list, ops: FrameScope, state: Any, executor: Any) -> None:
         """Give the Variables of the raw ops' scope ``ops`` the env's values (and LoDs) for
@@ -137,6 +147,24 @@ class Lending:
         for name, var, pos in self._tensor_vars(ops):
             hold_value(var, env[pos], state.lods.get(name), state.place)
 
+    def raw_writes(self, env: list, state: Any, ops: FrameScope) -> list[tuple[str, Any]]:
+        """(name, array) of the persistables raw ops wrote outside their output slots (their
+        sub-blocks, seen through the run scope), and of those their sub-blocks wrote in
+        ``ops`` (``state.shadows``): what the commit writes besides the block's own."""
+        plan = self.plan
+        writes = [(plan.names[pos], env[pos]) for pos in sorted(state.raw_written)
+                  if not plan.written[pos] and env[pos] is not None]
+        own = ops.own_vars
+        for name in dict.fromkeys(state.shadows):
+            var = own.get(name)
+            holder = var.holder if var is not None else None
+            if isinstance(holder, LoDTensor) and holder.data is not None:
+                writes.append((name, holder.data))
+                lod = holder.lod()
+                if lod:
+                    state.note_lod(name, lod)
+        return writes
+
     def _tensor_vars(self, ops: FrameScope) -> list[tuple[str, Variable, int]]:
         """(name, Variable, position) of the plan's tensors that are Variables of the raw
         ops' scope ``ops``, or of the run scope above it (its frame turned into Variables)."""
@@ -147,6 +175,23 @@ class Lending:
             found += [(n, v, index[n]) for n, v in run.own_vars.items()
                       if n in index and n not in own]
         return found
+
+
+def shadow(state: Any, plan: BlockPlan, pos: int, var: Variable | None) -> Variable:
+    """The Variable, in the raw ops' scope, standing for user persistable tensor ``var``
+    (None: absent) of ``plan``, holding what it holds: a sub-block writes it there, and the
+    commit writes it to the user's scope with the run's other writes. (A persistable of
+    another kind, a tensor array, is the user's own, written in place.)"""
+    holder = var.holder if var is not None else None
+    if holder is not None and not isinstance(holder, LoDTensor):
+        return var       # type: ignore[return-value]
+    name = plan.names[pos]
+    made = state.op_scope.var(name)
+    if holder is not None and holder.data is not None:
+        check_persistable_dtype(plan, pos, holder.data)
+        hold_value(made, holder.data, holder.lod(), state.place)
+    state.shadows.append(name)
+    return made
 
 
 def hold_value(var: Variable, value: Any, lod: Any, place: Any) -> None:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -48,7 +47,7 @@ from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.errors import FetchError, ScopeDestroyedError
-from paddle_nb.executor.env_scope import Lending, hold_value
+from paddle_nb.executor.env_scope import Lending, shadow
 from paddle_nb.executor.env_watch import EnvWatch, LiveWatch
 from paddle_nb.executor.feeds import (check_feed, feed_dict, fetch_name, fetch_targets, fetched,
                                       fill_feed_list, to_place)
@@ -187,15 +186,7 @@ class Executor:
                 elsewhere.append((name, value))
         plan.check_persistables_ready(env)
         interpreter = plan.interpreter or self._interpreter(plan)
-        ops = None
-        if plan.has_raw:
-            # (the run scope is the RunState's as soon as it exists: an interrupt after
-            # that finds it, and the run's end destroys it)
-            run = state.run_scope = scope.new_scope(label="run", kind=FrameScope)
-            ops = self.lending(plan).open(typing.cast(FrameScope, run), env, place)
-            state.open_scopes(ops)
-            for name, value in elsewhere:
-                hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
+        ops = self.lending(plan).open(state, env, elsewhere) if plan.has_raw else None
         if state.recorder is not None:
             watch = EnvWatch(state.recorder, plan, env, feed) if ops is None else \
                 LiveWatch(state.recorder, plan, state.run_scope, ops, env, feed)
@@ -211,7 +202,7 @@ class Executor:
                 "(by a kernel or another thread): its results could not be written back")
         writes = env_writes(plan, env, place, fed_persistables, feeds) + fed_unread
         if ops is not None:
-            writes += _raw_writes(plan, env, state, ops)
+            writes += self.lending(plan).raw_writes(env, state, ops)
         state.defer(writes)
         return results
 
@@ -396,14 +387,14 @@ class Executor:
         """The Variable that a block run in ``scope`` reads and writes for a name it does
         not make itself (the scope loop binds with it, a framed block writes back with it):
         found up the scopes, else made where it belongs (a persistable in the run's scope,
-        see :meth:`_shadow`; another in the scope of the block that declares it)."""
+        see env_scope.shadow; another in the scope of the block that declares it)."""
         name = plan.names[pos]
         var = scope.find_var(name)
         if plan.persistable[pos]:
             state = self._runs.state
             if state is not None and state.op_scope is not None and plan.tensor[pos] and (
                     var is None or state.user_scope.find_var(name) is var):
-                return self._shadow(state, plan, pos, var)
+                return shadow(state, plan, pos, var)
             if var is None:
                 var = (state.user_scope if state is not None else scope).var(name)
             elif isinstance(var.holder, LoDTensor):
@@ -411,22 +402,6 @@ class Executor:
         elif var is None:
             var = self._outer_scope(plan, name, scope).var(name)
         return var
-
-    def _shadow(self, state: RunState, plan: BlockPlan, pos: int,
-                var: Variable | None) -> Variable:
-        """The run scope's Variable for user persistable tensor ``var`` (None: absent),
-        holding what it holds: a sub-block writes it there, and the commit writes it to the
-        user's scope with the run's other writes. (A persistable of another kind, a tensor
-        array, is the user's own, written in place.)"""
-        holder = var.holder if var is not None else None
-        if holder is not None and not isinstance(holder, LoDTensor):
-            return var       # type: ignore[return-value]
-        shadow = state.op_scope.var(plan.names[pos])
-        if holder is not None and holder.data is not None:
-            check_persistable_dtype(plan, pos, holder.data)
-            hold_value(shadow, holder.data, holder.lod(), self.place)
-        state.shadows.append(plan.names[pos])
-        return shadow
 
     def _outer_scope(self, plan: BlockPlan, name: str, scope: Scope) -> Scope:
         """The scope that runs the ancestor block declaring ``name`` (one kid scope per block)."""
@@ -463,27 +438,6 @@ def _write_scheduled_lr(program: Program, scope: Scope, place: Place) -> None:
         return
     value = numpy.full(tuple(var.shape), program.lr_scheduler(), dtype=var.dtype)
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
-
-
-def _raw_writes(plan: BlockPlan, env: list, state: RunState, ops: Scope
-                ) -> list[tuple[str, Any]]:
-    """(name, array) of the persistables raw ops wrote outside their output slots (their
-    sub-blocks, seen through the run scope), and of those their sub-blocks wrote in the
-    raw ops' scope ``ops`` (``state.shadows``): what the commit writes besides the block's
-    own writes."""
-    names = plan.names
-    writes = [(names[pos], env[pos]) for pos in sorted(state.raw_written)
-              if not plan.written[pos] and env[pos] is not None]
-    own = ops.own_vars
-    for name in dict.fromkeys(state.shadows):
-        var = own.get(name)
-        holder = var.holder if var is not None else None
-        if isinstance(holder, LoDTensor) and holder.data is not None:
-            writes.append((name, holder.data))
-            lod = holder.lod()
-            if lod:
-                state.note_lod(name, lod)
-    return writes
 
 
 def _fetch_value(array: Any, name: str) -> Any:

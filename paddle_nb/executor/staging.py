@@ -27,7 +27,8 @@ class RunState:
     """What one run must write when it succeeds, and what it must close when it ends.
 
     A run without raw ops or fed LoDs (the usual one, whose fixed cost counts) sets none
-    of the class-level defaults below: :meth:`open_scopes` and :meth:`note_lod` do."""
+    of the class-level defaults below: executor/env_scope.py's ``Lending.open`` and
+    :meth:`note_lod` do."""
 
     run_scope: Any = None     # the `run` kid scope, when raw ops need one (env_scope.py)
     op_scope: Any = None      # its kid, in which the raw ops run
@@ -44,12 +45,6 @@ class RunState:
         self.recorder = recorder
         self.writes: list[tuple[str, Any]] = []
         self.peak = 0                      # the most bytes the env held beyond its tensors
-
-    def open_scopes(self, ops: Any) -> None:
-        """The raw ops' scope (a kid of ``run_scope``) of a run whose block has raw ops."""
-        self.op_scope = ops
-        self.raw_written = set()
-        self.shadows = []
 
     def note_lod(self, name: str, lod: list) -> None:
         """Keep ``lod`` beside the env value of ``name``."""

@@ -73,7 +73,7 @@ class Lending:
     def __init__(self, plan: BlockPlan) -> None:
         self.plan = plan
         raw = [s for s in plan.steps if s.raw]
-        only_slots = all(s.op.type in SLOTS_ALONE for s in raw)
+        self.only_slots = only_slots = all(s.op.type in SLOTS_ALONE for s in raw)
         self.slots = {s.index: RawSlots(plan, s, only_slots) for s in raw}
         lent = {n for slots in self.slots.values() for n, _ in slots.lent}
         self.tensor_index = {n: p for p, n in enumerate(plan.names) if plan.tensor[p]}
@@ -83,13 +83,18 @@ class Lending:
     def open(self, state: Any, env: list, elsewhere: list[tuple[str, Any]]) -> FrameScope:
         """Open the run's scopes (``state.run_scope``, a kid of the user's scope holding
         ``env`` as its frame, and its kid ``state.op_scope``, in which the raw ops run, given
-        the feeds ``elsewhere`` that no op of the block reads); return the latter."""
+        the feeds ``elsewhere`` that no op of the block reads); return the latter. When the
+        raw ops touch only their slots and nobody watches, nothing looks at the frame: the
+        run scope is the raw ops' scope, without one."""
         # (the run scope is the RunState's as soon as it exists: an interrupt after that
         # finds it, and the run's end destroys it)
         run = state.run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
         place = state.place
-        run.attach_frame(Frame(self.frame_index, env, place, 0))
-        ops = state.op_scope = typing.cast(FrameScope, run.new_scope(label="run"))
+        if self.only_slots and state.recorder is None:
+            ops = state.op_scope = typing.cast(FrameScope, run)
+        else:
+            run.attach_frame(Frame(self.frame_index, env, place, 0))
+            ops = state.op_scope = typing.cast(FrameScope, run.new_scope(label="run"))
         state.raw_written, state.shadows = set(), []
         for name, value in elsewhere:
             hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
@@ -116,11 +121,12 @@ class Lending:
             for name, var, pos in self._tensor_vars(ops):
                 hold_value(var, env[pos], lods.get(name), place)
 
-    def take_back(self, step: Step, env: list, ops: FrameScope, state: Any) -> None:
+    def take_back(self, step: Step, env: list, ops: FrameScope, state: Any) -> int:
         """Put in ``env`` (and the LoDs beside it) what the Variables hold after ``step``:
-        its outputs, and unless it touches only its slots, whatever its sub-blocks wrote.
-        The persistables among them are noted for the commit (``state.raw_written``)."""
-        slots, plan = self.slots[step.index], self.plan
+        its outputs, and unless it touches only its slots, whatever its sub-blocks wrote;
+        return the bytes of the new values. The persistables among them are noted for the
+        commit (``state.raw_written``)."""
+        slots, plan, made = self.slots[step.index], self.plan, 0
         taken: list[tuple[str, Variable | None, int]]
         if slots.slot_only:
             own = ops.own_vars
@@ -138,8 +144,11 @@ class Lending:
                     state.note_lod(name, lod)
             if value is not env[pos]:
                 env[pos] = value
+                if value is not None:
+                    made += value.nbytes
                 if plan.persistable[pos]:
                     state.raw_written.add(pos)
+        return made
 
     def settle(self, env: list, ops: FrameScope, state: Any) -> None:
         """Give every tensor Variable of the run's scopes its env value (a watched run's
@@ -171,7 +180,7 @@ class Lending:
         index, own = self.tensor_index, ops.own_vars
         found = [(n, v, index[n]) for n, v in own.items() if n in index]
         run = ops.up
-        if run is not None and not run.holds_elsewhere:
+        if run is not None and run.label == "run" and not run.holds_elsewhere:
             found += [(n, v, index[n]) for n, v in run.own_vars.items()
                       if n in index and n not in own]
         return found

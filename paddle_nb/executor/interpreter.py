@@ -62,8 +62,6 @@ class Interpreter:
         self.executor = executor
         self.kernels = kernels if kernels is not None else \
             [_bound(step, plan, executor.ctx) for step in plan.steps]
-        if plan.has_raw:          # (a raw op runs in a scope: the plain loop runs it)
-            self.compiles = False
         self.compiled: Callable | None = None
         self.watched: Callable | None = None    # the compiled form with an observer's hooks
         self.source: str | None = None      # the compiled form's source, once made
@@ -79,7 +77,7 @@ class Interpreter:
         ``scope`` is the run scope raw ops see the env through (executor/env_scope.py)."""
         if self.compiles and self.plan.verified:
             compiled = self.compiled or self.compile()
-            return compiled(env, made)
+            return compiled(env, made, scope)
         return self.interpret(env, scope, made)
 
     def interpret(self, env: list, scope: Any = None, made: int = 0) -> int:
@@ -104,8 +102,7 @@ class Interpreter:
             if scope is not None and not scope.is_alive():   # (a kernel or another thread
                 raise ScopeDestroyedError(f"scope {scope.id} was destroyed")  # destroyed it)
             if step.raw:
-                self.run_raw(step, env, scope)
-                return 0
+                return self.run_raw(step, env, scope)
             out = self.call_kernel(k, step, self.read(step, env))
             if self.checking:
                 check_results(step, self.plan, out, env)
@@ -153,10 +150,10 @@ class Interpreter:
     def skip(self, step: Step, scope: Any) -> None:
         """A preamble initializer was skipped (its outputs have values)."""
 
-    def run_raw(self, step: Step, env: list, scope: Any) -> None:
+    def run_raw(self, step: Step, env: list, scope: Any) -> int:
         """Run a raw op (control flow, rnn, feed, fetch) in the run scope ``scope``, which
         shows ``env``: the values it reads lent to Variables first, what it wrote taken
-        back after (executor/env_scope.py's Lending)."""
+        back after (executor/env_scope.py's Lending); return the bytes of those."""
         if scope is None:
             raise OpRunError(f"op #{step.index} '{step.op.type}' reads the scope: it cannot "
                              "run on an env without a run scope")
@@ -166,7 +163,8 @@ class Interpreter:
         try:
             executor.run_raw(step, scope)
         finally:
-            lending.take_back(step, env, scope, state)
+            made = lending.take_back(step, env, scope, state)
+        return made
 
     def value(self, env: list, pos: int) -> Any:
         """The value at ``pos`` (for error messages)."""
@@ -185,8 +183,11 @@ class Interpreter:
     # -- the compiled form --------------------------------------------------------------------
     def compile(self) -> Callable:
         """The loop written out for these steps (executor/unroll.py), cached."""
-        function, self.source = unroll(f"block_{self.plan.block.idx}", self.plan.steps,
-                                       self.kernels, _store, self.fail)
+        steps = self.plan.steps
+        kernels = [functools.partial(self.run_raw, step) if step.raw else kernel
+                   for step, kernel in zip(steps, self.kernels)]
+        function, self.source = unroll(f"block_{self.plan.block.idx}", steps, kernels,
+                                       _store, self.fail)
         self.compiled = function       # (two threads may both compile it: either will do)
         return function
 
@@ -202,6 +203,8 @@ class WatchedInterpreter(Interpreter):
     def __init__(self, plan: BlockPlan, executor: Any, kernels: list, observer: Any) -> None:
         super().__init__(plan, executor, kernels)
         self.observer = observer
+        if plan.has_raw:       # (its hooks are LiveWatch's, which the compiled form has not)
+            self.compiles = False
 
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
         if self.compiles and self.plan.verified:
@@ -272,8 +275,9 @@ class ScopeInterpreter(Interpreter):
     def has_values(self, step: Step, env: list) -> bool:
         return all(env[pos].data is not None for pos in flat_positions(step.outs))
 
-    def run_raw(self, step: Step, env: list, scope: Any) -> None:
+    def run_raw(self, step: Step, env: list, scope: Any) -> int:
         self.executor.run_raw(step, scope)
+        return 0              # (its tensors count their own bytes)
 
     def value(self, env: list, pos: int) -> Any:
         cell = env[pos]

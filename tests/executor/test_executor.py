@@ -183,6 +183,10 @@ def test_control_flow_sees_the_run_through_a_kid_scope_labelled_run_destroyed_af
     assert loss.name in names                                   # in the cond ops' slots
     assert h.name not in names                                  # a temporary it never reads
     assert not {"fc_0.w_0", "fc_0.b_0"} & set(names)            # nor the parameters
+    again, = exe.run(prog, feed={"x": X}, fetch_list=[out], scope=scope)
+    np.testing.assert_array_equal(again, got)      # the compiled form: the raw op called in it
+    plan = next(p for p in exe._plans.values() if p.block.idx == 0)
+    assert "(env, scope)" in plan.interpreter.source and scope.kids == []
 
 
 def test_the_global_scope_is_the_default_and_scope_guard_swaps_it():

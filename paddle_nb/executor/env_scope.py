@@ -118,7 +118,7 @@ class Lending:
         for name, pos in slots.lent:
             hold_value(own.get(name) or ops.var(name), env[pos], lods.get(name), place)
         if not slots.slot_only:
-            for name, var, pos in self._tensor_vars(ops):
+            for name, var, pos in self._tensor_vars(ops, state):
                 hold_value(var, env[pos], lods.get(name), place)
 
     def take_back(self, step: Step, env: list, ops: FrameScope, state: Any) -> int:
@@ -132,7 +132,7 @@ class Lending:
             own = ops.own_vars
             taken = [(n, own.get(n), p) for n, p in slots.taken]
         else:
-            taken = list(self._tensor_vars(ops))
+            taken = list(self._tensor_vars(ops, state))
         for name, var, pos in taken:
             holder = var.holder if var is not None else None
             if not isinstance(holder, LoDTensor):
@@ -153,7 +153,7 @@ class Lending:
     def settle(self, env: list, ops: FrameScope, state: Any) -> None:
         """Give every tensor Variable of the run's scopes its env value (a watched run's
         record shows them as the run left them)."""
-        for name, var, pos in self._tensor_vars(ops):
+        for name, var, pos in self._tensor_vars(ops, state):
             hold_value(var, env[pos], state.lods.get(name), state.place)
 
     def raw_writes(self, env: list, state: Any, ops: FrameScope) -> list[tuple[str, Any]]:
@@ -174,13 +174,13 @@ class Lending:
                     state.note_lod(name, lod)
         return writes
 
-    def _tensor_vars(self, ops: FrameScope) -> list[tuple[str, Variable, int]]:
+    def _tensor_vars(self, ops: FrameScope, state: Any) -> list[tuple[str, Variable, int]]:
         """(name, Variable, position) of the plan's tensors that are Variables of the raw
         ops' scope ``ops``, or of the run scope above it (its frame turned into Variables)."""
         index, own = self.tensor_index, ops.own_vars
         found = [(n, v, index[n]) for n, v in own.items() if n in index]
-        run = ops.up
-        if run is not None and run.label == "run" and not run.holds_elsewhere:
+        run = state.run_scope
+        if run is not ops and not run.holds_elsewhere:
             found += [(n, v, index[n]) for n, v in run.own_vars.items()
                       if n in index and n not in own]
         return found

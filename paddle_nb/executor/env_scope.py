@@ -24,6 +24,7 @@ user's scope as it was, since nothing was written into it.
 from __future__ import annotations
 
 import typing
+from collections.abc import Iterable
 from typing import Any
 
 from paddle_nb.core.tensor import LoDTensor
@@ -80,7 +81,8 @@ class Lending:
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
                             not (only_slots and plan.persistable[p] and not plan.written[p])}
 
-    def open(self, state: Any, env: list, elsewhere: list[tuple[str, Any]]) -> FrameScope:
+    def open(self, state: Any, env: list, elsewhere: Iterable[tuple[str, Any]]
+             ) -> FrameScope:
         """Open the run's scopes (``state.run_scope``, a kid of the user's scope holding
         ``env`` as its frame, and its kid ``state.op_scope``, in which the raw ops run, given
         the feeds ``elsewhere`` that no op of the block reads); return the latter. When the

@@ -42,6 +42,7 @@ from typing import Any
 import numpy
 
 from paddle_nb.core.events import notify
+from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
@@ -121,12 +122,14 @@ class Executor:
         self.run_count = next(self._counter)
         feed = feed_dict(feed)
         plan, fetch_names = self._global_plan(program, fetch_targets(fetch_list))
-        check_feed(program, plan, feed)
+        fed_lods = check_feed(program, plan, feed)
         _write_scheduled_lr(program, scope, self.place)
         listeners = self.listeners        # this executor's own: watching one slows no other
         recorder = Recorder(program, scope, self) if listeners else None
         outer = self._runs.state          # (None, unless a kernel or a listener runs programs)
         state = RunState(program, scope, self.place, recorder)
+        if fed_lods:              # (each beside its array in the env)
+            state.lods = fed_lods
         failed = True
         try:
             self._runs.state = state
@@ -135,9 +138,12 @@ class Executor:
             failed = False
         finally:
             interrupted = None
-            while True:     # (the end is repeatable: a Ctrl-C, even as it is called, repeats it)
+            while True:     # (repeatable: a Ctrl-C, even as a call starts, repeats it)
                 try:
-                    state.end(failed)
+                    if failed or recorder is not None or state.run_scope is not None:
+                        state.end(failed)
+                    # the run's own bytes (its env's), counted once its scopes are gone
+                    MEMORY.transient_peak(self.place, state.peak)
                     break
                 except KeyboardInterrupt as err:
                     interrupted = err
@@ -167,12 +173,8 @@ class Executor:
             fill_feed_list(scope, plan, feed)
         fed, feeds, fed_persistables = 0, [], []
         fed_unread: list[tuple[str, Any]] = []
-        elsewhere: list[tuple[str, Any]] = []
+        elsewhere: list[tuple[str, Any]] | None = None
         for name, value in feed.items():    # (the run counts its feeds' bytes as its own)
-            if type(value) is not numpy.ndarray and isinstance(value, LoDTensor):
-                lod = value.lod()
-                if lod:
-                    state.note_lod(name, lod)
             at = plan.position(name)
             if at is not None:
                 env[at] = array = to_place(value, place)
@@ -182,24 +184,23 @@ class Executor:
                     fed_persistables.append(at)
             elif _declared_persistable(plan.block, name):   # no op uses it: still written
                 fed_unread.append((name, to_place(value, place).copy()))
-            else:                                           # a sub-block's, if any
+            elif elsewhere is None:                         # a sub-block's, if any
+                elsewhere = [(name, value)]
+            else:
                 elsewhere.append((name, value))
         plan.check_persistables_ready(env)
         interpreter = plan.interpreter or self._interpreter(plan)
-        ops = self.lending(plan).open(state, env, elsewhere) if plan.has_raw else None
+        ops = self.lending(plan).open(state, env, elsewhere or ()) if plan.has_raw else None
         if state.recorder is not None:
-            watch = EnvWatch(state.recorder, plan, env, feed) if ops is None else \
-                LiveWatch(state.recorder, plan, state.run_scope, ops, env, feed)
-            interpreter = WatchedInterpreter(plan, self, interpreter.kernels, watch)
+            interpreter = _watched(interpreter, state, env, feed, ops)
         state.peak = interpreter.run(env, ops, fed)
         if ops is not None and state.recorder is not None:
             self.lending(plan).settle(env, ops, state)     # (the record shows it)
+        lods = state.lods
         results = [fetched(plan, name, self._env_value(plan, env, scope, feed, name),
-                           state.lods.get(name), place, return_numpy) for name in fetch_names]
+                           lods.get(name), place, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
-            raise ScopeDestroyedError(
-                f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
-                "(by a kernel or another thread): its results could not be written back")
+            raise _destroyed_meanwhile(scope)
         writes = env_writes(plan, env, place, fed_persistables, feeds) + fed_unread
         if ops is not None:
             writes += self.lending(plan).raw_writes(env, state, ops)
@@ -438,6 +439,22 @@ def _write_scheduled_lr(program: Program, scope: Scope, place: Place) -> None:
         return
     value = numpy.full(tuple(var.shape), program.lr_scheduler(), dtype=var.dtype)
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
+
+
+def _watched(interpreter: Interpreter, state: RunState, env: list, feed: dict,
+             ops: Scope | None) -> WatchedInterpreter:
+    """``interpreter``'s loop observed by the run's Recorder: through an EnvWatch, or a
+    LiveWatch when raw ops run in scopes (``ops``: theirs)."""
+    plan, recorder = interpreter.plan, state.recorder
+    watch = EnvWatch(recorder, plan, env, feed) if ops is None else \
+        LiveWatch(recorder, plan, state.run_scope, ops, env, feed)
+    return WatchedInterpreter(plan, interpreter.executor, interpreter.kernels, watch)
+
+
+def _destroyed_meanwhile(scope: Scope) -> ScopeDestroyedError:
+    return ScopeDestroyedError(
+        f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
+        "(by a kernel or another thread): its results could not be written back")
 
 
 def _fetch_value(array: Any, name: str) -> Any:

@@ -71,10 +71,15 @@ def fetch_name(program: Any, target: Any) -> str:
                          "block")
     return name
 
-def check_feed(program: Any, plan: Any, feed: dict) -> None:
-    """Check every feed against its data variable before anything runs."""
+def check_feed(program: Any, plan: Any, feed: dict) -> dict[str, list] | None:
+    """Check every feed against its data variable before anything runs; return the LoDs
+    of the fed LoDTensors that have one (name -> LoD), or None when none has."""
+    lods = None
     for name, value in feed.items():
-        _check_value(plan, program, name, value)
+        lod = _check_value(plan, program, name, value)
+        if lod:
+            lods = lods or {}
+            lods[name] = lod
     fed_by_op = plan.fed_by_op
     for pos in plan.must_feed:
         name = plan.names[pos]
@@ -86,6 +91,7 @@ def check_feed(program: Any, plan: Any, feed: dict) -> None:
         if name not in feed:
             raise FeedError(f"missing feed for '{name}' (the program's feed op "
                             f"#{op.index()} reads it)")
+    return lods
 
 
 def fill_feed_list(scope: Any, plan: Any, feed: dict) -> None:
@@ -168,13 +174,15 @@ def _shape_text(var: Any) -> str:
     except Exception:
         return "?"
 
-def _check_value(plan: Any, program: Any, name: str, value: Any) -> None:
-    """Check a feed's dtype and shape against its variable."""
+def _check_value(plan: Any, program: Any, name: str, value: Any) -> list | None:
+    """Check a feed's dtype and shape against its variable; return its LoD, if it has one."""
     want, shape, exact = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
+    lod = None
     if isinstance(value, numpy.ndarray):
         array = value
     elif isinstance(value, LoDTensor):
         array = value.array()
+        lod = value.lod()
     else:
         array = value if (hasattr(value, "__array_interface__")
                           or hasattr(value, "__cuda_array_interface__")) \
@@ -187,6 +195,7 @@ def _check_value(plan: Any, program: Any, name: str, value: Any) -> None:
                          any(s >= 0 and s != g for s, g in zip(shape, got))):
         raise FeedError(f"feed '{name}': expected shape {list(shape)} (-1 is any size), "
                         f"got {list(got)}")
+    return lod
 
 
 def _feed_meta(plan: Any, program: Any, name: str) -> tuple:

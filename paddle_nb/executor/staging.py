@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from paddle_nb.core.memory import MEMORY
-
 
 __all__ = ["RunState", "write_back", "env_writes", "views_any", "uninterrupted"]
 
@@ -44,7 +42,7 @@ class RunState:
         self.place = place
         self.recorder = recorder
         self.writes: list[tuple[str, Any]] = []
-        self.peak = 0                      # the most bytes the env held beyond its tensors
+        self.peak = 0       # the most bytes the env held (Executor.run counts it at the end)
 
     def note_lod(self, name: str, lod: list) -> None:
         """Keep ``lod`` beside the env value of ``name``."""
@@ -68,13 +66,9 @@ class RunState:
         self.committed = True
 
     def end(self, failed: bool) -> None:
-        """Close the run: its record, its run scope, and its memory peak counted (the env's,
-        over what the place holds once the run scope is gone). Repeatable, and finished
-        whatever interrupts it. A failed run's deferred writes are dropped."""
-        if not failed and self.recorder is None and self.run_scope is None:
-            MEMORY.transient_peak(self.place, self.peak)    # (nothing else to close)
-            return
-
+        """Close the run: its record and its run scope (a run without either that succeeded
+        has nothing to close). Repeatable, and finished whatever interrupts it. A failed
+        run's deferred writes are dropped."""
         def finish() -> None:
             try:
                 if failed and not self.committed:
@@ -84,9 +78,6 @@ class RunState:
             finally:
                 if self.run_scope is not None:
                     self.run_scope.destroy()
-                if self.peak:
-                    MEMORY.transient_peak(self.place, self.peak)
-                    self.peak = 0
         uninterrupted(finish)
 
 

@@ -274,8 +274,8 @@ assert len(records) == 1 + 300 and exe.listeners == []
 #   it was skipped (a preamble initializer whose parameter already existed).
 # - `record.events`: the lifecycle events of the run in order, each a tuple
 #   `(position in record.ops or -1, kind, scope id, variable name, bytes, place)`; `-1`
-#   means before the first op (the feed, and realizing the block's variables). A run on an
-#   env writes the events a run on cells would have, though it made no Variable.
+#   means before the first op (the feed, and realizing the block's variables). A run
+#   writes the events Variables in a run scope would have, though it made none.
 # - `record.scopes`: a snapshot of the user's scope and everything under it, taken just
 #   before the run scope was destroyed: each variable's state (`created`, `typed`,
 #   `allocated`, `freed`), shape, dtype, place and bytes.

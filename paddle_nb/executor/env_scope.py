@@ -119,9 +119,11 @@ class Lending:
         own = ops.own_vars
         for name, pos in slots.lent:
             hold_value(own.get(name) or ops.var(name), env[pos], lods.get(name), place)
-        if not slots.slot_only:
+        if not slots.slot_only:     # (the others: what a sub-block may read)
             for name, var, pos in self._tensor_vars(ops, state):
-                hold_value(var, env[pos], lods.get(name), place)
+                holder = var.holder
+                if not isinstance(holder, LoDTensor) or holder.data is not env[pos]:
+                    hold_value(var, env[pos], lods.get(name), place)
 
     def take_back(self, step: Step, env: list, ops: FrameScope, state: Any) -> int:
         """Put in ``env`` (and the LoDs beside it) what the Variables hold after ``step``:
@@ -140,14 +142,13 @@ class Lending:
             if not isinstance(holder, LoDTensor):
                 continue
             value = holder.data
-            if value is not None:
-                lod = holder.lod()
-                if lod:
-                    state.note_lod(name, lod)
             if value is not env[pos]:
                 env[pos] = value
                 if value is not None:
                     made += value.nbytes
+                    lod = holder.lod()
+                    if lod:
+                        state.note_lod(name, lod)
                 if plan.persistable[pos]:
                     state.raw_written.add(pos)
         return made

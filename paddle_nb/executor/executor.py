@@ -47,11 +47,12 @@ from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
-from paddle_nb.errors import FetchError, ScopeDestroyedError
-from paddle_nb.executor.env_scope import Lending, shadow
+from paddle_nb.errors import ScopeDestroyedError
+from paddle_nb.executor.cells import bind, bound_var
+from paddle_nb.executor.env_scope import Lending
 from paddle_nb.executor.env_watch import EnvWatch, LiveWatch
-from paddle_nb.executor.feeds import (check_feed, feed_dict, fetch_name, fetch_targets, fetched,
-                                      fill_feed_list, to_place)
+from paddle_nb.executor.feeds import (check_feed, env_value, feed_dict, fetch_name, fetch_targets,
+                                      fetched, fill_feed_list, to_place)
 from paddle_nb.executor.frames import FramedBlock, FrameScope
 from paddle_nb.executor.interpreter import (Interpreter, RecordingInterpreter, ScopeInterpreter,
                                             WatchedInterpreter)
@@ -197,7 +198,7 @@ class Executor:
         if ops is not None and state.recorder is not None:
             self.lending(plan).settle(env, ops, state)     # (the record shows it)
         lods = state.lods
-        results = [fetched(plan, name, self._env_value(plan, env, scope, feed, name),
+        results = [fetched(plan, name, env_value(plan, env, scope, feed, name, place),
                            lods.get(name), place, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
             raise _destroyed_meanwhile(scope)
@@ -206,20 +207,6 @@ class Executor:
             writes += self.lending(plan).raw_writes(env, state, ops)
         state.defer(writes)
         return results
-
-    def _env_value(self, plan: BlockPlan, env: list, scope: Scope, feed: dict,
-                   name: str) -> Any:
-        """Fetch target ``name``'s value after a run on ``env``: computed, fed, or in the
-        user's scope."""
-        pos = plan.position(name)
-        array = env[pos] if pos is not None else None
-        if array is None and name in feed:
-            array = to_place(feed[name], self.place)
-        if array is None:
-            var = scope.find_var(name)
-            if var is not None and isinstance(var.holder, LoDTensor):
-                array = var.holder.data
-        return _fetch_value(array, name)
 
     def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
              scope: Scope | None = None) -> list:
@@ -279,7 +266,7 @@ class Executor:
             interpreter = plan.scope_interpreter
             if interpreter is None:
                 interpreter = plan.scope_interpreter = ScopeInterpreter(plan, self, base.kernels)
-        interpreter.run(self._bind(plan, scope), scope)
+        interpreter.run(bind(plan, scope, state), scope)
 
     def _framed_block(self, plan: BlockPlan) -> FramedBlock:
         """The plan's FramedBlock (made once; the plan must be ``framed``)."""
@@ -368,49 +355,11 @@ class Executor:
                 self._plans[key] = plan
         return plan
 
-    def _bind(self, plan: BlockPlan, scope: Scope) -> list:
-        """The tensor (or Variable, for non-tensor kinds) of each of the plan's names."""
-        cells: list[Any] = []
-        for pos, (name, local, persistable, tensor) in enumerate(
-                zip(plan.names, plan.local, plan.persistable, plan.tensor)):
-            if local and not persistable:
-                if tensor:
-                    cells.append(scope.local_tensor(name) if isinstance(scope, FrameScope)
-                                 else scope.var(name).get_tensor())
-                    continue
-                var = scope.var(name)
-            else:
-                var = self.bound_var(plan, pos, scope)
-            cells.append(var.get_tensor() if tensor else var)
-        return cells
-
     def bound_var(self, plan: BlockPlan, pos: int, scope: Scope) -> Variable:
         """The Variable that a block run in ``scope`` reads and writes for a name it does
-        not make itself (the scope loop binds with it, a framed block writes back with it):
-        found up the scopes, else made where it belongs (a persistable in the run's scope,
-        see env_scope.shadow; another in the scope of the block that declares it)."""
-        name = plan.names[pos]
-        var = scope.find_var(name)
-        if plan.persistable[pos]:
-            state = self._runs.state
-            if state is not None and state.op_scope is not None and plan.tensor[pos] and (
-                    var is None or state.user_scope.find_var(name) is var):
-                return shadow(state, plan, pos, var)
-            if var is None:
-                var = (state.user_scope if state is not None else scope).var(name)
-            elif isinstance(var.holder, LoDTensor):
-                check_persistable_dtype(plan, pos, var.holder.data)
-        elif var is None:
-            var = self._outer_scope(plan, name, scope).var(name)
-        return var
-
-    def _outer_scope(self, plan: BlockPlan, name: str, scope: Scope) -> Scope:
-        """The scope that runs the ancestor block declaring ``name`` (one kid scope per block)."""
-        block = plan.block
-        while block is not None and name not in block.vars:
-            block = block.parent
-            scope = scope.parent if scope.parent is not None else scope
-        return scope
+        not make itself (executor/cells.py): the scope loop binds with it, a framed block
+        writes back with it."""
+        return bound_var(plan, pos, scope, self._runs.state)
 
 
 def _program_and_scope(program: Program | None, scope: Scope | None
@@ -455,13 +404,6 @@ def _destroyed_meanwhile(scope: Scope) -> ScopeDestroyedError:
     return ScopeDestroyedError(
         f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
         "(by a kernel or another thread): its results could not be written back")
-
-
-def _fetch_value(array: Any, name: str) -> Any:
-    if array is None:
-        raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                         "of the program computes it and it was not fed")
-    return array
 
 
 def _declared_persistable(block: Any, name: str) -> bool:

@@ -23,7 +23,7 @@ from paddle_nb.framework.variable import Variable
 
 
 __all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "fill_feed_list",
-           "to_place", "fetched", "scalar_shape"]
+           "to_place", "env_value", "fetched", "scalar_shape"]
 
 
 def feed_dict(feed: Any) -> dict:
@@ -124,6 +124,23 @@ def to_place(value: Any, place: Any) -> Any:
     if hasattr(value, "get") and not isinstance(value, numpy.ndarray):
         return value.get()
     return numpy.asarray(value)
+
+
+def env_value(plan: Any, env: list, scope: Any, feed: dict, name: str, place: Any) -> Any:
+    """Fetch target ``name``'s value after a run on ``env``: computed, fed, or in the
+    user's ``scope``."""
+    pos = plan.position(name)
+    array = env[pos] if pos is not None else None
+    if array is None and name in feed:
+        array = to_place(feed[name], place)
+    if array is None:
+        var = scope.find_var(name)
+        if var is not None and isinstance(var.holder, LoDTensor):
+            array = var.holder.data
+    if array is None:
+        raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                         "of the program computes it and it was not fed")
+    return array
 
 
 def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,

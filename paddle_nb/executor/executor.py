@@ -15,7 +15,7 @@
         counted; then the listeners get the run's record
      each op: executor/interpreter.py; a control-flow op runs its sub-blocks through
      run_block in kid scopes, framed (executor/frames.py) unless the run is watched,
-     on cells (Variables in the scopes) when it is
+     on cells (Variables in the scopes: executor/cells.py) when it is
 
 Persistable variables (parameters, optimizer state) live in the user's
 scope; temporaries in the run's env (and, for the raw ops, its kid scopes),

@@ -64,9 +64,9 @@ sysdeps:
 	  echo "      (or 'conda install -c conda-forge graphviz' for dot). Tests that need them will be skipped."; \
 	fi
 
-## lint: ruff (pyflakes, pycodestyle) and mypy over paddle_nb/ (pyproject.toml configures both); any error fails
+## lint: ruff (pyflakes, pycodestyle) over paddle_nb, tests, bench, tools and interop, and mypy over paddle_nb/ (pyproject.toml configures both); any error fails
 lint: venv
-	$(VENV)/bin/ruff check paddle_nb tests
+	$(VENV)/bin/ruff check paddle_nb tests bench tools interop
 	$(PY) -m mypy
 
 ## test: lint, then every test (tests/ and the doctests in paddle_nb/); extra pytest options via PYTEST_ARGS

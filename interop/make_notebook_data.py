@@ -23,7 +23,7 @@ import zlib
 import numpy as np
 
 SEED = 2026
-T, I, H = 5, 4, 3
+T, IN, H = 5, 4, 3
 
 
 def resnet_parameters(shapes):
@@ -80,8 +80,8 @@ def make_lstm(paddle, out):
     main, startup = paddle.static.Program(), paddle.static.Program()
     main.random_seed = startup.random_seed = SEED
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
-        x = paddle.static.data("x", [-1, T, I], "float32")
-        lstm = paddle.nn.LSTM(I, H, num_layers=2, direction="bidirect")
+        x = paddle.static.data("x", [-1, T, IN], "float32")
+        lstm = paddle.nn.LSTM(IN, H, num_layers=2, direction="bidirect")
         y, (h, c) = lstm(x)                       # initial states: zeros, made in the program
     exe = paddle.static.Executor(paddle.CPUPlace())
     scope = paddle.static.Scope()
@@ -90,7 +90,7 @@ def make_lstm(paddle, out):
         prefix = str(out / "lstm2")
         paddle.static.save_inference_model(prefix, [x], [y, h, c], exe, program=main)
         program, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
-        feed = np.random.default_rng(SEED + 1).standard_normal((2, T, I)).astype("float32")
+        feed = np.random.default_rng(SEED + 1).standard_normal((2, T, IN)).astype("float32")
         got = exe.run(program, feed={feeds[0]: feed}, fetch_list=fetches)
     np.savez(out / "lstm2_io.npz", x=feed, out=got[0], h=got[1], c=got[2])
     print("lstm2:", [op.type for op in program.global_block().ops])

@@ -253,8 +253,8 @@ def ifelse_layers(pd, rng):
 
 def static_rnn(pd, rng):
     """pd.layers.StaticRNN: a memory from an initial state and one of zeros (batch_ref)."""
-    T, B, I, H = 4, 2, 3, 5
-    x = pd.layers.data("x", shape=[T, B, I], append_batch_size=False)
+    T, B, IN, H = 4, 2, 3, 5
+    x = pd.layers.data("x", shape=[T, B, IN], append_batch_size=False)
     m = pd.layers.data("m", shape=[B, H], append_batch_size=False)
     rnn = pd.layers.StaticRNN()
     with rnn.step():
@@ -267,16 +267,16 @@ def static_rnn(pd, rng):
         rnn.step_output(act)
         rnn.step_output(z)
     o1, o2 = rnn()
-    return [x, m], [o1, o2], _two({"x": _normal(rng, T, B, I), "m": _normal(rng, B, H)})
+    return [x, m], [o1, o2], _two({"x": _normal(rng, T, B, IN), "m": _normal(rng, B, H)})
 
 
 def seed_rnn(pd, rng):
     """Notebook 04: the design doc's create_rnn with two outputs per step, in float64 as there."""
-    T, B, I, H = 4, 2, 3, 5
-    x = pd.layers.data("x", shape=[T, B, I], dtype="float64", append_batch_size=False)
+    T, B, IN, H = 4, 2, 3, 5
+    x = pd.layers.data("x", shape=[T, B, IN], dtype="float64", append_batch_size=False)
     m = pd.layers.data("m", shape=[B, H], dtype="float64", append_batch_size=False)
     block = pd.default_main_program().global_block()
-    W = block.create_parameter(name="W", shape=[I, H], dtype="float64")
+    W = block.create_parameter(name="W", shape=[IN, H], dtype="float64")
     U = block.create_parameter(name="U", shape=[H, H], dtype="float64")
     rnn = pd.create_rnn(inputs=[x])
     with rnn.stepnet() as net:
@@ -287,7 +287,7 @@ def seed_rnn(pd, rng):
         h.update(act)
         net.set_outputs(0, act, hidden_out)
     o1, o2 = rnn()
-    feed = {"x": rng.standard_normal((T, B, I)), "m": rng.standard_normal((B, H))}
+    feed = {"x": rng.standard_normal((T, B, IN)), "m": rng.standard_normal((B, H))}
     return [x, m], [o1, o2], _two(feed)
 
 
@@ -351,8 +351,9 @@ def conv_norms(pd, rng):
         ins = {"X": img, "Scale": _param(pd, f"{op}.scale", [size]),
                "Bias": _param(pd, f"{op}.bias", [size])}
         outs.append(_ops(h, op, ins, attrs, Y=1, **{s: 1 for s in stats}))
-    outs += _ops(h, "max_pool2d_with_index", {"X": img}, {"ksize": [3, 3], "strides": [2, 2],
-                                                         "paddings": [1, 1]}, every=True, Out=1, Mask=1)
+    outs += _ops(h, "max_pool2d_with_index", {"X": img},
+                 {"ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1]},
+                 every=True, Out=1, Mask=1)
     outs += [_ops(h, "bilinear_interp_v2", {"X": img}, {"out_h": 9, "out_w": 4,
                                                         "interp_method": "bilinear",
                                                         "align_corners": a, "align_mode": m})
@@ -401,13 +402,13 @@ def rnn_op(pd, rng):
     """The fused ``rnn`` op (2.x's nn.LSTM / nn.GRU in static mode): a bidirectional LSTM of
     two layers and a GRU, each with its weights in PaddlePaddle's order (per layer and
     direction: W_ih, W_hh, then the biases b_ih, b_hh after all weights)."""
-    T, B, I, H = 4, 2, 3, 5
-    x = pd.layers.data("x", shape=[T, B, I], append_batch_size=False)
+    T, B, IN, H = 4, 2, 3, 5
+    x = pd.layers.data("x", shape=[T, B, IN], append_batch_size=False)
     h = _helper(pd, "rnn")
     outs = []
     for mode, gates, layers, bidirec in (("LSTM", 4, 2, True), ("GRU", 3, 1, False)):
         dirs = 2 if bidirec else 1
-        shapes = [([gates * H, I if k < dirs else H * dirs], [gates * H, H])
+        shapes = [([gates * H, IN if k < dirs else H * dirs], [gates * H, H])
                   for k in range(layers * dirs)]
         weights = [_param(pd, f"{mode}.w{k}{j}", s) for k, pair in enumerate(shapes)
                    for j, s in enumerate(pair)]
@@ -417,9 +418,9 @@ def rnn_op(pd, rng):
                 for j in range(2 if mode == "LSTM" else 1)]
         outs.append(_ops(h, "rnn", {"Input": x, "PreState": init, "WeightList": weights},
                          {"mode": mode, "num_layers": layers, "is_bidirec": bidirec,
-                          "hidden_size": H, "input_size": I, "is_test": True},
+                          "hidden_size": H, "input_size": IN, "is_test": True},
                          Out=1, State=len(init), Reserve=1, DropoutState=1))
-    return [x], outs, _two({"x": _normal(rng, T, B, I)})
+    return [x], outs, _two({"x": _normal(rng, T, B, IN)})
 
 
 # name -> builder, in the order the table prints them

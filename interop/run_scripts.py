@@ -185,11 +185,13 @@ def compare(mine, theirs):
         if a["persistables"] != b["persistables"]:
             only_here = sorted(set(a["persistables"]) - set(b["persistables"]))
             only_there = sorted(set(b["persistables"]) - set(a["persistables"]))
-            return f"run {k}: persistables differ: only here {only_here}, only in PaddlePaddle {only_there}"
+            return (f"run {k}: persistables differ: only here {only_here}, "
+                    f"only in PaddlePaddle {only_there}")
         for j, (x, y) in enumerate(zip(a["fetch"], b["fetch"])):
             x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
             if x.shape != y.shape or not np.allclose(x, y, rtol=RTOL, atol=ATOL):
-                return f"run {k}: fetch {j} differs: {x.ravel()[:6]} here, {y.ravel()[:6]} in PaddlePaddle"
+                return (f"run {k}: fetch {j} differs: {x.ravel()[:6]} here, "
+                        f"{y.ravel()[:6]} in PaddlePaddle")
     if "checkpoint" in theirs and mine.get("checkpoint") != theirs["checkpoint"]:
         return ("PaddlePaddle's checkpoint of the last program does not load here as it saved it: "
                 f"{sorted(set(theirs['checkpoint']) ^ set(mine.get('checkpoint') or {}))[:8]}")

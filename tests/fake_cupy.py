@@ -155,6 +155,11 @@ def asnumpy(value):
     return value.get() if isinstance(value, ndarray) else numpy.asarray(value)
 
 
+# ufuncs whose ``at`` CuPy implements (seen on CuPy 14: ``multiply.at`` raises
+# NotImplementedError, as it does here); a kernel needing another must do without it
+_CUPY_AT = ("add", "subtract", "maximum", "minimum")
+
+
 class _Ufunc:
     """A ufunc of the device: NumPy arrays among its operands are refused, as CuPy's are."""
 
@@ -166,6 +171,8 @@ class _Ufunc:
         return self._apply(self._ufunc, f"cupy.{self.__name__}", args, kwargs)
 
     def __getattr__(self, method):            # reduce, accumulate, outer, at
+        if method == "at" and self.__name__ not in _CUPY_AT:
+            raise NotImplementedError(f"`cupy_{self.__name__}.at` is not supported yet")
         bound = getattr(self._ufunc, method)
         if not callable(bound):
             return bound
@@ -191,7 +198,8 @@ def _module():
                            __name__="cupy")
     module.cuda = types.SimpleNamespace(
         Device=_Device,
-        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1,
+                                      getDeviceProperties=lambda i: {"name": b"fake CuPy"}))
 
     module.__getattr__ = lambda name: _on_device(getattr(numpy, name), f"cupy.{name}")
     return module

@@ -43,7 +43,8 @@ DYNAMIC_ONLY = ("only support", "dynamic graph mode", "in dynamic mode")
 _COMPLEX = "making and taking apart complex tensors: paddle_nb's ops compute on real and " \
     "integer dtypes (eig's complex results are the one exception)"
 _DYNAMIC = "dynamic (eager) mode only, in PaddlePaddle too; paddle_nb is static only"
-_PICKLE = "PaddlePaddle's pickle files: paddle_nb never reads pickle (use paddle.static.save/load or paddle_nb.io)"
+_PICKLE = "PaddlePaddle's pickle files: paddle_nb never reads pickle " \
+    "(use paddle.static.save/load or paddle_nb.io)"
 _DEVICE = "other devices and distributed training: IPU, XPU, data parallel"
 _LOD = "LoD (variable-length) sequences: PaddlePaddle 1.x's ragged batches, out of scope"
 _HAPI = "the high-level training API and its data loaders, outside static programs"
@@ -147,7 +148,8 @@ def api_page(rows, when):
              "class and function of each namespace as PaddlePaddle 2.6.2 lists it. *present*: "
              "paddle_nb has the name; *tested*: the same call here appends the same op types, "
              "names the same persistables and computes the same outputs and gradients as "
-             "PaddlePaddle (rtol 1e-4) in the sweep, or a test in `tests/api`, `tests/static` or `tests/vision` compares it with "
+             "PaddlePaddle (rtol 1e-4) in the sweep, or a test in `tests/api`, `tests/static` "
+             "or `tests/vision` compares it with "
              f"PaddlePaddle. Generated {when}.", "",
              "Names left out on purpose (complex numbers, dynamic-mode-only APIs, pickle files, "
              "other devices, LoD sequences...) are listed as *out of scope* with why, and not "

@@ -219,7 +219,8 @@ def main(argv=None):
         from tools.api_coverage import BEGIN, END
         old = args.out.read_text()
         if BEGIN in old and END in old:
-            text = text.rstrip("\n") + "\n\n" + old[old.index(BEGIN):old.index(END) + len(END)] + "\n"
+            table = old[old.index(BEGIN):old.index(END) + len(END)]
+            text = text.rstrip("\n") + "\n\n" + table + "\n"
     args.out.write_text(text)
     if args.missing:
         args.missing.write_text(missing_report(rows, args.corpus))

@@ -7,9 +7,9 @@ main program's ops (type and output names), the parameters (name, shape, trainab
 the startup program's ops; then, with each parameter set to a value drawn here, the
 output, the gradients of ``sum(out * W)`` with respect to the fed floats and the trainable
 parameters (``paddle.static.gradients`` seeded with ``W``) and the parameters after the run
-(a batch norm's running statistics move). Written to ``lossnorm_api.npz``: the feeds once, ``feed/<name>``, and per case
-``<c>/meta`` (JSON), ``<c>/W``, ``<c>/param/<name>``, ``<c>/out``, ``<c>/grad/<name>``
-and ``<c>/after/<name>``.
+(a batch norm's running statistics move). Written to ``lossnorm_api.npz``: the feeds once,
+``feed/<name>``, and per case ``<c>/meta`` (JSON), ``<c>/W``, ``<c>/param/<name>``,
+``<c>/out``, ``<c>/grad/<name>`` and ``<c>/after/<name>``.
 """
 
 import argparse

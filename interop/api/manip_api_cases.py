@@ -20,7 +20,7 @@ def arr(*shape):
 
 
 X = arr(2, 3, 4)
-I = np.array([1, 0], "int64")
+IDX = np.array([1, 0], "int64")
 M = rng.random((2, 3, 4)) > 0.5
 
 
@@ -77,7 +77,7 @@ CASES = {
         api.paddle.strided_slice(v["x"], [2], [0], [4], [2])]),
     "broadcast_tensors": ({"x": (X, True), "y": (arr(3, 1), True)}, lambda api, v: [
         *api.paddle.broadcast_tensors([v["x"], v["y"]])]),
-    "gather": ({"x": (X, True), "i": (I, False)}, lambda api, v: [
+    "gather": ({"x": (X, True), "i": (IDX, False)}, lambda api, v: [
         api.paddle.gather(v["x"], v["i"]), api.paddle.gather_nd(v["x"], v["i"].unsqueeze(-1)),
         api.paddle.index_select(v["x"], v["i"], 2),
         api.paddle.scatter(v["x"], v["i"], v["x"][:2] * 2.0),
@@ -88,7 +88,7 @@ CASES = {
             np.array([[[0, 1, 0, 2]]], "int64")), v["x"][:, :1], 1),
         api.paddle.index_sample(v["x"][0], api.paddle.to_tensor(
             np.array([[0, 3], [1, 1], [2, 0]], "int64")))]),
-    "more": ({"x": (X, True), "i": (I, False)}, lambda api, v: [
+    "more": ({"x": (X, True), "i": (IDX, False)}, lambda api, v: [
         api.paddle.reverse(v["x"], [0]), *api.paddle.vsplit(v["x"], 2),
         api.paddle.unflatten(v["x"], 2, [2, 2]),
         api.paddle.index_put(v["x"], (v["i"],), v["x"][:1]),
@@ -130,7 +130,7 @@ CASES = {
     "attribute": ({"x": (X, False)}, lambda api, v: [
         api.paddle.shape(v["x"]), api.paddle.numel(v["x"]), api.paddle.rank(v["x"]),
         v["x"].numel()]),
-    "getitem": ({"x": (X, True), "i": (I, False), "m": (M, False)}, lambda api, v: [
+    "getitem": ({"x": (X, True), "i": (IDX, False), "m": (M, False)}, lambda api, v: [
         v["x"][1], v["x"][:, 1:3], v["x"][..., ::2], v["x"][None], v["x"][-1, :, 2],
         v["x"][::-1, 2:0:-1], v["x"][v["i"]], v["x"][:, v["i"][1:]], v["x"][v["m"]],
         v["x"][[1, 0]], v["x"][1][2][3], v["x"][v["i"], v["i"] + 1],
@@ -147,7 +147,7 @@ CASES = {
         v["x"][0, None, ::-1], v["x"][:, 1, ::2]]),
     "setitem": ({"x": (X, True), "r": (arr(2, 3, 2), True), "s": (arr(2, 4), True)},
                 _setitems),
-    "setitem_tensor_index": ({"x": (X, True), "m": (M, False), "i": (I[:1], False),
+    "setitem_tensor_index": ({"x": (X, True), "m": (M, False), "i": (IDX[:1], False),
                               "row": (arr(3, 4), True)}, _setitem_mask),
 }
 

@@ -32,8 +32,10 @@ FEEDS = {
     "x": signed(2, 3), "y": signed(2, 3), "p": rng.uniform(0.1, 0.9, (2, 3)).astype("float32"),
     "m": signed(3, 2), "z": (rng.permutation(48).reshape(2, 4, 3, 2) * 0.1 - 2.4).astype("float32"),
     "s": np.array([[1.0, np.nan, np.inf], [-np.inf, 0.0, -2.5]], "float32"),
-    "i": np.array([[7, -7, 3], [9, 0, -5]], "int32"), "j": np.array([[2, -2, 4], [4, 3, -3]], "int32"),
-    "b": rng.random((2, 3)) < 0.5, "c": rng.random((2, 3)) < 0.5, "w": np.array([0.2, 0.3, 0.4], "float32"),
+    "i": np.array([[7, -7, 3], [9, 0, -5]], "int32"),
+    "j": np.array([[2, -2, 4], [4, 3, -3]], "int32"),
+    "b": rng.random((2, 3)) < 0.5, "c": rng.random((2, 3)) < 0.5,
+    "w": np.array([0.2, 0.3, 0.4], "float32"),
     "k": np.array([[2], [0]], "int32"),
 }
 DIFFERENTIABLE = ("x", "y", "p", "z", "w")
@@ -104,8 +106,9 @@ CASES = {
     "int_operators": "[i * 1.5, i + 1, i / 2, i / j, i ** 2, i // 2, i % 2, i - 1.5, 3 - i, "
                      "i & j, i | j, i ^ j, ~i, (x > 0) & (y > 0), (x > 0) | (y > 0), "
                      "(x > 0) ^ (y > 0), ~(x > 0)]",
-    "activations": "[F.relu(x), F.relu6(x * 4), F.elu(x), F.elu(x, 0.5), F.selu(x), F.celu(x, 2.0), "
-                   "F.gelu(x), F.gelu(x, approximate=True), F.silu(x), F.swish(x), F.mish(x), "
+    "activations": "[F.relu(x), F.relu6(x * 4), F.elu(x), F.elu(x, 0.5), F.selu(x), "
+                   "F.celu(x, 2.0), F.gelu(x), F.gelu(x, approximate=True), F.silu(x), "
+                   "F.swish(x), F.mish(x), "
                    "F.sigmoid(x), F.hardsigmoid(x), F.hardswish(x * 3), F.hardtanh(x), "
                    "F.hardshrink(x), F.softshrink(x, 0.3), F.tanhshrink(x), F.leaky_relu(x), "
                    "F.leaky_relu(x, 0.2), F.log_sigmoid(x), F.softplus(x), F.softplus(x, 2, 1), "

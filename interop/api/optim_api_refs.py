@@ -137,9 +137,9 @@ def feeds():
 def _param_attr(paddle, name, attrs):
     kw = attrs.get(name, {})
     reg = kw.get("regularizer")
+    regularizer = getattr(paddle.regularizer, reg[0])(reg[1]) if reg else None
     return paddle.ParamAttr(name=name, learning_rate=kw.get("learning_rate", 1.0),
-                            need_clip=kw.get("need_clip", True),
-                            regularizer=getattr(paddle.regularizer, reg[0])(reg[1]) if reg else None)
+                            need_clip=kw.get("need_clip", True), regularizer=regularizer)
 
 
 def _forward(paddle, attrs):

@@ -108,14 +108,17 @@ def ema_record():
             scope.var(name).get_tensor().set(value, paddle.CPUPlace())
         for feed in EMA_FEEDS:
             exe.run(main, feed={"x": feed})
-        value = lambda n: np.array(scope.find_var(n).get_tensor())
+
+        def read(n):
+            return np.array(scope.find_var(n).get_tensor())
+
         for name in PARAMS:
-            record[f"ema/trained/{name}"] = value(name)
+            record[f"ema/trained/{name}"] = read(name)
         with ema.apply(exe):
             for name in PARAMS:
-                record[f"ema/applied/{name}"] = value(name)
+                record[f"ema/applied/{name}"] = read(name)
         for name in PARAMS:
-            record[f"ema/restored/{name}"] = value(name)
+            record[f"ema/restored/{name}"] = read(name)
     return record
 
 

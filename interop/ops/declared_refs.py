@@ -87,7 +87,8 @@ def run_case(name, feeds, build):
         dtype = str(var.dtype).replace("paddle.", "")
         record[f"{name}/declared/{n}"] = np.array(f"{dtype} {','.join(map(str, var.shape))}")
         value = np.asarray(fetched[names.index(n)])
-        print(f"  {n}: declared {dtype}{list(var.shape)}, computed {value.dtype}{list(value.shape)}")
+        print(f"  {n}: declared {dtype}{list(var.shape)}, "
+              f"computed {value.dtype}{list(value.shape)}")
     return record
 
 

@@ -28,7 +28,7 @@ import pathlib
 import numpy as np
 
 SEED = 2026
-T, B, I, H = 4, 3, 3, 2
+T, B, IN, H = 4, 3, 3, 2
 
 
 def _paddle():
@@ -40,10 +40,10 @@ def _paddle():
 def _net(paddle, kind, layers=2, direction="bidirect", time_major=False):
     kw = dict(num_layers=layers, direction=direction, time_major=time_major)
     if kind in ("lstm", "lstm_zero"):
-        return paddle.nn.LSTM(I, H, **kw)
+        return paddle.nn.LSTM(IN, H, **kw)
     if kind == "gru":
-        return paddle.nn.GRU(I, H, **kw)
-    return paddle.nn.SimpleRNN(I, H, activation="relu" if kind == "rnn" else "tanh", **kw)
+        return paddle.nn.GRU(IN, H, **kw)
+    return paddle.nn.SimpleRNN(IN, H, activation="relu" if kind == "rnn" else "tanh", **kw)
 
 
 def _states(paddle, kind, n):
@@ -57,7 +57,7 @@ def make_inference(paddle, kind, out, rng):
     """Save ``kind``'s inference model and PaddlePaddle's outputs for one feed."""
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
-        x = paddle.static.data("x", [-1, T, I], "float32")
+        x = paddle.static.data("x", [-1, T, IN], "float32")
         lengths = paddle.static.data("lengths", [-1], "int64")
         init, names = (None, []) if kind == "lstm_zero" else _states(paddle, kind, 4)
         feeds = [x, lengths] + [main.global_block().var(n) for n in names]
@@ -70,7 +70,7 @@ def make_inference(paddle, kind, out, rng):
         prefix = str(out / f"rnn_{kind}")
         paddle.static.save_inference_model(prefix, feeds, targets, exe, program=main)
         program, feed_names, fetches = paddle.static.load_inference_model(prefix, exe)
-        feed = {"x": rng.standard_normal((B, T, I)).astype("float32"),
+        feed = {"x": rng.standard_normal((B, T, IN)).astype("float32"),
                 "lengths": np.array([4, 2, 3], "int64")}
         for n in names:
             feed[n] = (0.5 * rng.standard_normal((4, B, H))).astype("float32")
@@ -89,7 +89,7 @@ def make_grads(paddle, mode, direction, with_lengths, rng):
     key = f"{mode}-D{dirs}-{'len' if with_lengths else 'full'}"
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
-        x = paddle.static.data("x", [T, B, I], "float32")
+        x = paddle.static.data("x", [T, B, IN], "float32")
         x.stop_gradient = False
         lengths = paddle.static.data("lengths", [B], "int64")
         names = ["h0", "c0"] if mode == "LSTM" else ["h0"]
@@ -109,7 +109,7 @@ def make_grads(paddle, mode, direction, with_lengths, rng):
     scope = paddle.static.Scope()
     with paddle.static.scope_guard(scope):
         exe.run(startup)
-        feed = {"x": rng.standard_normal((T, B, I)).astype("float32"),
+        feed = {"x": rng.standard_normal((T, B, IN)).astype("float32"),
                 "lengths": np.array([4, 1, 3], "int64")}
         for n in names:
             feed[n] = (0.5 * rng.standard_normal((2 * dirs, B, H))).astype("float32")
@@ -137,9 +137,9 @@ def _classifier(paddle, bidirect):
     label = paddle.static.data("label", [-1, 1], "int64")
     h0 = paddle.static.data("h0", [n, -1, H], "float32")
     c0 = paddle.static.data("c0", [n, -1, H], "float32")
-    emb = paddle.nn.Embedding(10, I)(ids)
-    lstm = paddle.nn.LSTM(I, H, num_layers=2, direction="bidirect") if bidirect \
-        else paddle.nn.LSTM(I, H)
+    emb = paddle.nn.Embedding(10, IN)(ids)
+    lstm = paddle.nn.LSTM(IN, H, num_layers=2, direction="bidirect") if bidirect \
+        else paddle.nn.LSTM(IN, H)
     y, (h, c) = lstm(emb, (h0, c0), sequence_length=lengths)
     feat = paddle.concat([paddle.mean(y, axis=1), h[0], c[0]], axis=-1)
     logits = paddle.static.nn.fc(feat, 3)

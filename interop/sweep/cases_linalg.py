@@ -7,7 +7,7 @@ with fixed values (``M``), so that both frameworks see the same matrices.
 
 import numpy as np
 
-from interop.sweep.specs_base import B, F, I, V, cls, fn  # noqa: F401
+from interop.sweep.specs_base import B, F, Int, V, cls, fn  # noqa: F401
 
 
 def M(values, grad=True, dtype="float32"):

@@ -1,6 +1,6 @@
 """Sweep cases for paddle.static.nn and paddle.vision.ops (see specs.py for the helpers)."""
 
-from interop.sweep.specs_base import B, F, I, V, cls, fn  # noqa: F401
+from interop.sweep.specs_base import B, F, Int, V, cls, fn  # noqa: F401
 
 X, Y = V("x"), V("y")
 
@@ -23,11 +23,12 @@ CASES += [
     fn("paddle.vision.ops.nms", V("b"), 0.3, scores=V("s"), top_k=3, tag="scores",
        b=F(6, 4, grad=False), s=F(6, grad=False)),
     fn("paddle.vision.ops.nms", V("b"), 0.3, scores=V("s"), category_idxs=V("c"),
-       categories=[0, 1], top_k=3, tag="categories", b=F(6, 4, grad=False), s=F(6, grad=False), c=I(6, high=2)),
+       categories=[0, 1], top_k=3, tag="categories", b=F(6, 4, grad=False), s=F(6, grad=False),
+       c=Int(6, high=2)),
     fn("paddle.vision.ops.roi_pool", X, V("r"), V("n"), 2, x=F(1, 2, 6, 6), r=ROIS,
-       n=I(1, low=3, high=4, dtype="int32")),
+       n=Int(1, low=3, high=4, dtype="int32")),
     cls("paddle.vision.ops.RoIPool", (2,), {}, (X, V("r"), V("n")), x=F(1, 2, 6, 6), r=ROIS,
-        n=I(1, low=3, high=4, dtype="int32")),
+        n=Int(1, low=3, high=4, dtype="int32")),
     # (psroi_pool: 2.6.2's static form reads the ROIs' LoD, which the sweep does not feed;
     # tests/vision/test_pooling.py compares it)
     # (RoIAlign: 2.6.2 refuses the sweep's random boxes; tests/vision/test_pooling.py compares it)
@@ -70,5 +71,5 @@ CASES += [
     fn("paddle.vision.ops.yolo_loss", X, V("gb"), V("gl"), [10, 13, 16, 30, 33, 23], [0, 1], 2,
        0.7, 8, x=F(2, 14, 4, 4, low=-1.0, high=1.0), gb=F(2, 3, 4, low=0.1, high=0.6,
                                                           grad=False),
-       gl=I(2, 3, high=2, dtype="int32")),
+       gl=Int(2, 3, high=2, dtype="int32")),
 ]

@@ -6,18 +6,18 @@ that need other arguments or integer / boolean inputs are here, next to their ou
 forms' cases that were missing.
 """
 
-from interop.sweep.specs_base import B, F, I, V, cls, fn  # noqa: F401
+from interop.sweep.specs_base import B, F, Int, V, cls, fn  # noqa: F401
 
 P = "paddle"
 X, Y = V("x"), V("y")
 F23 = F(2, 3)
-II = dict(i=I(2, 3, low=1, high=9), j=I(2, 3, low=1, high=4))   # two int tensors, no zeros
+II = dict(i=Int(2, 3, low=1, high=9), j=Int(2, 3, low=1, high=4))   # two int tensors, no zeros
 
 INPLACE = [
     fn(f"{P}.bitwise_and_", V("i"), V("j"), **II),
     fn(f"{P}.bitwise_or_", V("i"), V("j"), **II),
     fn(f"{P}.bitwise_xor_", V("i"), V("j"), **II),
-    fn(f"{P}.bitwise_not_", V("i"), i=I(2, 3, high=8)),
+    fn(f"{P}.bitwise_not_", V("i"), i=Int(2, 3, high=8)),
     fn(f"{P}.logical_and_", V("m"), V("n"), m=B(2, 3), n=B(2, 3)),
     fn(f"{P}.logical_or_", V("m"), V("n"), m=B(2, 3), n=B(2, 3)),
     fn(f"{P}.logical_not_", V("m"), m=B(2, 3)),
@@ -33,15 +33,15 @@ INPLACE = [
     fn(f"{P}.triu_", X, 1, x=F(3, 3)),
     fn(f"{P}.where_", V("m"), X, Y, x=F23, y=F23, m=B(2, 3)),
     fn(f"{P}.masked_fill_", X, V("m"), 0.5, x=F23, m=B(2, 3)),
-    fn(f"{P}.index_add_", X, V("i"), 0, Y, x=F(3, 2), i=I(2, high=3), y=F(2, 2)),
-    fn(f"{P}.index_fill_", X, V("i"), 0, 0.5, x=F(3, 2), i=I(2, high=3)),
-    fn(f"{P}.index_put_", X, [V("i")], Y, x=F(3, 2), i=I(2, high=3), y=F(2, 2)),
+    fn(f"{P}.index_add_", X, V("i"), 0, Y, x=F(3, 2), i=Int(2, high=3), y=F(2, 2)),
+    fn(f"{P}.index_fill_", X, V("i"), 0, 0.5, x=F(3, 2), i=Int(2, high=3)),
+    fn(f"{P}.index_put_", X, [V("i")], Y, x=F(3, 2), i=Int(2, high=3), y=F(2, 2)),
     fn(f"{P}.polygamma_", X, 1, x=F23),
     fn(f"{P}.pow_", X, 2.0, x=F23),
     fn(f"{P}.reshape_", X, [3, 2], x=F23),
     fn(f"{P}.squeeze_", X, axis=1, x=F(2, 1, 3)),
     fn(f"{P}.unsqueeze_", X, axis=1, x=F23),
-    fn(f"{P}.scatter_", X, V("i"), Y, x=F(3, 2), i=I(2, low=0, high=1), y=F(2, 2)),
+    fn(f"{P}.scatter_", X, V("i"), Y, x=F(3, 2), i=Int(2, low=0, high=1), y=F(2, 2)),
 ]
 
 PRESENT = [
@@ -52,19 +52,19 @@ PRESENT = [
     fn(f"{P}.atleast_3d", X, x=F23),
     fn(f"{P}.bitwise_or", V("i"), V("j"), **II),
     fn(f"{P}.bitwise_xor", V("i"), V("j"), **II),
-    fn(f"{P}.index_add", X, V("i"), 0, Y, x=F(3, 2), i=I(2, high=3), y=F(2, 2)),
-    fn(f"{P}.index_fill", X, V("i"), 0, 0.5, x=F(3, 2), i=I(2, high=3)),
-    fn(f"{P}.index_put", X, [V("i")], Y, x=F(3, 2), i=I(2, high=3), y=F(2, 2)),
+    fn(f"{P}.index_add", X, V("i"), 0, Y, x=F(3, 2), i=Int(2, high=3), y=F(2, 2)),
+    fn(f"{P}.index_fill", X, V("i"), 0, 0.5, x=F(3, 2), i=Int(2, high=3)),
+    fn(f"{P}.index_put", X, [V("i")], Y, x=F(3, 2), i=Int(2, high=3), y=F(2, 2)),
     # 2.6 declares the indices float32 (int64 at run time): its loss over them fails, so no grad
     fn(f"{P}.kthvalue", X, 2, axis=1, tag="axis", grad=False, x=F23),
     fn(f"{P}.mode", X, axis=1, tag="axis", grad=False, x=F23),
-    fn(f"{P}.put_along_axis", X, V("i"), Y, 1, tag="tensor", x=F23, i=I(2, 1, high=3),
+    fn(f"{P}.put_along_axis", X, V("i"), Y, 1, tag="tensor", x=F23, i=Int(2, 1, high=3),
        y=F(2, 1)),
     fn(f"{P}.polygamma", X, 1, x=F23),
     fn(f"{P}.reverse", X, [1], x=F23),
-    fn(f"{P}.scatter_nd", V("i"), Y, [3, 2], i=I(2, 1, high=3), y=F(2, 2)),
-    fn(f"{P}.shard_index", V("i"), 8, 2, 0, i=I(3, 1, high=8)),
-    fn(f"{P}.take", X, V("i"), x=F23, i=I(2, 2, high=6)),
+    fn(f"{P}.scatter_nd", V("i"), Y, [3, 2], i=Int(2, 1, high=3), y=F(2, 2)),
+    fn(f"{P}.shard_index", V("i"), 8, 2, 0, i=Int(3, 1, high=8)),
+    fn(f"{P}.take", X, V("i"), x=F23, i=Int(2, 2, high=6)),
     fn(f"{P}.unflatten", X, 1, [3, 1], x=F23),
     fn(f"{P}.vsplit", X, 2, x=F(4, 3)),
     fn(f"{P}.empty", [2, 3], "float32", tag="dtype"),
@@ -73,9 +73,9 @@ PRESENT = [
 COMPOSITE = [
     fn(f"{P}.hypot", X, Y, x=F23, y=F23),
     fn(f"{P}.hypot_", X, Y, x=F23, y=F23),
-    fn(f"{P}.ldexp", X, V("i"), x=F23, i=I(2, 3, low=-2, high=3)),
+    fn(f"{P}.ldexp", X, V("i"), x=F23, i=Int(2, 3, low=-2, high=3)),
     fn(f"{P}.ldexp", X, Y, tag="float", x=F23, y=F(2, 3, low=-2.0, high=2.0)),
-    fn(f"{P}.ldexp_", X, V("i"), x=F23, i=I(2, 3, low=-2, high=3)),
+    fn(f"{P}.ldexp_", X, V("i"), x=F23, i=Int(2, 3, low=-2, high=3)),
     fn(f"{P}.cdist", X, Y, x=F(2, 3), y=F(4, 3)),
     fn(f"{P}.cdist", X, Y, p=1.0, tag="p1", x=F(2, 2, 3), y=F(2, 4, 3)),
     fn(f"{P}.tensordot", X, Y, axes=[[1], [1]], x=F(2, 3), y=F(4, 3)),
@@ -91,11 +91,11 @@ COMPOSITE = [
     fn(f"{P}.combinations", X, 3, with_replacement=True, tag="r3", x=F(3)),
     fn(f"{P}.vander", X, x=F(3)),
     fn(f"{P}.frexp", X, x=F(2, 3, low=-4.0, high=4.0)),
-    fn(f"{P}.gcd", V("i"), V("j"), i=I(2, 3, low=-12, high=13), j=I(2, 3, low=0, high=9)),
-    fn(f"{P}.gcd", V("i"), V("j"), tag="broadcast", i=I(2, 3, low=0, high=20),
-       j=I(3, low=1, high=9)),
-    fn(f"{P}.lcm", V("i"), V("j"), i=I(2, 3, low=-6, high=7), j=I(2, 3, low=0, high=6)),
-    fn(f"{P}.lcm_", V("i"), V("j"), i=I(2, 3, low=1, high=7), j=I(2, 3, low=1, high=6)),
+    fn(f"{P}.gcd", V("i"), V("j"), i=Int(2, 3, low=-12, high=13), j=Int(2, 3, low=0, high=9)),
+    fn(f"{P}.gcd", V("i"), V("j"), tag="broadcast", i=Int(2, 3, low=0, high=20),
+       j=Int(3, low=1, high=9)),
+    fn(f"{P}.lcm", V("i"), V("j"), i=Int(2, 3, low=-6, high=7), j=Int(2, 3, low=0, high=6)),
+    fn(f"{P}.lcm_", V("i"), V("j"), i=Int(2, 3, low=1, high=7), j=Int(2, 3, low=1, high=6)),
     fn(f"{P}.vander", X, 4, increasing=True, tag="n", x=F(3)),
 ]
 

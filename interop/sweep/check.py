@@ -20,8 +20,8 @@ import numpy as np
 
 from interop.sweep import runner
 
-__all__ = ["load", "op_level", "api_level", "has_name", "RANDOM_OPS", "UNDEFINED_OPS", "UP_TO_SIGN_OPS",
-           "Result"]
+__all__ = ["load", "op_level", "api_level", "has_name", "RANDOM_OPS", "UNDEFINED_OPS",
+           "UP_TO_SIGN_OPS", "Result"]
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[2] / "tests/fixtures/paddle26/sweep"
 # ops that draw random numbers: their values are not compared, only dtypes and shapes
@@ -76,7 +76,8 @@ def _compare(case, got, want, what):
         g = np.asarray(g)
         label = f"{what} {k}"
         if g.dtype != w.dtype or g.shape != w.shape:
-            return f"{label}: {g.dtype}{list(g.shape)} here, {w.dtype}{list(w.shape)} in PaddlePaddle"
+            return (f"{label}: {g.dtype}{list(g.shape)} here, "
+                    f"{w.dtype}{list(w.shape)} in PaddlePaddle")
         if random or w.dtype.kind not in "fcbiu":
             continue
         if w.dtype.kind in "fc":
@@ -146,7 +147,8 @@ def api_level(case, values):
         return Result("mismatch", f"op types {types} here, {rec['forward_types']} in PaddlePaddle")
     mine = runner.persistable_names(built.main)
     if mine != rec["persistables"]:
-        return Result("mismatch", f"persistables {mine} here, {rec['persistables']} in PaddlePaddle")
+        return Result("mismatch",
+                      f"persistables {mine} here, {rec['persistables']} in PaddlePaddle")
     outs, grads = _expected(case, values)
     if len(got) != len(outs) + len(grads) or built.grad_of != rec["grad_of"]:
         return Result("mismatch", f"{len(built.outputs)} outputs and gradients of {built.grad_of} "

@@ -41,11 +41,13 @@ def public_names(paddle):
     found = {}
     for namespace in NAMESPACES:
         module = importlib.import_module(namespace)
-        names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+        names = (getattr(module, "__all__", None)
+                 or [n for n in dir(module) if not n.startswith("_")])
         kinds = {}
         for name in sorted(set(names)):
             value = getattr(module, name, None)
-            kinds[name] = ("module" if inspect.ismodule(value) else "class" if inspect.isclass(value)
+            kinds[name] = ("module" if inspect.ismodule(value)
+                           else "class" if inspect.isclass(value)
                            else "function" if callable(value) else "other")
         found[namespace] = kinds
     return found

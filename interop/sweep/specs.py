@@ -2,18 +2,19 @@
 
 A case is plain data (it travels in the sweep's manifest from PaddlePaddle's venv to
 paddle_nb's): the dotted name, positional and keyword arguments with ``{"feed": name}`` where
-a fed input goes, and each fed input's shape, dtype and range. ``make_sweep.auto_case`` makes a case for
-every function whose arguments it can guess from its signature (``x``, ``y``, ``input``...);
-this module lists the rest, and the settings that change the op (axes, modes, data formats).
+a fed input goes, and each fed input's shape, dtype and range. ``make_sweep.auto_case`` makes a
+case for every function whose arguments it can guess from its signature (``x``, ``y``,
+``input``...); this module lists the rest, and the settings that change the op (axes, modes,
+data formats).
 
 >>> fn("paddle.reshape", V("x"), [3, 2], x=F(2, 3))["args"]
 [{'feed': 'x'}, [3, 2]]
 """
 
-__all__ = ["V", "F", "I", "B", "fn", "cls", "EXPLICIT"]
+__all__ = ["V", "F", "Int", "B", "fn", "cls", "EXPLICIT"]
 
 
-from interop.sweep.specs_base import B, F, I, V, cls, fn  # noqa: E402,F401
+from interop.sweep.specs_base import B, F, Int, V, cls, fn  # noqa: E402,F401
 
 
 X = V("x")
@@ -48,14 +49,14 @@ TENSOR = [
     fn(f"{P}.expand_as", X, Y, x=F(1, 3), y=F23),
     fn(f"{P}.broadcast_to", X, [2, 2, 3], x=F23),
     fn(f"{P}.broadcast_tensors", [X, Y], x=F(1, 3), y=F23),
-    fn(f"{P}.gather", X, V("i"), axis=0, x=F23, i=I(2, high=2)),
-    fn(f"{P}.gather_nd", X, V("i"), x=F23, i=I(2, 2, high=2)),
-    fn(f"{P}.scatter", X, V("i"), Y, x=F(3, 2), i=I(2, low=0, high=1), y=F(2, 2)),
-    fn(f"{P}.scatter_nd_add", X, V("i"), Y, x=F(3, 2), i=I(2, 1, high=3), y=F(2, 2)),
-    fn(f"{P}.index_select", X, V("i"), axis=1, x=F23, i=I(2, high=3)),
-    fn(f"{P}.index_sample", X, V("i"), x=F23, i=I(2, 2, high=3)),
-    fn(f"{P}.take_along_axis", X, V("i"), 1, x=F23, i=I(2, 2, high=3)),
-    fn(f"{P}.put_along_axis", X, V("i"), 0.5, 1, x=F23, i=I(2, 1, high=3)),
+    fn(f"{P}.gather", X, V("i"), axis=0, x=F23, i=Int(2, high=2)),
+    fn(f"{P}.gather_nd", X, V("i"), x=F23, i=Int(2, 2, high=2)),
+    fn(f"{P}.scatter", X, V("i"), Y, x=F(3, 2), i=Int(2, low=0, high=1), y=F(2, 2)),
+    fn(f"{P}.scatter_nd_add", X, V("i"), Y, x=F(3, 2), i=Int(2, 1, high=3), y=F(2, 2)),
+    fn(f"{P}.index_select", X, V("i"), axis=1, x=F23, i=Int(2, high=3)),
+    fn(f"{P}.index_sample", X, V("i"), x=F23, i=Int(2, 2, high=3)),
+    fn(f"{P}.take_along_axis", X, V("i"), 1, x=F23, i=Int(2, 2, high=3)),
+    fn(f"{P}.put_along_axis", X, V("i"), 0.5, 1, x=F23, i=Int(2, 1, high=3)),
     fn(f"{P}.slice", X, axes=[1], starts=[0], ends=[2], x=F23),
     fn(f"{P}.strided_slice", X, axes=[1], starts=[0], ends=[3], strides=[2], x=F23),
     fn(f"{P}.cast", X, "float64", x=F23),
@@ -95,15 +96,15 @@ TENSOR = [
     fn(f"{P}.mode", X, x=F23),
     fn(f"{P}.searchsorted", V("s"), X, s=F(4, grad=False, low=0.0, high=1.0), x=F(3)),
     fn(f"{P}.bucketize", X, V("s"), x=F(3), s=F(4, grad=False)),
-    fn(f"{P}.unique", V("i"), i=I(6, high=4)),
-    fn(f"{P}.unique_consecutive", V("i"), i=I(6, high=3)),
-    fn(f"{P}.bincount", V("i"), i=I(6, high=4)),
+    fn(f"{P}.unique", V("i"), i=Int(6, high=4)),
+    fn(f"{P}.unique_consecutive", V("i"), i=Int(6, high=3)),
+    fn(f"{P}.bincount", V("i"), i=Int(6, high=4)),
     fn(f"{P}.histogram", X, bins=4, min=0, max=1, x=F(6)),
     fn(f"{P}.shape", X, x=F23),
     fn(f"{P}.numel", X, x=F23),
     fn(f"{P}.rank", X, x=F23),
     fn(f"{P}.sum", X, axis=1, x=F23, tag="axis"),
-    fn(f"{P}.sum", V("i"), i=I(2, 3, dtype="int32"), tag="int32"),
+    fn(f"{P}.sum", V("i"), i=Int(2, 3, dtype="int32"), tag="int32"),
     fn(f"{P}.mean", X, axis=[0], keepdim=True, x=F23, tag="axis"),
     fn(f"{P}.max", X, axis=1, x=F23, tag="axis"),
     fn(f"{P}.prod", X, axis=0, x=F23, tag="axis"),
@@ -139,14 +140,14 @@ TENSOR = [
     fn(f"{P}.median", X, axis=1, x=F23),
     fn(f"{P}.quantile", X, 0.5, axis=1, x=F23),
     fn(f"{P}.equal_all", X, Y, x=F23, y=F23),
-    fn(f"{P}.bitwise_and", V("i"), V("j"), i=I(2, 3, high=8), j=I(2, 3, high=8)),
-    fn(f"{P}.bitwise_not", V("i"), i=I(2, 3, high=8)),
+    fn(f"{P}.bitwise_and", V("i"), V("j"), i=Int(2, 3, high=8), j=Int(2, 3, high=8)),
+    fn(f"{P}.bitwise_not", V("i"), i=Int(2, 3, high=8)),
     fn(f"{P}.logical_and", V("m"), V("n"), m=B(2, 3), n=B(2, 3)),
     fn(f"{P}.logical_not", V("m"), m=B(2, 3)),
-    fn(f"{P}.floor_divide", V("i"), V("j"), i=I(2, 3, high=9), j=I(2, 3, low=1, high=4)),
-    fn(f"{P}.remainder", V("i"), V("j"), i=I(2, 3, high=9), j=I(2, 3, low=1, high=4)),
+    fn(f"{P}.floor_divide", V("i"), V("j"), i=Int(2, 3, high=9), j=Int(2, 3, low=1, high=4)),
+    fn(f"{P}.remainder", V("i"), V("j"), i=Int(2, 3, high=9), j=Int(2, 3, low=1, high=4)),
     fn(f"{P}.mod", X, Y, tag="float", x=F23, y=F23),
-    fn(f"{P}.multiplex", [X, Y], V("i"), x=F23, y=F23, i=I(2, 1, high=2, dtype="int32")),
+    fn(f"{P}.multiplex", [X, Y], V("i"), x=F23, y=F23, i=Int(2, 1, high=2, dtype="int32")),
 ]
 
 # -- paddle.nn.functional ---------------------------------------------------------------------
@@ -161,8 +162,8 @@ FUNCTIONAL = [
     fn(f"{FN}.bilinear", X, Y, V("w"), x=F(2, 3), y=F(2, 2), w=F(4, 3, 2)),
     fn(f"{FN}.dropout", X, 0.0, x=F23),
     fn(f"{FN}.dropout", X, 0.5, training=False, tag="infer", x=F23),
-    fn(f"{FN}.one_hot", V("i"), 4, i=I(2, 3, high=4)),
-    fn(f"{FN}.embedding", V("i"), V("w"), i=I(2, 3, high=5), w=F(5, 4)),
+    fn(f"{FN}.one_hot", V("i"), 4, i=Int(2, 3, high=4)),
+    fn(f"{FN}.embedding", V("i"), V("w"), i=Int(2, 3, high=5), w=F(5, 4)),
     fn(f"{FN}.cosine_similarity", X, Y, axis=1, x=F23, y=F23),
     fn(f"{FN}.normalize", X, axis=1, x=F23),
     fn(f"{FN}.pairwise_distance", X, Y, x=F23, y=F23),
@@ -218,38 +219,38 @@ FUNCTIONAL = [
     fn(f"{FN}.layer_norm", X, 3, x=F23),
     fn(f"{FN}.instance_norm", X, x=IMG),
     fn(f"{FN}.local_response_norm", X, 3, x=IMG),
-    fn(f"{FN}.cross_entropy", X, V("l"), x=F(2, 4), l=I(2, 1, high=4)),
+    fn(f"{FN}.cross_entropy", X, V("l"), x=F(2, 4), l=Int(2, 1, high=4)),
     fn(f"{FN}.cross_entropy", X, V("l"), soft_label=True, tag="soft", x=F(2, 4),
        l=F(2, 4, grad=False)),
     fn(f"{FN}.cross_entropy", X, V("l"), ignore_index=1, reduction="sum", tag="ignore",
-       x=F(3, 4), l=I(3, 1, high=4)),
-    fn(f"{FN}.softmax_with_cross_entropy", X, V("l"), x=F(2, 4), l=I(2, 1, high=4)),
+       x=F(3, 4), l=Int(3, 1, high=4)),
+    fn(f"{FN}.softmax_with_cross_entropy", X, V("l"), x=F(2, 4), l=Int(2, 1, high=4)),
     fn(f"{FN}.mse_loss", X, Y, x=F23, y=F23),
     fn(f"{FN}.l1_loss", X, Y, x=F23, y=F23),
     fn(f"{FN}.smooth_l1_loss", X, Y, x=F23, y=F23),
     fn(f"{FN}.binary_cross_entropy", X, Y, x=F23, y=F(2, 3, grad=False)),
     fn(f"{FN}.binary_cross_entropy_with_logits", X, Y, x=F23, y=F(2, 3, grad=False)),
-    fn(f"{FN}.nll_loss", X, V("l"), x=F(2, 4, low=-2, high=-0.1), l=I(2, high=4)),
+    fn(f"{FN}.nll_loss", X, V("l"), x=F(2, 4, low=-2, high=-0.1), l=Int(2, high=4)),
     fn(f"{FN}.kl_div", X, Y, x=F23, y=F23),
     fn(f"{FN}.margin_ranking_loss", X, Y, V("l"), x=F(3), y=F(3), l=F(3, grad=False)),
     fn(f"{FN}.hinge_embedding_loss", X, V("l"), x=F23,
        l=F(2, 3, grad=False, low=1.0, high=1.0)),
     fn(f"{FN}.cosine_embedding_loss", X, Y, V("l"), x=F23, y=F23,
-       l=I(2, low=1, high=2, dtype="int64")),
+       l=Int(2, low=1, high=2, dtype="int64")),
     fn(f"{FN}.triplet_margin_loss", X, Y, V("z"), x=F23, y=F23, z=F23),
     fn(f"{FN}.soft_margin_loss", X, Y, x=F23, y=F(2, 3, grad=False)),
     fn(f"{FN}.multi_label_soft_margin_loss", X, Y, x=F23, y=F(2, 3, grad=False)),
     fn(f"{FN}.log_loss", X, Y, x=F(2, 1), y=F(2, 1, grad=False)),
     fn(f"{FN}.square_error_cost", X, Y, x=F23, y=F23),
     fn(f"{FN}.sigmoid_focal_loss", X, Y, x=F23, y=F(2, 3, grad=False)),
-    fn(f"{FN}.dice_loss", X, V("l"), x=F(2, 3), l=I(2, 1, high=3)),
+    fn(f"{FN}.dice_loss", X, V("l"), x=F(2, 3), l=Int(2, 1, high=3)),
 ]
 
 # -- paddle.nn layers -------------------------------------------------------------------------
 LAYERS = [
     cls(f"{NN}.Linear", [3, 4], x=F23),
     cls(f"{NN}.Bilinear", [3, 2, 4], call=[X, Y], x=F(2, 3), y=F(2, 2)),
-    cls(f"{NN}.Embedding", [5, 4], call=[V("i")], i=I(2, 3, high=5)),
+    cls(f"{NN}.Embedding", [5, 4], call=[V("i")], i=Int(2, 3, high=5)),
     cls(f"{NN}.Dropout", [0.5], eval=True, x=F23),
     cls(f"{NN}.Dropout2D", [0.5], eval=True, x=IMG),
     cls(f"{NN}.Dropout3D", [0.5], eval=True, x=VOL),
@@ -257,7 +258,7 @@ LAYERS = [
     cls(f"{NN}.Flatten", x=F(2, 3, 2)),
     cls(f"{NN}.Identity", x=F23),
     cls(f"{NN}.Unflatten", [1, [2, 3]], x=F(2, 6)),
-    cls(f"{NN}.MaxUnPool1D", [2], call=[X, V("i")], x=F(1, 1, 3), i=I(1, 1, 3, low=0, high=2,
+    cls(f"{NN}.MaxUnPool1D", [2], call=[X, V("i")], x=F(1, 1, 3), i=Int(1, 1, 3, low=0, high=2,
                                                                              dtype="int32")),
     cls(f"{NN}.Conv1D", [3, 4, 3], x=SEQ),
     cls(f"{NN}.Conv2D", [3, 4, 3], init_kwargs={"padding": 1}, x=IMG),
@@ -323,19 +324,19 @@ LAYERS = [
         call=[X, Y], x=SEQ, y=SEQ),
     cls(f"{NN}.Transformer", [6, 2, 1, 1, 8], init_kwargs={"dropout": 0.0}, call=[X, Y],
         x=SEQ, y=SEQ),
-    cls(f"{NN}.CrossEntropyLoss", call=[X, V("l")], x=F(2, 4), l=I(2, 1, high=4)),
+    cls(f"{NN}.CrossEntropyLoss", call=[X, V("l")], x=F(2, 4), l=Int(2, 1, high=4)),
     cls(f"{NN}.MSELoss", call=[X, Y], x=F23, y=F23),
     cls(f"{NN}.L1Loss", call=[X, Y], x=F23, y=F23),
     cls(f"{NN}.SmoothL1Loss", call=[X, Y], x=F23, y=F23),
     cls(f"{NN}.BCELoss", call=[X, Y], x=F23, y=F(2, 3, grad=False)),
     cls(f"{NN}.BCEWithLogitsLoss", call=[X, Y], x=F23, y=F(2, 3, grad=False)),
-    cls(f"{NN}.NLLLoss", call=[X, V("l")], x=F(2, 4, low=-2, high=-0.1), l=I(2, high=4)),
+    cls(f"{NN}.NLLLoss", call=[X, V("l")], x=F(2, 4, low=-2, high=-0.1), l=Int(2, high=4)),
     cls(f"{NN}.KLDivLoss", call=[X, Y], x=F23, y=F23),
     cls(f"{NN}.MarginRankingLoss", call=[X, Y, V("l")], x=F(3), y=F(3), l=F(3, grad=False)),
     cls(f"{NN}.HingeEmbeddingLoss", call=[X, V("l")], x=F23,
         l=F(2, 3, grad=False, low=1.0, high=1.0)),
     cls(f"{NN}.CosineEmbeddingLoss", call=[X, Y, V("l")], x=F23, y=F23,
-        l=I(2, low=1, high=2)),
+        l=Int(2, low=1, high=2)),
     cls(f"{NN}.TripletMarginLoss", call=[X, Y, V("z")], x=F23, y=F23, z=F23),
     cls(f"{NN}.SoftMarginLoss", call=[X, Y], x=F23, y=F(2, 3, grad=False)),
     cls(f"{NN}.MultiLabelSoftMarginLoss", call=[X, Y], x=F23, y=F(2, 3, grad=False)),
@@ -352,7 +353,7 @@ STATIC_NN = [
     fn("paddle.static.nn.batch_norm", X, x=IMG),
     fn("paddle.static.nn.layer_norm", X, x=F23),
     fn("paddle.static.nn.instance_norm", X, x=IMG),
-    fn("paddle.static.nn.embedding", V("i"), [5, 4], i=I(2, 3, high=5)),
+    fn("paddle.static.nn.embedding", V("i"), [5, 4], i=Int(2, 3, high=5)),
     fn("paddle.static.nn.prelu", X, "channel", x=IMG),
     fn("paddle.static.nn.bilinear_tensor_product", X, Y, 4, x=F(2, 3), y=F(2, 2)),
 ]

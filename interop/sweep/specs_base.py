@@ -1,6 +1,6 @@
 """The sweep cases' building blocks: fed inputs and how a call is written down."""
 
-__all__ = ["V", "F", "I", "B", "fn", "cls"]
+__all__ = ["V", "F", "Int", "B", "fn", "cls"]
 
 
 def V(name):
@@ -13,7 +13,7 @@ def F(*shape, low=0.2, high=0.8, dtype="float32", grad=True):
     return {"shape": list(shape), "dtype": dtype, "low": low, "high": high, "grad": grad}
 
 
-def I(*shape, low=0, high=3, dtype="int64"):
+def Int(*shape, low=0, high=3, dtype="int64"):
     """An integer input (indices, labels) uniform in [low, high)."""
     return {"shape": list(shape), "dtype": dtype, "low": low, "high": high}
 

@@ -125,8 +125,9 @@ class GPUPlace(Place):
             raise PlaceUnavailableError(
                 f"{self!r} needs CuPy and a CUDA device, and this machine has "
                 f"{'CuPy but no visible device' if _cupy_installed() else 'no CuPy'}. "
-                "Install CuPy with `pip install -e '.[gpu]'` (cupy-cuda12x) or "
-                "`conda install -c conda-forge cupy`, or use pd.CPUPlace().")
+                "Install the CuPy of your CUDA: `pip install -e '.[gpu]'` (CUDA 12), "
+                "`pip install -e '.[gpu-cuda13]'` (CUDA 13) or `conda install -c conda-forge "
+                "cupy`; or use pd.CPUPlace().")
         count = cupy.cuda.runtime.getDeviceCount()
         if self.device_id >= count:
             raise PlaceUnavailableError(

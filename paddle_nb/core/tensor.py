@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from paddle_nb.core.variable import Variable
 
 __all__ = ["LoDTensor", "memory_reuse", "memory_reuse_rule", "set_memory_reuse_rule",
-           "REUSE_RULES"]
+           "REUSE_RULES", "write_generation"]
 
 # what a tensor holds: a numpy.ndarray, or a cupy.ndarray on a GPUPlace
 Array = Any
@@ -53,6 +53,17 @@ _CPU = CPUPlace()
 # reinterprets its block; here a view of the block the tensor allocated).
 REUSE_RULES = ("paddle_nb", "paddle")
 _reuse_rule = ["paddle_nb"]
+
+# How many times mutable_data handed out an array to write into. Kernels never write into an
+# array they were given (a new value is a new array, LoDTensor.hold), so a cache may trust an
+# array's identity for its values; mutable_data is the one way to write into a tensor's array
+# in place, and a cache keyed by identity also checks that this count has not moved.
+_writes = [0]
+
+
+def write_generation() -> int:
+    """The number of mutable_data calls so far: unchanged, no array was written in place."""
+    return _writes[0]
 
 
 def memory_reuse_rule() -> str:
@@ -130,8 +141,12 @@ class LoDTensor:
 
     # -- allocation -------------------------------------------------------------------------
     def mutable_data(self, place: Place, dtype: Any, shape: Any) -> Array:
-        """Return this tensor's array on ``place``, allocating it if needed (lazy allocation)."""
+        """Return this tensor's array on ``place``, allocating it if needed (lazy allocation).
+
+        The array is for writing into: the one way to change a tensor's array in place
+        (``array()`` hands out the value, ``set`` replaces it)."""
         self._check_alive()
+        _writes[0] += 1
         if not isinstance(place, Place):
             raise TypeError(f"mutable_data: expected a Place, got {place!r}")
         dtype = convert_dtype(dtype)
@@ -287,7 +302,9 @@ class LoDTensor:
         return int(self.data.nbytes if self._block is None else self._block.nbytes)
 
     def array(self) -> Array:
-        """The held array itself (NumPy or CuPy), without a copy."""
+        """The held array itself (NumPy or CuPy), without a copy: to read. Write through
+        ``set`` or ``mutable_data``: kernels and caches take an array's identity for its
+        values (:func:`write_generation`)."""
         self._check_alive()
         if self.data is None:
             raise NotAllocatedError(f"{self._who()} holds no data yet: expected an allocated "

@@ -81,13 +81,16 @@ class Lending:
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
                             not (only_slots and plan.persistable[p] and not plan.written[p])}
 
-    def open(self, state: Any, env: list, elsewhere: Iterable[tuple[str, Any]]
+    def open(self, state: Any, env: list, fed: list, elsewhere: Iterable[tuple[str, Any]]
              ) -> FrameScope:
         """Open the run's scopes (``state.run_scope``, a kid of the user's scope holding
         ``env`` as its frame, and its kid ``state.op_scope``, in which the raw ops run, given
         the feeds ``elsewhere`` that no op of the block reads); return the latter. When the
         raw ops touch only their slots and nobody watches, nothing looks at the frame: the
-        run scope is the raw ops' scope, without one."""
+        run scope is the raw ops' scope, without one. ``fed`` are the caller's arrays the
+        env holds: a raw op is lent a copy of one (no scope keeps a caller's array, which
+        the caller may change before the next run: a raw op may cache what it made of an
+        array it was lent, by the array's identity, as ``rnn`` does its weights' layout)."""
         # (the run scope is the RunState's as soon as it exists: an interrupt after that
         # finds it, and the run's end destroys it)
         run = state.run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
@@ -98,6 +101,7 @@ class Lending:
             run.attach_frame(Frame(self.frame_index, env, place, 0))
             ops = state.op_scope = typing.cast(FrameScope, run.new_scope(label="run"))
         state.raw_written, state.shadows = set(), []
+        state.fed_ids = {id(array) for array in fed}
         for name, value in elsewhere:
             hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
         return ops
@@ -116,9 +120,12 @@ class Lending:
                 executor.bound_var(self.plan, pos, ops)
             elif ops.find_var(name) is None:
                 ops.var(name)
-        own = ops.own_vars
+        own, fed = ops.own_vars, state.fed_ids
         for name, pos in slots.lent:
-            hold_value(own.get(name) or ops.var(name), env[pos], lods.get(name), place)
+            value = env[pos]
+            if fed and id(value) in fed:       # (a copy of the caller's array, once a run)
+                value = env[pos] = _copy(value, place)
+            hold_value(own.get(name) or ops.var(name), value, lods.get(name), place)
         if not slots.slot_only:     # (the others: what a sub-block may read)
             for name, var, pos in self._tensor_vars(ops, state):
                 holder = var.holder
@@ -204,6 +211,13 @@ def shadow(state: Any, plan: BlockPlan, pos: int, var: Variable | None) -> Varia
         hold_value(made, holder.data, holder.lod(), state.place)
     state.shadows.append(name)
     return made
+
+
+def _copy(array: Any, place: Any) -> Any:
+    if place.is_gpu():
+        with place.device_guard():
+            return array.copy()
+    return array.copy()
 
 
 def hold_value(var: Variable, value: Any, lod: Any, place: Any) -> None:

@@ -13,7 +13,7 @@ control-flow ops (through executor/step_runs.py's FramedContext) read arrays wit
 
 from __future__ import annotations
 
-import typing
+from collections.abc import Callable
 from typing import Any
 
 from paddle_nb.core.memory import MEMORY
@@ -53,6 +53,8 @@ class Frame:
             self.place = None
 
     def __del__(self) -> None:
+        if self.place is None:        # (released: the usual case, a step scope destroyed)
+            return
         try:
             self.release()
         except KeyboardInterrupt:     # lost if raised in a finalizer: deliver it again
@@ -85,7 +87,7 @@ class FrameScope(Scope):
 
     def framed_kid(self, label: str, frame: Frame) -> FrameScope:
         """A new kid scope holding ``frame`` (an RNN's step scope, made in one call)."""
-        kid = typing.cast(FrameScope, self.new_scope(label=label))
+        kid: FrameScope = self.new_scope(label)  # type: ignore[assignment]  # (a kid: our class)
         kid._frame = frame
         kid.holds_elsewhere = True
         return kid
@@ -195,6 +197,7 @@ class FramedBlock:
         self.written_outer = sorted(p for p in written if not plan.local[p])
         self.written_any = sorted(written)
         self._linkage: tuple = (None, None, None)      # see _link
+        self._written: dict[tuple, Any] = {}            # see written
 
     def run(self, scope: FrameScope, values: dict | None, reuse: dict | None = None) -> None:
         """Run the block in ``scope``. ``values`` (name -> array) seeds the block's
@@ -262,6 +265,15 @@ class FramedBlock:
         the outer positions found above it."""
         linked = self._linkage
         return linked if linked[0] is index else self._link(index)
+
+    def written(self, key: tuple, work_out: Callable[[], Any]) -> Any:
+        """What ``work_out()`` gives (a step runner's slot positions, env maker or step
+        loop, written out for this block), worked out once per ``key`` and kept while the
+        block lives: its runs share it."""
+        found = self._written.get(key)
+        if found is None:
+            found = self._written[key] = work_out()
+        return found
 
     def _bind_outer(self, parent: Scope, reuse: dict | None) -> list:
         """A new env with the outer names' values, for a scope (a kid of ``parent``)

@@ -33,6 +33,7 @@ class RunState:
     lods: dict[str, list] = {}    # name -> the LoD beside its env value (never written here)
     raw_written: set[int]     # env positions of persistables raw ops wrote
     shadows: list[str]        # persistables sub-blocks wrote in the raw ops' scope
+    fed_ids: set[int]         # ids of the caller's arrays the env holds (a raw op gets a copy)
     committed = False
 
     def __init__(self, program: Any, user_scope: Any, place: Any, recorder: Any = None

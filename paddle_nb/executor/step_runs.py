@@ -10,6 +10,8 @@ name sits in the block's env, what the block reads from above, and (for a grad
 block run in a kid of a forward step scope) where the forward step's values lie in
 that scope's frame; a step is then a copy of the env's template, a few array
 moves, the block's compiled ops, and a new step scope holding the env as its frame.
+An RNN's whole forward pass (``run_steps``) and backward pass (``run_back``) are
+each one loop, written out for the block's positions (executor/step_loops.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Scope
 from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array, local_array
+from paddle_nb.executor.step_loops import backward_loop, forward_loop
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
 
 __all__ = ["FramedContext", "FramedSteps"]
@@ -67,12 +70,14 @@ class FramedContext(RawContext):
 
 
 class FramedSteps(StepRunner):
-    """A StepRunner over frames: each step's env gathered in one C call.
+    """A StepRunner over frames: each step's env a copy of a template plus a few stores.
 
-    Per op run (and per parent frame layout) it builds a gather: env position p takes
-    its value from ``source = parent frame's arrays + the step's inputs + template``
-    (``template``: the outer values, found once from the scope above). A step is then
-    that gather, the block's compiled ops, and a step scope holding the env as its frame.
+    Per op run (and per parent frame layout) it finds ``template`` (the outer values,
+    found once from the scope above) and an env maker written out for the block
+    (``_env_maker``: the parent frame's values the block reads and the step's inputs put
+    in). A step is then that copy, the block's compiled ops, and a step scope holding the
+    env as its frame; ``run_steps`` and ``run_back`` do all the steps of a pass in one
+    written-out loop (executor/step_loops.py).
 
     With ``read_once`` (a grad pass, which reads each step's outs at once and never its
     scope) no step scope is made in a run nobody watches: the step runs on its env alone,
@@ -86,24 +91,18 @@ class FramedSteps(StepRunner):
     frame someone turned into Variables), or while someone watches scope events.
     """
 
-    __slots__ = ("block", "in_pos", "take", "fast", "cached", "read_once")
+    __slots__ = ("block", "in_pos", "out_pos", "take", "fast", "cached", "read_once")
 
     def __init__(self, ctx: RawContext, block_idx: int, ins: Sequence[str],
                  outs: Sequence[str], block: FramedBlock, read_once: bool = False) -> None:
         super().__init__(ctx, block_idx, ins, outs)
         self.read_once = read_once
-        own, plan = block.local_index, block.plan
         self.block = block
-        # an out the block never names is None at every step (an input's gradient that
-        # nothing needs); an in or out that is an outer variable takes the plain way
-        absent = [n for n in self.outs if plan.position(n) is None]
-        self.fast = not block.written_outer and all(
-            n in own for n in self.ins + [n for n in self.outs if n not in absent])
-        self.in_pos = [own.get(n, -1) for n in self.ins]
-        # the outs from an env: a None after the block's values stands for the absent ones
-        self.take = _taker([own.get(n, len(plan.names)) for n in self.outs])
-        # (anchor scope, parent frame layout, its length, gather, template): the last found
-        self.cached: tuple = (None, None, -1, None, [])
+        key = (tuple(self.ins), tuple(self.outs))
+        self.fast, self.in_pos, self.out_pos, self.take = block.written(
+            ("slots",) + key, lambda: _slots(block, *key))
+        # (anchor scope, parent frame layout, env maker, template): the last found
+        self.cached: tuple = (None, None, None, [])
 
     def __call__(self, parent: Scope, label: str,
                  arrays: Sequence[Any]) -> tuple[Scope | None, list]:
@@ -111,19 +110,10 @@ class FramedSteps(StepRunner):
                 len(arrays) != len(self.in_pos):
             return super().__call__(parent, label, arrays)
         frame = parent.frame
-        anchor: Scope | None
-        if frame is None:
-            anchor, layout, source = parent, None, list(arrays)
-        elif parent.own_vars:              # half turned into Variables: rare
+        if frame is not None and parent.own_vars:      # half turned into Variables: rare
             return super().__call__(parent, label, arrays)
-        else:
-            anchor, layout, source = parent.up, frame.index, frame.arrays + list(arrays)
-        cached_anchor, cached_layout, size, gather, template = self.cached
-        if cached_anchor is not anchor or cached_layout is not layout or \
-                size != len(source):
-            gather, template = self._gather(anchor, frame)
-            self.cached = (anchor, layout, len(source), gather, template)
-        env = list(gather(source + template))
+        make, template = self._maker(parent, frame)
+        env = make(frame.arrays if frame is not None else (), arrays, template)
         block = self.block
         made = block.run_env(env, None)       # (the step scope is made once it has run)
         if self.read_once:
@@ -132,29 +122,101 @@ class FramedSteps(StepRunner):
         kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
         return kid, self.take(env)
 
+    def _maker(self, parent: Scope, frame: Frame | None) -> tuple:
+        """(make, template) for a step under ``parent`` (holding ``frame`` or none):
+        ``make(frame's arrays, ins, template)`` gives the step's env."""
+        anchor, layout = (parent, None) if frame is None else (parent.up, frame.index)
+        cached_anchor, cached_layout, make, template = self.cached
+        if cached_anchor is not anchor or cached_layout is not layout:
+            make, template = self._gather(anchor, frame)
+            self.cached = (anchor, layout, make, template)
+        return make, template
+
+    def run_steps(self, parent: Scope, order: Sequence[int], rows: Sequence[Any],
+                  carried: list, kids: list, fail: Callable[..., Exception]) -> list[list]:
+        """StepRunner.run_steps as one loop over arrays: step t's env is a copy of the
+        template (the outer values, found once) with its row and carried values put in,
+        the block's compiled ops run on it, and a step scope made holding it."""
+        block = self.block
+        if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
+                parent.holds_elsewhere or len(rows) + len(carried) != len(self.in_pos):
+            return super().run_steps(parent, order, rows, carried, kids, fail)
+        names = block.plan.names
+        template = [None] * (len(names) + 1)        # (a None last: an out the block never names)
+        for pos in block.outer:
+            template[pos] = find_array(parent, names[pos])
+        in_pos, out_pos, n_rows = self.in_pos, self.out_pos, len(rows)
+        loop = block.written(("forward", in_pos, n_rows, out_pos),
+                             lambda: forward_loop(in_pos, n_rows, out_pos))
+        outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
+        loop(order, rows, carried, template, block.run_env, parent.framed_kid, Frame,
+             block.local_index, self.ctx.place, kids, outputs, fail)
+        return outputs
+
     def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
-        """(gather, template): ``template`` holds the block's outer values found from
-        ``anchor`` (and a None last); ``gather`` picks the env from the parent frame's
-        arrays (those outer names that ``frame`` holds), the step's inputs and the
-        template, in that order."""
+        """(make, template): ``template`` holds the block's outer values found from
+        ``anchor`` (and a None last); ``make(arrays, ins, template)`` copies it, puts in
+        the outer names that ``frame`` holds (from ``arrays``, its arrays), then the ins."""
         block = self.block
         names = block.plan.names
         links: Sequence[tuple[int, int]]
         if frame is None:
-            links, positions, held = (), block.outer, 0
+            links, positions = (), block.outer
         else:
             _, links, positions = block.outer_layout(frame.index)
-            held = len(frame.arrays)
         template = [None] * (len(names) + 1)
         for pos in positions:
             template[pos] = find_array(anchor, names[pos])
-        start = held + len(self.in_pos)
-        where = [start + pos for pos in range(len(template))]
-        for pos, at in links:
-            where[pos] = at
-        for k, pos in enumerate(self.in_pos):
-            where[pos] = held + k
-        return operator.itemgetter(*where), template
+        links, in_pos = tuple(links), self.in_pos
+        return block.written(("env", links, in_pos), lambda: _env_maker(links, in_pos)), template
+
+    def run_back(self, parents: Sequence[Scope], order: Sequence[int],
+                 rows: Sequence[tuple[int, Any]], links: Sequence[int],
+                 zero: Callable[[int, int], Any], n_each: int,
+                 n_sum: int) -> tuple[list[list], list, list]:
+        """StepRunner.run_back as one loop over arrays (``read_once``, unwatched): each
+        run's env made from its step scope's frame, its ins and the template, the block's
+        compiled ops run on it, no scope made; the largest run's bytes noted once as a
+        transient peak."""
+        if not (self.read_once and self.fast) or EVENTS.active:
+            return super().run_back(parents, order, rows, links, zero, n_each, n_sum)
+        block, out_pos = self.block, self.out_pos
+        key = (len(self.in_pos), tuple(slot for slot, _ in rows), tuple(links), out_pos,
+               n_each, n_sum)
+        loop = block.written(("backward",) + key, lambda: backward_loop(*key))
+        each: list[list] = [[None] * len(parents) for _ in range(n_each)]
+        place = self.ctx.place
+        sums, carried = loop(parents, order, [row for _, row in rows], zero, block.run_env,
+                             self._maker, self, FrameScope, each,
+                             lambda peak: MEMORY.transient_peak(place, peak))
+        return each, sums, carried
+
+
+def _slots(block: FramedBlock, ins: tuple, outs: tuple) -> Any:
+    """(fast, in_pos, out_pos, take) of a step runner of ``block`` with ``ins`` and
+    ``outs``: found once per block and names (``FramedBlock.written`` keeps them)."""
+    own, plan = block.local_index, block.plan
+    # an out the block never names is None at every step (an input's gradient that
+    # nothing needs); an in or out that is an outer variable takes the plain way
+    absent = [n for n in outs if plan.position(n) is None]
+    fast = not block.written_outer and all(
+        n in own for n in ins + tuple(n for n in outs if n not in absent))
+    # the outs from an env: a None after the block's values stands for the absent ones
+    out_pos = tuple(own.get(n, len(plan.names)) for n in outs)
+    return fast, tuple(own.get(n, -1) for n in ins), out_pos, _taker(list(out_pos))
+
+
+def _env_maker(links: Sequence[tuple[int, int]], in_pos: Sequence[int]) -> Callable:
+    """``make(arrays, ins, template)``: a copy of ``template`` with ``arrays[at]`` put at
+    ``pos`` for each link, then ``ins[k]`` at ``in_pos[k]``, written out as one function
+    (a step's env costs a list copy and a few stores)."""
+    lines = ["def make(arrays, ins, template):", "    env = template.copy()"]
+    lines += [f"    env[{int(pos)}] = arrays[{int(at)}]" for pos, at in links]
+    lines += [f"    env[{int(pos)}] = ins[{k}]" for k, pos in enumerate(in_pos)]
+    lines.append("    return env")
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<paddle_nb step env>", "exec"), namespace)
+    return namespace["make"]
 
 
 def _taker(positions: list[int]) -> Callable[[list], list]:

@@ -15,10 +15,9 @@ runs the grad block in each step scope itself, destroying each once backward has
 passed it (docs/design_notes.md, "Where paddle_nb differs from PaddlePaddle").
 """
 
-from typing import Any
-
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.errors import ScopeDestroyedError
+from paddle_nb.ops.machinery.context import StepRunner
 from paddle_nb.ops.machinery.grad import OpSpec
 from paddle_nb.ops.machinery.registry import (EMPTY_VAR, Attr, OpDef, Slot, fail, grad_var_name,
                                               prepared, register)
@@ -31,7 +30,13 @@ def _order(n, reverse):
 
 
 def _sequence_length(ctx, names):
-    shapes = {n: tuple(ctx.tensor(n).array().shape) for n in names}
+    return _sequences(ctx, names)[0]
+
+
+def _sequences(ctx, names):
+    """(T, the step inputs' arrays): their shared first dimension, checked."""
+    arrays = [ctx.tensor(n).array() for n in names]
+    shapes = {n: tuple(a.shape) for n, a in zip(names, arrays)}
     if not shapes:
         raise ValueError("recurrent: expected at least one step input")
     lengths = {n: s[0] if s else None for n, s in shapes.items()}
@@ -45,7 +50,7 @@ def _sequence_length(ctx, names):
             + ", ".join(f"{n}: {list(s)}" for n, s in shapes.items())
             + "); a StaticRNN runs its step block once per step: expected sequences of at "
             "least one step, laid out [T, batch, ...]")
-    return steps
+    return steps, arrays
 
 
 def _missing(scope, name, what):
@@ -61,9 +66,8 @@ def _recurrent(ctx):
     attrs = ctx.attrs
     xp, place = ctx.xp, ctx.place
     inputs = ctx.input_names("inputs")
-    steps = _sequence_length(ctx, inputs)
+    steps, sequences = _sequences(ctx, inputs)
     ex_states, states = attrs["ex_states"], attrs["states"]
-    sequences = [ctx.tensor(name).array() for name in inputs]
     boots = [ctx.tensor(name).array() for name in ctx.input_names("initial_states")]
     holder = ctx.scope.find_var(ctx.output_names("step_scopes")[0])
     if ctx.scope_rules == "paddle":        # PaddlePaddle drops the last run's step scopes first
@@ -74,40 +78,36 @@ def _recurrent(ctx):
     # a step: its slices and memories in; its outputs and updated memories out
     run_step = ctx.step_runner(attrs["sub_block"], inputs + [pre for pre, _, _ in memories],
                                outputs + [state for _, state, _ in memories])
-    two = ctx.scope_rules == "paddle" and not attrs["is_train"]
-    if two:
-        run_step = _TwoScopes(ctx, run_step, scopes)
-    collected = [[None] * steps for _ in outputs]
-    n_out = len(outputs)
-    previous, updated = None, [boot for _, _, boot in memories]
-    for t in _order(steps, attrs["reverse"]):
-        if previous is not None:       # each memory's previous value: the last step's update
-            for (pre, state, boot), value in zip(memories, updated):
-                if value is None:
-                    raise _missing(previous, state, "memory")
-                if value.shape != boot.shape:
-                    raise ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
-                                     f"but its update '{state}' has shape {value.shape}")
-        kid, got = run_step(ctx.scope, f"step {t}", [seq[t] for seq in sequences] + updated)
-        for k in range(n_out):
-            if got[k] is None:
-                raise _missing(kid, outputs[k], "step output")
-            collected[k][t] = got[k]
-        if not two:                # (the two alternating scopes are in ``scopes`` already)
-            scopes.append(kid)
-        previous, updated = kid, got[n_out:]
+    kids = scopes
+    if ctx.scope_rules == "paddle" and not attrs["is_train"]:
+        run_step, kids = _TwoScopes(ctx, run_step, scopes), []  # (in ``scopes`` already)
+
+    def fail(kid, k):
+        """The error for step scope ``kid`` lacking out k, or holding a memory of a shape
+        not its initial state's."""
+        if k < len(outputs):
+            return _missing(kid, outputs[k], "step output")
+        pre, state, boot = memories[k - len(outputs)]
+        value = ctx.local_array(kid, state) if kid.is_alive() else None
+        if value is None:
+            return _missing(kid, state, "memory")
+        return ValueError(f"recurrent: memory '{pre}' has shape {boot.shape} "
+                          f"but its update '{state}' has shape {value.shape}")
+    collected = run_step.run_steps(ctx.scope, _order(steps, attrs["reverse"]), sequences,
+                                   [boot for _, _, boot in memories], kids, fail)
     for name, parts in zip(outputs, collected):
         ctx.out_tensor(name).set(xp.stack(parts), place)
 
 
-class _TwoScopes:
+class _TwoScopes(StepRunner):
     """PaddlePaddle's inference steps (``is_train=False``): two step scopes made at the
     start, step t run in the one of index t % 2, again and again; the memory's previous
     value comes from the other one. The outputs are copied out (the scope's next run
     writes the same variables), as PaddlePaddle's ``recurrent`` copies them."""
 
     def __init__(self, ctx, runner, scopes):
-        self.ctx, self.runner = ctx, runner
+        super().__init__(ctx, runner.block_idx, runner.ins, runner.outs)
+        self.runner = runner
         self.turns = 0
         scopes.extend(ctx.scope.new_scope(label=f"step {k}") for k in range(2))
         self.scopes = scopes
@@ -119,7 +119,7 @@ class _TwoScopes:
         return scope, [g.copy() if g is not None else None for g in got]
 
 
-class _InStepScopes:
+class _InStepScopes(StepRunner):
     """PaddlePaddle's backward steps: the grad block of step k runs in step k's forward
     scope itself (no kid scope), and step k+1's scope is destroyed once step k has run:
     backward has passed it (``StepScopes::BackwardNext``). Called with the scopes' index
@@ -139,7 +139,8 @@ class _InStepScopes:
                 "earlier recurrent_grad of the same recurrent op deletes each step scope once "
                 "it has passed it); run one backward pass per recurrent op, or use "
                 "Executor(scopes='paddle_nb'), which keeps the step scopes until the run ends")
-        self.ctx, self.runner, self.scopes = ctx, runner, scopes
+        super().__init__(ctx, runner.block_idx, runner.ins, runner.outs)
+        self.runner, self.scopes = runner, scopes
 
     def __call__(self, scope, label, arrays):
         got = _run_in_scope(self.ctx, self.runner, scope, arrays)
@@ -179,7 +180,6 @@ def _recurrent_grad(ctx):
     out_grads = [(name, g) for name, g in out_grads if g is not None]
     state_grads = [grad_var_name(s) for s in states]
     seeds = list(dict.fromkeys([name for name, _ in out_grads] + state_grads))  # each once
-    slot = {name: k for k, name in enumerate(seeds)}
     run_step = ctx.step_runner(
         attrs["sub_block"], seeds, [grad_var_name(n) for n in inputs + params] +
         [grad_var_name(pre) for pre in ex_states], read_once=True)
@@ -187,51 +187,27 @@ def _recurrent_grad(ctx):
         run_step = _InStepScopes(ctx, run_step, scopes)
     steps = len(scopes)
     order = list(_order(steps, attrs["reverse"]))   # the forward order; step k is scopes[k]
-    input_grads = [[None] * steps for _ in inputs]
-    param_grads: dict[str, Any] = {}   # name -> the sum so far (an array of our own)
-    carry = [None] * len(states)     # each state's gradient from the next step
-    for k in reversed(range(steps)):
-        t = order[k]
-        values = _step_seeds(ctx, seeds, slot, out_grads, t, zip(states, state_grads, carry),
-                             scopes[k])
-        _, got = run_step(scopes[k], "grad", values)
-        for parts, g in zip(input_grads, got):
-            parts[t] = g
-        for name, g in zip(params, got[len(inputs):]):
-            if g is None:
-                continue
-            total = param_grads.get(name)
-            if total is None:
-                param_grads[name] = g.copy()
-            else:
-                total += g
-        carry = got[len(inputs) + len(params):]
+    slot = {name: k for k, name in enumerate(seeds)}
+
+    def zero(k, j):
+        """Zeros for state j's gradient at step k, where none reached it (the last step),
+        as PaddlePaddle 2.6 gives its grad block."""
+        value = ctx.find_array(states[j], scopes[k])
+        return ctx.xp.zeros_like(value) if value is not None else None
+    # the grad block's seeds: the outputs' gradients at t, and each state's gradient
+    # carried from the step after
+    input_grads, sums, carry = run_step.run_back(
+        scopes, order, [(slot[name], g) for name, g in out_grads],
+        [slot[name] for name in state_grads], zero, len(inputs), len(params))
     if ctx.scope_rules == "paddle":        # the last one (step 0's): gone once backward is done
         _clear_step_scopes(ctx.scope, ctx.scope.find_var(ctx.input_names("step_scopes")[0]))
     xp = ctx.xp
     _write_grads(ctx, inputs, "inputs@GRAD",
                  lambda n: _stack(xp, input_grads[inputs.index(n)], ctx.tensor(n)))
+    param_grads = dict(zip(params, sums))
     _write_grads(ctx, params, "parameters@GRAD", lambda n: param_grads.get(n))
     boot_grads = dict(zip(boots, carry))
     _write_grads(ctx, boots, "initial_states@GRAD", lambda n: boot_grads.get(n))
-
-
-def _step_seeds(ctx, seeds, slot, out_grads, t, carried, scope):
-    """The grad block's seeds at step t: the outputs' gradients, plus each state's
-    gradient carried from the step after; zeros for a state no gradient reached (the
-    last step), as PaddlePaddle 2.6 gives its grad block."""
-    values = [None] * len(seeds)
-    for name, g in out_grads:
-        values[slot[name]] = g[t]
-    for state, grad_name, g in carried:
-        at = slot[grad_name]
-        if g is not None:
-            values[at] = g if values[at] is None else values[at] + g
-        elif values[at] is None:
-            value = ctx.find_array(state, scope)
-            if value is not None:
-                values[at] = ctx.xp.zeros_like(value)
-    return values
 
 
 def _stack(xp, parts, like):

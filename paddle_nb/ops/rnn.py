@@ -10,16 +10,22 @@ gates and the new state. The ``Reserve`` output (PaddlePaddle's opaque buffer fo
 the backward pass) holds those scopes, in the order they ran, until ``rnn_grad``
 has read them; they go with the run's scope. With ``SequenceLength``, a step past
 a sequence's end keeps its state and writes zeros to ``Out``, as PaddlePaddle does.
+
+It computes the way a one-thread CPU library does (rnn_cells.py): per layer, the input
+projection of every step and both directions is one GEMM before the loop, and a step is
+one stacked GEMM for both directions plus gate activations in place; the step scopes
+hold views of the layer's buffers, made after its loop. The weights are laid out once
+per set of weight arrays. A test-mode run (``is_test``) that nobody watches keeps no
+step scopes (``RawContext.run_unwatched``): no backward pass reads them, and nobody could
+see them; a watched run (the explorer's, a recorded one) has them all.
 """
-
-from typing import Any
-
 import numpy
 
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.ops.machinery.grad import OpSpec
 from paddle_nb.ops.machinery.registry import EMPTY_VAR, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.rnn_cells import CELLS
+from paddle_nb.ops.rnn_layout import gate_buffer, stacked_w_hh, weights_laid_out
 
 __all__ = ["step_layout"]
 
@@ -129,40 +135,55 @@ def _alive(ctx, steps):
     return (xp.arange(steps)[:, None] < lengths[None, :])[:, :, None]
 
 
-def _step_scope(ctx, label, index, arrays, made):
-    """A kid scope holding ``arrays`` (named by ``index``) as its variables."""
-    return ctx.new_scope_holding(label, index, arrays, sum([a.nbytes for a in made]))
+def _step_masks(xp, alive, dirs):
+    """(alive by step [S, D, batch, 1], per step None or where a sequence has ended)."""
+    if alive is None:
+        return None, None
+    by_step = xp.stack([alive, alive[::-1]][:dirs], axis=1)
+    ended = ~by_step
+    any_ended = ended.any(axis=(1, 2, 3)).tolist()
+    return by_step, [e if a else None for e, a in zip(ended, any_ended)]
 
 
-def _run_direction(ctx, cell, rows, h, c, weights, alive, reverse, label, index):
-    """One layer-direction over time: its output [T, batch, hidden], final h, c, step scopes.
-
-    ``rows`` is (the layer's input [T, batch, width], its dropout scale or None).
-    """
-    xp = ctx.xp
-    layer_in, drop = rows
-    w_ih, w_hh, b_ih, b_hh = weights
-    xg = layer_in @ w_ih.T + b_ih           # every step's input projection in one matmul
-    steps = layer_in.shape[0]
-    out = xp.zeros(layer_in.shape[:2] + (w_hh.shape[1],), dtype=layer_in.dtype)
-    scopes = []
-    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        values = cell.step(xp, xg[t], h, c, w_hh, b_hh)
-        if alive is not None:               # past its length a sequence keeps its state
-            values["h"] = xp.where(alive[t], values["h"], h)
-            if c is not None:
-                values["c"] = xp.where(alive[t], values["c"], c)
-            out[t] = xp.where(alive[t], values["h"], 0)
-            values["mask"] = alive[t]
+def _layer_out(xp, hs, alive, dirs):
+    """The layer's output [T, batch, D * hidden] from the sweep's h [S, D, batch, hidden]:
+    zeros past each sequence's end, as PaddlePaddle writes."""
+    steps, _, batch, hidden = hs.shape
+    out = xp.empty((steps, batch, dirs * hidden), dtype=hs.dtype)
+    for d in range(dirs):
+        src, dst = (hs[:, 0] if d == 0 else hs[::-1, 1]), out[:, :, d * hidden:(d + 1) * hidden]
+        if alive is None:
+            xp.copyto(dst, src)
         else:
-            out[t] = values["h"]
-        made = list(values.values())
-        values.update(x=layer_in[t], h_prev=h, c_prev=c,
-                      dropout=drop[t] if drop is not None else None)
-        scopes.append(_step_scope(ctx, f"{label} step {t}", index,
-                                  [values.get(name) for name in index], made))
-        h, c = values["h"], values.get("c")
-    return out, h, c, scopes
+            xp.multiply(src, alive, out=dst)
+    return out
+
+
+def _keep_steps(ctx, kept, columns, layout, label, made, reverse):
+    """Append one direction's step scopes to ``kept``, in the order its steps ran: step s
+    holds the s-th entry of each column (name -> list of arrays, in run order); ``made``:
+    the bytes of one step's own values."""
+    index = {name: k for k, name in enumerate(layout)}
+    rows = zip(*[columns[name] for name in layout])
+    steps, new = len(columns["x"]), ctx.new_scope_holding
+    times = range(steps - 1, -1, -1) if reverse else range(steps)
+    for t, row in zip(times, rows):
+        kept.append(new(f"{label} step {t}", index, list(row), made))
+
+
+def _columns(cell, values, layer_in, h0, c0, masks, drop, d):
+    """Direction d's step values as columns in run order: {name: [array per step]}."""
+    rows = (lambda a: list(a)) if d == 0 else (lambda a: list(a[::-1]))  # noqa: E731
+    cols = {name: list(values[name][:, d]) for name in cell.names}
+    cols["x"] = rows(layer_in)
+    cols["h_prev"] = [h0[d]] + cols["h"][:-1]
+    if c0 is not None:
+        cols["c_prev"] = [c0[d]] + cols["c"][:-1]
+    if masks is not None:
+        cols["mask"] = list(masks[:, d])
+    if drop is not None:
+        cols["dropout"] = rows(drop)
+    return cols
 
 
 def _dropout(ctx, shape, dtype):
@@ -179,44 +200,58 @@ def _rnn(ctx):
     attrs, xp = ctx.attrs, ctx.xp
     cell, layers = CELLS[attrs["mode"]], attrs["num_layers"]
     dirs, names = step_layout(attrs)
-    names += ("mask",) if ctx.input_names("SequenceLength") else ()
     layer_in = ctx.tensor(ctx.input_names("Input")[0]).array()
     states = [ctx.tensor(n).array() for n in ctx.input_names("PreState")]
     alive = _alive(ctx, layer_in.shape[0])
-    finals: list[list[Any]] = [[], []]
+    masks, dead = _step_masks(xp, alive, dirs)
+    names += ("mask",) if alive is not None else ()
+    stacked = stacked_w_hh(layer_in.shape[1], states[0].shape[-1])
+    layouts = weights_laid_out(ctx, cell, dirs, layers, stacked)
+    # a test-mode run nobody watches keeps no step scopes: no rnn_grad reads them, and no one
+    # could see them (a watched run, the explorer's, has them all)
+    keep = not (attrs["is_test"] and ctx.run_unwatched())
     kept, drop = StepScopes(), None
-    for layer in range(layers):
+    finals: tuple[list, list] = ([], [])       # each layer's last h (and c)
+    for layer, (w_ih_t, bias, w_hh_t, b_hh) in enumerate(layouts):
         if layer > 0:
             drop = _dropout(ctx, layer_in.shape, layer_in.dtype)
             layer_in = layer_in if drop is None else layer_in * drop
-        layout = names + (("dropout",) if drop is not None else ())
-        index = {name: k for k, name in enumerate(layout)}
-        outs = []
-        for d in range(dirs):
-            k = layer * dirs + d
-            c0 = states[1][k] if cell.has_c else None
-            out, h, c, scopes = _run_direction(
-                ctx, cell, (layer_in, drop), states[0][k], c0, _weights(ctx, k, dirs, layers),
-                alive, d == 1, f"layer {layer} {DIRECTIONS[d]}", index)
-            outs.append(out)
-            kept.extend(scopes)
-            finals[0].append(h)
-            finals[1].append(c)
-        layer_in = outs[0] if dirs == 1 else xp.concatenate(outs, axis=-1)
-    _write_outputs(ctx, layer_in, finals, cell, kept, drop)
+        here = slice(layer * dirs, (layer + 1) * dirs)
+        h0, c0 = states[0][here], (states[1][here] if cell.has_c else None)
+        g = gate_buffer(xp, layer_in, w_ih_t, bias, dirs)
+        values = cell.sweep(xp, g, h0, c0, w_hh_t, b_hh, dead)
+        if keep:
+            _keep_layer(ctx, kept, cell, values, (layer_in, h0, c0, masks, drop), names, layer)
+        finals[0].append(values["h"][-1] if len(g) else h0)
+        if c0 is not None:
+            finals[1].append(values["c"][-1] if len(g) else c0)
+        layer_in = _layer_out(xp, values["h"], alive, dirs)
+    _write_outputs(ctx, layer_in, [xp.concatenate(f) for f in finals if f], kept, drop)
 
 
-def _write_outputs(ctx, out, finals, cell, kept, drop):
-    xp, place = ctx.xp, ctx.place
-    ctx.out_tensor(ctx.output_names("Out")[0]).set(out, place)
-    for name, values in zip(ctx.output_names("State"), finals[:2 if cell.has_c else 1]):
-        ctx.out_tensor(name).set(xp.stack(values), place)
+def _keep_layer(ctx, kept, cell, values, inputs, names, layer):
+    """Append one layer's step scopes to ``kept``: each direction's, in the order they ran.
+    ``inputs``: (the layer's input, h0, c0, the step masks, the dropout scale or None)."""
+    layer_in, h0, c0, masks, drop = inputs
+    layout = names + (("dropout",) if drop is not None else ())
+    made = sum([values[name][0, 0].nbytes for name in cell.names]) if len(layer_in) else 0
+    for d in range(len(h0)):
+        columns = _columns(cell, values, layer_in, h0, c0, masks, drop, d)
+        _keep_steps(ctx, kept, columns, layout, f"layer {layer} {DIRECTIONS[d]}", made, d == 1)
+
+
+def _write_outputs(ctx, out, finals, kept, drop):
+    """Out, State, Reserve and DropoutState, each a new array held without a copy."""
+    xp, place, out_tensor = ctx.xp, ctx.place, ctx.out_tensor
+    out_tensor(ctx.output_names("Out")[0]).hold(out, place)
+    for name, values in zip(ctx.output_names("State"), finals):
+        out_tensor(name).hold(values, place)
     reserve = ctx.output_names("Reserve")[0]
     (ctx.scope.find_var(reserve) or ctx.scope.var(reserve)).set_value(kept)
     # like PaddlePaddle, the last dropout mask (kept values as 1); empty without dropout
-    mask = xp.zeros((0,), dtype=xp.uint8) if drop is None else (drop > 0).astype(xp.uint8)
     for name in ctx.output_names("DropoutState"):
-        ctx.out_tensor(name).set(mask, place)
+        mask = xp.zeros((0,), dtype=xp.uint8) if drop is None else (drop > 0).astype(xp.uint8)
+        out_tensor(name).hold(mask, place)
 
 
 def _rnn_grad_maker(g):
@@ -251,6 +286,10 @@ def _kept_scopes(ctx, count):
     name = ctx.input_names("Reserve")[0]
     var = ctx.scope.find_var(name)
     kept = var.holder_type() if var is not None else None
+    if kept is StepScopes and not var.get(StepScopes) and ctx.attrs["is_test"]:
+        raise ValueError(f"rnn_grad: the rnn op ran with is_test=True, which keeps no step "
+                         f"scopes for a backward pass (Reserve '{name}' is empty); build the "
+                         "network in training mode (is_test=False) to take gradients")
     if kept is not StepScopes or len(var.get(StepScopes)) != count:
         raise ValueError(f"rnn_grad: Reserve '{name}' holds no step scopes of this run's rnn op "
                          f"(it holds {kept.__name__ if kept else 'nothing'}); run rnn and "

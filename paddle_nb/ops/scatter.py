@@ -8,6 +8,8 @@ positions). The readers are gathers whose gradients add Out@GRAD back into zeros
 may repeat, so ``add.at``, never plain assignment.
 """
 
+import numpy
+
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
 
@@ -177,6 +179,19 @@ def along(xp, index, axis):
     return tuple(grid)
 
 
+def _multiply_along(xp, out, index, values, axis):
+    """``out[..., index[i], ...] *= values[i]`` along ``axis``, repeats multiplying in turn.
+    NumPy has ``multiply.at``; CuPy has ``add.at`` but no ``multiply.at``, so there one slice of
+    ``index`` along ``axis`` at a time: within a slice no two entries name the same place, and
+    a plain indexed multiply is exact."""
+    if xp is numpy:
+        xp.multiply.at(out, along(xp, index, axis), values)
+        return
+    for j in range(index.shape[axis]):
+        part = along(xp, index.take([j], axis=axis), axis)
+        out[part] = out[part] * values.take([j], axis=axis)
+
+
 def _add_along(xp, out, index, values, axis):
     """``out[..., index[i], ...] += values[i]`` along ``axis``, repeats adding up."""
     xp.add.at(out, along(xp, index, axis), values)
@@ -224,7 +239,7 @@ def _put_along(ctx, x, index, value, *, Axis, Reduce, Include_self):
     if Reduce == "add":
         _add_along(xp, out, index, value, axis)
     elif Reduce in ("mul", "multiply"):
-        xp.multiply.at(out, along(xp, index, axis), value)
+        _multiply_along(xp, out, index, value, axis)
     else:
         out[along(xp, index, axis)] = value
     return out

@@ -11,12 +11,12 @@ and the constant ops leave the program. PaddlePaddle Inference's ``constant_fold
 the same. Outputs the caller fetches keep their ops (and names).
 """
 
-from paddle_nb.core.place import CPUPlace
 from paddle_nb.executor.executor import Executor
 from paddle_nb.framework.program import Program
 from paddle_nb.framework.variable import VarType
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses, rename_input
+from paddle_nb.passes.values import place_of
 
 __all__ = ["fold_constants", "FOLD_CONSTANTS", "FOLDABLE"]
 
@@ -52,15 +52,15 @@ def _constant_ops(program, uses):
     return picked
 
 
-def _evaluate(program, picked, names, scope):
-    """The values of ``names``: the ``picked`` ops alone, run once in ``scope``."""
+def _evaluate(program, picked, names, scope, place):
+    """The values of ``names``: the ``picked`` ops alone, run once in ``scope`` on ``place``."""
     alone = Program.parse(program.serialize())
     glob = alone.global_block()
     keep = set(picked)
     for k in range(len(glob.ops) - 1, -1, -1):
         if k not in keep:
             glob.remove_op(k)
-    return Executor(CPUPlace()).run(alone, fetch_list=list(names), scope=scope)
+    return Executor(place).run(alone, fetch_list=list(names), scope=scope)
 
 
 def fold_constants(program, scope, result):
@@ -77,12 +77,14 @@ def fold_constants(program, scope, result):
                                            for b, k in uses.readers.get(n, [])))
     if not picked:
         return
-    values = _evaluate(program, picked, needed, scope) if needed else []
+    # run, and keep the constants, where the program's parameters live (a GPU's scope)
+    place = place_of(scope, (v.name for v in glob.vars.values() if v.persistable))
+    values = _evaluate(program, picked, needed, scope, place) if needed else []
     for name, value in zip(needed, values):
         const = f"{name}.const"
         var = glob.var(name)
         glob.create_var(const, shape=list(value.shape), dtype=var.dtype, persistable=True)
-        scope.var(const).get_tensor().set(value)
+        scope.var(const).get_tensor().set(value, place)
         for b, k in sorted(reader_ops - folded):
             rename_input(program.blocks[b].ops[k], name, const)
     for k in reversed(picked):

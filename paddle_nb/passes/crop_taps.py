@@ -23,21 +23,16 @@ images 0.67x the time, PP-HGNet-tiny 0.88x, PP-LiteSeg 0.84x.
 
 import numpy as np
 
-from paddle_nb.core.place import CPUPlace
 from paddle_nb.errors import PaddleNBError
 from paddle_nb.executor.executor import Executor
 from paddle_nb.ops.machinery.window import live_window, resolve_padding
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
+from paddle_nb.passes.values import host_value as _value, place_of, set_like
 
 __all__ = ["crop_dead_taps", "CROP_DEAD_TAPS"]
 
 CONVS = ("conv2d", "depthwise_conv2d", "fused_conv2d_bias_act")
-
-
-def _value(scope, name):
-    var = scope.find_var(name) if scope is not None else None
-    return None if var is None else np.asarray(var.get_tensor().numpy())
 
 
 def _shape(glob, name):
@@ -72,7 +67,7 @@ def _crop_one(glob, scope, uses, op, result):
     cropped = np.ascontiguousarray(w[:, :, cut[0], cut[1]])
     glob.create_var(new_w, shape=list(cropped.shape), dtype=glob.var(weight).dtype,
                     persistable=True)
-    scope.var(new_w).get_tensor().set(cropped)
+    set_like(scope, new_w, cropped, weight)
     for arg in op.desc.inputs:
         if arg.parameter == "Filter":
             arg.arguments[0] = new_w
@@ -104,7 +99,8 @@ def _confirmed_images(program, scope, uses, names):
     run_scope = scope.new_scope(label="crop_dead_taps")
     try:
         with np.errstate(all="ignore"):   # zeros may make NaN boxes downstream: not our concern
-            values = Executor(CPUPlace()).run(program, feed=feed, fetch_list=list(names),
+            place = place_of(scope, (v.name for v in glob.vars.values() if v.persistable))
+            values = Executor(place).run(program, feed=feed, fetch_list=list(names),
                                               scope=run_scope)
     except PaddleNBError:             # it cannot be run on zeros: crop nothing
         return set()

@@ -21,15 +21,11 @@ import numpy as np
 
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
+from paddle_nb.passes.values import host_value as _value, set_like
 
 __all__ = ["fold_batch_norm", "FOLD_BATCH_NORM"]
 
 CONVS = ("conv2d", "depthwise_conv2d")
-
-
-def _value(scope, name):
-    var = scope.find_var(name) if scope is not None else None
-    return None if var is None else np.asarray(var.get_tensor().numpy())
 
 
 def _producer(glob, uses, name):
@@ -111,7 +107,7 @@ def _write_param(glob, scope, like, name, value):
     """Declare persistable ``name`` shaped as ``value`` (dtype of ``like``) and set it in scope."""
     old = glob.var(like)
     glob.create_var(name, shape=list(value.shape), dtype=old.dtype, persistable=True)
-    scope.var(name).get_tensor().set(value.astype(_value(scope, like).dtype))
+    set_like(scope, name, value, like)
 
 
 def _fold_one(program, scope, bn, k, result):
@@ -130,7 +126,10 @@ def _fold_one(program, scope, bn, k, result):
     t = shift - mean * s + (b.astype("float64") * s if b is not None else 0.0)
     slot = "Filter" if op.type in CONVS else "Y"
     weight = op.input(slot)[0]
-    w = _value(scope, weight).astype("float64")
+    found_w = _value(scope, weight)
+    if found_w is None:        # (found when the op was matched; gone only if the scope changed)
+        return False
+    w = found_w.astype("float64")
     w = w * s.reshape((-1,) + (1,) * (w.ndim - 1)) if op.type in CONVS else w * s
     new_w, new_t = _fresh(glob, weight), _fresh(glob, bn.input("Bias")[0])
     _write_param(glob, scope, weight, new_w, w)

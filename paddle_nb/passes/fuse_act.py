@@ -9,10 +9,10 @@ before it). PaddlePaddle Inference does the same with oneDNN (``conv_activation_
 and friends, writing ``fused_conv2d``).
 """
 
-import numpy as np
 
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
+from paddle_nb.passes.values import host_value
 
 __all__ = ["fuse_conv_activation", "FUSE_CONV_ACTIVATION", "activation_of"]
 
@@ -45,10 +45,9 @@ def _bias_of(op, uses, scope, conv_out, channels):
     if op is None or op.type != "elementwise_add" or op.input("X") != [conv_out]:
         return None
     name = op.input("Y")[0]
-    var = scope.find_var(name) if scope is not None and uses.persistable(name) else None
-    if var is None:
+    b = host_value(scope, name) if uses.persistable(name) else None
+    if b is None:
         return None
-    b = np.asarray(var.get_tensor().numpy())
     return name if b.shape == (channels,) and op.attr("axis") == 1 else None
 
 

@@ -83,5 +83,8 @@ def test_forward_and_grad_kernels_run_on_the_device(i, device):
                               place=GPUPlace(0))
         for slot, value in cpu.items():
             if value is not None:
+                # a GPU sums a filter's products in another order than the CPU's GEMM: float32
+                # rounding of a sum of a few hundred terms, relative to the largest value
+                atol = 32 * np.finfo(np.float32).eps * max(1.0, float(np.abs(value).max()))
                 np.testing.assert_allclose(device.asnumpy(dev[slot]), value, rtol=1e-5,
-                                           atol=1e-6, err_msg=f"{op} ({name}) {slot}")
+                                           atol=atol, err_msg=f"{op} ({name}) {slot}")

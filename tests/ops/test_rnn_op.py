@@ -157,9 +157,10 @@ def test_gradients_through_dropout_match_central_differences():
                                    rtol=1e-5, atol=1e-7, err_msg=f"{slot}[{k}]")
 
 
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
-def test_forward_and_gradients_on_the_gpu_equal_the_cpu(mode, device):
-    ins = make_inputs(mode, 2, 2, lengths=[3, 2])
+@pytest.mark.parametrize("mode, lengths", [("LSTM", [3, 2]), ("GRU", [3, 2]), ("LSTM", [2])])
+def test_forward_and_gradients_on_the_gpu_equal_the_cpu(mode, lengths, device):
+    # (a batch of one: W_hh stacked per direction, rnn.py's _stacked)
+    ins = make_inputs(mode, 2, 2, batch=len(lengths), lengths=lengths)
     attrs = attrs_for(mode, 2, 2)
     seeds = [s.astype(np.float32) for s in _seeds(ins, attrs, np.random.default_rng(3))]
     prog, feed, fetch, _ = _grad_program(ins, attrs, seeds)
@@ -215,3 +216,98 @@ def test_the_reference_evaluator_runs_it_alike():
     np.testing.assert_array_equal(scope.find_var("out").get_tensor().numpy(),
                                   forward(ins, attrs_for("LSTM", 2, 2))[0])
     assert len(scope.kids) == 2 * 2 * 3        # the step scopes, in the scope it ran in
+
+
+@pytest.mark.parametrize("mode, dirs, batch, hidden", [
+    ("LSTM", 1, 4, 48), ("GRU", 2, 4, 64), ("RNN_TANH", 2, 3, 40),
+    ("LSTM", 2, 1, 160), ("GRU", 1, 1, 200), ("RNN_RELU", 2, 1, 8)])
+def test_forward_at_sizes_where_the_sigmoid_is_four_ufuncs(mode, dirs, batch, hidden):
+    # from 512 values a step the sweep takes exp's chain, not SciPy's expit (rnn_cells.py);
+    # batch 1 takes the stacked W_hh (rnn.py's _stacked)
+    # (float64: float32 would differ in the last bits, its sums of 64 products in another order)
+    ins = make_inputs(mode, 2, dirs, steps=3, batch=batch, width=5, hidden=hidden,
+                      lengths=[3, 1, 2, 3][:batch], dtype=np.float64)
+    ins["Input"][:, 0] *= 5000             # saturated gates: exp(-x) overflows to inf
+    with np.errstate(over="ignore"):       # (the reference's exp overflows too)
+        out, states = numpy_rnn(mode, ins["Input"], ins["PreState"], ins["WeightList"], 2,
+                                dirs, ins["SequenceLength"])
+    got = forward(ins, {**attrs_for(mode, 2, dirs, width=5, hidden=hidden)})
+    for g, w in zip(got, [out] + states):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def _scopes_made(run_it):
+    """(the result of ``run_it()``, how many scopes were made meanwhile)."""
+    first = pd.Scope().id
+    result = run_it()
+    return result, pd.Scope().id - first - 1
+
+
+def test_a_test_mode_run_nobody_watches_keeps_no_step_scopes_a_watched_one_all():
+    ins = make_inputs("LSTM", 2, 2, steps=3, lengths=[3, 1])
+    prog, feed, op = build(ins, {**attrs_for("LSTM", 2, 2), "is_test": True})
+    fetch = [op.output("Out")[0]] + op.output("State")
+    exe = pd.Executor(pd.CPUPlace())
+    plain, made = _scopes_made(lambda: exe.run(prog, feed=feed, fetch_list=fetch,
+                                               scope=pd.Scope()))
+    assert made <= 2                       # the run's scope, no step scope
+    records = []
+    exe.record_values = True
+    exe.subscribe(records.append)
+    watched = exe.run(prog, feed=feed, fetch_list=fetch, scope=pd.Scope())
+    labels = [k.label for k in records[-1].scopes.kids[0].kids]
+    assert len(labels) == 12 and labels[3] == "layer 0 bwd step 2"
+    for a, b in zip(plain, watched):
+        np.testing.assert_array_equal(a, b)
+    out, states = numpy_rnn("LSTM", ins["Input"], ins["PreState"], ins["WeightList"], 2, 2,
+                            ins["SequenceLength"])
+    np.testing.assert_allclose(plain[0], out, rtol=1e-5, atol=1e-6)
+
+
+def test_rnn_grad_after_a_test_mode_rnn_says_why_it_has_nothing_to_read():
+    ins = make_inputs("GRU", 1, 1)
+    attrs = {**attrs_for("GRU", 1, 1), "is_test": True}
+    seeds = _seeds(ins, attrs, np.random.default_rng(0))
+    prog, feed, fetch, _ = _grad_program(ins, attrs, [s.astype(np.float32) for s in seeds])
+    with pytest.raises(pd.errors.OpRunError, match="ran with is_test=True"):
+        run(prog, feed, fetch)
+
+
+def test_new_weight_arrays_are_laid_out_anew():
+    # the layout is cached per set of weight arrays: a new array (a new value) is seen
+    ins = make_inputs("LSTM", 1, 2)
+    prog, feed, op = build(ins, attrs_for("LSTM", 1, 2))
+    scope = pd.Scope()
+    first = run(prog, feed, [op.output("Out")[0]], scope)[0]
+    ws = [w * 0.5 for w in ins["WeightList"]]
+    feed.update({f"WeightList{k}": w for k, w in enumerate(ws)})
+    second = run(prog, feed, [op.output("Out")[0]], scope)[0]
+    want, _ = numpy_rnn("LSTM", ins["Input"], ins["PreState"], ws, 1, 2)
+    np.testing.assert_allclose(second, want, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(first, second)
+
+
+def test_weights_written_in_place_through_mutable_data_are_seen():
+    # mutable_data is the one way to write a tensor's array in place: the cached layout of
+    # the same array objects must not outlive such a write (core.tensor.write_generation)
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.static.data("x", [2, 3, 4], "float32")
+        out, _ = pd.nn.LSTM(4, 5)(x)
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.random.default_rng(0).standard_normal((2, 3, 4)).astype("float32")}
+    first, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    for param in main.global_block().all_parameters():
+        tensor = scope.find_var(param.name).get_tensor()
+        before = tensor.array()
+        written = tensor.mutable_data(pd.CPUPlace(), "float32", param.shape)
+        assert written is before                  # the same array, written in place
+        written *= 0.5
+    second, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    fresh = pd.Scope()                            # the same halved weights, set anew
+    for param in main.global_block().all_parameters():
+        fresh.var(param.name).get_tensor().set(scope.find_var(param.name).get_tensor().numpy())
+    want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
+    np.testing.assert_array_equal(second, want)
+    assert not np.allclose(first, second)

@@ -43,7 +43,7 @@ class RawSlots:
     names of other kinds (a feed list, step scopes, a tensor array); ``slot_only`` when
     the op touches nothing but its slots (feed, fetch, the fused rnn)."""
 
-    __slots__ = ("slot_only", "lent", "taken", "others")
+    __slots__ = ("slot_only", "lent", "lent_names", "taken", "others")
 
     def __init__(self, plan: BlockPlan, step: Step, skip_read_only: bool) -> None:
         op = step.op
@@ -59,6 +59,7 @@ class RawSlots:
                       not plan.written[pos]):
                 lent.append((name, pos))
         self.lent = tuple(lent)
+        self.lent_names = frozenset(n for n, _ in lent)
         self.taken = tuple((n, p) for n, p in lent if n in outs)
 
 
@@ -127,10 +128,12 @@ class Lending:
                 value = env[pos] = _copy(value, place)
             hold_value(own.get(name) or ops.var(name), value, lods.get(name), place)
         if not slots.slot_only:     # (the others: what a sub-block may read)
+            skip = slots.lent_names
             for name, var, pos in self._tensor_vars(ops, state):
-                holder = var.holder
-                if not isinstance(holder, LoDTensor) or holder.data is not env[pos]:
-                    hold_value(var, env[pos], lods.get(name), place)
+                if name not in skip:
+                    holder = var.holder
+                    if not isinstance(holder, LoDTensor) or holder.data is not env[pos]:
+                        hold_value(var, env[pos], lods.get(name), place)
 
     def take_back(self, step: Step, env: list, ops: FrameScope, state: Any) -> int:
         """Put in ``env`` (and the LoDs beside it) what the Variables hold after ``step``:

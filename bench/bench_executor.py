@@ -187,22 +187,25 @@ def _param_names(main):
 
 
 class NumpyMLP:
-    """The same model, forward + backward + SGD, written by hand."""
+    """The same model, forward + backward + SGD, written by hand (in CuPy too: bench_gpu
+    gives it ``xp=cupy`` and device arrays)."""
 
-    def __init__(self, w1, b1, w2, b2):
+    def __init__(self, w1, b1, w2, b2, xp=numpy):
+        self.xp = xp
         self.w1, self.b1, self.w2, self.b2 = (a.copy() for a in (w1, b1, w2, b2))
 
     def step(self, xv, label):
+        xp = self.xp
         w1, b1, w2, b2 = self.w1, self.b1, self.w2, self.b2
         n = xv.shape[0]
-        h = numpy.maximum(xv @ w1 + b1, 0)
+        h = xp.maximum(xv @ w1 + b1, 0)
         logits = h @ w2 + b2
         shifted = logits - logits.max(axis=1, keepdims=True)
-        e = numpy.exp(shifted)
+        e = xp.exp(shifted)
         s = e.sum(axis=1, keepdims=True)
-        rows = numpy.arange(n)
+        rows = xp.arange(n)
         cls = label[:, 0]
-        loss = (numpy.log(s[:, 0]) - shifted[rows, cls]).mean()
+        loss = (xp.log(s[:, 0]) - shifted[rows, cls]).mean()
         d = e / s
         d[rows, cls] -= 1
         d /= n

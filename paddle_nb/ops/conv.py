@@ -9,11 +9,15 @@ the filter and adds the columns into place (col2im). These three functions
 (:func:`conv_forward`, :func:`conv_filter_grad`, :func:`conv_input_grad`) are
 also conv2d_transpose's kernels (conv_transpose.py), which is conv2d's adjoint.
 ``depthwise_conv2d`` (what ``Conv2D(groups=C)`` writes) is the same math with
-groups equal to the channels.
+groups equal to the channels. Small images, filters the ``filter_layout`` pass laid channels
+last, and depthwise filters over narrow outputs take the forms of conv_channels_last.py.
 """
 
 import functools
 
+from paddle_nb.ops.conv_channels_last import (channels_last, depthwise_channels_last,
+                                              forward_channels_last, forward_depthwise,
+                                              prefers_channels_last)
 from paddle_nb.ops.machinery.gemm import blocked, few_columns
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
@@ -24,7 +28,8 @@ from paddle_nb.ops.machinery.window import (WINDOW_ATTRS, add_windows, both, fro
                                             windows)
 
 __all__ = ["out_size", "resolve_padding", "CONV_ATTRS", "conv_forward", "conv_filter_grad",
-           "conv_input_grad", "check_groups"]
+           "conv_input_grad", "check_groups", "channels_last", "prefers_channels_last",
+           "conv2d_output"]
 
 CONV_ATTRS = {
     **WINDOW_ATTRS,
@@ -55,17 +60,40 @@ def _columns(xp, x, k_hw, strides, pads, dil, o_hw, groups):
 def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     """y[n, m] = sum over m's group of w[m] * windows of x: (N, M, OH, OW), one GEMM per image
     and group; or, for a batch of small images (:func:`_forward_merged`), one per group.
-    Filter taps that only ever see padding are left out first (:func:`_live_filter`)."""
+    Filter taps that only ever see padding are left out first (:func:`_live_filter`). A filter
+    laid channels last (the ``filter_layout`` pass's) and a depthwise filter over a narrow
+    output take conv_channels_last.py's forms; a 1x1 filter over a batch of 1x1 images one
+    GEMM (:func:`_forward_pixels`). On a GPU a dense filter always takes the merged form."""
     w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
+    if groups == 1 and channels_last(xp, w):
+        return forward_channels_last(xp, x, w, strides, pads, dil, o_hw)
+    if groups > 1 and depthwise_channels_last(xp, x, w, o_hw):
+        return forward_depthwise(xp, x, w, strides, pads, dil, o_hw)
     if _by_rows(x, w, strides, pads, o_hw):
         return _forward_rows(xp, x, w, pads, dil, o_hw, groups)
     n, p = x.shape[0], o_hw[0] * o_hw[1]
+    if groups == 1 and xp.__name__ != "numpy":
+        # on a GPU the launches bound the time, not the arithmetic: one 2-D GEMM is 70-160 us
+        # less host time than CuPy's batched matmul over the images (ResNet-18's convs on an
+        # H200, CuPy 14.2: 120-165 against 190-280 us a conv, device time equal or less)
+        return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
+    if n > 1 and p == 1 and groups == 1 and _pointwise(w.shape[2:], strides, pads):
+        return _forward_pixels(xp, x, w)
     if n > 1 and (1 < p <= MERGE_PIXELS and not _pointwise(w.shape[2:], strides, pads)
                   or groups == 1 and blocked(xp, w.nbytes, n * p)):
         return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
     cols = _columns(xp, x, w.shape[2:], strides, pads, dil, o_hw, groups)
     wg = w.reshape(groups, w.shape[0] // groups, -1)
     return xp.matmul(wg, cols).reshape((n, w.shape[0]) + tuple(o_hw))
+
+
+def _forward_pixels(xp, x, w):
+    """A 1x1 filter over a batch of 1x1 images: one (M, C) x (C, N) GEMM, the images as the
+    columns in place (a transposed view). Per image it would be N matrix-vector products, each
+    reading the whole filter: ResNet-18's last stage (cropped to 1x1 filters, batch 2) 0.7x."""
+    n, m = x.shape[0], w.shape[0]
+    y = few_columns(xp, w.reshape(m, -1), x.reshape(n, -1).T)
+    return xp.ascontiguousarray(y.T).reshape(n, m, 1, 1)
 
 
 def _by_rows(x, w, strides, pads, o_hw):
@@ -223,13 +251,21 @@ def _conv_infer(x, w, *, strides, paddings, padding_algorithm, data_format, dila
     return x.with_shape(from_nchw_shape((shape[0], w.shape[0]) + o_hw, data_format))
 
 
-def _conv_kernel(ctx, x, w, *, strides, paddings, padding_algorithm, data_format, dilations,
-                 groups, is_test):
+def conv2d_output(xp, x, w, strides, paddings, padding_algorithm, data_format, dilations,
+                  groups):
+    """conv2d's Output for ``x`` in ``data_format``, from the op's attributes: the kernel of
+    conv2d and depthwise_conv2d, and of fused_conv2d_bias_act before its bias and activation."""
     x = to_nchw(x, data_format)
     pads, dil, o_hw = _conv_plan(x.shape, w.shape, strides, paddings, dilations,
                                  padding_algorithm)
-    out = conv_forward(ctx.xp, x, w, strides, pads, dil, o_hw, groups)
+    out = conv_forward(xp, x, w, strides, pads, dil, o_hw, groups)
     return from_nchw(out, data_format).astype(x.dtype, copy=False)
+
+
+def _conv_kernel(ctx, x, w, *, strides, paddings, padding_algorithm, data_format, dilations,
+                 groups, is_test):
+    return conv2d_output(ctx.xp, x, w, strides, paddings, padding_algorithm, data_format,
+                         dilations, groups)
 
 
 def _conv_grad_infer(x, w, dout, **attrs):

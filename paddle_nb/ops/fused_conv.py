@@ -20,6 +20,7 @@ import math
 from typing import Any
 
 from paddle_nb.ops.activation_param import erf
+from paddle_nb.ops.conv import conv2d_output
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, get, register
 
 __all__ = ["ACTIVATIONS", "apply_activation"]
@@ -107,11 +108,13 @@ def _infer(x, w, bias=None, *, fuse_activation, fuse_alpha, fuse_beta, **attrs):
     return out
 
 
-def _kernel(ctx, x, w, bias=None, *, fuse_activation, fuse_alpha, fuse_beta, **attrs):
+def _kernel(ctx, x, w, bias=None, *, fuse_activation, fuse_alpha, fuse_beta, strides, paddings,
+            padding_algorithm, data_format, dilations, groups):
     xp = ctx.xp
-    y = get("conv2d").kernel(ctx, x, w, **_conv_attrs(attrs))   # a fresh array: GEMM's result
+    y = conv2d_output(xp, x, w, strides, paddings, padding_algorithm, data_format, dilations,
+                      groups)                                    # a fresh array: GEMM's result
     if bias is not None:
-        y += bias.reshape((-1,) if attrs["data_format"] == "NHWC" else (-1, 1, 1))
+        y += bias.reshape((-1,) if data_format == "NHWC" else (-1, 1, 1))
     return apply_activation(xp, y, fuse_activation, fuse_alpha, fuse_beta)
 
 

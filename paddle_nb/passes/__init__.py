@@ -9,6 +9,7 @@ the same outputs. See docs/passes.md.
 from paddle_nb.passes.base import Pass, PassResult, check_unchanged, op_counts
 from paddle_nb.passes.constant import FOLD_CONSTANTS, fold_constants
 from paddle_nb.passes.crop_taps import CROP_DEAD_TAPS, crop_dead_taps
+from paddle_nb.passes.filter_layout import FILTER_LAYOUT, filter_layout
 from paddle_nb.passes.diff import diff_html, pass_diff
 from paddle_nb.passes.fold_bn import FOLD_BATCH_NORM, fold_batch_norm
 from paddle_nb.passes.fuse_act import FUSE_CONV_ACTIVATION, fuse_conv_activation
@@ -26,4 +27,5 @@ __all__ = ["Pass", "PassResult", "apply_passes", "check_unchanged", "op_counts",
            "fuse_conv_activation", "FOLD_CONSTANTS", "fold_constants", "pass_diff", "diff_html",
            "remove_identities", "remove_dead_code",
            "FUSE_ELEMENTWISE", "fuse_elementwise", "REUSE_BUFFERS", "reuse_buffers",
-           "lifetimes", "CROP_DEAD_TAPS", "crop_dead_taps"]
+           "lifetimes", "CROP_DEAD_TAPS", "crop_dead_taps", "FILTER_LAYOUT",
+           "filter_layout"]

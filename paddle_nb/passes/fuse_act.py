@@ -12,7 +12,7 @@ and friends, writing ``fused_conv2d``).
 
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
-from paddle_nb.passes.values import host_value
+from paddle_nb.passes.values import host_value, set_like
 
 __all__ = ["fuse_conv_activation", "FUSE_CONV_ACTIVATION", "activation_of"]
 
@@ -41,14 +41,31 @@ def activation_of(op):
 
 
 def _bias_of(op, uses, scope, conv_out, channels):
-    """The bias of ``elementwise_add(conv_out, b)`` on the channel axis, or None."""
+    """(name, value) of the bias of ``elementwise_add(conv_out, b)`` on the channel axis: a 1-D
+    b on axis 1, or a (1, C, 1, 1) b aligned with the output (a squeeze-excitation's conv, as
+    PP-LCNet writes it); else None."""
     if op is None or op.type != "elementwise_add" or op.input("X") != [conv_out]:
         return None
     name = op.input("Y")[0]
     b = host_value(scope, name) if uses.persistable(name) else None
     if b is None:
         return None
-    return name if b.shape == (channels,) and op.attr("axis") == 1 else None
+    axis = op.attr("axis")
+    if b.shape == (channels,) and axis == 1 or b.shape == (1, channels, 1, 1) and axis in (-1, 0):
+        return name, b
+    return None
+
+
+def _channel_bias(glob, scope, name, b):
+    """``name`` when its value is 1-D, else a new persistable ``<name>.chan`` of its values
+    (on the place of ``name``'s: a GPU executor's scope holds device arrays)."""
+    if b.ndim == 1:
+        return name
+    new = f"{name}.chan"
+    if glob.find_var(new) is None:
+        glob.create_var(new, shape=[b.size], dtype=glob.var(name).dtype, persistable=True)
+        set_like(scope, new, b.reshape(-1), name)
+    return new
 
 
 def _rewritten_between(glob, conv, bias, chain):
@@ -67,10 +84,10 @@ def _fuse_one(program, scope, k, result):
     out = conv.output("Output")[0]
     channels = glob.var(conv.input("Filter")[0]).shape[0]
     k_add, add = uses.sole_reader(out)
-    bias = _bias_of(add, uses, scope, out, channels)
-    last, chain = out, [k]
-    if bias is not None:
-        last, chain = add.output("Out")[0], chain + [k_add]
+    found = _bias_of(add, uses, scope, out, channels)
+    bias, last, chain = None, out, [k]
+    if found is not None:
+        bias, last, chain = found[0], add.output("Out")[0], chain + [k_add]
     k_act, act = uses.sole_reader(last)
     act_spec = activation_of(act) if act is not None and act.input("X") == [last] else None
     if act_spec is not None:
@@ -81,8 +98,8 @@ def _fuse_one(program, scope, k, result):
     attrs.update(dict(zip(("fuse_activation", "fuse_alpha", "fuse_beta"), act_spec or ("", 0, 0))),
                  op_callstack=conv.attr("op_callstack"))
     inputs = {"Input": conv.input("Input"), "Filter": conv.input("Filter")}
-    if bias is not None:
-        inputs["Bias"] = [bias]
+    if found is not None:
+        inputs["Bias"] = [_channel_bias(glob, scope, *found)]
     types = [glob.ops[j].type for j in chain]
     for j in reversed(chain):
         glob.remove_op(j)

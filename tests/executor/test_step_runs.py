@@ -76,15 +76,20 @@ def test_watched_steps_keep_a_grad_kid_per_step(monkeypatch):
     assert [n for n in labels if n.startswith("step")] == [f"step {t}" for t in range(T)]
 
 
-def test_framed_steps_and_plain_steps_agree_bit_for_bit():
-    got, params, _ = _train(observed=False)
-    want, want_params, _ = _train(observed=True)
+def _same_bits(got, want, params, want_params):
+    """Two runs' outputs and parameters equal bit for bit, dtypes and shapes too."""
     for g, w in zip(got, want):
         for a, b in zip(g, w):
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(a, b)
     for name, value in want_params.items():
         np.testing.assert_array_equal(params[name], value, err_msg=name)
+
+
+def test_framed_steps_and_plain_steps_agree_bit_for_bit():
+    got, params, _ = _train(observed=False)
+    want, want_params, _ = _train(observed=True)
+    _same_bits(got, want, params, want_params)
 
 
 def test_the_steps_went_through_framed_steps(monkeypatch):
@@ -207,12 +212,7 @@ def test_written_loops_and_plain_steps_agree_on_two_memories_bit_for_bit(monkeyp
     # and 2 updates out; a backward loop per grad block layout
     assert [len(args[0]) for args in written if len(args) == 3] == [4]
     assert any(len(args) == 6 for args in written)
-    for g, w in zip(got, want):
-        for a, b in zip(g, w):
-            assert a.dtype == b.dtype and a.shape == b.shape
-            np.testing.assert_array_equal(a, b)
-    for name, value in want_params.items():
-        np.testing.assert_array_equal(params[name], value, err_msg=name)
+    _same_bits(got, want, params, want_params)
 
 
 def test_the_loops_are_written_once_per_block_and_layout(monkeypatch):

@@ -137,6 +137,8 @@ POOL = [
     pool(distinct(1, 2, 4, 3), "adaptive max NHWC", ksize=[2, 2], adaptive=True,
          data_format="NHWC"),
     pool(arr(1, 2, 6, 6), "adaptive avg 1x1", pooling_type="avg", ksize=[1, 1], adaptive=True),
+    pool(arr(2, 2, 6, 4), "adaptive avg 3x2, windows that tile the image", pooling_type="avg",
+         ksize=[3, 2], adaptive=True),
 ]
 
 

@@ -1,12 +1,13 @@
 """conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
 one GEMM (small images, conv.MERGE_PIXELS; a large filter over a few pixels, gemm.blocked,
-in row blocks), im2col by rows (stride 1, depthwise filters), 1x1
+in row blocks), im2col by rows (stride 1, depthwise filters on wide images), depthwise
+filters from channels-last columns (narrow images, strides), 1x1
 filters read in place, groups and dilations, filter taps that see only padding left out."""
 
 import numpy as np
 import pytest
 
-from paddle_nb.ops import conv
+from paddle_nb.ops import conv, conv_channels_last
 from paddle_nb.ops.machinery import gemm
 from paddle_nb.ops.machinery.window import out_hw
 
@@ -51,6 +52,10 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
     ((1, 3, 2, 2), (2, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
     ((1, 3, 1, 3), (2, 3, 3, 3), (1, 2), (3, 1, 1, 2), (2, 1), 1),
     ((2, 3, 1, 1), (4, 3, 5, 5), (2, 2), (4, 1, 2, 3), (1, 1), 1),
+    # depthwise from channels-last columns (narrow images, strides) and by rows (wide ones)
+    ((2, 32, 6, 6), (32, 1, 3, 3), (2, 2), (1, 0, 1, 1), (1, 1), 32),
+    ((1, 32, 5, 5), (32, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 32),
+    ((1, 32, 3, 20), (32, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 32),
 ]
 
 
@@ -102,3 +107,51 @@ def test_few_columns_in_row_blocks(monkeypatch, n):
     got = gemm.few_columns(np, a, b)
     assert got.shape == (650, n) and got.dtype == np.float32
     np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def channels_last(w):
+    """``w`` with the same shape and values, laid (M, kh, kw, C) in memory."""
+    return np.ascontiguousarray(w.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+
+
+@pytest.mark.parametrize("xs, ws, strides, pads, dil, groups",
+                         [c for c in CASES if c[5] == 1 and c[1][1] > 1 and c[1][2] * c[1][3] > 1]
+                         + [((1, 4, 2, 2), (40, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+                            ((2, 3, 9, 9), (2, 3, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1),
+                            ((2, 3, 2, 2), (5, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+                            ((1, 3, 3, 2), (5, 3, 3, 2), (2, 1), (2, 1, 0, 1), (2, 1), 1)])
+@pytest.mark.parametrize("by_taps", [0, conv_channels_last.BY_TAPS_BYTES],
+                         ids=["by-taps-any-filter", "defaults"])
+def test_a_filter_laid_channels_last(monkeypatch, by_taps, xs, ws, strides, pads, dil, groups):
+    """A filter whose memory is (M, kh, kw, C) (the filter_layout pass's) runs the channels-last
+    im2col, in both GEMM orientations (few pixels: (M, P); many: (P, M)), or one GEMM per tap
+    on images of a few pixels, with the same sums."""
+    monkeypatch.setattr(conv_channels_last, "BY_TAPS_BYTES", by_taps)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = channels_last(rng.standard_normal(ws).astype(np.float32))
+    assert conv.channels_last(np, w) and not w.flags.c_contiguous
+    o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
+    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
+    assert got.shape == (xs[0], ws[0]) + tuple(o_hw) and got.dtype == np.float32
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_which_filters_count_as_channels_last():
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    assert not conv.channels_last(np, w) and conv.channels_last(np, channels_last(w))
+    one_by_one = rng.standard_normal((4, 3, 1, 1)).astype(np.float32)   # both layouts are one
+    assert not conv.channels_last(np, channels_last(one_by_one))
+    assert conv.prefers_channels_last(64, 64, 64) and not conv.prefers_channels_last(3, 64, 64)
+    assert not conv.prefers_channels_last(128, 128, 256)
+
+
+def test_which_depthwise_filters_go_channels_last():
+    x = np.zeros((1, 32, 8, 8), np.float32)
+    w = np.zeros((32, 1, 3, 3), np.float32)
+    narrow = conv_channels_last.depthwise_channels_last
+    assert narrow(np, x, w, (8, 8))
+    assert not narrow(np, x, w, (8, 16))                  # wide: by rows
+    assert not narrow(np, x, w, (1, 1))                   # one pixel
+    assert not narrow(np, x[:, :16], w[:16], (8, 8))      # few channels

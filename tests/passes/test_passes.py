@@ -187,3 +187,19 @@ def test_a_linear_layer_and_its_relu_become_one_fc():
     assert types(after) == ["reshape2", "fc"]
     fc = after.global_block().ops[1]
     assert (fc.attr("in_num_col_dims"), fc.attr("activation_type")) == (1, "relu")
+
+
+def test_a_conv_bias_laid_1c11_fuses_as_a_channel_bias():
+    """A squeeze-excitation conv as PP-LCNet writes it: the bias a (1, C, 1, 1) parameter added
+    on axis -1. It fuses like a 1-D bias, through a new 1-D persistable ``<bias>.chan``."""
+    def body(x):
+        y = pd.layers.conv2d(x, 4, 3, bias_attr=False)
+        b = pd.create_parameter([1, 4, 1, 1], "float32", name="se_b")
+        return pd.layers.relu(pd.layers.elementwise_add(y, b, axis=-1))
+    program, scope, exe, feed, fetch = build(body)
+    after = passes.FUSE_CONV_ACTIVATION.apply(program, scope, keep=fetch)
+    passes.check_unchanged(program, after, feed, fetch, scope, exe)
+    assert types(after) == ["fused_conv2d_bias_act"]
+    fused = after.global_block().ops[0]
+    assert fused.input("Bias") == ["se_b.chan"] and fused.attr("fuse_activation") == "relu"
+    assert after.global_block().var("se_b.chan").shape == (4,)

@@ -189,23 +189,24 @@ assert scope.kids == []
 # asked to keep still had memory when `run_block` returned. The reference kept all seven.
 
 # %% [markdown]
-# ## 3. Two value stores, one interpreter, and watching
+# ## 3. One value store for a run, one interpreter, and watching
 #
 # Above, `run_block` realized a `Variable` and a `LoDTensor` for every temporary in the
-# run scope. Control-flow ops need that (they read their variables through the scopes),
-# but a block without one does not: nothing outside can see the run scope before it is
-# destroyed. So when the global block has no control-flow op, `run` keeps the values in an
-# **env** (`executor/interpreter.py`): a plain Python list indexed like the plan's names,
-# each kernel bound to its attributes in advance, a temporary dropped after its last use.
-# Only the persistable variables the block wrote go back to the scope, and only when every
-# op has succeeded. Otherwise it keeps them in **cells**, the Variables of a `run` kid
-# scope; `exe.on_cells = True` asks for cells everywhere (a debugging aid).
+# scope it was given: a block run in a scope of yours keeps its values in **cells**, the
+# Variables of that scope, so that you can read them after. `run` does not need that:
+# nothing outside can see a run's temporaries before they are gone. So `run` keeps the
+# global block's values in an **env** (`executor/interpreter.py`): a plain Python list
+# indexed like the plan's names, each kernel bound to its attributes in advance, a
+# temporary dropped after its last use. Only the persistable variables the block wrote go
+# back to the scope, and only when every op has succeeded. A control-flow op, which reads
+# its variables through scopes, sees the env through a `run` kid scope
+# (`executor/env_scope.py`), with Variables only for the names it touches.
 #
 # Watching does not change the store. A listener (`exe.subscribe`) makes the executor hand
 # the interpreter an observer, the run's recorder, whose hooks note each op's start and
 # end, each value made and each temporary released; the record is written from those notes.
 # `pd.memory_stats`, which counts the allocations of tensors, shows it: a watched run on an
-# env makes no tensor for its temporaries, a run on cells makes one for each.
+# env makes no tensor for its temporaries, a block run on cells makes one for each.
 
 # %%
 def allocations_of_one_run():
@@ -214,10 +215,20 @@ def allocations_of_one_run():
     return value, pd.memory_stats(cpu)["allocations"] - before
 
 
-def seconds_per_run(n=300):
+def allocations_on_cells():
+    before = pd.memory_stats(cpu)["allocations"]
+    kid = scope.new_scope(label="by hand")              # as in section 2
+    kid.var("x").get_tensor().set(xs, cpu)
+    exe.run_block(main, 0, kid, keep=(out.name,))
+    value = kid.find_var(out.name).get_tensor().numpy()
+    kid.destroy()
+    return value, pd.memory_stats(cpu)["allocations"] - before
+
+
+def seconds_per_run(run=allocations_of_one_run, n=300):
     start = time.perf_counter()
     for _ in range(n):
-        exe.run(main, feed={"x": xs}, fetch_list=[out], scope=scope)
+        run()
     return (time.perf_counter() - start) / n
 
 
@@ -230,10 +241,8 @@ watched_value, watched_allocations = allocations_of_one_run()
 watched_seconds = seconds_per_run()
 unsubscribe()
 
-exe.on_cells = True                                   # Variables in a run scope
-cells_value, cells_allocations = allocations_of_one_run()
-cells_seconds = seconds_per_run()
-exe.on_cells = False
+cells_value, cells_allocations = allocations_on_cells()     # Variables in a scope of yours
+cells_seconds = seconds_per_run(allocations_on_cells)
 
 print(f"{'run':12} {'tensor allocations':>18} {'µs per run':>11}")
 for name, allocations, seconds in [("env", env_allocations, env_seconds),
@@ -265,8 +274,8 @@ assert len(records) == 1 + 300 and exe.listeners == []
 #   it was skipped (a preamble initializer whose parameter already existed).
 # - `record.events`: the lifecycle events of the run in order, each a tuple
 #   `(position in record.ops or -1, kind, scope id, variable name, bytes, place)`; `-1`
-#   means before the first op (the feed, and realizing the block's variables). A run on an
-#   env writes the events a run on cells would have, though it made no Variable.
+#   means before the first op (the feed, and realizing the block's variables). A run
+#   writes the events Variables in a run scope would have, though it made none.
 # - `record.scopes`: a snapshot of the user's scope and everything under it, taken just
 #   before the run scope was destroyed: each variable's state (`created`, `typed`,
 #   `allocated`, `freed`), shape, dtype, place and bytes.

@@ -44,8 +44,6 @@ __all__ = ["LoDTensor", "memory_reuse", "memory_reuse_rule", "set_memory_reuse_r
 
 # what a tensor holds: a numpy.ndarray, or a cupy.ndarray on a GPUPlace
 Array = Any
-# what a snapshot holds: the array, its place, its LoD
-Snapshot = tuple[Any, Place, list[list[int]]]
 HostArray = numpy.ndarray
 _CPU = CPUPlace()
 
@@ -267,19 +265,6 @@ class LoDTensor:
     def destroyed_why(self) -> str | None:
         """None while the tensor lives; after, why it was destroyed (for display)."""
         return self._dead
-
-    def snapshot(self) -> Snapshot:
-        """What :meth:`restore` puts back: the held array (not a copy), place and LoD."""
-        return self.data, self._place, self._lod
-
-    def restore(self, snapshot: Snapshot) -> None:
-        """Hold a :meth:`snapshot`'s array and LoD again (a failed run undoes its writes)."""
-        array, place, lod = snapshot
-        if self.data is not array:
-            self.free()
-            if array is not None:
-                self.hold(array, place)
-        self._lod = lod
 
     def is_allocated(self) -> bool:
         self._check_alive()

@@ -85,11 +85,6 @@ class Variable:
         """None while the variable lives; after, why it was destroyed (for display)."""
         return self._dead
 
-    def restore_holder(self, holder: Any) -> None:
-        """Hold ``holder`` again (a failed run puts back what a variable held before it)."""
-        self._check_alive()
-        self.holder = holder
-
     def is_initialized(self) -> bool:
         """True once the variable holds a value (of any type)."""
         self._check_alive()

@@ -27,7 +27,7 @@ float32, ``determinant``'s result with its input's shape): those are not checked
 
 The check costs about 0.3 us an op, as much as a small op's dispatch, so a run makes it on
 the first run of each plan (``BlockPlan.verified``: executor/interpreter.py), and a watched
-run on cells (a control-flow program with a listener) on every op.
+run's sub-blocks, which run on cells, on every op.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def shape_matches(declared: tuple, shape: tuple) -> bool:
 def check_results(step: Any, plan: Any, out: Any, values: list) -> None:
     """Raise an OpRunError when a result of ``step`` (its kernel returned ``out``) differs
     from its variable's declared dtype or shape. ``values[pos]`` is the value at a plan
-    position (a run on an env), or its LoDTensor (a run on cells)."""
+    position (a block run on an env), or its LoDTensor (a sub-block run on cells)."""
     metas = plan.declared          # [(dtype, shape) or None] per position (BlockPlan)
     outs = step.outs
     if len(outs) == 1 and outs[0].__class__ is int:      # one output, the usual op
@@ -92,7 +92,7 @@ def check_results(step: Any, plan: Any, out: Any, values: list) -> None:
         raise OpRunError(mismatch_message(step, plan, pos, value))
 
 
-def _inputs_off(step, plan, values):
+def _inputs_off(step: Any, plan: Any, values: list) -> bool:
     """True when an input's value differs in size from what its variable declares."""
     for pos in flat_positions(step.ins):
         meta, value = plan.declared[pos], values[pos]
@@ -103,7 +103,7 @@ def _inputs_off(step, plan, values):
     return False
 
 
-def _inputs_give(step, plan, pos, shape):
+def _inputs_give(step: Any, plan: Any, pos: int, shape: tuple) -> bool:
     """True when the op's shape rule, on its inputs' declared metas, gives ``shape``
     (-1: any size) for the output at ``pos``."""
     opdef, op = step.opdef, step.op
@@ -129,7 +129,7 @@ def _inputs_give(step, plan, pos, shape):
     return False
 
 
-def _uninferred(step, plan, pos):
+def _uninferred(step: Any, plan: Any, pos: int) -> bool:
     name = plan.names[pos]
     return any((step.op.type, slot) in UNINFERRED and name in names
                for slot, names in step.op.outputs.items())

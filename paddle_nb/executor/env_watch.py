@@ -5,8 +5,10 @@ values in the same list, no Variable made. Its interpreter (``WatchedInterpreter
 watched compiled form) calls an :class:`EnvWatch`'s hooks around each op, which note the
 step, the clock, and an event tuple for each value made or released. When the record is
 first read, the rest is written out from those notes and the env as it was left: the
-OpRecords, the events before the first op, and the ``run`` scope a run on cells would have
-shown (executor/record.py's RunRecord.pending).
+OpRecords, the events before the first op, and the ``run`` scope Variables would have
+shown (executor/record.py's RunRecord.pending). A block with raw ops has a real run scope
+(executor/env_scope.py): its :class:`LiveWatch` writes into the record as the run goes,
+beside the events of the sub-blocks' scopes.
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.executor.record import (OpRecord, Recorder, ScopeRecord, VarRecord,
                                        allocated_record, host_copy)
 
-__all__ = ["EnvWatch"]
+__all__ = ["EnvWatch", "LiveWatch"]
 
 
 class EnvWatch:
     """What a Recorder hears of a run on an env of arrays (the observer of a
-    WatchedInterpreter, executor/interpreter.py), put in the same record a run on cells
-    gives: an OpRecord per op, the events a scope's tensors would have emitted (the
+    WatchedInterpreter, executor/interpreter.py), put in the same record Variables in a
+    run scope would give: an OpRecord per op, the events a scope's tensors would have emitted (the
     feeds and the block's variables made before the first op, each value an op made,
     each temporary released after its last use), and at the end the ``run`` scope's
     variables, made from the env rather than from Variables that never existed.
@@ -74,8 +76,8 @@ class EnvWatch:
                 self.run_scope_record())
 
     def _made_before_ops(self) -> list[tuple]:
-        """The events of a run on cells before its first op: the feeds' variables and
-        tensors, then the variables bound for the block (made empty where absent)."""
+        """The events Variables in a run scope would show before the first op: the feeds'
+        variables and tensors, then the block's variables (made empty where absent)."""
         plan, feed, run, place = self.plan, self.fed_names, self.run.id, self.place
         names, sids = plan.names, self.scope_ids
         events: list[tuple] = []
@@ -158,7 +160,7 @@ class EnvWatch:
         self.env = self.feed = None
 
     def run_scope_record(self) -> ScopeRecord:
-        """The ``run`` scope as a run on cells would have left it: the fed data variables,
+        """The ``run`` scope as Variables would have shown it: the fed data variables,
         then the block's other temporaries, each allocated, freed (released after an op
         that ran) or typed."""
         plan, left, with_values = self.plan, self.left, self.recorder.with_values
@@ -185,3 +187,53 @@ def _as_array(value: Any) -> Any:
     if value is None:
         return None
     return value.array() if isinstance(value, LoDTensor) else numpy.asarray(value)
+
+
+class LiveWatch:
+    """What a Recorder hears of a run on an env whose block has raw ops, written into the
+    record as the run goes: the raw ops' sub-blocks run in scopes under the run scope
+    (executor/env_scope.py), whose events and ops the Recorder hears as they happen
+    (``Recorder.start``), so the block's own ops and the events of its env values are put
+    in the same order. The run scope is the real one, snapshotted with the user's; the
+    raw ops' scope under it (``ops``) is shown as part of it (``Recorder.fold``)."""
+
+    def __init__(self, recorder: Recorder, plan: Any, run: Scope, ops: Scope, env: list,
+                 feed: dict) -> None:
+        self.recorder = recorder
+        self.plan = plan
+        self.run = run
+        recorder.fold(ops, run)
+        self.place = repr(recorder.place)
+        user = recorder.user_scope.id
+        self.scope_ids = [user if p else run.id for p in plan.persistable]
+        self.current: list[tuple[OpRecord, Any]] = []
+        for name, value in feed.items():       # (the feeds: in the env before any op)
+            pos = plan.position(name)
+            if pos is None:
+                continue
+            nbytes = env[pos].nbytes if env[pos] is not None else _as_array(value).nbytes
+            if not plan.persistable[pos]:
+                recorder.event("var_created", run.id, name, 0, None)
+            recorder.event("tensor_allocated", self.scope_ids[pos], name, nbytes, self.place)
+        recorder.start()
+
+    def op_started(self, k: int) -> None:
+        step = self.plan.steps[k]
+        self.current.append((self.recorder.op_started(self.plan, step, self.run), step))
+
+    def allocated(self, pos: int, value: Any, old: Any) -> None:
+        event, name, sid = self.recorder.event, self.plan.names[pos], self.scope_ids[pos]
+        if old is not None:
+            event("tensor_freed", sid, name, old.nbytes, self.place)
+        event("tensor_allocated", sid, name, value.nbytes, self.place)
+
+    def freed(self, pos: int, value: Any) -> None:
+        self.recorder.event("tensor_freed", self.scope_ids[pos], self.plan.names[pos],
+                            value.nbytes, self.place)
+
+    def op_finished(self) -> None:
+        rec, step = self.current.pop()
+        self.recorder.op_finished(rec, step)
+
+    def skipped(self, k: int) -> None:
+        self.recorder.op_started(self.plan, self.plan.steps[k], self.run).skipped = True

@@ -4,26 +4,27 @@
 
     run(program, feed, fetch_list, scope)
      ├─ check the feeds, find the plan (executor/plan.py), one RunState (staging.py)
-     ├─ run the global block on one of two value stores, with one interpreter
-     │   ├─ an env of arrays (no control flow in the global block, no fed LoD):
-     │   │   persistables read from ``scope``, the feeds put in; Interpreter.run,
-     │   │   or WatchedInterpreter when someone listens (the Recorder observes each op);
-     │   │   the persistables written are handed to the commit
-     │   └─ cells: the block's Variables in a ``run`` kid scope (control-flow ops read
-     │       them through the scopes); persistables written in place, staged
-     ├─ fetch: the targets' values copied out, the same way for both stores
-     └─ commit (the env's writes, all at once) or roll back (the staged cells), finished
-        even under Ctrl-C; then the listeners get the run's record
+     ├─ the global block on an env of arrays, with one interpreter: the persistables
+     │   read from ``scope``, the feeds put in (a fed LoD beside its array); raw ops
+     │   (control flow, rnn, feed/fetch) see the env through a ``run`` kid scope
+     │   (executor/env_scope.py); Interpreter.run, or WatchedInterpreter when someone
+     │   listens (the Recorder observes each op)
+     ├─ fetch: the targets' values copied out
+     └─ commit: every persistable written, all at once, finished even under Ctrl-C (a
+        failed run writes nothing); the run scope destroyed, the env's peak bytes
+        counted; then the listeners get the run's record
      each op: executor/interpreter.py; a control-flow op runs its sub-blocks through
-     run_block in kid scopes, framed (executor/frames.py) unless the run is watched
+     run_block in kid scopes, framed (executor/frames.py) unless the run is watched,
+     on cells (Variables in the scopes: executor/cells.py) when it is
 
 Persistable variables (parameters, optimizer state) live in the user's
-scope; temporaries in the run's env or its kid scope, gone when the run ends.
-A run that fails part-way, or that Ctrl-C stops, leaves every persistable as
-it was; one that succeeds changes them all. Listeners (``exe.subscribe``)
-belong to this executor: each gets a RunRecord of each of its runs, and
-nothing is recorded without one. Which store a run uses depends on its
-program, its feeds and ``Executor.on_cells``, never on who watches.
+scope; temporaries in the run's env (and, for the raw ops, its kid scopes),
+gone when the run ends. A run that fails part-way, or that Ctrl-C stops,
+leaves every persistable as it was; one that succeeds changes them all.
+Listeners (``exe.subscribe``) belong to this executor: each gets a RunRecord
+of each of its runs, and nothing is recorded without one; watching changes
+where a sub-block's values live (cells, so the record shows them), never
+what the global block runs on.
 
 One Executor may be shared by threads running programs on different scopes:
 what a run must undo on failure (its RunState) is kept per thread, and the
@@ -46,10 +47,12 @@ from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope, global_scope
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
-from paddle_nb.errors import FetchError, ScopeDestroyedError
-from paddle_nb.executor.env_watch import EnvWatch
-from paddle_nb.executor.feeds import (check_feed, feed_dict, feed_scope, fetch_name,
-                                      fetch_targets, fetched, to_place)
+from paddle_nb.errors import ScopeDestroyedError
+from paddle_nb.executor.cells import bind, bound_var
+from paddle_nb.executor.env_scope import Lending
+from paddle_nb.executor.env_watch import EnvWatch, LiveWatch
+from paddle_nb.executor.feeds import (check_feed, env_value, feed_dict, fetch_name, fetch_targets,
+                                      fetched, fill_feed_list, to_place)
 from paddle_nb.executor.frames import FramedBlock, FrameScope
 from paddle_nb.executor.interpreter import (Interpreter, RecordingInterpreter, ScopeInterpreter,
                                             WatchedInterpreter)
@@ -78,11 +81,6 @@ class Executor:
     ...                                fetch_list=[y])
     [array([[0., 2.]], dtype=float32)]
     """
-
-    #: True runs every block on cells (Variables in scopes, as control flow needs), never on
-    #: an env or a frame: the same ops, values and commit, slower. A debugging aid, and how
-    #: the tests compare the two value stores; set it on an executor (or a subclass).
-    on_cells = False
 
     def __init__(self, place: Place | None = None, seed: int | None = None,
                  scopes: str = "paddle_nb") -> None:
@@ -125,102 +123,91 @@ class Executor:
         self.run_count = next(self._counter)
         feed = feed_dict(feed)
         plan, fetch_names = self._global_plan(program, fetch_targets(fetch_list))
-        fed_lod = check_feed(program, plan, feed)
+        fed_lods = check_feed(program, plan, feed)
         _write_scheduled_lr(program, scope, self.place)
         listeners = self.listeners        # this executor's own: watching one slows no other
         recorder = Recorder(program, scope, self) if listeners else None
-        on_cells = self.on_cells or plan.has_raw or fed_lod
         outer = self._runs.state          # (None, unless a kernel or a listener runs programs)
         state = RunState(program, scope, self.place, recorder)
+        if fed_lods:              # (each beside its array in the env)
+            state.lods = fed_lods
         failed = True
         try:
             self._runs.state = state
-            if on_cells:
-                results = self._run_on_cells(program, plan, state, feed, fetch_names,
-                                             return_numpy)
-            else:
-                results = self._run_on_env(plan, state, feed, fetch_names, return_numpy)
+            results = self._run_on_env(plan, state, feed, fetch_names, return_numpy)
             state.commit()
             failed = False
         finally:
-            try:
-                if failed or recorder is not None or on_cells:
-                    state.end(failed)
-            finally:
-                self._runs.state = outer
-                if recorder is not None:
-                    self.last_record = recorder.record
-                    notify(listeners, recorder.record)    # (an error: a warning)
+            interrupted = None
+            while True:     # (repeatable: a Ctrl-C, even as a call starts, repeats it)
+                try:
+                    if failed or recorder is not None or state.run_scope is not None:
+                        state.end(failed)
+                    # the run's own bytes (its env's), counted once its scopes are gone
+                    MEMORY.transient_peak(self.place, state.peak)
+                    break
+                except KeyboardInterrupt as err:
+                    interrupted = err
+            self._runs.state = outer
+            if recorder is not None:
+                self.last_record = recorder.record
+                notify(listeners, recorder.record)    # (an error: a warning)
+            if interrupted is not None:
+                raise interrupted
         return results
 
-    def _run_on_env(self, plan, state, feed, fetch_names, return_numpy):
+    def _run_on_env(self, plan: BlockPlan, state: RunState, feed: dict,
+                    fetch_names: tuple, return_numpy: bool) -> list:
         """The global block on an env of arrays: the persistables the user's scope holds and
-        the feeds put in, the ops run (watched by the run's Recorder, if any), the fetch
-        targets read out, and the persistables written handed to the commit."""
-        scope = state.user_scope
+        the feeds put in (a fed LoD beside its array), a run scope over the env when raw ops
+        need one (executor/env_scope.py), the ops run (watched by the run's Recorder, if
+        any), the fetch targets read out, and every persistable written handed to the
+        commit."""
+        scope, place = state.user_scope, self.place
         env = [None] * len(plan.names)
         for pos in plan.persistables:
             var = scope.find_var(plan.names[pos])
             if var is not None and isinstance(var.holder, LoDTensor):
                 env[pos] = var.holder.data
                 check_persistable_dtype(plan, pos, env[pos])
-        fed, feeds, fed_persistables, fed_unread = 0, [], [], []
+        if plan.feed_ops:
+            fill_feed_list(scope, plan, feed)
+        fed, feeds, fed_persistables = 0, [], []
+        fed_unread: list[tuple[str, Any]] = []
+        elsewhere: list[tuple[str, Any]] | None = None
         for name, value in feed.items():    # (the run counts its feeds' bytes as its own)
-            pos = plan.position(name)
-            if pos is not None:
-                env[pos] = array = to_place(value, self.place)
+            at = plan.position(name)
+            if at is not None:
+                env[at] = array = to_place(value, place)
                 fed += array.nbytes
                 feeds.append(array)
-                if plan.persistable[pos]:
-                    fed_persistables.append(pos)
+                if plan.persistable[at]:
+                    fed_persistables.append(at)
             elif _declared_persistable(plan.block, name):   # no op uses it: still written
-                fed_unread.append((name, to_place(value, self.place).copy()))
+                fed_unread.append((name, to_place(value, place).copy()))
+            elif elsewhere is None:                         # a sub-block's, if any
+                elsewhere = [(name, value)]
+            else:
+                elsewhere.append((name, value))
         plan.check_persistables_ready(env)
         interpreter = plan.interpreter or self._interpreter(plan)
+        ops = self.lending(plan).open(state, env, feeds, elsewhere or ()) if plan.has_raw \
+            else None
         if state.recorder is not None:
-            interpreter = WatchedInterpreter(plan, self, interpreter.kernels,
-                                             EnvWatch(state.recorder, plan, env, feed))
-        MEMORY.transient_peak(self.place, interpreter.run(env, None, fed))
-        results = [fetched(plan, name, self._env_value(plan, env, scope, feed, name), None,
-                           self.place, return_numpy) for name in fetch_names]
+            interpreter = _watched(interpreter, state, env, feed, ops)
+        state.peak = interpreter.run(env, ops, fed)
+        if ops is not None and state.recorder is not None:
+            self.lending(plan).settle(env, ops, state)     # (the record shows it)
+        lods = state.lods
+        results = [fetched(plan, name, env_value(plan, env, scope, feed, name, place),
+                           lods.get(name), place, return_numpy) for name in fetch_names]
         if not scope.is_alive():   # destroyed while the block ran (a kernel, another thread)
-            raise ScopeDestroyedError(
-                f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
-                "(by a kernel or another thread): its results could not be written back")
-        state.defer(env_writes(plan, env, self.place, fed_persistables, feeds) + fed_unread)
+            raise _destroyed_meanwhile(scope)
+        writes = env_writes(plan, env, place, fed_persistables, feeds) + fed_unread
+        if ops is not None:
+            writes += self.lending(plan).raw_writes(env, state, ops)
+        state.defer(writes)
         return results
-
-    def _run_on_cells(self, program, plan, state, feed, fetch_names, return_numpy):
-        """The global block on Variables in a ``run`` kid scope of the user's (control-flow
-        ops read their variables through the scopes): persistables written in place,
-        staged, so that a failed run restores them."""
-        state.run_scope = run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
-        if state.recorder is not None:  # before the feed: the record has its allocations
-            state.recorder.start()
-        feed_scope(self, program, plan, run_scope, feed)
-        self.run_block(program, 0, run_scope, keep=tuple(fetch_names))
-        results = []
-        for name in fetch_names:
-            var = run_scope.find_var(name)
-            tensor = var.get_tensor() if var is not None and var.is_initialized() else None
-            array = tensor.data if tensor is not None else None
-            results.append(fetched(plan, name, _fetch_value(array, name),
-                                   tensor.lod() if tensor is not None else None, self.place,
-                                   return_numpy))
-        return results
-
-    def _env_value(self, plan, env, scope, feed, name):
-        """Fetch target ``name``'s value after a run on ``env``: computed, fed, or in the
-        user's scope."""
-        pos = plan.position(name)
-        array = env[pos] if pos is not None else None
-        if array is None and name in feed:
-            array = to_place(feed[name], self.place)
-        if array is None:
-            var = scope.find_var(name)
-            if var is not None and isinstance(var.holder, LoDTensor):
-                array = var.holder.data
-        return _fetch_value(array, name)
 
     def eval(self, targets: Any, program: Program | None = None, feed: Mapping | None = None,
              scope: Scope | None = None) -> list:
@@ -258,14 +245,15 @@ class Executor:
         """
         self._run_planned(self._plan(program, block_idx, keep), scope, values)
 
-    def _run_planned(self, plan, scope, values=None, reuse=None, state=None):
-        """Run ``plan`` in ``scope``: framed when nobody watches the run, else on cells.
-        ``state`` is the calling thread's RunState (looked up when not given)."""
+    def _run_planned(self, plan: BlockPlan, scope: Scope, values: dict | None = None,
+                     reuse: dict | None = None, state: RunState | None = None) -> None:
+        """Run sub-block ``plan`` in ``scope``: framed when nobody watches the run, else on
+        cells (Variables in ``scope``). ``state`` is the calling thread's RunState (looked
+        up when not given)."""
         if state is None:
             state = self._runs.state
         recorder = state.recorder if state is not None else None
-        if plan.framed and recorder is None and not self.on_cells and \
-                isinstance(scope, FrameScope):
+        if plan.framed and recorder is None and isinstance(scope, FrameScope):
             self._framed_block(plan).run(scope, values, reuse)
             return
         if values:
@@ -279,19 +267,26 @@ class Executor:
             interpreter = plan.scope_interpreter
             if interpreter is None:
                 interpreter = plan.scope_interpreter = ScopeInterpreter(plan, self, base.kernels)
-        interpreter.run(self._bind(plan, scope), scope)
+        interpreter.run(bind(plan, scope, state), scope)
 
-    def _framed_block(self, plan):
+    def _framed_block(self, plan: BlockPlan) -> FramedBlock:
         """The plan's FramedBlock (made once; the plan must be ``framed``)."""
         framed = plan.framed_block
         if framed is None:
             framed = plan.framed_block = FramedBlock(plan.interpreter or self._interpreter(plan))
         return framed
 
-    def _interpreter(self, plan):
+    def _interpreter(self, plan: BlockPlan) -> Interpreter:
         """The plan's Interpreter for this executor (its kernels bound once)."""
         plan.interpreter = Interpreter(plan, self)
         return plan.interpreter
+
+    def lending(self, plan: BlockPlan) -> Lending:
+        """How the plan's raw ops see its env (executor/env_scope.py), made once."""
+        lending = plan.lending
+        if lending is None:
+            lending = plan.lending = Lending(plan)
+        return lending
 
     def run_raw(self, step: Step, scope: Scope) -> None:
         """Run a control-flow (or feed, fetch, LoD) op in ``scope``: its kernel gets the
@@ -302,7 +297,7 @@ class Executor:
         ctx.framed_of = framed_of
         step.kernel(ctx)
 
-    def _sub_block_runner(self, op, state):
+    def _sub_block_runner(self, op: Any, state: RunState | None) -> tuple[Callable, Callable]:
         """(run_sub_block, framed_of): the function a control-flow op calls to run its
         sub-blocks, within the run whose RunState is ``state`` (the op runs on that run's
         thread), and the one giving a sub-block's FramedBlock when unrecorded runs of it
@@ -313,26 +308,26 @@ class Executor:
         plans: dict[int, BlockPlan] = {}
         reuse: dict[str, Any] = {}
 
-        def plan_of(block_idx):
+        def plan_of(block_idx: int) -> BlockPlan:
             plan = plans.get(block_idx)
             if plan is None:
                 plan = plans[block_idx] = self._plan(program, block_idx, ())
             return plan
 
-        def run_sub_block(block_idx, scope, values=None, same_outer=False):
+        def run_sub_block(block_idx: int, scope: Scope, values: dict | None = None,
+                          same_outer: bool = False) -> None:
             self._run_planned(plan_of(block_idx), scope, values, reuse if same_outer else None,
                               state)
 
-        def framed_of(block_idx):
+        def framed_of(block_idx: int) -> FramedBlock | None:
             plan = plan_of(block_idx)
             run = state if state is not None else self._runs.state
             recorded = run is not None and run.recorder is not None
-            return (self._framed_block(plan) if plan.framed and not recorded and not self.on_cells
-                    else None)
+            return self._framed_block(plan) if plan.framed and not recorded else None
         return run_sub_block, framed_of
 
     # -- preparing and binding -------------------------------------------------------------------
-    def _global_plan(self, program, targets):
+    def _global_plan(self, program: Program, targets: list) -> tuple[BlockPlan, tuple]:
         """The global block's plan for fetching ``targets``, and the fetch names. The names
         are checked (fetch_name) when the plan is made: a cached plan's were checked then,
         for this version of the program."""
@@ -346,7 +341,7 @@ class Executor:
             plan = self._plan(program, 0, names)
         return plan, names
 
-    def _plan(self, program, block_idx, keep):
+    def _plan(self, program: Program, block_idx: int, keep: tuple) -> BlockPlan:
         key = (id(program), program.version, block_idx, keep)
         plan = self._plans.get(key)
         if plan is None:
@@ -361,54 +356,15 @@ class Executor:
                 self._plans[key] = plan
         return plan
 
-    def _bind(self, plan, scope):
-        """The tensor (or Variable, for non-tensor kinds) of each of the plan's names."""
-        cells = []
-        for pos, (name, local, persistable, tensor) in enumerate(
-                zip(plan.names, plan.local, plan.persistable, plan.tensor)):
-            if local and not persistable:
-                if tensor:
-                    cells.append(scope.local_tensor(name) if isinstance(scope, FrameScope)
-                                 else scope.var(name).get_tensor())
-                    continue
-                var = scope.var(name)
-            else:
-                var = self.bound_var(plan, pos, scope)
-            cells.append(var.get_tensor() if tensor else var)
-        return cells
-
     def bound_var(self, plan: BlockPlan, pos: int, scope: Scope) -> Variable:
         """The Variable that a block run in ``scope`` reads and writes for a name it does
-        not make itself (the scope loop binds with it, a framed block writes back with it):
-        found up the scopes, else made where it belongs (a persistable in
-        the user's scope, recorded so that a failed run erases it; another in the scope of
-        the block that declares it). A persistable is staged, so a failed run restores it."""
-        name = plan.names[pos]
-        var = scope.find_var(name)
-        state = self._runs.state
-        if plan.persistable[pos]:
-            if var is None:
-                var = (state.user_scope if state is not None else scope).var(name)
-                if state is not None:
-                    state.created.append(name)
-            elif isinstance(var.holder, LoDTensor):
-                check_persistable_dtype(plan, pos, var.holder.data)
-            if state is not None:
-                state.stage(var)
-        elif var is None:
-            var = self._outer_scope(plan, name, scope).var(name)
-        return var
-
-    def _outer_scope(self, plan, name, scope):
-        """The scope that runs the ancestor block declaring ``name`` (one kid scope per block)."""
-        block = plan.block
-        while block is not None and name not in block.vars:
-            block = block.parent
-            scope = scope.parent if scope.parent is not None else scope
-        return scope
+        not make itself (executor/cells.py): the scope loop binds with it, a framed block
+        writes back with it."""
+        return bound_var(plan, pos, scope, self._runs.state)
 
 
-def _program_and_scope(program, scope):
+def _program_and_scope(program: Program | None, scope: Scope | None
+                       ) -> tuple[Program, Scope]:
     """``run``'s program and scope (the defaults for None), checked."""
     program = default_main_program() if program is None else program
     if not isinstance(program, Program):
@@ -422,27 +378,36 @@ def _program_and_scope(program, scope):
     return program, scope
 
 
-def _write_scheduled_lr(program, scope, place):
+def _write_scheduled_lr(program: Program, scope: Scope, place: Place) -> None:
     """A program trained with a learning-rate scheduler (``program.lr_scheduler``, set by
     the optimizer) runs with the scheduler's current value, as PaddlePaddle's Executor
     writes it into the learning-rate variable before each run."""
     if program.lr_scheduler is None:
         return
-    var = program.global_block().vars.get(program.lr_var_name)
-    if var is None:
+    var = program.global_block().vars.get(program.lr_var_name or "")
+    if var is None or var.shape is None:
         return
     value = numpy.full(tuple(var.shape), program.lr_scheduler(), dtype=var.dtype)
     (scope.find_var(var.name) or scope.var(var.name)).get_tensor().set(value, place)
 
 
-def _fetch_value(array, name):
-    if array is None:
-        raise FetchError(f"fetch target '{name}' has no value after the run: no op "
-                         "of the program computes it and it was not fed")
-    return array
+def _watched(interpreter: Interpreter, state: RunState, env: list, feed: dict,
+             ops: Scope | None) -> WatchedInterpreter:
+    """``interpreter``'s loop observed by the run's Recorder: through an EnvWatch, or a
+    LiveWatch when raw ops run in scopes (``ops``: theirs)."""
+    plan, recorder = interpreter.plan, state.recorder
+    watch = EnvWatch(recorder, plan, env, feed) if ops is None else \
+        LiveWatch(recorder, plan, state.run_scope, ops, env, feed)
+    return WatchedInterpreter(plan, interpreter.executor, interpreter.kernels, watch)
 
 
-def _declared_persistable(block, name):
+def _destroyed_meanwhile(scope: Scope) -> ScopeDestroyedError:
+    return ScopeDestroyedError(
+        f"the scope of the run (scope {scope.id}) was destroyed while the program ran "
+        "(by a kernel or another thread): its results could not be written back")
+
+
+def _declared_persistable(block: Any, name: str) -> bool:
     var = block.find_var(name)
     return var is not None and var.persistable
 

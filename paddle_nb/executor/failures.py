@@ -30,7 +30,7 @@ def op_run_error(step: Any, plan: Any, value_at: Callable[[int], Any], err: Base
     where = f"op #{step.index} '{op.type}' in block {op.block.idx}, built at {op.site()}"
     reads, missing = _describe_inputs(op, plan, value_at)
     inputs = f"\n  inputs: {', '.join(reads) or 'none'}"
-    gone = destroyed_during_run(state, missing)
+    gone = destroyed_during_run(state)
     if gone:                    # (the inputs' values went with it: not worth listing)
         return OpRunError(f"while running {where}: {gone}")
     if isinstance(err, MemoryError):
@@ -57,7 +57,7 @@ def op_plan_error(step: Any, plan: Any, err: BaseException) -> OpRunError:
     return OpRunError(f"while preparing {where}: {type(err).__name__}: {err}{inputs}")
 
 
-def _declared(plan, name):
+def _declared(plan: Any, name: str) -> Any:
     pos = plan.position(name)
     var = plan.vars[pos] if pos is not None else None
     try:
@@ -73,7 +73,8 @@ def missing_persistable(name: str, step: Any) -> str:
             "it: run the startup program in this scope first")
 
 
-def _describe_inputs(op, plan, value_at):
+def _describe_inputs(op: Any, plan: Any, value_at: Callable[[int], Any]
+                     ) -> tuple[list[str], list[str]]:
     """'Slot=name dtype[shape]' for each input, and the names that had no value."""
     reads, missing = [], []
     for slot, names in op.inputs.items():
@@ -88,24 +89,20 @@ def _describe_inputs(op, plan, value_at):
     return reads, missing
 
 
-def destroyed_during_run(state: Any, missing: list[str]) -> str | None:
+def destroyed_during_run(state: Any) -> str | None:
     """Why the run lost its variables, when a listener, a kernel or another thread
-    destroyed the run's scope or erased a variable the run had bound (else None)."""
+    destroyed the run's scope (else None). (A variable erased from it meanwhile is not
+    lost: the run read the persistables once, as it started.)"""
     if state is None:
         return None
     if not state.user_scope.is_alive():
         return (f"the scope of the run (scope {state.user_scope.id}) was destroyed while the "
                 "program ran (by a listener, a kernel or another thread); nothing can run in "
                 "it any more")
-    for var, *_ in state.saved.values():
-        if var.destroyed_why is not None and var.name in missing:
-            return (f"'{var.name}' was {var.destroyed_why} while the program ran (by a "
-                    "listener, a kernel or another thread); the op reads it: keep variables in "
-                    "the scope until the run returns")
     return None
 
 
-def _memory_message(op, err):
+def _memory_message(op: Any, err: BaseException) -> str:
     """Name the outputs, and the shape, dtype and bytes NumPy (or CuPy) could not get."""
     outs = ", ".join(f"{slot}={n}" for slot, names in op.outputs.items() for n in names)
     shape, dtype = getattr(err, "shape", None), getattr(err, "dtype", None)

@@ -5,10 +5,9 @@ but -1) before any op runs, and a data variable some op reads before any op
 writes it must be fed; both errors name the variable and the shapes. A
 program with PaddlePaddle's ``feed`` / ``fetch`` ops (a saved inference
 model) gets its feeds through the ``feed`` list variable those ops read.
-Whichever store a run keeps its values in (an env of arrays, or Variables
-in a run scope), a feed becomes an array on the place by :func:`to_place`
-(cells copy it into their tensors: :func:`feed_scope`) and a fetch target's
-value becomes what ``run`` returns by :func:`fetched`.
+A feed becomes an array of the run's env on the place by :func:`to_place`
+(its LoD, if it has one, kept beside it), and a fetch target's value becomes
+what ``run`` returns by :func:`fetched`.
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
 
-__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "feed_scope",
-           "to_place", "fetched", "scalar_shape"]
+__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "fill_feed_list",
+           "to_place", "env_value", "fetched", "scalar_shape"]
 
 
 def feed_dict(feed: Any) -> dict:
@@ -72,13 +71,15 @@ def fetch_name(program: Any, target: Any) -> str:
                          "block")
     return name
 
-def check_feed(program: Any, plan: Any, feed: dict) -> bool:
-    """Check every feed against its data variable before anything runs; return whether a
-    fed LoDTensor carries a LoD (the run is then on cells: LoDs live in tensors)."""
-    lod = False
+def check_feed(program: Any, plan: Any, feed: dict) -> dict[str, list] | None:
+    """Check every feed against its data variable before anything runs; return the LoDs
+    of the fed LoDTensors that have one (name -> LoD), or None when none has."""
+    lods = None
     for name, value in feed.items():
-        if _check_value(plan, program, name, value):
-            lod = True
+        lod = _check_value(plan, program, name, value)
+        if lod:
+            lods = lods or {}
+            lods[name] = lod
     fed_by_op = plan.fed_by_op
     for pos in plan.must_feed:
         name = plan.names[pos]
@@ -90,40 +91,25 @@ def check_feed(program: Any, plan: Any, feed: dict) -> bool:
         if name not in feed:
             raise FeedError(f"missing feed for '{name}' (the program's feed op "
                             f"#{op.index()} reads it)")
-    return lod
+    return lods
 
-def feed_scope(executor: Any, program: Any, plan: Any, run_scope: Any, feed: dict) -> None:
-    """Put the (checked) feeds in the run's scope: a data variable in ``run_scope``, a fed
-    persistable in the user's scope (staged: a failed run undoes it), and the values of
-    the program's ``feed`` ops in the feed list variable they read."""
-    glob = program.global_block()
+
+def fill_feed_list(scope: Any, plan: Any, feed: dict) -> None:
+    """Put the values of the program's ``feed`` ops (a saved inference model has them) in
+    the feed list variable they read, in ``scope`` (the user's), in their columns; take
+    them out of ``feed``."""
     feed_ops = plan.feed_ops
-    if feed_ops:
-        if not feed_ops[0].input("X"):
-            raise FeedError(f"feed op #{feed_ops[0].index()} has no X (feed list) variable")
-        holder_name = feed_ops[0].input("X")[0]
-        columns = {}
-        for op in feed_ops:
-            columns[op.attr("col", 0)] = feed.get(op.output("Out")[0])
-        feed_list = [columns.get(c) for c in range(max(columns) + 1)]
-        holder = executor.run_state.user_scope.var(holder_name)
-        holder.set_value(feed_list)
-        for op in feed_ops:
-            feed.pop(op.output("Out")[0], None)
-    state = executor.run_state
-    for name, value in feed.items():
-        if glob.vars[name].persistable:      # PaddlePaddle writes a fed persistable into the
-            var = state.user_scope.find_var(name)   # scope: staged, so a failed run undoes it
-            if var is None:
-                var = state.user_scope.var(name)
-                state.created.append(name)
-            state.stage(var)
-        else:
-            var = run_scope.var(name)
-        tensor = var.get_tensor()
-        tensor.hold(_copied(to_place(value, executor.place), executor.place), executor.place)
-        if isinstance(value, LoDTensor) and value.lod():
-            tensor.set_lod(value.lod())
+    if not feed_ops[0].input("X"):
+        raise FeedError(f"feed op #{feed_ops[0].index()} has no X (feed list) variable")
+    holder_name = feed_ops[0].input("X")[0]
+    columns = {}
+    for op in feed_ops:
+        columns[op.attr("col", 0)] = feed.get(op.output("Out")[0])
+    feed_list = [columns.get(c) for c in range(max(columns) + 1)]
+    scope.var(holder_name).set_value(feed_list)
+    for op in feed_ops:
+        feed.pop(op.output("Out")[0], None)
+
 
 def to_place(value: Any, place: Any) -> Any:
     """A fed value as an array on ``place``, not copied if it is one already: a run only
@@ -140,12 +126,21 @@ def to_place(value: Any, place: Any) -> Any:
     return numpy.asarray(value)
 
 
-def _copied(array: Any, place: Any) -> Any:
-    """A copy of ``array`` (on ``place``): what a tensor of a scope keeps of a feed."""
-    if place.is_gpu():
-        with place.device_guard():
-            return array.copy()
-    return array.copy()
+def env_value(plan: Any, env: list, scope: Any, feed: dict, name: str, place: Any) -> Any:
+    """Fetch target ``name``'s value after a run on ``env``: computed, fed, or in the
+    user's ``scope``."""
+    pos = plan.position(name)
+    array = env[pos] if pos is not None else None
+    if array is None and name in feed:
+        array = to_place(feed[name], place)
+    if array is None:
+        var = scope.find_var(name)
+        if var is not None and isinstance(var.holder, LoDTensor):
+            array = var.holder.data
+    if array is None:
+        raise FetchError(f"fetch target '{name}' has no value after the run: no op "
+                         "of the program computes it and it was not fed")
+    return array
 
 
 def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,
@@ -165,7 +160,7 @@ def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,
         return host
     tensor = LoDTensor()
     tensor.set(host, place)
-    if lod:
+    if lod and host.ndim and lod[-1][-1] == host.shape[0]:    # (one its value still fits)
         tensor.set_lod(lod)
     return tensor
 
@@ -185,26 +180,26 @@ def scalar_shape(var: Any) -> tuple | None:
 # -- errors ----------------------------------------------------------------------------------------
 
 
-def _data_names(program):
+def _data_names(program: Any) -> list[str]:
     glob = program.global_block()
     return [v.name for v in glob.vars.values() if not v.persistable and v.writer is None
             and v.is_tensor()]
 
-def _shape_text(var):
+def _shape_text(var: Any) -> str:
     try:
         return f"{var.dtype}{list(var.shape)}"
     except Exception:
         return "?"
 
-def _check_value(plan, program, name, value):
-    """Check a feed's dtype and shape against its variable; return whether it has a LoD."""
+def _check_value(plan: Any, program: Any, name: str, value: Any) -> list | None:
+    """Check a feed's dtype and shape against its variable; return its LoD, if it has one."""
     want, shape, exact = plan.feed_meta.get(name) or _feed_meta(plan, program, name)
-    lod = False
+    lod = None
     if isinstance(value, numpy.ndarray):
         array = value
     elif isinstance(value, LoDTensor):
         array = value.array()
-        lod = bool(value.lod())
+        lod = value.lod()
     else:
         array = value if (hasattr(value, "__array_interface__")
                           or hasattr(value, "__cuda_array_interface__")) \
@@ -220,7 +215,7 @@ def _check_value(plan, program, name, value):
     return lod
 
 
-def _feed_meta(plan, program, name):
+def _feed_meta(plan: Any, program: Any, name: str) -> tuple:
     """(dtype, shape, whether the shape has no -1) of data variable ``name``, read from its
     desc once per plan."""
     var = program.global_block().find_var(name)

@@ -12,13 +12,16 @@ is the same for every run::
         write(step, env, out)                  each output's value
         release(step, env)                     temporaries after their last use
 
-:class:`Interpreter` keeps values as arrays in the env. Its subclasses add
-an observer or change where values live, not what an op means:
+:class:`Interpreter` keeps values as arrays in the env; a raw op (control
+flow, rnn, feed, fetch), which reads its variables through scopes, runs in the
+run scope that shows the env (``run_raw``, executor/env_scope.py). Its
+subclasses add an observer or change where values live, not what an op means:
 :class:`WatchedInterpreter` tells an observer (executor/env_watch.py, for a
-Recorder) about each op of a run on an env; :class:`ScopeInterpreter` keeps values in
-the tensors of a scope's Variables (a block with control flow, whose ops read
-the scope), and :class:`RecordingInterpreter` is that loop watched. A
-profiler, a debugger or a widget is one more subclass overriding ``run_op``.
+Recorder) about each op of a run on an env; :class:`ScopeInterpreter` keeps a
+sub-block's values in the tensors of its scope's Variables (a sub-block run in
+a scope given to it, or one with control flow, or watched), and
+:class:`RecordingInterpreter` is that loop watched. A profiler, a debugger or
+a widget is one more subclass overriding ``run_op``.
 
 Once a run of a plan has passed every check, :meth:`Interpreter.run` uses
 the *compiled* form of the same loop: the steps written out as one Python
@@ -33,7 +36,7 @@ import functools
 from typing import Any, Callable
 
 from paddle_nb.core.tensor import LoDTensor
-from paddle_nb.errors import OpRunError
+from paddle_nb.errors import OpRunError, ScopeDestroyedError
 from paddle_nb.executor.declared import check_results
 from paddle_nb.executor.failures import destroyed_during_run, op_plan_error, op_run_error
 from paddle_nb.executor.plan import BlockPlan, Step, flat_positions, output_values
@@ -70,10 +73,11 @@ class Interpreter:
 
     # -- the loop -----------------------------------------------------------------------------
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
-        """Run the block on ``env``; return the peak bytes held (``made``: at the start)."""
+        """Run the block on ``env``; return the peak bytes held (``made``: at the start).
+        ``scope`` is the run scope raw ops see the env through (executor/env_scope.py)."""
         if self.compiles and self.plan.verified:
             compiled = self.compiled or self.compile()
-            return compiled(env, made)
+            return compiled(env, made, scope)
         return self.interpret(env, scope, made)
 
     def interpret(self, env: list, scope: Any = None, made: int = 0) -> int:
@@ -95,9 +99,10 @@ class Interpreter:
         while checking); return the bytes it made. A failure is an OpRunError naming the
         op, its line and its inputs."""
         try:
+            if scope is not None and not scope.is_alive():   # (a kernel or another thread
+                raise ScopeDestroyedError(f"scope {scope.id} was destroyed")  # destroyed it)
             if step.raw:
-                self.run_raw(step, env, scope)
-                return 0
+                return self.run_raw(step, env, scope)
             out = self.call_kernel(k, step, self.read(step, env))
             if self.checking:
                 check_results(step, self.plan, out, env)
@@ -145,9 +150,21 @@ class Interpreter:
     def skip(self, step: Step, scope: Any) -> None:
         """A preamble initializer was skipped (its outputs have values)."""
 
-    def run_raw(self, step: Step, env: list, scope: Any) -> None:
-        raise OpRunError(f"op #{step.index} '{step.op.type}' reads the scope: it cannot run "
-                         "on an env of arrays (a ScopeInterpreter runs it)")
+    def run_raw(self, step: Step, env: list, scope: Any) -> int:
+        """Run a raw op (control flow, rnn, feed, fetch) in the run scope ``scope``, which
+        shows ``env``: the values it reads lent to Variables first, what it wrote taken
+        back after (executor/env_scope.py's Lending); return the bytes of those."""
+        if scope is None:
+            raise OpRunError(f"op #{step.index} '{step.op.type}' reads the scope: it cannot "
+                             "run on an env without a run scope")
+        executor = self.executor
+        state, lending = executor.run_state, executor.lending(self.plan)
+        lending.lend(step, env, scope, state, executor)
+        try:
+            executor.run_raw(step, scope)
+        finally:
+            made = lending.take_back(step, env, scope, state)
+        return made
 
     def value(self, env: list, pos: int) -> Any:
         """The value at ``pos`` (for error messages)."""
@@ -158,7 +175,7 @@ class Interpreter:
         plan, state = self.plan, self.executor.run_state
         unset = [plan.names[pos] for pos in plan.first_reads
                  if plan.persistable[pos] and self.value(env, pos) is None]
-        if unset and not destroyed_during_run(state, unset):
+        if unset and not destroyed_during_run(state):
             # a parameter never initialized: say that, not what the op made of it
             plan.check_persistables_ready([self.value(env, p) for p in range(len(env))])
         return op_run_error(plan.steps[k], plan, functools.partial(self.value, env), err, state)
@@ -166,8 +183,11 @@ class Interpreter:
     # -- the compiled form --------------------------------------------------------------------
     def compile(self) -> Callable:
         """The loop written out for these steps (executor/unroll.py), cached."""
-        function, self.source = unroll(f"block_{self.plan.block.idx}", self.plan.steps,
-                                       self.kernels, _store, self.fail)
+        steps = self.plan.steps
+        kernels = [functools.partial(self.run_raw, step) if step.raw else kernel
+                   for step, kernel in zip(steps, self.kernels)]
+        function, self.source = unroll(f"block_{self.plan.block.idx}", steps, kernels,
+                                       _store, self.fail)
         self.compiled = function       # (two threads may both compile it: either will do)
         return function
 
@@ -183,9 +203,11 @@ class WatchedInterpreter(Interpreter):
     def __init__(self, plan: BlockPlan, executor: Any, kernels: list, observer: Any) -> None:
         super().__init__(plan, executor, kernels)
         self.observer = observer
+        if plan.has_raw:       # (its hooks are LiveWatch's, which the compiled form has not)
+            self.compiles = False
 
     def run(self, env: list, scope: Any = None, made: int = 0) -> int:
-        if self.plan.verified:
+        if self.compiles and self.plan.verified:
             return self.compile()(env, made, self.observer)
         return self.interpret(env, scope, made)
 
@@ -227,7 +249,8 @@ class WatchedInterpreter(Interpreter):
 class ScopeInterpreter(Interpreter):
     """The same loop on an env of *cells*: the LoDTensor (or, for other kinds, the
     Variable) of each name in the scopes of the run, so that control-flow ops, which
-    read variables through the scope, and whoever watches the scopes see every value.
+    read variables through the scope, and whoever watches the scopes see every value
+    (a sub-block's, or a block run in a scope of the caller's: ``Executor.run_block``).
     A tensor counts its own bytes."""
 
     compiles = False
@@ -252,8 +275,9 @@ class ScopeInterpreter(Interpreter):
     def has_values(self, step: Step, env: list) -> bool:
         return all(env[pos].data is not None for pos in flat_positions(step.outs))
 
-    def run_raw(self, step: Step, env: list, scope: Any) -> None:
+    def run_raw(self, step: Step, env: list, scope: Any) -> int:
         self.executor.run_raw(step, scope)
+        return 0              # (its tensors count their own bytes)
 
     def value(self, env: list, pos: int) -> Any:
         cell = env[pos]

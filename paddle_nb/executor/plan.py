@@ -97,7 +97,10 @@ class BlockPlan:
             not any(p and here for p, here in zip(self.persistable, self.local))
         self.feed_ops = [s.op for s in self.steps if s.op.type == "feed"]
         # the executor's interpreters of this plan (executor/interpreter.py, frames.py)
-        self.interpreter = self.scope_interpreter = self.framed_block = None
+        self.interpreter: Any = None
+        self.scope_interpreter: Any = None
+        self.framed_block: Any = None
+        self.lending: Any = None     # how its raw ops see its env (executor/env_scope.py)
         written = {p for step in self.steps for p in flat_positions(step.outs)}
         self.persistables = [p for p, is_p in enumerate(self.persistable) if is_p]
         self.written_persistables = sorted(p for p in written if self.persistable[p])
@@ -116,14 +119,14 @@ class BlockPlan:
                           # a tensor array starts empty: its first write_to_array may be in a loop
                           and self.vars[pos].type != VarType.LOD_TENSOR_ARRAY]
 
-    def _index(self, name):
+    def _index(self, name: str) -> int:
         pos = self._pos.get(name)
         if pos is None:
             pos = self._pos[name] = len(self.names)
             self.names.append(name)
         return pos
 
-    def _slot(self, slot, names):
+    def _slot(self, slot: Any, names: list[str]) -> int | tuple[int, ...]:
         if not names:
             return -1
         if slot.duplicable:
@@ -148,10 +151,12 @@ class BlockPlan:
     def check_persistables_ready(self, env: list) -> None:
         """Refuse to run when a persistable some op reads has no value (``env[pos]`` None)."""
         for pos in self.first_reads:
-            if self.persistable[pos] and env[pos] is None:
+            # (a raw op's sub-block says which of its ops reads it, if one does)
+            if self.persistable[pos] and env[pos] is None and self.tensor[pos] and \
+                    not self.first_reader(pos).raw:
                 raise OpRunError(missing_persistable(self.names[pos], self.first_reader(pos)))
 
-    def _reads_before_writes(self):
+    def _reads_before_writes(self) -> list[int]:
         written, first_reads = set(), []
         for step in self.steps:
             for pos in flat_positions(step.ins):
@@ -194,7 +199,7 @@ class BlockPlan:
 _SLOT_ONLY_RAW = frozenset({"feed", "fetch", "fetch_v2"})
 
 
-def _refuse_unknown_inputs(op, opdef, block_idx, k):
+def _refuse_unknown_inputs(op: Any, opdef: Any, block_idx: int, k: int) -> None:
     """A filled input slot the op type does not declare would be ignored: refuse it."""
     for slot, names in op.inputs.items():
         if names and slot not in opdef.input_index:
@@ -204,7 +209,7 @@ def _refuse_unknown_inputs(op, opdef, block_idx, k):
                 f"takes {[s.name for s in opdef.inputs]}); nothing was run")
 
 
-def _completed_attrs(op, opdef, block_idx, k):
+def _completed_attrs(op: Any, opdef: Any, block_idx: int, k: int) -> dict:
     """The op's attributes completed for its kernel; a refused one names the op's place."""
     try:
         return opdef.complete_attrs(op.attrs, strict=False)
@@ -213,7 +218,7 @@ def _completed_attrs(op, opdef, block_idx, k):
                         f"{err}; nothing was run") from None
 
 
-def _declared_dtype(var):
+def _declared_dtype(var: Any) -> Any:
     try:
         return var.dtype if var is not None and var.is_tensor() else None
     except Exception:          # a desc without a dtype paddle_nb knows: nothing to check

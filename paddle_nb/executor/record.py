@@ -6,16 +6,17 @@ tagged with the op that caused it), and a snapshot of the scope hierarchy
 taken at the end of the run: every scope, every variable with its state
 (declared, created, typed, allocated, freed), shape, dtype, place and bytes,
 and values when the executor's ``record_values`` is on. Recording runs only
-when someone subscribed to the executor, and a Recorder observes the run in
-the run's own value store:
+when someone subscribed to the executor, and a Recorder observes the run where
+its values are:
 
-- on an env of arrays, the interpreter calls the hooks of an ``EnvWatch``
-  (executor/env_watch.py) around each op; no Variable is made, and the events and the
-  ``run`` scope's variables a run on cells would show are written from the env itself;
-- on cells (control flow), it listens to the core's events in the run's own
-  thread for the run's duration (so another thread's runs neither reach the
-  record nor are watched), and the scope loop calls ``op_started`` and
-  ``op_finished`` around each op.
+- the global block runs on an env of arrays: the interpreter calls the hooks of an
+  ``EnvWatch`` (executor/env_watch.py) around each op; no Variable is made, and the
+  events and the ``run`` scope's variables are written from the env itself;
+- when the block has raw ops (control flow), their sub-blocks run on cells in scopes
+  under the run scope: the Recorder listens to the core's events in the run's own
+  thread for the run's duration (so another thread's runs neither reach the record
+  nor are watched), the scope loop calls ``op_started`` and ``op_finished`` around
+  each sub-block op, and the block's own ops are noted as they go (``LiveWatch``).
 
 ``snapshot_scope`` is also the picture of a live scope that the viewers draw
 (``pd.viz.html_of(scope)``): a snapshot that other threads may be changing as
@@ -262,6 +263,27 @@ def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str
                  if name not in taken]
 
 
+def _fold(record: RunRecord, folded: dict[int, int]) -> None:
+    """Show each scope of ``folded`` (id -> its parent's id) as its parent: its variables
+    and kids in the parent's record, its events and ops with the parent's id."""
+    def merge(scope: ScopeRecord) -> None:
+        kids = []
+        for kid in scope.kids:
+            merge(kid)
+            if kid.id in folded:
+                scope.vars.extend(v for v in kid.vars if v.name not in
+                                  {w.name for w in scope.vars})
+                kids.extend(kid.kids)
+            else:
+                kids.append(kid)
+        scope.kids = kids
+    if record._scopes is not None:
+        merge(record._scopes)
+    record._events[:] = [(e[0], e[1], folded.get(e[2], e[2])) + e[3:] for e in record._events]
+    for op in record._ops:
+        op.scope_id = folded.get(op.scope_id, op.scope_id)
+
+
 class Recorder:
     """Collects one run's record; the executor calls it only when someone listens."""
 
@@ -278,6 +300,12 @@ class Recorder:
         self._starts: list[float] = []     # when each op of record.ops started
         self._t0 = time.perf_counter()
         self._stop: Callable[[], None] | None = None   # ends the subscription `start` made
+        self.folded: dict[int, int] = {}   # scope id -> the id of the scope it is shown in
+
+    def fold(self, kid: Scope, parent: Scope) -> None:
+        """Show ``kid``'s variables, kids and events as ``parent``'s (the run's scope and
+        the one its raw ops run in are one ``run`` scope to whoever reads the record)."""
+        self.folded[kid.id] = parent.id
 
     def start(self) -> None:
         """Listen to the core's events, in the calling thread only: the run's own thread.
@@ -292,6 +320,11 @@ class Recorder:
         place = repr(event.place) if event.place else None
         self.record._events.append((self.current, event.kind, getattr(event.scope, "id", None),
                                    event.name, event.nbytes, place))
+
+    def event(self, kind: str, scope_id: int, name: str, nbytes: int, place: str | None
+              ) -> None:
+        """Note an event the core did not emit (a value of a run's env), as the op running's."""
+        self.record._events.append((self.current, kind, scope_id, name, nbytes, place))
 
     def op_started(self, plan: Any, step: Any, scope: Scope) -> OpRecord:
         """An OpRecord for ``step``, now running; the events until the next op are its."""
@@ -319,6 +352,8 @@ class Recorder:
         self.record.seconds = time.perf_counter() - self._t0
         # (None when the user's scope is gone: a listener or a thread may destroy it mid-run)
         self.record.scopes = _snapshot(self.user_scope, self.released, self.with_values)
+        if self.folded:
+            _fold(self.record, self.folded)
         if self.watch is not None:      # (the rest when the record is first read)
             self.watch.close()
             self.record.pending = self.watch.complete

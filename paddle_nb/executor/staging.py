@@ -1,54 +1,55 @@
 """Commit or rollback: a run changes the user's persistables all together, or not at all.
 
-Every run has one :class:`RunState`, and ends through one commit or one rollback,
-whichever value store it ran on (executor/executor.py):
+Every run has one :class:`RunState`, and ends through its one commit. The global block
+runs on an env of arrays (executor/executor.py); nothing is written into the user's
+scope while ops run, not even by a control-flow op's sub-blocks, which write into the
+run's own scope (executor/env_scope.py, ``Executor.bound_var``). The new values are
+handed to :meth:`RunState.defer`, and :meth:`RunState.commit` swaps them all into the
+user's variables at once; a run that fails before that simply drops them.
 
-- on an env of arrays, nothing is written to the user's scope while ops run; the
-  new values are handed to :meth:`RunState.defer`, and :meth:`RunState.commit`
-  swaps them all into the user's variables at once;
-- on cells (Variables in scopes, for control flow), persistables are written as
-  the ops run, each one staged first (:meth:`RunState.stage`: the array its tensor
-  holds is remembered; kernels never write into an array, they return new ones).
-  :meth:`RunState.rollback` gives each tensor its old array back and erases the
-  variables the run created in the user's scope.
-
-Commit and rollback both finish even when a KeyboardInterrupt arrives part-way:
-each step can be done again, so a cut-short one is repeated whole, then the
-interrupt is raised. A run is never left half old, half new.
+The commit finishes even when a KeyboardInterrupt arrives part-way: each write can be
+done again, so a cut-short one is repeated whole, then the interrupt is raised. A run is
+never left half old, half new.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
-
-from paddle_nb.core.tensor import LoDTensor
 
 
 __all__ = ["RunState", "write_back", "env_writes", "views_any", "uninterrupted"]
 
 
 class RunState:
-    """What one run must write when it succeeds, and undo if it fails."""
+    """What one run must write when it succeeds, and what it must close when it ends.
+
+    A run without raw ops or fed LoDs (the usual one, whose fixed cost counts) sets none
+    of the class-level defaults below: executor/env_scope.py's ``Lending.open`` and
+    :meth:`note_lod` do."""
+
+    run_scope: Any = None     # the `run` kid scope, when raw ops need one (env_scope.py)
+    op_scope: Any = None      # its kid, in which the raw ops run
+    lods: dict[str, list] = {}    # name -> the LoD beside its env value (never written here)
+    raw_written: set[int]     # env positions of persistables raw ops wrote
+    shadows: list[str]        # persistables sub-blocks wrote in the raw ops' scope
+    fed_ids: set[int]         # ids of the caller's arrays the env holds (a raw op gets a copy)
+    committed = False
 
     def __init__(self, program: Any, user_scope: Any, place: Any, recorder: Any = None
                  ) -> None:
         self.program = program
         self.user_scope = user_scope
         self.place = place
-        self.run_scope: Any = None         # the `run` kid scope, when the run is on cells
         self.recorder = recorder
-        self.saved: dict[int, tuple] = {}
-        self.created: list[str] = []
         self.writes: list[tuple[str, Any]] = []
-        self.committed = False
+        self.peak = 0       # the most bytes the env held (Executor.run counts it at the end)
 
-    # -- on cells: written in place, staged ----------------------------------------------------
-    def stage(self, var: Any) -> None:
-        """Remember what ``var`` holds, before the run writes it."""
-        if id(var) not in self.saved:
-            held = var.holder
-            self.saved[id(var)] = (var, held, held.snapshot() if isinstance(held, LoDTensor)
-                                   else None)
+    def note_lod(self, name: str, lod: list) -> None:
+        """Keep ``lod`` beside the env value of ``name``."""
+        if not self.lods:
+            self.lods = {}
+        self.lods[name] = lod
 
     # -- the end of the run ---------------------------------------------------------------------
     def defer(self, writes: list[tuple[str, Any]]) -> None:
@@ -56,37 +57,23 @@ class RunState:
         self.writes = writes
 
     def commit(self) -> None:
-        """The run succeeded: write the deferred values into the user's scope, all of them
-        (see :func:`write_back`); staged values stay as the run wrote them."""
+        """The run succeeded: write the deferred values into the user's scope, all of them,
+        each with the LoD beside it, if any (see :func:`write_back`)."""
         if self.writes:
             try:
-                write_back(self.user_scope, self.writes, self.place)
+                write_back(self.user_scope, self.writes, self.place, self.lods)
             finally:        # (an interrupt is raised only once every value is written)
                 self.committed = True
         self.committed = True
 
-    def rollback(self) -> None:
-        """The run failed: every staged variable gets its old value back, variables it
-        created in the user's scope are erased; deferred writes are dropped. Repeatable."""
-        self.writes = []
-        for var, held, snapshot in self.saved.values():
-            if var.destroyed_why is not None:
-                continue
-            if isinstance(held, LoDTensor) and var.holder is held:
-                held.restore(snapshot)
-            elif var.holder is not held:
-                var.restore_holder(held)
-        for name in self.created:
-            if self.user_scope.is_alive():
-                self.user_scope.erase(name)
-
     def end(self, failed: bool) -> None:
-        """Roll back a failed run (one whose commit never finished), close its record,
-        destroy its run scope: repeatable, and finished whatever interrupts it."""
-        def finish():
+        """Close the run: its record and its run scope (a run without either that succeeded
+        has nothing to close). Repeatable, and finished whatever interrupts it. A failed
+        run's deferred writes are dropped."""
+        def finish() -> None:
             try:
                 if failed and not self.committed:
-                    self.rollback()
+                    self.writes = []
                 if self.recorder is not None:
                     self.recorder.finish(failed=failed)
             finally:
@@ -95,7 +82,7 @@ class RunState:
         uninterrupted(finish)
 
 
-def uninterrupted(step: Any) -> None:
+def uninterrupted(step: Callable[[], Any]) -> None:
     """Call ``step()`` until it returns, holding a KeyboardInterrupt that arrives meanwhile
     (``step`` must be repeatable); raise the interrupt after."""
     interrupted = None
@@ -109,16 +96,21 @@ def uninterrupted(step: Any) -> None:
         raise interrupted
 
 
-def write_back(scope: Any, writes: list[tuple[str, Any]], place: Any) -> None:
+def write_back(scope: Any, writes: list[tuple[str, Any]], place: Any,
+               lods: dict[str, list] | None = None) -> None:
     """Give each user variable of ``writes`` ((name, array); found up the scopes, else made)
-    its new array, all of them even if a KeyboardInterrupt arrives part-way (Ctrl-C, at any
-    bytecode). Each write is repeatable (a variable already holding its array is left
-    alone), so a write cut short is simply done again."""
-    def swap():
+    its new array (and its LoD in ``lods``, if any), all of them even if a
+    KeyboardInterrupt arrives part-way (Ctrl-C, at any bytecode). Each write is repeatable
+    (a variable already holding its array is left alone), so a write cut short is simply
+    done again."""
+    def swap() -> None:
         for name, array in writes:
             tensor = (scope.find_var(name) or scope.var(name)).get_tensor()
             if tensor.data is not array:
                 tensor.hold(array, place)
+            lod = lods.get(name) if lods else None
+            if lod and array.ndim and lod[-1][-1] == array.shape[0]:
+                tensor.set_lod(lod)
     uninterrupted(swap)
 
 

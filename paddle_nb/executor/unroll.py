@@ -7,14 +7,15 @@ small kernel, and an RNN runs its step block once per time step. So each
 block is written out once as the source of one function, one line per op,
 and compiled; ``Interpreter.source`` shows it::
 
-    def block_1(env, made=0):
+    def block_1(env, made=0, scope=None):
         ...
             k = 0                      # #0 mul
             out = f0(env[0], env[1])
             if out is not None:
                 env[2] = out; made += out.nbytes
 
-``f0``... are the steps' kernels, bound to their context and attributes.
+``f0``... are the steps' kernels, bound to their context and attributes (a raw
+op's: the interpreter's ``run_raw`` for it, given the run scope ``scope``).
 It is the compiled form of ``Interpreter.interpret`` (executor/interpreter.py)
 for a plan whose first run has passed its checks: the same steps, kernels,
 skips, releases and errors, without the checks. A watched run has its own
@@ -30,6 +31,7 @@ import linecache
 import time
 import weakref
 from collections.abc import Callable
+from typing import Any
 
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions, output_values
@@ -75,7 +77,8 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
                  "    _event, _sid, _place = observer.events.append, observer.scope_ids, "
                  "observer.place", "    try:"]
     else:
-        lines = [f"def {name}(env, made=0):", "    k = 0", "    peak = 0", "    try:"]
+        lines = [f"def {name}(env, made=0, scope=None):", "    k = 0", "    peak = 0",
+                 "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
         namespace[f"f{k}"] = kernel
         body = _op_lines(k, step, observed)
@@ -105,7 +108,7 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
     return function, source
 
 
-def _op_lines(k, step, observed=None):
+def _op_lines(k: int, step: Any, observed: list[str] | None = None) -> list[str]:
     """Interpreter.run_op and release for step ``k``, as lines of Python (with the
     observer's hooks, written out, when ``observed``)."""
     args = ", ".join(_arg(i) for i in step.ins)
@@ -113,7 +116,12 @@ def _op_lines(k, step, observed=None):
     body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
     if observed is not None:
         body.append(f"at += 1; _step({k}); _start(_clock())")
-    if len(outs) == 1 and not isinstance(outs[0], tuple):
+    if step.raw:      # (its "kernel": the interpreter's run_raw for it, in the run's scope)
+        if observed is not None:
+            raise ValueError(f"op #{step.index} '{step.op.type}' reads scopes: a watched "
+                             "run of its block is interpreted")
+        body.append(f"made += f{k}(env, scope)")
+    elif len(outs) == 1 and not isinstance(outs[0], tuple):
         if outs[0] >= 0:
             body += [f"out = f{k}({args})", "if out is not None:"]
             body += _allocated(outs[0], observed)
@@ -142,7 +150,7 @@ def _op_lines(k, step, observed=None):
     return body
 
 
-def _allocated(pos, observed):
+def _allocated(pos: int, observed: list[str] | None) -> list[str]:
     """The lines putting ``out`` at ``pos`` (telling the observer, when ``observed``)."""
     if observed is None:
         return [f"    env[{pos}] = out; made += out.nbytes"]
@@ -163,7 +171,7 @@ def _observed_store(env: list, outs: tuple, out: object, observer: object) -> in
     return nbytes
 
 
-def _arg(slot):
+def _arg(slot: int | tuple[int, ...]) -> str:
     if isinstance(slot, tuple):
         return "[" + ", ".join(f"env[{p}]" for p in slot) + "]"
     return f"env[{slot}]" if slot >= 0 else "None"

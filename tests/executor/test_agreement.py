@@ -1,17 +1,17 @@
 """Every way of running a block gives the same answer (the forms cannot drift).
 
-One interpreter (executor/interpreter.py) runs a block on one of two value
-stores: an env of arrays (the plain loop, with checks, on a plan's first run;
-its compiled ``block_N(env)`` form after; the compiled form with an observer's
-hooks when someone watches) or cells, Variables in the run's scope (control
-flow; ``Executor.on_cells``). ``reference.evaluate`` is the thirty-line
-statement of what a run means. Each case of the op contract suite
+One interpreter (executor/interpreter.py) runs the global block on an env of
+arrays: the plain loop, with checks, on a plan's first run; its compiled
+``block_N(env)`` form after; the compiled form with an observer's hooks when
+someone watches. ``reference.evaluate`` is the thirty-line statement of what a
+run means. Each case of the op contract suite
 (``tests/ops/cases_*.py``) becomes a one-op program run all these ways: dtypes,
 shapes and values must agree with each other (bit for bit between the
 executor's forms) and with the dtype shape inference declared. Ops whose kernel is made per
 plan (``registry.prepared``) also run on integer and boolean inputs, where the made function is
 most likely to take another branch; cases with a gradient check also run as their backward
-program, so grad ops are compared too.
+program, so grad ops are compared too. (Sub-blocks, which run on frames or on
+cells, are compared in test_differential.py.)
 """
 
 import gc
@@ -148,12 +148,12 @@ def _scope_with(state):
     return scope
 
 
-WAYS = ("interpreted", "compiled", "watched", "cells", "reference")
+WAYS = ("interpreted", "compiled", "watched", "reference")
 
 
 def run_every_way(prog, feed, state, fetch):
     """{way: [fetched arrays]}: one executor's first run (interpreted), second (compiled)
-    and third (watched: the compiled form with hooks); a run on cells; the reference."""
+    and third (watched: the compiled form with hooks); the reference."""
     got = {}
 
     def run(exe):
@@ -163,9 +163,6 @@ def run_every_way(prog, feed, state, fetch):
     got["interpreted"], got["compiled"] = run(exe), run(exe)
     exe.subscribe(lambda record: None)
     got["watched"] = run(exe)
-    cells = pd.Executor(CPU, seed=0)
-    cells.on_cells = True
-    got["cells"] = run(cells)
     scope = _scope_with({**state, **feed})
     evaluate(prog, scope, ctx=KernelContext(CPU, 0))
     got["reference"] = [scope.find_var(n).get_tensor().numpy() for n in fetch]
@@ -236,13 +233,11 @@ def test_every_path_agrees_on_gradients(op_type, case):
         _agree(got, k, f"{op_type}: {name}")
 
 
-# -- divergences the agreement check found, each pinned on both value stores ---------------------
+# -- divergences the agreement check found, each pinned -------------------------------------------
 
-@pytest.fixture(params=["env", "cells"])
-def exe(request):
-    exe = pd.Executor(CPU)
-    exe.on_cells = request.param == "cells"
-    return exe
+@pytest.fixture
+def exe():
+    return pd.Executor(CPU)
 
 
 def _binary_program(op_type, x_shape, y_shape, dtype):
@@ -275,7 +270,7 @@ def test_integer_division_by_zero_is_an_error(exe):
                 scope=pd.Scope())
 
 
-def test_peak_memory_counts_the_feed_on_both_paths(exe):
+def test_peak_memory_counts_the_feed(exe):
     """A relu chain on a 4,000-byte feed holds the feed and relu's first output at once:
     8,000 bytes, however it runs (the env once said 4,000: it released the feed's bytes
     without having counted them)."""

@@ -1,11 +1,12 @@
 """Edge cases that once behaved differently on the fast/framed executor paths.
 
-Each test runs the same program on the fast/framed path (an env of arrays, frames for
-sub-blocks) and on cells (``Executor.on_cells``: Variables everywhere), and checks both
-give the behaviour the scope path always had: a persistable of another dtype than declared is a
-clear error before anything runs; Load casts to the variable's dtype; sum does not broadcast;
-sgd works on 0-d parameters; a sub-block re-run updates its variables; outer writes are counted
-once; unwritten reads say NotAllocatedError; a block re-run sees outer values changed between
+Each test runs the same program unwatched (the global block on an env of arrays, its
+sub-blocks on frames) and watched (a listener subscribed: the sub-blocks on cells,
+Variables in their scopes, recorded), and checks both give the behaviour the scope path
+always had: a persistable of another dtype than declared is a clear error before anything
+runs; Load casts to the variable's dtype; sum does not broadcast; sgd works on 0-d
+parameters; a sub-block re-run updates its variables; outer writes are counted once;
+unwritten reads say NotAllocatedError; a block re-run sees outer values changed between
 runs; snapshots and viz list framed variables; generated sources leave linecache; a label
 outside the classes is an error however the loss runs.
 """
@@ -28,12 +29,27 @@ CPU = pd.CPUPlace()
 
 @contextlib.contextmanager
 def _scope_path():
-    """Every executor runs on cells (Variables in scopes) everywhere."""
-    pd.Executor.on_cells = True
+    """Every run of every executor is watched: its sub-blocks run on cells (Variables in
+    scopes), recorded."""
+    run = pd.Executor.run
+
+    def watched(self, *args, **kwargs):
+        if self.listeners:
+            return run(self, *args, **kwargs)
+        self.listeners.append(_ignore)
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            self.listeners.remove(_ignore)
+    pd.Executor.run = watched
     try:
         yield
     finally:
-        pd.Executor.on_cells = False
+        pd.Executor.run = run
+
+
+def _ignore(record):
+    pass
 
 
 PATHS = {"framed": contextlib.nullcontext, "scope": _scope_path}

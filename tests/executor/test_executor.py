@@ -108,6 +108,26 @@ def test_a_lod_tensor_can_be_fed():
     np.testing.assert_array_equal(a, b)
 
 
+def test_a_fed_lod_travels_with_its_array_to_the_fetch_and_the_users_scope():
+    prog = pd.Program()
+    block = prog.global_block()
+    x = block.create_var(name="x", shape=[-1, 3], dtype="float32", lod_level=1)
+    p = block.create_var(name="p", shape=[-1, 3], dtype="float32", persistable=True)
+    with pd.program_guard(prog):
+        y = pd.layers.relu(x)
+        z = pd.layers.scale(p, 2.0)
+    fed = pd.LoDTensor()
+    fed.set(np.ones((3, 3), "float32"), CPU)
+    fed.set_lod([[0, 1, 3]])
+    scope = pd.Scope()
+    got_x, got_y, got_z = pd.Executor(CPU).run(prog, feed={"x": fed, "p": fed},
+                                               fetch_list=[x, y, z], scope=scope,
+                                               return_numpy=False)
+    assert got_x.lod() == [[0, 1, 3]] and got_y.lod() == [] and got_z.lod() == []
+    np.testing.assert_array_equal(got_z.numpy(), 2 * np.ones((3, 3), "float32"))
+    assert scope.find_var("p").get_tensor().lod() == [[0, 1, 3]]      # a fed persistable
+
+
 def test_the_executor_runs_the_default_main_program():
     prog, x, h, prob, loss = mlp()
     with pd.program_guard(prog):
@@ -135,27 +155,38 @@ def test_persistables_stay_in_the_users_scope_and_temporaries_do_not():
     assert scope.kids == []
 
 
-def test_temporaries_live_in_a_kid_scope_labelled_run_that_is_destroyed_after():
-    """On cells (as control flow runs), the temporaries are Variables of a ``run`` kid."""
-    prog, x, h, prob, loss = mlp()
+def test_control_flow_sees_the_run_through_a_kid_scope_labelled_run_destroyed_after():
+    """A block with control flow runs on its env too; its raw ops see it through a ``run``
+    kid scope (the env as its frame) and run in a kid of it, with Variables only for what
+    they touch (never the parameters)."""
+    prog, startup = pd.Program(), pd.Program()
+    with pd.program_guard(prog, startup):
+        x = pd.layers.data("x", shape=[3])
+        h = pd.layers.fc(x, 4, act="relu")
+        loss = pd.layers.mean(h)
+        out = pd.layers.cond(pd.layers.greater_than(loss, pd.layers.fill_constant(
+            [], "float32", 0.0)), lambda: loss * 2.0, lambda: loss)
     scope = pd.Scope()
-    made = []
+    pd.Executor(CPU).run(startup, scope=scope)
+    made, names = [], []
 
     def watch(event):
         if event.kind == "scope_created" and event.scope.label == "run":
             made.append(event.scope)
-        if event.kind == "var_created" and made and event.scope is made[-1]:
+        if event.kind == "var_created" and event.scope in made:
             names.append(event.name)
-    names = []
     exe = pd.Executor(CPU)
-    exe.on_cells = True
     with EVENTS.listening(watch):
-        exe.run(prog, feed={"x": X}, fetch_list=[loss], scope=scope)
-    assert len(made) == 1
-    run_scope = made[0]
-    assert not run_scope.is_alive() and scope.kids == []
-    assert {"x", h.name, prob.name, loss.name} <= set(names)
-    assert not {"fc_0.w_0", "fc_1.b_0"} & set(names)            # parameters are not temporaries
+        got, = exe.run(prog, feed={"x": X}, fetch_list=[out], scope=scope)
+    assert len(made) == 2 and made[1].up is made[0]
+    assert not made[0].is_alive() and scope.kids == []
+    assert loss.name in names                                   # in the cond ops' slots
+    assert h.name not in names                                  # a temporary it never reads
+    assert not {"fc_0.w_0", "fc_0.b_0"} & set(names)            # nor the parameters
+    again, = exe.run(prog, feed={"x": X}, fetch_list=[out], scope=scope)
+    np.testing.assert_array_equal(again, got)      # the compiled form: the raw op called in it
+    plan = next(p for p in exe._plans.values() if p.block.idx == 0)
+    assert "(env, scope)" in plan.interpreter.source and scope.kids == []
 
 
 def test_the_global_scope_is_the_default_and_scope_guard_swaps_it():

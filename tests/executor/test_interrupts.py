@@ -29,6 +29,34 @@ def _mlp_adam():
     return prog, startup, loss
 
 
+def _loop_sgd():
+    """An fc trained by SGD, and a While loop whose body counts in a persistable: a write
+    by a sub-block, seen through the run scope, committed with the others."""
+    prog, startup = pd.Program(), pd.Program()
+    with pd.program_guard(prog, startup):
+        x = pd.layers.data("x", shape=[4], dtype="float32")
+        y = pd.layers.data("y", shape=[1], dtype="float32")
+        out = pd.layers.fc(x, 1)
+        loss = pd.layers.mean(pd.layers.square_error_cost(out, y))
+        counter = prog.global_block().create_var(name="counter", shape=[1], dtype="float32",
+                                                 persistable=True)
+        startup.global_block().create_var(name="counter", shape=[1], dtype="float32",
+                                          persistable=True)
+        with pd.program_guard(startup):
+            pd.layers.fill_constant([1], "float32", 0.0, out=startup.global_block().var(
+                "counter"))
+        i = pd.layers.fill_constant([1], "int64", 0)
+        n = pd.layers.fill_constant([1], "int64", 2)
+        cond = pd.layers.less_than(i, n)
+        loop = pd.layers.While(cond)
+        with loop.block():
+            pd.layers.increment(counter)
+            pd.layers.increment(i)
+            pd.layers.less_than(i, n, cond=cond)
+        pd.optimizer.SGD(0.1).minimize(loss)
+    return prog, startup, loss
+
+
 def _values(scope, names):
     return {n: np.array(scope.find_var(n).get_tensor().array(), copy=True) for n in names}
 
@@ -71,9 +99,10 @@ def _run_profiled(exe, prog, scope, feed, loss, hook):
         sys.setprofile(None)
 
 
+@pytest.mark.parametrize("build", [_mlp_adam, _loop_sgd], ids=["adam", "while"])
 @pytest.mark.parametrize("watched", [False, True], ids=["unwatched", "watched"])
-def test_an_interrupt_anywhere_in_a_step_leaves_the_scope_all_old_or_all_new(watched):
-    prog, startup, loss = _mlp_adam()
+def test_an_interrupt_anywhere_in_a_step_leaves_the_scope_all_old_or_all_new(watched, build):
+    prog, startup, loss = build()
     base = pd.Scope()
     exe = pd.Executor(CPU)
     exe.run(startup, scope=base)

@@ -229,6 +229,30 @@ def test_sub_block_runs_are_recorded_in_their_own_scopes(block_owner):
     assert {v.name for v in steps[0].vars} == {"tanh_0.tmp_0"}
 
 
+def test_a_watched_run_with_control_flow_shows_one_run_scope_holding_the_branches():
+    """The block runs on its env; the cond op runs in a kid of the run scope: the record
+    shows the two as one ``run`` scope, the branch's scope under it, every event's scope in
+    the snapshot."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[3])
+        s = pd.layers.reduce_sum(x)
+        out = pd.layers.cond(pd.layers.greater_than(s, pd.layers.fill_constant(
+            [], "float32", 0.0)), lambda: pd.layers.tanh(x), lambda: pd.layers.relu(x))
+    exe, records = pd.Executor(CPU), []
+    exe.subscribe(records.append)
+    got, = exe.run(prog, feed={"x": X}, fetch_list=[out], scope=pd.Scope())
+    snap = records[0].scopes
+    (run,) = snap.kids
+    assert run.label == "run" and snap.find("run") == [run]
+    assert [k.label for k in run.kids] and all(k.label != "run" for k in run.kids)
+    shown = {v.name: v for v in run.vars}
+    assert shown[s.name].state == "allocated" and shown[out.name].shape == got.shape
+    ids = {scope.id for scope in snap.walk()}
+    assert {e[2] for e in records[0].events if e[2] is not None} <= ids
+    assert {op.scope_id for op in records[0].ops} <= ids
+
+
 # -- nothing is recorded without a listener --------------------------------------------------------
 def test_nothing_is_recorded_without_a_listener(monkeypatch):
     class NoRecorder:

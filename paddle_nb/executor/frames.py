@@ -53,7 +53,9 @@ class Frame:
             self.place = None
 
     def __del__(self) -> None:
-        if self.place is None:        # (released: the usual case, a step scope destroyed)
+        # (released: the usual case, a step scope destroyed; or __init__ never finished, when
+        # Ctrl-C stopped it, and there is nothing to release)
+        if getattr(self, "place", None) is None:
             return
         try:
             self.release()
@@ -183,8 +185,8 @@ class FramedBlock:
 
     Values of outer scopes are read through the scope chain without making Variables
     of frames; those the block writes are written back when it has run, to the
-    Variables that ``Executor.bound_var`` finds or makes (persistables staged, so a
-    failed run puts them back).
+    Variables that ``cells.bound_var`` finds or makes (persistables through the run's one
+    commit, so a failed run leaves them as they were).
     """
 
     def __init__(self, interpreter: Any) -> None:

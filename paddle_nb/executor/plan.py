@@ -219,10 +219,9 @@ def _completed_attrs(op: Any, opdef: Any, block_idx: int, k: int) -> dict:
 
 
 def _declared_dtype(var: Any) -> Any:
-    try:
-        return var.dtype if var is not None and var.is_tensor() else None
-    except Exception:          # a desc without a dtype paddle_nb knows: nothing to check
-        return None
+    """The dtype ``var`` declares, or None where there is nothing to check (no variable, not a
+    tensor, a dtype paddle_nb does not know)."""
+    return None if var is None else var.dtype_or_none()
 
 
 def check_persistable_dtype(plan: BlockPlan, pos: int, array: Any) -> None:

@@ -26,11 +26,10 @@ FLOATS = ("float16", "float32", "float64")
 
 
 def _dtype(glob, name):
+    """``name``'s declared dtype as text; None where it has none paddle_nb knows (not fused)."""
     var = glob.find_var(name) if glob.has_var(name) else None
-    try:
-        return str(var.dtype) if var is not None and var.is_tensor() else None
-    except Exception:          # a desc without a dtype paddle_nb knows: not fused
-        return None
+    dtype = None if var is None else var.dtype_or_none()
+    return None if dtype is None else str(dtype)
 
 
 def eligible(glob, op, dtype=None):

@@ -79,7 +79,8 @@ def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
         return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
     if n > 1 and p == 1 and groups == 1 and _pointwise(w.shape[2:], strides, pads):
         return _forward_pixels(xp, x, w)
-    if n > 1 and (1 < p <= MERGE_PIXELS and not _pointwise(w.shape[2:], strides, pads)
+    if n > 1 and (1 < p <= MERGE_PIXELS and (groups > 1 or w.nbytes >= MERGE_FILTER_BYTES)
+                  and not _pointwise(w.shape[2:], strides, pads)
                   or groups == 1 and blocked(xp, w.nbytes, n * p)):
         return _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups)
     cols = _columns(xp, x, w.shape[2:], strides, pads, dil, o_hw, groups)
@@ -154,6 +155,12 @@ _live_cut = functools.lru_cache(maxsize=1024)(live_window)
 # large filter over a batch of a few pixels in all (gemm.blocked) always does: few_columns
 # reads it once (a batch of 1x1 images would read it once per image, in matrix-vector products)
 MERGE_PIXELS = 64
+# ... and, for a dense filter, only one of at least this many bytes: merging saves reading the
+# filter once per image, and costs a transposed copy of the columns and of the output. A small
+# filter (LeNet's 16x6x5x5, 2 KB) is read from cache anyway: merged took 1.1-1.3x the per-image
+# GEMMs over 36-64 pixels at batch 64 (a 64x64x3x3 filter, 147 KB: 0.73-0.96x; 256x256x3x3:
+# 0.33-0.89x)
+MERGE_FILTER_BYTES = 64 * 1024
 
 
 def _forward_merged(xp, x, w, strides, pads, dil, o_hw, groups):

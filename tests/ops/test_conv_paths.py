@@ -65,6 +65,7 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
 @pytest.mark.parametrize("xs, ws, strides, pads, dil, groups", CASES)
 def test_conv_forward_paths(monkeypatch, merge, crop, block, xs, ws, strides, pads, dil, groups):
     monkeypatch.setattr(conv, "MERGE_PIXELS", merge)
+    monkeypatch.setattr(conv, "MERGE_FILTER_BYTES", 0)      # the small filters here merge too
     monkeypatch.setattr(conv, "CROP_COLUMNS", crop)
     monkeypatch.setattr(gemm, "BLOCK_BYTES", block)     # 16: every filter counts as large
     x = rng.standard_normal(xs).astype(np.float32)

@@ -59,6 +59,16 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
 ]
 
 
+def _forward_matches_the_reference(x, w, strides, pads, dil, groups):
+    """conv_forward as it chooses gives the reference's sums, C-contiguous float32."""
+    o_hw = out_hw(x.shape[2:], w.shape[2:], strides, pads, dil)
+    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
+    assert got.shape == (x.shape[0], w.shape[0]) + tuple(o_hw) and got.dtype == np.float32
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
+                               atol=1e-5)
+
+
 @pytest.mark.parametrize("crop, block", [(1, 16), (conv.CROP_COLUMNS, gemm.BLOCK_BYTES)],
                          ids=["crop-all-blocks", "defaults"])
 @pytest.mark.parametrize("merge", [0, conv.MERGE_PIXELS], ids=["per-image", "merged"])
@@ -70,12 +80,7 @@ def test_conv_forward_paths(monkeypatch, merge, crop, block, xs, ws, strides, pa
     monkeypatch.setattr(gemm, "BLOCK_BYTES", block)     # 16: every filter counts as large
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
-    o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
-    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
-    assert got.shape == (xs[0], ws[0]) + tuple(o_hw) and got.dtype == np.float32
-    assert got.flags.c_contiguous
-    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
-                               atol=1e-5)
+    _forward_matches_the_reference(x, w, strides, pads, dil, groups)
 
 
 def test_live_taps_bound_the_taps_that_see_pixels():
@@ -131,12 +136,7 @@ def test_a_filter_laid_channels_last(monkeypatch, by_taps, xs, ws, strides, pads
     x = rng.standard_normal(xs).astype(np.float32)
     w = channels_last(rng.standard_normal(ws).astype(np.float32))
     assert conv.channels_last(np, w) and not w.flags.c_contiguous
-    o_hw = out_hw(xs[2:], ws[2:], strides, pads, dil)
-    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
-    assert got.shape == (xs[0], ws[0]) + tuple(o_hw) and got.dtype == np.float32
-    assert got.flags.c_contiguous
-    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups), rtol=1e-5,
-                               atol=1e-5)
+    _forward_matches_the_reference(x, w, strides, pads, dil, groups)
 
 
 def test_which_filters_count_as_channels_last():

@@ -1,26 +1,12 @@
 """crop_dead_taps: filters over images smaller than their reach lose the taps that read only
 padding, with the same outputs; undeclared image sizes and depthwise filters stay."""
 
-import numpy as np
 import pytest
 
 import paddle_nb as pd
 from paddle_nb import passes
+from tests.passes.conv_programs import build
 from paddle_nb.ops.machinery.window import live_window
-
-
-def build(chw, conv, feed_hw=None):
-    """(program, scope, exe, feed, fetch) of ``conv(x)`` for x declared [-1, *chw]."""
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        x = pd.layers.data("x", shape=[-1, *chw], append_batch_size=False)
-        out = conv(x)
-    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
-    exe.run(startup, scope=scope)
-    hw = feed_hw or chw[1:]
-    feed = {"x": np.random.default_rng(0).standard_normal((2, chw[0]) + tuple(hw))
-            .astype("float32")}
-    return main, scope, exe, feed, [out.name]
 
 
 def cropped(chw, conv, feed_hw=None):

@@ -6,21 +6,8 @@ import pytest
 
 import paddle_nb as pd
 from paddle_nb import passes
+from tests.passes.conv_programs import build
 from paddle_nb.ops import conv
-
-
-def build(chw, conv_fn, feed_hw=None):
-    """(program, scope, exe, feed, fetch) of ``conv_fn(x)`` for x declared [-1, *chw]."""
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        x = pd.layers.data("x", shape=[-1, *chw], append_batch_size=False)
-        out = conv_fn(x)
-    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
-    exe.run(startup, scope=scope)
-    hw = feed_hw or chw[1:]
-    feed = {"x": np.random.default_rng(0).standard_normal((2, chw[0]) + tuple(hw))
-            .astype("float32")}
-    return main, scope, exe, feed, [out.name]
 
 
 def relaid(chw, conv_fn, feed_hw=None):

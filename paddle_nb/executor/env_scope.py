@@ -32,6 +32,7 @@ from paddle_nb.core.variable import Variable
 from paddle_nb.executor.frames import Frame, FrameScope
 from paddle_nb.executor.feeds import to_place
 from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
+from paddle_nb.framework.variable import VarType
 
 __all__ = ["RawSlots", "Lending", "shadow", "hold_value"]
 
@@ -81,6 +82,10 @@ class Lending:
         self.tensor_index = {n: p for p, n in enumerate(plan.names) if plan.tensor[p]}
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
                             not (only_slots and plan.persistable[p] and not plan.written[p])}
+        # the program's persistable tensor arrays: its sub-blocks write them in place, in the
+        # user's scope, so the run keeps them as found (RunState.keep_arrays)
+        self.arrays = [v.name for v in plan.block.vars.values()
+                       if v.persistable and v.type == VarType.LOD_TENSOR_ARRAY]
 
     def open(self, state: Any, env: list, fed: list, elsewhere: Iterable[tuple[str, Any]]
              ) -> FrameScope:
@@ -103,6 +108,7 @@ class Lending:
             ops = state.op_scope = typing.cast(FrameScope, run.new_scope(label="run"))
         state.raw_written, state.shadows = set(), []
         state.fed_ids = {id(array) for array in fed}
+        state.keep_arrays(self.arrays)
         for name, value in elsewhere:
             hold_value(ops.var(name), to_place(value, place), state.lods.get(name), place)
         return ops

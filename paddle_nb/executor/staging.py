@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from paddle_nb.core.tensor import LoDTensor
+from paddle_nb.core.tensor_array import LoDTensorArray
+
 
 __all__ = ["RunState", "write_back", "env_writes", "views_any", "uninterrupted"]
 
@@ -34,6 +37,9 @@ class RunState:
     raw_written: set[int]     # env positions of persistables raw ops wrote
     shadows: list[str]        # persistables sub-blocks wrote in the raw ops' scope
     fed_ids: set[int]         # ids of the caller's arrays the env holds (a raw op gets a copy)
+    # the user's tensor arrays as the run found them (name -> None, or each element's
+    # (array, place, LoD)): raw ops write those in place, and a failed run puts them back
+    kept_arrays: dict[str, Any] = {}
     committed = False
 
     def __init__(self, program: Any, user_scope: Any, place: Any, recorder: Any = None
@@ -50,6 +56,46 @@ class RunState:
         if not self.lods:
             self.lods = {}
         self.lods[name] = lod
+
+    def keep_arrays(self, names: list[str]) -> None:
+        """Remember the user's persistable tensor arrays ``names`` as they are (absent ones
+        too): a sub-block writes them in place, and a failed run must leave them as found."""
+        kept: dict[str, Any] = {}
+        for name in names:
+            var = self.user_scope.find_var(name)
+            holder = var.holder if var is not None else None
+            if holder is None:
+                kept[name] = None
+            elif isinstance(holder, LoDTensorArray):
+                kept[name] = [(t.data, t.place, t.lod()) if t.is_allocated() else None
+                              for t in holder]
+        self.kept_arrays = kept
+
+    def _restore_arrays(self) -> None:
+        """Put back the tensor arrays :meth:`keep_arrays` remembered (repeatable)."""
+        for name, elements in self.kept_arrays.items():
+            var = self.user_scope.find_var(name)
+            if elements is None:
+                if self.user_scope.holds(name):      # (made by the failed run)
+                    self.user_scope.erase([name])
+                continue
+            if var is None or not isinstance(var.holder, LoDTensorArray):
+                continue
+            array = var.holder
+            for k, element in enumerate(elements):
+                while len(array) <= k:
+                    array.append(LoDTensor())
+                tensor = array[k]
+                if element is None:
+                    tensor.free()
+                    continue
+                data, place, lod = element
+                if tensor.data is not data:
+                    tensor.hold(data, place)
+                tensor.set_lod(lod)
+            for tensor in array[len(elements):]:
+                tensor.free()
+            del array[len(elements):]
 
     # -- the end of the run ---------------------------------------------------------------------
     def defer(self, writes: list[tuple[str, Any]]) -> None:
@@ -74,6 +120,7 @@ class RunState:
             try:
                 if failed and not self.committed:
                     self.writes = []
+                    self._restore_arrays()
                 if self.recorder is not None:
                     self.recorder.finish(failed=failed)
             finally:

@@ -416,6 +416,46 @@ def test_a_first_run_that_fails_leaves_a_fresh_scope_empty():
     _untouched(scope)
 
 
+def _loop_writing_a_persistable_array():
+    """A While loop writing x into a persistable tensor array at 0..2, then an op that fails
+    when x has 2 values (a reshape to [3])."""
+    main = pd.Program()
+    with pd.program_guard(main):
+        x = pd.layers.data("x", shape=[-1], append_batch_size=False)
+        arr = pd.static.create_array("float32")
+        arr.persistable = True
+        i = pd.layers.fill_constant([1], "int64", 0)
+        n = pd.layers.fill_constant([1], "int64", 3)
+        cond = pd.layers.less_than(i, n)
+        loop = pd.layers.While(cond)
+        with loop.block():
+            pd.static.array_write(x, i, array=arr)
+            pd.layers.increment(i, in_place=True)
+            pd.layers.less_than(i, n, cond=cond)
+        out = pd.layers.reshape(x, [3])
+    return main, arr.name, out
+
+
+@pytest.mark.parametrize("listening", [False, True])
+def test_a_failed_run_leaves_a_persistable_tensor_array_as_it_was(listening):
+    main, name, out = _loop_writing_a_persistable_array()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listening:
+        exe.subscribe(lambda record: None)
+    with pytest.raises(OpRunError, match="reshape2"):         # the array did not exist
+        exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[out], scope=scope)
+    assert scope.find_var(name) is None
+    exe.run(main, feed={"x": np.full(3, 7.0, "float32")}, fetch_list=[out], scope=scope)
+    array = scope.find_var(name).holder
+    before = [t.numpy() for t in array]
+    assert len(before) == 3
+    with pytest.raises(OpRunError, match="reshape2"):         # it held three elements
+        exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=[out], scope=scope)
+    assert scope.find_var(name).holder is array and len(array) == 3
+    for got, want in zip(array, before):
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
 def test_a_kernel_that_raises_is_reported_with_its_op_and_nothing_changes(monkeypatch):
     prog, out, line = stateful_program()
     exe, scope = pd.Executor(CPU), pd.Scope()

@@ -78,25 +78,30 @@ class Lending:
         raw = [s for s in plan.steps if s.raw]
         self.only_slots = only_slots = all(s.op.type in SLOTS_ALONE for s in raw)
         self.slots = {s.index: RawSlots(plan, s, only_slots) for s in raw}
-        lent = {n for slots in self.slots.values() for n, _ in slots.lent}
+        self.lent = lent = {n for slots in self.slots.values() for n, _ in slots.lent}
         self.tensor_index = {n: p for p, n in enumerate(plan.names) if plan.tensor[p]}
+        # the run scope's frame: the block's tensors but those lent to raw ops and the user's
+        # persistables no op of the block writes (a sub-block finds those in the user's scope,
+        # where they are shown, once; a fed one joins the frame for its run: Lending.open)
         self.frame_index = {n: p for n, p in self.tensor_index.items() if n not in lent and
-                            not (only_slots and plan.persistable[p] and not plan.written[p])}
+                            not (plan.persistable[p] and not plan.written[p])}
         # the program's persistable tensor arrays: its sub-blocks write them in place, in the
         # user's scope, so the run keeps them as found (RunState.keep_arrays)
         self.arrays = [v.name for v in plan.block.vars.values()
                        if v.persistable and v.type == VarType.LOD_TENSOR_ARRAY]
 
-    def open(self, state: Any, env: list, fed: list, elsewhere: Iterable[tuple[str, Any]]
-             ) -> FrameScope:
+    def open(self, state: Any, env: list, fed: list, elsewhere: Iterable[tuple[str, Any]],
+             fed_persistables: Iterable[int] = ()) -> FrameScope:
         """Open the run's scopes (``state.run_scope``, a kid of the user's scope holding
         ``env`` as its frame, and its kid ``state.op_scope``, in which the raw ops run, given
         the feeds ``elsewhere`` that no op of the block reads); return the latter. When the
         raw ops touch only their slots and nobody watches, nothing looks at the frame: the
-        run scope is the raw ops' scope, without one. ``fed`` are the caller's arrays the
-        env holds: a raw op is lent a copy of one (no scope keeps a caller's array, which
-        the caller may change before the next run: a raw op may cache what it made of an
-        array it was lent, by the array's identity, as ``rnn`` does its weights' layout)."""
+        run scope is the raw ops' scope, without one. ``fed_persistables`` (env positions)
+        join the frame for this run: their new values, not the user's. ``fed`` are the
+        caller's arrays the env holds: a raw op is lent a copy of one (no scope keeps a
+        caller's array, which the caller may change before the next run: a raw op may cache
+        what it made of an array it was lent, by the array's identity, as ``rnn`` does its
+        weights' layout)."""
         # (the run scope is the RunState's as soon as it exists: an interrupt after that
         # finds it, and the run's end destroys it)
         run = state.run_scope = state.user_scope.new_scope(label="run", kind=FrameScope)
@@ -104,7 +109,13 @@ class Lending:
         if self.only_slots and state.recorder is None:
             ops = state.op_scope = typing.cast(FrameScope, run)
         else:
-            run.attach_frame(Frame(self.frame_index, env, place, 0))
+            index = self.frame_index
+            fed_names = {self.plan.names[p]: p for p in fed_persistables
+                         if self.plan.names[p] in self.tensor_index
+                         and self.plan.names[p] not in self.lent}
+            if fed_names:       # (the run's new value, not the user's: in the frame)
+                index = {**index, **fed_names}
+            run.attach_frame(Frame(index, env, place, 0))
             ops = state.op_scope = typing.cast(FrameScope, run.new_scope(label="run"))
         state.raw_written, state.shadows = set(), []
         state.fed_ids = {id(array) for array in fed}

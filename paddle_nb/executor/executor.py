@@ -191,8 +191,8 @@ class Executor:
                 elsewhere.append((name, value))
         plan.check_persistables_ready(env)
         interpreter = plan.interpreter or self._interpreter(plan)
-        ops = self.lending(plan).open(state, env, feeds, elsewhere or ()) if plan.has_raw \
-            else None
+        ops = self.lending(plan).open(state, env, feeds, elsewhere or (), fed_persistables) \
+            if plan.has_raw else None
         if state.recorder is not None:
             interpreter = _watched(interpreter, state, env, feed, ops)
         state.peak = interpreter.run(env, ops, fed)

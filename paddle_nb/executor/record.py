@@ -265,14 +265,19 @@ def _local_vars(scope: Scope) -> tuple[Sequence[Variable | None], list[tuple[str
 
 def _fold(record: RunRecord, folded: dict[int, int]) -> None:
     """Show each scope of ``folded`` (id -> its parent's id) as its parent: its variables
-    and kids in the parent's record, its events and ops with the parent's id."""
+    and kids in the parent's record, its events and ops with the parent's id. The user's
+    variables (a parameter a raw op was lent, a persistable a sub-block wrote) are shown
+    where they live, in the user's scope, not again in the run's."""
+    users = {v.name for v in record._scopes.vars} if record._scopes is not None else set()
+
     def merge(scope: ScopeRecord) -> None:
         kids = []
         for kid in scope.kids:
             merge(kid)
             if kid.id in folded:
-                scope.vars.extend(v for v in kid.vars if v.name not in
-                                  {w.name for w in scope.vars})
+                shown = users | {w.name for w in scope.vars}
+                scope.vars[:] = [v for v in scope.vars if v.name not in users]
+                scope.vars.extend(v for v in kid.vars if v.name not in shown)
                 kids.extend(kid.kids)
             else:
                 kids.append(kid)

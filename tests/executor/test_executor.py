@@ -649,3 +649,32 @@ def test_cached_plans_lists_one_plan_per_block_run_and_a_new_one_after_an_edit()
     versions = [v for p, v, _, _ in exe.cached_plans() if p is prog]
     assert len(versions) == 2 and versions[-1] == prog.version > versions[0]
     assert any(p is startup for p, _, _, _ in exe.cached_plans())
+
+
+@pytest.mark.parametrize("listening", [False, True])
+def test_a_sub_block_reads_a_fed_persistable_as_fed(listening):
+    # the user's scope keeps the old value until the run commits: a sub-block must see the
+    # value fed for this run (it is in the run scope's frame), not the user's
+    main = pd.Program()
+    with pd.program_guard(main):
+        x = pd.layers.data("x", shape=[2], append_batch_size=False)
+        w = main.global_block().create_var(name="w", shape=[2], dtype="float32",
+                                           persistable=True)
+        out = pd.layers.fill_constant([2], "float32", 0.0)
+        i = pd.layers.fill_constant([1], "int64", 0)
+        n = pd.layers.fill_constant([1], "int64", 1)
+        cond = pd.layers.less_than(i, n)
+        loop = pd.layers.While(cond)
+        with loop.block():
+            pd.layers.assign(pd.layers.elementwise_mul(x, w), out)
+            pd.layers.increment(i, in_place=True)
+            pd.layers.less_than(i, n, cond=cond)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    if listening:
+        exe.subscribe(lambda record: None)
+    scope.var("w").get_tensor().set(np.ones(2, "float32"))
+    got, = exe.run(main, feed={"x": np.array([1.0, 2.0], "float32"),
+                               "w": np.array([3.0, 3.0], "float32")}, fetch_list=[out],
+                   scope=scope)
+    np.testing.assert_array_equal(got, [3.0, 6.0])
+    np.testing.assert_array_equal(scope.find_var("w").get_tensor().numpy(), [3.0, 3.0])

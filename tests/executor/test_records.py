@@ -253,6 +253,30 @@ def test_a_watched_run_with_control_flow_shows_one_run_scope_holding_the_branche
     assert {op.scope_id for op in records[0].ops} <= ids
 
 
+def test_a_watched_run_shows_a_parameter_once_where_it_lives():
+    """A StaticRNN's fc weight is lent to the recurrent op in the run's scope; the record
+    shows it once, in the user's scope (a Dashboard listed it twice)."""
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.layers.data("x", shape=[3, 2, 4], append_batch_size=False)
+        rnn = pd.layers.StaticRNN()
+        with rnn.step():
+            x_t = rnn.step_input(x)
+            h_pre = rnn.memory(shape=[-1, 5], batch_ref=x_t)
+            h = pd.layers.fc(input=[x_t, h_pre], size=5, act="tanh")
+            rnn.update_memory(h_pre, h)
+            rnn.step_output(h)
+        out = rnn()
+    exe, scope, records = pd.Executor(CPU), pd.Scope(), []
+    exe.run(startup, scope=scope)
+    exe.subscribe(records.append)
+    exe.run(main, feed={"x": np.ones((3, 2, 4), "float32")}, fetch_list=[out], scope=scope)
+    snap = records[-1].scopes
+    for param in main.global_block().all_parameters():
+        where = [s.label for s in snap.walk() for v in s.vars if v.name == param.name]
+        assert where == [snap.label], (param.name, where)
+
+
 # -- nothing is recorded without a listener --------------------------------------------------------
 def test_nothing_is_recorded_without_a_listener(monkeypatch):
     class NoRecorder:

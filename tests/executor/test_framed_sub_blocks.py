@@ -18,6 +18,7 @@ from paddle_nb.framework import unique_name
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.frames import FramedBlock, FrameScope
+from tests.executor.training import train
 from tests.layers import counted_while, elman_rnn, row_ifelse, tanh_fc_while
 
 CPU = pd.CPUPlace()
@@ -108,14 +109,7 @@ def _train(build, observed, steps=3):
     """Fetched values of each of ``steps`` runs, and the user scope's values after them."""
     with unique_name.guard():        # the same names both times
         prog, feed, fetch = build()
-    exe = pd.Executor(CPU, seed=11)
-    if observed:
-        exe.subscribe(lambda record: None)
-    scope = pd.Scope()
-    fetched = [exe.run(prog, feed=feed, fetch_list=fetch, scope=scope) for _ in range(steps)]
-    params = {n: scope.find_var(n).get_tensor().numpy() for n in scope.local_var_names()}
-    assert scope.kids == []
-    return fetched, params
+    return train(prog, feed, fetch, observed, steps, seed=11)[:2]
 
 
 # -- (a) framed and observed runs agree -----------------------------------------------------------

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 import paddle_nb as pd
+from paddle_nb.framework import unique_name
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Scope
 from paddle_nb.executor import step_runs
 from paddle_nb.executor.frames import FrameScope
 from paddle_nb.ops.machinery.context import KernelContext, RawContext, StepRunner
+from tests.executor.training import train
 from tests.layers import elman_rnn
 
 CPU = pd.CPUPlace()
@@ -49,14 +51,9 @@ def _labels_made(monkeypatch):
 
 
 def _train(observed, steps=2):
-    prog, feed, fetch = _program()
-    exe = pd.Executor(CPU, seed=4)
-    if observed:
-        exe.subscribe(lambda record: None)
-    scope = pd.Scope()
-    got = [exe.run(prog, feed=feed, fetch_list=fetch, scope=scope) for _ in range(steps)]
-    params = {n: scope.find_var(n).get_tensor().numpy() for n in ("W", "U", "b")}
-    return got, params, scope
+    with unique_name.guard():        # the same names both times
+        prog, feed, fetch = _program()
+    return train(prog, feed, fetch, observed, steps, seed=4)
 
 
 def test_unwatched_steps_make_step_scopes_and_no_grad_kids(monkeypatch):

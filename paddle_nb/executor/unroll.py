@@ -33,6 +33,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions, output_values
 
@@ -81,7 +83,7 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
                  "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
         namespace[f"f{k}"] = kernel
-        body = _op_lines(k, step, observed)
+        body = _op_lines(k, step, observed, returns_value(kernel))
         indent = _INDENT
         if step.initializer:        # a preamble initializer: skipped when its outputs exist
             have = " and ".join(f"env[{p}] is not None" for p in flat_positions(step.outs))
@@ -108,9 +110,19 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
     return function, source
 
 
-def _op_lines(k: int, step: Any, observed: list[str] | None = None) -> list[str]:
+def returns_value(kernel: Any) -> bool:
+    """True for a kernel that always returns an array: a NumPy ufunc, which a prepared
+    kernel binds for plain elementwise arithmetic. Any other kernel may return None for an
+    output it leaves absent, so its line tests the result first (a test costs about 3% of
+    a chain of tiny adds, each a ufunc)."""
+    return isinstance(kernel, numpy.ufunc)
+
+
+def _op_lines(k: int, step: Any, observed: list[str] | None = None,
+              sure: bool = False) -> list[str]:
     """Interpreter.run_op and release for step ``k``, as lines of Python (with the
-    observer's hooks, written out, when ``observed``)."""
+    observer's hooks, written out, when ``observed``); ``sure``: its kernel always returns
+    a value (no test for None)."""
     args = ", ".join(_arg(i) for i in step.ins)
     outs = step.outs
     body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
@@ -122,7 +134,10 @@ def _op_lines(k: int, step: Any, observed: list[str] | None = None) -> list[str]
                              "run of its block is interpreted")
         body.append(f"made += f{k}(env, scope)")
     elif len(outs) == 1 and not isinstance(outs[0], tuple):
-        if outs[0] >= 0:
+        if outs[0] >= 0 and sure:
+            body.append(f"out = f{k}({args})")
+            body += [line[4:] for line in _allocated(outs[0], observed)]
+        elif outs[0] >= 0:
             body += [f"out = f{k}({args})", "if out is not None:"]
             body += _allocated(outs[0], observed)
         else:

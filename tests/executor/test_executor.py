@@ -678,3 +678,23 @@ def test_a_sub_block_reads_a_fed_persistable_as_fed(listening):
                    scope=scope)
     np.testing.assert_array_equal(got, [3.0, 6.0])
     np.testing.assert_array_equal(scope.find_var("w").get_tensor().numpy(), [3.0, 3.0])
+
+
+def test_the_compiled_form_tests_for_none_only_where_a_kernel_may_return_it():
+    """A same-shape add binds NumPy's ufunc, which always returns an array: its line stores
+    the result at once. Another kernel may leave an output absent (None): its line tests."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        x = pd.layers.data("x", shape=[4], append_batch_size=False)
+        y = pd.layers.mean(x + x + x)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    xv = np.arange(4, dtype="float32")
+    for _ in range(2):          # the second run takes the compiled form
+        got, = exe.run(prog, feed={"x": xv}, fetch_list=[y], scope=scope)
+    np.testing.assert_allclose(got, np.mean(3 * xv))
+    plan = next(p for p in exe._plans.values() if p.block.idx == 0)
+    lines = plan.interpreter.source.splitlines()
+    follows = {line.split("# ")[-1].split()[-1]: lines[i + 2].strip()
+               for i, line in enumerate(lines) if "# #" in line}
+    assert follows["elementwise_add"].startswith("env[")
+    assert follows["mean"] == "if out is not None:"

@@ -9,7 +9,7 @@ and compiled; ``Interpreter.source`` shows it::
 
     def block_1(env, made=0, scope=None):
         ...
-            k = 0                      # #0 mul
+            # #0 mul
             out = f0(env[0], env[1])
             if out is not None:
                 env[2] = out; made += out.nbytes
@@ -22,7 +22,8 @@ skips, releases and errors, without the checks. A watched run has its own
 compiled form, the same lines with the observer's notes written in.
 ``made`` counts the bytes the run holds (the feeds, then each value an op
 makes, less each one released) and ``peak`` its highest value, as the
-scope loop's tensors count them. When an op fails, ``k`` says which one.
+scope loop's tensors count them. When an op fails, the line it failed on says which
+one (``_owner``: each line's step), so a line costs nothing to say so.
 """
 
 from __future__ import annotations
@@ -68,20 +69,21 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
         except IndexError:
             break
         linecache.cache.pop(forgotten, None)
-    namespace = {"_store": store, "_fail": fail, "_OpRunError": OpRunError}
+    owner: list[int] = []           # owner[n]: the step whose lines hold line n (1-based)
+    namespace = {"_store": store, "_fail": fail, "_OpRunError": OpRunError, "_owner": owner}
     if observed is not None:
         namespace["_store"] = _observed_store
         namespace["_clock"] = time.perf_counter
-        lines = [f"def {name}(env, made=0, observer=None):", "    k = 0", "    peak = 0",
+        lines = [f"def {name}(env, made=0, observer=None):", "    peak = 0",
                  "    at = -1                      # the op's position in the record",
                  "    _step, _start, _end = observer.steps.append, observer.starts.append, "
                  "observer.ends.append",
                  "    _event, _sid, _place = observer.events.append, observer.scope_ids, "
                  "observer.place", "    try:"]
     else:
-        lines = [f"def {name}(env, made=0, scope=None):", "    k = 0", "    peak = 0",
-                 "    try:"]
+        lines = [f"def {name}(env, made=0, scope=None):", "    peak = 0", "    try:"]
     for k, (step, kernel) in enumerate(zip(steps, kernels)):
+        owner.extend([max(k - 1, 0)] * (len(lines) + 1 - len(owner)))  # the lines before it
         namespace[f"f{k}"] = kernel
         body = _op_lines(k, step, observed, returns_value(kernel))
         indent = _INDENT
@@ -95,10 +97,11 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
         lines.extend(indent + line for line in body)
     if not steps:
         lines.append(_INDENT + "pass")
+    owner.extend([max(len(steps) - 1, 0)] * (len(lines) + 1 - len(owner)))
     lines += ["    except _OpRunError:",         # an op's own OpRunError names it already
               "        raise",
-              "    except Exception as err:",
-              "        raise _fail(k, env, err) from err",
+              "    except Exception as err:",   # the failing step: the one whose line it is
+              "        raise _fail(_owner[err.__traceback__.tb_lineno], env, err) from err",
               "    return peak if peak > made else made", ""]
     source = "\n".join(lines)
     filename = f"<paddle_nb {name} {id(namespace):x}>"
@@ -125,7 +128,7 @@ def _op_lines(k: int, step: Any, observed: list[str] | None = None,
     a value (no test for None)."""
     args = ", ".join(_arg(i) for i in step.ins)
     outs = step.outs
-    body = [f"k = {k:<22} # #{step.index} {step.op.type}"]
+    body = [f"# #{step.index} {step.op.type}"]
     if observed is not None:
         body.append(f"at += 1; _step({k}); _start(_clock())")
     if step.raw:      # (its "kernel": the interpreter's run_raw for it, in the run's scope)

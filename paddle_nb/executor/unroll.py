@@ -70,7 +70,8 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
             break
         linecache.cache.pop(forgotten, None)
     owner: list[int] = []           # owner[n]: the step whose lines hold line n (1-based)
-    namespace = {"_store": store, "_fail": fail, "_OpRunError": OpRunError, "_owner": owner}
+    namespace: dict[str, Any] = {"_store": store, "_fail": fail, "_OpRunError": OpRunError,
+                                 "_owner": owner}
     if observed is not None:
         namespace["_store"] = _observed_store
         namespace["_clock"] = time.perf_counter

@@ -22,7 +22,7 @@ import functools
 
 import numpy
 
-from paddle_nb.ops.machinery.window import scratch
+from paddle_nb.ops.machinery.window import scratch, strided
 
 __all__ = ["serves", "forward_short", "row_taps", "SHORT_ROWS", "SHORT_WIDTH"]
 
@@ -73,8 +73,7 @@ def width_columns(xp, x, kw, strides, pads, dil, ow):
     else:
         padded = x
     sn, sc, sh, sw = padded.strides
-    view = xp.lib.stride_tricks.as_strided(padded, (n, c, kw, h, ow),
-                                           (sn, sc, sw * dil[1], sh, sw * strides[1]))
+    view = strided(xp, padded, (n, c, kw, h, ow), (sn, sc, sw * dil[1], sh, sw * strides[1]))
     cols = scratch(xp, view.shape, x.dtype)
     xp.copyto(cols, view)
     return cols.reshape(n, c, kw * h, ow)

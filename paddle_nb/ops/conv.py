@@ -67,13 +67,15 @@ def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     output take conv_channels_last.py's forms, a depthwise filter over a short image
     conv_depthwise.py's; a 1x1 filter over a batch of 1x1 images one
     GEMM (:func:`_forward_pixels`). On a GPU a dense filter always takes the merged form."""
+    whole, whole_pads = w, pads
     w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
     if groups == 1 and channels_last(xp, w):
         return forward_channels_last(xp, x, w, strides, pads, dil, o_hw)
     if groups > 1 and depthwise_channels_last(xp, x, w, o_hw):
         return forward_depthwise(xp, x, w, strides, pads, dil, o_hw)
     if groups > 1 and serves(x, w, o_hw):
-        return forward_short(xp, x, w, strides, pads, dil, o_hw)
+        # the whole filter: its dead rows are never gathered, and its reshape is a view
+        return forward_short(xp, x, whole, strides, whole_pads, dil, o_hw)
     if _by_rows(x, w, strides, pads, o_hw):
         return _forward_rows(xp, x, w, pads, dil, o_hw, groups)
     n, p = x.shape[0], o_hw[0] * o_hw[1]

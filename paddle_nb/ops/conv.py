@@ -10,7 +10,8 @@ the filter and adds the columns into place (col2im). These three functions
 also conv2d_transpose's kernels (conv_transpose.py), which is conv2d's adjoint.
 ``depthwise_conv2d`` (what ``Conv2D(groups=C)`` writes) is the same math with
 groups equal to the channels. Small images, filters the ``filter_layout`` pass laid channels
-last, and depthwise filters over narrow outputs take the forms of conv_channels_last.py.
+last, and depthwise filters over narrow outputs take the forms of conv_channels_last.py;
+depthwise filters over short images (a text line's few rows) conv_depthwise.py's.
 """
 
 import functools
@@ -18,6 +19,7 @@ import functools
 from paddle_nb.ops.conv_channels_last import (channels_last, depthwise_channels_last,
                                               forward_channels_last, forward_depthwise,
                                               prefers_channels_last)
+from paddle_nb.ops.conv_depthwise import forward_short, serves
 from paddle_nb.ops.machinery.gemm import blocked, few_columns
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, register
@@ -62,13 +64,18 @@ def conv_forward(xp, x, w, strides, pads, dil, o_hw, groups):
     and group; or, for a batch of small images (:func:`_forward_merged`), one per group.
     Filter taps that only ever see padding are left out first (:func:`_live_filter`). A filter
     laid channels last (the ``filter_layout`` pass's) and a depthwise filter over a narrow
-    output take conv_channels_last.py's forms; a 1x1 filter over a batch of 1x1 images one
+    output take conv_channels_last.py's forms, a depthwise filter over a short image
+    conv_depthwise.py's; a 1x1 filter over a batch of 1x1 images one
     GEMM (:func:`_forward_pixels`). On a GPU a dense filter always takes the merged form."""
+    whole, whole_pads = w, pads
     w, pads = _live_filter(x, w, strides, pads, dil, o_hw, groups)
     if groups == 1 and channels_last(xp, w):
         return forward_channels_last(xp, x, w, strides, pads, dil, o_hw)
     if groups > 1 and depthwise_channels_last(xp, x, w, o_hw):
         return forward_depthwise(xp, x, w, strides, pads, dil, o_hw)
+    if groups > 1 and serves(x, w, o_hw):
+        # the whole filter: its dead rows are never gathered, and its reshape is a view
+        return forward_short(xp, x, whole, strides, whole_pads, dil, o_hw)
     if _by_rows(x, w, strides, pads, o_hw):
         return _forward_rows(xp, x, w, pads, dil, o_hw, groups)
     n, p = x.shape[0], o_hw[0] * o_hw[1]

@@ -19,7 +19,7 @@ Measured on the zoo's shapes, one thread, against conv.py's paths: see each func
 """
 
 from paddle_nb.ops.machinery.gemm import few_columns
-from paddle_nb.ops.machinery.window import scratch
+from paddle_nb.ops.machinery.window import scratch, strided
 
 __all__ = ["channels_last", "prefers_channels_last", "columns_channels_last",
            "forward_channels_last", "forward_by_taps", "depthwise_channels_last",
@@ -56,8 +56,8 @@ def columns_channels_last(xp, x, k_hw, strides, pads, dil, o_hw):
         padded.fill(0)
     padded[:, pads[0]:pads[0] + h, pads[2]:pads[2] + wd] = x.transpose(0, 2, 3, 1)
     sn, sh, sw, sc = padded.strides
-    view = xp.lib.stride_tricks.as_strided(
-        padded, (n, o_hw[0], o_hw[1]) + tuple(k_hw) + (c,),
+    view = strided(
+        xp, padded, (n, o_hw[0], o_hw[1]) + tuple(k_hw) + (c,),
         (sn, sh * strides[0], sw * strides[1], sh * dil[0], sw * dil[1], sc))
     cols = scratch(xp, view.shape, x.dtype)
     xp.copyto(cols, view)

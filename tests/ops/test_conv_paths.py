@@ -1,13 +1,14 @@
 """conv_forward's paths agree with a plain NumPy convolution: one GEMM per image, the batch in
 one GEMM (small images, conv.MERGE_PIXELS; a large filter over a few pixels, gemm.blocked,
 in row blocks), im2col by rows (stride 1, depthwise filters on wide images), depthwise
-filters from channels-last columns (narrow images, strides), 1x1
+filters from channels-last columns (narrow images, strides) and over short images (the width's
+columns, rows mixed by the filter), 1x1
 filters read in place, groups and dilations, filter taps that see only padding left out."""
 
 import numpy as np
 import pytest
 
-from paddle_nb.ops import conv, conv_channels_last
+from paddle_nb.ops import conv, conv_channels_last, conv_depthwise
 from paddle_nb.ops.machinery import gemm
 from paddle_nb.ops.machinery.window import out_hw
 
@@ -56,6 +57,16 @@ CASES = [  # x shape, w shape, strides, pads, dilations, groups
     ((2, 32, 6, 6), (32, 1, 3, 3), (2, 2), (1, 0, 1, 1), (1, 1), 32),
     ((1, 32, 5, 5), (32, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 32),
     ((1, 32, 3, 20), (32, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 32),
+    ((1, 4, 9, 18), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4),      # tall and wide: by rows
+]
+
+short = conv_depthwise.forward_short
+SHORT = [  # depthwise over short images (conv_depthwise.forward_short)
+    ((1, 6, 2, 20), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6),      # a text line's map
+    ((2, 4, 3, 18), (8, 1, 3, 3), (2, 1), (1, 1, 1, 1), (1, 1), 4),      # two filters a channel
+    ((1, 4, 4, 40), (4, 1, 3, 3), (1, 2), (1, 0, 2, 1), (2, 2), 4),      # rows no tap joins
+    ((1, 3, 1, 18), (3, 1, 5, 3), (1, 1), (2, 2, 0, 0), (1, 1), 3),      # no width padding
+    ((1, 3, 5, 16), (3, 1, 3, 1), (1, 1), (0, 0, 0, 0), (1, 1), 3),
 ]
 
 
@@ -81,6 +92,32 @@ def test_conv_forward_paths(monkeypatch, merge, crop, block, xs, ws, strides, pa
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
     _forward_matches_the_reference(x, w, strides, pads, dil, groups)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("xs, ws, strides, pads, dil, groups", SHORT)
+def test_depthwise_over_short_images(monkeypatch, dtype, xs, ws, strides, pads, dil, groups):
+    """A depthwise filter over an image at most twice its (live) height, at least 16 outputs
+    wide, runs conv_depthwise.forward_short (the width's columns, the rows mixed by the filter):
+    the reference's sums in float32 and float64, C-contiguous."""
+    x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    o_hw = out_hw(x.shape[2:], w.shape[2:], strides, pads, dil)
+    ran = []
+    monkeypatch.setattr(conv, "forward_short", lambda *a: ran.append(a) or short(*a))
+    got = conv.conv_forward(np, x, w, strides, pads, dil, o_hw, groups)
+    assert ran, "conv_forward took another form"
+    assert got.dtype == dtype and got.flags.c_contiguous
+    np.testing.assert_allclose(got, reference(x, w, strides, pads, dil, groups),
+                               rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+
+
+def test_which_depthwise_filters_count_as_short():
+    w = np.zeros((8, 1, 3, 3), np.float32)
+    short = conv_depthwise.serves
+    assert short(np.zeros((1, 8, 6, 20), np.float32), w, (6, 20))
+    assert not short(np.zeros((1, 8, 7, 20), np.float32), w, (7, 20))     # taller than 2 x 3
+    assert not short(np.zeros((1, 8, 6, 8), np.float32), w, (6, 8))       # narrow
+    assert not short(np.zeros((1, 8, 6, 20), np.float32), np.zeros((8, 2, 3, 3)), (6, 20))
 
 
 def test_live_taps_bound_the_taps_that_see_pixels():
@@ -156,3 +193,16 @@ def test_which_depthwise_filters_go_channels_last():
     assert not narrow(np, x, w, (8, 16))                  # wide: by rows
     assert not narrow(np, x, w, (1, 1))                   # one pixel
     assert not narrow(np, x[:, :16], w[:16], (8, 8))      # few channels
+
+
+@pytest.mark.gpu
+def test_depthwise_over_short_images_on_the_device(device):
+    """forward_short uses only ``xp`` calls: on CuPy (or the fake, which refuses NumPy arrays in
+    device code) it gives the CPU's sums, including the zero tap of rows no filter row joins."""
+    for xs, ws, strides, pads, dil, _ in SHORT:
+        x, w = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(
+            np.float32)
+        o_hw = out_hw(x.shape[2:], w.shape[2:], strides, pads, dil)
+        cpu = short(np, x, w, strides, pads, dil, o_hw)
+        got = short(device, device.asarray(x), device.asarray(w), strides, pads, dil, o_hw)
+        np.testing.assert_allclose(device.asnumpy(got), cpu, rtol=1e-5, atol=1e-5)

@@ -18,7 +18,7 @@ from paddle_nb.ops.machinery.registry import Attr, fail
 __all__ = ["pair_check", "positive", "both", "one_of", "WINDOW_ATTRS", "out_size",
            "resolve_padding", "out_hw", "nchw_shape", "from_nchw_shape", "to_nchw", "from_nchw",
            "rank4", "windows", "pad", "scratch", "window_slices", "add_windows",
-           "adaptive_bounds", "live_taps", "row_windows"]
+           "adaptive_bounds", "live_taps", "row_windows", "strided"]
 
 
 # ---- attribute checks ----
@@ -128,10 +128,20 @@ def rank4(slot, meta):
 
 # ---- strided windows ----
 
+def strided(xp, x, shape, steps):
+    """``as_strided(x, shape, steps)``: a view of ``x``'s memory (no copy). For a C-contiguous
+    NumPy array it is the ndarray constructor over x's buffer, which also refuses a view that
+    leaves the buffer: ~0.5 us against as_strided's ~3.5 (a model's convolutions and pools
+    each take one or two views a run). Other arrays (a strided view, CuPy's) go as_strided."""
+    if xp.__name__ == "numpy" and x.flags.c_contiguous and x.size:
+        return xp.ndarray(shape, x.dtype, x, 0, steps)
+    return xp.lib.stride_tricks.as_strided(x, shape, steps)
+
+
 def windows(xp, x, ksize, strides, dilations, out_hw):
     """A strided view (N, C, kh, kw, OH, OW) of every window of padded ``x`` (no copy).
 
-    as_strided does not check bounds, so the windows' extent is checked here.
+    A strided view may not check bounds (as_strided does not), so the extent is checked here.
     """
     for i in range(2):
         if (out_hw[i] - 1) * strides[i] + dilations[i] * (ksize[i] - 1) + 1 > x.shape[2 + i]:
@@ -140,7 +150,7 @@ def windows(xp, x, ksize, strides, dilations, out_hw):
     sn, sc, sh, sw = x.strides
     shape = tuple(x.shape[:2]) + tuple(ksize) + tuple(out_hw)
     steps = (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1])
-    return xp.lib.stride_tricks.as_strided(x, shape, steps)
+    return strided(xp, x, shape, steps)
 
 
 def row_windows(xp, x, ksize, dilations, out_h):
@@ -160,8 +170,8 @@ def row_windows(xp, x, ksize, dilations, out_h):
         raise ValueError(f"rows of {out_h} windows of {tuple(ksize)} do not fit in an image of "
                          f"shape {tuple(x.shape)} (it needs a spare row)")
     sn, sc, sh, sw = x.strides
-    return xp.lib.stride_tricks.as_strided(
-        x, (n, c, ksize[0], ksize[1], run), (sn, sc, sh * dilations[0], sw * dilations[1], sw))
+    return strided(xp, x, (n, c, ksize[0], ksize[1], run),
+                   (sn, sc, sh * dilations[0], sw * dilations[1], sw))
 
 
 def pad(xp, x, pads, value=0, reuse=False):

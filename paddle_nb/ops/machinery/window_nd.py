@@ -12,7 +12,7 @@ sides) or ``[p0_before, p0_after, p1_before, ...]``.
 import itertools
 
 from paddle_nb.ops.machinery.registry import fail
-from paddle_nb.ops.machinery.window import out_size
+from paddle_nb.ops.machinery.window import out_size, strided
 
 __all__ = ["expand_paddings", "resolve_padding_nd", "out_sizes", "channel_last",
            "to_channel_first", "from_channel_first", "channel_first_shape",
@@ -117,7 +117,7 @@ def windows_nd(xp, x, ksize, strides, dilations, outs):
     shape = tuple(x.shape[:2]) + tuple(ksize) + tuple(outs)
     steps = (st[0], st[1]) + tuple(st[2 + i] * dilations[i] for i in range(n)) + \
         tuple(st[2 + i] * strides[i] for i in range(n))
-    return xp.lib.stride_tricks.as_strided(x, shape, steps)
+    return strided(xp, x, shape, steps)
 
 
 def kernel_positions(ksize):

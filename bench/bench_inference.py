@@ -45,7 +45,7 @@ from paddle_nb.io.params import combined_writer, is_persistable, select_vars, va
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "paddle26"
-CORPUS_MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder", "lstm"]
+CORPUS_MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder", "lstm", "gru"]
 INTEROP = pathlib.Path(os.environ.get("PADDLE26_PYTHON") or ROOT / ".venv-interop" / "bin"
                        / "python")
 REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
@@ -54,7 +54,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1"))
 
 # `make bench`'s set (one of each kind, within its time budget); BENCH_MODELS=all: every model
 DEFAULT = ["ppcls_pplcnet_x0_25", "ppcls_svtr", "ppdet_picodet_xs_nms", "paddleseg_pp_liteseg_t",
-           "paddlenlp_ernie", "resnet18", "mobilenet_v2", "transformer_encoder", "lstm"]
+           "paddlenlp_ernie", "resnet18", "mobilenet_v2", "transformer_encoder", "lstm", "gru"]
 
 
 def models():

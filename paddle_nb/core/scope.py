@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.variable import Variable
@@ -154,6 +154,15 @@ class Scope:
         self._kids.append(kid)
         return kid
 
+    def new_scopes(self, labels: Iterable[str | None]) -> list[Scope]:
+        """New kids of this scope's class, one per label, in order: what as many
+        ``new_scope(label)`` calls make, made at once (an RNN's step scopes, hundreds a run)."""
+        self._check_alive()
+        kind = type(self)
+        kids = [kind(self, label) for label in labels]
+        self._kids += kids
+        return kids
+
     @property
     def parent(self) -> Scope | None:
         self._check_alive()
@@ -192,15 +201,43 @@ class Scope:
             self.own_vars = {}
 
     def _destroy_tree(self, why: str) -> None:
-        if self._kids:                   # (most scopes of a run are step scopes without kids)
-            for kid in self._kids:
-                kid._destroy_tree(why)
+        kids = self._kids
+        if kids:                         # (most scopes of a run are step scopes without kids)
             self._kids = []
+            if EVENTS.active:
+                for kid in kids:
+                    kid._destroy_tree(why)
+            else:
+                self._destroy_quietly(kids, why)
         if self.own_vars or self.holds_elsewhere:
             self.destroy_vars(why)
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
         self._dead = why           # the message is only written if someone asks
+
+    @staticmethod
+    def _destroy_quietly(kids: list[Scope], why: str) -> None:
+        """Destroy ``kids`` while nobody listens to scope events. A leaf holding no Variable
+        (an RNN's step scope, hundreds a run) is marked destroyed here, and what such leaves
+        hold elsewhere is given up by one call of their class's ``destroy_held``; any
+        other kid takes the long way."""
+        held: list[Scope] = []
+        for kid in kids:
+            if kid._kids or kid.own_vars:
+                kid._destroy_tree(why)
+            else:
+                kid._dead = why
+                if kid.holds_elsewhere:
+                    held.append(kid)
+        if held:
+            type(held[0]).destroy_held(held, why)
+
+    @classmethod
+    def destroy_held(cls, scopes: list[Scope], why: str) -> None:
+        """Give up what ``scopes`` (destroyed leaves holding no Variable) hold elsewhere: a
+        subclass holding variables another way may do it for all of them at once."""
+        for scope in scopes:
+            scope.destroy_vars(why)
 
     def is_alive(self) -> bool:
         return self._dead is None

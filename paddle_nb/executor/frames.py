@@ -33,18 +33,20 @@ class Frame:
     of the block); None in ``arrays`` is a declared variable without a value.
     ``nbytes`` (the bytes of the arrays the block's ops made; the caller's
     inputs are counted where they came from) are counted under ``place`` while
-    the frame lives.
+    the frame lives: from its making on, or (``counted``) by whoever made it,
+    who has counted them already.
     """
 
     __slots__ = ("index", "arrays", "place", "nbytes")
 
     def __init__(self, index: dict[str, int], arrays: list[Any], place: Place,
-                 nbytes: int) -> None:
+                 nbytes: int, counted: bool = False) -> None:
         self.index = index
         self.arrays = arrays
         self.place: Place | None = place
         self.nbytes = nbytes
-        MEMORY.allocate(place, nbytes)
+        if not counted:     # (an RNN's forward pass counts its steps' frames at once)
+            MEMORY.allocate(place, nbytes)
 
     def release(self) -> None:
         """Stop counting the values' bytes (once)."""
@@ -94,6 +96,15 @@ class FrameScope(Scope):
         kid.holds_elsewhere = True
         return kid
 
+    def framed_kids(self, labels: list[str], frames: list[Frame]) -> list[FrameScope]:
+        """New kid scopes, one per label, each holding its frame: what as many
+        ``framed_kid`` calls make, made at once (an RNN's step scopes, after its pass)."""
+        kids: list = self.new_scopes(labels)       # (kids of our class)
+        for kid, frame in zip(kids, frames):
+            kid._frame = frame
+            kid.holds_elsewhere = True
+        return kids
+
     def materialize(self) -> None:
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
         if not self.holds_elsewhere:
@@ -131,6 +142,29 @@ class FrameScope(Scope):
             frame.release()
         if self.own_vars:
             super().destroy_vars(why)
+
+    @classmethod
+    def destroy_held(cls, scopes: list[Scope], why: str) -> None:
+        """Let go of the frames of ``scopes`` (destroyed leaves), their bytes given back in
+        one count per place: a run's end destroys every step scope of its RNNs at once."""
+        place: Any = None
+        total = 0
+        for scope in scopes:
+            if not isinstance(scope, FrameScope):
+                scope.destroy_vars(why)
+                continue
+            frame = scope._frame
+            del scope._frame
+            scope.holds_elsewhere = False
+            if frame.place is not None:     # (not given back yet)
+                if frame.place is not place:
+                    if place is not None:
+                        MEMORY.release(place, total)
+                    place, total = frame.place, 0
+                total += frame.nbytes
+                frame.place = None
+        if place is not None:
+            MEMORY.release(place, total)
 
     # -- the executor's reads: no Variables made ----------------------------------------------
     def local_tensor(self, name: str) -> LoDTensor:

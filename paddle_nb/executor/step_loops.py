@@ -8,25 +8,26 @@ function, this module writes each loop out once for its positions, and a block k
 it (``FramedBlock.written``) for all its runs. For an RNN with one step input x at env
 position 2, one memory at 5 updated from 11, and one output at 10, the forward loop is::
 
-    def forward(order, rows, carried, template, run_env, framed_kid, Frame, index,
-                place, kids, outputs, fail):
+    def forward(order, rows, carried, template, run_env, Frame, index, place, outputs,
+                frames, fail):
         r0, = rows
         c0, = carried
         s0 = c0.shape
         o0, = outputs
-        kid = None
         for t in order:
             env = template.copy()
             env[2] = r0[t]
-            if kid is not None:
-                if c0 is None or c0.shape != s0: raise fail(kid, 1)
+            if frames:
+                if c0 is None or c0.shape != s0: raise fail(1)
             env[5] = c0
             made = run_env(env, None)
-            kid = framed_kid(f"step {t}", Frame(index, env, place, made))
+            frames.append(Frame(index, env, place, made, True))
             o0[t] = value = env[10]
-            if value is None: raise fail(kid, 0)
-            kids.append(kid)
+            if value is None: raise fail(0)
             c0 = env[11]
+
+Each step's env is kept as a Frame whose bytes the caller counts, and the caller makes
+the step scopes holding them once the loop has ended (or failed).
 
 Only integers (env positions and counts) are written into the source.
 """
@@ -47,24 +48,23 @@ def forward_loop(in_pos: Sequence[int], n_rows: int, out_pos: Sequence[int]) -> 
     n_out = len(out_pos) - n_carried
     rows = [f"r{k}" for k in range(n_rows)]
     carried = [f"c{k}" for k in range(n_carried)]
-    lines = ["def forward(order, rows, carried, template, run_env, framed_kid, Frame, index, "
-             "place, kids, outputs, fail):"]
+    lines = ["def forward(order, rows, carried, template, run_env, Frame, index, place, "
+             "outputs, frames, fail):"]
     lines += [f"    {_unpacked(rows)} = rows", f"    {_unpacked(carried)} = carried"]
     lines += [f"    s{k} = c{k}.shape" for k in range(n_carried)]
     lines += [f"    {_unpacked([f'o{k}' for k in range(n_out)])} = outputs",
-              "    kid = None", "    for t in order:", "        env = template.copy()"]
+              "    for t in order:", "        env = template.copy()"]
     lines += [f"        env[{int(in_pos[k])}] = r{k}[t]" for k in range(n_rows)]
     if n_carried:
-        lines.append("        if kid is not None:")
+        lines.append("        if frames:")
         lines += [f"            if c{k} is None or c{k}.shape != s{k}: "
-                  f"raise fail(kid, {n_out + k})" for k in range(n_carried)]
+                  f"raise fail({n_out + k})" for k in range(n_carried)]
     lines += [f"        env[{int(in_pos[n_rows + k])}] = c{k}" for k in range(n_carried)]
     lines += ["        made = run_env(env, None)",
-              "        kid = framed_kid(f'step {t}', Frame(index, env, place, made))"]
+              "        frames.append(Frame(index, env, place, made, True))"]
     for k in range(n_out):
         lines += [f"        o{k}[t] = value = env[{int(out_pos[k])}]",
-                  f"        if value is None: raise fail(kid, {k})"]
-    lines.append("        kids.append(kid)")
+                  f"        if value is None: raise fail({k})"]
     lines += [f"        c{k} = env[{int(out_pos[n_out + k])}]" for k in range(n_carried)]
     return _compiled(lines, "forward")
 

@@ -136,7 +136,8 @@ class FramedSteps(StepRunner):
                   carried: list, kids: list, fail: Callable[..., Exception]) -> list[list]:
         """StepRunner.run_steps as one loop over arrays: step t's env is a copy of the
         template (the outer values, found once) with its row and carried values put in,
-        the block's compiled ops run on it, and a step scope made holding it."""
+        the block's compiled ops run on it, and kept as a Frame; the step scopes holding
+        the frames are made at once when the loop ends (or fails)."""
         block = self.block
         if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
                 parent.holds_elsewhere or len(rows) + len(carried) != len(self.in_pos):
@@ -149,8 +150,24 @@ class FramedSteps(StepRunner):
         loop = block.written(("forward", in_pos, n_rows, out_pos),
                              lambda: forward_loop(in_pos, n_rows, out_pos))
         outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
-        loop(order, rows, carried, template, block.run_env, parent.framed_kid, Frame,
-             block.local_index, self.ctx.place, kids, outputs, fail)
+        frames: list[Frame] = []
+        place, first = self.ctx.place, len(kids)
+
+        def framed() -> None:
+            """The step scopes of the frames made (once): their bytes counted at once."""
+            if len(kids) == first and frames:
+                MEMORY.allocate(place, sum([frame.nbytes for frame in frames]))
+                labels = [f"step {t}" for t in order[:len(frames)]]
+                kids.extend(parent.framed_kids(labels, frames))
+
+        def failed(k: int) -> Exception:        # (the error names the last step's scope)
+            framed()
+            return fail(kids[-1], k)
+        try:
+            loop(order, rows, carried, template, block.run_env, Frame, block.local_index,
+                 place, outputs, frames, failed)
+        finally:
+            framed()
         return outputs
 
     def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:

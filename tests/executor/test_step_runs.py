@@ -41,12 +41,18 @@ def _program():
 def _labels_made(monkeypatch):
     """The labels of the scopes made from now on, in order."""
     made = []
-    original = Scope.new_scope
+    original, many = Scope.new_scope, Scope.new_scopes
 
     def spy(self, label=None, kind=None):
         made.append(label)
         return original(self, label, kind)
+
+    def spy_many(self, labels):          # (an RNN's step scopes, made at once)
+        labels = list(labels)
+        made.extend(labels)
+        return many(self, labels)
     monkeypatch.setattr(Scope, "new_scope", spy)
+    monkeypatch.setattr(Scope, "new_scopes", spy_many)
     return made
 
 

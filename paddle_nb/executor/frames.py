@@ -96,15 +96,6 @@ class FrameScope(Scope):
         kid.holds_elsewhere = True
         return kid
 
-    def framed_kids(self, labels: list[str], frames: list[Frame]) -> list[FrameScope]:
-        """New kid scopes, one per label, each holding its frame: what as many
-        ``framed_kid`` calls make, made at once (an RNN's step scopes, after its pass)."""
-        kids: list = self.new_scopes(labels)       # (kids of our class)
-        for kid, frame in zip(kids, frames):
-            kid._frame = frame
-            kid.holds_elsewhere = True
-        return kids
-
     def materialize(self) -> None:
         """Turn the frame's values into Variables holding LoDTensors, in the frame's order."""
         if not self.holds_elsewhere:
@@ -285,7 +276,7 @@ class FramedBlock:
                     reuse.clear()
         scope.attach_frame(Frame(index, env, place, made))
 
-    def run_env(self, env: list, scope: Scope | None) -> int:
+    def run_env(self, env: list, scope: Scope | None = None) -> int:
         """Run the block's ops on ``env``; the bytes they made (nothing is released: the
         peak is all made). ``scope`` is the scope the block runs in, if made yet (a framed
         block has no op that reads it)."""
@@ -294,6 +285,12 @@ class FramedBlock:
         if compiled is not None and self.plan.verified:
             return compiled(env)
         return self.interpreter.run(env, scope)
+
+    def env_runner(self) -> Callable[[list], int]:
+        """``run_env`` without a scope, found once for many runs (an RNN's pass): the
+        block's compiled form once its first run has passed the checks, else ``run_env``."""
+        compiled = self.interpreter.compiled
+        return compiled if compiled is not None and self.plan.verified else self.run_env
 
     def outer_layout(self, index: dict[str, int]) -> tuple:
         """(index, links, unlinked) for a parent frame of layout ``index``: ``links`` pairs

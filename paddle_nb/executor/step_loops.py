@@ -9,25 +9,27 @@ it (``FramedBlock.written``) for all its runs. For an RNN with one step input x 
 position 2, one memory at 5 updated from 11, and one output at 10, the forward loop is::
 
     def forward(order, rows, carried, template, run_env, Frame, index, place, outputs,
-                frames, fail):
+                kids, frames, fail):
         r0, = rows
         c0, = carried
         s0 = c0.shape
         o0, = outputs
-        for t in order:
+        for t, kid in zip(order, kids):
             env = template.copy()
             env[2] = r0[t]
             if frames:
-                if c0 is None or c0.shape != s0: raise fail(1)
+                if c0 is None or c0.shape != s0: raise fail(kids[len(frames) - 1], 1)
             env[5] = c0
-            made = run_env(env, None)
-            frames.append(Frame(index, env, place, made, True))
+            made = run_env(env)
+            frames.append(frame := Frame(index, env, place, made, True))
+            kid.attach_frame(frame)
             o0[t] = value = env[10]
-            if value is None: raise fail(0)
+            if value is None: raise fail(kid, 0)
             c0 = env[11]
 
-Each step's env is kept as a Frame whose bytes the caller counts, and the caller makes
-the step scopes holding them once the loop has ended (or failed).
+``kids`` are the step scopes, made before the first step (as PaddlePaddle's ``recurrent``
+makes its step scopes); each step's env is kept in its scope as a Frame whose bytes the
+caller counts, all at once, when the loop ends (``frames``).
 
 Only integers (env positions and counts) are written into the source.
 """
@@ -49,22 +51,23 @@ def forward_loop(in_pos: Sequence[int], n_rows: int, out_pos: Sequence[int]) -> 
     rows = [f"r{k}" for k in range(n_rows)]
     carried = [f"c{k}" for k in range(n_carried)]
     lines = ["def forward(order, rows, carried, template, run_env, Frame, index, place, "
-             "outputs, frames, fail):"]
+             "outputs, kids, frames, fail):"]
     lines += [f"    {_unpacked(rows)} = rows", f"    {_unpacked(carried)} = carried"]
     lines += [f"    s{k} = c{k}.shape" for k in range(n_carried)]
     lines += [f"    {_unpacked([f'o{k}' for k in range(n_out)])} = outputs",
-              "    for t in order:", "        env = template.copy()"]
+              "    for t, kid in zip(order, kids):", "        env = template.copy()"]
     lines += [f"        env[{int(in_pos[k])}] = r{k}[t]" for k in range(n_rows)]
     if n_carried:
         lines.append("        if frames:")
         lines += [f"            if c{k} is None or c{k}.shape != s{k}: "
-                  f"raise fail({n_out + k})" for k in range(n_carried)]
+                  f"raise fail(kids[len(frames) - 1], {n_out + k})" for k in range(n_carried)]
     lines += [f"        env[{int(in_pos[n_rows + k])}] = c{k}" for k in range(n_carried)]
-    lines += ["        made = run_env(env, None)",
-              "        frames.append(Frame(index, env, place, made, True))"]
+    lines += ["        made = run_env(env)",
+              "        frames.append(frame := Frame(index, env, place, made, True))",
+              "        kid.attach_frame(frame)"]
     for k in range(n_out):
         lines += [f"        o{k}[t] = value = env[{int(out_pos[k])}]",
-                  f"        if value is None: raise fail({k})"]
+                  f"        if value is None: raise fail(kid, {k})"]
     lines += [f"        c{k} = env[{int(out_pos[n_out + k])}]" for k in range(n_carried)]
     return _compiled(lines, "forward")
 
@@ -106,7 +109,7 @@ def backward_loop(n_in: int, row_slots: Sequence[int], links: Sequence[int],
               "                    make, template = maker(parent, frame)",
               "                    layout, anchor = frame.index, parent.up",
               "                env = make(frame.arrays, arrays, template)",
-              "                made = run_env(env, None)",
+              "                made = run_env(env)",
               "                if made > peak: peak = made"]
     lines += [f"                g{k} = env[{int(pos)}]" for k, pos in enumerate(out_pos)]
     lines += ["            " + line for line in _kept_lines(n_each, n_sum, n_carried)]

@@ -136,8 +136,7 @@ class FramedSteps(StepRunner):
                   carried: list, kids: list, fail: Callable[..., Exception]) -> list[list]:
         """StepRunner.run_steps as one loop over arrays: step t's env is a copy of the
         template (the outer values, found once) with its row and carried values put in,
-        the block's compiled ops run on it, and kept as a Frame; the step scopes holding
-        the frames are made at once when the loop ends (or fails)."""
+        the block's compiled ops run on it, and kept as a Frame in the step's scope."""
         block = self.block
         if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
                 parent.holds_elsewhere or len(rows) + len(carried) != len(self.in_pos):
@@ -150,24 +149,17 @@ class FramedSteps(StepRunner):
         loop = block.written(("forward", in_pos, n_rows, out_pos),
                              lambda: forward_loop(in_pos, n_rows, out_pos))
         outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
+        # every step scope made first, as PaddlePaddle's recurrent makes them (a view of a
+        # paused run shows the steps done so far holding their values, the others empty)
+        made = parent.new_scopes([f"step {t}" for t in order])
+        kids.extend(made)
         frames: list[Frame] = []
-        place, first = self.ctx.place, len(kids)
-
-        def framed() -> None:
-            """The step scopes of the frames made (once): their bytes counted at once."""
-            if len(kids) == first and frames:
-                MEMORY.allocate(place, sum([frame.nbytes for frame in frames]))
-                labels = [f"step {t}" for t in order[:len(frames)]]
-                kids.extend(parent.framed_kids(labels, frames))
-
-        def failed(k: int) -> Exception:        # (the error names the last step's scope)
-            framed()
-            return fail(kids[-1], k)
+        place = self.ctx.place
         try:
-            loop(order, rows, carried, template, block.run_env, Frame, block.local_index,
-                 place, outputs, frames, failed)
-        finally:
-            framed()
+            loop(order, rows, carried, template, block.env_runner(), Frame, block.local_index,
+                 place, outputs, made, frames, fail)
+        finally:       # (the frames' bytes counted at once)
+            MEMORY.allocate(place, sum([frame.nbytes for frame in frames]))
         return outputs
 
     def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
@@ -203,7 +195,7 @@ class FramedSteps(StepRunner):
         loop = block.written(("backward",) + key, lambda: backward_loop(*key))
         each: list[list] = [[None] * len(parents) for _ in range(n_each)]
         place = self.ctx.place
-        sums, carried = loop(parents, order, [row for _, row in rows], zero, block.run_env,
+        sums, carried = loop(parents, order, [row for _, row in rows], zero, block.env_runner(),
                              self._maker, self, FrameScope, each,
                              lambda peak: MEMORY.transient_peak(place, peak))
         return each, sums, carried

@@ -73,43 +73,48 @@ def forward_loop(in_pos: Sequence[int], n_rows: int, out_pos: Sequence[int]) -> 
 
 
 def backward_loop(n_in: int, row_slots: Sequence[int], links: Sequence[int],
-                  out_pos: Sequence[int], n_each: int, n_sum: int) -> Callable:
-    """The backward loop for a grad block of ``n_in`` ins whose outs lie at ``out_pos``:
-    ``n_each`` kept per time step, ``n_sum`` summed over the steps, then the values
-    carried to the step before. It is::
+                  out_pos: Sequence[int], n_each: int, n_sum: int,
+                  env_links: Sequence[tuple[int, int]], in_pos: Sequence[int]) -> Callable:
+    """The backward loop for a grad block of ``n_in`` ins (at env positions ``in_pos``)
+    whose outs lie at ``out_pos``: ``n_each`` kept per time step, ``n_sum`` summed over the
+    steps, then the values carried to the step before. It is::
 
-        backward(parents, order, rows, zero, run_env, maker, fallback, FrameScope, each,
-                 note) -> (sums, carried)
+        backward(parents, order, rows, zero, run_env, template_of, fallback, FrameScope,
+                 each, note, layout) -> (sums, carried)
 
     Step k (the last first) gets its ins as StepRunner.run_back says (``rows[r][t]`` in
     slot ``row_slots[r]``, the carried value j added in slot ``links[j]``, else
-    ``zero(k, j)``). A step scope holding a frame has its grad block run on an env that
-    ``maker(parent, frame)``'s ``make`` builds, the largest env's bytes given to ``note``
-    at the end; any other goes through ``fallback(parent, "grad", ins)``."""
+    ``zero(k, j)``). A step scope holding a frame of layout ``layout`` (the forward
+    block's) has its grad block run on a copy of ``template_of(parent, frame)`` (found
+    again when the scope above changes) with the frame's values put in (``arrays[at]`` at
+    ``pos`` for each pair of ``env_links``) and the ins; the largest env's bytes are
+    given to ``note`` at the end. Any other goes through ``fallback(parent, "grad", ins)``."""
     n_carried = len(out_pos) - n_each - n_sum
     got = [f"g{k}" for k in range(len(out_pos))]
     sums = [f"S{k}" for k in range(n_sum)]
     carried = [f"c{k}" for k in range(n_carried)]
-    lines = ["def backward(parents, order, rows, zero, run_env, maker, fallback, FrameScope, "
-             "each, note):",
+    lines = ["def backward(parents, order, rows, zero, run_env, template_of, fallback, "
+             "FrameScope, each, note, layout):",
              f"    {_unpacked([f'R{r}' for r in range(len(row_slots))])} = rows",
              f"    {_unpacked([f'e{k}' for k in range(n_each)])} = each"]
     lines += [f"    {name} = None" for name in sums + carried]
-    lines += ["    peak = 0", "    layout = anchor = make = template = None", "    try:",
+    lines += ["    peak = 0", "    anchor = template = None", "    try:",
               "        for k in range(len(parents) - 1, -1, -1):",
               "            t = order[k]",
               "            parent = parents[k]"]
     lines += ["            " + line for line in _ins_lines(n_in, row_slots, links)]
-    lines += [f"            arrays = [{', '.join(f'i{s}' for s in range(n_in))}]",
-              "            frame = parent.frame if isinstance(parent, FrameScope) else None",
-              "            if frame is None or parent.own_vars:",
-              f"                {_unpacked(got)} = fallback(parent, 'grad', arrays)[1]",
+    lines += ["            frame = parent.frame if isinstance(parent, FrameScope) else None",
+              "            if frame is None or parent.own_vars or frame.index is not layout:",
+              f"                {_unpacked(got)} = fallback(parent, 'grad', "
+              f"[{', '.join(f'i{s}' for s in range(n_in))}])[1]",
               "            else:",
-              "                if frame.index is not layout or parent.up is not anchor:",
-              "                    make, template = maker(parent, frame)",
-              "                    layout, anchor = frame.index, parent.up",
-              "                env = make(frame.arrays, arrays, template)",
-              "                made = run_env(env)",
+              "                if parent.up is not anchor:",
+              "                    template, anchor = template_of(parent, frame), parent.up",
+              "                env = template.copy()",
+              "                arrays = frame.arrays"]
+    lines += [f"                env[{int(pos)}] = arrays[{int(at)}]" for pos, at in env_links]
+    lines += [f"                env[{int(pos)}] = i{s}" for s, pos in enumerate(in_pos)]
+    lines += ["                made = run_env(env)",
               "                if made > peak: peak = made"]
     lines += [f"                g{k} = env[{int(pos)}]" for k, pos in enumerate(out_pos)]
     lines += ["            " + line for line in _kept_lines(n_each, n_sum, n_carried)]

@@ -190,14 +190,20 @@ class FramedSteps(StepRunner):
         if not (self.read_once and self.fast) or EVENTS.active:
             return super().run_back(parents, order, rows, links, zero, n_each, n_sum)
         block, out_pos = self.block, self.out_pos
+        # the forward steps' frames share one layout (the step block's): where the grad
+        # block's outer names lie in it is written into the loop
+        layout = next((scope.frame.index for scope in reversed(parents)
+                       if isinstance(scope, FrameScope) and scope.frame is not None), None)
+        env_links = tuple(block.outer_layout(layout)[1]) if layout is not None else ()
         key = (len(self.in_pos), tuple(slot for slot, _ in rows), tuple(links), out_pos,
-               n_each, n_sum)
+               n_each, n_sum, env_links, self.in_pos)
         loop = block.written(("backward",) + key, lambda: backward_loop(*key))
         each: list[list] = [[None] * len(parents) for _ in range(n_each)]
         place = self.ctx.place
         sums, carried = loop(parents, order, [row for _, row in rows], zero, block.env_runner(),
-                             self._maker, self, FrameScope, each,
-                             lambda peak: MEMORY.transient_peak(place, peak))
+                             lambda parent, frame: self._maker(parent, frame)[1], self,
+                             FrameScope, each, lambda peak: MEMORY.transient_peak(place, peak),
+                             layout)
         return each, sums, carried
 
 

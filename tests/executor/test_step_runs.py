@@ -214,7 +214,7 @@ def test_written_loops_and_plain_steps_agree_on_two_memories_bit_for_bit(monkeyp
     # the unwatched run went through written loops: 2 inputs and 2 memories in, 2 outputs
     # and 2 updates out; a backward loop per grad block layout
     assert [len(args[0]) for args in written if len(args) == 3] == [4]
-    assert any(len(args) == 6 for args in written)
+    assert any(len(args) == 8 for args in written)
     _same_bits(got, want, params, want_params)
 
 
@@ -237,7 +237,7 @@ def test_the_loops_are_written_once_per_block_and_layout(monkeypatch):
 def test_written_loops_hold_only_positions():
     from paddle_nb.executor.step_loops import backward_loop, forward_loop
     forward = forward_loop((2, 7, 5), 2, (10, 11))
-    backward = backward_loop(2, (0,), (0, 1), (3, 4, 9, 12), 1, 1)
+    backward = backward_loop(2, (0,), (0, 1), (3, 4, 9, 12), 1, 1, ((5, 2), (6, 0)), (7, 8))
     assert forward.__name__ == "forward" and backward.__name__ == "backward"
     with pytest.raises(ValueError):
         forward_loop(("2]; import os; x = [0",), 1, ())
@@ -261,10 +261,10 @@ def test_the_written_backward_loop_seeds_as_back_ins_does():
 
     def zero(k, j):
         return np.zeros(2) - 100 * k - j
-    loop = backward_loop(3, (0, 1), (1, 2), (0, 1, 2, 3), 1, 1)
+    loop = backward_loop(3, (0, 1), (1, 2), (0, 1, 2, 3), 1, 1, (), (0, 1, 2))
     each = [[None] * steps]
     sums, carried = loop(list(range(steps)), list(range(steps)), rows, zero, None, None,
-                         fallback, FrameScope, each, lambda peak: None)
+                         fallback, FrameScope, each, lambda peak: None, None)
     last = [None, None]
     for k in reversed(range(steps)):
         want.append(back_ins(3, [(0, rows[0]), (1, rows[1])], [1, 2], zero, k, k, last))

@@ -95,8 +95,8 @@ def _recurrent(ctx):
                           f"but its update '{state}' has shape {value.shape}")
     collected = run_step.run_steps(ctx.scope, _order(steps, attrs["reverse"]), sequences,
                                    [boot for _, _, boot in memories], kids, fail)
-    for name, parts in zip(outputs, collected):
-        ctx.out_tensor(name).set(_stacked(xp, parts), place)
+    for name, parts in zip(outputs, collected):     # (new arrays: held, not copied)
+        ctx.out_tensor(name).hold(_stacked(xp, parts), place)
 
 
 def _stacked(xp, parts):
@@ -234,7 +234,9 @@ def _write_grads(ctx, names, slot, value_of):
         value = value_of(name)
         if value is None:
             value = ctx.xp.zeros_like(ctx.tensor(name).array())
-        ctx.out_tensor(out).set(value, ctx.place)
+        # (a gradient the grad block made, or a sum or zeros of our own: no kernel writes
+        # into an array it was given, so it is held without a copy)
+        ctx.out_tensor(out).hold(value, ctx.place)
 
 
 def _recurrent_grad_maker(g):

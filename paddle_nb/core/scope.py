@@ -58,7 +58,9 @@ class Scope:
         self.own_vars: dict[str, Variable] = {}
         self.up = _parent
         self.holds_elsewhere = False   # True while a subclass holds variables not in own_vars
-        self._kids: list[Scope] = []
+        # the kids, in creation order: an empty tuple until the first (most scopes of a run
+        # are RNN step scopes without kids; a list each would only feed the garbage collector)
+        self._kids: list[Scope] | tuple[()] = ()
         self._dead: str | None = None
         self.id = next(_IDS)
         self.label = label        # what made it ("run", "step 3", ...), for display
@@ -151,7 +153,10 @@ class Scope:
         if self._dead is not None:       # (an RNN makes two per time step: the check inline)
             self._check_alive()
         kid = (kind or type(self))(self, label)
-        self._kids.append(kid)
+        if self._kids:
+            self._kids.append(kid)      # (not empty: a list)
+        else:
+            self._kids = [kid]
         return kid
 
     def new_scopes(self, labels: Iterable[str | None]) -> list[Scope]:
@@ -160,7 +165,7 @@ class Scope:
         self._check_alive()
         kind = type(self)
         kids = [kind(self, label) for label in labels]
-        self._kids += kids
+        self._kids = [*self._kids, *kids] if self._kids else list(kids)
         return kids
 
     @property
@@ -176,7 +181,7 @@ class Scope:
     def drop_kids(self) -> None:
         """Destroy every kid (and its variables and kids)."""
         self._check_alive()
-        kids, self._kids = self._kids, []
+        kids, self._kids = self._kids, ()
         for kid in kids:
             kid._destroy_tree("its parent dropped its kids")
 
@@ -187,8 +192,8 @@ class Scope:
         parent = self.up
         if parent is not None and parent._dead is None:
             try:
-                parent._kids.remove(self)
-            except ValueError:
+                parent._kids.remove(self)   # type: ignore[union-attr]  # (a kid's: a list)
+            except (ValueError, AttributeError):       # (not among them: none, or others)
                 pass
         self._destroy_tree("its scope was destroyed")
 
@@ -203,7 +208,7 @@ class Scope:
     def _destroy_tree(self, why: str) -> None:
         kids = self._kids
         if kids:                         # (most scopes of a run are step scopes without kids)
-            self._kids = []
+            self._kids = ()
             if EVENTS.active:
                 for kid in kids:
                     kid._destroy_tree(why)

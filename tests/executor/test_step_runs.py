@@ -276,3 +276,47 @@ def test_the_written_backward_loop_seeds_as_back_ins_does():
     assert [e[0] for e in each[0]] == [0, 1, 2, 3]
     np.testing.assert_array_equal(sums[0], np.full(2, 60.0))
     assert carried[0][0] == 0.5 and carried[1] is None       # step 0's
+
+
+def _dividing_rnn():
+    """out_t = x_t / x_t + h_{t-1} on int64 rows: a step whose row holds a zero fails."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        xs = pd.layers.data("x", shape=[T, B], dtype="int64", append_batch_size=False)
+        h0 = pd.layers.fill_constant([B], "int64", 0)
+        rnn = pd.layers.StaticRNN()
+        with rnn.step():
+            x_t = rnn.step_input(xs)
+            h_pre = rnn.memory(init=h0)
+            h = pd.layers.elementwise_add(pd.layers.elementwise_div(x_t, x_t), h_pre)
+            rnn.update_memory(h_pre, h)
+            rnn.step_output(h)
+        out = rnn()
+    return prog, out
+
+
+def test_a_step_failing_midway_leaves_its_step_scopes_and_bytes_behind_it(monkeypatch):
+    """Every step scope is made before the first step (as PaddlePaddle's recurrent makes
+    them) and each holds its step's values once it has run; a step that fails leaves the
+    counts of memory where they were once the failed run has ended."""
+    prog, out = _dividing_rnn()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    ones = np.ones((T, B), "int64")
+    np.testing.assert_array_equal(exe.run(prog, feed={"x": ones}, fetch_list=[out],
+                                          scope=scope)[0], np.cumsum(ones, axis=0))
+    seen = []
+    original = FrameScope.attach_frame
+
+    def spy(self, frame):               # the step scopes as each step's frame comes in
+        if str(self.label).startswith("step"):
+            seen.append([(k.label, k.frame is not None) for k in self.parent.kids])
+        return original(self, frame)
+    monkeypatch.setattr(FrameScope, "attach_frame", spy)
+    base = MEMORY.in_use(CPU)
+    bad = ones.copy()
+    bad[2, 1] = 0
+    with pytest.raises(pd.errors.OpRunError, match="division by zero"):
+        exe.run(prog, feed={"x": bad}, fetch_list=[out], scope=scope)
+    assert MEMORY.in_use(CPU) == base and scope.kids == []
+    labels = [f"step {t}" for t in range(T)]
+    assert seen == [list(zip(labels, [True] * k + [False] * (T - k))) for k in range(2)]

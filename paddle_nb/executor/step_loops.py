@@ -21,14 +21,14 @@ position 2, one memory at 5 updated from 11, and one output at 10, the forward l
                 if c0 is None or c0.shape != s0: raise fail(kids[len(frames) - 1], 1)
             env[5] = c0
             made = run_env(env)
-            frames.append(frame := Frame(index, env, place, made, True))
+            frames.append(frame := Frame(index, env, place, made))
             kid.attach_frame(frame)
             o0[t] = value = env[10]
             if value is None: raise fail(kid, 0)
             c0 = env[11]
 
 ``kids`` are the step scopes, made before the first step (as PaddlePaddle's ``recurrent``
-makes its step scopes); each step's env is kept in its scope as a Frame whose bytes the
+makes its step scopes); each step's env is kept in its scope as a StepFrame whose bytes the
 caller counts, all at once, when the loop ends (``frames``).
 
 Only integers (env positions and counts) are written into the source.
@@ -63,7 +63,7 @@ def forward_loop(in_pos: Sequence[int], n_rows: int, out_pos: Sequence[int]) -> 
                   f"raise fail(kids[len(frames) - 1], {n_out + k})" for k in range(n_carried)]
     lines += [f"        env[{int(in_pos[n_rows + k])}] = c{k}" for k in range(n_carried)]
     lines += ["        made = run_env(env)",
-              "        frames.append(frame := Frame(index, env, place, made, True))",
+              "        frames.append(frame := Frame(index, env, place, made))",
               "        kid.attach_frame(frame)"]
     for k in range(n_out):
         lines += [f"        o{k}[t] = value = env[{int(out_pos[k])}]",

@@ -24,7 +24,8 @@ from typing import Any
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Scope
-from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array, local_array
+from paddle_nb.executor.frames import (Frame, FramedBlock, FrameScope, StepFrame, find_array,
+                                       local_array)
 from paddle_nb.executor.step_loops import backward_loop, forward_loop
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
 
@@ -122,7 +123,7 @@ class FramedSteps(StepRunner):
         kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
         return kid, self.take(env)
 
-    def _maker(self, parent: Scope, frame: Frame | None) -> tuple:
+    def _maker(self, parent: Scope, frame: StepFrame | None) -> tuple:
         """(make, template) for a step under ``parent`` (holding ``frame`` or none):
         ``make(frame's arrays, ins, template)`` gives the step's env."""
         anchor, layout = (parent, None) if frame is None else (parent.up, frame.index)
@@ -153,16 +154,16 @@ class FramedSteps(StepRunner):
         # paused run shows the steps done so far holding their values, the others empty)
         made = parent.new_scopes([f"step {t}" for t in order])
         kids.extend(made)
-        frames: list[Frame] = []
+        frames: list[StepFrame] = []
         place = self.ctx.place
         try:
-            loop(order, rows, carried, template, block.env_runner(), Frame, block.local_index,
+            loop(order, rows, carried, template, block.env_runner(), StepFrame, block.local_index,
                  place, outputs, made, frames, fail)
         finally:       # (the frames' bytes counted at once)
             MEMORY.allocate(place, sum([frame.nbytes for frame in frames]))
         return outputs
 
-    def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
+    def _gather(self, anchor: Scope | None, frame: StepFrame | None) -> tuple:
         """(make, template): ``template`` holds the block's outer values found from
         ``anchor`` (and a None last); ``make(arrays, ins, template)`` copies it, puts in
         the outer names that ``frame`` holds (from ``arrays``, its arrays), then the ins."""

@@ -15,6 +15,8 @@ runs the grad block in each step scope itself, destroying each once backward has
 passed it (docs/design_notes.md, "Where paddle_nb differs from PaddlePaddle").
 """
 
+import operator
+
 from paddle_nb.core.scope import StepScopes
 from paddle_nb.errors import ScopeDestroyedError
 from paddle_nb.ops.machinery.context import StepRunner
@@ -99,14 +101,17 @@ def _recurrent(ctx):
         ctx.out_tensor(name).hold(_stacked(xp, parts), place)
 
 
+_SHAPE = operator.attrgetter("shape")
+
+
 def _stacked(xp, parts):
     """``xp.stack(parts)``: the step outputs one after the other as one array. Parts of one
     shape (each step's output has the first's) are joined by one ``concatenate``, a third
     of ``stack``'s time for a hundred small ones."""
     shape = parts[0].shape
-    if not shape or any(part.shape != shape for part in parts):
-        return xp.stack(parts)            # (its error names the shapes that differ)
-    return xp.concatenate(parts).reshape((len(parts),) + shape)
+    if shape and all(map(shape.__eq__, map(_SHAPE, parts))):     # (one C loop)
+        return xp.concatenate(parts).reshape((len(parts),) + shape)
+    return xp.stack(parts)                # (its error names the shapes that differ)
 
 
 class _TwoScopes(StepRunner):

@@ -108,7 +108,7 @@ def _register_binary(name, forward, dx, dy, doc):
                 metas[0].dtype.kind == "f" and \
                 numpy_rule(len(metas[0].shape), len(metas[1].shape), axis):
             if name == "elementwise_add":
-                return _add_grads(want_x, want_y)
+                return _add_grads(xp, want_x, want_y)
 
             def grads(x, y, g):   # each gradient summed back to its operand's shape (nothing
                 return (sum_to(dx(xp, x, y, g), x.shape) if want_x else None,   # to sum when
@@ -136,14 +136,22 @@ def _register_binary(name, forward, dx, dy, doc):
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
 
 
-def _add_grads(want_x, want_y):
+def _add_grads(xp, want_x, want_y):
     """elementwise_add_grad's kernel where NumPy's broadcasting is Paddle's: both gradients
     are Out@GRAD itself, summed back over the dimensions an operand was broadcast along
     (none when its shape is Out's: the common case, an RNN's step, checked first)."""
+    reduce = getattr(xp.add, "reduce", None)    # (NumPy's; CuPy's where it has one)
+
+    def summed(g, shape):
+        # a bias's gradient: the rows summed by one reduce, not through ndarray.sum's Python
+        if reduce is not None and g.ndim == len(shape) + 1 and g.shape[1:] == shape:
+            return reduce(g, 0)
+        return sum_to(g, shape)
+
     def grads(x, y, g):
         shape = g.shape
-        return ((g if x.shape == shape else sum_to(g, x.shape)) if want_x else None,
-                (g if y.shape == shape else sum_to(g, y.shape)) if want_y else None)
+        return ((g if x.shape == shape else summed(g, x.shape)) if want_x else None,
+                (g if y.shape == shape else summed(g, y.shape)) if want_y else None)
     return grads
 
 

@@ -47,8 +47,9 @@ class Scope:
     sets ``holds_elsewhere`` while it holds some, and overrides ``realize``
     (make them Variables: ``var``, ``local_var_names`` and ``erase`` call it
     first), ``local_lookup`` (``find_var`` and ``find_local_var`` find one name
-    through it), ``holds``, ``var_count`` and ``destroy_vars``. A kid is of its
-    parent's class unless ``new_scope`` is told otherwise.
+    through it), ``holds``, ``var_count`` and ``destroy_vars`` (and may override
+    ``destroy_held``, which gives up what many destroyed leaves hold at once). A kid is
+    of its parent's class unless ``new_scope`` is told otherwise.
     """
 
     __slots__ = ("own_vars", "up", "holds_elsewhere", "_kids", "_dead", "id", "label",

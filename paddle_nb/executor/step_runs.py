@@ -152,8 +152,7 @@ class FramedSteps(StepRunner):
         outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
         # every step scope made first, as PaddlePaddle's recurrent makes them (a view of a
         # paused run shows the steps done so far holding their values, the others empty)
-        made = parent.new_scopes(block.written(("labels", order),
-                                               lambda: [f"step {t}" for t in order]))
+        made = parent.new_scopes([f"step {t}" for t in order])
         kids.extend(made)
         frames: list[StepFrame] = []
         place = self.ctx.place

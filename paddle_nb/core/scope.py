@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.variable import Variable
@@ -47,8 +47,9 @@ class Scope:
     sets ``holds_elsewhere`` while it holds some, and overrides ``realize``
     (make them Variables: ``var``, ``local_var_names`` and ``erase`` call it
     first), ``local_lookup`` (``find_var`` and ``find_local_var`` find one name
-    through it), ``holds``, ``var_count`` and ``destroy_vars``. A kid is of its
-    parent's class unless ``new_scope`` is told otherwise.
+    through it), ``holds``, ``var_count`` and ``destroy_vars`` (and may override
+    ``destroy_held``, which gives up what many destroyed leaves hold at once). A kid is
+    of its parent's class unless ``new_scope`` is told otherwise.
     """
 
     __slots__ = ("own_vars", "up", "holds_elsewhere", "_kids", "_dead", "id", "label",
@@ -58,7 +59,9 @@ class Scope:
         self.own_vars: dict[str, Variable] = {}
         self.up = _parent
         self.holds_elsewhere = False   # True while a subclass holds variables not in own_vars
-        self._kids: list[Scope] = []
+        # the kids, in creation order: an empty tuple until the first (most scopes of a run
+        # are RNN step scopes without kids; a list each would only feed the garbage collector)
+        self._kids: list[Scope] | tuple[()] = ()
         self._dead: str | None = None
         self.id = next(_IDS)
         self.label = label        # what made it ("run", "step 3", ...), for display
@@ -151,8 +154,20 @@ class Scope:
         if self._dead is not None:       # (an RNN makes two per time step: the check inline)
             self._check_alive()
         kid = (kind or type(self))(self, label)
-        self._kids.append(kid)
+        if self._kids:
+            self._kids.append(kid)      # (not empty: a list)
+        else:
+            self._kids = [kid]
         return kid
+
+    def new_scopes(self, labels: Iterable[str | None]) -> list[Scope]:
+        """New kids of this scope's class, one per label, in order: what as many
+        ``new_scope(label)`` calls make, made at once (an RNN's step scopes, hundreds a run)."""
+        self._check_alive()
+        kind = type(self)
+        kids = [kind(self, label) for label in labels]
+        self._kids = [*self._kids, *kids] if self._kids else list(kids)
+        return kids
 
     @property
     def parent(self) -> Scope | None:
@@ -167,7 +182,7 @@ class Scope:
     def drop_kids(self) -> None:
         """Destroy every kid (and its variables and kids)."""
         self._check_alive()
-        kids, self._kids = self._kids, []
+        kids, self._kids = self._kids, ()
         for kid in kids:
             kid._destroy_tree("its parent dropped its kids")
 
@@ -178,8 +193,8 @@ class Scope:
         parent = self.up
         if parent is not None and parent._dead is None:
             try:
-                parent._kids.remove(self)
-            except ValueError:
+                parent._kids.remove(self)   # type: ignore[union-attr]  # (a kid's: a list)
+            except (ValueError, AttributeError):       # (not among them: none, or others)
                 pass
         self._destroy_tree("its scope was destroyed")
 
@@ -192,15 +207,43 @@ class Scope:
             self.own_vars = {}
 
     def _destroy_tree(self, why: str) -> None:
-        if self._kids:                   # (most scopes of a run are step scopes without kids)
-            for kid in self._kids:
-                kid._destroy_tree(why)
-            self._kids = []
+        kids = self._kids
+        if kids:                         # (most scopes of a run are step scopes without kids)
+            self._kids = ()
+            if EVENTS.active:
+                for kid in kids:
+                    kid._destroy_tree(why)
+            else:
+                self._destroy_quietly(kids, why)
         if self.own_vars or self.holds_elsewhere:
             self.destroy_vars(why)
         if EVENTS.active:
             EVENTS.emit("scope_destroyed", self)
         self._dead = why           # the message is only written if someone asks
+
+    @staticmethod
+    def _destroy_quietly(kids: list[Scope], why: str) -> None:
+        """Destroy ``kids`` while nobody listens to scope events. A leaf holding no Variable
+        (an RNN's step scope, hundreds a run) is marked destroyed here, and what such leaves
+        hold elsewhere is given up by one call of their class's ``destroy_held``; any
+        other kid takes the long way."""
+        held: list[Scope] = []
+        for kid in kids:
+            if kid._kids or kid.own_vars:
+                kid._destroy_tree(why)
+            else:
+                kid._dead = why
+                if kid.holds_elsewhere:
+                    held.append(kid)
+        if held:
+            type(held[0]).destroy_held(held, why)
+
+    @classmethod
+    def destroy_held(cls, scopes: list[Scope], why: str) -> None:
+        """Give up what ``scopes`` (destroyed leaves holding no Variable) hold elsewhere: a
+        subclass holding variables another way may do it for all of them at once."""
+        for scope in scopes:
+            scope.destroy_vars(why)
 
     def is_alive(self) -> bool:
         return self._dead is None

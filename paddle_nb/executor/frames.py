@@ -23,17 +23,19 @@ from paddle_nb.core.tensor import LoDTensor, redeliver_interrupt
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.plan import flat_positions
 
-__all__ = ["Frame", "FrameScope", "FramedBlock", "find_array", "local_array"]
+__all__ = ["Frame", "FrameScope", "FramedBlock", "StepFrame", "find_array", "local_array"]
 
 
-class Frame:
+class StepFrame:
     """A block run's own variables as a list of arrays, before anyone asks for a Variable.
 
     ``index`` maps each name to its position in ``arrays`` (shared by every run
     of the block); None in ``arrays`` is a declared variable without a value.
     ``nbytes`` (the bytes of the arrays the block's ops made; the caller's
-    inputs are counted where they came from) are counted under ``place`` while
-    the frame lives.
+    inputs are counted where they came from) are counted under ``place`` until
+    ``release``. A StepFrame's maker counts them (an RNN's forward pass, all its
+    steps' at once) and its step scope gives them back when destroyed (a run's end
+    destroys them all); a :class:`Frame` counts them itself.
     """
 
     __slots__ = ("index", "arrays", "place", "nbytes")
@@ -44,13 +46,27 @@ class Frame:
         self.arrays = arrays
         self.place: Place | None = place
         self.nbytes = nbytes
-        MEMORY.allocate(place, nbytes)
 
     def release(self) -> None:
         """Stop counting the values' bytes (once)."""
         if self.place is not None:
             MEMORY.release(self.place, self.nbytes)
             self.place = None
+
+
+class Frame(StepFrame):
+    """A StepFrame that counts its bytes from its making on and gives them back if
+    dropped unreleased (a scope holding it garbage-collected without being destroyed)."""
+
+    __slots__ = ()
+
+    def __init__(self, index: dict[str, int], arrays: list[Any], place: Place,
+                 nbytes: int) -> None:
+        self.index = index
+        self.arrays = arrays
+        self.place = place
+        self.nbytes = nbytes
+        MEMORY.allocate(place, nbytes)
 
     def __del__(self) -> None:
         # (released: the usual case, a step scope destroyed; or __init__ never finished, when
@@ -73,21 +89,21 @@ class FrameScope(Scope):
     # the frame, valid while holds_elsewhere is True (no __init__: an RNN makes two step
     # scopes per time step, and the scope's own flag says whether it has a frame)
     __slots__ = ("_frame",)
-    _frame: Frame
+    _frame: StepFrame
 
     @property
-    def frame(self) -> Frame | None:
+    def frame(self) -> StepFrame | None:
         """The frame this scope holds, or None."""
         return self._frame if self.holds_elsewhere else None
 
-    def attach_frame(self, frame: Frame) -> None:
+    def attach_frame(self, frame: StepFrame) -> None:
         """Hold ``frame``'s values as this scope's variables (none of its names may be here)."""
         if self.holds_elsewhere:
             self.materialize()
         self._frame = frame
         self.holds_elsewhere = True
 
-    def framed_kid(self, label: str, frame: Frame) -> FrameScope:
+    def framed_kid(self, label: str, frame: StepFrame) -> FrameScope:
         """A new kid scope holding ``frame`` (an RNN's step scope, made in one call)."""
         kid: FrameScope = self.new_scope(label)  # type: ignore[assignment]  # (a kid: our class)
         kid._frame = frame
@@ -131,6 +147,29 @@ class FrameScope(Scope):
             frame.release()
         if self.own_vars:
             super().destroy_vars(why)
+
+    @classmethod
+    def destroy_held(cls, scopes: list[Scope], why: str) -> None:
+        """Let go of the frames of ``scopes`` (destroyed leaves), their bytes given back in
+        one count per place: a run's end destroys every step scope of its RNNs at once."""
+        place: Any = None
+        total = 0
+        for scope in scopes:
+            if not isinstance(scope, FrameScope):
+                scope.destroy_vars(why)
+                continue
+            frame = scope._frame
+            del scope._frame
+            scope.holds_elsewhere = False
+            if frame.place is not None:     # (not given back yet)
+                if frame.place is not place:
+                    if place is not None:
+                        MEMORY.release(place, total)
+                    place, total = frame.place, 0
+                total += frame.nbytes
+                frame.place = None
+        if place is not None:
+            MEMORY.release(place, total)
 
     # -- the executor's reads: no Variables made ----------------------------------------------
     def local_tensor(self, name: str) -> LoDTensor:
@@ -251,7 +290,7 @@ class FramedBlock:
                     reuse.clear()
         scope.attach_frame(Frame(index, env, place, made))
 
-    def run_env(self, env: list, scope: Scope | None) -> int:
+    def run_env(self, env: list, scope: Scope | None = None) -> int:
         """Run the block's ops on ``env``; the bytes they made (nothing is released: the
         peak is all made). ``scope`` is the scope the block runs in, if made yet (a framed
         block has no op that reads it)."""
@@ -260,6 +299,12 @@ class FramedBlock:
         if compiled is not None and self.plan.verified:
             return compiled(env)
         return self.interpreter.run(env, scope)
+
+    def env_runner(self) -> Callable[[list], int]:
+        """``run_env`` without a scope, found once for many runs (an RNN's pass): the
+        block's compiled form once its first run has passed the checks, else ``run_env``."""
+        compiled = self.interpreter.compiled
+        return compiled if compiled is not None and self.plan.verified else self.run_env
 
     def outer_layout(self, index: dict[str, int]) -> tuple:
         """(index, links, unlinked) for a parent frame of layout ``index``: ``links`` pairs

@@ -8,25 +8,28 @@ function, this module writes each loop out once for its positions, and a block k
 it (``FramedBlock.written``) for all its runs. For an RNN with one step input x at env
 position 2, one memory at 5 updated from 11, and one output at 10, the forward loop is::
 
-    def forward(order, rows, carried, template, run_env, framed_kid, Frame, index,
-                place, kids, outputs, fail):
+    def forward(order, rows, carried, template, run_env, Frame, index, place, outputs,
+                kids, frames, fail):
         r0, = rows
         c0, = carried
         s0 = c0.shape
         o0, = outputs
-        kid = None
-        for t in order:
+        for t, kid in zip(order, kids):
             env = template.copy()
             env[2] = r0[t]
-            if kid is not None:
-                if c0 is None or c0.shape != s0: raise fail(kid, 1)
+            if frames:
+                if c0 is None or c0.shape != s0: raise fail(kids[len(frames) - 1], 1)
             env[5] = c0
-            made = run_env(env, None)
-            kid = framed_kid(f"step {t}", Frame(index, env, place, made))
+            made = run_env(env)
+            frames.append(frame := Frame(index, env, place, made))
+            kid.attach_frame(frame)
             o0[t] = value = env[10]
             if value is None: raise fail(kid, 0)
-            kids.append(kid)
             c0 = env[11]
+
+``kids`` are the step scopes, made before the first step (as PaddlePaddle's ``recurrent``
+makes its step scopes); each step's env is kept in its scope as a StepFrame whose bytes the
+caller counts, all at once, when the loop ends (``frames``).
 
 Only integers (env positions and counts) are written into the source.
 """
@@ -47,66 +50,71 @@ def forward_loop(in_pos: Sequence[int], n_rows: int, out_pos: Sequence[int]) -> 
     n_out = len(out_pos) - n_carried
     rows = [f"r{k}" for k in range(n_rows)]
     carried = [f"c{k}" for k in range(n_carried)]
-    lines = ["def forward(order, rows, carried, template, run_env, framed_kid, Frame, index, "
-             "place, kids, outputs, fail):"]
+    lines = ["def forward(order, rows, carried, template, run_env, Frame, index, place, "
+             "outputs, kids, frames, fail):"]
     lines += [f"    {_unpacked(rows)} = rows", f"    {_unpacked(carried)} = carried"]
     lines += [f"    s{k} = c{k}.shape" for k in range(n_carried)]
     lines += [f"    {_unpacked([f'o{k}' for k in range(n_out)])} = outputs",
-              "    kid = None", "    for t in order:", "        env = template.copy()"]
+              "    for t, kid in zip(order, kids):", "        env = template.copy()"]
     lines += [f"        env[{int(in_pos[k])}] = r{k}[t]" for k in range(n_rows)]
     if n_carried:
-        lines.append("        if kid is not None:")
+        lines.append("        if frames:")
         lines += [f"            if c{k} is None or c{k}.shape != s{k}: "
-                  f"raise fail(kid, {n_out + k})" for k in range(n_carried)]
+                  f"raise fail(kids[len(frames) - 1], {n_out + k})" for k in range(n_carried)]
     lines += [f"        env[{int(in_pos[n_rows + k])}] = c{k}" for k in range(n_carried)]
-    lines += ["        made = run_env(env, None)",
-              "        kid = framed_kid(f'step {t}', Frame(index, env, place, made))"]
+    lines += ["        made = run_env(env)",
+              "        frames.append(frame := Frame(index, env, place, made))",
+              "        kid.attach_frame(frame)"]
     for k in range(n_out):
         lines += [f"        o{k}[t] = value = env[{int(out_pos[k])}]",
                   f"        if value is None: raise fail(kid, {k})"]
-    lines.append("        kids.append(kid)")
     lines += [f"        c{k} = env[{int(out_pos[n_out + k])}]" for k in range(n_carried)]
     return _compiled(lines, "forward")
 
 
 def backward_loop(n_in: int, row_slots: Sequence[int], links: Sequence[int],
-                  out_pos: Sequence[int], n_each: int, n_sum: int) -> Callable:
-    """The backward loop for a grad block of ``n_in`` ins whose outs lie at ``out_pos``:
-    ``n_each`` kept per time step, ``n_sum`` summed over the steps, then the values
-    carried to the step before. It is::
+                  out_pos: Sequence[int], n_each: int, n_sum: int,
+                  env_links: Sequence[tuple[int, int]], in_pos: Sequence[int]) -> Callable:
+    """The backward loop for a grad block of ``n_in`` ins (at env positions ``in_pos``)
+    whose outs lie at ``out_pos``: ``n_each`` kept per time step, ``n_sum`` summed over the
+    steps, then the values carried to the step before. It is::
 
-        backward(parents, order, rows, zero, run_env, maker, fallback, FrameScope, each,
-                 note) -> (sums, carried)
+        backward(parents, order, rows, zero, run_env, template_of, fallback, FrameScope,
+                 each, note, layout) -> (sums, carried)
 
     Step k (the last first) gets its ins as StepRunner.run_back says (``rows[r][t]`` in
     slot ``row_slots[r]``, the carried value j added in slot ``links[j]``, else
-    ``zero(k, j)``). A step scope holding a frame has its grad block run on an env that
-    ``maker(parent, frame)``'s ``make`` builds, the largest env's bytes given to ``note``
-    at the end; any other goes through ``fallback(parent, "grad", ins)``."""
+    ``zero(k, j)``). A step scope holding a frame of layout ``layout`` (the forward
+    block's) has its grad block run on a copy of ``template_of(parent, frame)`` (found
+    again when the scope above changes) with the frame's values put in (``arrays[at]`` at
+    ``pos`` for each pair of ``env_links``) and the ins; the largest env's bytes are
+    given to ``note`` at the end. Any other goes through ``fallback(parent, "grad", ins)``."""
     n_carried = len(out_pos) - n_each - n_sum
     got = [f"g{k}" for k in range(len(out_pos))]
     sums = [f"S{k}" for k in range(n_sum)]
     carried = [f"c{k}" for k in range(n_carried)]
-    lines = ["def backward(parents, order, rows, zero, run_env, maker, fallback, FrameScope, "
-             "each, note):",
+    lines = ["def backward(parents, order, rows, zero, run_env, template_of, fallback, "
+             "FrameScope, each, note, layout):",
              f"    {_unpacked([f'R{r}' for r in range(len(row_slots))])} = rows",
              f"    {_unpacked([f'e{k}' for k in range(n_each)])} = each"]
     lines += [f"    {name} = None" for name in sums + carried]
-    lines += ["    peak = 0", "    layout = anchor = make = template = None", "    try:",
+    lines += ["    peak = 0", "    anchor = template = None", "    try:",
               "        for k in range(len(parents) - 1, -1, -1):",
               "            t = order[k]",
               "            parent = parents[k]"]
     lines += ["            " + line for line in _ins_lines(n_in, row_slots, links)]
-    lines += [f"            arrays = [{', '.join(f'i{s}' for s in range(n_in))}]",
-              "            frame = parent.frame if isinstance(parent, FrameScope) else None",
-              "            if frame is None or parent.own_vars:",
-              f"                {_unpacked(got)} = fallback(parent, 'grad', arrays)[1]",
+    lines += ["            frame = parent.frame if isinstance(parent, FrameScope) else None",
+              "            if frame is None or parent.own_vars or frame.index is not layout:",
+              f"                {_unpacked(got)} = fallback(parent, 'grad', "
+              f"[{', '.join(f'i{s}' for s in range(n_in))}])[1]",
               "            else:",
-              "                if frame.index is not layout or parent.up is not anchor:",
-              "                    make, template = maker(parent, frame)",
-              "                    layout, anchor = frame.index, parent.up",
-              "                env = make(frame.arrays, arrays, template)",
-              "                made = run_env(env, None)",
+              "                if parent.up is not anchor:",
+              "                    template, anchor = template_of(parent, frame), parent.up",
+              "                env = template.copy()",
+              "                arrays = frame.arrays"]
+    lines += [f"                env[{int(pos)}] = arrays[{int(at)}]" for pos, at in env_links]
+    lines += [f"                env[{int(pos)}] = i{s}" for s, pos in enumerate(in_pos)]
+    lines += ["                made = run_env(env)",
               "                if made > peak: peak = made"]
     lines += [f"                g{k} = env[{int(pos)}]" for k, pos in enumerate(out_pos)]
     lines += ["            " + line for line in _kept_lines(n_each, n_sum, n_carried)]

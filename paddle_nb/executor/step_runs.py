@@ -24,7 +24,8 @@ from typing import Any
 from paddle_nb.core.events import EVENTS
 from paddle_nb.core.memory import MEMORY
 from paddle_nb.core.scope import Scope
-from paddle_nb.executor.frames import Frame, FramedBlock, FrameScope, find_array, local_array
+from paddle_nb.executor.frames import (Frame, FramedBlock, FrameScope, StepFrame, find_array,
+                                       local_array)
 from paddle_nb.executor.step_loops import backward_loop, forward_loop
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
 
@@ -122,7 +123,7 @@ class FramedSteps(StepRunner):
         kid = parent.framed_kid(label, Frame(block.local_index, env, self.ctx.place, made))
         return kid, self.take(env)
 
-    def _maker(self, parent: Scope, frame: Frame | None) -> tuple:
+    def _maker(self, parent: Scope, frame: StepFrame | None) -> tuple:
         """(make, template) for a step under ``parent`` (holding ``frame`` or none):
         ``make(frame's arrays, ins, template)`` gives the step's env."""
         anchor, layout = (parent, None) if frame is None else (parent.up, frame.index)
@@ -136,7 +137,7 @@ class FramedSteps(StepRunner):
                   carried: list, kids: list, fail: Callable[..., Exception]) -> list[list]:
         """StepRunner.run_steps as one loop over arrays: step t's env is a copy of the
         template (the outer values, found once) with its row and carried values put in,
-        the block's compiled ops run on it, and a step scope made holding it."""
+        the block's compiled ops run on it, and kept as a Frame in the step's scope."""
         block = self.block
         if not self.fast or EVENTS.active or not isinstance(parent, FrameScope) or \
                 parent.holds_elsewhere or len(rows) + len(carried) != len(self.in_pos):
@@ -149,11 +150,20 @@ class FramedSteps(StepRunner):
         loop = block.written(("forward", in_pos, n_rows, out_pos),
                              lambda: forward_loop(in_pos, n_rows, out_pos))
         outputs: list[list] = [[None] * len(order) for _ in range(len(out_pos) - len(carried))]
-        loop(order, rows, carried, template, block.run_env, parent.framed_kid, Frame,
-             block.local_index, self.ctx.place, kids, outputs, fail)
+        # every step scope made first, as PaddlePaddle's recurrent makes them (a view of a
+        # paused run shows the steps done so far holding their values, the others empty)
+        made = parent.new_scopes([f"step {t}" for t in order])
+        kids.extend(made)
+        frames: list[StepFrame] = []
+        place = self.ctx.place
+        try:
+            loop(order, rows, carried, template, block.env_runner(), StepFrame, block.local_index,
+                 place, outputs, made, frames, fail)
+        finally:       # (the frames' bytes counted at once)
+            MEMORY.allocate(place, sum([frame.nbytes for frame in frames]))
         return outputs
 
-    def _gather(self, anchor: Scope | None, frame: Frame | None) -> tuple:
+    def _gather(self, anchor: Scope | None, frame: StepFrame | None) -> tuple:
         """(make, template): ``template`` holds the block's outer values found from
         ``anchor`` (and a None last); ``make(arrays, ins, template)`` copies it, puts in
         the outer names that ``frame`` holds (from ``arrays``, its arrays), then the ins."""
@@ -181,14 +191,20 @@ class FramedSteps(StepRunner):
         if not (self.read_once and self.fast) or EVENTS.active:
             return super().run_back(parents, order, rows, links, zero, n_each, n_sum)
         block, out_pos = self.block, self.out_pos
+        # the forward steps' frames share one layout (the step block's): where the grad
+        # block's outer names lie in it is written into the loop
+        layout = next((scope.frame.index for scope in reversed(parents)
+                       if isinstance(scope, FrameScope) and scope.frame is not None), None)
+        env_links = tuple(block.outer_layout(layout)[1]) if layout is not None else ()
         key = (len(self.in_pos), tuple(slot for slot, _ in rows), tuple(links), out_pos,
-               n_each, n_sum)
+               n_each, n_sum, env_links, self.in_pos)
         loop = block.written(("backward",) + key, lambda: backward_loop(*key))
         each: list[list] = [[None] * len(parents) for _ in range(n_each)]
         place = self.ctx.place
-        sums, carried = loop(parents, order, [row for _, row in rows], zero, block.run_env,
-                             self._maker, self, FrameScope, each,
-                             lambda peak: MEMORY.transient_peak(place, peak))
+        sums, carried = loop(parents, order, [row for _, row in rows], zero, block.env_runner(),
+                             lambda parent, frame: self._maker(parent, frame)[1], self,
+                             FrameScope, each, lambda peak: MEMORY.transient_peak(place, peak),
+                             layout)
         return each, sums, carried
 
 

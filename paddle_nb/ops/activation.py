@@ -6,6 +6,8 @@ terms of the forward output ``out`` where that is cheaper (sigmoid, tanh,
 exp, sqrt) and of the input ``x`` otherwise, as PaddlePaddle's grad ops do.
 """
 
+import functools
+
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import OpDef, fail, prepared, register
 
@@ -59,7 +61,7 @@ def _register_unary(name, forward, reads, derivative, doc):
     def make_grad(ctx, metas):
         xp = ctx.xp
         if metas and metas[0].dtype.kind == "f" and metas[0].dtype == metas[1].dtype:
-            return lambda v, dout: derivative(xp, v, dout)
+            return functools.partial(derivative, xp)     # (no Python call of its own)
         return lambda v, dout: derivative(xp, v, dout).astype(dout.dtype, copy=False)
 
     register(OpDef(

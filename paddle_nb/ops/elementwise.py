@@ -107,6 +107,9 @@ def _register_binary(name, forward, dx, dy, doc):
         if metas and metas[0].dtype == metas[1].dtype == metas[2].dtype and \
                 metas[0].dtype.kind == "f" and \
                 numpy_rule(len(metas[0].shape), len(metas[1].shape), axis):
+            if name == "elementwise_add":
+                return _add_grads(xp, want_x, want_y)
+
             def grads(x, y, g):   # each gradient summed back to its operand's shape (nothing
                 return (sum_to(dx(xp, x, y, g), x.shape) if want_x else None,   # to sum when
                         sum_to(dy(xp, x, y, g), y.shape) if want_y else None)   # shapes agree)
@@ -131,6 +134,25 @@ def _register_binary(name, forward, dx, dy, doc):
                    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
                    attrs=AXIS, infer=infer, kernel=prepared(make_grad),
                    doc=f"the gradients of {name}: X@GRAD and Y@GRAD from X, Y and Out@GRAD"))
+
+
+def _add_grads(xp, want_x, want_y):
+    """elementwise_add_grad's kernel where NumPy's broadcasting is Paddle's: both gradients
+    are Out@GRAD itself, summed back over the dimensions an operand was broadcast along
+    (none when its shape is Out's: the common case, an RNN's step, checked first)."""
+    reduce = getattr(xp.add, "reduce", None)    # (NumPy's; CuPy's where it has one)
+
+    def summed(g, shape):
+        # a bias's gradient: the rows summed by one reduce, not through ndarray.sum's Python
+        if reduce is not None and g.ndim == len(shape) + 1 and g.shape[1:] == shape:
+            return reduce(g, 0)
+        return sum_to(g, shape)
+
+    def grads(x, y, g):
+        shape = g.shape
+        return ((g if x.shape == shape else summed(g, x.shape)) if want_x else None,
+                (g if y.shape == shape else summed(g, y.shape)) if want_y else None)
+    return grads
 
 
 # grad ops to which PaddlePaddle 2.6 also passes the forward output Out

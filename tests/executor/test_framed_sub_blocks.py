@@ -28,14 +28,26 @@ T, B, FEATURES, H = 3, 2, 4, 5
 @pytest.fixture
 def framed(monkeypatch):
     """The block indexes of the sub-block runs that ran on frames, in order: every one goes
-    through ``FramedBlock.run_env`` (``FramedBlock.run``, or an RNN's step runner)."""
+    through ``FramedBlock.run_env`` (``FramedBlock.run``) or the function its ``env_runner``
+    gives (an RNN's step runner, for a whole pass)."""
     blocks = []
-    original = FramedBlock.run_env
+    original, runner = FramedBlock.run_env, FramedBlock.env_runner
 
     def spy(self, *args, **kwargs):
         blocks.append(self.plan.block.idx)
         return original(self, *args, **kwargs)
+
+    def spy_runner(self):
+        run = runner(self)
+        if run == self.run_env:          # (its runs reach the spy above)
+            return run
+
+        def counted(*args):
+            blocks.append(self.plan.block.idx)
+            return run(*args)
+        return counted
     monkeypatch.setattr(FramedBlock, "run_env", spy)
+    monkeypatch.setattr(FramedBlock, "env_runner", spy_runner)
     return blocks
 
 

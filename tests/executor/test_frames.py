@@ -306,6 +306,54 @@ def test_destroying_a_parent_releases_a_framed_kid(quiet_gc, made):
     assert made == []
 
 
+def test_destroying_a_parent_destroys_many_kids_of_every_kind_at_once(quiet_gc, made):
+    """A run's end destroys its step scopes in one pass (their frames' bytes given back in
+    one count); a kid holding Variables, a kid with kids and an empty kid go the long way,
+    and every one ends destroyed, its bytes given back, no Variable made."""
+    base = MEMORY.in_use(CPU)
+    root = FrameScope()
+    steps = [_framed(kid, a=np.zeros(2), b=np.zeros(3)) for kid in root.new_scopes(["s"] * 5)]
+    frames = [kid.frame for kid in steps]
+    holding = _framed(root.new_scope("holding"), c=np.zeros(4))
+    holding.find_var("c")                              # its frame made Variables
+    parent = root.new_scope("parent")
+    grandkid = _framed(parent.new_scope("grandkid"), d=np.zeros(1))
+    empty = root.new_scope("empty")
+    assert MEMORY.in_use(CPU) - base == (5 * 5 + 4 + 1) * 8
+    root.destroy()
+    assert MEMORY.in_use(CPU) == base
+    assert all(f.place is None for f in frames)
+    for scope in steps + [holding, parent, grandkid, empty]:
+        assert not scope.is_alive() and scope.frame is None
+        with pytest.raises(Destroyed):
+            scope.find_var("a")
+    assert made == ["c"]
+
+
+def test_a_listener_hears_each_framed_kid_destroyed(quiet_gc):
+    """While someone listens, each kid is destroyed the long way and says so."""
+    root = FrameScope()
+    kids = [_framed(kid, a=np.zeros(2)) for kid in root.new_scopes(["s0", "s1"])]
+    heard = []
+    with pd.core.events.EVENTS.listening(heard.append):
+        root.destroy()
+    destroyed = [e.scope for e in heard if e.kind == "scope_destroyed"]
+    assert destroyed == kids + [root]
+
+
+def test_new_scopes_makes_kids_of_the_parents_class_in_order():
+    root = FrameScope()
+    first = root.new_scope("first")
+    kids = root.new_scopes([f"step {t}" for t in range(3)])
+    assert root.kids == [first] + kids
+    assert [k.label for k in kids] == ["step 0", "step 1", "step 2"]
+    assert all(type(k) is FrameScope and k.parent is root and k.frame is None for k in kids)
+    assert len({k.id for k in kids}) == 3
+    root.destroy()
+    with pytest.raises(Destroyed):
+        root.new_scopes(["late"])
+
+
 def test_drop_kids_releases_framed_kids(quiet_gc):
     base = MEMORY.in_use(CPU)
     root = FrameScope()

@@ -41,12 +41,18 @@ def _program():
 def _labels_made(monkeypatch):
     """The labels of the scopes made from now on, in order."""
     made = []
-    original = Scope.new_scope
+    original, many = Scope.new_scope, Scope.new_scopes
 
     def spy(self, label=None, kind=None):
         made.append(label)
         return original(self, label, kind)
+
+    def spy_many(self, labels):          # (an RNN's step scopes, made at once)
+        labels = list(labels)
+        made.extend(labels)
+        return many(self, labels)
     monkeypatch.setattr(Scope, "new_scope", spy)
+    monkeypatch.setattr(Scope, "new_scopes", spy_many)
     return made
 
 
@@ -208,7 +214,7 @@ def test_written_loops_and_plain_steps_agree_on_two_memories_bit_for_bit(monkeyp
     # the unwatched run went through written loops: 2 inputs and 2 memories in, 2 outputs
     # and 2 updates out; a backward loop per grad block layout
     assert [len(args[0]) for args in written if len(args) == 3] == [4]
-    assert any(len(args) == 6 for args in written)
+    assert any(len(args) == 8 for args in written)
     _same_bits(got, want, params, want_params)
 
 
@@ -231,7 +237,7 @@ def test_the_loops_are_written_once_per_block_and_layout(monkeypatch):
 def test_written_loops_hold_only_positions():
     from paddle_nb.executor.step_loops import backward_loop, forward_loop
     forward = forward_loop((2, 7, 5), 2, (10, 11))
-    backward = backward_loop(2, (0,), (0, 1), (3, 4, 9, 12), 1, 1)
+    backward = backward_loop(2, (0,), (0, 1), (3, 4, 9, 12), 1, 1, ((5, 2), (6, 0)), (7, 8))
     assert forward.__name__ == "forward" and backward.__name__ == "backward"
     with pytest.raises(ValueError):
         forward_loop(("2]; import os; x = [0",), 1, ())
@@ -255,10 +261,10 @@ def test_the_written_backward_loop_seeds_as_back_ins_does():
 
     def zero(k, j):
         return np.zeros(2) - 100 * k - j
-    loop = backward_loop(3, (0, 1), (1, 2), (0, 1, 2, 3), 1, 1)
+    loop = backward_loop(3, (0, 1), (1, 2), (0, 1, 2, 3), 1, 1, (), (0, 1, 2))
     each = [[None] * steps]
     sums, carried = loop(list(range(steps)), list(range(steps)), rows, zero, None, None,
-                         fallback, FrameScope, each, lambda peak: None)
+                         fallback, FrameScope, each, lambda peak: None, None)
     last = [None, None]
     for k in reversed(range(steps)):
         want.append(back_ins(3, [(0, rows[0]), (1, rows[1])], [1, 2], zero, k, k, last))
@@ -270,3 +276,47 @@ def test_the_written_backward_loop_seeds_as_back_ins_does():
     assert [e[0] for e in each[0]] == [0, 1, 2, 3]
     np.testing.assert_array_equal(sums[0], np.full(2, 60.0))
     assert carried[0][0] == 0.5 and carried[1] is None       # step 0's
+
+
+def _dividing_rnn():
+    """out_t = x_t / x_t + h_{t-1} on int64 rows: a step whose row holds a zero fails."""
+    prog = pd.Program()
+    with pd.program_guard(prog):
+        xs = pd.layers.data("x", shape=[T, B], dtype="int64", append_batch_size=False)
+        h0 = pd.layers.fill_constant([B], "int64", 0)
+        rnn = pd.layers.StaticRNN()
+        with rnn.step():
+            x_t = rnn.step_input(xs)
+            h_pre = rnn.memory(init=h0)
+            h = pd.layers.elementwise_add(pd.layers.elementwise_div(x_t, x_t), h_pre)
+            rnn.update_memory(h_pre, h)
+            rnn.step_output(h)
+        out = rnn()
+    return prog, out
+
+
+def test_a_step_failing_midway_leaves_its_step_scopes_and_bytes_behind_it(monkeypatch):
+    """Every step scope is made before the first step (as PaddlePaddle's recurrent makes
+    them) and each holds its step's values once it has run; a step that fails leaves the
+    counts of memory where they were once the failed run has ended."""
+    prog, out = _dividing_rnn()
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    ones = np.ones((T, B), "int64")
+    np.testing.assert_array_equal(exe.run(prog, feed={"x": ones}, fetch_list=[out],
+                                          scope=scope)[0], np.cumsum(ones, axis=0))
+    seen = []
+    original = FrameScope.attach_frame
+
+    def spy(self, frame):               # the step scopes as each step's frame comes in
+        if str(self.label).startswith("step"):
+            seen.append([(k.label, k.frame is not None) for k in self.parent.kids])
+        return original(self, frame)
+    monkeypatch.setattr(FrameScope, "attach_frame", spy)
+    base = MEMORY.in_use(CPU)
+    bad = ones.copy()
+    bad[2, 1] = 0
+    with pytest.raises(pd.errors.OpRunError, match="division by zero"):
+        exe.run(prog, feed={"x": bad}, fetch_list=[out], scope=scope)
+    assert MEMORY.in_use(CPU) == base and scope.kids == []
+    labels = [f"step {t}" for t in range(T)]
+    assert seen == [list(zip(labels, [True] * k + [False] * (T - k))) for k in range(2)]

@@ -227,16 +227,16 @@ class Scope:
         (an RNN's step scope, hundreds a run) is marked destroyed here, and what such leaves
         hold elsewhere is given up by one call of their class's ``destroy_held``; any
         other kid takes the long way."""
-        held: list[Scope] = []
+        held: dict[type[Scope], list[Scope]] = {}   # by class: each gives up what its own hold
         for kid in kids:
             if kid._kids or kid.own_vars:
                 kid._destroy_tree(why)
             else:
                 kid._dead = why
                 if kid.holds_elsewhere:
-                    held.append(kid)
-        if held:
-            type(held[0]).destroy_held(held, why)
+                    held.setdefault(type(kid), []).append(kid)
+        for kind, scopes in held.items():
+            kind.destroy_held(scopes, why)
 
     @classmethod
     def destroy_held(cls, scopes: list[Scope], why: str) -> None:

@@ -463,3 +463,30 @@ def test_a_kid_is_of_its_parents_class_unless_told():
     tagged = root.new_scope(kind=Tagged)
     assert type(tagged) is Tagged and type(tagged.new_scope()) is Tagged
     assert type(root.new_scope()) is pd.Scope
+
+
+def test_quiet_destruction_gives_each_leaf_back_through_its_own_class():
+    """Leaves that hold variables elsewhere are given up in bulk, each by its own class's
+    ``destroy_held``, when kids of two such classes share a parent."""
+    given: list[tuple[str, list[str]]] = []
+
+    class Held(pd.Scope):
+        __slots__ = ()
+
+        def __init__(self, parent=None, label=None):
+            super().__init__(parent, label)
+            self.holds_elsewhere = True
+
+        @classmethod
+        def destroy_held(cls, scopes, why):
+            given.append((cls.__name__, [s.label for s in scopes]))
+
+    class Other(Held):
+        __slots__ = ()
+
+    root = pd.Scope()
+    root.new_scope("a", kind=Held)
+    root.new_scope("b", kind=Other)
+    root.new_scope("c", kind=Held)
+    root.destroy()
+    assert sorted(given) == [("Held", ["a", "c"]), ("Other", ["b"])]

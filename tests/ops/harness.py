@@ -8,6 +8,7 @@ A family's cases live in ``tests/ops/cases_<family>.py`` as ``CASES`` (op
 type -> list of :class:`Case`) and ``BAD`` (op type -> list of :class:`Bad`).
 """
 
+import contextlib
 import dataclasses
 from typing import Callable, Optional
 
@@ -97,10 +98,41 @@ def _host(array):
 
 
 def run_kernel(opdef, ctx, args, attrs):
-    """``opdef.kernel(ctx, *args, **attrs)``; where the kernel is made per plan
-    (``registry.prepared``), also check that what it makes for metas as the arrays have
-    them, with the first dimension unknown, and with the metas unknown, computes the same,
-    exactly, with each output alone wanted."""
+    """``opdef.kernel(ctx, *args, **attrs)``, checked to leave its inputs as they were (see
+    :func:`untouched`); where the kernel is made per plan (``registry.prepared``), also
+    check that what it makes for metas as the arrays have them, with the first dimension
+    unknown, and with the metas unknown, computes the same, exactly, with each output alone
+    wanted."""
+    with untouched(opdef, args):
+        return _run_kernel(opdef, ctx, args, attrs)
+
+
+@contextlib.contextmanager
+def untouched(opdef, args):
+    """Fail when the kernel changed an input array. No kernel writes into what it is given
+    (an optimizer's too returns ParamOut as a new array): the executor may hand one array
+    to several variables (elementwise_add_grad returns Out@GRAD itself as X@GRAD)."""
+    before = [_copy(a) for a in args]
+    yield
+    for slot, was, now in zip(opdef.inputs, before, args):
+        for k, (w, n) in enumerate(zip(*(_flat(was), _flat(now)))):
+            if w is not None and not np.array_equal(_host(w), _host(n),
+                                                    equal_nan=w.dtype.kind in "fc"):
+                raise AssertionError(f"{opdef.type}: its kernel changed input {slot.name}"
+                                     f"{'[%d]' % k if isinstance(was, list) else ''}")
+
+
+def _copy(value):
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value.copy() if hasattr(value, "shape") and hasattr(value, "copy") else None
+
+
+def _flat(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _run_kernel(opdef, ctx, args, attrs):
     result = opdef.kernel(ctx, *args, **attrs)
     make = getattr(opdef.kernel, "make", None)
     if make is None or ctx.rng is None or any(

@@ -11,6 +11,7 @@ covered: a forward op by cases, a grad op by its forward op's grad check.
 import importlib
 import pkgutil
 import re
+import types
 
 import numpy as np
 import pytest
@@ -180,3 +181,15 @@ def test_forward_on_gpu_matches_cpu(op_type, i, device):
         if (op_type, slot) in SIGN_FREE:      # cuSOLVER picks other signs than LAPACK
             got = align_signs(got, value, SIGN_FREE[(op_type, slot)])
         _compare(got, value, case, f"{op_type}.{slot} on GPU")
+
+
+def test_the_harness_fails_a_kernel_that_writes_into_an_input():
+    """Every kernel run here is checked to leave its inputs as they were (harness.untouched):
+    gradients may share one array (elementwise_add_grad returns Out@GRAD as X@GRAD)."""
+    op = types.SimpleNamespace(type="scribble", inputs=[types.SimpleNamespace(name="X")])
+    x = np.ones(3)
+    with harness.untouched(op, [x]):
+        pass
+    with pytest.raises(AssertionError, match="scribble: its kernel changed input X"):
+        with harness.untouched(op, [x]):
+            x[0] = 2.0

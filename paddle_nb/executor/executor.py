@@ -138,20 +138,24 @@ class Executor:
             state.commit()
             failed = False
         finally:
+            # written out, not staging.uninterrupted: a Ctrl-C as that call starts would
+            # escape before its loop
             interrupted = None
-            while True:     # (repeatable: a Ctrl-C, even as a call starts, repeats it)
-                try:
-                    if failed or recorder is not None or state.run_scope is not None:
-                        state.end(failed)
-                    # the run's own bytes (its env's), counted once its scopes are gone
-                    MEMORY.transient_peak(self.place, state.peak)
-                    break
-                except KeyboardInterrupt as err:
-                    interrupted = err
-            self._runs.state = outer
-            if recorder is not None:
-                self.last_record = recorder.record
-                notify(listeners, recorder.record)    # (an error: a warning)
+            try:
+                while True:     # (repeatable: a Ctrl-C, even as a call starts, repeats it)
+                    try:
+                        if failed or recorder is not None or state.run_scope is not None:
+                            state.end(failed)
+                        # the run's own bytes (its env's), counted once its scopes are gone
+                        MEMORY.transient_peak(self.place, state.peak)
+                        break
+                    except KeyboardInterrupt as err:
+                        interrupted = err
+            finally:            # (whatever the closing raised: the thread's state restored)
+                self._runs.state = outer
+                if recorder is not None:
+                    self.last_record = recorder.record
+                    notify(listeners, recorder.record)    # (an error: a warning)
             if interrupted is not None:
                 raise interrupted
         return results

@@ -72,7 +72,10 @@ class RunState:
         self.kept_arrays = kept
 
     def _restore_arrays(self) -> None:
-        """Put back the tensor arrays :meth:`keep_arrays` remembered (repeatable)."""
+        """Put back the tensor arrays :meth:`keep_arrays` remembered (repeatable); nothing
+        where the user's scope was destroyed meanwhile (the run's error says so)."""
+        if not self.user_scope.is_alive():
+            return
         for name, elements in self.kept_arrays.items():
             var = self.user_scope.find_var(name)
             if elements is None:

@@ -698,3 +698,24 @@ def test_the_compiled_form_tests_for_none_only_where_a_kernel_may_return_it():
                for i, line in enumerate(lines) if "# #" in line}
     assert follows["elementwise_add"].startswith("env[")
     assert follows["mean"] == "if out is not None:"
+
+
+@pytest.mark.parametrize("listening", [False, True])
+def test_a_run_whose_scope_a_kernel_destroys_fails_as_the_op_and_leaves_no_run_state(
+        monkeypatch, listening):
+    """A kernel destroying the user's scope mid-run (a run holding persistable tensor arrays,
+    which a failed run puts back): the error is the op's, and the thread's run state and the
+    listeners are seen to as after any other failure."""
+    main, _, out = _loop_writing_a_persistable_array()
+    exe, scope, heard = pd.Executor(CPU), pd.Scope(), []
+    if listening:
+        exe.subscribe(heard.append)
+
+    def destroying(ctx, x, *args, **attrs):
+        scope.destroy()
+        raise RuntimeError("the scope is gone")
+    monkeypatch.setattr(registry.get("reshape2"), "kernel", destroying)
+    with pytest.raises(OpRunError, match="reshape2"):
+        exe.run(main, feed={"x": np.ones(3, "float32")}, fetch_list=[out], scope=scope)
+    assert exe.run_state is None
+    assert len(heard) == (1 if listening else 0)

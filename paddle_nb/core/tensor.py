@@ -25,6 +25,7 @@ from __future__ import annotations
 import _thread
 import contextlib
 import time
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from paddle_nb.core.variable import Variable
 
 __all__ = ["LoDTensor", "memory_reuse", "memory_reuse_rule", "set_memory_reuse_rule",
-           "REUSE_RULES", "write_generation"]
+           "REUSE_RULES", "written_in_place"]
 
 # what a tensor holds: a numpy.ndarray, or a cupy.ndarray on a GPUPlace
 Array = Any
@@ -54,16 +55,31 @@ _CPU = CPUPlace()
 REUSE_RULES = ("paddle_nb", "paddle")
 _reuse_rule = ["paddle_nb"]
 
-# How many times mutable_data handed out an array to write into. Kernels never write into an
-# array they were given (a new value is a new array, LoDTensor.hold), so a cache may trust an
-# array's identity for its values; mutable_data is the one way to write into a tensor's array
-# in place, and a cache keyed by identity also checks that this count has not moved.
-_writes = [0]
+# The arrays mutable_data handed out to write into. Kernels never write into an array they
+# were given (a new value is a new array, LoDTensor.hold), so a cache may trust an array's
+# identity for its values, unless the array was handed out by mutable_data, the one way to
+# write into a tensor's array in place (at any time after the call): such an array's values
+# are never the cache's to trust. (Weakly held; an array that takes no weak reference is
+# remembered by id, which at worst makes a later array of that id miss a cache.)
+_handed_out: weakref.WeakSet = weakref.WeakSet()
+_handed_out_ids: set[int] = set()
 
 
-def write_generation() -> int:
-    """The number of mutable_data calls so far: unchanged, no array was written in place."""
-    return _writes[0]
+def written_in_place(array: Any) -> bool:
+    """True when ``array`` was handed out by ``mutable_data`` (its values may change in
+    place at any time): a cache keyed by an array's identity must not trust it."""
+    try:
+        return array in _handed_out
+    except TypeError:
+        return id(array) in _handed_out_ids
+
+
+def _hand_out(array: Any) -> Any:
+    try:
+        _handed_out.add(array)
+    except TypeError:
+        _handed_out_ids.add(id(array))
+    return array
 
 
 def memory_reuse_rule() -> str:
@@ -146,7 +162,6 @@ class LoDTensor:
         The array is for writing into: the one way to change a tensor's array in place
         (``array()`` hands out the value, ``set`` replaces it)."""
         self._check_alive()
-        _writes[0] += 1
         if not isinstance(place, Place):
             raise TypeError(f"mutable_data: expected a Place, got {place!r}")
         dtype = convert_dtype(dtype)
@@ -157,9 +172,9 @@ class LoDTensor:
         array = self.data
         if array is not None and self._place == place and array.dtype == dtype \
                 and array.shape == shape:
-            return array
+            return _hand_out(array)
         if _reuse_rule[0] == "paddle" and self._fits(place, dtype, shape):
-            return self._view_of_block(self._block, dtype, shape)
+            return _hand_out(self._view_of_block(self._block, dtype, shape))
         try:
             with place.device_guard():
                 new = place.xp.empty(shape, dtype=dtype)
@@ -170,7 +185,7 @@ class LoDTensor:
                 f"({dtype}{list(shape)}) on {place!r}; the tensor keeps what it held") from err
         self.hold(new, place)
         self._block = new
-        return new
+        return _hand_out(new)
 
     def _fits(self, place: Place, dtype: numpy.dtype[Any], shape: tuple[int, ...]) -> bool:
         """PaddlePaddle's test: a block of this tensor's own, on ``place``, big enough."""
@@ -304,7 +319,7 @@ class LoDTensor:
     def array(self) -> Array:
         """The held array itself (NumPy or CuPy), without a copy: to read. Write through
         ``set`` or ``mutable_data``: kernels and caches take an array's identity for its
-        values (:func:`write_generation`)."""
+        values (:func:`written_in_place`)."""
         self._check_alive()
         if self.data is None:
             raise NotAllocatedError(f"{self._who()} holds no data yet: expected an allocated "

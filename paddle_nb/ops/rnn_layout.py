@@ -6,13 +6,14 @@ wants both directions side by side: W_ih^T of both as one GEMM's right operand (
 step's input projection in one product), W_hh^T per gate or stacked per direction (one
 product a step), the biases that can be added before the loop folded into one, the gate
 blocks in the cell's order. That layout is made once per set of weight arrays and kept
-(a small cache keyed on the op and its weight names, checked by the arrays' identity and by
-``write_generation``: no array was written in place through ``mutable_data`` since).
+(a small cache keyed on the op and its weight names, checked by the arrays' identity; never
+for an array ``mutable_data`` handed out, whose values may change in place:
+``core.tensor.written_in_place``).
 """
 
 import operator
 
-from paddle_nb.core.tensor import write_generation
+from paddle_nb.core.tensor import written_in_place
 
 __all__ = ["gate_buffer", "stacked_w_hh", "weights_laid_out"]
 
@@ -46,15 +47,17 @@ def weights_laid_out(ctx, cell, dirs, layers, stacked):
     if any([a is None for a in arrays]):        # (the error that names what is missing)
         arrays = [ctx.tensor(name).array() for name in names]
     key = (id(ctx.op), cell.mode, dirs, stacked, tuple(names))
-    hit, written = _LAYOUTS.get(key), write_generation()
-    if hit is not None and hit[2] == written and all(map(operator.is_, hit[0], arrays)):
+    hit, trusted = _LAYOUTS.get(key), not any(map(written_in_place, arrays))
+    if hit is not None and trusted and all(map(operator.is_, hit[0], arrays)):
         return hit[1]
     n = layers * dirs
     layouts = [_lay_out(ctx.xp, cell, dirs, [arrays[j] for j in _layer_picks(layer, dirs, n)],
                         stacked) for layer in range(layers)]
+    if not trusted:
+        return layouts                      # (laid out again each run: never cached)
     if len(_LAYOUTS) >= _LAYOUTS_KEPT:       # (a few programs' worth; then start afresh)
         _LAYOUTS.clear()
-    _LAYOUTS[key] = (arrays, layouts, written)
+    _LAYOUTS[key] = (arrays, layouts)
     return layouts
 
 

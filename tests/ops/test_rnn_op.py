@@ -289,7 +289,7 @@ def test_new_weight_arrays_are_laid_out_anew():
 
 def test_weights_written_in_place_through_mutable_data_are_seen():
     # mutable_data is the one way to write a tensor's array in place: the cached layout of
-    # the same array objects must not outlive such a write (core.tensor.write_generation)
+    # the same array objects must not outlive such a write (core.tensor.written_in_place)
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
         x = pd.static.data("x", [2, 3, 4], "float32")
@@ -308,6 +308,31 @@ def test_weights_written_in_place_through_mutable_data_are_seen():
     fresh = pd.Scope()                            # the same halved weights, set anew
     for param in main.global_block().all_parameters():
         fresh.var(param.name).get_tensor().set(scope.find_var(param.name).get_tensor().numpy())
+    want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
+    np.testing.assert_array_equal(second, want)
+    assert not np.allclose(first, second)
+
+
+def test_weights_written_in_place_after_their_mutable_data_call_are_seen():
+    # the array mutable_data handed out may be written at any time after the call (here
+    # between two runs, with no mutable_data call before the second): no cached layout of it
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.static.data("x", [2, 3, 4], "float32")
+        out, _ = pd.nn.LSTM(4, 5)(x)
+    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.random.default_rng(0).standard_normal((2, 3, 4)).astype("float32")}
+    params = main.global_block().all_parameters()
+    handed = [scope.find_var(p.name).get_tensor().mutable_data(pd.CPUPlace(), "float32", p.shape)
+              for p in params]
+    first, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    for array in handed:
+        array *= 0.5
+    second, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    fresh = pd.Scope()
+    for p in params:
+        fresh.var(p.name).get_tensor().set(scope.find_var(p.name).get_tensor().numpy())
     want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
     np.testing.assert_array_equal(second, want)
     assert not np.allclose(first, second)

@@ -31,7 +31,7 @@ from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.frames import Frame, FrameScope
 from paddle_nb.executor.feeds import to_place
-from paddle_nb.executor.plan import BlockPlan, Step, check_persistable_dtype
+from paddle_nb.executor.plan import SLOTS_ALONE, BlockPlan, Step, check_persistable_dtype
 from paddle_nb.framework.variable import VarType
 
 __all__ = ["RawSlots", "Lending", "shadow", "hold_value"]
@@ -62,10 +62,6 @@ class RawSlots:
         self.lent = tuple(lent)
         self.lent_names = frozenset(n for n, _ in lent)
         self.taken = tuple((n, p) for n, p in lent if n in outs)
-
-
-#: raw ops that read and write only the variables their slots name
-SLOTS_ALONE = frozenset({"feed", "fetch", "fetch_v2", "rnn"})
 
 
 class Lending:

@@ -21,7 +21,8 @@ from paddle_nb.framework.variable import VarType
 from paddle_nb.ops.machinery import registry
 
 
-__all__ = ["Step", "BlockPlan", "check_persistable_dtype", "flat_positions", "output_values"]
+__all__ = ["Step", "BlockPlan", "SLOTS_ALONE", "check_persistable_dtype", "flat_positions",
+           "output_values"]
 
 
 class Step:
@@ -180,9 +181,10 @@ class BlockPlan:
         """Give each step the temporaries whose last use it is (never those in ``keep``)."""
         last = {}
         for k, step in enumerate(self.steps):
-            # a raw op may read anything through the scope: keep all alive; but feed and
-            # fetch read and write only their slots (a saved model has them around every run)
-            if step.raw and step.op.type not in _SLOT_ONLY_RAW:
+            # a raw op may read anything through the scope: keep all alive; but feed, fetch
+            # and the fused rnn read and write only their slots (a saved model has feed and
+            # fetch around every run)
+            if step.raw and step.op.type not in SLOTS_ALONE:
                 return
             for pos in flat_positions(step.ins) + flat_positions(step.outs):
                 last[pos] = k
@@ -195,8 +197,9 @@ class BlockPlan:
             step.release = tuple(by_step.get(k, ()))
 
 
-# raw ops that touch only the variables their slots name
-_SLOT_ONLY_RAW = frozenset({"feed", "fetch", "fetch_v2"})
+#: raw ops that read and write only the variables their slots name (the run scope lends
+#: them only those: executor/env_scope.py)
+SLOTS_ALONE = frozenset({"feed", "fetch", "fetch_v2", "rnn"})
 
 
 def _refuse_unknown_inputs(op: Any, opdef: Any, block_idx: int, k: int) -> None:

@@ -719,3 +719,20 @@ def test_a_run_whose_scope_a_kernel_destroys_fails_as_the_op_and_leaves_no_run_s
         exe.run(main, feed={"x": np.ones(3, "float32")}, fetch_list=[out], scope=scope)
     assert exe.run_state is None
     assert len(heard) == (1 if listening else 0)
+
+
+def test_a_block_with_the_fused_rnn_still_frees_its_temporaries():
+    """The rnn op reads and writes only its slots (plan.SLOTS_ALONE, which the run scope's
+    lending reads too): the block around it releases temporaries after their last use."""
+    main, startup = pd.Program(), pd.Program()
+    with pd.program_guard(main, startup):
+        x = pd.static.data("x", [2, 3, 4], "float32")
+        out, _ = pd.nn.LSTM(4, 5)(pd.nn.functional.relu(x) * 2.0)
+        y = pd.mean(out)
+    exe, scope = pd.Executor(CPU), pd.Scope()
+    exe.run(startup, scope=scope)
+    exe.run(main, feed={"x": np.ones((2, 3, 4), "float32")}, fetch_list=[y], scope=scope)
+    plan = next(p for p in exe._plans.values() if p.block.idx == 0 and p.has_raw)
+    released = {plan.names[pos] for step in plan.steps for pos in step.release}
+    assert any(step.op.type == "rnn" for step in plan.steps)
+    assert any(name.startswith("relu") for name in released)

@@ -387,8 +387,8 @@ def _write_grads(ctx, d_input, d_pre, d_weights):
              (ctx.output_names("WeightList@GRAD"), d_weights)]
     for names, values in pairs:
         for name, value in zip(names, values):
-            if name != EMPTY_VAR:
-                ctx.out_tensor(name).set(value, place)
+            if name != EMPTY_VAR:       # (arrays this op made: held, not copied)
+                ctx.out_tensor(name).hold(value, place)
 
 
 register(OpDef(

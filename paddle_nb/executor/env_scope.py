@@ -30,7 +30,7 @@ from typing import Any
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.variable import Variable
 from paddle_nb.executor.frames import Frame, FrameScope
-from paddle_nb.executor.feeds import to_place
+from paddle_nb.executor.feeds import lod_fits, to_place
 from paddle_nb.executor.plan import SLOTS_ALONE, BlockPlan, Step, check_persistable_dtype
 from paddle_nb.framework.variable import VarType
 
@@ -248,5 +248,5 @@ def hold_value(var: Variable, value: Any, lod: Any, place: Any) -> None:
             tensor.free()
         else:
             tensor.hold(value, place)
-    if lod and value is not None and value.ndim and lod[-1][-1] == value.shape[0]:
-        tensor.set_lod(lod)     # (a LoD an op's new value no longer fits is left behind)
+    if lod_fits(lod, value):
+        tensor.set_lod(lod)

@@ -22,8 +22,14 @@ from paddle_nb.errors import FeedError, FetchError
 from paddle_nb.framework.variable import Variable
 
 
-__all__ = ["feed_dict", "fetch_targets", "fetch_name", "check_feed", "fill_feed_list",
+__all__ = ["lod_fits", "feed_dict", "fetch_targets", "fetch_name", "check_feed", "fill_feed_list",
            "to_place", "env_value", "fetched", "scalar_shape"]
+
+
+def lod_fits(lod: Any, array: Any) -> bool:
+    """Whether ``lod`` (a LoD, or None) still describes ``array``: its last level ends at the
+    array's rows (a LoD an op's new value no longer fits is left behind, not set)."""
+    return bool(lod) and array is not None and array.ndim > 0 and lod[-1][-1] == array.shape[0]
 
 
 def feed_dict(feed: Any) -> dict:
@@ -160,7 +166,7 @@ def fetched(plan: Any, name: str, array: Any, lod: Any, place: Any,
         return host
     tensor = LoDTensor()
     tensor.set(host, place)
-    if lod and host.ndim and lod[-1][-1] == host.shape[0]:    # (one its value still fits)
+    if lod_fits(lod, host):
         tensor.set_lod(lod)
     return tensor
 

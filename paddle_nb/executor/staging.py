@@ -19,6 +19,7 @@ from typing import Any
 
 from paddle_nb.core.tensor import LoDTensor
 from paddle_nb.core.tensor_array import LoDTensorArray
+from paddle_nb.executor.feeds import lod_fits
 
 
 __all__ = ["RunState", "write_back", "env_writes", "views_any", "uninterrupted"]
@@ -159,7 +160,7 @@ def write_back(scope: Any, writes: list[tuple[str, Any]], place: Any,
             if tensor.data is not array:
                 tensor.hold(array, place)
             lod = lods.get(name) if lods else None
-            if lod and array.ndim and lod[-1][-1] == array.shape[0]:
+            if lod_fits(lod, array):
                 tensor.set_lod(lod)
     uninterrupted(swap)
 

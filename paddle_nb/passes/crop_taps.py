@@ -28,7 +28,7 @@ from paddle_nb.executor.executor import Executor
 from paddle_nb.ops.machinery.window import live_window, resolve_padding
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
-from paddle_nb.passes.values import host_value as _value, place_of, set_like
+from paddle_nb.passes.values import host_value as _value, new_param, place_of
 
 __all__ = ["crop_dead_taps", "CROP_DEAD_TAPS"]
 
@@ -59,15 +59,8 @@ def _crop_one(glob, scope, uses, op, result):
                       y_shape[2:])
     if cut is None:
         return
-    new_w = f"{weight}.crop"
-    k = 0
-    while glob.find_var(new_w) is not None:
-        k += 1
-        new_w = f"{weight}.crop_{k}"
     cropped = np.ascontiguousarray(w[:, :, cut[0], cut[1]])
-    glob.create_var(new_w, shape=list(cropped.shape), dtype=glob.var(weight).dtype,
-                    persistable=True)
-    set_like(scope, new_w, cropped, weight)
+    new_w = new_param(glob, scope, weight, "crop", cropped)
     for arg in op.desc.inputs:
         if arg.parameter == "Filter":
             arg.arguments[0] = new_w

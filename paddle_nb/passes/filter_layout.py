@@ -25,7 +25,7 @@ from paddle_nb.ops.conv import prefers_channels_last
 from paddle_nb.ops.machinery.window import out_hw, resolve_padding
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses, rename_input
-from paddle_nb.passes.values import host_value, place_of, set_like
+from paddle_nb.passes.values import host_value, new_param, place_of
 
 __all__ = ["filter_layout", "FILTER_LAYOUT"]
 
@@ -59,13 +59,8 @@ def _relay(glob, scope, uses, op, result, done):
     if pixels is None or not prefers_channels_last(w.shape[1], w.shape[0], pixels):
         return
     if weight not in done:
-        name, k = f"{weight}.hwc", 0
-        while glob.find_var(name) is not None:
-            k += 1
-            name = f"{weight}.hwc_{k}"
-        glob.create_var(name, shape=list(w.shape), dtype=var.dtype, persistable=True)
         laid = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
-        set_like(scope, name, laid, weight)     # (set() copies, keeping the layout)
+        name = new_param(glob, scope, weight, "hwc", laid)   # (set() copies, keeping the layout)
         done[weight] = name
         result.changes.append(("relaid", op.type, f"{weight} {list(w.shape)} -> {name}, "
                                "laid (M, kh, kw, C)"))

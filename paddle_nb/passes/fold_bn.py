@@ -21,7 +21,7 @@ import numpy as np
 
 from paddle_nb.passes.base import Pass
 from paddle_nb.passes.graph import Uses
-from paddle_nb.passes.values import host_value as _value, set_like
+from paddle_nb.passes.values import host_value as _value, new_param
 
 __all__ = ["fold_batch_norm", "FOLD_BATCH_NORM"]
 
@@ -95,21 +95,6 @@ def _bn_ready(bn, uses, scope, k):
     return None if any(v is None for v in values) else values
 
 
-def _fresh(glob, name):
-    new, k = f"{name}.bn_fold", 0
-    while glob.find_var(new) is not None:
-        k += 1
-        new = f"{name}.bn_fold_{k}"
-    return new
-
-
-def _write_param(glob, scope, like, name, value):
-    """Declare persistable ``name`` shaped as ``value`` (dtype of ``like``) and set it in scope."""
-    old = glob.var(like)
-    glob.create_var(name, shape=list(value.shape), dtype=old.dtype, persistable=True)
-    set_like(scope, name, value, like)
-
-
 def _fold_one(program, scope, bn, k, result):
     glob, uses = program.global_block(), Uses(program, result.keep)
     x = bn.input("X")[0]
@@ -131,9 +116,8 @@ def _fold_one(program, scope, bn, k, result):
         return False
     w = found_w.astype("float64")
     w = w * s.reshape((-1,) + (1,) * (w.ndim - 1)) if op.type in CONVS else w * s
-    new_w, new_t = _fresh(glob, weight), _fresh(glob, bn.input("Bias")[0])
-    _write_param(glob, scope, weight, new_w, w)
-    _write_param(glob, scope, bn.input("Bias")[0], new_t, t)
+    new_w = new_param(glob, scope, weight, "bn_fold", w)
+    new_t = new_param(glob, scope, bn.input("Bias")[0], "bn_fold", t)
     for arg in op.desc.inputs:
         if arg.parameter == slot:
             arg.arguments[0] = new_w

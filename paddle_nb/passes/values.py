@@ -10,6 +10,7 @@ sizes) on that same place, so that the rewritten program runs where the original
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from paddle_nb.core.place import CPUPlace, Place
 from paddle_nb.core.scope import Scope
 from paddle_nb.core.tensor import LoDTensor
 
-__all__ = ["host_value", "place_of", "set_like"]
+__all__ = ["host_value", "place_of", "set_like", "new_param"]
 
 
 def _tensor(scope: Scope | None, name: str) -> LoDTensor | None:
@@ -49,3 +50,16 @@ def set_like(scope: Scope, name: str, value: np.ndarray, like: str) -> None:
         scope.var(name).get_tensor().set(value)
         return
     scope.var(name).get_tensor().set(value.astype(tensor.dtype, copy=False), tensor.place)
+
+
+def new_param(glob: Any, scope: Scope, like: str, suffix: str, value: np.ndarray) -> str:
+    """Declare a new persistable ``<like>.<suffix>`` (``_1``, ``_2``... while the name is
+    taken) shaped as ``value`` with ``like``'s dtype in block ``glob``, and write ``value``
+    to it (:func:`set_like`); return its name."""
+    name, k = f"{like}.{suffix}", 0
+    while glob.find_var(name) is not None:
+        k += 1
+        name = f"{like}.{suffix}_{k}"
+    glob.create_var(name, shape=list(value.shape), dtype=glob.var(like).dtype, persistable=True)
+    set_like(scope, name, value, like)
+    return name

@@ -179,19 +179,21 @@ class BlockPlan:
 
     def plan_releases(self, keep: set) -> None:
         """Give each step the temporaries whose last use it is (never those in ``keep``)."""
-        last = {}
+        last, kept = {}, set()
         for k, step in enumerate(self.steps):
             # a raw op may read anything through the scope: keep all alive; but feed, fetch
             # and the fused rnn read and write only their slots (a saved model has feed and
             # fetch around every run)
             if step.raw and step.op.type not in SLOTS_ALONE:
                 return
+            if step.op.type in INPUTS_SHOWN:
+                kept.update(flat_positions(step.ins))
             for pos in flat_positions(step.ins) + flat_positions(step.outs):
                 last[pos] = k
         by_step: dict[int, list[int]] = {}
         for pos, k in last.items():
             if self.local[pos] and self.tensor[pos] and not self.persistable[pos] \
-                    and self.names[pos] not in keep:
+                    and pos not in kept and self.names[pos] not in keep:
                 by_step.setdefault(k, []).append(pos)
         for k, step in enumerate(self.steps):
             step.release = tuple(by_step.get(k, ()))
@@ -200,6 +202,9 @@ class BlockPlan:
 #: raw ops that read and write only the variables their slots name (the run scope lends
 #: them only those: executor/env_scope.py)
 SLOTS_ALONE = frozenset({"feed", "fetch", "fetch_v2", "rnn"})
+#: ops whose inputs stay to the run's end: the RNN explorer compares each step scope of the
+#: fused rnn with the rows of its inputs, read from the finished run
+INPUTS_SHOWN = frozenset({"rnn"})
 
 
 def _refuse_unknown_inputs(op: Any, opdef: Any, block_idx: int, k: int) -> None:

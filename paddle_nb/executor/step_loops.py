@@ -37,7 +37,8 @@ Only integers (env positions and counts) are written into the source.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+
+from paddle_nb.executor.unroll import compiled
 
 __all__ = ["backward_loop", "forward_loop"]
 
@@ -162,6 +163,4 @@ def _unpacked(names: list[str]) -> str:
 
 
 def _compiled(lines: list[str], name: str) -> Callable:
-    namespace: dict[str, Any] = {}
-    exec(compile("\n".join(lines) + "\n", f"<paddle_nb {name} steps>", "exec"), namespace)
-    return namespace[name]
+    return compiled(name, "\n".join(lines) + "\n", {})

@@ -27,6 +27,7 @@ from paddle_nb.core.scope import Scope
 from paddle_nb.executor.frames import (Frame, FramedBlock, FrameScope, StepFrame, find_array,
                                        local_array)
 from paddle_nb.executor.step_loops import backward_loop, forward_loop
+from paddle_nb.executor.unroll import compiled
 from paddle_nb.ops.machinery.context import RawContext, StepRunner
 
 __all__ = ["FramedContext", "FramedSteps"]
@@ -230,9 +231,7 @@ def _env_maker(links: Sequence[tuple[int, int]], in_pos: Sequence[int]) -> Calla
     lines += [f"    env[{int(pos)}] = arrays[{int(at)}]" for pos, at in links]
     lines += [f"    env[{int(pos)}] = ins[{k}]" for k, pos in enumerate(in_pos)]
     lines.append("    return env")
-    namespace: dict[str, Any] = {}
-    exec(compile("\n".join(lines), "<paddle_nb step env>", "exec"), namespace)
-    return namespace["make"]
+    return compiled("make", "\n".join(lines), {})
 
 
 def _taker(positions: list[int]) -> Callable[[list], list]:

@@ -40,7 +40,7 @@ from paddle_nb.errors import OpRunError
 from paddle_nb.executor.plan import flat_positions, output_values
 
 
-__all__ = ["unroll"]
+__all__ = ["unroll", "compiled"]
 
 _INDENT = "        "
 # linecache names of collected block functions, dropped at the next unroll
@@ -63,12 +63,6 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
     around the op, and an event tuple to ``observer.events`` for each value made
     and each temporary released.
     """
-    while True:         # not in the finalizer: a collection inside linecache.checkcache's
-        try:            # loop over the cache made it fail. (pop, not a test then pop:
-            forgotten = _FORGOTTEN.pop()    # another thread may be unrolling too)
-        except IndexError:
-            break
-        linecache.cache.pop(forgotten, None)
     owner: list[int] = []           # owner[n]: the step whose lines hold line n (1-based)
     namespace: dict[str, Any] = {"_store": store, "_fail": fail, "_OpRunError": OpRunError,
                                  "_owner": owner}
@@ -105,13 +99,25 @@ def unroll(name: str, steps: list, kernels: list, store: Callable, fail: Callabl
               "        raise _fail(_owner[err.__traceback__.tb_lineno], env, err) from err",
               "    return peak if peak > made else made", ""]
     source = "\n".join(lines)
+    return compiled(name, source, namespace), source
+
+
+def compiled(name: str, source: str, namespace: dict[str, Any]) -> Callable:
+    """The function ``name`` that ``source`` (Python written out by the executor) defines,
+    made in ``namespace``; tracebacks through it show its lines while it lives (linecache)."""
+    while True:         # not in the finalizer: a collection inside linecache.checkcache's
+        try:            # loop over the cache made it fail. (pop, not a test then pop:
+            forgotten = _FORGOTTEN.pop()    # another thread may be unrolling too)
+        except IndexError:
+            break
+        linecache.cache.pop(forgotten, None)
     filename = f"<paddle_nb {name} {id(namespace):x}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     function = namespace[name]
     # tracebacks show the source while the function lives; then linecache forgets it
     weakref.finalize(function, _FORGOTTEN.append, filename)
-    return function, source
+    return function
 
 
 def returns_value(kernel: Any) -> bool:

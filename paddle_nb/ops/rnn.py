@@ -25,7 +25,7 @@ from paddle_nb.core.scope import StepScopes
 from paddle_nb.ops.machinery.grad import OpSpec
 from paddle_nb.ops.machinery.registry import EMPTY_VAR, Attr, Meta, OpDef, Slot, fail, register
 from paddle_nb.ops.rnn_cells import CELLS
-from paddle_nb.ops.rnn_layout import gate_buffer, stacked_w_hh, weights_laid_out
+from paddle_nb.ops.rnn_layout import gate_buffer, stacked_w_hh, weight_positions, weights_laid_out
 
 __all__ = ["step_layout"]
 
@@ -113,16 +113,10 @@ def _rnn_infer(x, pre_state, weights, seq_len, *, mode, num_layers, is_bidirec, 
 
 
 # -- the forward pass ------------------------------------------------------------------------------
-def _weight_positions(k, n):
-    """Where W_ih, W_hh, b_ih, b_hh of layer-direction k (of n) sit in WeightList:
-    PaddlePaddle lists every (layer, direction)'s W_ih, W_hh first, then the biases."""
-    return (2 * k, 2 * k + 1, 2 * n + 2 * k, 2 * n + 2 * k + 1)
-
-
 def _weights(ctx, k, dirs, layers):
     """(W_ih, W_hh, b_ih, b_hh) of layer-direction k."""
     names = ctx.input_names("WeightList")
-    return [ctx.tensor(names[j]).array() for j in _weight_positions(k, layers * dirs)]
+    return [ctx.tensor(names[j]).array() for j in weight_positions(k, layers * dirs)]
 
 
 def _alive(ctx, steps):
@@ -366,7 +360,7 @@ def _rnn_grad(ctx):
                 ctx, cell, kept[k * steps:(k + 1) * steps], times, weights,
                 d_out[:, :, d * hidden:(d + 1) * hidden], dh, dc)
             d_in = d_in + d_layer_in
-            for j, g in zip(_weight_positions(k, layers * dirs), grads):
+            for j, g in zip(weight_positions(k, layers * dirs), grads):
                 weight_grads[j] = g
             pre_grads[0][k] = dh
             if dc is not None:

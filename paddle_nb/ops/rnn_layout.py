@@ -15,7 +15,7 @@ import operator
 
 from paddle_nb.core.tensor import written_in_place
 
-__all__ = ["gate_buffer", "stacked_w_hh", "weights_laid_out"]
+__all__ = ["gate_buffer", "stacked_w_hh", "weights_laid_out", "weight_positions"]
 
 # the layouts last made: (the op, mode, directions, W_hh's form, weight names) -> (arrays,
 # layouts). Keyed per op too: an op reads its weights once a run, and a later run's values
@@ -61,11 +61,16 @@ def weights_laid_out(ctx, cell, dirs, layers, stacked):
     return layouts
 
 
+def weight_positions(k, n):
+    """Where W_ih, W_hh, b_ih, b_hh of layer-direction k (of n) sit in WeightList:
+    PaddlePaddle lists every (layer, direction)'s W_ih, W_hh first, then the biases."""
+    return (2 * k, 2 * k + 1, 2 * n + 2 * k, 2 * n + 2 * k + 1)
+
+
 def _layer_picks(layer, dirs, n):
     """Where a layer's W_ih, W_hh, b_ih, b_hh sit in WeightList (``dirs`` of each)."""
-    ks = range(layer * dirs, (layer + 1) * dirs)
-    return [first + 2 * k + step for first, step in ((0, 0), (0, 1), (n + n, 0), (n + n, 1))
-            for k in ks]
+    each = [weight_positions(k, n) for k in range(layer * dirs, (layer + 1) * dirs)]
+    return [positions[i] for i in range(4) for positions in each]
 
 
 def _lay_out(xp, cell, dirs, arrays, stacked):

@@ -17,11 +17,21 @@ import math
 from paddle_nb.ops.machinery.grad import grad_op
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, prepared, register
 
-__all__ = ["erf", "erf_series", "scipy_special", "PARAM_ACTIVATIONS"]
+__all__ = ["erf", "erf_series", "scipy_special", "sigmoid_into", "PARAM_ACTIVATIONS"]
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2 = math.sqrt(2.0)
 _TANH_GELU = math.sqrt(2.0 / math.pi)   # the tanh approximation's sqrt(2/pi)
+
+
+def sigmoid_into(xp, x, out=None):
+    """1 / (1 + exp(-x)) written into ``out`` (``x`` itself allowed; None: a new array),
+    four ufuncs. (exp overflows to inf for x < -88 in float32: 1 / inf = 0 is right, so
+    callers silence that warning where it matters.)"""
+    r = xp.negative(x, out=out)
+    xp.exp(r, out=r)
+    r += 1
+    return xp.reciprocal(r, out=r)
 
 
 @functools.cache

@@ -19,19 +19,11 @@ gelu (``fuse_beta`` 1: its tanh approximation).
 import math
 from typing import Any
 
-from paddle_nb.ops.activation_param import erf
+from paddle_nb.ops.activation_param import erf, sigmoid_into
 from paddle_nb.ops.conv import conv2d_output
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, get, register
 
 __all__ = ["ACTIVATIONS", "apply_activation"]
-
-
-def _sigmoid_into(xp, y):
-    """1 / (1 + exp(-y)), written over ``y``."""
-    xp.negative(y, out=y)
-    xp.exp(y, out=y)
-    y += 1
-    return xp.reciprocal(y, out=y)
 
 
 def _clip_into(xp, y, low, high):
@@ -55,7 +47,7 @@ def _hard_swish(xp, y, alpha, beta):
 
 
 def _swish(xp, y, alpha, beta):
-    y *= _sigmoid_into(xp, y.copy())
+    y *= sigmoid_into(xp, y.copy(), None)
     return y
 
 
@@ -74,7 +66,7 @@ ACTIVATIONS = {
     "relu": lambda xp, y, a, b: xp.maximum(y, 0, out=y),
     "relu6": lambda xp, y, a, b: _clip_into(xp, y, 0, a),
     "leaky_relu": lambda xp, y, a, b: xp.where(y >= 0, y, y * a),
-    "sigmoid": lambda xp, y, a, b: _sigmoid_into(xp, y),
+    "sigmoid": lambda xp, y, a, b: sigmoid_into(xp, y, y),
     "silu": _swish,
     "swish": _swish,
     "hard_swish": _hard_swish,

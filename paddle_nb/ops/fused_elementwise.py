@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from paddle_nb.ops.activation_param import erf
+from paddle_nb.ops.activation_param import erf, sigmoid_into
 from paddle_nb.ops.machinery.broadcast import align
 from paddle_nb.ops.machinery.registry import Attr, OpDef, Slot, fail, get, prepared, register
 
@@ -35,13 +35,6 @@ __all__ = ["UNARY", "BINARY", "FUSABLE", "parse_chain", "chain_json"]
 
 _SQRT_2 = math.sqrt(2.0)
 _TANH_GELU = math.sqrt(2.0 / math.pi)
-
-
-def _sigmoid(xp, v, o):
-    r = xp.negative(v, out=o)
-    xp.exp(r, out=r)
-    r += 1
-    return xp.reciprocal(r, out=r)
 
 
 def _leaky_relu(xp, v, o, alpha):
@@ -108,7 +101,7 @@ UNARY: dict[str, Callable[..., Any]] = {
     "relu": lambda xp, v, o: xp.maximum(v, 0, out=o),
     "relu6": lambda xp, v, o, threshold: _then(xp.minimum, xp.maximum(v, 0, out=o), threshold),
     "leaky_relu": _leaky_relu,
-    "sigmoid": _sigmoid,
+    "sigmoid": sigmoid_into,
     "tanh": lambda xp, v, o: xp.tanh(v, out=o),
     "exp": lambda xp, v, o: xp.exp(v, out=o),
     "log": lambda xp, v, o: xp.log(v, out=o),
@@ -117,8 +110,8 @@ UNARY: dict[str, Callable[..., Any]] = {
     "abs": lambda xp, v, o: xp.abs(v, out=o),
     "square": lambda xp, v, o: xp.multiply(v, v, out=o),
     "erf": lambda xp, v, o: _copied(xp, erf(xp, v), o),
-    "silu": lambda xp, v, o: xp.multiply(v, _sigmoid(xp, v, None), out=o),
-    "swish": lambda xp, v, o, beta: xp.multiply(v, _sigmoid(xp, v * beta, None), out=o),
+    "silu": lambda xp, v, o: xp.multiply(v, sigmoid_into(xp, v), out=o),
+    "swish": lambda xp, v, o, beta: xp.multiply(v, sigmoid_into(xp, v * beta), out=o),
     "hard_swish": _hard_swish,
     "hard_sigmoid": _hard_sigmoid,
     "gelu": _gelu,

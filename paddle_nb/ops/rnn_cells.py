@@ -24,23 +24,14 @@ and ``h_prev``.
 """
 
 import contextlib
+import functools
 import itertools
 
 import numpy
 
-from paddle_nb.ops.activation_param import scipy_special
+from paddle_nb.ops.activation_param import scipy_special, sigmoid_into
 
-__all__ = ["CELLS", "Cell", "sigmoid_into"]
-
-
-def _sigmoid_chain(xp):
-    def sigmoid(x, out):
-        """1 / (1 + exp(-x)) written into ``out`` (x itself allowed), four ufuncs."""
-        xp.negative(x, out=out)
-        xp.exp(out, out=out)
-        out += 1
-        return xp.reciprocal(out, out=out)
-    return sigmoid
+__all__ = ["CELLS", "Cell", "sigmoid_for"]
 
 
 # SciPy's expit is one ufunc call but not vectorized: below this many values per call it
@@ -49,13 +40,13 @@ def _sigmoid_chain(xp):
 EXPIT_BELOW = 512
 
 
-def sigmoid_into(xp, size):
+def sigmoid_for(xp, size):
     """A function ``(x, out)`` writing the logistic sigmoid of x (``size`` values) into out:
     SciPy's ``expit`` for NumPy arrays when SciPy is there and the arrays are small, else
     four ``xp`` ufuncs (whose exp overflows to inf for x < -88 in float32: 1 / inf = 0 is
     right, so callers silence that warning)."""
     special = scipy_special() if xp.__name__ == "numpy" and size < EXPIT_BELOW else None
-    return special.expit if special is not None else _sigmoid_chain(xp)
+    return special.expit if special is not None else functools.partial(sigmoid_into, xp)
 
 
 def _quiet(xp):
@@ -117,7 +108,7 @@ class LSTMCell(Cell):
         prod = xp.empty(cs.shape[1:], dtype=g.dtype)
         hw, hw_gates = _product(xp, w_hh, g.shape[1:], g.dtype)
         matmul, add, mul, tanh, copyto = xp.matmul, xp.add, xp.multiply, xp.tanh, xp.copyto
-        sigmoid = sigmoid_into(xp, 3 * prod.size)
+        sigmoid = sigmoid_for(xp, 3 * prod.size)
         with _quiet(xp):
             for gt, sg, ct, ht, dt in zip(g, g[:, :3], cs, hs, _deads(dead)):
                 i, f, o, cc = gt
@@ -155,7 +146,7 @@ class GRUCell(Cell):
         hw, hw_gates = _product(xp, w_hh, g.shape[1:], g.dtype)
         matmul, add, sub, mul, tanh, copyto = (xp.matmul, xp.add, xp.subtract, xp.multiply,
                                                xp.tanh, xp.copyto)
-        sigmoid = sigmoid_into(xp, 2 * prod.size)
+        sigmoid = sigmoid_for(xp, 2 * prod.size)
         with _quiet(xp):
             for gt, hgt, grz, hrz, ht, dt in zip(g, hg, g[:, :2], hg[:, :2], hs, _deads(dead)):
                 r, z, cc = gt

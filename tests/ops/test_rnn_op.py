@@ -287,9 +287,8 @@ def test_new_weight_arrays_are_laid_out_anew():
     assert not np.allclose(first, second)
 
 
-def test_weights_written_in_place_through_mutable_data_are_seen():
-    # mutable_data is the one way to write a tensor's array in place: the cached layout of
-    # the same array objects must not outlive such a write (core.tensor.written_in_place)
+def _lstm_program():
+    """(main, out, exe, scope, feed): an LSTM layer initialized in ``scope``."""
     main, startup = pd.Program(), pd.Program()
     with pd.program_guard(main, startup):
         x = pd.static.data("x", [2, 3, 4], "float32")
@@ -297,6 +296,22 @@ def test_weights_written_in_place_through_mutable_data_are_seen():
     exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
     exe.run(startup, scope=scope)
     feed = {"x": np.random.default_rng(0).standard_normal((2, 3, 4)).astype("float32")}
+    return main, out, exe, scope, feed
+
+
+def _as_if_set_anew(main, out, exe, scope, feed):
+    """The output with ``scope``'s weights copied into a fresh scope (no cached layout)."""
+    fresh = pd.Scope()
+    for param in main.global_block().all_parameters():
+        fresh.var(param.name).get_tensor().set(scope.find_var(param.name).get_tensor().numpy())
+    want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
+    return want
+
+
+def test_weights_written_in_place_through_mutable_data_are_seen():
+    # mutable_data is the one way to write a tensor's array in place: the cached layout of
+    # the same array objects must not outlive such a write (core.tensor.written_in_place)
+    main, out, exe, scope, feed = _lstm_program()
     first, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
     for param in main.global_block().all_parameters():
         tensor = scope.find_var(param.name).get_tensor()
@@ -305,34 +320,19 @@ def test_weights_written_in_place_through_mutable_data_are_seen():
         assert written is before                  # the same array, written in place
         written *= 0.5
     second, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
-    fresh = pd.Scope()                            # the same halved weights, set anew
-    for param in main.global_block().all_parameters():
-        fresh.var(param.name).get_tensor().set(scope.find_var(param.name).get_tensor().numpy())
-    want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
-    np.testing.assert_array_equal(second, want)
+    np.testing.assert_array_equal(second, _as_if_set_anew(main, out, exe, scope, feed))
     assert not np.allclose(first, second)
 
 
 def test_weights_written_in_place_after_their_mutable_data_call_are_seen():
     # the array mutable_data handed out may be written at any time after the call (here
     # between two runs, with no mutable_data call before the second): no cached layout of it
-    main, startup = pd.Program(), pd.Program()
-    with pd.program_guard(main, startup):
-        x = pd.static.data("x", [2, 3, 4], "float32")
-        out, _ = pd.nn.LSTM(4, 5)(x)
-    exe, scope = pd.Executor(pd.CPUPlace()), pd.Scope()
-    exe.run(startup, scope=scope)
-    feed = {"x": np.random.default_rng(0).standard_normal((2, 3, 4)).astype("float32")}
-    params = main.global_block().all_parameters()
+    main, out, exe, scope, feed = _lstm_program()
     handed = [scope.find_var(p.name).get_tensor().mutable_data(pd.CPUPlace(), "float32", p.shape)
-              for p in params]
+              for p in main.global_block().all_parameters()]
     first, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
     for array in handed:
         array *= 0.5
     second, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
-    fresh = pd.Scope()
-    for p in params:
-        fresh.var(p.name).get_tensor().set(scope.find_var(p.name).get_tensor().numpy())
-    want, = exe.run(main, feed=feed, fetch_list=[out], scope=fresh)
-    np.testing.assert_array_equal(second, want)
+    np.testing.assert_array_equal(second, _as_if_set_anew(main, out, exe, scope, feed))
     assert not np.allclose(first, second)
